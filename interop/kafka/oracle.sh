@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Kafka 4.4.0 oracle for seglog interop tests.
+#
+#   oracle.sh fetch                         download Kafka 4.4.0 jars (and deps) into the cache
+#   oracle.sh classpath                     print the classpath (jars + compiled oracle classes)
+#   oracle.sh compile                       compile interop/kafka/src/*.java (cached by content hash)
+#   oracle.sh run <MainClass> [args...]     run one of the oracle programs (GoldenBatches, VerifyBatches)
+#   oracle.sh kafka-class <fqcn> [args...]  run any class on the Kafka classpath, e.g.
+#                                           org.apache.kafka.tools.DumpLogSegments
+#
+# Cache: ${SEGLOG_CACHE:-$HOME/.cache/seglog}/kafka-4.4.0/{lib,classes-<sha256>}
+set -euo pipefail
+
+KAFKA_VERSION=4.4.0
+SCRIPT_DIR="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)"
+POM="$SCRIPT_DIR/pom.xml"
+SRC_DIR="$SCRIPT_DIR/src"
+LOG4J_CONF="$SCRIPT_DIR/log4j2.properties"
+CACHE="${SEGLOG_CACHE:-$HOME/.cache/seglog}/kafka-$KAFKA_VERSION"
+LIB="$CACHE/lib"
+STAMP="$LIB/.pom.sha256"
+
+die() { echo "oracle.sh: $*" >&2; exit 2; }
+log() { echo "oracle.sh: $*" >&2; }
+
+pom_sha() { sha256sum "$POM" | cut -d' ' -f1; }
+
+# fetch: (re)populate $LIB when kafka-clients is missing or the stamp does not match pom.xml.
+fetch() {
+    local want
+    want="$(pom_sha)"
+    if [[ -f "$LIB/kafka-clients-$KAFKA_VERSION.jar" && -f "$STAMP" && "$(cat "$STAMP")" == "$want" ]]; then
+        return 0
+    fi
+    command -v mvn >/dev/null || die "mvn not found (needed once to fetch the Kafka jars)"
+    mkdir -p "$CACHE"
+    local tmp="$CACHE/lib.tmp.$$"
+    rm -rf "$tmp"
+    log "fetching Kafka $KAFKA_VERSION jars into $LIB"
+    # mvn -q still prints stray ANSI resets; keep its output in a log, shown only on failure.
+    if ! mvn -q -B -Dstyle.color=never -f "$POM" dependency:copy-dependencies \
+            -DincludeScope=runtime -DoutputDirectory="$tmp" >"$tmp.log" 2>&1; then
+        cat "$tmp.log" >&2
+        rm -rf "$tmp" "$tmp.log"
+        die "mvn dependency:copy-dependencies failed"
+    fi
+    rm -f "$tmp.log"
+    [[ -f "$tmp/kafka-clients-$KAFKA_VERSION.jar" ]] || { rm -rf "$tmp"; die "kafka-clients jar missing after fetch"; }
+    echo "$want" > "$tmp/.pom.sha256"
+    rm -rf "$LIB.old.$$"
+    [[ -d "$LIB" ]] && mv "$LIB" "$LIB.old.$$"
+    mv "$tmp" "$LIB"
+    rm -rf "$LIB.old.$$"
+}
+
+# Content hash of the sources (names + bytes) and of the pom, so either change recompiles.
+classes_dir() {
+    local h
+    h="$( { (cd "$SRC_DIR" && sha256sum -- *.java); pom_sha; } | sha256sum | cut -d' ' -f1)"
+    echo "$CACHE/classes-$h"
+}
+
+compile() {
+    fetch
+    local out
+    out="$(classes_dir)"
+    [[ -f "$out/.complete" ]] && return 0
+    local tmp="$out.tmp.$$"
+    rm -rf "$tmp"
+    mkdir -p "$tmp"
+    log "compiling $SRC_DIR/*.java -> $out"
+    if ! javac -encoding UTF-8 --release 17 -cp "$LIB/*" -d "$tmp" "$SRC_DIR"/*.java >&2; then
+        rm -rf "$tmp"
+        die "javac failed"
+    fi
+    touch "$tmp/.complete"
+    # Another concurrent compile may have won the race; either result is identical.
+    if ! mv -T "$tmp" "$out" 2>/dev/null; then rm -rf "$tmp"; fi
+}
+
+java_run() {
+    exec java -Dlog4j2.configurationFile="$LOG4J_CONF" "$@"
+}
+
+cmd="${1:-}"
+[[ $# -gt 0 ]] && shift
+case "$cmd" in
+    fetch)
+        fetch ;;
+    classpath)
+        compile
+        echo "$LIB/*:$(classes_dir)" ;;
+    compile)
+        compile ;;
+    run)
+        [[ $# -ge 1 ]] || die "usage: oracle.sh run <MainClass> [args...]"
+        compile
+        main="$1"; shift
+        java_run -cp "$(classes_dir):$LIB/*" "$main" "$@" ;;
+    kafka-class)
+        [[ $# -ge 1 ]] || die "usage: oracle.sh kafka-class <fully.qualified.Class> [args...]"
+        fetch
+        main="$1"; shift
+        java_run -cp "$LIB/*" "$main" "$@" ;;
+    ""|-h|--help|help)
+        awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "${BASH_SOURCE[0]}" ;;
+    *)
+        die "unknown subcommand '$cmd' (try: fetch, classpath, compile, run, kafka-class)" ;;
+esac

@@ -1,0 +1,53 @@
+// ByteReader: a cursor over untrusted bytes that never reads past the end.
+//
+// Every read checks the bytes remaining first and, when they are not there, returns a
+// Corruption Status naming the field, the absolute byte position, and how many bytes were
+// needed and found. Positions are reported relative to `base_position` (for example the
+// offset of a batch inside its segment file), so a message points at the byte on disk.
+//
+// Thread safety: not thread-safe; a reader is a cursor owned by one caller.
+#ifndef SEGLOG_BASE_BYTE_READER_H_
+#define SEGLOG_BASE_BYTE_READER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "seglog/status.h"
+
+namespace seglog {
+
+class ByteReader {
+ public:
+  explicit ByteReader(std::span<const uint8_t> bytes, int64_t base_position = 0)
+      : bytes_(bytes), base_position_(base_position) {}
+
+  size_t offset() const { return pos_; }                    // within the span
+  int64_t position() const { return base_position_ + static_cast<int64_t>(pos_); }  // absolute
+  size_t remaining() const { return bytes_.size() - pos_; }
+  bool empty() const { return pos_ == bytes_.size(); }
+
+  Status ReadInt8(std::string_view field, int8_t* out);
+  Status ReadInt16(std::string_view field, int16_t* out);
+  Status ReadInt32(std::string_view field, int32_t* out);
+  Status ReadInt64(std::string_view field, int64_t* out);
+  Status ReadUInt32(std::string_view field, uint32_t* out);
+  // Zigzag varint (at most 5 bytes) and varlong (at most 10 bytes).
+  Status ReadVarint(std::string_view field, int32_t* out);
+  Status ReadVarlong(std::string_view field, int64_t* out);
+  // A view of the next n bytes, without copying.
+  Status ReadBytes(std::string_view field, size_t n, std::span<const uint8_t>* out);
+  Status Skip(std::string_view field, size_t n);
+
+ private:
+  Status Need(std::string_view field, size_t n) const;
+
+  std::span<const uint8_t> bytes_;
+  int64_t base_position_;
+  size_t pos_ = 0;
+};
+
+}  // namespace seglog
+
+#endif  // SEGLOG_BASE_BYTE_READER_H_

@@ -1,0 +1,54 @@
+#include "seglog/status.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "seglog/result.h"
+
+namespace seglog {
+namespace {
+
+TEST(StatusTest, OkAndErrors) {
+  EXPECT_TRUE(Status::OK().ok());
+  EXPECT_EQ(Status::OK().ToString(), "OK");
+  Status c = Status::Corruption("crc mismatch");
+  EXPECT_FALSE(c.ok());
+  EXPECT_TRUE(c.IsCorruption());
+  EXPECT_EQ(c.ToString(), "Corruption: crc mismatch");
+  EXPECT_EQ(c.WithContext("file 0.log").ToString(), "Corruption: file 0.log: crc mismatch");
+  EXPECT_TRUE(Status::OK().WithContext("x").ok());
+  EXPECT_TRUE(Status::IOError("x").IsIOError());
+  EXPECT_TRUE(Status::OutOfRange("x").IsOutOfRange());
+  EXPECT_EQ(Status::NotFound("x").code(), Status::Code::kNotFound);
+}
+
+Result<int> Half(int x) {
+  if (x % 2 != 0) return Status::InvalidArgument("odd");
+  return x / 2;
+}
+
+Result<int> Quarter(int x) {
+  SEGLOG_ASSIGN_OR_RETURN(int h, Half(x));
+  SEGLOG_ASSIGN_OR_RETURN(int q, Half(h));
+  return q;
+}
+
+TEST(ResultTest, ValueAndErrorPropagation) {
+  auto r = Quarter(8);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, 2);
+  auto bad = Quarter(6);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(bad.status().IsInvalidArgument());
+  Result<std::string> s = std::string("abc");
+  EXPECT_EQ(s->size(), 3u);
+}
+
+TEST(ResultDeathTest, ValueOnErrorAborts) {
+  Result<int> r = Status::NotFound("gone");
+  EXPECT_DEATH((void)r.value(), "gone");
+}
+
+}  // namespace
+}  // namespace seglog

@@ -1,0 +1,49 @@
+// Helpers shared by the record tests: reading golden files committed under tests/data/.
+#ifndef SEGLOG_RECORD_TEST_UTIL_H_
+#define SEGLOG_RECORD_TEST_UTIL_H_
+
+#include <cstdint>
+#include <fstream>
+#include <iterator>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace seglog::testing {
+
+inline std::string SourcePath(const std::string& rel) {
+  return std::string(SEGLOG_SOURCE_DIR) + "/" + rel;
+}
+
+inline std::vector<uint8_t> ReadFileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+inline std::span<const uint8_t> AsBytes(const std::string& s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+
+inline std::vector<uint8_t> Base64Decode(const std::string& in) {
+  static const std::string kChars =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::vector<uint8_t> out;
+  uint32_t buf = 0;
+  int bits = 0;
+  for (char c : in) {
+    if (c == '=') break;
+    const size_t v = kChars.find(c);
+    if (v == std::string::npos) continue;
+    buf = (buf << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<uint8_t>((buf >> bits) & 0xff));
+    }
+  }
+  return out;
+}
+
+}  // namespace seglog::testing
+
+#endif  // SEGLOG_RECORD_TEST_UTIL_H_
