@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The whole test suite, on a fresh Debian 12 machine or an old one:
+#   1. installs missing apt packages and fetches Kafka 4.4.0's jars with Maven (cached in
+#      ~/.cache/seglog, reused on later runs);
+#   2. builds and runs the unit tests under ASan+UBSan (g++);
+#   3. builds everything with clang 14 and -Wthread-safety -Werror, and runs the unit tests;
+#   4. runs the libFuzzer target for FUZZ_SECONDS (default 60; 0 skips);
+#   5. builds the release tree (g++ -Werror) and runs every test, unit and interop (Kafka's own
+#      classes reading what seglog wrote), ending with ctest's summary.
+# Environment: FUZZ_SECONDS, SEGLOG_CACHE (Maven jar cache), JOBS (build parallelism).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=${JOBS:-2}
+fuzz_seconds=${FUZZ_SECONDS:-60}
+
+bash scripts/install-deps.sh
+interop/kafka/oracle.sh compile >/dev/null
+
+echo "== asan-ubsan: build and unit tests"
+cmake --preset asan-ubsan >/dev/null
+cmake --build --preset asan-ubsan -j "$jobs"
+ctest --preset asan-ubsan -L unit -j "$jobs" --timeout 900 | tail -n 4
+
+echo "== clang-tsa: clang 14 with -Wthread-safety, build and unit tests"
+cmake --preset clang-tsa >/dev/null
+cmake --build --preset clang-tsa -j "$jobs"
+ctest --preset clang-tsa -L unit -j "$jobs" | tail -n 4
+
+if [ "$fuzz_seconds" != "0" ]; then
+  echo "== fuzz: ${fuzz_seconds}s per target"
+  bash scripts/fuzz.sh "$fuzz_seconds"
+fi
+
+echo "== release: build, then every test (unit + interop)"
+cmake --preset release >/dev/null
+cmake --build --preset release -j "$jobs"
+ctest --preset release -j "$jobs"
