@@ -132,11 +132,14 @@ size_t RecordBatchBuilder::uncompressed_size() const {
 Result<std::vector<uint8_t>> RecordBatchBuilder::Build() const {
   SEGLOG_RETURN_IF_ERROR(invalid_);
   if (count_ == 0) return Status::FailedPrecondition("a batch needs at least one record");
+  const size_t records_size = records_.size();
+  if (records_size > static_cast<size_t>(INT32_MAX) - bl::kRecordBatchOverhead) {
+    return Status::InvalidArgument("batch larger than INT32_MAX bytes");
+  }
   std::vector<uint8_t> out;
   if (options_.compression == CompressionType::kNone) {
-    // resize + memcpy rather than insert: g++ 12 at -O3 warns falsely (array-bounds) on the latter.
-    out.resize(bl::kRecordBatchOverhead + records_.size());
-    std::memcpy(out.data() + bl::kRecordBatchOverhead, records_.data(), records_.size());
+    out.resize(bl::kRecordBatchOverhead + records_size);
+    std::memcpy(out.data() + bl::kRecordBatchOverhead, records_.data(), records_size);
   } else {
     out.resize(bl::kRecordBatchOverhead);
     SEGLOG_RETURN_IF_ERROR(
