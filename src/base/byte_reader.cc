@@ -97,4 +97,30 @@ Status ByteReader::Skip(std::string_view field, size_t n) {
   return Status::OK();
 }
 
+Status ByteReader::NullableBytesOfLength(int32_t n, std::string_view field,
+                                         std::optional<std::span<const uint8_t>>* out) {
+  if (n < 0) {
+    out->reset();
+    return Status::OK();
+  }
+  std::span<const uint8_t> b;
+  SEGLOG_RETURN_IF_ERROR(ReadBytes(field, static_cast<size_t>(n), &b));
+  *out = b;
+  return Status::OK();
+}
+
+Status ByteReader::ReadVarintNullableBytes(std::string_view len_field, std::string_view field,
+                                           std::optional<std::span<const uint8_t>>* out) {
+  int32_t n = 0;
+  SEGLOG_RETURN_IF_ERROR(ReadVarint(len_field, &n));
+  return NullableBytesOfLength(n, field, out);
+}
+
+Status ByteReader::ReadInt32NullableBytes(std::string_view len_field, std::string_view field,
+                                          std::optional<std::span<const uint8_t>>* out) {
+  int32_t n = 0;
+  SEGLOG_RETURN_IF_ERROR(ReadInt32(len_field, &n));
+  return NullableBytesOfLength(n, field, out);
+}
+
 }  // namespace seglog

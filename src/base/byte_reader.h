@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -39,9 +40,17 @@ class ByteReader {
   // A view of the next n bytes, without copying.
   Status ReadBytes(std::string_view field, size_t n, std::span<const uint8_t>* out);
   Status Skip(std::string_view field, size_t n);
+  // A length-prefixed byte array where any negative length means null (Kafka's rule): the
+  // length as a zigzag varint (v2 records) or as an int32 (legacy messages).
+  Status ReadVarintNullableBytes(std::string_view len_field, std::string_view field,
+                                 std::optional<std::span<const uint8_t>>* out);
+  Status ReadInt32NullableBytes(std::string_view len_field, std::string_view field,
+                                std::optional<std::span<const uint8_t>>* out);
 
  private:
   Status Need(std::string_view field, size_t n) const;
+  Status NullableBytesOfLength(int32_t n, std::string_view field,
+                               std::optional<std::span<const uint8_t>>* out);
 
   std::span<const uint8_t> bytes_;
   int64_t base_position_;

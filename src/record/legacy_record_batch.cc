@@ -53,17 +53,8 @@ Status ParseEntry(Bytes bytes, int64_t position, std::string_view where, Bytes* 
   const size_t key_size_offset = magic == kMagicV0 ? ll::kKeySizeOffsetV0 : ll::kKeySizeOffsetV1;
   ByteReader r(entry->subspan(key_size_offset), position + static_cast<int64_t>(key_size_offset));
   auto read_nullable = [&r](std::string_view len_field, std::string_view field,
-                            NullableBytes* out) -> Status {
-    int32_t n = 0;
-    SEGLOG_RETURN_IF_ERROR(r.ReadInt32(len_field, &n));
-    if (n < 0) {  // Kafka reads any negative length as null
-      out->reset();
-      return Status::OK();
-    }
-    Bytes b;
-    SEGLOG_RETURN_IF_ERROR(r.ReadBytes(field, static_cast<size_t>(n), &b));
-    *out = b;
-    return Status::OK();
+                            NullableBytes* out) {
+    return r.ReadInt32NullableBytes(len_field, field, out);
   };
   // Bytes after the value are covered by the CRC but otherwise ignored, as in Kafka.
   SEGLOG_RETURN_IF_ERROR(read_nullable("keyLength", "key", key).WithContext(where));

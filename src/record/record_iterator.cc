@@ -103,18 +103,9 @@ Status RecordIterator::ReadRecord() {
   if (Status st = r.ReadVarlong("timestampDelta", &timestamp_delta); !st.ok()) return wrap(st);
   if (Status st = r.ReadVarint("offsetDelta", &offset_delta); !st.ok()) return wrap(st);
 
-  auto read_nullable = [&](std::string_view len_field, std::string_view field,
-                           NullableBytes* out) -> Status {
-    int32_t n = 0;
-    SEGLOG_RETURN_IF_ERROR(r.ReadVarint(len_field, &n));
-    if (n < 0) {  // Kafka reads any negative length as null
-      out->reset();
-      return Status::OK();
-    }
-    Bytes b;
-    SEGLOG_RETURN_IF_ERROR(r.ReadBytes(field, static_cast<size_t>(n), &b));
-    *out = b;
-    return Status::OK();
+  auto read_nullable = [&r](std::string_view len_field, std::string_view field,
+                            NullableBytes* out) {
+    return r.ReadVarintNullableBytes(len_field, field, out);
   };
   NullableBytes key, value;
   if (Status st = read_nullable("keyLength", "key", &key); !st.ok()) return wrap(st);
