@@ -19,9 +19,9 @@ bool LogBatchWalker::Next() {
   const int32_t length = LoadBEInt32(p + bl::kLengthOffset);
   const int64_t position = base_position_ + static_cast<int64_t>(next_);
   if (length < bl::kMinLengthField) {
-    status_ = Status::Corruption(fmt::format(
-        "batch at position {}: length field: found {}, the minimum is {}", position, length,
-        bl::kMinLengthField));
+    status_ = Status::Corruption(
+        fmt::format("batch at position {}: length field: found {}, the minimum is {}", position,
+                    length, bl::kMinLengthField));
     return false;
   }
   const int64_t size = int64_t{length} + static_cast<int64_t>(bl::kLogOverhead);

@@ -7,11 +7,16 @@ namespace seglog {
 
 std::string_view CompressionName(CompressionType type) {
   switch (type) {
-    case CompressionType::kNone: return "none";
-    case CompressionType::kGzip: return "gzip";
-    case CompressionType::kSnappy: return "snappy";
-    case CompressionType::kLz4: return "lz4";
-    case CompressionType::kZstd: return "zstd";
+    case CompressionType::kNone:
+      return "none";
+    case CompressionType::kGzip:
+      return "gzip";
+    case CompressionType::kSnappy:
+      return "snappy";
+    case CompressionType::kLz4:
+      return "lz4";
+    case CompressionType::kZstd:
+      return "zstd";
   }
   return "unknown";
 }
@@ -27,10 +32,14 @@ Result<CompressionType> ParseCompressionName(std::string_view name) {
 
 int DefaultCompressionLevel(CompressionType type) {
   switch (type) {
-    case CompressionType::kGzip: return 6;  // java.util.zip's Z_DEFAULT_COMPRESSION
-    case CompressionType::kLz4: return 9;
-    case CompressionType::kZstd: return 3;
-    default: return 0;
+    case CompressionType::kGzip:
+      return 6;  // java.util.zip's Z_DEFAULT_COMPRESSION
+    case CompressionType::kLz4:
+      return 9;
+    case CompressionType::kZstd:
+      return 3;
+    default:
+      return 0;
   }
 }
 
@@ -65,10 +74,14 @@ Status Compress(CompressionType type, std::optional<int> level, std::span<const 
     case CompressionType::kNone:
       out->insert(out->end(), in.begin(), in.end());
       return Status::OK();
-    case CompressionType::kGzip: return GzipCompress(lvl == -1 ? 6 : lvl, in, out);
-    case CompressionType::kSnappy: return SnappyCompress(in, out);
-    case CompressionType::kLz4: return Lz4Compress(lvl, in, out);
-    case CompressionType::kZstd: return ZstdCompress(lvl, in, out);
+    case CompressionType::kGzip:
+      return GzipCompress(lvl == -1 ? 6 : lvl, in, out);
+    case CompressionType::kSnappy:
+      return SnappyCompress(in, out);
+    case CompressionType::kLz4:
+      return Lz4Compress(lvl, in, out);
+    case CompressionType::kZstd:
+      return ZstdCompress(lvl, in, out);
   }
   return Status::InvalidArgument("unknown compression type");
 }
@@ -83,10 +96,14 @@ Status Decompress(CompressionType type, std::span<const uint8_t> in, size_t max_
       }
       out->assign(in.begin(), in.end());
       return Status::OK();
-    case CompressionType::kGzip: return GzipDecompress(in, max_output, out);
-    case CompressionType::kSnappy: return SnappyDecompress(in, max_output, out);
-    case CompressionType::kLz4: return Lz4Decompress(in, max_output, out);
-    case CompressionType::kZstd: return ZstdDecompress(in, max_output, out);
+    case CompressionType::kGzip:
+      return GzipDecompress(in, max_output, out);
+    case CompressionType::kSnappy:
+      return SnappyDecompress(in, max_output, out);
+    case CompressionType::kLz4:
+      return Lz4Decompress(in, max_output, out);
+    case CompressionType::kZstd:
+      return ZstdDecompress(in, max_output, out);
   }
   return Status::InvalidArgument("unknown compression type");
 }

@@ -41,8 +41,7 @@ Status Decompress(CompressionType type, std::span<const uint8_t> in, size_t max_
 Status GzipCompress(int level, std::span<const uint8_t> in, std::vector<uint8_t>* out);
 Status GzipDecompress(std::span<const uint8_t> in, size_t max_output, std::vector<uint8_t>* out);
 Status SnappyCompress(std::span<const uint8_t> in, std::vector<uint8_t>* out);
-Status SnappyDecompress(std::span<const uint8_t> in, size_t max_output,
-                        std::vector<uint8_t>* out);
+Status SnappyDecompress(std::span<const uint8_t> in, size_t max_output, std::vector<uint8_t>* out);
 Status Lz4Compress(int level, std::span<const uint8_t> in, std::vector<uint8_t>* out);
 // `legacy_v0_header_checksum`: magic-0 messages were written with a header checksum computed
 // over the magic bytes too (a Kafka bug kept for compatibility); accept that form.

@@ -36,10 +36,14 @@ Status ReadAll(std::span<const uint8_t> bytes) {
 }
 
 const char* kVectors[] = {
-    "batches/none_smallkey_smallval_hdr.bin",    "batches/gzip_smallkey_smallval_hdr.bin",
-    "batches/snappy_smallkey_smallval_hdr.bin",  "batches/lz4_smallkey_smallval_hdr.bin",
-    "batches/zstd_smallkey_smallval_hdr.bin",    "batches/none_control_commit.bin",
-    "batches/zstd_many_records.bin",             "batches/gzip_multi_ts.bin",
+    "batches/none_smallkey_smallval_hdr.bin",
+    "batches/gzip_smallkey_smallval_hdr.bin",
+    "batches/snappy_smallkey_smallval_hdr.bin",
+    "batches/lz4_smallkey_smallval_hdr.bin",
+    "batches/zstd_smallkey_smallval_hdr.bin",
+    "batches/none_control_commit.bin",
+    "batches/zstd_many_records.bin",
+    "batches/gzip_multi_ts.bin",
 };
 
 TEST(CorruptionTest, EverySingleBitFlipIsDetectedWhereTheFormatCanDetectIt) {
@@ -54,8 +58,8 @@ TEST(CorruptionTest, EverySingleBitFlipIsDetectedWhereTheFormatCanDetectIt) {
         x[byte] ^= static_cast<uint8_t>(1u << bit);
         Status s = ReadAll(x);
         if (byte >= 16 || (byte >= 8 && byte < 12)) {
-          EXPECT_TRUE(s.IsCorruption()) << name << " byte " << byte << " bit " << bit << ": "
-                                        << s.ToString();
+          EXPECT_TRUE(s.IsCorruption())
+              << name << " byte " << byte << " bit " << bit << ": " << s.ToString();
         } else {
           // Base offset or leader epoch: not covered by Kafka's CRC; decodes with the new value.
           EXPECT_TRUE(s.ok()) << name << " byte " << byte << ": " << s.ToString();

@@ -1,8 +1,8 @@
 // Golden vectors written by Kafka 4.4.0's own MemoryRecordsBuilder (interop/kafka/src/
-// GoldenBatches.java; regenerate with `interop/kafka/oracle.sh run GoldenBatches tests/data/golden`).
-// Every v2 batch must decode to exactly the header fields and records Kafka reported for it,
-// and every batch rebuilt by our builder from those inputs must decode the same; uncompressed
-// ones (and gzip, whose deflate is zlib on both sides) must be byte-identical.
+// GoldenBatches.java; regenerate with `interop/kafka/oracle.sh run GoldenBatches
+// tests/data/golden`). Every v2 batch must decode to exactly the header fields and records Kafka
+// reported for it, and every batch rebuilt by our builder from those inputs must decode the same;
+// uncompressed ones (and gzip, whose deflate is zlib on both sides) must be byte-identical.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -139,8 +139,9 @@ std::vector<uint8_t> Rebuild(const json& jb, Bytes kafka_batch) {
       headers.push_back(Header{key, AsNullable(jh["value"], &keep)});
     }
     const int64_t ts = log_append ? create_times.at(i) : jr["timestamp"].get<int64_t>();
-    Status s = builder.AppendWithOffset(jr["offset"].get<int64_t>(), ts, AsNullable(jr["key"], &keep),
-                                        AsNullable(jr["value"], &keep), headers);
+    Status s =
+        builder.AppendWithOffset(jr["offset"].get<int64_t>(), ts, AsNullable(jr["key"], &keep),
+                                 AsNullable(jr["value"], &keep), headers);
     EXPECT_TRUE(s.ok()) << s.ToString();
   }
   auto built = builder.Build();
@@ -209,14 +210,17 @@ TEST(GoldenTest, RebuiltBatchesMatchKafka) {
       auto view = RecordBatchView::Parse(ours);
       ASSERT_TRUE(view.ok()) << name;
       // Our batch must carry exactly what Kafka's does.
-      CheckBatch(*view, [&] {
-        json j = jb;
-        j.erase("crc");
-        j.erase("sizeInBytes");
-        j["crc"] = view->stored_crc();
-        j["sizeInBytes"] = view->size_in_bytes();
-        return j;
-      }(), name + " (rebuilt)");
+      CheckBatch(
+          *view,
+          [&] {
+            json j = jb;
+            j.erase("crc");
+            j.erase("sizeInBytes");
+            j["crc"] = view->stored_crc();
+            j["sizeInBytes"] = view->size_in_bytes();
+            return j;
+          }(),
+          name + " (rebuilt)");
       auto theirs = walker.current_bytes();
       const bool same = std::equal(ours.begin(), ours.end(), theirs.begin(), theirs.end());
       auto& pc = per_codec[jb["compression"].get<std::string>()];

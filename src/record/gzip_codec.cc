@@ -32,7 +32,8 @@ Status GzipCompress(int level, std::span<const uint8_t> in, std::vector<uint8_t>
   z_stream zs;
   std::memset(&zs, 0, sizeof zs);
   if (deflateInit2(&zs, level, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-    return Status::InvalidArgument(fmt::format("gzip: cannot initialise deflate at level {}", level));
+    return Status::InvalidArgument(
+        fmt::format("gzip: cannot initialise deflate at level {}", level));
   }
   out->insert(out->end(), std::begin(kGzipHeader), std::end(kGzipHeader));
   const uint8_t* next = in.data();
@@ -94,14 +95,15 @@ Status GzipDecompress(std::span<const uint8_t> in, size_t max_output, std::vecto
     if (rc == Z_OK) continue;
     if (rc == Z_BUF_ERROR && zs.avail_in > 0) continue;  // needed more output room
     if (rc == Z_BUF_ERROR) {
-      result = Status::Corruption(fmt::format(
-          "gzip: compressed data ends inside member {} (truncated after {} bytes)", members,
-          in.size()));
+      result = Status::Corruption(
+          fmt::format("gzip: compressed data ends inside member {} (truncated after {} bytes)",
+                      members, in.size()));
       break;
     }
     if (rc != Z_STREAM_END) {
-      result = Status::Corruption(fmt::format("gzip: invalid data in member {} at compressed byte {}: {}",
-                                              members, zs.total_in, zs.msg ? zs.msg : "inflate error"));
+      result = Status::Corruption(
+          fmt::format("gzip: invalid data in member {} at compressed byte {}: {}", members,
+                      zs.total_in, zs.msg ? zs.msg : "inflate error"));
       break;
     }
     ++members;

@@ -28,9 +28,9 @@ namespace {
 Status ParseEntry(Bytes bytes, int64_t position, std::string_view where, Bytes* entry,
                   NullableBytes* key, NullableBytes* value) {
   if (bytes.size() <= ll::kMagicOffset) {
-    return Status::Corruption(fmt::format(
-        "{}: entry header: expected {} bytes (offset, size, crc, magic), found {}", where,
-        ll::kMagicOffset + ll::kMagicLength, bytes.size()));
+    return Status::Corruption(
+        fmt::format("{}: entry header: expected {} bytes (offset, size, crc, magic), found {}",
+                    where, ll::kMagicOffset + ll::kMagicLength, bytes.size()));
   }
   const int32_t size = LoadBEInt32(bytes.data() + ll::kSizeOffset);
   const int8_t magic = static_cast<int8_t>(bytes[ll::kMagicOffset]);
@@ -45,9 +45,9 @@ Status ParseEntry(Bytes bytes, int64_t position, std::string_view where, Bytes* 
   }
   const size_t available = bytes.size() - ll::kLogOverhead;
   if (static_cast<uint64_t>(size) > available) {
-    return Status::Corruption(fmt::format(
-        "{}: size: expected <= {} (the bytes available after the prefix), found {}", where,
-        available, size));
+    return Status::Corruption(
+        fmt::format("{}: size: expected <= {} (the bytes available after the prefix), found {}",
+                    where, available, size));
   }
   *entry = bytes.first(ll::kLogOverhead + static_cast<size_t>(size));
   const size_t key_size_offset = magic == kMagicV0 ? ll::kKeySizeOffsetV0 : ll::kKeySizeOffsetV1;
@@ -78,8 +78,12 @@ int64_t LegacyRecordBatchView::offset() const {
 int32_t LegacyRecordBatchView::size_field() const {
   return LoadBEInt32(bytes_.data() + ll::kSizeOffset);
 }
-uint32_t LegacyRecordBatchView::stored_crc() const { return LoadBE32(bytes_.data() + ll::kCrcOffset); }
-int8_t LegacyRecordBatchView::magic() const { return static_cast<int8_t>(bytes_[ll::kMagicOffset]); }
+uint32_t LegacyRecordBatchView::stored_crc() const {
+  return LoadBE32(bytes_.data() + ll::kCrcOffset);
+}
+int8_t LegacyRecordBatchView::magic() const {
+  return static_cast<int8_t>(bytes_[ll::kMagicOffset]);
+}
 int8_t LegacyRecordBatchView::attributes() const {
   return static_cast<int8_t>(bytes_[ll::kAttributesOffset]);
 }
@@ -91,9 +95,9 @@ int64_t LegacyRecordBatchView::timestamp() const {
 Result<CompressionType> LegacyRecordBatchView::compression() const {
   const int id = compression_id();
   if (id > static_cast<int>(CompressionType::kLz4)) {
-    return Status::Corruption(fmt::format(
-        "batch at position {}: compression codec: expected 0..3 for magic {}, found {}",
-        position_, magic(), id));
+    return Status::Corruption(
+        fmt::format("batch at position {}: compression codec: expected 0..3 for magic {}, found {}",
+                    position_, magic(), id));
   }
   return static_cast<CompressionType>(id);
 }
@@ -146,8 +150,8 @@ Status LegacyRecordIterator::LoadInner(const ReadOptions& options) {
   const std::string where = fmt::format("batch at position {}", entry_.position());
   const NullableBytes value = entry_.value();
   if (!value.has_value()) {
-    return Status::Corruption(fmt::format(
-        "{}: wrapper value: expected compressed inner messages, found null", where));
+    return Status::Corruption(
+        fmt::format("{}: wrapper value: expected compressed inner messages, found null", where));
   }
   const int64_t value_position =
       entry_.position() + static_cast<int64_t>(value->data() - entry_.bytes().data());
@@ -165,8 +169,8 @@ Status LegacyRecordIterator::LoadInner(const ReadOptions& options) {
   const Bytes stream(decompressed_);
   size_t pos = 0;
   while (pos < stream.size()) {
-    const std::string inner_where = fmt::format("{}, inner message {} at decompressed byte {}",
-                                                where, inner_.size(), pos);
+    const std::string inner_where =
+        fmt::format("{}, inner message {} at decompressed byte {}", where, inner_.size(), pos);
     Bytes bytes;
     NullableBytes key, val;
     SEGLOG_RETURN_IF_ERROR(ParseEntry(stream.subspan(pos), static_cast<int64_t>(pos), inner_where,
@@ -198,8 +202,8 @@ Status LegacyRecordIterator::LoadInner(const ReadOptions& options) {
     if (wrapper_offset < last_relative ||
         __builtin_sub_overflow(wrapper_offset, last_relative, &base)) {
       return Status::Corruption(fmt::format(
-          "{}: wrapper offset: expected 0 or >= the last inner relative offset {}, found {}",
-          where, last_relative, wrapper_offset));
+          "{}: wrapper offset: expected 0 or >= the last inner relative offset {}, found {}", where,
+          last_relative, wrapper_offset));
     }
   }
   for (size_t i = 0; i < inner_.size(); ++i) {
@@ -231,8 +235,8 @@ bool LegacyRecordIterator::Next() {
     record_.timestamp = kNoTimestamp;
   } else {
     timestamp_type_ = entry_.timestamp_type();
-    record_.timestamp = timestamp_type_ == TimestampType::kLogAppendTime ? entry_.timestamp()
-                                                                          : m.timestamp();
+    record_.timestamp =
+        timestamp_type_ == TimestampType::kLogAppendTime ? entry_.timestamp() : m.timestamp();
   }
   record_.offset = offsets_[static_cast<size_t>(returned_)];
   record_.sequence = kNoSequence;

@@ -57,7 +57,8 @@ inline constexpr size_t kValueSizeLength = 4;
 // Smallest message (the `size` field) of each magic: Kafka's RECORD_OVERHEAD_V0 / _V1.
 inline constexpr int32_t kRecordOverheadV0 = static_cast<int32_t>(
     kCrcLength + kMagicLength + kAttributesLength + kKeySizeLength + kValueSizeLength);
-inline constexpr int32_t kRecordOverheadV1 = kRecordOverheadV0 + static_cast<int32_t>(kTimestampLength);
+inline constexpr int32_t kRecordOverheadV1 =
+    kRecordOverheadV0 + static_cast<int32_t>(kTimestampLength);
 static_assert(kLogOverhead == 12 && kMagicOffset == 16);
 static_assert(kRecordOverheadV0 == 14 && kRecordOverheadV1 == 22);
 

@@ -106,8 +106,8 @@ std::vector<uint8_t> MakeWrapper(int64_t offset, CompressionType codec, bool log
                                  int64_t timestamp, Bytes inner) {
   std::vector<uint8_t> compressed;
   EXPECT_TRUE(Compress(codec, std::nullopt, inner, &compressed).ok());
-  const int8_t attributes = static_cast<int8_t>(static_cast<int>(codec) |
-                                                (log_append_time ? ll::kTimestampTypeMask : 0));
+  const int8_t attributes =
+      static_cast<int8_t>(static_cast<int>(codec) | (log_append_time ? ll::kTimestampTypeMask : 0));
   return MakeEntry(offset, kMagicV1, attributes, timestamp, std::nullopt, Bytes(compressed));
 }
 
@@ -152,8 +152,8 @@ TEST(LegacyRecordBatchTest, GoldenEntriesDecodeToKafkasRecords) {
         ASSERT_GE(view->value()->size(), 7u);
         EXPECT_EQ((*view->value())[6], 0x1A);
         std::vector<uint8_t> out;
-        EXPECT_TRUE(Decompress(CompressionType::kLz4, *view->value(), 1 << 20, &out)
-                        .IsCorruption());
+        EXPECT_TRUE(
+            Decompress(CompressionType::kLz4, *view->value(), 1 << 20, &out).IsCorruption());
       }
 
       LegacyRecordIterator it(*view);
@@ -199,10 +199,10 @@ TEST(LegacyRecordBatchTest, GoldenEntriesDecodeToKafkasRecords) {
 
 TEST(LegacyRecordBatchTest, DocumentedVectorsParse) {
   // docs/format/record_batch.md 10.7 (computed from the layout).
-  const std::vector<uint8_t> v1 = {
-      0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x18,
-      0x39, 0x26, 0x8c, 0x33, 0x01, 0x00, 0x00, 0x00, 0x01, 0x8b, 0xcf, 0xe5,
-      0x68, 0x00, 0x00, 0x00, 0x00, 0x01, 0x6b, 0x00, 0x00, 0x00, 0x01, 0x76};
+  const std::vector<uint8_t> v1 = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+                                   0x00, 0x00, 0x18, 0x39, 0x26, 0x8c, 0x33, 0x01, 0x00,
+                                   0x00, 0x00, 0x01, 0x8b, 0xcf, 0xe5, 0x68, 0x00, 0x00,
+                                   0x00, 0x00, 0x01, 0x6b, 0x00, 0x00, 0x00, 0x01, 0x76};
   const std::vector<uint8_t> v0 = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
                                    0x00, 0x10, 0x1f, 0xec, 0xd7, 0x0a, 0x00, 0x00, 0x00, 0x00,
                                    0x00, 0x01, 0x6b, 0x00, 0x00, 0x00, 0x01, 0x76};
@@ -316,10 +316,9 @@ TEST(LegacyRecordBatchTest, LyingInnerSizeIsCorruption) {
       bool absolute;
     };
     const Lie lies[] = {
-        {0, 1, false},          {0, -1, false},       {m1_at, 1, false},  {m1_at, -1, false},
-        {m2_at, 1, false},      {m2_at, -1, false},   {m2_at, 1000, false},
-        {0, 0x7fffffff, true},  {0, -1, true},        {0, 0, true},       {m2_at, 13, true},
-        {m1_at, 21, true},
+        {0, 1, false},     {0, -1, false},     {m1_at, 1, false},    {m1_at, -1, false},
+        {m2_at, 1, false}, {m2_at, -1, false}, {m2_at, 1000, false}, {0, 0x7fffffff, true},
+        {0, -1, true},     {0, 0, true},       {m2_at, 13, true},    {m1_at, 21, true},
     };
     for (const Lie& lie : lies) {
       std::vector<uint8_t> bad = inner;
@@ -349,8 +348,8 @@ TEST(LegacyRecordBatchTest, TrailingBytesAfterInnerEntriesAreCorruption) {
   for (size_t extra = 1; extra <= 20; ++extra) {
     std::vector<uint8_t> inner = m0;
     inner.resize(inner.size() + extra, 0);
-    LegacyRecordIterator it(*LegacyRecordBatchView::Parse(
-        MakeWrapper(0, CompressionType::kGzip, false, 1000, inner)));
+    LegacyRecordIterator it(
+        *LegacyRecordBatchView::Parse(MakeWrapper(0, CompressionType::kGzip, false, 1000, inner)));
     EXPECT_FALSE(it.Next());
     EXPECT_TRUE(it.status().IsCorruption()) << extra;
   }
@@ -369,10 +368,9 @@ TEST(LegacyRecordBatchTest, NestedCompressionIsCorruption) {
 }
 
 TEST(LegacyRecordBatchTest, V1WrapperOffsetRules) {
-  const auto inner =
-      Concat({MakeEntry(0, kMagicV1, 0, 10, AsBytes("a"), AsBytes("1")),
-              MakeEntry(1, kMagicV1, 0, 30, AsBytes("b"), AsBytes("2")),
-              MakeEntry(2, kMagicV1, 0, 20, AsBytes("c"), AsBytes("3"))});
+  const auto inner = Concat({MakeEntry(0, kMagicV1, 0, 10, AsBytes("a"), AsBytes("1")),
+                             MakeEntry(1, kMagicV1, 0, 30, AsBytes("b"), AsBytes("2")),
+                             MakeEntry(2, kMagicV1, 0, 20, AsBytes("c"), AsBytes("3"))});
   auto offsets = [&](int64_t wrapper_offset, Status* status) {
     const auto w = MakeWrapper(wrapper_offset, CompressionType::kSnappy, false, 30, inner);
     LegacyRecordIterator it(*LegacyRecordBatchView::Parse(w));
@@ -405,10 +403,9 @@ TEST(LegacyRecordBatchTest, V1WrapperOffsetRules) {
 }
 
 TEST(LegacyRecordBatchTest, V1TimestampsFollowTheWrapperType) {
-  const auto inner =
-      Concat({MakeEntry(0, kMagicV1, 0, 10, AsBytes("a"), AsBytes("1")),
-              MakeEntry(1, kMagicV1, 0, 30, AsBytes("b"), AsBytes("2")),
-              MakeEntry(2, kMagicV0, 0, kNoTimestamp, AsBytes("c"), AsBytes("3"))});
+  const auto inner = Concat({MakeEntry(0, kMagicV1, 0, 10, AsBytes("a"), AsBytes("1")),
+                             MakeEntry(1, kMagicV1, 0, 30, AsBytes("b"), AsBytes("2")),
+                             MakeEntry(2, kMagicV0, 0, kNoTimestamp, AsBytes("c"), AsBytes("3"))});
   for (bool log_append : {false, true}) {
     const auto w = MakeWrapper(2, CompressionType::kLz4, log_append, 99, inner);
     LegacyRecordIterator it(*LegacyRecordBatchView::Parse(w));
@@ -488,7 +485,8 @@ TEST(LegacyRecordBatchTest, ParseErrorsNameFieldAndPosition) {
   StoreBE32(bad.data() + ll::kSizeOffset, 21);
   r = LegacyRecordBatchView::Parse(bad, 4096);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().message(), "batch at position 4096: size: expected >= 22 for magic 1, found 21");
+  EXPECT_EQ(r.status().message(),
+            "batch at position 4096: size: expected >= 22 for magic 1, found 21");
 
   bad = entry;
   StoreBE32(bad.data() + ll::kKeySizeOffsetV1, 1000);

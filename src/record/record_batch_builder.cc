@@ -52,9 +52,9 @@ Status RecordBatchBuilder::AppendWithOffset(int64_t offset, int64_t timestamp, N
                                             NullableBytes value, std::span<const Header> headers) {
   SEGLOG_RETURN_IF_ERROR(invalid_);
   if (offset < options_.base_offset || (count_ > 0 && offset <= last_offset_)) {
-    return Status::InvalidArgument(fmt::format(
-        "offset {} must be >= base offset {} and above the last offset {}", offset,
-        options_.base_offset, last_offset_));
+    return Status::InvalidArgument(
+        fmt::format("offset {} must be >= base offset {} and above the last offset {}", offset,
+                    options_.base_offset, last_offset_));
   }
   if (offset - options_.base_offset > INT32_MAX) {
     return Status::InvalidArgument(fmt::format(
@@ -93,7 +93,7 @@ Status RecordBatchBuilder::AppendWithOffset(int64_t offset, int64_t timestamp, N
   p = EncodeVarint(p, static_cast<int32_t>(headers.size()));
   for (const Header& h : headers) {
     p = EncodeVarint(p, static_cast<int32_t>(h.key.size()));
-    std::memcpy(p, h.key.data(), h.key.size());
+    if (!h.key.empty()) std::memcpy(p, h.key.data(), h.key.size());
     p += h.key.size();
     p = PutNullable(p, h.value);
   }
@@ -149,7 +149,8 @@ Result<std::vector<uint8_t>> RecordBatchBuilder::Build() const {
     return Status::InvalidArgument("batch larger than INT32_MAX bytes");
   }
   int16_t attributes = static_cast<int16_t>(options_.compression);
-  if (options_.timestamp_type == TimestampType::kLogAppendTime) attributes |= bl::kTimestampTypeMask;
+  if (options_.timestamp_type == TimestampType::kLogAppendTime)
+    attributes |= bl::kTimestampTypeMask;
   if (options_.is_transactional) attributes |= bl::kTransactionalFlagMask;
   if (options_.is_control) attributes |= bl::kControlFlagMask;
   if (options_.delete_horizon_ms) attributes |= bl::kDeleteHorizonFlagMask;

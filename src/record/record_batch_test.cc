@@ -12,8 +12,8 @@
 namespace seglog {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::AsBytes;
+using ::testing::HasSubstr;
 
 std::vector<uint8_t> MustBuild(const RecordBatchBuilder& b) {
   auto r = b.Build();
@@ -30,10 +30,11 @@ TEST(RecordBatchTest, FactSheetVectorByteForByte) {
   ASSERT_TRUE(b.Append(1700000000000, AsBytes("k"), AsBytes("v")).ok());
   auto bytes = MustBuild(b);
   const std::vector<uint8_t> expected = {
-      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x3a, 0, 0, 0, 0, 0x02, 0xe9, 0x9b, 0x8d, 0xd8, 0, 0,
-      0, 0, 0, 0, 0, 0, 0x01, 0x8b, 0xcf, 0xe5, 0x68, 0x00, 0, 0, 0x01, 0x8b, 0xcf, 0xe5, 0x68,
-      0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-      0, 0, 0, 0x01, 0x10, 0, 0, 0, 0x02, 0x6b, 0x02, 0x76, 0x00};
+      0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0x3a, 0,    0,
+      0,    0,    0x02, 0xe9, 0x9b, 0x8d, 0xd8, 0,    0,    0,    0,    0,    0,    0,
+      0,    0x01, 0x8b, 0xcf, 0xe5, 0x68, 0x00, 0,    0,    0x01, 0x8b, 0xcf, 0xe5, 0x68,
+      0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+      0xff, 0,    0,    0,    0x01, 0x10, 0,    0,    0,    0x02, 0x6b, 0x02, 0x76, 0x00};
   EXPECT_EQ(bytes, expected);
 }
 
@@ -225,17 +226,17 @@ TEST(RecordBatchTest, ParseRefusesShortBadMagicAndLyingLength) {
               HasSubstr("magic: expected 2, found 1"));
   auto long_len = bytes;
   StoreBE32(long_len.data() + 8, 1000);
-  EXPECT_THAT(RecordBatchView::Parse(long_len).status().ToString(), HasSubstr("only 70 are available"));
+  EXPECT_THAT(RecordBatchView::Parse(long_len).status().ToString(),
+              HasSubstr("only 70 are available"));
   auto short_len = bytes;
   StoreBE32(short_len.data() + 8, 10);
-  EXPECT_THAT(RecordBatchView::Parse(short_len).status().ToString(), HasSubstr("below the 61-byte"));
+  EXPECT_THAT(RecordBatchView::Parse(short_len).status().ToString(),
+              HasSubstr("below the 61-byte"));
 }
 
 // Rewrites the CRC so that a deliberately bad field gets past the checksum and reaches the
 // record parser: how we test the checks behind the CRC.
-void Recrc(std::vector<uint8_t>* b) {
-  StoreBE32(b->data() + 17, Crc32c(Bytes(*b).subspan(21)));
-}
+void Recrc(std::vector<uint8_t>* b) { StoreBE32(b->data() + 17, Crc32c(Bytes(*b).subspan(21))); }
 
 TEST(RecordBatchTest, LyingFieldsBehindAValidCrcAreCaught) {
   RecordBatchBuilder b{BatchOptions{}};

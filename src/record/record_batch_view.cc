@@ -11,23 +11,26 @@ namespace bl = batch_layout;
 
 std::string_view TimestampTypeName(TimestampType type) {
   switch (type) {
-    case TimestampType::kNoTimestampType: return "NoTimestampType";
-    case TimestampType::kCreateTime: return "CreateTime";
-    case TimestampType::kLogAppendTime: return "LogAppendTime";
+    case TimestampType::kNoTimestampType:
+      return "NoTimestampType";
+    case TimestampType::kCreateTime:
+      return "CreateTime";
+    case TimestampType::kLogAppendTime:
+      return "LogAppendTime";
   }
   return "Unknown";
 }
 
 Result<RecordBatchView> RecordBatchView::Parse(Bytes bytes, int64_t position) {
   if (bytes.size() < bl::kRecordBatchOverhead) {
-    return Status::Corruption(fmt::format(
-        "batch at position {}: {} byte(s) available, a v2 batch header needs {}", position,
-        bytes.size(), bl::kRecordBatchOverhead));
+    return Status::Corruption(
+        fmt::format("batch at position {}: {} byte(s) available, a v2 batch header needs {}",
+                    position, bytes.size(), bl::kRecordBatchOverhead));
   }
   const int8_t magic = static_cast<int8_t>(bytes[bl::kMagicOffset]);
   if (magic != kMagicV2) {
-    return Status::Corruption(fmt::format(
-        "batch at position {}: magic: expected {}, found {}", position, kMagicV2, magic));
+    return Status::Corruption(fmt::format("batch at position {}: magic: expected {}, found {}",
+                                          position, kMagicV2, magic));
   }
   const int32_t length = LoadBEInt32(bytes.data() + bl::kLengthOffset);
   const int64_t size = int64_t{length} + static_cast<int64_t>(bl::kLogOverhead);
@@ -37,21 +40,28 @@ Result<RecordBatchView> RecordBatchView::Parse(Bytes bytes, int64_t position) {
         position, length, size, bl::kRecordBatchOverhead));
   }
   if (size > static_cast<int64_t>(bytes.size())) {
-    return Status::Corruption(fmt::format(
-        "batch at position {}: length field {} gives a batch of {} bytes, but only {} are available",
-        position, length, size, bytes.size()));
+    return Status::Corruption(
+        fmt::format("batch at position {}: length field {} gives a batch of {} bytes, but only {} "
+                    "are available",
+                    position, length, size, bytes.size()));
   }
   return RecordBatchView(bytes.first(static_cast<size_t>(size)), position);
 }
 
-int64_t RecordBatchView::base_offset() const { return LoadBEInt64(bytes_.data() + bl::kBaseOffsetOffset); }
-int32_t RecordBatchView::length_field() const { return LoadBEInt32(bytes_.data() + bl::kLengthOffset); }
+int64_t RecordBatchView::base_offset() const {
+  return LoadBEInt64(bytes_.data() + bl::kBaseOffsetOffset);
+}
+int32_t RecordBatchView::length_field() const {
+  return LoadBEInt32(bytes_.data() + bl::kLengthOffset);
+}
 int32_t RecordBatchView::partition_leader_epoch() const {
   return LoadBEInt32(bytes_.data() + bl::kPartitionLeaderEpochOffset);
 }
 int8_t RecordBatchView::magic() const { return static_cast<int8_t>(bytes_[bl::kMagicOffset]); }
 uint32_t RecordBatchView::stored_crc() const { return LoadBE32(bytes_.data() + bl::kCrcOffset); }
-int16_t RecordBatchView::attributes() const { return LoadBEInt16(bytes_.data() + bl::kAttributesOffset); }
+int16_t RecordBatchView::attributes() const {
+  return LoadBEInt16(bytes_.data() + bl::kAttributesOffset);
+}
 int32_t RecordBatchView::last_offset_delta() const {
   return LoadBEInt32(bytes_.data() + bl::kLastOffsetDeltaOffset);
 }
@@ -61,7 +71,9 @@ int64_t RecordBatchView::base_timestamp() const {
 int64_t RecordBatchView::max_timestamp() const {
   return LoadBEInt64(bytes_.data() + bl::kMaxTimestampOffset);
 }
-int64_t RecordBatchView::producer_id() const { return LoadBEInt64(bytes_.data() + bl::kProducerIdOffset); }
+int64_t RecordBatchView::producer_id() const {
+  return LoadBEInt64(bytes_.data() + bl::kProducerIdOffset);
+}
 int16_t RecordBatchView::producer_epoch() const {
   return LoadBEInt16(bytes_.data() + bl::kProducerEpochOffset);
 }
@@ -97,7 +109,9 @@ TimestampType RecordBatchView::timestamp_type() const {
 }
 bool RecordBatchView::is_transactional() const { return attributes() & bl::kTransactionalFlagMask; }
 bool RecordBatchView::is_control() const { return attributes() & bl::kControlFlagMask; }
-bool RecordBatchView::has_delete_horizon() const { return attributes() & bl::kDeleteHorizonFlagMask; }
+bool RecordBatchView::has_delete_horizon() const {
+  return attributes() & bl::kDeleteHorizonFlagMask;
+}
 std::optional<int64_t> RecordBatchView::delete_horizon_ms() const {
   if (!has_delete_horizon()) return std::nullopt;
   return base_timestamp();
@@ -124,17 +138,18 @@ Status RecordBatchView::ValidateDeep(const ReadOptions& options) const {
   const int32_t count = records_count();
   const int32_t delta = last_offset_delta();
   if (count < 0) {
-    return Status::Corruption(fmt::format("batch at position {}: recordsCount: found {}, must be >= 0",
-                                          position_, count));
+    return Status::Corruption(fmt::format(
+        "batch at position {}: recordsCount: found {}, must be >= 0", position_, count));
   }
   if (delta < 0) {
     return Status::Corruption(fmt::format(
         "batch at position {}: lastOffsetDelta: found {}, must be >= 0", position_, delta));
   }
   if (count > 0 && int64_t{count} > int64_t{delta} + 1) {
-    return Status::Corruption(fmt::format(
-        "batch at position {}: recordsCount {} does not fit lastOffsetDelta {} (at most {} records)",
-        position_, count, delta, int64_t{delta} + 1));
+    return Status::Corruption(
+        fmt::format("batch at position {}: recordsCount {} does not fit lastOffsetDelta {} (at "
+                    "most {} records)",
+                    position_, count, delta, int64_t{delta} + 1));
   }
   RecordIterator it(*this, options);
   int32_t last_delta = -1;

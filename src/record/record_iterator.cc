@@ -18,8 +18,8 @@ namespace bl = batch_layout;
 RecordIterator::RecordIterator(const RecordBatchView& batch, const ReadOptions& options)
     : batch_(batch) {
   if (batch.records_count() < 0) {
-    Fail(Status::Corruption(fmt::format("recordsCount: found {}, must be >= 0",
-                                        batch.records_count())));
+    Fail(Status::Corruption(
+        fmt::format("recordsCount: found {}, must be >= 0", batch.records_count())));
     return;
   }
   auto codec = batch.compression();
@@ -33,8 +33,8 @@ RecordIterator::RecordIterator(const RecordBatchView& batch, const ReadOptions& 
     section_position_ = batch.position() + static_cast<int64_t>(bl::kRecordsOffset);
     return;
   }
-  Status s = Decompress(*codec, batch.records_bytes(), options.max_decompressed_bytes,
-                        &decompressed_);
+  Status s =
+      Decompress(*codec, batch.records_bytes(), options.max_decompressed_bytes, &decompressed_);
   if (!s.ok()) {
     Fail(s.WithContext(fmt::format("records section at byte {}",
                                    batch.position() + static_cast<int64_t>(bl::kRecordsOffset))));
@@ -138,9 +138,9 @@ Status RecordIterator::ReadRecord() {
     headers_.push_back(h);
   }
   if (!r.empty()) {
-    return wrap(Status::Corruption(fmt::format(
-        "length {} at byte {} is longer than the record's fields: {} byte(s) left over", length,
-        base_pos + static_cast<int64_t>(pos_), r.remaining())));
+    return wrap(Status::Corruption(
+        fmt::format("length {} at byte {} is longer than the record's fields: {} byte(s) left over",
+                    length, base_pos + static_cast<int64_t>(pos_), r.remaining())));
   }
 
   record_.offset = batch_.base_offset() + offset_delta;
@@ -167,14 +167,22 @@ Status RecordIterator::ReadRecord() {
 
 std::string_view ControlRecordTypeName(ControlRecordType type) {
   switch (type) {
-    case ControlRecordType::kAbort: return "ABORT";
-    case ControlRecordType::kCommit: return "COMMIT";
-    case ControlRecordType::kLeaderChange: return "LEADER_CHANGE";
-    case ControlRecordType::kSnapshotHeader: return "SNAPSHOT_HEADER";
-    case ControlRecordType::kSnapshotFooter: return "SNAPSHOT_FOOTER";
-    case ControlRecordType::kKRaftVersion: return "KRAFT_VERSION";
-    case ControlRecordType::kKRaftVoters: return "KRAFT_VOTERS";
-    case ControlRecordType::kUnknown: return "UNKNOWN";
+    case ControlRecordType::kAbort:
+      return "ABORT";
+    case ControlRecordType::kCommit:
+      return "COMMIT";
+    case ControlRecordType::kLeaderChange:
+      return "LEADER_CHANGE";
+    case ControlRecordType::kSnapshotHeader:
+      return "SNAPSHOT_HEADER";
+    case ControlRecordType::kSnapshotFooter:
+      return "SNAPSHOT_FOOTER";
+    case ControlRecordType::kKRaftVersion:
+      return "KRAFT_VERSION";
+    case ControlRecordType::kKRaftVoters:
+      return "KRAFT_VOTERS";
+    case ControlRecordType::kUnknown:
+      return "UNKNOWN";
   }
   return "UNKNOWN";
 }
@@ -186,9 +194,9 @@ ControlRecordType ControlRecordKey::type() const {
 
 Result<ControlRecordKey> ParseControlRecordKey(NullableBytes key) {
   if (!key || key->size() < 4) {
-    return Status::Corruption(fmt::format(
-        "control record key: expected at least 4 bytes (version, type), found {}",
-        key ? fmt::format("{}", key->size()) : std::string("null")));
+    return Status::Corruption(
+        fmt::format("control record key: expected at least 4 bytes (version, type), found {}",
+                    key ? fmt::format("{}", key->size()) : std::string("null")));
   }
   ControlRecordKey k;
   k.version = LoadBEInt16(key->data());

@@ -65,8 +65,7 @@ Status SnappyCompress(std::span<const uint8_t> in, std::vector<uint8_t>* out) {
   return Status::OK();
 }
 
-Status SnappyDecompress(std::span<const uint8_t> in, size_t max_output,
-                        std::vector<uint8_t>* out) {
+Status SnappyDecompress(std::span<const uint8_t> in, size_t max_output, std::vector<uint8_t>* out) {
   BoundedOutput o(out, max_output, in.size() * 2);
   if (!StartsWithMagic(in)) {
     SEGLOG_RETURN_IF_ERROR(AppendRawBlock(in, &o, 0));
@@ -86,11 +85,12 @@ Status SnappyDecompress(std::span<const uint8_t> in, size_t max_output,
     }
     const int32_t len = LoadBEInt32(in.data() + pos);
     if (len < 0 || static_cast<size_t>(len) > in.size() - pos - 4) {
-      return Status::Corruption(fmt::format(
-          "snappy: chunk length at compressed byte {} is {}, but {} bytes remain", pos, len,
-          in.size() - pos - 4));
+      return Status::Corruption(
+          fmt::format("snappy: chunk length at compressed byte {} is {}, but {} bytes remain", pos,
+                      len, in.size() - pos - 4));
     }
-    SEGLOG_RETURN_IF_ERROR(AppendRawBlock(in.subspan(pos + 4, static_cast<size_t>(len)), &o, pos + 4));
+    SEGLOG_RETURN_IF_ERROR(
+        AppendRawBlock(in.subspan(pos + 4, static_cast<size_t>(len)), &o, pos + 4));
     pos += 4 + static_cast<size_t>(len);
   }
   o.Finish();

@@ -20,8 +20,13 @@ inline std::vector<uint8_t> ReadFileBytes(const std::string& path) {
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
 }
 
+// Views of caller-owned bytes. The const char* overload is for literals (static storage); the
+// string overload must not be given a temporary that dies before the view is used.
 inline std::span<const uint8_t> AsBytes(const std::string& s) {
   return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+inline std::span<const uint8_t> AsBytes(const char* literal) {
+  return {reinterpret_cast<const uint8_t*>(literal), std::char_traits<char>::length(literal)};
 }
 
 inline std::vector<uint8_t> Base64Decode(const std::string& in) {

@@ -67,8 +67,8 @@ Status ZstdDecompress(std::span<const uint8_t> in, size_t max_output, std::vecto
     if (rc == 0 && src.pos == src.size) break;  // last frame complete, input used up
     if (dst.pos == 0 && src.pos == before_in) {
       // No progress with room to write: the input ends inside a frame.
-      result = Status::Corruption(fmt::format(
-          "zstd: frame truncated after {} compressed bytes", in.size()));
+      result = Status::Corruption(
+          fmt::format("zstd: frame truncated after {} compressed bytes", in.size()));
       break;
     }
   }
