@@ -98,7 +98,8 @@ void BM_ValidateDeep(benchmark::State& state) {
   const auto log = MakeLog(codec, 100, 1000);
   for (auto _ : state) {
     LogBatchWalker w(log);
-    while (w.Next()) benchmark::DoNotOptimize(RecordBatchView::Parse(w.current_bytes())->ValidateDeep());
+    while (w.Next())
+      benchmark::DoNotOptimize(RecordBatchView::Parse(w.current_bytes())->ValidateDeep());
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * log.size()));
   state.SetLabel(std::string(CompressionName(codec)));

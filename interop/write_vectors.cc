@@ -71,7 +71,8 @@ json Build(const BatchOptions& o, const std::vector<InRecord>& recs, std::vector
     const int64_t offset = o.base_offset + static_cast<int64_t>(i);
     int32_t seq = -1;
     if (o.base_sequence >= 0) {
-      seq = static_cast<int32_t>((int64_t{o.base_sequence} + static_cast<int64_t>(i)) % (int64_t{INT32_MAX} + 1));
+      seq = static_cast<int32_t>((int64_t{o.base_sequence} + static_cast<int64_t>(i)) %
+                                 (int64_t{INT32_MAX} + 1));
     }
     const bool lat = o.timestamp_type == TimestampType::kLogAppendTime;
     jrecs.push_back({{"offset", offset},
@@ -94,8 +95,8 @@ json Build(const BatchOptions& o, const std::vector<InRecord>& recs, std::vector
              {"partitionLeaderEpoch", o.partition_leader_epoch},
              {"compression", std::string(CompressionName(o.compression))},
              {"timestampType", std::string(TimestampTypeName(o.timestamp_type))},
-             {"maxTimestamp", o.timestamp_type == TimestampType::kLogAppendTime ? o.log_append_time
-                                                                                 : max_ts},
+             {"maxTimestamp",
+              o.timestamp_type == TimestampType::kLogAppendTime ? o.log_append_time : max_ts},
              {"producerId", o.producer_id},
              {"producerEpoch", o.producer_epoch},
              {"baseSequence", o.base_sequence},
@@ -119,7 +120,8 @@ int Main(int argc, char** argv) {
   json manifest = json::array();
   std::mt19937 rng(20261129);
   std::string large;
-  for (int i = 0; i < 150000; ++i) large += static_cast<char>('a' + (rng() % 7 == 0 ? rng() % 26 : i % 13));
+  for (int i = 0; i < 150000; ++i)
+    large += static_cast<char>('a' + (rng() % 7 == 0 ? rng() % 26 : i % 13));
   const int64_t t0 = 1700000000000;
 
   std::vector<uint8_t> segment;
@@ -140,15 +142,22 @@ int Main(int argc, char** argv) {
     BatchOptions base;
     base.compression = c;
     base.partition_leader_epoch = 0;
-    cases.push_back({"plain", base, {{t0, "k", "v"}, {t0 + 5, std::nullopt, "no key"},
-                                     {t0 - 3, "", ""}, {t0 + 1, "tomb", std::nullopt}}});
-    cases.push_back({"headers", base, {{t0, "hk", "hv", {{"a", "1"}, {"nul", std::nullopt},
-                                                          {"empty", ""}, {"", "x"}}}}});
+    cases.push_back({"plain",
+                     base,
+                     {{t0, "k", "v"},
+                      {t0 + 5, std::nullopt, "no key"},
+                      {t0 - 3, "", ""},
+                      {t0 + 1, "tomb", std::nullopt}}});
+    cases.push_back(
+        {"headers",
+         base,
+         {{t0, "hk", "hv", {{"a", "1"}, {"nul", std::nullopt}, {"empty", ""}, {"", "x"}}}}});
     cases.push_back({"large", base, {{t0, "big", large}, {t0 + 1, "big2", large.substr(7)}}});
     std::vector<InRecord> many;
     for (int i = 0; i < 1000; ++i) {
-      many.push_back({t0 + (i * 37) % 1000, "key-" + std::to_string(i % 50),
-                      "value-" + std::to_string(i) + std::string(static_cast<size_t>(i % 90), 'x')});
+      many.push_back(
+          {t0 + (i * 37) % 1000, "key-" + std::to_string(i % 50),
+           "value-" + std::to_string(i) + std::string(static_cast<size_t>(i % 90), 'x')});
     }
     BatchOptions many_o = base;
     many_o.base_offset = 1LL << 40;
@@ -175,7 +184,8 @@ int Main(int argc, char** argv) {
       json jb = Build(cs.o, cs.recs, &bytes);
       const std::string name = "seglog_" + cn + "_" + cs.name;
       std::ofstream(dir / "batches" / (name + ".bin"), std::ios::binary)
-          .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+          .write(reinterpret_cast<const char*>(bytes.data()),
+                 static_cast<std::streamsize>(bytes.size()));
       manifest.push_back({{"name", name}, {"file", "batches/" + name + ".bin"}, {"batches", {jb}}});
     }
     // Control batch (COMMIT and ABORT markers), built through the marker API.
@@ -192,15 +202,26 @@ int Main(int argc, char** argv) {
       if (!bytes.ok()) return 1;
       const uint8_t key[4] = {0, 0, 0, static_cast<uint8_t>(type)};
       const uint8_t value[6] = {0, 0, 0, 0, 0, 17};
-      json jb = {{"magic", 2}, {"baseOffset", 500}, {"lastOffset", 500},
-                 {"compression", cn}, {"isControl", true}, {"isTransactional", true},
-                 {"producerId", 42}, {"producerEpoch", 3}, {"recordCount", 1},
-                 {"records", {{{"offset", 500}, {"timestamp", t0}, {"key", Base64(Bytes(key, 4))},
-                               {"value", Base64(Bytes(value, 6))}, {"headers", json::array()}}}}};
-      const std::string name = "seglog_" + cn + "_control_" +
-                               std::string(ControlRecordTypeName(type));
+      json jb = {{"magic", 2},
+                 {"baseOffset", 500},
+                 {"lastOffset", 500},
+                 {"compression", cn},
+                 {"isControl", true},
+                 {"isTransactional", true},
+                 {"producerId", 42},
+                 {"producerEpoch", 3},
+                 {"recordCount", 1},
+                 {"records",
+                  {{{"offset", 500},
+                    {"timestamp", t0},
+                    {"key", Base64(Bytes(key, 4))},
+                    {"value", Base64(Bytes(value, 6))},
+                    {"headers", json::array()}}}}};
+      const std::string name =
+          "seglog_" + cn + "_control_" + std::string(ControlRecordTypeName(type));
       std::ofstream(dir / "batches" / (name + ".bin"), std::ios::binary)
-          .write(reinterpret_cast<const char*>(bytes->data()), static_cast<std::streamsize>(bytes->size()));
+          .write(reinterpret_cast<const char*>(bytes->data()),
+                 static_cast<std::streamsize>(bytes->size()));
       manifest.push_back({{"name", name}, {"file", "batches/" + name + ".bin"}, {"batches", {jb}}});
     }
     // Two batches of this codec in the shared segment, contiguous offsets.
@@ -209,15 +230,16 @@ int Main(int argc, char** argv) {
       so.base_offset = next_offset;
       std::vector<InRecord> recs;
       for (int i = 0; i < 10; ++i) {
-        recs.push_back({t0 + next_offset + i, "k-" + std::to_string(next_offset + i),
-                        std::string(250, 'v')});
+        recs.push_back(
+            {t0 + next_offset + i, "k-" + std::to_string(next_offset + i), std::string(250, 'v')});
       }
       segment_batches.push_back(Build(so, recs, &segment));
       next_offset += 10;
     }
   }
   std::ofstream(dir / "segment" / "00000000000000000000.log", std::ios::binary)
-      .write(reinterpret_cast<const char*>(segment.data()), static_cast<std::streamsize>(segment.size()));
+      .write(reinterpret_cast<const char*>(segment.data()),
+             static_cast<std::streamsize>(segment.size()));
   manifest.push_back({{"name", "seglog_segment"},
                       {"file", "segment/00000000000000000000.log"},
                       {"batches", segment_batches}});

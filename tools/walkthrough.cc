@@ -104,7 +104,8 @@ Status RunWalkthrough(const std::string& log_dir, std::ostream& out) {
     std::string line;
     for (int i = 0; i < 6 && std::getline(lines, line); ++i) out << line << "\n";
   }
-  out << "\n=== the sparse offset index Kafka builds over these batches (index.interval.bytes=4096)\n";
+  out << "\n=== the sparse offset index Kafka builds over these batches "
+         "(index.interval.bytes=4096)\n";
   const auto index = SparseIndex(bytes);
   for (size_t i = 0; i < 4 && i < index.size(); ++i) {
     out << fmt::format("offset: {} position: {}\n", index[i].offset, index[i].position);
@@ -163,9 +164,10 @@ Status RunWalkthrough(const std::string& log_dir, std::ostream& out) {
         ++count;
         const Record& r = it.record();
         if (r.offset >= 11995) {
-          out << fmt::format("Offset:{}\t{}\t{}...\n", r.offset,
-                             std::string_view(reinterpret_cast<const char*>(r.key->data()), r.key->size()),
-                             std::string_view(reinterpret_cast<const char*>(r.value->data()), 10));
+          out << fmt::format(
+              "Offset:{}\t{}\t{}...\n", r.offset,
+              std::string_view(reinterpret_cast<const char*>(r.key->data()), r.key->size()),
+              std::string_view(reinterpret_cast<const char*>(r.value->data()), 10));
         }
       }
       SEGLOG_RETURN_IF_ERROR(it.status());

@@ -286,8 +286,8 @@ class RecordBatchBuilder {
   Status Append(int64_t timestamp, NullableBytes key, NullableBytes value,
                 std::span<const Header> headers = {});
   // Appends at an explicit offset, which must be >= base_offset and above the last one.
-  Status AppendWithOffset(int64_t offset, int64_t timestamp, NullableBytes key,
-                          NullableBytes value, std::span<const Header> headers = {});
+  Status AppendWithOffset(int64_t offset, int64_t timestamp, NullableBytes key, NullableBytes value,
+                          std::span<const Header> headers = {});
   // Appends an ABORT or COMMIT control record (the batch must be a control batch).
   Status AppendEndTxnMarker(ControlRecordType type, int32_t coordinator_epoch, int64_t timestamp);
 

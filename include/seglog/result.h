@@ -20,9 +20,9 @@ class [[nodiscard]] Result {
  public:
   static_assert(!std::is_same_v<T, Status>, "Result<Status> makes no sense; use Status");
 
-  Result(const T& value) : rep_(value) {}                         // NOLINT: implicit by design
-  Result(T&& value) : rep_(std::move(value)) {}                   // NOLINT
-  Result(const Status& status) : rep_(status) { CheckNotOk(); }   // NOLINT
+  Result(const T& value) : rep_(value) {}                              // NOLINT: implicit by design
+  Result(T&& value) : rep_(std::move(value)) {}                        // NOLINT
+  Result(const Status& status) : rep_(status) { CheckNotOk(); }        // NOLINT
   Result(Status&& status) : rep_(std::move(status)) { CheckNotOk(); }  // NOLINT
 
   bool ok() const { return rep_.index() == 0; }
@@ -30,9 +30,18 @@ class [[nodiscard]] Result {
   explicit operator bool() const { return ok(); }
 
   // REQUIRES: ok(). Calling these on an error is a programming error and aborts.
-  T& value() & { CheckOk(); return std::get<0>(rep_); }
-  const T& value() const& { CheckOk(); return std::get<0>(rep_); }
-  T&& value() && { CheckOk(); return std::get<0>(std::move(rep_)); }
+  T& value() & {
+    CheckOk();
+    return std::get<0>(rep_);
+  }
+  const T& value() const& {
+    CheckOk();
+    return std::get<0>(rep_);
+  }
+  T&& value() && {
+    CheckOk();
+    return std::get<0>(std::move(rep_));
+  }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
   T&& operator*() && { return std::move(*this).value(); }

@@ -81,10 +81,10 @@ class [[nodiscard]] Status {
 }  // namespace seglog
 
 // Evaluates `expr` (a Status); returns it from the enclosing function if it is not OK.
-#define SEGLOG_RETURN_IF_ERROR(expr)                  \
-  do {                                                \
-    ::seglog::Status seglog_status_ = (expr);         \
-    if (!seglog_status_.ok()) return seglog_status_;  \
+#define SEGLOG_RETURN_IF_ERROR(expr)                 \
+  do {                                               \
+    ::seglog::Status seglog_status_ = (expr);        \
+    if (!seglog_status_.ok()) return seglog_status_; \
   } while (0)
 
 #endif  // SEGLOG_STATUS_H_

@@ -10,8 +10,8 @@ namespace seglog {
 
 Status ByteReader::Need(std::string_view field, size_t n) const {
   if (remaining() >= n) return Status::OK();
-  return Status::Corruption(fmt::format("truncated {} at byte {}: need {} byte(s), found {}",
-                                        field, position(), n, remaining()));
+  return Status::Corruption(fmt::format("truncated {} at byte {}: need {} byte(s), found {}", field,
+                                        position(), n, remaining()));
 }
 
 Status ByteReader::ReadInt8(std::string_view field, int8_t* out) {
@@ -53,12 +53,12 @@ namespace {
 Status VarError(VarintError err, std::string_view field, int64_t position, int max_bytes,
                 size_t remaining) {
   if (err == VarintError::kTruncated) {
-    return Status::Corruption(fmt::format(
-        "truncated {} at byte {}: varint not terminated within the {} byte(s) left", field,
-        position, remaining));
+    return Status::Corruption(
+        fmt::format("truncated {} at byte {}: varint not terminated within the {} byte(s) left",
+                    field, position, remaining));
   }
-  return Status::Corruption(fmt::format(
-      "invalid {} at byte {}: varint longer than {} bytes", field, position, max_bytes));
+  return Status::Corruption(fmt::format("invalid {} at byte {}: varint longer than {} bytes", field,
+                                        position, max_bytes));
 }
 }  // namespace
 

@@ -24,7 +24,7 @@ class ByteReader {
   explicit ByteReader(std::span<const uint8_t> bytes, int64_t base_position = 0)
       : bytes_(bytes), base_position_(base_position) {}
 
-  size_t offset() const { return pos_; }                    // within the span
+  size_t offset() const { return pos_; }  // within the span
   int64_t position() const { return base_position_ + static_cast<int64_t>(pos_); }  // absolute
   size_t remaining() const { return bytes_.size() - pos_; }
   bool empty() const { return pos_ == bytes_.size(); }

@@ -11,8 +11,8 @@ namespace {
 using ::testing::HasSubstr;
 
 TEST(ByteReaderTest, ReadsBigEndianFields) {
-  const std::vector<uint8_t> b = {0x7f, 0x01, 0x02, 0xff, 0xff, 0xff, 0xfe, 0, 0, 0, 0,
-                                  0, 0, 0x01, 0x00, 0x02};
+  const std::vector<uint8_t> b = {0x7f, 0x01, 0x02, 0xff, 0xff, 0xff, 0xfe, 0,
+                                  0,    0,    0,    0,    0,    0x01, 0x00, 0x02};
   ByteReader r(b);
   int8_t i8;
   int16_t i16;
@@ -44,8 +44,8 @@ TEST(ByteReaderTest, TruncationNamesFieldPositionAndCounts) {
   EXPECT_THAT(s.ToString(), HasSubstr("byte 1001"));
   EXPECT_THAT(s.ToString(), HasSubstr("need 4"));
   EXPECT_THAT(s.ToString(), HasSubstr("found 2"));
-  EXPECT_EQ(v, 12345);          // untouched on failure
-  EXPECT_EQ(r.offset(), 1u);    // cursor did not move
+  EXPECT_EQ(v, 12345);        // untouched on failure
+  EXPECT_EQ(r.offset(), 1u);  // cursor did not move
 }
 
 TEST(ByteReaderTest, ReadBytesNeverPastEnd) {

@@ -14,9 +14,7 @@ std::span<const uint8_t> Bytes(const std::string& s) {
   return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
 }
 
-TEST(Crc32cTest, StandardCheckValue) {
-  EXPECT_EQ(Crc32c(Bytes("123456789")), 0xE3069283u);
-}
+TEST(Crc32cTest, StandardCheckValue) { EXPECT_EQ(Crc32c(Bytes("123456789")), 0xE3069283u); }
 
 TEST(Crc32cTest, KnownVectors) {
   EXPECT_EQ(Crc32c({}), 0u);
@@ -50,9 +48,7 @@ TEST(Crc32cTest, DetectsEverySingleBitFlip) {
   }
 }
 
-TEST(Crc32IeeeTest, StandardCheckValue) {
-  EXPECT_EQ(Crc32Ieee(Bytes("123456789")), 0xCBF43926u);
-}
+TEST(Crc32IeeeTest, StandardCheckValue) { EXPECT_EQ(Crc32Ieee(Bytes("123456789")), 0xCBF43926u); }
 
 }  // namespace
 }  // namespace seglog

@@ -5,15 +5,24 @@ namespace seglog {
 
 std::string_view Status::CodeName(Code code) {
   switch (code) {
-    case Code::kOk: return "OK";
-    case Code::kCorruption: return "Corruption";
-    case Code::kIOError: return "IOError";
-    case Code::kInvalidArgument: return "InvalidArgument";
-    case Code::kOutOfRange: return "OutOfRange";
-    case Code::kNotFound: return "NotFound";
-    case Code::kAlreadyExists: return "AlreadyExists";
-    case Code::kFailedPrecondition: return "FailedPrecondition";
-    case Code::kAborted: return "Aborted";
+    case Code::kOk:
+      return "OK";
+    case Code::kCorruption:
+      return "Corruption";
+    case Code::kIOError:
+      return "IOError";
+    case Code::kInvalidArgument:
+      return "InvalidArgument";
+    case Code::kOutOfRange:
+      return "OutOfRange";
+    case Code::kNotFound:
+      return "NotFound";
+    case Code::kAlreadyExists:
+      return "AlreadyExists";
+    case Code::kFailedPrecondition:
+      return "FailedPrecondition";
+    case Code::kAborted:
+      return "Aborted";
   }
   return "Unknown";
 }

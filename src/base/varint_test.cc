@@ -48,7 +48,14 @@ TEST(VarintTest, SizesAgreeWithEncoding) {
 }
 
 TEST(VarintTest, RoundTripsEdgeAndRandomValues) {
-  std::vector<int64_t> values = {0, 1, -1, 127, 128, -128, 16383, 16384,
+  std::vector<int64_t> values = {0,
+                                 1,
+                                 -1,
+                                 127,
+                                 128,
+                                 -128,
+                                 16383,
+                                 16384,
                                  std::numeric_limits<int32_t>::max(),
                                  std::numeric_limits<int32_t>::min(),
                                  std::numeric_limits<int64_t>::max(),
