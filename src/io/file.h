@@ -1,0 +1,96 @@
+// File: a POSIX file descriptor with positional reads and writes, returning Status with the
+// path and errno text on failure; plus the directory operations the log needs (list, rename,
+// remove, fsync of a directory). MappedRegion: an mmap of a file range.
+//
+// Thread safety: File is thread-safe for concurrent ReadAt calls (pread); writes, truncation and
+// Sync must be externally synchronised with each other. MappedRegion is externally synchronised.
+#ifndef SEGLOG_IO_FILE_H_
+#define SEGLOG_IO_FILE_H_
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "seglog/result.h"
+#include "seglog/status.h"
+
+namespace seglog {
+
+class File {
+ public:
+  enum class Mode {
+    kReadOnly,        // must exist
+    kReadWrite,       // must exist
+    kCreate,          // read-write, created if missing
+    kCreateExclusive  // read-write, must not exist
+  };
+  static Result<std::unique_ptr<File>> Open(const std::string& path, Mode mode);
+  ~File();
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+
+  const std::string& path() const { return path_; }
+  int fd() const { return fd_; }
+  bool writable() const { return writable_; }
+
+  Result<int64_t> Size() const;
+  // Reads exactly out.size() bytes at `position`; Corruption naming the path when the file ends
+  // first (a short file is bad data, not an I/O failure).
+  Status ReadAt(int64_t position, std::span<uint8_t> out) const;
+  // Reads up to out.size() bytes; returns how many were read (fewer only at end of file).
+  Result<size_t> ReadAtMost(int64_t position, std::span<uint8_t> out) const;
+  // Writes all of `data` at `position` (retrying short writes).
+  Status WriteAt(int64_t position, std::span<const uint8_t> data);
+  // Sets the file length (shrinks or extends with zeros).
+  Status Truncate(int64_t length);
+  // fdatasync: the data and the metadata needed to read it.
+  Status Sync();
+  // Last modification time, ms since the epoch.
+  Result<int64_t> LastModifiedMs() const;
+
+ private:
+  File(std::string path, int fd, bool writable)
+      : path_(std::move(path)), fd_(fd), writable_(writable) {}
+  Status Error(const char* op) const;
+
+  std::string path_;
+  int fd_;
+  bool writable_;
+};
+
+// A shared mapping of [0, length) of a file.
+class MappedRegion {
+ public:
+  static Result<std::unique_ptr<MappedRegion>> Map(const File& file, size_t length, bool writable);
+  ~MappedRegion();
+  MappedRegion(const MappedRegion&) = delete;
+  MappedRegion& operator=(const MappedRegion&) = delete;
+
+  uint8_t* data() { return data_; }
+  const uint8_t* data() const { return data_; }
+  size_t length() const { return length_; }
+  // msync(MS_SYNC) of the whole mapping.
+  Status Sync(const std::string& path_for_errors);
+
+ private:
+  MappedRegion(uint8_t* data, size_t length) : data_(data), length_(length) {}
+  uint8_t* data_;
+  size_t length_;
+};
+
+bool FileExists(const std::string& path);
+// File names (not paths) in `dir`, unsorted, without "." and "..".
+Result<std::vector<std::string>> ListDirectory(const std::string& dir);
+Status CreateDirectories(const std::string& dir);
+// rename(2); atomic within a file system.
+Status RenameFile(const std::string& from, const std::string& to);
+// unlink(2); a missing file is OK when `missing_ok`.
+Status RemoveFile(const std::string& path, bool missing_ok);
+// fsync of a directory, so that creates, renames and removals in it are durable.
+Status SyncDirectory(const std::string& dir);
+
+}  // namespace seglog
+
+#endif  // SEGLOG_IO_FILE_H_
