@@ -1,0 +1,146 @@
+// Log: one partition's log, as Kafka lays it out on disk - a directory of segments, each a .log
+// file with its sparse offset and time indexes - with append, read, offset and timestamp
+// lookups, and roll (Kafka's UnifiedLog/LocalLog; kafka-format.md sections 8 and 9).
+//
+// On a single node the high watermark is the log end offset: everything appended is readable.
+//
+// Thread safety: thread-safe. Appends (and roll, flush, close) are serialised by the log's
+// append lock; reads and lookups take no append lock: they work on a snapshot of the segment
+// list and on bytes the appender has published (docs/design/threading.md).
+#ifndef SEGLOG_LOG_H_
+#define SEGLOG_LOG_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "seglog/log_config.h"
+#include "seglog/record_batch.h"
+#include "seglog/result.h"
+
+namespace seglog {
+
+class File;
+class LogSegment;
+
+// Where a batch is: the segment, the byte position in its .log, and its offsets.
+struct BatchLocation {
+  int64_t segment_base_offset = 0;
+  int64_t position = 0;
+  int32_t size = 0;
+  int64_t base_offset = 0;  // of the batch
+  int64_t last_offset = 0;
+};
+
+// A byte range of a segment file, to hand to sendfile(2) without copying. Holding it keeps the
+// file open even if the segment is deleted meanwhile.
+struct FileSlice {
+  std::shared_ptr<const File> file;
+  int64_t position = 0;
+  int64_t length = 0;
+  // Copies the bytes.
+  Result<std::vector<uint8_t>> ReadAll() const;
+};
+
+struct FetchDataInfo {
+  BatchLocation first_batch;  // where the read started
+  FileSlice slice;            // whole batches, except possibly a partial last one
+  bool first_entry_incomplete = false;  // max bytes smaller than the first batch
+};
+
+struct TimestampAndOffset {
+  int64_t timestamp = kNoTimestamp;
+  int64_t offset = -1;
+  std::optional<int32_t> leader_epoch;
+  bool operator==(const TimestampAndOffset&) const = default;
+};
+
+// ListOffsets' special timestamps (kafka-format.md 9.9).
+inline constexpr int64_t kLatestTimestamp = -1;
+inline constexpr int64_t kEarliestTimestamp = -2;
+inline constexpr int64_t kMaxTimestamp = -3;
+
+struct LogAppendInfo {
+  int64_t first_offset = -1;
+  int64_t last_offset = -1;
+  int64_t max_timestamp = kNoTimestamp;
+  int64_t log_append_time = kNoTimestamp;  // when message.timestamp.type is LogAppendTime
+  int32_t batch_count = 0;
+  int32_t record_count = 0;
+  int64_t valid_bytes = 0;
+};
+
+struct LogOptions {
+  // Milliseconds since the epoch; injectable so tests move time instead of sleeping.
+  std::function<int64_t()> clock;
+  // Open an existing directory read-only (tools over a Kafka log dir): no writes at all.
+  bool read_only = false;
+};
+
+class Log {
+ public:
+  // Opens the partition directory `dir` (created if missing unless read-only), loading the
+  // segments it holds. Files that are neither Kafka's nor seglog's are reported by name.
+  // (Recovery after an unclean shutdown arrives with issue 4; a clean directory loads as is.)
+  static Result<std::unique_ptr<Log>> Open(const std::string& dir, const LogConfig& config,
+                                           LogOptions options = {});
+  ~Log();
+  Log(const Log&) = delete;
+  Log& operator=(const Log&) = delete;
+
+  const std::string& dir() const { return dir_; }
+  const LogConfig& config() const { return config_; }
+
+  // Appends client batches as the leader: validates each (v2, CRC, size against
+  // max.message.bytes, record timestamps, keys on compacted topics), assigns offsets from the
+  // log end offset, stamps `leader_epoch`, applies LogAppendTime and the topic's codec, rolls
+  // as needed, and writes. All or nothing: a bad batch refuses the whole append.
+  Result<LogAppendInfo> AppendAsLeader(std::span<const uint8_t> batches, int32_t leader_epoch = 0);
+  // Appends batches whose offsets are already assigned (imports, replication): they must be
+  // valid and start at or above the log end offset, increasing.
+  Result<LogAppendInfo> AppendWithAssignedOffsets(std::span<const uint8_t> batches);
+
+  // Reads from `start_offset`: at most `max_bytes` (at least one whole batch when
+  // `min_one_message`), never past the high watermark. OutOfRange (with both bounds) below the
+  // log start offset or above the log end offset; an empty slice at the log end offset.
+  Result<FetchDataInfo> Read(int64_t start_offset, int32_t max_bytes, bool min_one_message = true);
+  // Where the batch holding `offset` is: floor segment, index, header-only walk.
+  Result<std::optional<BatchLocation>> LookupOffset(int64_t offset);
+  // ListOffsets: a timestamp >= 0, or kLatestTimestamp, kEarliestTimestamp, kMaxTimestamp.
+  Result<std::optional<TimestampAndOffset>> FetchOffsetByTimestamp(int64_t timestamp);
+
+  int64_t log_start_offset() const;
+  int64_t log_end_offset() const;
+  int64_t high_watermark() const { return log_end_offset(); }
+  int64_t size_in_bytes() const;
+  int num_segments() const;
+  std::vector<int64_t> segment_base_offsets() const;
+
+  // Rolls a new active segment now (Kafka's roll()).
+  Status Roll();
+  // fsyncs every segment below `offset` (exclusive) and the active one if it holds offsets
+  // below it.
+  Status Flush(int64_t offset);
+  // Clean close: final time-index entry and trimmed indexes on the active segment, flush.
+  Status Close();
+
+ private:
+  struct State;
+  Log(std::string dir, LogConfig config, LogOptions options);
+  int64_t Now() const;
+  // REQUIRES: the append lock is held.
+  Status RollLocked(int64_t expected_next_offset);
+
+  std::string dir_;
+  LogConfig config_;
+  LogOptions options_;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace seglog
+
+#endif  // SEGLOG_LOG_H_

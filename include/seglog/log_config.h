@@ -1,0 +1,65 @@
+// LogConfig: a topic's log settings, with Kafka's names, defaults and validation
+// (kafka-format.md 12.1; Kafka's LogConfig.java). One field per property; the table in
+// log_config.cc maps `segment.bytes=1048576`-style names onto the fields.
+//
+// Thread safety: a plain value; externally synchronised.
+#ifndef SEGLOG_LOG_CONFIG_H_
+#define SEGLOG_LOG_CONFIG_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "seglog/record_batch.h"
+#include "seglog/result.h"
+
+namespace seglog {
+
+struct LogConfig {
+  // segment.bytes: roll when the next append would pass this size. Default 1 GiB, min 1 MiB.
+  int32_t segment_bytes = 1073741824;
+  // internal.segment.bytes: test-only override of segment.bytes with no minimum (as Kafka's).
+  std::optional<int32_t> internal_segment_bytes;
+  // segment.ms: roll when the segment's records span this long. Default 7 days.
+  int64_t segment_ms = 604800000;
+  // segment.jitter.ms: random reduction of segment.ms per segment. Default 0.
+  int64_t segment_jitter_ms = 0;
+  // segment.index.bytes: preallocated size of each index file. Default 10 MiB, min 4.
+  int32_t segment_index_bytes = 10485760;
+  // index.interval.bytes: bytes between offset index entries. Default 4096.
+  int32_t index_interval_bytes = 4096;
+  // max.message.bytes: largest batch accepted on append. Default 1048588.
+  int32_t max_message_bytes = 1048588;
+  // message.timestamp.type: CreateTime (default) or LogAppendTime.
+  TimestampType message_timestamp_type = TimestampType::kCreateTime;
+  // message.timestamp.before.max.ms / after.max.ms: accepted CreateTime window around now.
+  int64_t message_timestamp_before_max_ms = INT64_MAX;
+  int64_t message_timestamp_after_max_ms = 3600000;
+  // cleanup.policy: "delete" (default), "compact", or "compact,delete".
+  bool cleanup_delete = true;
+  bool cleanup_compact = false;
+  // max.compaction.lag.ms: caps segment.ms on compacted topics. Default Long.MAX_VALUE.
+  int64_t max_compaction_lag_ms = INT64_MAX;
+  // compression.type: "producer" (keep the producer's codec) or a codec name.
+  std::optional<CompressionType> compression;  // nullopt = producer
+  // preallocate: create .log files at full segment size. Default false.
+  bool preallocate = false;
+
+  // The size that rolls a segment: internal.segment.bytes when set, else segment.bytes.
+  int32_t SegmentSize() const { return internal_segment_bytes.value_or(segment_bytes); }
+  // segment.ms, capped by max.compaction.lag.ms on compacted topics (kafka-format.md 8.3).
+  int64_t MaxSegmentMs() const;
+
+  // Applies `name=value` (Kafka's topic property names). InvalidArgument in Kafka's words for a
+  // bad value, and naming the key for an unknown one.
+  Status Set(const std::string& name, const std::string& value);
+  // Builds a config from properties over the defaults, reporting every problem at once.
+  static Result<LogConfig> FromProperties(const std::map<std::string, std::string>& props);
+  // The properties that differ from the defaults, by Kafka name.
+  std::map<std::string, std::string> Overrides() const;
+};
+
+}  // namespace seglog
+
+#endif  // SEGLOG_LOG_CONFIG_H_

@@ -1,0 +1,87 @@
+// FileBatchWalker; see file_batch_walker.h.
+#include "log/file_batch_walker.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "base/coding.h"
+#include "seglog/record_batch.h"
+
+namespace seglog {
+
+namespace bl = batch_layout;
+
+namespace {
+constexpr int64_t kWindowBytes = 16 * 1024;
+}
+
+bool FileBatchWalker::Next() {
+  if (!status_.ok()) return false;
+  if (end_ - next_ <= static_cast<int64_t>(bl::kHeaderSizeUpToMagic)) return false;
+  // The window must hold the v2 header (61 bytes), or what is left of the range.
+  const int64_t want = std::min<int64_t>(bl::kRecordBatchOverhead, end_ - next_);
+  const int64_t window_end = window_start_ + static_cast<int64_t>(window_.size());
+  if (next_ < window_start_ || next_ + want > window_end) {
+    const int64_t n = std::min(kWindowBytes, end_ - next_);
+    window_.resize(static_cast<size_t>(n));
+    auto got = file_.ReadAtMost(next_, window_);
+    if (!got.ok()) {
+      status_ = got.status();
+      return false;
+    }
+    window_.resize(*got);
+    window_start_ = next_;
+    if (window_.size() < bl::kHeaderSizeUpToMagic) return false;
+  }
+  const uint8_t* p = window_.data() + (next_ - window_start_);
+  const int32_t length = LoadBEInt32(p + bl::kLengthOffset);
+  if (length < bl::kMinLengthField) {
+    status_ = Status::Corruption(fmt::format(
+        "{}: batch at position {}: length field: found {}, the minimum is {}", file_.path(), next_,
+        length, bl::kMinLengthField));
+    return false;
+  }
+  const int64_t size = int64_t{length} + static_cast<int64_t>(bl::kLogOverhead);
+  if (size > end_ - next_) return false;  // partial trailing batch
+  current_.position = next_;
+  current_.base_offset = LoadBEInt64(p + bl::kBaseOffsetOffset);
+  current_.length = length;
+  current_.magic = static_cast<int8_t>(p[bl::kMagicOffset]);
+  const int64_t in_window = window_start_ + static_cast<int64_t>(window_.size()) - next_;
+  if (current_.magic >= kMagicV2) {
+    if (size < static_cast<int64_t>(bl::kRecordBatchOverhead) ||
+        in_window < static_cast<int64_t>(bl::kRecordBatchOverhead)) {
+      status_ = Status::Corruption(fmt::format(
+          "{}: batch at position {}: {} bytes, smaller than the {}-byte v2 header", file_.path(),
+          next_, size, bl::kRecordBatchOverhead));
+      return false;
+    }
+    last_offset_ = current_.base_offset + LoadBEInt32(p + bl::kLastOffsetDeltaOffset);
+    max_timestamp_ = LoadBEInt64(p + bl::kMaxTimestampOffset);
+    leader_epoch_ = LoadBEInt32(p + bl::kPartitionLeaderEpochOffset);
+  } else {
+    last_offset_ = current_.base_offset;
+    // v1: int64 timestamp after crc(4), magic(1), attributes(1) = byte 18.
+    max_timestamp_ = (current_.magic == kMagicV1 && in_window >= 26 && size >= 26)
+                         ? LoadBEInt64(p + 18)
+                         : -1;
+    leader_epoch_ = -1;
+  }
+  next_ += size;
+  return true;
+}
+
+Status FileBatchWalker::ReadCurrent(std::vector<uint8_t>* out) const {
+  out->resize(static_cast<size_t>(current_.size_in_bytes()));
+  return file_.ReadAt(current_.position, *out);
+}
+
+Status FileBatchWalker::ReadCurrentHeader(std::vector<uint8_t>* out) const {
+  const size_t n = std::min<size_t>(bl::kRecordBatchOverhead,
+                                    static_cast<size_t>(current_.size_in_bytes()));
+  out->resize(n);
+  return file_.ReadAt(current_.position, *out);
+}
+
+}  // namespace seglog

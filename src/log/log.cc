@@ -1,0 +1,601 @@
+// Log: one partition; see seglog/log.h. Section numbers refer to kafka-format.md.
+#include "seglog/log.h"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <random>
+
+#include "base/coding.h"
+#include "base/crc32c.h"
+#include "base/mutex.h"
+#include "io/file.h"
+#include "io/file_names.h"
+#include "log/log_segment.h"
+#include "record/batch_walker.h"
+
+namespace seglog {
+
+namespace bl = batch_layout;
+
+using SegmentMap = std::map<int64_t, std::shared_ptr<LogSegment>>;
+
+struct Log::State {
+  // Serialises appends, rolls, flushes and close. Readers never take it.
+  Mutex append_mu;
+  // Guards only the pointer to the current segment map (copy-on-write): readers copy the
+  // shared_ptr and work on that snapshot; the appender publishes a new map on roll.
+  mutable Mutex segments_mu;
+  std::shared_ptr<const SegmentMap> segments GUARDED_BY(segments_mu);
+  std::atomic<int64_t> log_end_offset{0};
+  std::atomic<int64_t> log_start_offset{0};
+  int64_t recovery_point GUARDED_BY(append_mu) = 0;
+  bool closed GUARDED_BY(append_mu) = false;
+  std::mt19937_64 rng GUARDED_BY(append_mu){std::random_device{}()};
+
+  std::shared_ptr<const SegmentMap> Snapshot() const EXCLUDES(segments_mu) {
+    MutexLock l(&segments_mu);
+    return segments;
+  }
+  void Publish(std::shared_ptr<const SegmentMap> m) EXCLUDES(segments_mu) {
+    MutexLock l(&segments_mu);
+    segments = std::move(m);
+  }
+};
+
+Result<std::vector<uint8_t>> FileSlice::ReadAll() const {
+  std::vector<uint8_t> out(static_cast<size_t>(length));
+  if (length > 0) SEGLOG_RETURN_IF_ERROR(file->ReadAt(position, out));
+  return out;
+}
+
+Log::Log(std::string dir, LogConfig config, LogOptions options)
+    : dir_(std::move(dir)),
+      config_(std::move(config)),
+      options_(std::move(options)),
+      state_(std::make_unique<State>()) {}
+
+Log::~Log() {
+  // Close() is the clean path; the destructor only releases resources.
+}
+
+int64_t Log::Now() const {
+  if (options_.clock) return options_.clock();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+namespace {
+
+SegmentOptions MakeSegmentOptions(const LogConfig& c, bool writable, int64_t jitter) {
+  SegmentOptions o;
+  o.index_interval_bytes = c.index_interval_bytes;
+  o.max_index_size = c.segment_index_bytes;
+  o.roll_jitter_ms = jitter;
+  o.preallocate = c.preallocate;
+  o.segment_bytes = c.SegmentSize();
+  o.writable = writable;
+  return o;
+}
+
+// Known non-segment files of a partition directory.
+bool IsKnownMetadataFile(const std::string& name) {
+  return name == "leader-epoch-checkpoint" || name == "partition.metadata" ||
+         name == "leader-epoch-checkpoint.tmp" || name == "partition.metadata.tmp";
+}
+
+bool EndsWith(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Log>> Log::Open(const std::string& dir, const LogConfig& config,
+                                       LogOptions options) {
+  const bool writable = !options.read_only;
+  if (writable) SEGLOG_RETURN_IF_ERROR(CreateDirectories(dir));
+  std::unique_ptr<Log> log(new Log(dir, config, std::move(options)));
+  State& st = *log->state_;
+  SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> names, ListDirectory(dir));
+  std::vector<int64_t> bases;
+  for (const std::string& name : names) {
+    if (IsKnownMetadataFile(name)) continue;
+    if (EndsWith(name, kDeletedFileSuffix) || EndsWith(name, kCleanedFileSuffix)) {
+      // Leftovers of an interrupted delete or clean: Kafka's loader deletes them (10.1).
+      if (writable) SEGLOG_RETURN_IF_ERROR(RemoveFile(dir + "/" + name, true));
+      continue;
+    }
+    if (EndsWith(name, kSwapFileSuffix)) {
+      return Status::FailedPrecondition(fmt::format(
+          "{}/{}: an interrupted segment swap; completing swaps needs the recovery loader",
+          dir, name));
+    }
+    const bool segment_file = EndsWith(name, kLogFileSuffix);
+    const bool known = segment_file || EndsWith(name, kIndexFileSuffix) ||
+                       EndsWith(name, kTimeIndexFileSuffix) ||
+                       EndsWith(name, kTxnIndexFileSuffix) || EndsWith(name, kSnapshotFileSuffix);
+    if (!known) {
+      return Status::InvalidArgument(fmt::format(
+          "{}/{}: not a file Kafka or seglog keeps in a partition directory", dir, name));
+    }
+    auto offset = OffsetFromFileName(name);
+    const size_t dot = name.find('.');
+    if (!offset.ok() || name.substr(0, dot).size() != 20) {
+      return Status::InvalidArgument(fmt::format(
+          "{}/{}: file name does not start with a 20-digit offset", dir, name));
+    }
+    if (segment_file) bases.push_back(*offset);
+  }
+  std::sort(bases.begin(), bases.end());
+  auto segments = std::make_shared<SegmentMap>();
+  const int64_t now = log->Now();
+  for (int64_t base : bases) {
+    auto seg = LogSegment::Open(dir, base, MakeSegmentOptions(config, writable, 0), true, now);
+    if (!seg.ok()) return seg.status();
+    (*segments)[base] = std::move(seg).value();
+  }
+  if (segments->empty()) {
+    if (!writable) {
+      return Status::NotFound(fmt::format("{}: no segments (.log files) to read", dir));
+    }
+    auto seg = LogSegment::Open(dir, 0, MakeSegmentOptions(config, true, 0), false, now);
+    if (!seg.ok()) return seg.status();
+    (*segments)[0] = std::move(seg).value();
+    SEGLOG_RETURN_IF_ERROR(SyncDirectory(dir));
+  }
+  LogSegment& active = *segments->rbegin()->second;
+  SEGLOG_ASSIGN_OR_RETURN(const int64_t next, active.ReadNextOffset());
+  if (writable) SEGLOG_RETURN_IF_ERROR(active.ResizeIndexes(config.segment_index_bytes));
+  st.log_end_offset.store(next, std::memory_order_release);
+  st.log_start_offset.store(segments->begin()->first, std::memory_order_release);
+  {
+    MutexLock l(&st.append_mu);
+    st.recovery_point = next;
+  }
+  st.Publish(std::move(segments));
+  return log;
+}
+
+int64_t Log::log_start_offset() const {
+  return state_->log_start_offset.load(std::memory_order_acquire);
+}
+int64_t Log::log_end_offset() const {
+  return state_->log_end_offset.load(std::memory_order_acquire);
+}
+
+int64_t Log::size_in_bytes() const {
+  int64_t total = 0;
+  for (const auto& [base, seg] : *state_->Snapshot()) total += seg->size();
+  return total;
+}
+
+int Log::num_segments() const { return static_cast<int>(state_->Snapshot()->size()); }
+
+std::vector<int64_t> Log::segment_base_offsets() const {
+  std::vector<int64_t> out;
+  for (const auto& [base, seg] : *state_->Snapshot()) out.push_back(base);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Append
+
+namespace {
+
+struct ValidatedBatch {
+  RecordBatchView view;
+  bool contiguous_deltas;    // record offset deltas are exactly 0..n-1
+  int64_t max_record_timestamp;
+};
+
+Status RecordTooLarge(const std::string& dir, size_t size, int32_t max) {
+  return Status::InvalidArgument(fmt::format(
+      "RecordTooLargeException: Message batch size is {} bytes in append to partition {} which "
+      "exceeds the maximum configured size of {}.",
+      size, dir, max));
+}
+
+// Checks one v2 batch as Kafka's analyzeAndValidateRecords and LogValidator do.
+Result<ValidatedBatch> ValidateBatch(const std::string& dir, const LogConfig& config, Bytes bytes,
+                                     int64_t position, int64_t now, bool check_records) {
+  SEGLOG_ASSIGN_OR_RETURN(RecordBatchView view, RecordBatchView::Parse(bytes, position));
+  if (view.size_in_bytes() > static_cast<size_t>(config.max_message_bytes)) {
+    return RecordTooLarge(dir, view.size_in_bytes(), config.max_message_bytes);
+  }
+  SEGLOG_RETURN_IF_ERROR(view.ValidateCrc());
+  SEGLOG_RETURN_IF_ERROR(view.compression().status());
+  ValidatedBatch out{view, true, kNoTimestamp};
+  if (!check_records) return out;
+  RecordIterator it(view);
+  int32_t expected_delta = 0;
+  while (it.Next()) {
+    const Record& r = it.record();
+    if (r.offset - view.base_offset() != expected_delta) out.contiguous_deltas = false;
+    ++expected_delta;
+    out.max_record_timestamp = std::max(out.max_record_timestamp, r.timestamp);
+    if (config.cleanup_compact && !r.key && !view.is_control()) {
+      return Status::InvalidArgument(fmt::format(
+          "Compacted topic cannot accept message without key in topic partition {}.", dir));
+    }
+    if (config.message_timestamp_type == TimestampType::kCreateTime && !view.is_control()) {
+      if (r.timestamp < now - config.message_timestamp_before_max_ms ||
+          r.timestamp - now > config.message_timestamp_after_max_ms) {
+        return Status::InvalidArgument(fmt::format(
+            "InvalidTimestampException: Timestamp {} of message with offset {} is out of range. "
+            "The timestamp should be within [{}, {}]",
+            r.timestamp, r.offset,
+            config.message_timestamp_before_max_ms == INT64_MAX
+                ? INT64_MIN
+                : now - config.message_timestamp_before_max_ms,
+            now + config.message_timestamp_after_max_ms));
+      }
+    }
+  }
+  SEGLOG_RETURN_IF_ERROR(it.status());
+  if (expected_delta != view.records_count()) out.contiguous_deltas = false;
+  return out;
+}
+
+// Rebuilds a batch's records into a new batch (codec change or non-contiguous offsets).
+Result<std::vector<uint8_t>> RebuildBatch(const RecordBatchView& view, const BatchOptions& o) {
+  RecordBatchBuilder builder(o);
+  RecordIterator it(view);
+  while (it.Next()) {
+    const Record& r = it.record();
+    SEGLOG_RETURN_IF_ERROR(builder.Append(r.timestamp, r.key, r.value, r.headers));
+  }
+  SEGLOG_RETURN_IF_ERROR(it.status());
+  return builder.Build();
+}
+
+}  // namespace
+
+Result<LogAppendInfo> Log::AppendAsLeader(std::span<const uint8_t> batches, int32_t leader_epoch) {
+  if (options_.read_only) return Status::FailedPrecondition(dir_ + ": log opened read-only");
+  State& st = *state_;
+  MutexLock lock(&st.append_mu);
+  if (st.closed) return Status::FailedPrecondition(dir_ + ": log is closed");
+  const int64_t now = Now();
+
+  // 1. Validate everything before writing anything.
+  std::vector<ValidatedBatch> validated;
+  LogBatchWalker walker(batches);
+  while (walker.Next()) {
+    if (walker.current().magic != kMagicV2) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: batch at byte {} has magic {}; appends take v2 batches only (Kafka 4.x converts "
+          "older formats before writing)",
+          dir_, walker.current().position, walker.current().magic));
+    }
+    auto v = ValidateBatch(dir_, config_, walker.current_bytes(), walker.current().position, now,
+                           /*check_records=*/true);
+    if (!v.ok()) return v.status().WithContext(dir_);
+    validated.push_back(*v);
+  }
+  if (!walker.status().ok()) return walker.status().WithContext(dir_);
+  if (walker.trailing_bytes() != 0) {
+    return Status::Corruption(fmt::format(
+        "{}: append ends with {} byte(s) that are not a whole batch", dir_, walker.trailing_bytes()));
+  }
+  if (validated.empty()) return LogAppendInfo{};
+
+  // 2. Assign offsets and build what is written (in place where Kafka writes in place, 9.2).
+  const bool log_append_time = config_.message_timestamp_type == TimestampType::kLogAppendTime;
+  std::vector<uint8_t> out;
+  out.reserve(batches.size());
+  LogAppendInfo info;
+  int64_t next = st.log_end_offset.load(std::memory_order_relaxed);
+  info.first_offset = next;
+  for (const ValidatedBatch& vb : validated) {
+    const RecordBatchView& in = vb.view;
+    const CompressionType codec = *in.compression();
+    const CompressionType target = config_.compression.value_or(codec);
+    const bool recompress = target != codec && !(in.is_control() && codec == CompressionType::kNone);
+    const size_t start = out.size();
+    if (recompress || !vb.contiguous_deltas) {
+      BatchOptions o;
+      o.base_offset = next;
+      o.partition_leader_epoch = leader_epoch;
+      o.compression = recompress ? target : codec;
+      o.timestamp_type = log_append_time ? TimestampType::kLogAppendTime : TimestampType::kCreateTime;
+      o.log_append_time = now;
+      o.producer_id = in.producer_id();
+      o.producer_epoch = in.producer_epoch();
+      o.base_sequence = in.base_sequence();
+      o.is_transactional = in.is_transactional();
+      o.is_control = in.is_control();
+      SEGLOG_ASSIGN_OR_RETURN(std::vector<uint8_t> rebuilt, RebuildBatch(in, o));
+      if (rebuilt.size() > static_cast<size_t>(config_.max_message_bytes)) {
+        return RecordTooLarge(dir_, rebuilt.size(), config_.max_message_bytes);
+      }
+      out.insert(out.end(), rebuilt.begin(), rebuilt.end());
+    } else {
+      out.insert(out.end(), in.bytes().begin(), in.bytes().end());
+      uint8_t* h = out.data() + start;
+      StoreBE64(h + bl::kBaseOffsetOffset, static_cast<uint64_t>(next));
+      StoreBE32(h + bl::kPartitionLeaderEpochOffset, static_cast<uint32_t>(leader_epoch));
+      int16_t attributes = LoadBEInt16(h + bl::kAttributesOffset);
+      int64_t max_ts = LoadBEInt64(h + bl::kMaxTimestampOffset);
+      const int16_t new_attributes =
+          log_append_time ? static_cast<int16_t>(attributes | bl::kTimestampTypeMask)
+                          : static_cast<int16_t>(attributes & ~bl::kTimestampTypeMask);
+      const int64_t new_max_ts = log_append_time ? now : vb.max_record_timestamp;
+      if (new_attributes != attributes || new_max_ts != max_ts) {
+        StoreBE16(h + bl::kAttributesOffset, static_cast<uint16_t>(new_attributes));
+        StoreBE64(h + bl::kMaxTimestampOffset, static_cast<uint64_t>(new_max_ts));
+        const size_t size = out.size() - start;
+        StoreBE32(h + bl::kCrcOffset,
+                  Crc32c(Bytes(out.data() + start + bl::kAttributesOffset,
+                               size - bl::kAttributesOffset)));
+      }
+    }
+    auto written = RecordBatchView::Parse(Bytes(out).subspan(start), 0);
+    if (!written.ok()) return written.status();
+    info.max_timestamp = std::max(info.max_timestamp, written->max_timestamp());
+    info.record_count += written->records_count();
+    next = written->next_offset();
+    ++info.batch_count;
+  }
+  info.last_offset = next - 1;
+  info.valid_bytes = static_cast<int64_t>(out.size());
+  if (log_append_time) info.log_append_time = now;
+
+  // 3. A set larger than a whole segment can never be written (9.2 step 5).
+  if (out.size() > static_cast<size_t>(config_.SegmentSize())) {
+    return Status::InvalidArgument(fmt::format(
+        "RecordBatchTooLargeException: the batches of {} bytes in append to {} are larger than "
+        "the segment size {}",
+        out.size(), dir_, config_.SegmentSize()));
+  }
+
+  // 4. Roll if needed, then write.
+  auto snapshot = st.Snapshot();
+  std::shared_ptr<LogSegment> active = snapshot->rbegin()->second;
+  RollParams rp;
+  rp.max_segment_bytes = config_.SegmentSize();
+  rp.max_segment_ms = config_.MaxSegmentMs();
+  rp.messages_size = static_cast<int64_t>(out.size());
+  rp.max_timestamp_in_messages = info.max_timestamp;
+  rp.max_offset_in_messages = info.last_offset;
+  rp.now_ms = now;
+  SEGLOG_ASSIGN_OR_RETURN(const bool roll, active->ShouldRoll(rp));
+  if (roll) {
+    SEGLOG_RETURN_IF_ERROR(RollLocked(info.first_offset));
+    active = st.Snapshot()->rbegin()->second;
+  }
+  SEGLOG_RETURN_IF_ERROR(active->Append(info.last_offset, out));
+  st.log_end_offset.store(info.last_offset + 1, std::memory_order_release);
+  return info;
+}
+
+Result<LogAppendInfo> Log::AppendWithAssignedOffsets(std::span<const uint8_t> batches) {
+  if (options_.read_only) return Status::FailedPrecondition(dir_ + ": log opened read-only");
+  State& st = *state_;
+  MutexLock lock(&st.append_mu);
+  if (st.closed) return Status::FailedPrecondition(dir_ + ": log is closed");
+  LogAppendInfo info;
+  int64_t expected_min = st.log_end_offset.load(std::memory_order_relaxed);
+  LogBatchWalker walker(batches);
+  while (walker.Next()) {
+    if (walker.current().magic != kMagicV2) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: batch at byte {} has magic {}; seglog appends v2 batches only", dir_,
+          walker.current().position, walker.current().magic));
+    }
+    auto v = ValidateBatch(dir_, config_, walker.current_bytes(), walker.current().position, Now(),
+                           /*check_records=*/false);
+    if (!v.ok()) return v.status().WithContext(dir_);
+    const RecordBatchView& b = v->view;
+    if (b.base_offset() < expected_min || b.last_offset_delta() < 0) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: out of order offsets: batch at byte {} has offsets {}..{}, expected at least {}",
+          dir_, walker.current().position, b.base_offset(), b.last_offset(), expected_min));
+    }
+    if (info.first_offset < 0) info.first_offset = b.base_offset();
+    info.last_offset = b.last_offset();
+    info.max_timestamp = std::max(info.max_timestamp, b.max_timestamp());
+    info.record_count += b.records_count();
+    ++info.batch_count;
+    expected_min = b.next_offset();
+  }
+  if (!walker.status().ok()) return walker.status().WithContext(dir_);
+  if (walker.trailing_bytes() != 0) {
+    return Status::Corruption(fmt::format(
+        "{}: append ends with {} byte(s) that are not a whole batch", dir_, walker.trailing_bytes()));
+  }
+  if (info.batch_count == 0) return info;
+  info.valid_bytes = static_cast<int64_t>(batches.size());
+  if (batches.size() > static_cast<size_t>(config_.SegmentSize())) {
+    return Status::InvalidArgument(fmt::format(
+        "RecordBatchTooLargeException: the batches of {} bytes in append to {} are larger than "
+        "the segment size {}",
+        batches.size(), dir_, config_.SegmentSize()));
+  }
+  std::shared_ptr<LogSegment> active = st.Snapshot()->rbegin()->second;
+  RollParams rp;
+  rp.max_segment_bytes = config_.SegmentSize();
+  rp.max_segment_ms = config_.MaxSegmentMs();
+  rp.messages_size = static_cast<int64_t>(batches.size());
+  rp.max_timestamp_in_messages = info.max_timestamp;
+  rp.max_offset_in_messages = info.last_offset;
+  rp.now_ms = Now();
+  SEGLOG_ASSIGN_OR_RETURN(const bool roll, active->ShouldRoll(rp));
+  if (roll) {
+    SEGLOG_RETURN_IF_ERROR(RollLocked(info.first_offset));
+    active = st.Snapshot()->rbegin()->second;
+  }
+  SEGLOG_RETURN_IF_ERROR(active->Append(info.last_offset, batches));
+  st.log_end_offset.store(info.last_offset + 1, std::memory_order_release);
+  return info;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Roll, flush, close
+
+Status Log::Roll() {
+  MutexLock lock(&state_->append_mu);
+  return RollLocked(state_->log_end_offset.load(std::memory_order_relaxed));
+}
+
+Status Log::RollLocked(int64_t expected_next_offset) {
+  State& st = *state_;
+  st.append_mu.AssertHeld();
+  if (options_.read_only) return Status::FailedPrecondition(dir_ + ": log opened read-only");
+  auto snapshot = st.Snapshot();
+  std::shared_ptr<LogSegment> old_active = snapshot->rbegin()->second;
+  const int64_t new_base =
+      std::max(expected_next_offset, st.log_end_offset.load(std::memory_order_relaxed));
+  if (old_active->base_offset() == new_base && old_active->size() == 0) {
+    return Status::OK();  // the active segment is already an empty segment at that offset
+  }
+  if (snapshot->count(new_base)) {
+    return Status::FailedPrecondition(fmt::format(
+        "{}: cannot roll to offset {}: a segment with that base offset exists", dir_, new_base));
+  }
+  SEGLOG_RETURN_IF_ERROR(old_active->OnBecomeInactiveSegment());
+  // Leftover files of a segment at the new offset (e.g. an index without its .log) go first.
+  for (const std::string& path : {LogFilePath(dir_, new_base), OffsetIndexFilePath(dir_, new_base),
+                                  TimeIndexFilePath(dir_, new_base),
+                                  TxnIndexFilePath(dir_, new_base)}) {
+    SEGLOG_RETURN_IF_ERROR(RemoveFile(path, true));
+  }
+  int64_t jitter = 0;
+  if (config_.segment_jitter_ms > 0) {
+    const uint32_t r = static_cast<uint32_t>(st.rng()) & 0x7fffffffu;
+    jitter = static_cast<int64_t>(r) % std::min(config_.segment_jitter_ms, config_.segment_ms);
+  }
+  SEGLOG_ASSIGN_OR_RETURN(
+      std::shared_ptr<LogSegment> seg,
+      LogSegment::Open(dir_, new_base, MakeSegmentOptions(config_, true, jitter), false, Now()));
+  auto next_map = std::make_shared<SegmentMap>(*snapshot);
+  (*next_map)[new_base] = std::move(seg);
+  st.Publish(std::move(next_map));
+  return SyncDirectory(dir_);
+}
+
+Status Log::Flush(int64_t offset) {
+  State& st = *state_;
+  MutexLock lock(&st.append_mu);
+  if (options_.read_only) return Status::OK();
+  auto snapshot = st.Snapshot();
+  for (auto it = snapshot->begin(); it != snapshot->end(); ++it) {
+    auto next = std::next(it);
+    const int64_t seg_end = next == snapshot->end() ? log_end_offset() : next->first;
+    if (it->first >= offset) break;
+    if (seg_end <= st.recovery_point && next != snapshot->end()) continue;  // already durable
+    SEGLOG_RETURN_IF_ERROR(it->second->Flush());
+  }
+  st.recovery_point = std::max(st.recovery_point, std::min(offset, log_end_offset()));
+  return Status::OK();
+}
+
+Status Log::Close() {
+  State& st = *state_;
+  MutexLock lock(&st.append_mu);
+  if (st.closed) return Status::OK();
+  st.closed = true;
+  auto snapshot = st.Snapshot();
+  Status result;
+  for (auto& [base, seg] : *snapshot) {
+    if (!options_.read_only) {
+      Status s = seg->Flush();
+      if (result.ok() && !s.ok()) result = s;
+    }
+    Status s = seg->Close();
+    if (result.ok() && !s.ok()) result = s;
+  }
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reads and lookups
+
+namespace {
+Status OffsetOutOfRange(const std::string& dir, int64_t offset, int64_t start, int64_t end) {
+  return Status::OutOfRange(fmt::format(
+      "OffsetOutOfRangeException: Received request for offset {} for partition {}, but we only "
+      "have log segments in the range {} to {}.",
+      offset, dir, start, end));
+}
+}  // namespace
+
+Result<FetchDataInfo> Log::Read(int64_t start_offset, int32_t max_bytes, bool min_one_message) {
+  auto snapshot = state_->Snapshot();
+  const int64_t end = log_end_offset();
+  const int64_t start = log_start_offset();
+  if (start_offset < start || start_offset > end) {
+    return OffsetOutOfRange(dir_, start_offset, start, end);
+  }
+  FetchDataInfo empty;
+  empty.first_batch.base_offset = end;
+  empty.first_batch.last_offset = end - 1;
+  empty.slice.file = snapshot->rbegin()->second->log_file();
+  empty.slice.position = snapshot->rbegin()->second->size();
+  empty.first_batch.segment_base_offset = snapshot->rbegin()->first;
+  empty.first_batch.position = empty.slice.position;
+  if (start_offset == end) return empty;
+  auto it = snapshot->upper_bound(start_offset);
+  if (it == snapshot->begin()) return OffsetOutOfRange(dir_, start_offset, start, end);
+  --it;
+  for (; it != snapshot->end(); ++it) {
+    LogSegment& seg = *it->second;
+    SEGLOG_ASSIGN_OR_RETURN(std::optional<FetchDataInfo> got,
+                            seg.Read(start_offset, max_bytes, seg.size(), min_one_message));
+    if (got) return *got;
+  }
+  return empty;
+}
+
+Result<std::optional<BatchLocation>> Log::LookupOffset(int64_t offset) {
+  auto snapshot = state_->Snapshot();
+  if (offset < log_start_offset() || offset >= log_end_offset()) {
+    return std::optional<BatchLocation>();
+  }
+  auto it = snapshot->upper_bound(offset);
+  if (it == snapshot->begin()) return std::optional<BatchLocation>();
+  --it;
+  for (; it != snapshot->end(); ++it) {
+    SEGLOG_ASSIGN_OR_RETURN(std::optional<BatchLocation> loc, it->second->TranslateOffset(offset));
+    if (loc) return loc;
+  }
+  return std::optional<BatchLocation>();
+}
+
+Result<std::optional<TimestampAndOffset>> Log::FetchOffsetByTimestamp(int64_t timestamp) {
+  auto snapshot = state_->Snapshot();
+  if (timestamp == kEarliestTimestamp) {
+    return std::optional<TimestampAndOffset>(TimestampAndOffset{kNoTimestamp, log_start_offset(), {}});
+  }
+  if (timestamp == kLatestTimestamp) {
+    return std::optional<TimestampAndOffset>(TimestampAndOffset{kNoTimestamp, log_end_offset(), {}});
+  }
+  if (timestamp == kMaxTimestamp) {
+    std::shared_ptr<LogSegment> best;
+    TimestampOffset best_max{-1, 0};
+    for (const auto& [base, seg] : *snapshot) {
+      SEGLOG_ASSIGN_OR_RETURN(const TimestampOffset m, seg->MaxTimestampAndOffsetSoFar());
+      if (!best || m.timestamp > best_max.timestamp) {
+        best = seg;
+        best_max = m;
+      }
+    }
+    if (!best || best_max.timestamp < 0) return std::optional<TimestampAndOffset>();
+    SEGLOG_ASSIGN_OR_RETURN(std::optional<TimestampAndOffset> found,
+                            best->FindOffsetByTimestamp(best_max.timestamp, log_start_offset()));
+    return found;
+  }
+  if (timestamp < 0) {
+    return Status::InvalidArgument(fmt::format("unsupported ListOffsets timestamp {}", timestamp));
+  }
+  for (const auto& [base, seg] : *snapshot) {
+    SEGLOG_ASSIGN_OR_RETURN(const int64_t largest, seg->LargestTimestamp());
+    if (largest >= timestamp) return seg->FindOffsetByTimestamp(timestamp, log_start_offset());
+  }
+  return std::optional<TimestampAndOffset>();
+}
+
+}  // namespace seglog

@@ -1,0 +1,218 @@
+// LogConfig's property table; see seglog/log_config.h. Messages follow Kafka's ConfigDef:
+// "Invalid value X for configuration NAME: <reason>".
+#include "seglog/log_config.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <functional>
+#include <vector>
+
+namespace seglog {
+
+namespace {
+
+Status Invalid(const std::string& name, const std::string& value, const std::string& why) {
+  return Status::InvalidArgument(
+      fmt::format("Invalid value {} for configuration {}: {}", value, name, why));
+}
+
+template <typename T>
+Status ParseInt(const std::string& name, const std::string& value, T min, T* out) {
+  T v{};
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (value.empty() || ec != std::errc() || end != value.data() + value.size()) {
+    return Invalid(name, value, std::is_same_v<T, int32_t> ? "Not a number of type INT"
+                                                           : "Not a number of type LONG");
+  }
+  if (v < min) return Invalid(name, value, fmt::format("Value must be at least {}", min));
+  *out = v;
+  return Status::OK();
+}
+
+Status ParseBool(const std::string& name, const std::string& value, bool* out) {
+  if (value == "true") {
+    *out = true;
+  } else if (value == "false") {
+    *out = false;
+  } else {
+    return Invalid(name, value, "Expected value to be either true or false");
+  }
+  return Status::OK();
+}
+
+struct Property {
+  const char* name;
+  std::function<Status(LogConfig*, const std::string&)> set;
+  std::function<std::string(const LogConfig&)> get;
+};
+
+const std::vector<Property>& Properties() {
+  static const std::vector<Property> props = {
+      {"segment.bytes",
+       [](LogConfig* c, const std::string& v) {
+         return ParseInt<int32_t>("segment.bytes", v, 1048576, &c->segment_bytes);
+       },
+       [](const LogConfig& c) { return std::to_string(c.segment_bytes); }},
+      {"internal.segment.bytes",
+       [](LogConfig* c, const std::string& v) {
+         int32_t x = 0;
+         SEGLOG_RETURN_IF_ERROR(ParseInt<int32_t>("internal.segment.bytes", v, 14, &x));
+         c->internal_segment_bytes = x;
+         return Status::OK();
+       },
+       [](const LogConfig& c) {
+         return c.internal_segment_bytes ? std::to_string(*c.internal_segment_bytes) : "";
+       }},
+      {"segment.ms",
+       [](LogConfig* c, const std::string& v) {
+         return ParseInt<int64_t>("segment.ms", v, 1, &c->segment_ms);
+       },
+       [](const LogConfig& c) { return std::to_string(c.segment_ms); }},
+      {"segment.jitter.ms",
+       [](LogConfig* c, const std::string& v) {
+         return ParseInt<int64_t>("segment.jitter.ms", v, 0, &c->segment_jitter_ms);
+       },
+       [](const LogConfig& c) { return std::to_string(c.segment_jitter_ms); }},
+      {"segment.index.bytes",
+       [](LogConfig* c, const std::string& v) {
+         return ParseInt<int32_t>("segment.index.bytes", v, 4, &c->segment_index_bytes);
+       },
+       [](const LogConfig& c) { return std::to_string(c.segment_index_bytes); }},
+      {"index.interval.bytes",
+       [](LogConfig* c, const std::string& v) {
+         return ParseInt<int32_t>("index.interval.bytes", v, 0, &c->index_interval_bytes);
+       },
+       [](const LogConfig& c) { return std::to_string(c.index_interval_bytes); }},
+      {"max.message.bytes",
+       [](LogConfig* c, const std::string& v) {
+         return ParseInt<int32_t>("max.message.bytes", v, 0, &c->max_message_bytes);
+       },
+       [](const LogConfig& c) { return std::to_string(c.max_message_bytes); }},
+      {"message.timestamp.type",
+       [](LogConfig* c, const std::string& v) {
+         if (v == "CreateTime") {
+           c->message_timestamp_type = TimestampType::kCreateTime;
+         } else if (v == "LogAppendTime") {
+           c->message_timestamp_type = TimestampType::kLogAppendTime;
+         } else {
+           return Invalid("message.timestamp.type", v,
+                          "String must be one of: CreateTime, LogAppendTime");
+         }
+         return Status::OK();
+       },
+       [](const LogConfig& c) { return std::string(TimestampTypeName(c.message_timestamp_type)); }},
+      {"message.timestamp.before.max.ms",
+       [](LogConfig* c, const std::string& v) {
+         return ParseInt<int64_t>("message.timestamp.before.max.ms", v, 0,
+                                  &c->message_timestamp_before_max_ms);
+       },
+       [](const LogConfig& c) { return std::to_string(c.message_timestamp_before_max_ms); }},
+      {"message.timestamp.after.max.ms",
+       [](LogConfig* c, const std::string& v) {
+         return ParseInt<int64_t>("message.timestamp.after.max.ms", v, 0,
+                                  &c->message_timestamp_after_max_ms);
+       },
+       [](const LogConfig& c) { return std::to_string(c.message_timestamp_after_max_ms); }},
+      {"cleanup.policy",
+       [](LogConfig* c, const std::string& v) {
+         bool compact = false, del = false;
+         size_t start = 0;
+         while (start <= v.size()) {
+           size_t comma = v.find(',', start);
+           if (comma == std::string::npos) comma = v.size();
+           std::string item = v.substr(start, comma - start);
+           item.erase(0, item.find_first_not_of(' '));
+           item.erase(item.find_last_not_of(' ') + 1);
+           if (item == "compact") {
+             compact = true;
+           } else if (item == "delete") {
+             del = true;
+           } else {
+             return Invalid("cleanup.policy", v,
+                            fmt::format("String must be one of: compact, delete (found '{}')", item));
+           }
+           start = comma + 1;
+         }
+         c->cleanup_compact = compact;
+         c->cleanup_delete = del;
+         return Status::OK();
+       },
+       [](const LogConfig& c) {
+         if (c.cleanup_compact && c.cleanup_delete) return std::string("compact,delete");
+         return std::string(c.cleanup_compact ? "compact" : "delete");
+       }},
+      {"max.compaction.lag.ms",
+       [](LogConfig* c, const std::string& v) {
+         return ParseInt<int64_t>("max.compaction.lag.ms", v, 1, &c->max_compaction_lag_ms);
+       },
+       [](const LogConfig& c) { return std::to_string(c.max_compaction_lag_ms); }},
+      {"compression.type",
+       [](LogConfig* c, const std::string& v) {
+         if (v == "producer") {
+           c->compression.reset();
+           return Status::OK();
+         }
+         if (v == "uncompressed") {
+           c->compression = CompressionType::kNone;
+           return Status::OK();
+         }
+         auto t = ParseCompressionName(v);
+         if (!t.ok() || *t == CompressionType::kNone) {
+           return Invalid("compression.type", v,
+                          "String must be one of: uncompressed, zstd, lz4, snappy, gzip, producer");
+         }
+         c->compression = *t;
+         return Status::OK();
+       },
+       [](const LogConfig& c) {
+         if (!c.compression) return std::string("producer");
+         if (*c.compression == CompressionType::kNone) return std::string("uncompressed");
+         return std::string(CompressionName(*c.compression));
+       }},
+      {"preallocate",
+       [](LogConfig* c, const std::string& v) { return ParseBool("preallocate", v, &c->preallocate); },
+       [](const LogConfig& c) { return std::string(c.preallocate ? "true" : "false"); }},
+  };
+  return props;
+}
+
+}  // namespace
+
+int64_t LogConfig::MaxSegmentMs() const {
+  if (cleanup_compact && max_compaction_lag_ms > 0) return std::min(max_compaction_lag_ms, segment_ms);
+  return segment_ms;
+}
+
+Status LogConfig::Set(const std::string& name, const std::string& value) {
+  for (const Property& p : Properties()) {
+    if (name == p.name) return p.set(this, value);
+  }
+  return Status::InvalidArgument(fmt::format("Unknown topic config name: {}", name));
+}
+
+Result<LogConfig> LogConfig::FromProperties(const std::map<std::string, std::string>& props) {
+  LogConfig config;
+  std::string errors;
+  for (const auto& [name, value] : props) {
+    Status s = config.Set(name, value);
+    if (!s.ok()) {
+      if (!errors.empty()) errors += "; ";
+      errors += std::string(s.message());
+    }
+  }
+  if (!errors.empty()) return Status::InvalidArgument(errors);
+  return config;
+}
+
+std::map<std::string, std::string> LogConfig::Overrides() const {
+  const LogConfig defaults;
+  std::map<std::string, std::string> out;
+  for (const Property& p : Properties()) {
+    const std::string mine = p.get(*this);
+    if (mine != p.get(defaults)) out[p.name] = mine;
+  }
+  return out;
+}
+
+}  // namespace seglog

@@ -1,0 +1,292 @@
+// LogSegment; see log_segment.h. Section numbers refer to kafka-format.md.
+#include "log/log_segment.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "base/coding.h"
+#include "io/file_names.h"
+#include "log/file_batch_walker.h"
+#include "record/batch_walker.h"
+#include "seglog/record_batch.h"
+
+namespace seglog {
+
+namespace bl = batch_layout;
+
+Result<std::shared_ptr<LogSegment>> LogSegment::Open(const std::string& dir, int64_t base_offset,
+                                                     const SegmentOptions& options,
+                                                     bool file_already_exists, int64_t now_ms) {
+  const std::string path = LogFilePath(dir, base_offset);
+  File::Mode mode = !options.writable          ? File::Mode::kReadOnly
+                    : file_already_exists       ? File::Mode::kReadWrite
+                                                : File::Mode::kCreateExclusive;
+  auto file = File::Open(path, mode);
+  if (!file.ok()) return file.status();
+  std::shared_ptr<File> log(std::move(file).value());
+  int64_t size = 0;
+  if (file_already_exists) {
+    auto len = log->Size();
+    if (!len.ok()) return len.status();
+    if (*len > INT32_MAX) {
+      return Status::Corruption(
+          fmt::format("{}: {} bytes, larger than a segment can be (2^31-1)", path, *len));
+    }
+    size = *len;
+  } else if (options.preallocate) {
+    SEGLOG_RETURN_IF_ERROR(log->Truncate(options.segment_bytes));
+  }
+  return std::shared_ptr<LogSegment>(
+      new LogSegment(dir, base_offset, options, std::move(log), size, now_ms));
+}
+
+LogSegment::LogSegment(std::string dir, int64_t base_offset, const SegmentOptions& options,
+                       std::shared_ptr<File> log, int64_t size, int64_t now_ms)
+    : dir_(std::move(dir)),
+      base_offset_(base_offset),
+      options_(options),
+      log_(std::move(log)),
+      offset_index_(OffsetIndexFilePath(dir_, base_offset), base_offset, options.max_index_size,
+                    options.writable),
+      time_index_(TimeIndexFilePath(dir_, base_offset), base_offset, options.max_index_size,
+                  options.writable),
+      size_(size),
+      created_ms_(now_ms) {}
+
+LogSegment::~LogSegment() = default;
+
+std::string LogSegment::log_path() const { return log_->path(); }
+
+Status LogSegment::EnsureOffsetInRange(int64_t offset) const {
+  const int64_t relative = offset - base_offset_;
+  if (relative < 0 || relative > INT32_MAX) {
+    return Status::OutOfRange(fmt::format(
+        "offset {} cannot be stored relative to base offset {} of segment {}", offset,
+        base_offset_, log_->path()));
+  }
+  return Status::OK();
+}
+
+Result<int64_t> LogSegment::RollingBasedTimestamp() {
+  {
+    MutexLock l(&state_mu_);
+    if (rolling_based_timestamp_) return *rolling_based_timestamp_;
+  }
+  // The max timestamp of the first batch in the file, if there is one (8.3).
+  FileBatchWalker w(*log_, 0, size());
+  int64_t ts = -1;
+  if (w.Next()) ts = w.max_timestamp();
+  if (!w.status().ok()) return w.status();
+  MutexLock l(&state_mu_);
+  if (size() > 0) rolling_based_timestamp_ = ts;
+  return ts;
+}
+
+Result<bool> LogSegment::ShouldRoll(const RollParams& p) {
+  int64_t waited;
+  SEGLOG_ASSIGN_OR_RETURN(const int64_t rolling, RollingBasedTimestamp());
+  if (rolling >= 0) {
+    waited = p.max_timestamp_in_messages - rolling;  // record time, not wall clock
+  } else {
+    MutexLock l(&state_mu_);
+    waited = p.now_ms - created_ms_;
+  }
+  const bool reached_roll_ms = waited > p.max_segment_ms - options_.roll_jitter_ms;
+  const int64_t sz = size();
+  SEGLOG_ASSIGN_OR_RETURN(OffsetIndex * oi, offset_index());
+  SEGLOG_ASSIGN_OR_RETURN(TimeIndex * ti, time_index());
+  const int64_t relative = p.max_offset_in_messages - base_offset_;
+  return sz > p.max_segment_bytes - p.messages_size ||   // 1. size
+         (sz > 0 && reached_roll_ms) ||                   // 2. time (record timestamps)
+         oi->IsFull() ||                                  // 3. offset index full
+         ti->IsFull() ||                                  // 4. time index full (reserved slot)
+         relative < 0 || relative > INT32_MAX;            // 5. relative offset overflow
+}
+
+Result<TimestampOffset> LogSegment::MaxTimestampAndOffsetSoFar() {
+  {
+    MutexLock l(&state_mu_);
+    if (max_timestamp_so_far_) return *max_timestamp_so_far_;
+  }
+  SEGLOG_ASSIGN_OR_RETURN(TimeIndex * ti, time_index());
+  const TimestampOffset last = ti->LastEntry();
+  MutexLock l(&state_mu_);
+  if (!max_timestamp_so_far_) max_timestamp_so_far_ = last;
+  return *max_timestamp_so_far_;
+}
+
+Result<int64_t> LogSegment::LargestTimestamp() {
+  SEGLOG_ASSIGN_OR_RETURN(const TimestampOffset max, MaxTimestampAndOffsetSoFar());
+  if (max.timestamp >= 0) return max.timestamp;
+  return log_->LastModifiedMs();
+}
+
+Status LogSegment::Append(int64_t largest_offset, std::span<const uint8_t> batches) {
+  if (batches.empty()) return Status::OK();
+  SEGLOG_RETURN_IF_ERROR(EnsureOffsetInRange(largest_offset));
+  int64_t position = size();
+  if (position + static_cast<int64_t>(batches.size()) > INT32_MAX) {
+    return Status::OutOfRange(fmt::format("append of {} bytes would make {} larger than 2^31-1",
+                                          batches.size(), log_->path()));
+  }
+  SEGLOG_RETURN_IF_ERROR(log_->WriteAt(position, batches));
+  SEGLOG_ASSIGN_OR_RETURN(TimestampOffset max_so_far, MaxTimestampAndOffsetSoFar());
+  SEGLOG_ASSIGN_OR_RETURN(OffsetIndex * oi, offset_index());
+  SEGLOG_ASSIGN_OR_RETURN(TimeIndex * ti, time_index());
+  // Index entries by Kafka's per-batch rule (2.6).
+  LogBatchWalker w(batches);
+  while (w.Next()) {
+    auto view = RecordBatchView::Parse(w.current_bytes(), position);
+    if (!view.ok()) return view.status();
+    if (view->max_timestamp() > max_so_far.timestamp) {
+      max_so_far = {view->max_timestamp(), view->last_offset()};
+    }
+    if (bytes_since_last_index_entry_ > options_.index_interval_bytes) {
+      SEGLOG_RETURN_IF_ERROR(oi->Append(view->last_offset(), static_cast<int32_t>(position)));
+      SEGLOG_RETURN_IF_ERROR(ti->MaybeAppend(max_so_far.timestamp, max_so_far.offset));
+      bytes_since_last_index_entry_ = 0;
+    }
+    position += w.current().size_in_bytes();
+    bytes_since_last_index_entry_ += w.current().size_in_bytes();
+  }
+  {
+    MutexLock l(&state_mu_);
+    max_timestamp_so_far_ = max_so_far;
+  }
+  // Publish last: readers never see part of this append.
+  size_.store(position, std::memory_order_release);
+  return Status::OK();
+}
+
+Result<std::optional<BatchLocation>> LogSegment::TranslateOffset(int64_t offset,
+                                                                 int64_t starting_position) {
+  SEGLOG_ASSIGN_OR_RETURN(OffsetIndex * oi, offset_index());
+  const OffsetPosition mapping = oi->Lookup(offset);
+  FileBatchWalker w(*log_, std::max<int64_t>(mapping.position, starting_position), size());
+  while (w.Next()) {
+    if (w.last_offset() >= offset) {
+      return std::optional<BatchLocation>(BatchLocation{
+          base_offset_, w.current().position, static_cast<int32_t>(w.current().size_in_bytes()),
+          w.current().base_offset, w.last_offset()});
+    }
+  }
+  if (!w.status().ok()) return w.status();
+  return std::optional<BatchLocation>();
+}
+
+Result<std::optional<FetchDataInfo>> LogSegment::Read(int64_t start_offset, int32_t max_size,
+                                                      int64_t max_position,
+                                                      bool min_one_message) {
+  if (max_size < 0) {
+    return Status::InvalidArgument(fmt::format("invalid max size {} for log read", max_size));
+  }
+  SEGLOG_ASSIGN_OR_RETURN(std::optional<BatchLocation> loc, TranslateOffset(start_offset));
+  if (!loc || loc->position >= max_position) return std::optional<FetchDataInfo>();
+  FetchDataInfo info;
+  info.first_batch = *loc;
+  info.slice.file = log_;
+  info.slice.position = loc->position;
+  const int64_t adjusted = min_one_message ? std::max<int64_t>(max_size, loc->size) : max_size;
+  info.slice.length = std::min(max_position - loc->position, adjusted);
+  info.first_entry_incomplete = adjusted < loc->size;
+  return std::optional<FetchDataInfo>(info);
+}
+
+Result<std::optional<TimestampAndOffset>> LogSegment::FindOffsetByTimestamp(
+    int64_t timestamp, int64_t starting_offset) {
+  SEGLOG_ASSIGN_OR_RETURN(TimeIndex * ti, time_index());
+  SEGLOG_ASSIGN_OR_RETURN(OffsetIndex * oi, offset_index());
+  const TimestampOffset entry = ti->Lookup(timestamp);
+  const int64_t position = oi->Lookup(std::max(entry.offset, starting_offset)).position;
+  FileBatchWalker w(*log_, position, size());
+  std::vector<uint8_t> bytes;
+  while (w.Next()) {
+    if (w.max_timestamp() < timestamp) continue;
+    SEGLOG_RETURN_IF_ERROR(w.ReadCurrent(&bytes));
+    if (w.current().magic != kMagicV2) {
+      return Status::Corruption(fmt::format(
+          "{}: timestamp lookup over legacy batches (magic {}) at position {} is not supported",
+          log_->path(), w.current().magic, w.current().position));
+    }
+    SEGLOG_ASSIGN_OR_RETURN(RecordBatchView view, RecordBatchView::Parse(bytes, w.current().position));
+    RecordIterator it(view);
+    while (it.Next()) {
+      if (it.record().timestamp >= timestamp && it.record().offset >= starting_offset) {
+        TimestampAndOffset found{it.record().timestamp, it.record().offset, std::nullopt};
+        if (view.partition_leader_epoch() >= 0) found.leader_epoch = view.partition_leader_epoch();
+        return std::optional<TimestampAndOffset>(found);
+      }
+    }
+    SEGLOG_RETURN_IF_ERROR(it.status().WithContext(log_->path()));
+  }
+  if (!w.status().ok()) return w.status();
+  return std::optional<TimestampAndOffset>();
+}
+
+Result<int64_t> LogSegment::ReadNextOffset() {
+  SEGLOG_ASSIGN_OR_RETURN(OffsetIndex * oi, offset_index());
+  FileBatchWalker w(*log_, oi->LastEntry().position, size());
+  int64_t next = base_offset_;
+  while (w.Next()) next = w.last_offset() + 1;
+  if (!w.status().ok()) return w.status();
+  return next;
+}
+
+Status LogSegment::OnBecomeInactiveSegment() {
+  SEGLOG_ASSIGN_OR_RETURN(const TimestampOffset max, MaxTimestampAndOffsetSoFar());
+  SEGLOG_ASSIGN_OR_RETURN(TimeIndex * ti, time_index());
+  SEGLOG_ASSIGN_OR_RETURN(OffsetIndex * oi, offset_index());
+  SEGLOG_RETURN_IF_ERROR(ti->MaybeAppend(max.timestamp, max.offset, /*skip_full_check=*/true));
+  SEGLOG_RETURN_IF_ERROR(oi->TrimToValidSize());
+  SEGLOG_RETURN_IF_ERROR(ti->TrimToValidSize());
+  if (options_.writable) SEGLOG_RETURN_IF_ERROR(log_->Truncate(size()));
+  return Status::OK();
+}
+
+Status LogSegment::Flush() {
+  if (!options_.writable) return Status::OK();
+  SEGLOG_RETURN_IF_ERROR(log_->Sync());
+  SEGLOG_ASSIGN_OR_RETURN(OffsetIndex * oi, offset_index());
+  SEGLOG_ASSIGN_OR_RETURN(TimeIndex * ti, time_index());
+  SEGLOG_RETURN_IF_ERROR(oi->Flush());
+  return ti->Flush();
+}
+
+Status LogSegment::Close() {
+  Status result;
+  if (options_.writable) {
+    std::optional<TimestampOffset> max;
+    {
+      MutexLock l(&state_mu_);
+      max = max_timestamp_so_far_;
+    }
+    if (max && time_index_.IsLoaded()) {
+      auto ti = time_index();
+      if (ti.ok()) result = (*ti)->MaybeAppend(max->timestamp, max->offset, true);
+    }
+  }
+  Status s1 = offset_index_.Close();
+  Status s2 = time_index_.Close();
+  Status s3 = options_.writable ? log_->Truncate(size()) : Status::OK();
+  for (const Status& s : {s1, s2, s3}) {
+    if (result.ok() && !s.ok()) result = s;
+  }
+  return result;
+}
+
+Status LogSegment::ResizeIndexes(int64_t size) {
+  SEGLOG_ASSIGN_OR_RETURN(OffsetIndex * oi, offset_index());
+  SEGLOG_ASSIGN_OR_RETURN(TimeIndex * ti, time_index());
+  SEGLOG_RETURN_IF_ERROR(oi->Resize(size));
+  return ti->Resize(size);
+}
+
+Status LogSegment::DeleteFiles() {
+  SEGLOG_RETURN_IF_ERROR(offset_index_.Delete());
+  SEGLOG_RETURN_IF_ERROR(time_index_.Delete());
+  SEGLOG_RETURN_IF_ERROR(RemoveFile(TxnIndexFilePath(dir_, base_offset_), true));
+  return RemoveFile(log_->path(), true);
+}
+
+}  // namespace seglog

@@ -1,0 +1,138 @@
+// LogSegment: one segment of a partition's log - the .log file of batches, its lazily opened
+// offset and time indexes, and Kafka's rules for indexing, rolling, reading and lookups
+// (kafka-format.md section 8; Kafka's LogSegment.java). The .txnindex arrives with
+// transactions.
+//
+// Lifecycle: Open() creates or reopens the files; the log appends to the active segment,
+// calls OnBecomeInactiveSegment() when it rolls past it, and Close() (or Delete via the log)
+// at the end. Owned by the Log through shared_ptr, so a reader holding a segment keeps it
+// usable after the log drops it.
+//
+// Thread safety: one appender (externally synchronised: Append, OnBecomeInactiveSegment,
+// Close, TruncateTo, ChangeFileSuffixes) and any number of concurrent readers (Read,
+// TranslateOffset, FindOffsetByTimestamp, size). Appended bytes become visible to readers only
+// after the whole append is written (size() is published last).
+#ifndef SEGLOG_LOG_LOG_SEGMENT_H_
+#define SEGLOG_LOG_LOG_SEGMENT_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "base/mutex.h"
+#include "index/lazy_index.h"
+#include "index/offset_index.h"
+#include "index/time_index.h"
+#include "io/file.h"
+#include "seglog/log.h"
+
+namespace seglog {
+
+// Settings a segment needs, derived from the topic's LogConfig.
+struct SegmentOptions {
+  int32_t index_interval_bytes = 4096;    // index.interval.bytes
+  int64_t max_index_size = 10485760;      // segment.index.bytes
+  int64_t roll_jitter_ms = 0;             // drawn from segment.jitter.ms at creation
+  bool preallocate = false;               // preallocate
+  int32_t segment_bytes = 1073741824;     // for preallocation
+  bool writable = true;                   // false: a read-only view (tools on Kafka's dirs)
+};
+
+struct RollParams {
+  int64_t max_segment_bytes = 0;
+  int64_t max_segment_ms = 0;
+  int64_t messages_size = 0;
+  int64_t max_timestamp_in_messages = -1;
+  int64_t max_offset_in_messages = 0;
+  int64_t now_ms = 0;
+};
+
+class LogSegment {
+ public:
+  // Opens the segment at `base_offset` in `dir`. `file_already_exists`: reopen the .log (its
+  // length is the segment's size); otherwise create it. Index files are not touched until used.
+  static Result<std::shared_ptr<LogSegment>> Open(const std::string& dir, int64_t base_offset,
+                                                  const SegmentOptions& options,
+                                                  bool file_already_exists, int64_t now_ms);
+  ~LogSegment();
+  LogSegment(const LogSegment&) = delete;
+  LogSegment& operator=(const LogSegment&) = delete;
+
+  int64_t base_offset() const { return base_offset_; }
+  // Bytes of batches in the .log (readers see only whole appends).
+  int64_t size() const { return size_.load(std::memory_order_acquire); }
+  const std::shared_ptr<File>& log_file() const { return log_; }
+  std::string log_path() const;
+  Result<OffsetIndex*> offset_index() { return offset_index_.Get(); }
+  Result<TimeIndex*> time_index() { return time_index_.Get(); }
+  bool indexes_loaded() const { return offset_index_.IsLoaded() || time_index_.IsLoaded(); }
+
+  // The five roll conditions (kafka-format.md 8.2). Opens the indexes (as Kafka's does).
+  Result<bool> ShouldRoll(const RollParams& params);
+
+  // Appends whole v2 batches (already validated, offsets assigned) whose last offset is
+  // `largest_offset`, then adds index entries by Kafka's per-batch rule.
+  Status Append(int64_t largest_offset, std::span<const uint8_t> batches);
+
+  // The first batch at or after `starting_position` whose last offset >= `offset`.
+  Result<std::optional<BatchLocation>> TranslateOffset(int64_t offset, int64_t starting_position = 0);
+
+  // Reads from the batch holding `start_offset`, up to `max_size` bytes and not past
+  // `max_position` (the readable end). nullopt when this segment has nothing at or after
+  // `start_offset`.
+  Result<std::optional<FetchDataInfo>> Read(int64_t start_offset, int32_t max_size,
+                                            int64_t max_position, bool min_one_message);
+
+  // First record with timestamp >= `timestamp` and offset >= `starting_offset`.
+  Result<std::optional<TimestampAndOffset>> FindOffsetByTimestamp(int64_t timestamp,
+                                                                  int64_t starting_offset);
+
+  // The offset after the last batch (base offset when empty), found from the last index entry.
+  Result<int64_t> ReadNextOffset();
+
+  // Largest record timestamp so far and the last offset of the batch that has it; loaded from
+  // the time index's last entry for a reopened segment.
+  Result<TimestampOffset> MaxTimestampAndOffsetSoFar();
+  // largestTimestamp(): the max record timestamp, or the .log's mtime when there is none.
+  Result<int64_t> LargestTimestamp();
+
+  // The log rolled past this segment: final time-index entry, trim the indexes and the .log.
+  Status OnBecomeInactiveSegment();
+  // fsync the .log, msync the indexes (opening them, as Kafka does).
+  Status Flush();
+  // Final time-index entry if known, trim and close everything.
+  Status Close();
+  // Grows the indexes back to their maximum size (the active segment after a load).
+  Status ResizeIndexes(int64_t size);
+  // Removes the segment's files (missing files are fine).
+  Status DeleteFiles();
+
+ private:
+  LogSegment(std::string dir, int64_t base_offset, const SegmentOptions& options,
+             std::shared_ptr<File> log, int64_t size, int64_t now_ms);
+
+  Status EnsureOffsetInRange(int64_t offset) const;
+  Result<int64_t> RollingBasedTimestamp() EXCLUDES(state_mu_);
+
+  const std::string dir_;
+  const int64_t base_offset_;
+  const SegmentOptions options_;
+  std::shared_ptr<File> log_;
+  LazyIndex<OffsetIndex> offset_index_;
+  LazyIndex<TimeIndex> time_index_;
+  std::atomic<int64_t> size_;
+  // Timestamps the roll and retention rules read; written by the appender, read by anyone.
+  mutable Mutex state_mu_;
+  int64_t created_ms_ GUARDED_BY(state_mu_);
+  std::optional<int64_t> rolling_based_timestamp_ GUARDED_BY(state_mu_);
+  std::optional<TimestampOffset> max_timestamp_so_far_ GUARDED_BY(state_mu_);
+  // Appender-only.
+  int64_t bytes_since_last_index_entry_ = 0;
+};
+
+}  // namespace seglog
+
+#endif  // SEGLOG_LOG_LOG_SEGMENT_H_

@@ -1,0 +1,61 @@
+// Helpers for the log tests: temporary directories and Kafka-producer-like batches.
+#ifndef SEGLOG_LOG_TEST_SUPPORT_H_
+#define SEGLOG_LOG_TEST_SUPPORT_H_
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "seglog/record_batch.h"
+
+namespace seglog::testing {
+
+// A fresh directory under the system temp dir, removed when the object dies.
+class TempDir {
+ public:
+  TempDir() {
+    static std::atomic<int> counter{0};
+    path_ = (std::filesystem::temp_directory_path() /
+             fmt::format("seglog_test_{}_{}", ::getpid(), counter++))
+                .string();
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// One batch as a Kafka producer sends it: base offset 0, keys `key_format` % n, values of
+// `value_size` copies of 'v', timestamps first_timestamp + n.
+inline std::vector<uint8_t> ProducerBatch(int first_record, int count, int value_size,
+                                          int64_t first_timestamp,
+                                          CompressionType codec = CompressionType::kNone,
+                                          const char* key_format = "k-{:06d}") {
+  BatchOptions o;
+  o.compression = codec;
+  RecordBatchBuilder b(o);
+  const std::string value(static_cast<size_t>(value_size), 'v');
+  for (int i = 0; i < count; ++i) {
+    const int n = first_record + i;
+    const std::string key = fmt::format(fmt::runtime(key_format), n);
+    (void)b.Append(first_timestamp + n,
+                   Bytes(reinterpret_cast<const uint8_t*>(key.data()), key.size()),
+                   Bytes(reinterpret_cast<const uint8_t*>(value.data()), value.size()));
+  }
+  return *b.Build();
+}
+
+inline int64_t FileSize(const std::string& path) {
+  return static_cast<int64_t>(std::filesystem::file_size(path));
+}
+
+}  // namespace seglog::testing
+
+#endif  // SEGLOG_LOG_TEST_SUPPORT_H_
