@@ -1,10 +1,20 @@
-// DumpLog: the library function behind `seglog dump-log`, printing a .log segment in exactly
-// the text Kafka's DumpLogSegments (kafka-dump-log.sh) prints, so operators can diff the two.
+// DumpLog: the library functions behind `seglog dump-log`, printing segment files in exactly the
+// text Kafka 4.4.0's DumpLogSegments (kafka-dump-log.sh) prints, so operators can diff the two.
+//
+// Files are dispatched by suffix as Kafka does: .log (v2 and legacy magic 0/1 batches), .index
+// (offset index), .timeindex (time index); any other suffix prints "Ignoring unknown file <f>" on
+// stderr. The problems Kafka reports at the end of a run (index mismatches, time index errors,
+// non-consecutive offsets) go to `err` after all files, grouped per file in the order of Java's
+// HashMap over the files' absolute paths (tests/data/dump/README.md lists the verified outputs).
+// Where Kafka dies with an exception (a sanity check failure, a missing sibling .log, an index
+// entry past the end of the log) these functions return a non-OK Status; for sanity checks its
+// message is the exception's message, word for word.
 // Thread safety: thread-compatible (writes only to the streams it is given).
 #ifndef SEGLOG_TOOLS_DUMP_LOG_H_
 #define SEGLOG_TOOLS_DUMP_LOG_H_
 
 #include <cstdint>
+#include <limits>
 #include <ostream>
 #include <span>
 #include <string>
@@ -14,16 +24,29 @@
 namespace seglog {
 
 struct DumpLogOptions {
-  bool deep_iteration = false;  // one line per record
-  bool print_data_log = false;  // keys and values too (implies deep_iteration)
+  bool deep_iteration = false;      // one line per record
+  bool print_data_log = false;      // keys and values too (implies deep_iteration)
+  bool verify_index_only = false;   // indexes: report mismatches without printing the entries
+  bool index_sanity_check = false;  // indexes: only run Kafka's sanityCheck
+  // Indexes: bytes of the .log read at each offset-index entry (Kafka's --max-message-size).
+  int32_t max_message_size = 5 * 1024 * 1024;
+  // .log files: only this many bytes are read; any value but the default also suppresses the
+  // "Found N invalid bytes" line (Kafka's --max-bytes).
+  int32_t max_bytes = std::numeric_limits<int32_t>::max();
 };
 
-// Dumps the batches of one .log file's bytes. `path_as_given` is printed in the "Dumping" line,
-// and the base offset is parsed from its file name. Non-consecutive offsets go to `err`.
+// Dumps every file in `paths`, in order, as DumpLogSegments --files a,b,c does. Stops at the
+// first file that fails (as Kafka stops at its first exception), without the end-of-run reports.
+Status DumpFiles(std::span<const std::string> paths, const DumpLogOptions& options,
+                 std::ostream& out, std::ostream& err);
+
+// Dumps the batches of one .log file's bytes (already read; max_bytes is not applied).
+// `path_as_given` is printed in the "Dumping" line, and the base offset is parsed from its file
+// name. Non-consecutive offsets go to `err` at the end.
 Status DumpLogBytes(const std::string& path_as_given, std::span<const uint8_t> bytes,
                     const DumpLogOptions& options, std::ostream& out, std::ostream& err);
 
-// Maps the file and dumps it.
+// Dumps one file of any supported suffix: DumpFiles with a single path.
 Status DumpLogFile(const std::string& path, const DumpLogOptions& options, std::ostream& out,
                    std::ostream& err);
 

@@ -2,28 +2,44 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace seglog {
 namespace {
 
+const std::string kSourceDir = SEGLOG_SOURCE_DIR;
+const std::string kDumpDir = kSourceDir + "/tests/data/dump";
+
 std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
 }
 
+std::vector<uint8_t> SlurpBytes(const std::string& path) {
+  const std::string s = Slurp(path);
+  return {s.begin(), s.end()};
+}
+
+std::string ReplaceAll(std::string s, const std::string& from, const std::string& to) {
+  for (size_t pos = s.find(from); pos != std::string::npos; pos = s.find(from, pos + to.size())) {
+    s.replace(pos, from.size(), to);
+  }
+  return s;
+}
+
 // Kafka 4.4.0's DumpLogSegments --deep-iteration --print-data-log output for the golden
 // segment (captured by interop/kafka/src/GoldenBatches.java) must equal ours line for line.
 TEST(DumpLogTest, MatchesKafkaDumpLogSegmentsByteForByte) {
-  const std::string dir = std::string(SEGLOG_SOURCE_DIR) + "/tests/data/golden/";
+  const std::string dir = kSourceDir + "/tests/data/golden/";
   const std::string expected = Slurp(dir + "segment/dump.txt");
   ASSERT_FALSE(expected.empty());
-  std::ifstream in(dir + "segment/00000000000000000000.log", std::ios::binary);
-  std::vector<uint8_t> bytes(std::istreambuf_iterator<char>(in), {});
+  std::vector<uint8_t> bytes = SlurpBytes(dir + "segment/00000000000000000000.log");
   std::ostringstream out, err;
   DumpLogOptions o;
   o.print_data_log = true;
@@ -34,14 +50,14 @@ TEST(DumpLogTest, MatchesKafkaDumpLogSegmentsByteForByte) {
 }
 
 TEST(DumpLogTest, ReportsTrailingPartialBatch) {
-  const std::string dir = std::string(SEGLOG_SOURCE_DIR) + "/tests/data/golden/";
-  std::ifstream in(dir + "segment/00000000000000000000.log", std::ios::binary);
-  std::vector<uint8_t> bytes(std::istreambuf_iterator<char>(in), {});
+  std::vector<uint8_t> bytes =
+      SlurpBytes(kSourceDir + "/tests/data/golden/segment/00000000000000000000.log");
   bytes.resize(bytes.size() - 5);
   std::ostringstream out, err;
   ASSERT_TRUE(DumpLogBytes("x/00000000000000000000.log", bytes, {}, out, err).ok());
-  EXPECT_NE(out.str().find("invalid bytes at the end of 00000000000000000000.log"),
-            std::string::npos);
+  EXPECT_NE(out.str().find("Found 84 invalid bytes at the end of 00000000000000000000.log"),
+            std::string::npos)
+      << out.str();
 }
 
 TEST(DumpLogTest, MissingFileIsAnIOErrorNamingIt) {
@@ -49,7 +65,230 @@ TEST(DumpLogTest, MissingFileIsAnIOErrorNamingIt) {
   Status s = DumpLogFile("/nonexistent/00000000000000000000.log", {}, out, err);
   EXPECT_TRUE(s.IsIOError());
   EXPECT_NE(s.ToString().find("/nonexistent/00000000000000000000.log"), std::string::npos);
+  // Kafka prints these two lines before it fails to open the file.
+  EXPECT_EQ(out.str(), "Dumping /nonexistent/00000000000000000000.log\nLog starting offset: 0\n");
 }
+
+TEST(DumpLogTest, MissingSiblingLogOfAnIndexIsAnIOError) {
+  std::ostringstream out, err;
+  Status s = DumpLogFile("/nonexistent/00000000000000000000.index", {}, out, err);
+  EXPECT_TRUE(s.IsIOError());
+  EXPECT_NE(s.ToString().find("/nonexistent/00000000000000000000.log"), std::string::npos);
+}
+
+TEST(DumpLogTest, FileNameWithoutABaseOffsetIsAnError) {
+  std::ostringstream out, err;
+  Status s = DumpLogFile(kDumpDir + "/index_ok/abc.index", {}, out, err);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.ToString().find("For input string: \"abc\""), std::string::npos) << s.ToString();
+}
+
+// A legacy entry whose key length runs past its end: the shallow line is still printed (as Kafka
+// does, with isvalid: false), and deep iteration fails naming the file and the position.
+TEST(DumpLogTest, CorruptLegacyEntryPrintsItsLineThenFailsDeepIteration) {
+  std::vector<uint8_t> bytes = SlurpBytes(kSourceDir + "/tests/data/golden/batches/v1_none.bin");
+  ASSERT_GT(bytes.size(), 50u);
+  bytes[12 + 4 + 2 + 8 + 3] = 0x7f;  // first entry's keyLength: 2 -> 127
+  std::ostringstream out, err;
+  ASSERT_TRUE(DumpLogBytes("d/00000000000000000000.log", bytes, {}, out, err).ok());
+  EXPECT_NE(out.str().find("offset: 0 position: 0 CreateTime: 1700000000000 size: 50 magic: 1 "
+                           "compresscodec: none crc: 3877780182 isvalid: false\n"),
+            std::string::npos)
+      << out.str();
+
+  std::ostringstream deep_out, deep_err;
+  DumpLogOptions deep;
+  deep.deep_iteration = true;
+  Status s = DumpLogBytes("d/00000000000000000000.log", bytes, deep, deep_out, deep_err);
+  EXPECT_TRUE(s.IsCorruption());
+  EXPECT_NE(s.ToString().find("d/00000000000000000000.log"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.ToString().find("position 0"), std::string::npos) << s.ToString();
+}
+
+TEST(DumpLogTest, UnparseableLengthIsCorruptionNamingFileAndPosition) {
+  std::vector<uint8_t> bytes =
+      SlurpBytes(kSourceDir + "/tests/data/golden/batches/v0_none.bin");  // 42 + 50 + ...
+  bytes[42 + 11] = 5;  // second entry's size field -> 5 (< 14)
+  std::ostringstream out, err;
+  Status s = DumpLogBytes("d/00000000000000000000.log", bytes, {}, out, err);
+  EXPECT_TRUE(s.IsCorruption());
+  EXPECT_NE(s.ToString().find("d/00000000000000000000.log"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.ToString().find("position 42"), std::string::npos) << s.ToString();
+}
+
+// --- The fixtures of tests/data/dump, rebuilt here from their definitions. ---
+
+void PutBe(std::vector<uint8_t>* out, uint64_t v, int bytes) {
+  for (int i = bytes - 1; i >= 0; --i) out->push_back(static_cast<uint8_t>(v >> (8 * i)));
+}
+
+// Offset index entries: (relative offset, position), 8 bytes each.
+std::vector<uint8_t> OffsetIndex(std::vector<std::pair<int32_t, int32_t>> entries,
+                                 std::vector<uint8_t> tail = {}) {
+  std::vector<uint8_t> out;
+  for (auto [rel, pos] : entries) {
+    PutBe(&out, static_cast<uint32_t>(rel), 4);
+    PutBe(&out, static_cast<uint32_t>(pos), 4);
+  }
+  out.insert(out.end(), tail.begin(), tail.end());
+  return out;
+}
+
+// Time index entries: (timestamp, relative offset), 12 bytes each.
+std::vector<uint8_t> TimeIndex(std::vector<std::pair<int64_t, int32_t>> entries,
+                               std::vector<uint8_t> tail = {}) {
+  std::vector<uint8_t> out;
+  for (auto [ts, rel] : entries) {
+    PutBe(&out, static_cast<uint64_t>(ts), 8);
+    PutBe(&out, static_cast<uint32_t>(rel), 4);
+  }
+  out.insert(out.end(), tail.begin(), tail.end());
+  return out;
+}
+
+TEST(DumpLogFixturesTest, IndexFilesAreTheHandBuiltBytes) {
+  constexpr int64_t T = 1700000000000;
+  struct Fixture {
+    const char* dir;
+    std::vector<uint8_t> index;
+    std::vector<uint8_t> time_index;
+  };
+  // The golden segment's batches, as (lastOffset, position): (2,0) (4,221) (7,327) (9,474)
+  // (12,596) (14,721) (15,814) (16,892); max timestamps T+lastOffset.
+  const std::vector<Fixture> fixtures = {
+      // Three good entries, then the zero-filled tail of a preallocated, untrimmed index.
+      {"index_ok", OffsetIndex({{4, 221}, {9, 474}, {14, 721}, {0, 0}, {0, 0}, {0, 0}}),
+       TimeIndex({{T + 4, 4}, {T + 9, 9}, {T + 14, 14}, {0, 0}, {0, 0}})},
+      {"index_empty", {}, {}},
+      // 8 and 16 point at batches ending at 9 and 7; the time index has a wrong timestamp
+      // (T+5 for 7), an offset that is not a batch's last (8), a timestamp going back (T+8 for
+      // 12) and an offset past the log (20).
+      {"index_mismatch", OffsetIndex({{4, 221}, {8, 474}, {12, 596}, {16, 327}}),
+       TimeIndex({{T + 4, 4}, {T + 5, 7}, {T + 9, 8}, {T + 8, 12}, {T + 20, 20}})},
+      // Lengths that are not a multiple of the entry size (20 = 2*8+4, 30 = 2*12+6).
+      {"index_corrupt", OffsetIndex({{4, 221}, {9, 474}}, {0, 0, 0, 7}),
+       TimeIndex({{T + 4, 4}, {T + 9, 9}}, {0, 0, 0, 0, 0, 1})},
+      // A last entry below the base offset.
+      {"index_below_base", OffsetIndex({{4, 221}, {-1, 0}}), TimeIndex({{T + 4, 4}, {T + 9, -2}})},
+      // The last timestamp is below the first one.
+      {"timeindex_order", OffsetIndex({{4, 221}, {9, 474}, {14, 721}}),
+       TimeIndex({{T + 9, 9}, {T + 14, 14}, {T + 4, 4}})},
+      // The v1 segment: the gzip wrapper at position 178 ends at offset 3.
+      {"legacy_v1", OffsetIndex({{3, 178}}), TimeIndex({{T + 2, 3}})},
+  };
+  for (const Fixture& f : fixtures) {
+    SCOPED_TRACE(f.dir);
+    const std::string base = kDumpDir + "/" + f.dir + "/00000000000000000000";
+    EXPECT_EQ(SlurpBytes(base + ".index"), f.index);
+    EXPECT_EQ(SlurpBytes(base + ".timeindex"), f.time_index);
+  }
+  // The logs are the golden segment and concatenations of golden legacy batches.
+  const std::string golden = kSourceDir + "/tests/data/golden/";
+  const std::vector<uint8_t> segment = SlurpBytes(golden + "segment/00000000000000000000.log");
+  for (const char* dir : {"index_ok", "index_empty", "index_mismatch", "index_corrupt",
+                          "index_below_base", "timeindex_order"}) {
+    EXPECT_EQ(SlurpBytes(kDumpDir + "/" + dir + "/00000000000000000000.log"), segment) << dir;
+  }
+  auto concat = [&](std::vector<std::string> names) {
+    std::vector<uint8_t> out;
+    for (const std::string& n : names) {
+      std::vector<uint8_t> b = SlurpBytes(golden + "batches/" + n + ".bin");
+      out.insert(out.end(), b.begin(), b.end());
+    }
+    return out;
+  };
+  EXPECT_EQ(SlurpBytes(kDumpDir + "/legacy_v1/00000000000000000000.log"),
+            concat({"v1_none", "v1_gzip", "v1_lz4_logappendtime", "v1_snappy_base1000"}));
+  EXPECT_EQ(SlurpBytes(kDumpDir + "/legacy_v0/00000000000000000000.log"),
+            concat({"v0_none", "v0_gzip", "v0_snappy", "v0_lz4"}));
+}
+
+// --- Every run of tests/data/dump/cases.txt against Kafka's captured output. ---
+
+struct DumpCase {
+  std::string name;
+  std::vector<std::string> args;  // @DIR@ already replaced
+};
+
+std::vector<DumpCase> LoadCases() {
+  std::vector<DumpCase> cases;
+  std::istringstream lines(Slurp(kDumpDir + "/cases.txt"));
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream words(ReplaceAll(line, "@DIR@", kDumpDir));
+    DumpCase c;
+    words >> c.name;
+    for (std::string w; words >> w;) c.args.push_back(w);
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+// The few DumpLogSegments options cases.txt uses, parsed as the CLI does.
+void ParseArgs(const std::vector<std::string>& args, DumpLogOptions* o,
+               std::vector<std::string>* files) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--deep-iteration") {
+      o->deep_iteration = true;
+    } else if (a == "--print-data-log") {
+      o->print_data_log = true;
+    } else if (a == "--verify-index-only") {
+      o->verify_index_only = true;
+    } else if (a == "--index-sanity-check") {
+      o->index_sanity_check = true;
+    } else if (a == "--max-bytes" && i + 1 < args.size()) {
+      o->max_bytes = std::stoi(args[++i]);
+    } else if (a == "--max-message-size" && i + 1 < args.size()) {
+      o->max_message_size = std::stoi(args[++i]);
+    } else if (a == "--files" && i + 1 < args.size()) {
+      std::istringstream list(args[++i]);
+      for (std::string f; std::getline(list, f, ',');) files->push_back(f);
+    } else {
+      ADD_FAILURE() << "cases.txt: unknown argument " << a;
+    }
+  }
+}
+
+class KafkaCapturedDumpTest : public ::testing::TestWithParam<DumpCase> {};
+
+TEST_P(KafkaCapturedDumpTest, StdoutAndStderrMatchKafka) {
+  const DumpCase& c = GetParam();
+  const std::string expected_out =
+      ReplaceAll(Slurp(kDumpDir + "/expected/" + c.name + ".stdout.txt"), "@DIR@", kDumpDir);
+  const std::string expected_err =
+      ReplaceAll(Slurp(kDumpDir + "/expected/" + c.name + ".stderr.txt"), "@DIR@", kDumpDir);
+  DumpLogOptions options;
+  std::vector<std::string> files;
+  ParseArgs(c.args, &options, &files);
+  ASSERT_FALSE(files.empty());
+
+  std::ostringstream out, err;
+  Status s = DumpFiles(files, options, out, err);
+  EXPECT_EQ(out.str(), expected_out);
+  const std::string kUncaught = "Exception in thread \"main\" ";
+  if (expected_err.rfind(kUncaught, 0) == 0) {
+    // Kafka died with an exception: "<prefix><class>: <message>" then its stack trace. Ours is a
+    // Status carrying the same message; nothing else goes to stderr (no end-of-run reports).
+    const std::string first_line = expected_err.substr(0, expected_err.find('\n'));
+    const size_t colon = first_line.find(": ", kUncaught.size());
+    ASSERT_NE(colon, std::string::npos);
+    EXPECT_FALSE(s.ok());
+    EXPECT_EQ(std::string(s.message()), first_line.substr(colon + 2));
+    EXPECT_EQ(err.str(), "");
+  } else {
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    EXPECT_EQ(err.str(), expected_err);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, KafkaCapturedDumpTest, ::testing::ValuesIn(LoadCases()),
+                         [](const ::testing::TestParamInfo<DumpCase>& param_info) {
+                           return param_info.param.name;
+                         });
+
+TEST(KafkaCapturedDumpCasesTest, AllCasesAreLoaded) { EXPECT_EQ(LoadCases().size(), 27u); }
 
 }  // namespace
 }  // namespace seglog
