@@ -1,0 +1,43 @@
+// TopicStore: the topics of one log directory - partition count and the topic-level config
+// overrides given when each was created - kept in <log.dir>/seglog-topics.json. (A Kafka broker
+// keeps these in its KRaft metadata, not in the log directory; it ignores unknown files at the
+// directory's top level, so this file does not disturb Kafka.) Written atomically: temporary
+// file, fsync, rename, fsync of the directory.
+//
+//   {"version": 1, "topics": {"orders": {"partitions": 3, "configs": {"segment.bytes": "1048576"}}}}
+//
+// Thread safety: the functions are not synchronised; callers hold the LogDirLock.
+#ifndef SEGLOG_MANAGER_TOPIC_STORE_H_
+#define SEGLOG_MANAGER_TOPIC_STORE_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "seglog/log_config.h"
+#include "seglog/result.h"
+
+namespace seglog {
+
+struct TopicMetadata {
+  int32_t partitions = 1;
+  std::map<std::string, std::string> configs;  // Kafka topic property names
+};
+
+using TopicMap = std::map<std::string, TopicMetadata>;
+
+// Reads the store; topics that exist only as partition directories (written by Kafka, or before
+// the store existed) are added with default configs and the partition count found on disk.
+Result<TopicMap> LoadTopics(const std::string& log_dir);
+Status SaveTopics(const std::string& log_dir, const TopicMap& topics);
+
+// Partition numbers of `topic` that have a directory in `log_dir`, sorted.
+Result<std::vector<int32_t>> ListPartitionDirs(const std::string& log_dir, const std::string& topic);
+
+// The topic's LogConfig: defaults plus its overrides.
+Result<LogConfig> TopicConfig(const TopicMetadata& topic);
+
+}  // namespace seglog
+
+#endif  // SEGLOG_MANAGER_TOPIC_STORE_H_
