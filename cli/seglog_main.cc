@@ -2,11 +2,26 @@
 // function in tools/ that does the work.
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "tools/consume.h"
 #include "tools/dump_log.h"
+#include "tools/produce.h"
 #include "tools/walkthrough.h"
+
+namespace {
+
+// "key=value" -> (key, value); CLI11 validator style.
+bool SplitConfig(const std::string& kv, std::map<std::string, std::string>* out) {
+  const size_t eq = kv.find('=');
+  if (eq == std::string::npos || eq == 0) return false;
+  (*out)[kv.substr(0, eq)] = kv.substr(eq + 1);
+  return true;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"seglog: Kafka's partition log storage, byte-compatible with Kafka 4.x"};
@@ -34,6 +49,57 @@ int main(int argc, char** argv) {
   auto* walk = app.add_subcommand("walkthrough", "Example 1 of the seeds, step by step");
   walk->add_option("--log-dir", log_dir, "Log directory")->capture_default_str();
 
+  seglog::ProduceOptions po;
+  std::vector<std::string> produce_configs;
+  std::string compression = "none";
+  int32_t partition = -1;
+  std::string value_char = "v";
+  auto* produce = app.add_subcommand("produce", "Append records to a topic in a log directory");
+  produce->add_option("--log-dir", po.log_dir, "Log directory")->required();
+  produce->add_option("--topic", po.topic, "Topic (created if missing)")->required();
+  produce->add_option("--partition", partition, "Partition (default: by key, murmur2)");
+  produce->add_option("--partitions", po.partitions, "Partitions when the topic is created")
+      ->capture_default_str();
+  produce->add_option("--config", produce_configs,
+                      "Topic config key=value (Kafka names), used when the topic is created");
+  produce->add_option("--num-records", po.num_records,
+                      "Generate this many records instead of reading key:value lines from stdin");
+  produce->add_option("--batch-records", po.batch_records, "Records per batch")
+      ->capture_default_str();
+  produce->add_option("--key-format", po.key_format, "printf-style key with one %d")
+      ->capture_default_str();
+  produce->add_option("--value-size", po.value_size, "Bytes per generated value")
+      ->capture_default_str();
+  produce->add_option("--value-char", value_char, "Character of generated values")
+      ->capture_default_str();
+  produce->add_option("--key-separator", po.key_separator,
+                      "Split stdin lines into key and value at this string");
+  produce->add_option("--null-marker", po.null_marker, "A key or value equal to this is null");
+  produce->add_option("--timestamp-start", po.timestamp_start, "First record timestamp (ms)");
+  produce->add_option("--timestamp-step", po.timestamp_step, "Timestamp step per record (ms)")
+      ->capture_default_str();
+  produce->add_option("--compression", compression, "none|gzip|snappy|lz4|zstd")
+      ->capture_default_str();
+
+  seglog::ConsumeOptions co;
+  auto* consume = app.add_subcommand("consume", "Print a topic's records from a log directory");
+  consume->add_option("--log-dir", co.log_dir, "Log directory")->required();
+  consume->add_option("--topic", co.topic, "Topic")->required();
+  consume->add_option("--partition", co.partition, "Partition (default: all)");
+  consume->add_option("--offset", co.offset, "earliest, latest or an offset")
+      ->capture_default_str();
+  consume->add_option("--max-records", co.max_records, "Stop after this many records");
+  consume->add_option("--format", co.format, "text or json")->capture_default_str();
+
+  seglog::GetOffsetsOptions go;
+  auto* offsets = app.add_subcommand("get-offsets", "Offsets for a time, as kafka-get-offsets.sh");
+  offsets->add_option("--log-dir", go.log_dir, "Log directory")->required();
+  offsets->add_option("--topic", go.topic, "Topic")->required();
+  offsets->add_option("--partitions", go.partitions, "Comma-separated partitions (default: all)")
+      ->delimiter(',');
+  offsets->add_option("--time", go.time, "earliest|latest|max-timestamp|<ms since epoch>")
+      ->capture_default_str();
+
   CLI11_PARSE(app, argc, argv);
 
   seglog::Status s;
@@ -48,6 +114,34 @@ int main(int argc, char** argv) {
     }
   } else if (*walk) {
     s = seglog::RunWalkthrough(log_dir, std::cout);
+  } else if (*produce) {
+    for (const std::string& kv : produce_configs) {
+      if (!SplitConfig(kv, &po.configs)) {
+        std::cerr << "seglog: --config takes key=value, not '" << kv << "'\n" << produce->help();
+        return 2;
+      }
+    }
+    if (partition >= 0) po.partition = partition;
+    if (value_char.size() != 1) {
+      std::cerr << "seglog: --value-char takes one character\n";
+      return 2;
+    }
+    po.value_char = value_char[0];
+    auto codec = seglog::ParseCompressionName(compression);
+    if (!codec.ok()) {
+      std::cerr << "seglog: " << codec.status().message() << "\n";
+      return 2;
+    }
+    po.compression = *codec;
+    auto r = seglog::Produce(po, std::cin);
+    if (r.ok()) {
+      std::cout << "sent " << r->records << " records to " << po.topic << "\n";
+    }
+    s = r.status();
+  } else if (*consume) {
+    s = seglog::Consume(co, std::cout).status();
+  } else if (*offsets) {
+    s = seglog::GetOffsets(go, std::cout);
   }
   if (!s.ok()) {
     std::cerr << "seglog: " << s.ToString() << "\n";

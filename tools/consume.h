@@ -1,0 +1,42 @@
+// Consume and GetOffsets: the library functions behind `seglog consume` and `seglog
+// get-offsets`, reading a topic's partitions in a log directory.
+// Thread safety: thread-compatible.
+#ifndef SEGLOG_TOOLS_CONSUME_H_
+#define SEGLOG_TOOLS_CONSUME_H_
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "seglog/result.h"
+
+namespace seglog {
+
+struct ConsumeOptions {
+  std::string log_dir;
+  std::string topic;
+  std::optional<int32_t> partition;  // default: every partition, one after another
+  std::string offset = "earliest";   // "earliest", "latest" or a number
+  std::optional<int64_t> max_records;
+  std::string format = "text";       // "text": Offset:<o>\t<key>\t<value>; "json": one object per line
+};
+
+// Prints records; returns how many.
+Result<int64_t> Consume(const ConsumeOptions& options, std::ostream& out);
+
+struct GetOffsetsOptions {
+  std::string log_dir;
+  std::string topic;
+  std::vector<int32_t> partitions;  // empty: all
+  std::string time = "latest";      // earliest | latest | max-timestamp | -1 | -2 | -3 | <ms>
+};
+
+// Prints "topic:partition:offset" lines as kafka-get-offsets.sh does (partitions with no
+// offset for the time are left out).
+Status GetOffsets(const GetOffsetsOptions& options, std::ostream& out);
+
+}  // namespace seglog
+
+#endif  // SEGLOG_TOOLS_CONSUME_H_
