@@ -13,8 +13,11 @@ namespace seglog {
 namespace bl = batch_layout;
 
 namespace {
-constexpr int64_t kWindowBytes = 16 * 1024;
-}
+// The window starts small (a lookup usually needs one or two batch headers) and doubles with each
+// refill up to 16 KiB (a walk over many small batches needs few reads).
+constexpr int64_t kFirstWindowBytes = 128;
+constexpr int64_t kMaxWindowBytes = 16 * 1024;
+}  // namespace
 
 bool FileBatchWalker::Next() {
   if (!status_.ok()) return false;
@@ -23,7 +26,8 @@ bool FileBatchWalker::Next() {
   const int64_t want = std::min<int64_t>(bl::kRecordBatchOverhead, end_ - next_);
   const int64_t window_end = window_start_ + static_cast<int64_t>(window_.size());
   if (next_ < window_start_ || next_ + want > window_end) {
-    const int64_t n = std::min(kWindowBytes, end_ - next_);
+    window_bytes_ = window_.empty() ? kFirstWindowBytes : std::min(window_bytes_ * 2, kMaxWindowBytes);
+    const int64_t n = std::min(std::max<int64_t>(window_bytes_, want), end_ - next_);
     window_.resize(static_cast<size_t>(n));
     auto got = file_.ReadAtMost(next_, window_);
     if (!got.ok()) {

@@ -40,6 +40,7 @@ class FileBatchWalker {
   int64_t next_;
   int64_t end_;
   std::vector<uint8_t> window_;
+  int64_t window_bytes_ = 0;
   int64_t window_start_ = 0;
   BatchPrefix current_;
   int64_t last_offset_ = -1;
