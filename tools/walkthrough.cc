@@ -5,14 +5,14 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <vector>
 
+#include "io/file_names.h"
+#include "manager/log_dir_lock.h"
 #include "record/batch_walker.h"
-#include "seglog/record_batch.h"
+#include "seglog/log.h"
 #include "tools/dump_log.h"
-#include "tools/mapped_file.h"
 
 namespace seglog {
 
@@ -21,160 +21,122 @@ namespace {
 constexpr int kRecords = 12000;
 constexpr int kPerBatch = 10;
 constexpr int kValueSize = 250;
-constexpr int64_t kIndexIntervalBytes = 4096;  // index.interval.bytes default
 
-struct IndexEntry {
-  int64_t offset;
-  int64_t position;
-};
-
-// Kafka's append rule (kafka-format.md 2.6): per batch, when more than index.interval.bytes
-// have been written since the last entry, add (batch last offset -> batch start position).
-std::vector<IndexEntry> SparseIndex(std::span<const uint8_t> log) {
-  std::vector<IndexEntry> entries;
-  int64_t since_last = 0;
-  LogBatchWalker w(log);
-  while (w.Next()) {
-    if (since_last > kIndexIntervalBytes) {
-      auto view = RecordBatchView::Parse(w.current_bytes(), w.current().position);
-      entries.push_back({view->last_offset(), w.current().position});
-      since_last = 0;
-    }
-    since_last += w.current().size_in_bytes();
+void ListDir(const std::string& dir, std::ostream& out) {
+  std::vector<std::pair<std::string, uintmax_t>> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    files.emplace_back(e.path().filename().string(), e.file_size());
   }
-  return entries;
+  std::sort(files.begin(), files.end());
+  for (const auto& [name, size] : files) out << fmt::format("{:>10} {}\n", size, name);
+}
+
+std::string Head(const std::string& text, int lines) {
+  std::istringstream in(text);
+  std::string line, result;
+  for (int i = 0; i < lines && std::getline(in, line); ++i) result += line + "\n";
+  return result;
 }
 
 }  // namespace
 
 Status RunWalkthrough(const std::string& log_dir, std::ostream& out) {
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::path(log_dir) / "walkthrough-0";
+  SEGLOG_ASSIGN_OR_RETURN(auto lock, LogDirLock::Acquire(log_dir));
+  const std::string dir = log_dir + "/walkthrough-0";
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return Status::IOError(fmt::format("{}: {}", dir.string(), ec.message()));
-  const fs::path file = dir / "00000000000000000000.log";
-
-  out << "=== produce " << kRecords << " records, " << kPerBatch
-      << " per batch, 250-byte values (seed 000, Example 1)\n";
+  std::filesystem::remove_all(dir, ec);
+  if (ec) return Status::IOError(fmt::format("{}: {}", dir, ec.message()));
+  LogConfig config;
+  SEGLOG_RETURN_IF_ERROR(config.Set("segment.bytes", "1048576"));
   const int64_t t0 = std::chrono::duration_cast<std::chrono::milliseconds>(
                          std::chrono::system_clock::now().time_since_epoch())
                          .count();
+
+  out << fmt::format("=== produce {} records to walkthrough-0, {} per batch, {}-byte values, "
+                     "segment.bytes=1048576 (seed 000, Example 1)\n",
+                     kRecords, kPerBatch, kValueSize);
+  SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<Log> log, Log::Open(dir, config));
   const std::string value(kValueSize, 'v');
-  std::vector<uint8_t> log;
   for (int b = 0; b < kRecords / kPerBatch; ++b) {
-    BatchOptions o;
-    o.base_offset = int64_t{b} * kPerBatch;
-    o.partition_leader_epoch = 0;
-    RecordBatchBuilder builder(o);
+    RecordBatchBuilder builder{BatchOptions{}};
     for (int i = 0; i < kPerBatch; ++i) {
       const int n = b * kPerBatch + i;
       const std::string key = fmt::format("k-{:06d}", n);
       SEGLOG_RETURN_IF_ERROR(builder.Append(
-          t0 + n / 5, Bytes(reinterpret_cast<const uint8_t*>(key.data()), key.size()),
+          t0 + n, Bytes(reinterpret_cast<const uint8_t*>(key.data()), key.size()),
           Bytes(reinterpret_cast<const uint8_t*>(value.data()), value.size())));
     }
-    auto bytes = builder.Build();
-    if (!bytes.ok()) return bytes.status();
-    log.insert(log.end(), bytes->begin(), bytes->end());
+    SEGLOG_ASSIGN_OR_RETURN(std::vector<uint8_t> batch, builder.Build());
+    SEGLOG_RETURN_IF_ERROR(log->AppendAsLeader(batch).status());
   }
-  {
-    std::ofstream f(file, std::ios::binary | std::ios::trunc);
-    f.write(reinterpret_cast<const char*>(log.data()), static_cast<std::streamsize>(log.size()));
-    if (!f) return Status::IOError(fmt::format("{}: write failed", file.string()));
-  }
-  out << "sent " << kRecords << " records to walkthrough\n\n";
+  out << fmt::format("sent {} records; log end offset {}\n\n", kRecords, log->log_end_offset());
 
-  out << "=== files in the partition directory (size name)\n";
-  for (const auto& e : fs::directory_iterator(dir)) {
-    out << fmt::format("{:>10} {}\n", e.file_size(), e.path().filename().string());
-  }
-  out << "(one segment: rolling at segment.bytes and the .index/.timeindex files come with the "
-         "partition log, issue 3)\n\n";
+  out << "=== files in the partition directory while the log is open (size name)\n";
+  ListDir(dir, out);
+  SEGLOG_RETURN_IF_ERROR(log->Close());
+  log.reset();
+  out << "\n=== after a clean close: the active segment's indexes are trimmed\n";
+  ListDir(dir, out);
 
-  auto mapped = MappedFile::Open(file.string());
-  if (!mapped.ok()) return mapped.status();
-  const auto bytes = (*mapped)->bytes();
-
-  out << "=== first batches (kafka-dump-log format)\n";
+  out << "\n=== first batches of the first segment (kafka-dump-log.sh format)\n";
   {
     std::ostringstream dump, err;
-    SEGLOG_RETURN_IF_ERROR(DumpLogBytes(file.string(), bytes.first(5 * 2731 + 10), {}, dump, err));
-    std::istringstream lines(dump.str());
-    std::string line;
-    for (int i = 0; i < 6 && std::getline(lines, line); ++i) out << line << "\n";
+    const std::vector<std::string> files = {LogFilePath(dir, 0)};
+    DumpLogOptions o;
+    o.max_bytes = 4 * 2731;  // the first four batches
+    SEGLOG_RETURN_IF_ERROR(DumpFiles(files, o, dump, err));
+    out << Head(dump.str(), 6);
   }
-  out << "\n=== the sparse offset index Kafka builds over these batches "
-         "(index.interval.bytes=4096)\n";
-  const auto index = SparseIndex(bytes);
-  for (size_t i = 0; i < 4 && i < index.size(); ++i) {
-    out << fmt::format("offset: {} position: {}\n", index[i].offset, index[i].position);
-  }
-  out << fmt::format("... {} entries in all\n\n", index.size());
-
-  out << "=== offset -> file position (largest index entry <= target, then a header-only walk)\n";
-  for (int64_t target : {int64_t{0}, int64_t{35}, int64_t{49}, int64_t{50}, int64_t{3829}}) {
-    IndexEntry hint{0, 0};
-    for (const IndexEntry& e : index) {
-      if (e.offset <= target) hint = e;
-    }
-    LogBatchWalker w(bytes.subspan(static_cast<size_t>(hint.position)), hint.position);
-    while (w.Next()) {
-      auto view = RecordBatchView::Parse(w.current_bytes(), w.current().position);
-      if (view->last_offset() >= target) {
-        out << fmt::format(
-            "target {} -> index says (offset {}, position {}) -> batch at position {} "
-            "(baseOffset {}, size {})\n",
-            target, hint.offset, hint.position, w.current().position, view->base_offset(),
-            view->size_in_bytes());
-        break;
-      }
-    }
+  out << "\n=== first entries of the offset index (.index) and the time index (.timeindex)\n";
+  for (const std::string& file : {OffsetIndexFilePath(dir, 0), TimeIndexFilePath(dir, 0)}) {
+    std::ostringstream dump, err;
+    const std::vector<std::string> files = {file};
+    SEGLOG_RETURN_IF_ERROR(DumpFiles(files, DumpLogOptions{}, dump, err));
+    out << Head(dump.str(), 4);
   }
 
-  const int64_t target_ts = t0 + 1000;
-  out << fmt::format("\n=== timestamp -> offset: first record with timestamp >= {}\n", target_ts);
-  {
-    LogBatchWalker w(bytes);
-    bool found = false;
-    while (!found && w.Next()) {
-      auto view = RecordBatchView::Parse(w.current_bytes(), w.current().position);
-      if (view->max_timestamp() < target_ts) continue;
-      RecordIterator it(*view);
-      while (it.Next()) {
-        if (it.record().timestamp >= target_ts) {
-          out << fmt::format("offset {} (timestamp {}, batch at position {})\n", it.record().offset,
-                             it.record().timestamp, view->position());
-          found = true;
-          break;
-        }
-      }
-    }
+  LogOptions read_only;
+  read_only.read_only = true;
+  SEGLOG_ASSIGN_OR_RETURN(log, Log::Open(dir, config, read_only));
+  out << "\n=== offset -> file position (floor segment, index, then a header-only walk)\n";
+  for (int64_t target : {int64_t{0}, int64_t{35}, int64_t{49}, int64_t{50}, int64_t{3829},
+                         int64_t{5000}}) {
+    SEGLOG_ASSIGN_OR_RETURN(std::optional<BatchLocation> loc, log->LookupOffset(target));
+    if (!loc) return Status::NotFound(fmt::format("offset {} not found", target));
+    out << fmt::format("target {} -> segment {}, batch at position {} (baseOffset {}, size {})\n",
+                       target, loc->segment_base_offset, loc->position, loc->base_offset,
+                       loc->size);
+  }
+
+  out << "\n=== timestamp -> offset (ListOffsets)\n";
+  for (auto [name, ts] : {std::pair<const char*, int64_t>{"earliest", kEarliestTimestamp},
+                          {"latest", kLatestTimestamp},
+                          {"max-timestamp", kMaxTimestamp},
+                          {"t0 + 5000 ms", t0 + 5000}}) {
+    SEGLOG_ASSIGN_OR_RETURN(std::optional<TimestampAndOffset> found,
+                            log->FetchOffsetByTimestamp(ts));
+    out << fmt::format("{}: offset {}\n", name, found ? found->offset : -1);
   }
 
   out << "\n=== consume from offset 11995\n";
-  {
-    LogBatchWalker w(bytes);
-    int64_t count = 0;
-    while (w.Next()) {
-      auto view = RecordBatchView::Parse(w.current_bytes(), w.current().position);
-      SEGLOG_RETURN_IF_ERROR(view->ValidateCrc());
-      RecordIterator it(*view);
-      while (it.Next()) {
-        ++count;
-        const Record& r = it.record();
-        if (r.offset >= 11995) {
-          out << fmt::format(
-              "Offset:{}\t{}\t{}...\n", r.offset,
-              std::string_view(reinterpret_cast<const char*>(r.key->data()), r.key->size()),
-              std::string_view(reinterpret_cast<const char*>(r.value->data()), 10));
-        }
-      }
-      SEGLOG_RETURN_IF_ERROR(it.status());
+  SEGLOG_ASSIGN_OR_RETURN(FetchDataInfo fetch, log->Read(11995, 1 << 20));
+  SEGLOG_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, fetch.slice.ReadAll());
+  LogBatchWalker w(bytes, fetch.slice.position);
+  while (w.Next()) {
+    SEGLOG_ASSIGN_OR_RETURN(RecordBatchView batch,
+                            RecordBatchView::Parse(w.current_bytes(), w.current().position));
+    SEGLOG_RETURN_IF_ERROR(batch.ValidateCrc());
+    RecordIterator it(batch);
+    while (it.Next()) {
+      const Record& r = it.record();
+      if (r.offset < 11995) continue;
+      out << fmt::format("Offset:{}\t{}\t{}...\n", r.offset,
+                         std::string_view(reinterpret_cast<const char*>(r.key->data()), r.key->size()),
+                         std::string_view(reinterpret_cast<const char*>(r.value->data()), 10));
     }
-    out << fmt::format("read {} records, every batch CRC valid\n", count);
+    SEGLOG_RETURN_IF_ERROR(it.status());
   }
-  return Status::OK();
+  return log->Close();
 }
 
 }  // namespace seglog
