@@ -119,5 +119,78 @@ TEST(SeedExamplesTest, Seg2RollsWhenTheTimeIndexIsFull) {
   EXPECT_EQ(FileSize(TimeIndexFilePath(dir, 1950)), 2 * 12);
 }
 
+// seed 001 draws partition orders-0 with segment.bytes 300 B, index.interval.bytes 80 B,
+// records of 30-70 B arriving every 2 s, and segments 0, 6, 11 and 17. A real v2 batch of one
+// record is at least ~70 bytes, so this builds the picture at three times its scale: every record
+// is a one-record batch of 3x the picture's size, and both byte settings are 3x too, so every
+// roll and index decision is the picture's. The picture gives segment 0 = offsets 0-5 (270 B),
+// offset 6 = 70 B, in segment 6 offset 8 at byte 115 (35 B) and offset 9 at byte 150, and in
+// segment 11 offset 14 at byte 140 with t=30 s and offset 15 with t=32 s; the other sizes below
+// are chosen to fit those facts.
+std::vector<uint8_t> OneRecordBatchOfSize(int size, int64_t ts) {
+  for (int value = 0; value < size; ++value) {
+    RecordBatchBuilder b{BatchOptions{}};
+    std::string v(static_cast<size_t>(value), 'p');
+    (void)b.Append(ts, std::nullopt, Bytes(reinterpret_cast<const uint8_t*>(v.data()), v.size()));
+    auto bytes = *b.Build();
+    if (static_cast<int>(bytes.size()) == size) return bytes;
+  }
+  ADD_FAILURE() << "no one-record batch of " << size << " bytes";
+  return {};
+}
+
+TEST(SeedExamplesTest, Seed001PictureLookups) {
+  constexpr int kScale = 3;
+  // Picture sizes (bytes) of offsets 0..19.
+  const int sizes[] = {40, 50, 45, 35, 60, 40,       // segment 0: 270 B
+                       70, 45, 35, 60, 55,           // segment 6: 8 at 115, 9 at 150
+                       40, 35, 65, 50, 45, 40,       // segment 11: 14 at 140
+                       30, 50, 45};                  // segment 17
+  TempDir tmp;
+  LogConfig config;
+  ASSERT_TRUE(config.Set("internal.segment.bytes", std::to_string(300 * kScale)).ok());
+  ASSERT_TRUE(config.Set("index.interval.bytes", std::to_string(80 * kScale)).ok());
+  LogOptions options;
+  const int64_t t0 = kT0;
+  options.clock = [t0] { return t0 + 100000; };
+  auto log = *Log::Open(tmp.path() + "/orders-0", config, options);
+  for (int o = 0; o < 20; ++o) {
+    // One record every 2 s: offset o has t = 2(o+1) s.
+    ASSERT_TRUE(log->AppendAsLeader(OneRecordBatchOfSize(sizes[o] * kScale, t0 + 2000 * (o + 1))).ok());
+  }
+  EXPECT_EQ(log->segment_base_offsets(), (std::vector<int64_t>{0, 6, 11, 17}));
+
+  // "Demo: find offset 9": floor segment 6, index entry 2 -> 115 (offset 8), skip offset 8's
+  // 35 B, offset 9 at byte 150.
+  auto seg6_index = OffsetIndex::Open(OffsetIndexFilePath(tmp.path() + "/orders-0", 6), 6,
+                                      10485760, false);
+  ASSERT_TRUE(seg6_index.ok());
+  EXPECT_EQ((*seg6_index)->Lookup(9), (OffsetPosition{8, 115 * kScale}));
+  auto loc = log->LookupOffset(9);
+  ASSERT_TRUE(loc.ok() && loc->has_value());
+  EXPECT_EQ((*loc)->segment_base_offset, 6);
+  EXPECT_EQ((*loc)->position, 150 * kScale);
+
+  // "Demo: find by timestamp (t=31 s)": segments 0 and 6 are too old, segment 11's time index
+  // gives t=30 -> 3 (offset 14), the offset index sends the scan to byte 140, and the answer is
+  // offset 15 (t=32).
+  auto seg11_time = TimeIndex::Open(TimeIndexFilePath(tmp.path() + "/orders-0", 11), 11,
+                                    10485760, false);
+  ASSERT_TRUE(seg11_time.ok());
+  EXPECT_EQ((*seg11_time)->Lookup(t0 + 31000), (TimestampOffset{t0 + 30000, 14}));
+  auto seg11_index = OffsetIndex::Open(OffsetIndexFilePath(tmp.path() + "/orders-0", 11), 11,
+                                       10485760, false);
+  EXPECT_EQ((*seg11_index)->Lookup(14), (OffsetPosition{14, 140 * kScale}));
+  auto found = log->FetchOffsetByTimestamp(t0 + 31000);
+  ASSERT_TRUE(found.ok() && found->has_value());
+  EXPECT_EQ((*found)->offset, 15);
+  EXPECT_EQ((*found)->timestamp, t0 + 32000);
+
+  // A consumer behind the log start offset gets OFFSET_OUT_OF_RANGE; earliest and latest are
+  // what auto.offset.reset would pick.
+  EXPECT_EQ((*log->FetchOffsetByTimestamp(kEarliestTimestamp))->offset, 0);
+  EXPECT_EQ((*log->FetchOffsetByTimestamp(kLatestTimestamp))->offset, 20);
+}
+
 }  // namespace
 }  // namespace seglog
