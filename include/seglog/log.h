@@ -105,9 +105,12 @@ class Log {
   Result<LogAppendInfo> AppendWithAssignedOffsets(std::span<const uint8_t> batches);
 
   // Reads from `start_offset`: at most `max_bytes` (at least one whole batch when
-  // `min_one_message`), never past the high watermark. OutOfRange (with both bounds) below the
-  // log start offset or above the log end offset; an empty slice at the log end offset.
-  Result<FetchDataInfo> Read(int64_t start_offset, int32_t max_bytes, bool min_one_message = true);
+  // `min_one_message`), never past `max_offset` (exclusive; default and at most the high
+  // watermark; a replica reader or a read_committed consumer passes its own bound). OutOfRange
+  // (with both bounds) below the log start offset or above the log end offset; an empty slice
+  // at or past the bound.
+  Result<FetchDataInfo> Read(int64_t start_offset, int32_t max_bytes, bool min_one_message = true,
+                             std::optional<int64_t> max_offset = std::nullopt);
   // Where the batch holding `offset` is: floor segment, index, header-only walk.
   Result<std::optional<BatchLocation>> LookupOffset(int64_t offset);
   // ListOffsets: a timestamp >= 0, or kLatestTimestamp, kEarliestTimestamp, kMaxTimestamp.

@@ -523,13 +523,15 @@ Status OffsetOutOfRange(const std::string& dir, int64_t offset, int64_t start, i
 }
 }  // namespace
 
-Result<FetchDataInfo> Log::Read(int64_t start_offset, int32_t max_bytes, bool min_one_message) {
+Result<FetchDataInfo> Log::Read(int64_t start_offset, int32_t max_bytes, bool min_one_message,
+                                std::optional<int64_t> max_offset) {
   auto snapshot = state_->Snapshot();
   const int64_t end = log_end_offset();
   const int64_t start = log_start_offset();
   if (start_offset < start || start_offset > end) {
     return OffsetOutOfRange(dir_, start_offset, start, end);
   }
+  const int64_t bound = std::min(max_offset.value_or(high_watermark()), high_watermark());
   FetchDataInfo empty;
   empty.first_batch.base_offset = end;
   empty.first_batch.last_offset = end - 1;
@@ -537,14 +539,25 @@ Result<FetchDataInfo> Log::Read(int64_t start_offset, int32_t max_bytes, bool mi
   empty.slice.position = snapshot->rbegin()->second->size();
   empty.first_batch.segment_base_offset = snapshot->rbegin()->first;
   empty.first_batch.position = empty.slice.position;
-  if (start_offset == end) return empty;
+  if (start_offset >= bound) return empty;
+  // The readable end: the start of the batch holding `bound` (Kafka's max offset metadata), or
+  // everything when the bound is the log end offset.
+  std::optional<BatchLocation> bound_loc;
+  if (bound < end) {
+    SEGLOG_ASSIGN_OR_RETURN(bound_loc, LookupOffset(bound));
+  }
   auto it = snapshot->upper_bound(start_offset);
   if (it == snapshot->begin()) return OffsetOutOfRange(dir_, start_offset, start, end);
   --it;
   for (; it != snapshot->end(); ++it) {
     LogSegment& seg = *it->second;
+    int64_t max_position = seg.size();
+    if (bound_loc) {
+      if (seg.base_offset() > bound_loc->segment_base_offset) break;
+      if (seg.base_offset() == bound_loc->segment_base_offset) max_position = bound_loc->position;
+    }
     SEGLOG_ASSIGN_OR_RETURN(std::optional<FetchDataInfo> got,
-                            seg.Read(start_offset, max_bytes, seg.size(), min_one_message));
+                            seg.Read(start_offset, max_bytes, max_position, min_one_message));
     if (got) return *got;
   }
   return empty;

@@ -153,6 +153,26 @@ TEST_F(LogTest, ReadsOutsideTheLogAreOutOfRangeWithBothBounds) {
   EXPECT_EQ(at_end->slice.length, 0);
 }
 
+TEST_F(LogTest, ReadStopsAtMaxOffset) {
+  auto log = OpenLog();
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(log->AppendAsLeader(ProducerBatch(0, 10, 10, kT0)).ok());
+  // Bound 30: batches 0-9, 10-19, 20-29 only.
+  EXPECT_EQ(Offsets(log.get(), 0).size(), 50u);
+  auto r = log->Read(0, 1 << 20, true, 30);
+  ASSERT_TRUE(r.ok());
+  auto bytes = *r->slice.ReadAll();
+  LogBatchWalker w(bytes);
+  int64_t last = -1;
+  while (w.Next()) last = RecordBatchView::Parse(w.current_bytes())->last_offset();
+  EXPECT_EQ(last, 29);
+  auto at_bound = log->Read(30, 1 << 20, true, 30);
+  ASSERT_TRUE(at_bound.ok());
+  EXPECT_EQ(at_bound->slice.length, 0);
+  // A bound above the high watermark is capped by it.
+  auto capped = log->Read(40, 1 << 20, true, 1000);
+  EXPECT_GT(capped->slice.length, 0);
+}
+
 TEST_F(LogTest, AppendWithAssignedOffsetsRequiresIncreasingOffsets) {
   auto log = OpenLog();
   BatchOptions o;
