@@ -89,7 +89,8 @@ BENCHMARK(BM_RawPwrite16KiB)->UseRealTime();
 // Appends client batches (records x value bytes) as the leader: validation, offset assignment,
 // write to the page cache, index maintenance. Starts a fresh log every 512 MiB.
 void BM_Append(benchmark::State& state) {
-  const auto batch = ClientBatch(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)), kT0);
+  const auto batch =
+      ClientBatch(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)), kT0);
   const std::string dir = TempDir("append");
   auto log = NewLog(dir);
   int64_t records = 0;
@@ -136,9 +137,9 @@ Log* LookupLog() {
 void BM_WarmIndexLookup(benchmark::State& state) {
   Log* log = LookupLog();
   // The first segment's index; the lookup log has one 1 GiB segment per default segment.bytes.
-  auto index = OffsetIndex::Open(std::filesystem::temp_directory_path() / "seglog_bench_lookup" /
-                                     "00000000000000000000.index",
-                                 0, 10485760, /*writable=*/false);
+  auto index = OffsetIndex::Open(
+      std::filesystem::temp_directory_path() / "seglog_bench_lookup" / "00000000000000000000.index",
+      0, 10485760, /*writable=*/false);
   if (!index.ok()) {
     state.SkipWithError(index.status().ToString().c_str());
     return;

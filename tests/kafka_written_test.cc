@@ -81,7 +81,8 @@ TEST_P(KafkaWrittenTest, TimestampLookupsAgreeWithKafka) {
     }
     ASSERT_TRUE(got->has_value()) << topic << " ts " << target;
     EXPECT_EQ((*got)->offset, q["result"]["offset"].get<int64_t>()) << topic << " ts " << target;
-    EXPECT_EQ((*got)->timestamp, q["result"]["timestamp"].get<int64_t>()) << topic << " ts " << target;
+    EXPECT_EQ((*got)->timestamp, q["result"]["timestamp"].get<int64_t>())
+        << topic << " ts " << target;
     if (target >= 0 || target == kMaxTimestamp) {
       // From the batch; the special earliest/latest epochs come from the leader-epoch cache.
       EXPECT_EQ((*got)->leader_epoch.value_or(-1), q["result"]["leader_epoch"].get<int32_t>());
@@ -116,7 +117,8 @@ TEST_P(KafkaWrittenTest, EveryRecordReadsBackAsKafkaReadIt) {
       EXPECT_EQ(v->position(), jb["position"].get<int64_t>());
       EXPECT_EQ(v->stored_crc(), jb["crc"].get<uint32_t>());
       EXPECT_EQ(v->producer_id(), jb["producer_id"].get<int64_t>());
-      EXPECT_EQ(std::string(CompressionName(*v->compression())), jb["compression"].get<std::string>());
+      EXPECT_EQ(std::string(CompressionName(*v->compression())),
+                jb["compression"].get<std::string>());
       RecordIterator it(*v);
       while (it.Next()) {
         const json& jr = r["records"][record_i++];

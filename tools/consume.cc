@@ -34,12 +34,14 @@ std::vector<int32_t> Only(const std::optional<int32_t>& p) {
 
 Result<int64_t> Consume(const ConsumeOptions& o, std::ostream& out) {
   if (o.format != "text" && o.format != "json") {
-    return Status::InvalidArgument(fmt::format("--format must be text or json, not '{}'", o.format));
+    return Status::InvalidArgument(
+        fmt::format("--format must be text or json, not '{}'", o.format));
   }
   SEGLOG_ASSIGN_OR_RETURN(auto lock, LogDirLock::Acquire(o.log_dir));
   LogOptions lo;
   lo.read_only = true;
-  SEGLOG_ASSIGN_OR_RETURN(auto logs, OpenTopicPartitions(o.log_dir, o.topic, Only(o.partition), lo));
+  SEGLOG_ASSIGN_OR_RETURN(auto logs,
+                          OpenTopicPartitions(o.log_dir, o.topic, Only(o.partition), lo));
   int64_t printed = 0;
   for (auto& [partition, log] : logs) {
     int64_t next;
@@ -85,9 +87,9 @@ Result<int64_t> Consume(const ConsumeOptions& o, std::ostream& out) {
                 {"value", r.value ? nlohmann::json(Text(*r.value)) : nlohmann::json(nullptr)}};
             nlohmann::json headers = nlohmann::json::array();
             for (const Header& h : r.headers) {
-              headers.push_back({{"key", std::string(h.key)},
-                                 {"value", h.value ? nlohmann::json(Text(*h.value))
-                                                   : nlohmann::json(nullptr)}});
+              headers.push_back(
+                  {{"key", std::string(h.key)},
+                   {"value", h.value ? nlohmann::json(Text(*h.value)) : nlohmann::json(nullptr)}});
             }
             j["headers"] = headers;
             out << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';

@@ -20,7 +20,7 @@ struct ConsumeOptions {
   std::optional<int32_t> partition;  // default: every partition, one after another
   std::string offset = "earliest";   // "earliest", "latest" or a number
   std::optional<int64_t> max_records;
-  std::string format = "text";       // "text": Offset:<o>\t<key>\t<value>; "json": one object per line
+  std::string format = "text";  // "text": Offset:<o>\t<key>\t<value>; "json": one object per line
 };
 
 // Prints records; returns how many.

@@ -22,7 +22,8 @@ Result<std::map<int32_t, std::unique_ptr<Log>>> OpenTopicPartitions(
   std::map<int32_t, std::unique_ptr<Log>> logs;
   for (int32_t p : only.empty() ? present : only) {
     if (std::find(present.begin(), present.end(), p) == present.end()) {
-      return Status::NotFound(fmt::format("partition {} of topic {} is not in {}", p, topic, log_dir));
+      return Status::NotFound(
+          fmt::format("partition {} of topic {} is not in {}", p, topic, log_dir));
     }
     SEGLOG_ASSIGN_OR_RETURN(
         std::unique_ptr<Log> log,

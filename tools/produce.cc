@@ -39,8 +39,8 @@ Result<std::string> FormatKey(const std::string& pattern, int64_t n) {
       ++j;
     }
     if (j >= pattern.size() || pattern[j] != 'd' || used || width > 40) {
-      return Status::InvalidArgument(fmt::format(
-          "key format '{}': only one %d (optionally %0Nd) is supported", pattern));
+      return Status::InvalidArgument(
+          fmt::format("key format '{}': only one %d (optionally %0Nd) is supported", pattern));
     }
     std::string digits = std::to_string(n);
     if (static_cast<int>(digits.size()) < width) {
@@ -71,8 +71,8 @@ class Producer {
     if (o_.partition) {
       partition = *o_.partition;
     } else if (key) {
-      partition = PartitionForKey(
-          Bytes(reinterpret_cast<const uint8_t*>(key->data()), key->size()), n);
+      partition =
+          PartitionForKey(Bytes(reinterpret_cast<const uint8_t*>(key->data()), key->size()), n);
     } else {
       partition = sticky_;
     }
@@ -180,8 +180,8 @@ Result<ProduceResult> Produce(const ProduceOptions& o, std::istream& input) {
       if (!o.key_separator.empty()) {
         const size_t at = line.find(o.key_separator);
         if (at == std::string::npos) {
-          return Status::InvalidArgument(fmt::format(
-              "No key separator found on line number {}: '{}'", i + 1, line));
+          return Status::InvalidArgument(
+              fmt::format("No key separator found on line number {}: '{}'", i + 1, line));
         }
         key = line.substr(0, at);
         value = line.substr(at + o.key_separator.size());

@@ -69,8 +69,8 @@ TEST(ProduceConsumeTest, GeneratedRecordsReproduceExampleOne) {
   auto n = Consume(c, out);
   ASSERT_TRUE(n.ok()) << n.status().ToString();
   EXPECT_EQ(*n, 2);
-  EXPECT_EQ(out.str(), "Offset:11998\tk-011998\t" + std::string(250, 'v') + "\nOffset:11999\tk-011999\t" +
-                           std::string(250, 'v') + "\n");
+  EXPECT_EQ(out.str(), "Offset:11998\tk-011998\t" + std::string(250, 'v') +
+                           "\nOffset:11999\tk-011999\t" + std::string(250, 'v') + "\n");
 }
 
 TEST(ProduceConsumeTest, KeyValueLinesTombstonesAndTheMurmur2Partitioner) {
@@ -106,8 +106,7 @@ TEST(ProduceConsumeTest, BadInputIsRefusedClearly) {
   ProduceOptions o = Base(tmp.path(), "t");
   o.configs = {{"segment.bytes", "102400"}};
   o.num_records = 1;
-  EXPECT_THAT(Produce(o, none).status().ToString(),
-              HasSubstr("Value must be at least 1048576"));
+  EXPECT_THAT(Produce(o, none).status().ToString(), HasSubstr("Value must be at least 1048576"));
   EXPECT_FALSE(std::filesystem::exists(tmp.path() + "/t-0"));  // nothing created
   o.configs = {{"segmnet.bytes", "1"}};
   EXPECT_THAT(Produce(o, none).status().ToString(), HasSubstr("Unknown topic config name"));
@@ -120,7 +119,8 @@ TEST(ProduceConsumeTest, BadInputIsRefusedClearly) {
   ProduceOptions lines = Base(tmp.path(), "t2");
   lines.key_separator = ":";
   std::istringstream bad("k:v\nno separator here\n");
-  EXPECT_THAT(Produce(lines, bad).status().ToString(), HasSubstr("No key separator found on line number 2"));
+  EXPECT_THAT(Produce(lines, bad).status().ToString(),
+              HasSubstr("No key separator found on line number 2"));
   std::ostringstream out;
   ConsumeOptions c{tmp.path(), "missing", std::nullopt, "earliest", std::nullopt, "text"};
   EXPECT_TRUE(Consume(c, out).status().IsNotFound());

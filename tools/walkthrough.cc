@@ -52,9 +52,10 @@ Status RunWalkthrough(const std::string& log_dir, std::ostream& out) {
                          std::chrono::system_clock::now().time_since_epoch())
                          .count();
 
-  out << fmt::format("=== produce {} records to walkthrough-0, {} per batch, {}-byte values, "
-                     "segment.bytes=1048576 (seed 000, Example 1)\n",
-                     kRecords, kPerBatch, kValueSize);
+  out << fmt::format(
+      "=== produce {} records to walkthrough-0, {} per batch, {}-byte values, "
+      "segment.bytes=1048576 (seed 000, Example 1)\n",
+      kRecords, kPerBatch, kValueSize);
   SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<Log> log, Log::Open(dir, config));
   const std::string value(kValueSize, 'v');
   for (int b = 0; b < kRecords / kPerBatch; ++b) {
@@ -62,9 +63,9 @@ Status RunWalkthrough(const std::string& log_dir, std::ostream& out) {
     for (int i = 0; i < kPerBatch; ++i) {
       const int n = b * kPerBatch + i;
       const std::string key = fmt::format("k-{:06d}", n);
-      SEGLOG_RETURN_IF_ERROR(builder.Append(
-          t0 + n, Bytes(reinterpret_cast<const uint8_t*>(key.data()), key.size()),
-          Bytes(reinterpret_cast<const uint8_t*>(value.data()), value.size())));
+      SEGLOG_RETURN_IF_ERROR(
+          builder.Append(t0 + n, Bytes(reinterpret_cast<const uint8_t*>(key.data()), key.size()),
+                         Bytes(reinterpret_cast<const uint8_t*>(value.data()), value.size())));
     }
     SEGLOG_ASSIGN_OR_RETURN(std::vector<uint8_t> batch, builder.Build());
     SEGLOG_RETURN_IF_ERROR(log->AppendAsLeader(batch).status());
@@ -99,8 +100,8 @@ Status RunWalkthrough(const std::string& log_dir, std::ostream& out) {
   read_only.read_only = true;
   SEGLOG_ASSIGN_OR_RETURN(log, Log::Open(dir, config, read_only));
   out << "\n=== offset -> file position (floor segment, index, then a header-only walk)\n";
-  for (int64_t target : {int64_t{0}, int64_t{35}, int64_t{49}, int64_t{50}, int64_t{3829},
-                         int64_t{5000}}) {
+  for (int64_t target :
+       {int64_t{0}, int64_t{35}, int64_t{49}, int64_t{50}, int64_t{3829}, int64_t{5000}}) {
     SEGLOG_ASSIGN_OR_RETURN(std::optional<BatchLocation> loc, log->LookupOffset(target));
     if (!loc) return Status::NotFound(fmt::format("offset {} not found", target));
     out << fmt::format("target {} -> segment {}, batch at position {} (baseOffset {}, size {})\n",
@@ -130,9 +131,10 @@ Status RunWalkthrough(const std::string& log_dir, std::ostream& out) {
     while (it.Next()) {
       const Record& r = it.record();
       if (r.offset < 11995) continue;
-      out << fmt::format("Offset:{}\t{}\t{}...\n", r.offset,
-                         std::string_view(reinterpret_cast<const char*>(r.key->data()), r.key->size()),
-                         std::string_view(reinterpret_cast<const char*>(r.value->data()), 10));
+      out << fmt::format(
+          "Offset:{}\t{}\t{}...\n", r.offset,
+          std::string_view(reinterpret_cast<const char*>(r.key->data()), r.key->size()),
+          std::string_view(reinterpret_cast<const char*>(r.value->data()), 10));
     }
     SEGLOG_RETURN_IF_ERROR(it.status());
   }

@@ -47,8 +47,8 @@ struct FileSlice {
 };
 
 struct FetchDataInfo {
-  BatchLocation first_batch;  // where the read started
-  FileSlice slice;            // whole batches, except possibly a partial last one
+  BatchLocation first_batch;            // where the read started
+  FileSlice slice;                      // whole batches, except possibly a partial last one
   bool first_entry_incomplete = false;  // max bytes smaller than the first batch
 };
 

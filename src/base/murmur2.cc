@@ -13,8 +13,8 @@ int32_t Murmur2(std::span<const uint8_t> data) {
   const size_t blocks = data.size() / 4;
   for (size_t i = 0; i < blocks; ++i) {
     const uint8_t* p = data.data() + i * 4;
-    uint32_t k = uint32_t{p[0]} | (uint32_t{p[1]} << 8) | (uint32_t{p[2]} << 16) |
-                 (uint32_t{p[3]} << 24);
+    uint32_t k =
+        uint32_t{p[0]} | (uint32_t{p[1]} << 8) | (uint32_t{p[2]} << 16) | (uint32_t{p[3]} << 24);
     k *= m;
     k ^= k >> r;
     k *= m;
@@ -23,8 +23,12 @@ int32_t Murmur2(std::span<const uint8_t> data) {
   }
   const uint8_t* tail = data.data() + blocks * 4;
   switch (data.size() % 4) {
-    case 3: h ^= uint32_t{tail[2]} << 16; [[fallthrough]];
-    case 2: h ^= uint32_t{tail[1]} << 8; [[fallthrough]];
+    case 3:
+      h ^= uint32_t{tail[2]} << 16;
+      [[fallthrough]];
+    case 2:
+      h ^= uint32_t{tail[1]} << 8;
+      [[fallthrough]];
     case 1:
       h ^= uint32_t{tail[0]};
       h *= m;

@@ -44,8 +44,8 @@ Status MappedIndex::Init(const std::string& path, bool writable) {
     file_ = std::move(f).value();
   }
   if (created) {
-    const int64_t size = max_index_size_ / static_cast<int64_t>(entry_size_) *
-                         static_cast<int64_t>(entry_size_);
+    const int64_t size =
+        max_index_size_ / static_cast<int64_t>(entry_size_) * static_cast<int64_t>(entry_size_);
     SEGLOG_RETURN_IF_ERROR(file_->Truncate(size));
   }
   auto len = file_->Size();

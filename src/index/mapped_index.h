@@ -111,7 +111,8 @@ int MappedIndex::LargestLowerBound(int n, int64_t target, KeyAt key_at) const {
   if (n == 0) return -1;
   auto search = [&](int lo, int hi) {
     while (lo < hi) {
-      const int mid = static_cast<int>((static_cast<unsigned>(lo) + static_cast<unsigned>(hi) + 1) >> 1);
+      const int mid =
+          static_cast<int>((static_cast<unsigned>(lo) + static_cast<unsigned>(hi) + 1) >> 1);
       const int64_t k = key_at(mid);
       if (k > target) {
         hi = mid - 1;

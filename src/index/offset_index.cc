@@ -7,9 +7,8 @@
 
 namespace seglog {
 
-Result<std::unique_ptr<OffsetIndex>> OffsetIndex::Open(const std::string& path,
-                                                       int64_t base_offset, int64_t max_index_size,
-                                                       bool writable) {
+Result<std::unique_ptr<OffsetIndex>> OffsetIndex::Open(const std::string& path, int64_t base_offset,
+                                                       int64_t max_index_size, bool writable) {
   std::unique_ptr<OffsetIndex> index(new OffsetIndex(base_offset, max_index_size, kEntrySize));
   SEGLOG_RETURN_IF_ERROR(index->Init(path, writable));
   return index;
@@ -23,8 +22,9 @@ OffsetPosition OffsetIndex::Parse(int slot) const {
 OffsetPosition OffsetIndex::Lookup(int64_t target_offset) const {
   ReaderMutexLock l(&remap_mu_);
   if (!CheckOpen().ok()) return {base_offset(), 0};
-  const int slot = LargestLowerBound(entries(), target_offset,
-                                     [this](int i) NO_THREAD_SAFETY_ANALYSIS { return Parse(i).offset; });
+  const int slot =
+      LargestLowerBound(entries(), target_offset,
+                        [this](int i) NO_THREAD_SAFETY_ANALYSIS { return Parse(i).offset; });
   if (slot == -1) return {base_offset(), 0};
   return Parse(slot);
 }
@@ -34,8 +34,9 @@ std::optional<OffsetPosition> OffsetIndex::FetchUpperBoundOffset(int32_t start_p
   ReaderMutexLock l(&remap_mu_);
   if (!CheckOpen().ok()) return std::nullopt;
   const int64_t target = int64_t{start_position} + fetch_size;
-  const int slot = SmallestUpperBound(
-      entries(), target, [this](int i) NO_THREAD_SAFETY_ANALYSIS { return int64_t{Parse(i).position}; });
+  const int slot = SmallestUpperBound(entries(), target, [this](int i) NO_THREAD_SAFETY_ANALYSIS {
+    return int64_t{Parse(i).position};
+  });
   if (slot == -1) return std::nullopt;
   return Parse(slot);
 }
@@ -62,9 +63,9 @@ Status OffsetIndex::Append(int64_t offset, int32_t position) {
   }
   const int64_t relative = offset - base_offset();
   if (relative < 0 || relative > INT32_MAX) {
-    return Status::InvalidArgument(fmt::format(
-        "offset {} cannot be stored relative to base offset {} in {}", offset, base_offset(),
-        path_locked()));
+    return Status::InvalidArgument(
+        fmt::format("offset {} cannot be stored relative to base offset {} in {}", offset,
+                    base_offset(), path_locked()));
   }
   if (n > 0) {
     const OffsetPosition last = Parse(n - 1);
@@ -85,8 +86,8 @@ Status OffsetIndex::TruncateTo(int64_t offset) {
   ReaderMutexLock l(&remap_mu_);
   SEGLOG_RETURN_IF_ERROR(CheckOpen());
   const int n = entries();
-  const int slot = LargestLowerBound(n, offset,
-                                     [this](int i) NO_THREAD_SAFETY_ANALYSIS { return Parse(i).offset; });
+  const int slot = LargestLowerBound(
+      n, offset, [this](int i) NO_THREAD_SAFETY_ANALYSIS { return Parse(i).offset; });
   int keep;
   if (slot < 0) {
     keep = 0;

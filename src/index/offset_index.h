@@ -42,8 +42,7 @@ class OffsetIndex final : public MappedIndex {
   // The first entry whose position is >= start_position + fetch_size (Kafka's
   // fetchUpperBoundOffset), if any.
   std::optional<OffsetPosition> FetchUpperBoundOffset(int32_t start_position,
-                                                      int32_t fetch_size) const
-      EXCLUDES(remap_mu_);
+                                                      int32_t fetch_size) const EXCLUDES(remap_mu_);
   // REQUIRES: 0 <= slot < entries().
   OffsetPosition EntryAt(int slot) const EXCLUDES(remap_mu_);
   // The last entry, or (base offset, 0) when empty.

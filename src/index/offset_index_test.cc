@@ -110,7 +110,10 @@ TEST_F(OffsetIndexTest, TrimReopenAndTruncate) {
 }
 
 TEST_F(OffsetIndexTest, UntrimmedFileReadsAsFullAsInKafka) {
-  { auto idx = *OffsetIndex::Open(path_, 100, 80); ASSERT_TRUE(idx->Append(110, 50).ok()); }
+  {
+    auto idx = *OffsetIndex::Open(path_, 100, 80);
+    ASSERT_TRUE(idx->Append(110, 50).ok());
+  }
   // Never closed (as after a crash): the file is still preallocated, zeros after entry 0.
   auto idx = *OffsetIndex::Open(path_, 100, 80);
   EXPECT_EQ(idx->entries(), 10);
@@ -120,7 +123,8 @@ TEST_F(OffsetIndexTest, UntrimmedFileReadsAsFullAsInKafka) {
 TEST_F(OffsetIndexTest, SanityCheckFindsBadLengthAndOffsets) {
   {
     std::FILE* f = std::fopen(path_.c_str(), "wb");
-    const uint8_t bytes[] = {0xff, 0xff, 0xff, 0xf0, 0, 0, 0, 0, 1, 2, 3};  // relative -16, + 3 bytes
+    const uint8_t bytes[] = {0xff, 0xff, 0xff, 0xf0, 0, 0,
+                             0,    0,    1,    2,    3};  // relative -16, + 3 bytes
     std::fwrite(bytes, 1, sizeof bytes, f);
     std::fclose(f);
   }

@@ -46,8 +46,8 @@ Status TimeIndex::MaybeAppend(int64_t timestamp, int64_t offset, bool skip_full_
   const TimestampOffset last = LastEntryLocked();
   if (n != 0 && offset < last.offset) {
     return Status::InvalidArgument(fmt::format(
-        "attempt to append an offset ({}) smaller than the last offset appended ({}) to {}",
-        offset, last.offset, path_locked()));
+        "attempt to append an offset ({}) smaller than the last offset appended ({}) to {}", offset,
+        last.offset, path_locked()));
   }
   if (n != 0 && timestamp < last.timestamp) {
     return Status::InvalidArgument(fmt::format(
@@ -61,9 +61,9 @@ Status TimeIndex::MaybeAppend(int64_t timestamp, int64_t offset, bool skip_full_
   }
   const int64_t relative = offset - base_offset();
   if (relative < 0 || relative > INT32_MAX) {
-    return Status::InvalidArgument(fmt::format(
-        "offset {} cannot be stored relative to base offset {} in {}", offset, base_offset(),
-        path_locked()));
+    return Status::InvalidArgument(
+        fmt::format("offset {} cannot be stored relative to base offset {} in {}", offset,
+                    base_offset(), path_locked()));
   }
   uint8_t* p = MutableEntryPtr(n);
   StoreBE64(p, static_cast<uint64_t>(timestamp));
@@ -75,8 +75,9 @@ Status TimeIndex::MaybeAppend(int64_t timestamp, int64_t offset, bool skip_full_
 TimestampOffset TimeIndex::Lookup(int64_t target_timestamp) const {
   ReaderMutexLock l(&remap_mu_);
   if (!CheckOpen().ok()) return {-1, base_offset()};
-  const int slot = LargestLowerBound(entries(), target_timestamp,
-                                     [this](int i) NO_THREAD_SAFETY_ANALYSIS { return Parse(i).timestamp; });
+  const int slot =
+      LargestLowerBound(entries(), target_timestamp,
+                        [this](int i) NO_THREAD_SAFETY_ANALYSIS { return Parse(i).timestamp; });
   if (slot == -1) return {-1, base_offset()};
   return Parse(slot);
 }
@@ -85,8 +86,8 @@ Status TimeIndex::TruncateTo(int64_t offset) {
   ReaderMutexLock l(&remap_mu_);
   SEGLOG_RETURN_IF_ERROR(CheckOpen());
   const int n = entries();
-  const int slot = LargestLowerBound(n, offset,
-                                     [this](int i) NO_THREAD_SAFETY_ANALYSIS { return Parse(i).offset; });
+  const int slot = LargestLowerBound(
+      n, offset, [this](int i) NO_THREAD_SAFETY_ANALYSIS { return Parse(i).offset; });
   int keep;
   if (slot < 0) {
     keep = 0;

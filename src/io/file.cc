@@ -23,10 +23,18 @@ Status ErrnoStatus(const std::string& path, const char* op, int err) {
 Result<std::unique_ptr<File>> File::Open(const std::string& path, Mode mode) {
   int flags = O_CLOEXEC;
   switch (mode) {
-    case Mode::kReadOnly: flags |= O_RDONLY; break;
-    case Mode::kReadWrite: flags |= O_RDWR; break;
-    case Mode::kCreate: flags |= O_RDWR | O_CREAT; break;
-    case Mode::kCreateExclusive: flags |= O_RDWR | O_CREAT | O_EXCL; break;
+    case Mode::kReadOnly:
+      flags |= O_RDONLY;
+      break;
+    case Mode::kReadWrite:
+      flags |= O_RDWR;
+      break;
+    case Mode::kCreate:
+      flags |= O_RDWR | O_CREAT;
+      break;
+    case Mode::kCreateExclusive:
+      flags |= O_RDWR | O_CREAT | O_EXCL;
+      break;
   }
   const int fd = ::open(path.c_str(), flags, 0644);
   if (fd < 0) {
@@ -151,8 +159,7 @@ Status CreateDirectories(const std::string& dir) {
 
 Status RenameFile(const std::string& from, const std::string& to) {
   if (::rename(from.c_str(), to.c_str()) != 0) {
-    return Status::IOError(
-        fmt::format("rename {} to {}: {}", from, to, std::strerror(errno)));
+    return Status::IOError(fmt::format("rename {} to {}: {}", from, to, std::strerror(errno)));
   }
   return Status::OK();
 }

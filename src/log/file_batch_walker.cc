@@ -26,7 +26,8 @@ bool FileBatchWalker::Next() {
   const int64_t want = std::min<int64_t>(bl::kRecordBatchOverhead, end_ - next_);
   const int64_t window_end = window_start_ + static_cast<int64_t>(window_.size());
   if (next_ < window_start_ || next_ + want > window_end) {
-    window_bytes_ = window_.empty() ? kFirstWindowBytes : std::min(window_bytes_ * 2, kMaxWindowBytes);
+    window_bytes_ =
+        window_.empty() ? kFirstWindowBytes : std::min(window_bytes_ * 2, kMaxWindowBytes);
     const int64_t n = std::min(std::max<int64_t>(window_bytes_, want), end_ - next_);
     window_.resize(static_cast<size_t>(n));
     auto got = file_.ReadAtMost(next_, window_);
@@ -41,9 +42,9 @@ bool FileBatchWalker::Next() {
   const uint8_t* p = window_.data() + (next_ - window_start_);
   const int32_t length = LoadBEInt32(p + bl::kLengthOffset);
   if (length < bl::kMinLengthField) {
-    status_ = Status::Corruption(fmt::format(
-        "{}: batch at position {}: length field: found {}, the minimum is {}", file_.path(), next_,
-        length, bl::kMinLengthField));
+    status_ = Status::Corruption(
+        fmt::format("{}: batch at position {}: length field: found {}, the minimum is {}",
+                    file_.path(), next_, length, bl::kMinLengthField));
     return false;
   }
   const int64_t size = int64_t{length} + static_cast<int64_t>(bl::kLogOverhead);
@@ -56,9 +57,9 @@ bool FileBatchWalker::Next() {
   if (current_.magic >= kMagicV2) {
     if (size < static_cast<int64_t>(bl::kRecordBatchOverhead) ||
         in_window < static_cast<int64_t>(bl::kRecordBatchOverhead)) {
-      status_ = Status::Corruption(fmt::format(
-          "{}: batch at position {}: {} bytes, smaller than the {}-byte v2 header", file_.path(),
-          next_, size, bl::kRecordBatchOverhead));
+      status_ = Status::Corruption(
+          fmt::format("{}: batch at position {}: {} bytes, smaller than the {}-byte v2 header",
+                      file_.path(), next_, size, bl::kRecordBatchOverhead));
       return false;
     }
     last_offset_ = current_.base_offset + LoadBEInt32(p + bl::kLastOffsetDeltaOffset);
@@ -67,9 +68,8 @@ bool FileBatchWalker::Next() {
   } else {
     last_offset_ = current_.base_offset;
     // v1: int64 timestamp after crc(4), magic(1), attributes(1) = byte 18.
-    max_timestamp_ = (current_.magic == kMagicV1 && in_window >= 26 && size >= 26)
-                         ? LoadBEInt64(p + 18)
-                         : -1;
+    max_timestamp_ =
+        (current_.magic == kMagicV1 && in_window >= 26 && size >= 26) ? LoadBEInt64(p + 18) : -1;
     leader_epoch_ = -1;
   }
   next_ += size;
@@ -82,8 +82,8 @@ Status FileBatchWalker::ReadCurrent(std::vector<uint8_t>* out) const {
 }
 
 Status FileBatchWalker::ReadCurrentHeader(std::vector<uint8_t>* out) const {
-  const size_t n = std::min<size_t>(bl::kRecordBatchOverhead,
-                                    static_cast<size_t>(current_.size_in_bytes()));
+  const size_t n =
+      std::min<size_t>(bl::kRecordBatchOverhead, static_cast<size_t>(current_.size_in_bytes()));
   out->resize(n);
   return file_.ReadAt(current_.position, *out);
 }

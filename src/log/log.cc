@@ -89,7 +89,8 @@ bool IsKnownMetadataFile(const std::string& name) {
 }
 
 bool EndsWith(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 }  // namespace
@@ -111,8 +112,8 @@ Result<std::unique_ptr<Log>> Log::Open(const std::string& dir, const LogConfig& 
     }
     if (EndsWith(name, kSwapFileSuffix)) {
       return Status::FailedPrecondition(fmt::format(
-          "{}/{}: an interrupted segment swap; completing swaps needs the recovery loader",
-          dir, name));
+          "{}/{}: an interrupted segment swap; completing swaps needs the recovery loader", dir,
+          name));
     }
     const bool segment_file = EndsWith(name, kLogFileSuffix);
     const bool known = segment_file || EndsWith(name, kIndexFileSuffix) ||
@@ -125,8 +126,8 @@ Result<std::unique_ptr<Log>> Log::Open(const std::string& dir, const LogConfig& 
     auto offset = OffsetFromFileName(name);
     const size_t dot = name.find('.');
     if (!offset.ok() || name.substr(0, dot).size() != 20) {
-      return Status::InvalidArgument(fmt::format(
-          "{}/{}: file name does not start with a 20-digit offset", dir, name));
+      return Status::InvalidArgument(
+          fmt::format("{}/{}: file name does not start with a 20-digit offset", dir, name));
     }
     if (segment_file) bases.push_back(*offset);
   }
@@ -188,7 +189,7 @@ namespace {
 
 struct ValidatedBatch {
   RecordBatchView view;
-  bool contiguous_deltas;    // record offset deltas are exactly 0..n-1
+  bool contiguous_deltas;  // record offset deltas are exactly 0..n-1
   int64_t max_record_timestamp;
 };
 
@@ -278,8 +279,9 @@ Result<LogAppendInfo> Log::AppendAsLeader(std::span<const uint8_t> batches, int3
   }
   if (!walker.status().ok()) return walker.status().WithContext(dir_);
   if (walker.trailing_bytes() != 0) {
-    return Status::Corruption(fmt::format(
-        "{}: append ends with {} byte(s) that are not a whole batch", dir_, walker.trailing_bytes()));
+    return Status::Corruption(
+        fmt::format("{}: append ends with {} byte(s) that are not a whole batch", dir_,
+                    walker.trailing_bytes()));
   }
   if (validated.empty()) return LogAppendInfo{};
 
@@ -294,14 +296,16 @@ Result<LogAppendInfo> Log::AppendAsLeader(std::span<const uint8_t> batches, int3
     const RecordBatchView& in = vb.view;
     const CompressionType codec = *in.compression();
     const CompressionType target = config_.compression.value_or(codec);
-    const bool recompress = target != codec && !(in.is_control() && codec == CompressionType::kNone);
+    const bool recompress =
+        target != codec && !(in.is_control() && codec == CompressionType::kNone);
     const size_t start = out.size();
     if (recompress || !vb.contiguous_deltas) {
       BatchOptions o;
       o.base_offset = next;
       o.partition_leader_epoch = leader_epoch;
       o.compression = recompress ? target : codec;
-      o.timestamp_type = log_append_time ? TimestampType::kLogAppendTime : TimestampType::kCreateTime;
+      o.timestamp_type =
+          log_append_time ? TimestampType::kLogAppendTime : TimestampType::kCreateTime;
       o.log_append_time = now;
       o.producer_id = in.producer_id();
       o.producer_epoch = in.producer_epoch();
@@ -328,9 +332,8 @@ Result<LogAppendInfo> Log::AppendAsLeader(std::span<const uint8_t> batches, int3
         StoreBE16(h + bl::kAttributesOffset, static_cast<uint16_t>(new_attributes));
         StoreBE64(h + bl::kMaxTimestampOffset, static_cast<uint64_t>(new_max_ts));
         const size_t size = out.size() - start;
-        StoreBE32(h + bl::kCrcOffset,
-                  Crc32c(Bytes(out.data() + start + bl::kAttributesOffset,
-                               size - bl::kAttributesOffset)));
+        StoreBE32(h + bl::kCrcOffset, Crc32c(Bytes(out.data() + start + bl::kAttributesOffset,
+                                                   size - bl::kAttributesOffset)));
       }
     }
     auto written = RecordBatchView::Parse(Bytes(out).subspan(start), 0);
@@ -382,9 +385,9 @@ Result<LogAppendInfo> Log::AppendWithAssignedOffsets(std::span<const uint8_t> ba
   LogBatchWalker walker(batches);
   while (walker.Next()) {
     if (walker.current().magic != kMagicV2) {
-      return Status::InvalidArgument(fmt::format(
-          "{}: batch at byte {} has magic {}; seglog appends v2 batches only", dir_,
-          walker.current().position, walker.current().magic));
+      return Status::InvalidArgument(
+          fmt::format("{}: batch at byte {} has magic {}; seglog appends v2 batches only", dir_,
+                      walker.current().position, walker.current().magic));
     }
     auto v = ValidateBatch(dir_, config_, walker.current_bytes(), walker.current().position, Now(),
                            /*check_records=*/false);
@@ -404,8 +407,9 @@ Result<LogAppendInfo> Log::AppendWithAssignedOffsets(std::span<const uint8_t> ba
   }
   if (!walker.status().ok()) return walker.status().WithContext(dir_);
   if (walker.trailing_bytes() != 0) {
-    return Status::Corruption(fmt::format(
-        "{}: append ends with {} byte(s) that are not a whole batch", dir_, walker.trailing_bytes()));
+    return Status::Corruption(
+        fmt::format("{}: append ends with {} byte(s) that are not a whole batch", dir_,
+                    walker.trailing_bytes()));
   }
   if (info.batch_count == 0) return info;
   info.valid_bytes = static_cast<int64_t>(batches.size());
@@ -458,9 +462,9 @@ Status Log::RollLocked(int64_t expected_next_offset) {
   }
   SEGLOG_RETURN_IF_ERROR(old_active->OnBecomeInactiveSegment());
   // Leftover files of a segment at the new offset (e.g. an index without its .log) go first.
-  for (const std::string& path : {LogFilePath(dir_, new_base), OffsetIndexFilePath(dir_, new_base),
-                                  TimeIndexFilePath(dir_, new_base),
-                                  TxnIndexFilePath(dir_, new_base)}) {
+  for (const std::string& path :
+       {LogFilePath(dir_, new_base), OffsetIndexFilePath(dir_, new_base),
+        TimeIndexFilePath(dir_, new_base), TxnIndexFilePath(dir_, new_base)}) {
     SEGLOG_RETURN_IF_ERROR(RemoveFile(path, true));
   }
   int64_t jitter = 0;
@@ -581,10 +585,12 @@ Result<std::optional<BatchLocation>> Log::LookupOffset(int64_t offset) {
 Result<std::optional<TimestampAndOffset>> Log::FetchOffsetByTimestamp(int64_t timestamp) {
   auto snapshot = state_->Snapshot();
   if (timestamp == kEarliestTimestamp) {
-    return std::optional<TimestampAndOffset>(TimestampAndOffset{kNoTimestamp, log_start_offset(), {}});
+    return std::optional<TimestampAndOffset>(
+        TimestampAndOffset{kNoTimestamp, log_start_offset(), {}});
   }
   if (timestamp == kLatestTimestamp) {
-    return std::optional<TimestampAndOffset>(TimestampAndOffset{kNoTimestamp, log_end_offset(), {}});
+    return std::optional<TimestampAndOffset>(
+        TimestampAndOffset{kNoTimestamp, log_end_offset(), {}});
   }
   if (timestamp == kMaxTimestamp) {
     std::shared_ptr<LogSegment> best;

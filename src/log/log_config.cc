@@ -22,8 +22,9 @@ Status ParseInt(const std::string& name, const std::string& value, T min, T* out
   T v{};
   auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
   if (value.empty() || ec != std::errc() || end != value.data() + value.size()) {
-    return Invalid(name, value, std::is_same_v<T, int32_t> ? "Not a number of type INT"
-                                                           : "Not a number of type LONG");
+    return Invalid(
+        name, value,
+        std::is_same_v<T, int32_t> ? "Not a number of type INT" : "Not a number of type LONG");
   }
   if (v < min) return Invalid(name, value, fmt::format("Value must be at least {}", min));
   *out = v;
@@ -129,8 +130,9 @@ const std::vector<Property>& Properties() {
            } else if (item == "delete") {
              del = true;
            } else {
-             return Invalid("cleanup.policy", v,
-                            fmt::format("String must be one of: compact, delete (found '{}')", item));
+             return Invalid(
+                 "cleanup.policy", v,
+                 fmt::format("String must be one of: compact, delete (found '{}')", item));
            }
            start = comma + 1;
          }
@@ -171,7 +173,9 @@ const std::vector<Property>& Properties() {
          return std::string(CompressionName(*c.compression));
        }},
       {"preallocate",
-       [](LogConfig* c, const std::string& v) { return ParseBool("preallocate", v, &c->preallocate); },
+       [](LogConfig* c, const std::string& v) {
+         return ParseBool("preallocate", v, &c->preallocate);
+       },
        [](const LogConfig& c) { return std::string(c.preallocate ? "true" : "false"); }},
   };
   return props;
@@ -180,7 +184,8 @@ const std::vector<Property>& Properties() {
 }  // namespace
 
 int64_t LogConfig::MaxSegmentMs() const {
-  if (cleanup_compact && max_compaction_lag_ms > 0) return std::min(max_compaction_lag_ms, segment_ms);
+  if (cleanup_compact && max_compaction_lag_ms > 0)
+    return std::min(max_compaction_lag_ms, segment_ms);
   return segment_ms;
 }
 

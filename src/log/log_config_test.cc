@@ -56,7 +56,8 @@ TEST(LogConfigTest, ParsesAndValidatesEachKind) {
   EXPECT_FALSE(c.Set("compression.type", "brotli").ok());
   EXPECT_TRUE(c.Set("preallocate", "true").ok());
   EXPECT_FALSE(c.Set("preallocate", "yes").ok());
-  EXPECT_THAT(c.Set("segment.bites", "1").ToString(), HasSubstr("Unknown topic config name: segment.bites"));
+  EXPECT_THAT(c.Set("segment.bites", "1").ToString(),
+              HasSubstr("Unknown topic config name: segment.bites"));
 }
 
 TEST(LogConfigTest, FromPropertiesReportsEveryProblemAtOnce) {
@@ -65,10 +66,11 @@ TEST(LogConfigTest, FromPropertiesReportsEveryProblemAtOnce) {
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.status().ToString(), HasSubstr("segment.bytes"));
   EXPECT_THAT(r.status().ToString(), HasSubstr("no.such.key"));
-  auto ok = LogConfig::FromProperties({{"segment.bytes", "1048576"}, {"cleanup.policy", "compact"}});
+  auto ok =
+      LogConfig::FromProperties({{"segment.bytes", "1048576"}, {"cleanup.policy", "compact"}});
   ASSERT_TRUE(ok.ok());
-  EXPECT_EQ(ok->Overrides(), (std::map<std::string, std::string>{
-                                 {"cleanup.policy", "compact"}, {"segment.bytes", "1048576"}}));
+  EXPECT_EQ(ok->Overrides(), (std::map<std::string, std::string>{{"cleanup.policy", "compact"},
+                                                                 {"segment.bytes", "1048576"}}));
 }
 
 TEST(LogConfigTest, MaxSegmentMsIsCappedByMaxCompactionLagOnCompactedTopics) {

@@ -19,9 +19,9 @@ Result<std::shared_ptr<LogSegment>> LogSegment::Open(const std::string& dir, int
                                                      const SegmentOptions& options,
                                                      bool file_already_exists, int64_t now_ms) {
   const std::string path = LogFilePath(dir, base_offset);
-  File::Mode mode = !options.writable          ? File::Mode::kReadOnly
-                    : file_already_exists       ? File::Mode::kReadWrite
-                                                : File::Mode::kCreateExclusive;
+  File::Mode mode = !options.writable     ? File::Mode::kReadOnly
+                    : file_already_exists ? File::Mode::kReadWrite
+                                          : File::Mode::kCreateExclusive;
   auto file = File::Open(path, mode);
   if (!file.ok()) return file.status();
   std::shared_ptr<File> log(std::move(file).value());
@@ -61,9 +61,9 @@ std::string LogSegment::log_path() const { return log_->path(); }
 Status LogSegment::EnsureOffsetInRange(int64_t offset) const {
   const int64_t relative = offset - base_offset_;
   if (relative < 0 || relative > INT32_MAX) {
-    return Status::OutOfRange(fmt::format(
-        "offset {} cannot be stored relative to base offset {} of segment {}", offset,
-        base_offset_, log_->path()));
+    return Status::OutOfRange(
+        fmt::format("offset {} cannot be stored relative to base offset {} of segment {}", offset,
+                    base_offset_, log_->path()));
   }
   return Status::OK();
 }
@@ -97,11 +97,11 @@ Result<bool> LogSegment::ShouldRoll(const RollParams& p) {
   SEGLOG_ASSIGN_OR_RETURN(OffsetIndex * oi, offset_index());
   SEGLOG_ASSIGN_OR_RETURN(TimeIndex * ti, time_index());
   const int64_t relative = p.max_offset_in_messages - base_offset_;
-  return sz > p.max_segment_bytes - p.messages_size ||   // 1. size
-         (sz > 0 && reached_roll_ms) ||                   // 2. time (record timestamps)
-         oi->IsFull() ||                                  // 3. offset index full
-         ti->IsFull() ||                                  // 4. time index full (reserved slot)
-         relative < 0 || relative > INT32_MAX;            // 5. relative offset overflow
+  return sz > p.max_segment_bytes - p.messages_size ||  // 1. size
+         (sz > 0 && reached_roll_ms) ||                 // 2. time (record timestamps)
+         oi->IsFull() ||                                // 3. offset index full
+         ti->IsFull() ||                                // 4. time index full (reserved slot)
+         relative < 0 || relative > INT32_MAX;          // 5. relative offset overflow
 }
 
 Result<TimestampOffset> LogSegment::MaxTimestampAndOffsetSoFar() {
@@ -176,8 +176,7 @@ Result<std::optional<BatchLocation>> LogSegment::TranslateOffset(int64_t offset,
 }
 
 Result<std::optional<FetchDataInfo>> LogSegment::Read(int64_t start_offset, int32_t max_size,
-                                                      int64_t max_position,
-                                                      bool min_one_message) {
+                                                      int64_t max_position, bool min_one_message) {
   if (max_size < 0) {
     return Status::InvalidArgument(fmt::format("invalid max size {} for log read", max_size));
   }
@@ -209,7 +208,8 @@ Result<std::optional<TimestampAndOffset>> LogSegment::FindOffsetByTimestamp(
           "{}: timestamp lookup over legacy batches (magic {}) at position {} is not supported",
           log_->path(), w.current().magic, w.current().position));
     }
-    SEGLOG_ASSIGN_OR_RETURN(RecordBatchView view, RecordBatchView::Parse(bytes, w.current().position));
+    SEGLOG_ASSIGN_OR_RETURN(RecordBatchView view,
+                            RecordBatchView::Parse(bytes, w.current().position));
     RecordIterator it(view);
     while (it.Next()) {
       if (it.record().timestamp >= timestamp && it.record().offset >= starting_offset) {

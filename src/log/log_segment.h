@@ -33,12 +33,12 @@ namespace seglog {
 
 // Settings a segment needs, derived from the topic's LogConfig.
 struct SegmentOptions {
-  int32_t index_interval_bytes = 4096;    // index.interval.bytes
-  int64_t max_index_size = 10485760;      // segment.index.bytes
-  int64_t roll_jitter_ms = 0;             // drawn from segment.jitter.ms at creation
-  bool preallocate = false;               // preallocate
-  int32_t segment_bytes = 1073741824;     // for preallocation
-  bool writable = true;                   // false: a read-only view (tools on Kafka's dirs)
+  int32_t index_interval_bytes = 4096;  // index.interval.bytes
+  int64_t max_index_size = 10485760;    // segment.index.bytes
+  int64_t roll_jitter_ms = 0;           // drawn from segment.jitter.ms at creation
+  bool preallocate = false;             // preallocate
+  int32_t segment_bytes = 1073741824;   // for preallocation
+  bool writable = true;                 // false: a read-only view (tools on Kafka's dirs)
 };
 
 struct RollParams {
@@ -78,7 +78,8 @@ class LogSegment {
   Status Append(int64_t largest_offset, std::span<const uint8_t> batches);
 
   // The first batch at or after `starting_position` whose last offset >= `offset`.
-  Result<std::optional<BatchLocation>> TranslateOffset(int64_t offset, int64_t starting_position = 0);
+  Result<std::optional<BatchLocation>> TranslateOffset(int64_t offset,
+                                                       int64_t starting_position = 0);
 
   // Reads from the batch holding `start_offset`, up to `max_size` bytes and not past
   // `max_position` (the readable end). nullopt when this segment has nothing at or after

@@ -116,7 +116,7 @@ TEST_F(LogSegmentTest, ReadTranslatesAndRespectsLimits) {
   EXPECT_EQ((*r2)->slice.length, 10);  // may cut a batch, as on the wire
   EXPECT_TRUE((*r2)->first_entry_incomplete);
   auto r3 = seg->Read(75, 1 << 20, starts[4], false);
-  EXPECT_EQ((*r3)->slice.length, starts[4] - starts[2]);  // bounded by max position
+  EXPECT_EQ((*r3)->slice.length, starts[4] - starts[2]);              // bounded by max position
   EXPECT_FALSE(seg->Read(100, 100, seg->size(), true)->has_value());  // past the end
   EXPECT_FALSE(seg->Read(75, -1, seg->size(), true).ok());
   auto bytes = (*r)->slice.ReadAll();

@@ -215,7 +215,10 @@ TEST_F(LogTest, TimestampLookupsAndSpecialValues) {
 
 TEST_F(LogTest, ForeignFilesInThePartitionDirectoryAreReportedByName) {
   const std::string dir = tmp_.path() + "/t-0";
-  { auto log = OpenLog({}, dir); ASSERT_TRUE(log->Close().ok()); }
+  {
+    auto log = OpenLog({}, dir);
+    ASSERT_TRUE(log->Close().ok());
+  }
   std::ofstream(dir + "/notes.txt") << "hello";
   LogOptions o;
   Status s = Log::Open(dir, {}, o).status();

@@ -46,8 +46,8 @@ TEST(SeedExamplesTest, ExampleOneSegmentsIndexesAndLookups) {
   EXPECT_EQ(log->log_end_offset(), 12000);
   for (int64_t base : {0, 3830, 7660}) {
     EXPECT_EQ(FileSize(LogFilePath(dir, base)), 1045973) << base;
-    EXPECT_EQ(FileSize(OffsetIndexFilePath(dir, base)), 1528) << base;   // 191 entries
-    EXPECT_EQ(FileSize(TimeIndexFilePath(dir, base)), 2292) << base;     // 191 entries
+    EXPECT_EQ(FileSize(OffsetIndexFilePath(dir, base)), 1528) << base;  // 191 entries
+    EXPECT_EQ(FileSize(TimeIndexFilePath(dir, base)), 2292) << base;    // 191 entries
   }
   EXPECT_EQ(FileSize(LogFilePath(dir, 11490)), 139281);
   // The active segment's indexes stay preallocated while the log is open.
@@ -58,8 +58,8 @@ TEST(SeedExamplesTest, ExampleOneSegmentsIndexesAndLookups) {
   struct Want {
     int64_t target, position, base;
   };
-  for (const Want& w : {Want{0, 0, 0}, Want{35, 8193, 30}, Want{49, 10924, 40},
-                        Want{50, 13655, 50}, Want{3829, 1043242, 3820}}) {
+  for (const Want& w : {Want{0, 0, 0}, Want{35, 8193, 30}, Want{49, 10924, 40}, Want{50, 13655, 50},
+                        Want{3829, 1043242, 3820}}) {
     auto loc = log->LookupOffset(w.target);
     ASSERT_TRUE(loc.ok() && loc->has_value()) << w.target;
     EXPECT_EQ((*loc)->segment_base_offset, 0);
@@ -142,10 +142,10 @@ std::vector<uint8_t> OneRecordBatchOfSize(int size, int64_t ts) {
 TEST(SeedExamplesTest, Seed001PictureLookups) {
   constexpr int kScale = 3;
   // Picture sizes (bytes) of offsets 0..19.
-  const int sizes[] = {40, 50, 45, 35, 60, 40,       // segment 0: 270 B
-                       70, 45, 35, 60, 55,           // segment 6: 8 at 115, 9 at 150
-                       40, 35, 65, 50, 45, 40,       // segment 11: 14 at 140
-                       30, 50, 45};                  // segment 17
+  const int sizes[] = {40, 50, 45, 35, 60, 40,  // segment 0: 270 B
+                       70, 45, 35, 60, 55,      // segment 6: 8 at 115, 9 at 150
+                       40, 35, 65, 50, 45, 40,  // segment 11: 14 at 140
+                       30, 50, 45};             // segment 17
   TempDir tmp;
   LogConfig config;
   ASSERT_TRUE(config.Set("internal.segment.bytes", std::to_string(300 * kScale)).ok());
@@ -156,14 +156,15 @@ TEST(SeedExamplesTest, Seed001PictureLookups) {
   auto log = *Log::Open(tmp.path() + "/orders-0", config, options);
   for (int o = 0; o < 20; ++o) {
     // One record every 2 s: offset o has t = 2(o+1) s.
-    ASSERT_TRUE(log->AppendAsLeader(OneRecordBatchOfSize(sizes[o] * kScale, t0 + 2000 * (o + 1))).ok());
+    ASSERT_TRUE(
+        log->AppendAsLeader(OneRecordBatchOfSize(sizes[o] * kScale, t0 + 2000 * (o + 1))).ok());
   }
   EXPECT_EQ(log->segment_base_offsets(), (std::vector<int64_t>{0, 6, 11, 17}));
 
   // "Demo: find offset 9": floor segment 6, index entry 2 -> 115 (offset 8), skip offset 8's
   // 35 B, offset 9 at byte 150.
-  auto seg6_index = OffsetIndex::Open(OffsetIndexFilePath(tmp.path() + "/orders-0", 6), 6,
-                                      10485760, false);
+  auto seg6_index =
+      OffsetIndex::Open(OffsetIndexFilePath(tmp.path() + "/orders-0", 6), 6, 10485760, false);
   ASSERT_TRUE(seg6_index.ok());
   EXPECT_EQ((*seg6_index)->Lookup(9), (OffsetPosition{8, 115 * kScale}));
   auto loc = log->LookupOffset(9);
@@ -174,12 +175,12 @@ TEST(SeedExamplesTest, Seed001PictureLookups) {
   // "Demo: find by timestamp (t=31 s)": segments 0 and 6 are too old, segment 11's time index
   // gives t=30 -> 3 (offset 14), the offset index sends the scan to byte 140, and the answer is
   // offset 15 (t=32).
-  auto seg11_time = TimeIndex::Open(TimeIndexFilePath(tmp.path() + "/orders-0", 11), 11,
-                                    10485760, false);
+  auto seg11_time =
+      TimeIndex::Open(TimeIndexFilePath(tmp.path() + "/orders-0", 11), 11, 10485760, false);
   ASSERT_TRUE(seg11_time.ok());
   EXPECT_EQ((*seg11_time)->Lookup(t0 + 31000), (TimestampOffset{t0 + 30000, 14}));
-  auto seg11_index = OffsetIndex::Open(OffsetIndexFilePath(tmp.path() + "/orders-0", 11), 11,
-                                       10485760, false);
+  auto seg11_index =
+      OffsetIndex::Open(OffsetIndexFilePath(tmp.path() + "/orders-0", 11), 11, 10485760, false);
   EXPECT_EQ((*seg11_index)->Lookup(14), (OffsetPosition{14, 140 * kScale}));
   auto found = log->FetchOffsetByTimestamp(t0 + 31000);
   ASSERT_TRUE(found.ok() && found->has_value());

@@ -25,7 +25,8 @@ Result<std::vector<int32_t>> ListPartitionDirs(const std::string& log_dir,
   for (const std::string& name : names) {
     if (name.find('.') != std::string::npos && name.ends_with("-delete")) continue;
     auto tp = ParsePartitionDirName(name);
-    if (tp.ok() && tp->topic == topic && name == PartitionDirName(*tp)) out.push_back(tp->partition);
+    if (tp.ok() && tp->topic == topic && name == PartitionDirName(*tp))
+      out.push_back(tp->partition);
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -40,8 +41,10 @@ Result<TopicMap> LoadTopics(const std::string& log_dir) {
     ss << in.rdbuf();
     const nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded() || !j.is_object() || !j.contains("topics") || !j["topics"].is_object()) {
-      return Status::Corruption(fmt::format("{}: not a seglog topic store (expected JSON with "
-                                            "\"topics\")", path));
+      return Status::Corruption(
+          fmt::format("{}: not a seglog topic store (expected JSON with "
+                      "\"topics\")",
+                      path));
     }
     for (const auto& [name, t] : j["topics"].items()) {
       TopicMetadata md;
@@ -52,8 +55,8 @@ Result<TopicMap> LoadTopics(const std::string& log_dir) {
       if (t.contains("configs") && t["configs"].is_object()) {
         for (const auto& [k, v] : t["configs"].items()) {
           if (!v.is_string()) {
-            return Status::Corruption(fmt::format("{}: topic {} config {} is not a string", path,
-                                                  name, k));
+            return Status::Corruption(
+                fmt::format("{}: topic {} config {} is not a string", path, name, k));
           }
           md.configs[k] = v.get<std::string>();
         }

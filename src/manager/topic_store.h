@@ -4,7 +4,8 @@
 // directory's top level, so this file does not disturb Kafka.) Written atomically: temporary
 // file, fsync, rename, fsync of the directory.
 //
-//   {"version": 1, "topics": {"orders": {"partitions": 3, "configs": {"segment.bytes": "1048576"}}}}
+//   {"version": 1, "topics": {"orders": {"partitions": 3, "configs": {"segment.bytes":
+//   "1048576"}}}}
 //
 // Thread safety: the functions are not synchronised; callers hold the LogDirLock.
 #ifndef SEGLOG_MANAGER_TOPIC_STORE_H_
@@ -33,7 +34,8 @@ Result<TopicMap> LoadTopics(const std::string& log_dir);
 Status SaveTopics(const std::string& log_dir, const TopicMap& topics);
 
 // Partition numbers of `topic` that have a directory in `log_dir`, sorted.
-Result<std::vector<int32_t>> ListPartitionDirs(const std::string& log_dir, const std::string& topic);
+Result<std::vector<int32_t>> ListPartitionDirs(const std::string& log_dir,
+                                               const std::string& topic);
 
 // The topic's LogConfig: defaults plus its overrides.
 Result<LogConfig> TopicConfig(const TopicMetadata& topic);
