@@ -75,6 +75,15 @@ class MappedIndex {
   template <typename KeyAt>
   int SmallestUpperBound(int n, int64_t target, KeyAt key_at) const;
 
+  // Kafka's truncateTo: keeps the entries for offsets below `offset` (the entry equal to it goes
+  // too). `offset_at(i)` reads slot i's offset.
+  template <typename OffsetAt>
+  void TruncateEntriesTo(int64_t offset, OffsetAt offset_at) REQUIRES_SHARED(remap_mu_) {
+    const int slot = LargestLowerBound(entries(), offset, offset_at);
+    const int keep = slot < 0 ? 0 : (offset_at(slot) == offset ? slot : slot + 1);
+    SetEntries(keep);
+  }
+
   const uint8_t* EntryPtr(int slot) const REQUIRES_SHARED(remap_mu_) {
     return map_->data() + static_cast<size_t>(slot) * entry_size_;
   }

@@ -85,18 +85,7 @@ TimestampOffset TimeIndex::Lookup(int64_t target_timestamp) const {
 Status TimeIndex::TruncateTo(int64_t offset) {
   ReaderMutexLock l(&remap_mu_);
   SEGLOG_RETURN_IF_ERROR(CheckOpen());
-  const int n = entries();
-  const int slot = LargestLowerBound(
-      n, offset, [this](int i) NO_THREAD_SAFETY_ANALYSIS { return Parse(i).offset; });
-  int keep;
-  if (slot < 0) {
-    keep = 0;
-  } else if (Parse(slot).offset == offset) {
-    keep = slot;
-  } else {
-    keep = slot + 1;
-  }
-  SetEntries(keep);
+  TruncateEntriesTo(offset, [this](int i) NO_THREAD_SAFETY_ANALYSIS { return Parse(i).offset; });
   return Status::OK();
 }
 

@@ -21,13 +21,7 @@ using testing::Base64Decode;
 using testing::ReadFileBytes;
 using testing::SourcePath;
 
-const json& Manifest() {
-  static const json manifest = [] {
-    std::ifstream in(SourcePath("tests/data/golden/manifest.json"));
-    return json::parse(in);
-  }();
-  return manifest;
-}
+const json& Manifest() { return testing::GoldenManifest(); }
 
 NullableBytes AsNullable(const json& j, std::vector<std::vector<uint8_t>>* keep) {
   if (j.is_null()) return std::nullopt;

@@ -28,13 +28,7 @@ using testing::Base64Decode;
 using testing::ReadFileBytes;
 using testing::SourcePath;
 
-const json& Manifest() {
-  static const json manifest = [] {
-    std::ifstream in(SourcePath("tests/data/golden/manifest.json"));
-    return json::parse(in);
-  }();
-  return manifest;
-}
+const json& Manifest() { return testing::GoldenManifest(); }
 
 const json* FindCase(const std::string& name) {
   for (const json& c : Manifest()) {

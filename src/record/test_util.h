@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <span>
 #include <string>
 #include <vector>
@@ -27,6 +28,15 @@ inline std::span<const uint8_t> AsBytes(const std::string& s) {
 }
 inline std::span<const uint8_t> AsBytes(const char* literal) {
   return {reinterpret_cast<const uint8_t*>(literal), std::char_traits<char>::length(literal)};
+}
+
+// tests/data/golden/manifest.json, parsed once: what Kafka says each golden batch holds.
+inline const nlohmann::json& GoldenManifest() {
+  static const nlohmann::json manifest = [] {
+    std::ifstream in(SourcePath("tests/data/golden/manifest.json"));
+    return nlohmann::json::parse(in);
+  }();
+  return manifest;
 }
 
 inline std::vector<uint8_t> Base64Decode(const std::string& in) {
