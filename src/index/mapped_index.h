@@ -45,11 +45,13 @@ class MappedIndex {
   virtual bool IsFull() const = 0;
 
   // Sets the file length to `new_size` rounded down to whole entries and remaps; the entry
-  // count is kept (capped at the new maximum). No-op when the length is unchanged.
+  // count is kept (capped at the new maximum, where Kafka would throw). No-op when the length is
+  // unchanged.
   Status Resize(int64_t new_size) EXCLUDES(remap_mu_);
   // Cuts the file to the entries written.
   Status TrimToValidSize() EXCLUDES(remap_mu_);
-  // Empties the index and grows it back to max_index_size.
+  // Empties the index and grows it back to max_index_size (zero-filled; Kafka leaves the old
+  // bytes in place, which no reader looks at).
   Status Reset() EXCLUDES(remap_mu_);
   // msync of the mapping.
   Status Flush() EXCLUDES(remap_mu_);
@@ -71,9 +73,11 @@ class MappedIndex {
   // REQUIRES: remap_mu_ held (shared).
   template <typename KeyAt>
   int LargestLowerBound(int n, int64_t target, KeyAt key_at) const;
-  // Slot of the smallest entry whose key is >= target, or -1.
+  // Slot of the smallest entry whose key is >= target, or -1 (with Kafka's quirk, see below).
   template <typename KeyAt>
   int SmallestUpperBound(int n, int64_t target, KeyAt key_at) const;
+  template <typename KeyAt>
+  int SearchSlot(int n, int64_t target, KeyAt key_at, bool smallest_upper) const;
 
   // Kafka's truncateTo: keeps the entries for offsets below `offset` (the entry equal to it goes
   // too). `offset_at(i)` reads slot i's offset.
@@ -115,8 +119,11 @@ class MappedIndex {
 // Warm-section binary search (Kafka's AbstractIndex.indexSlotRangeFor).
 inline constexpr int kWarmSectionBytes = 8192;
 
+// Kafka's AbstractIndex.indexSlotRangeFor with its binary search, step for step, including its
+// quirks (an exact match is only noticed inside the search loop, so for the smallest upper bound
+// a target equal to the first entry of a one-range search returns the slot after it).
 template <typename KeyAt>
-int MappedIndex::LargestLowerBound(int n, int64_t target, KeyAt key_at) const {
+int MappedIndex::SearchSlot(int n, int64_t target, KeyAt key_at, bool smallest_upper) const {
   if (n == 0) return -1;
   auto search = [&](int lo, int hi) {
     while (lo < hi) {
@@ -131,21 +138,24 @@ int MappedIndex::LargestLowerBound(int n, int64_t target, KeyAt key_at) const {
         return mid;
       }
     }
-    return lo;
+    if (!smallest_upper) return lo;
+    return lo == n - 1 ? -1 : lo + 1;
   };
   const int warm = kWarmSectionBytes / static_cast<int>(entry_size_);
   const int first_hot = std::max(0, n - 1 - warm);
   if (key_at(first_hot) < target) return search(first_hot, n - 1);
-  if (key_at(0) > target) return -1;
+  if (key_at(0) > target) return smallest_upper ? 0 : -1;
   return search(0, first_hot);
 }
 
 template <typename KeyAt>
+int MappedIndex::LargestLowerBound(int n, int64_t target, KeyAt key_at) const {
+  return SearchSlot(n, target, key_at, /*smallest_upper=*/false);
+}
+
+template <typename KeyAt>
 int MappedIndex::SmallestUpperBound(int n, int64_t target, KeyAt key_at) const {
-  const int lower = LargestLowerBound(n, target, key_at);
-  if (lower == -1) return n == 0 ? -1 : 0;
-  if (key_at(lower) == target) return lower;
-  return lower + 1 < n ? lower + 1 : -1;
+  return SearchSlot(n, target, key_at, /*smallest_upper=*/true);
 }
 
 }  // namespace seglog

@@ -97,14 +97,14 @@ Status OffsetIndex::SanityCheck() const {
     const OffsetPosition last = Parse(n - 1);
     if (last.offset < base_offset()) {
       return Status::Corruption(fmt::format(
-          "Corrupt index found, index file ({}) has non-zero size but the last offset is {} which "
-          "is less than the base offset {}.",
+          "Corrupt index found, index file {} has non-zero size but the last offset is {} which "
+          "is less than the base offset {}",
           path_locked(), last.offset, base_offset()));
     }
   }
   if (length() % static_cast<int64_t>(kEntrySize) != 0) {
     return Status::Corruption(fmt::format(
-        "Index file {} is corrupt, found {} bytes which is neither positive nor a multiple of {}.",
+        "Index file {} is corrupt, found {} bytes which is neither positive nor a multiple of {}",
         path_locked(), length(), kEntrySize));
   }
   return Status::OK();

@@ -112,7 +112,7 @@ Status TimeIndex::SanityCheck() const {
   if (length() % static_cast<int64_t>(kEntrySize) != 0) {
     return Status::Corruption(fmt::format(
         "Time index file {} is corrupt, found {} bytes which is neither positive nor a multiple "
-        "of {}.",
+        "of {}",
         path_locked(), length(), kEntrySize));
   }
   return Status::OK();

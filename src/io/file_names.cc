@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <charconv>
 
 namespace seglog {
@@ -58,8 +59,12 @@ Result<TopicPartition> ParsePartitionDirName(std::string_view dir_name) {
   std::string_view name = dir_name;
   for (std::string_view suffix : {"-delete", "-stray", "-future"}) {
     if (name.size() > suffix.size() && name.ends_with(suffix)) {
+      // Kafka's form: ^(\S+)-(\S+)\.(\S+)-<suffix>$ - a non-empty uuid part after the last dot.
       const size_t dot = name.rfind('.');
-      if (dot == std::string_view::npos) return bad();
+      if (dot == std::string_view::npos || dot + 1 >= name.size() - suffix.size()) return bad();
+      for (char c : name) {
+        if (std::isspace(static_cast<unsigned char>(c))) return bad();
+      }
       name = name.substr(0, dot);
       break;
     }

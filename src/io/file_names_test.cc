@@ -37,6 +37,7 @@ TEST(FileNamesTest, PartitionDirectories) {
   EXPECT_EQ(del->topic, "orders");
   EXPECT_EQ(del->partition, 0);
   EXPECT_TRUE(ParsePartitionDirName("orders-0.abc-future").ok());
+  EXPECT_FALSE(ParsePartitionDirName("orders-0.-delete").ok());  // no uuid part
   for (const char* bad : {"", "orders", "-0", "orders-", "orders-x", "orders-1x", "orders-+1"}) {
     EXPECT_FALSE(ParsePartitionDirName(bad).ok()) << bad;
   }

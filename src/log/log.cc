@@ -504,11 +504,18 @@ Status Log::Close() {
   st.closed = true;
   auto snapshot = st.Snapshot();
   Status result;
-  for (auto& [base, seg] : *snapshot) {
-    if (!options_.read_only) {
-      Status s = seg->Flush();
+  // Flush what is not yet durable (segments from the recovery point on), as Kafka's close does;
+  // older segments' indexes stay unopened.
+  if (!options_.read_only) {
+    for (auto it = snapshot->begin(); it != snapshot->end(); ++it) {
+      auto next = std::next(it);
+      if (next != snapshot->end() && next->first <= st.recovery_point) continue;
+      Status s = it->second->Flush();
       if (result.ok() && !s.ok()) result = s;
     }
+    st.recovery_point = log_end_offset();
+  }
+  for (auto& [base, seg] : *snapshot) {
     Status s = seg->Close();
     if (result.ok() && !s.ok()) result = s;
   }

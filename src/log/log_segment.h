@@ -9,7 +9,7 @@
 // usable after the log drops it.
 //
 // Thread safety: one appender (externally synchronised: Append, OnBecomeInactiveSegment,
-// Close, TruncateTo, ChangeFileSuffixes) and any number of concurrent readers (Read,
+// Flush, Close, ResizeIndexes, DeleteFiles) and any number of concurrent readers (Read,
 // TranslateOffset, FindOffsetByTimestamp, size). Appended bytes become visible to readers only
 // after the whole append is written (size() is published last).
 #ifndef SEGLOG_LOG_LOG_SEGMENT_H_

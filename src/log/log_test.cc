@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -250,6 +251,41 @@ TEST_F(LogTest, ReadOnlyOpenWritesNothing) {
   ASSERT_TRUE((*log)->Close().ok());
   EXPECT_EQ(std::filesystem::file_size(OffsetIndexFilePath(dir, 0)), before);
   EXPECT_TRUE(Log::Open(tmp_.path() + "/missing-0", {}, o).status().IsIOError());
+}
+
+// Kafka's LazyIndex: opening (and closing) a log with many segments touches only what it uses.
+TEST_F(LogTest, OpeningManySegmentsDoesNotTouchTheirIndexes) {
+  const std::string dir = tmp_.path() + "/t-0";
+  LogConfig c;
+  ASSERT_TRUE(c.Set("internal.segment.bytes", "2000").ok());
+  {
+    auto log = OpenLog(c, dir);
+    for (int i = 0; i < 600; ++i) {
+      ASSERT_TRUE(log->AppendAsLeader(ProducerBatch(i, 1, 300, kT0)).ok());
+    }
+    ASSERT_GE(log->num_segments(), 100);
+    ASSERT_TRUE(log->Close().ok());
+  }
+  // Remove every index file; a reopen must not recreate those of the old segments.
+  int removed = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (name.ends_with(".index") || name.ends_with(".timeindex")) {
+      std::filesystem::remove(e.path());
+      ++removed;
+    }
+  }
+  ASSERT_GT(removed, 200);
+  auto log = OpenLog(c, dir);
+  EXPECT_EQ(log->log_end_offset(), 600);
+  ASSERT_TRUE(log->AppendAsLeader(ProducerBatch(0, 1, 300, kT0)).ok());
+  ASSERT_TRUE(log->Close().ok());
+  int recreated = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (name.ends_with(".index")) ++recreated;
+  }
+  EXPECT_LE(recreated, 2);  // the active segment (and the one it rolled from, if it rolled)
 }
 
 // Readers never take the append lock; each sees only whole appends.

@@ -70,6 +70,7 @@ Result<TopicMap> LoadTopics(const std::string& log_dir) {
     for (const std::string& name : names) {
       auto tp = ParsePartitionDirName(name);
       if (!tp.ok() || name != PartitionDirName(*tp)) continue;
+      if (tp->topic == "__cluster_metadata") continue;  // KRaft's metadata log, not a topic
       TopicMetadata& md = topics[tp->topic];
       md.partitions = std::max(md.partitions, tp->partition + 1);
     }
