@@ -3,6 +3,7 @@
 // record, every offset lookup and every timestamp lookup as Kafka's own UnifiedLog does.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -15,7 +16,13 @@ namespace {
 
 using nlohmann::json;
 
-const std::string kDir = std::string(SEGLOG_SOURCE_DIR) + "/tests/data/kafka_written/";
+// The committed fixture, or a fresh one (SEGLOG_KAFKA_WRITTEN_DIR, set by the interop test that
+// runs a real broker first).
+const std::string kDir = [] {
+  const char* env = std::getenv("SEGLOG_KAFKA_WRITTEN_DIR");
+  return env ? std::string(env) + "/"
+             : std::string(SEGLOG_SOURCE_DIR) + "/tests/data/kafka_written/";
+}();
 
 json Load(const std::string& name) {
   std::ifstream in(kDir + name);

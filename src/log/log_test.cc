@@ -128,6 +128,51 @@ TEST_F(LogTest, BadBatchesAreRefusedWholeWithTheReason) {
   EXPECT_TRUE(log->AppendAsLeader(good).ok());
 }
 
+TEST_F(LogTest, AnAppendLargerThanASegmentIsRefused) {
+  LogConfig c;
+  ASSERT_TRUE(c.Set("internal.segment.bytes", "5000").ok());
+  auto log = OpenLog(c);
+  Status s = log->AppendAsLeader(ProducerBatch(0, 30, 250, kT0)).status();
+  EXPECT_THAT(s.ToString(), HasSubstr("RecordBatchTooLargeException"));
+  EXPECT_THAT(s.ToString(), HasSubstr("segment size 5000"));
+  EXPECT_EQ(log->log_end_offset(), 0);
+}
+
+TEST_F(LogTest, FlushAndCloseAreIdempotentAndReadsSurviveReopen) {
+  const std::string dir = tmp_.path() + "/t-0";
+  {
+    auto log = OpenLog({}, dir);
+    ASSERT_TRUE(log->AppendAsLeader(ProducerBatch(0, 10, 10, kT0)).ok());
+    ASSERT_TRUE(log->Flush(5).ok());
+    ASSERT_TRUE(log->Flush(10).ok());
+    ASSERT_TRUE(log->Flush(1000).ok());  // beyond the end: flushes what exists
+    ASSERT_TRUE(log->Close().ok());
+    ASSERT_TRUE(log->Close().ok());
+    EXPECT_FALSE(log->AppendAsLeader(ProducerBatch(0, 1, 1, kT0)).ok());  // closed
+  }
+  auto log = OpenLog({}, dir);
+  EXPECT_EQ(Offsets(log.get(), 0).size(), 10u);
+}
+
+TEST_F(LogTest, ACorruptSegmentIsReportedByName) {
+  const std::string dir = tmp_.path() + "/t-0";
+  {
+    auto log = OpenLog({}, dir);
+    ASSERT_TRUE(log->AppendAsLeader(ProducerBatch(0, 10, 10, kT0)).ok());
+    ASSERT_TRUE(log->Close().ok());
+  }
+  {
+    std::fstream f(LogFilePath(dir, 0), std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(8);
+    const char tiny_length[4] = {0, 0, 0, 5};  // below the 14-byte minimum
+    f.write(tiny_length, 4);
+  }
+  Status s = Log::Open(dir, {}, {}).status();
+  EXPECT_TRUE(s.IsCorruption());
+  EXPECT_THAT(s.ToString(), HasSubstr(LogFilePath(dir, 0)));
+  EXPECT_THAT(s.ToString(), HasSubstr("found 5"));
+}
+
 TEST_F(LogTest, CompactedTopicsRefuseKeylessRecords) {
   LogConfig c;
   ASSERT_TRUE(c.Set("cleanup.policy", "compact").ok());
