@@ -152,7 +152,7 @@ TEST(SeedExamplesTest, Seed001PictureLookups) {
   ASSERT_TRUE(config.Set("index.interval.bytes", std::to_string(80 * kScale)).ok());
   LogOptions options;
   const int64_t t0 = kT0;
-  options.clock = [t0] { return t0 + 100000; };
+  options.clock = [] { return kT0 + 100000; };
   auto log = *Log::Open(tmp.path() + "/orders-0", config, options);
   for (int o = 0; o < 20; ++o) {
     // One record every 2 s: offset o has t = 2(o+1) s.
