@@ -29,16 +29,7 @@ NullableBytes AsNullable(const json& j, std::vector<std::vector<uint8_t>>* keep)
   return Bytes(keep->back());
 }
 
-void ExpectBytesEq(const NullableBytes& got, const json& want, const std::string& what) {
-  if (want.is_null()) {
-    EXPECT_FALSE(got.has_value()) << what << ": expected null";
-    return;
-  }
-  ASSERT_TRUE(got.has_value()) << what << ": expected non-null";
-  auto w = Base64Decode(want.get<std::string>());
-  EXPECT_TRUE(std::equal(got->begin(), got->end(), w.begin(), w.end()))
-      << what << ": bytes differ (" << got->size() << " vs " << w.size() << ")";
-}
+using testing::ExpectBytesEq;
 
 // Checks one batch against its manifest entry; returns the number of records compared.
 void CheckBatch(const RecordBatchView& b, const json& jb, const std::string& ctx) {

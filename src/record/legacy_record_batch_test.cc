@@ -41,16 +41,7 @@ std::vector<uint8_t> CaseBytes(const json& c) {
   return ReadFileBytes(SourcePath("tests/data/golden/" + c["file"].get<std::string>()));
 }
 
-void ExpectBytesEq(const NullableBytes& got, const json& want, const std::string& what) {
-  if (want.is_null()) {
-    EXPECT_FALSE(got.has_value()) << what << ": expected null";
-    return;
-  }
-  ASSERT_TRUE(got.has_value()) << what << ": expected non-null";
-  auto w = Base64Decode(want.get<std::string>());
-  EXPECT_TRUE(std::equal(got->begin(), got->end(), w.begin(), w.end()))
-      << what << ": bytes differ (" << got->size() << " vs " << w.size() << ")";
-}
+using testing::ExpectBytesEq;
 
 // Everything a reader checks: structure, CRC, then every record.
 Status DecodeEntry(Bytes bytes, int* records = nullptr) {

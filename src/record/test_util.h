@@ -2,13 +2,18 @@
 #ifndef SEGLOG_RECORD_TEST_UTIL_H_
 #define SEGLOG_RECORD_TEST_UTIL_H_
 
+#include <gtest/gtest.h>
 #include <cstdint>
+
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <span>
 #include <string>
 #include <vector>
+
+#include "seglog/record_batch.h"
 
 namespace seglog::testing {
 
@@ -57,6 +62,19 @@ inline std::vector<uint8_t> Base64Decode(const std::string& in) {
     }
   }
   return out;
+}
+
+// A decoded key or value against the manifest's base64 string (or null).
+inline void ExpectBytesEq(const NullableBytes& got, const nlohmann::json& want,
+                          const std::string& what) {
+  if (want.is_null()) {
+    EXPECT_FALSE(got.has_value()) << what << ": expected null";
+    return;
+  }
+  ASSERT_TRUE(got.has_value()) << what << ": expected non-null";
+  auto w = Base64Decode(want.get<std::string>());
+  EXPECT_TRUE(std::equal(got->begin(), got->end(), w.begin(), w.end()))
+      << what << ": bytes differ (" << got->size() << " vs " << w.size() << ")";
 }
 
 }  // namespace seglog::testing
