@@ -10,7 +10,9 @@ cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz --target record_batch_fuzzer
 corpus=build/fuzz/corpus/record_batch
 mkdir -p "$corpus" build/fuzz/artifacts
-cp -n tests/data/golden/batches/*.bin "$corpus"/ 2>/dev/null || true
+cp -n tests/data/golden/batches/*.bin tests/data/fuzz_regressions/*.bin "$corpus"/ 2>/dev/null || true
+# Inputs that once crashed it must run clean first (libFuzzer runs files given as arguments once).
+build/fuzz/fuzz/record_batch_fuzzer tests/data/fuzz_regressions/*.bin 2>&1 | tail -n 2
 build/fuzz/fuzz/record_batch_fuzzer "$corpus" -max_total_time="$seconds" -max_len=300000 \
   -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=build/fuzz/artifacts/ 2>&1 | tail -n 15
 echo "fuzz: record_batch_fuzzer ran ${seconds}s with no crash"

@@ -2,6 +2,8 @@
 // 13.2, corrected by the captures in tests/data/dump/).
 #include "tools/dump_log.h"
 
+#include "base/coding.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -311,7 +313,8 @@ std::string RecordContents(const RecordLine& r) {
 // first record of the file, so a first offset other than 0 is reported too).
 void CheckConsecutive(int64_t offset, int64_t* last_offset, const JavaFile& file,
                       Reports* reports) {
-  if (offset != *last_offset + 1) reports->non_consecutive[file.Absolute()][*last_offset] = offset;
+  if (offset != WrappingAdd(*last_offset, 1))
+    reports->non_consecutive[file.Absolute()][*last_offset] = offset;
   *last_offset = offset;
 }
 

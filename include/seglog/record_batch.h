@@ -139,8 +139,9 @@ class RecordBatchView {
 
   // Derived values.
   size_t size_in_bytes() const { return bytes_.size(); }
-  int64_t last_offset() const { return base_offset() + last_offset_delta(); }
-  int64_t next_offset() const { return last_offset() + 1; }
+  // Wrapping like Java's long arithmetic when a corrupt base offset is near INT64_MAX.
+  int64_t last_offset() const;
+  int64_t next_offset() const;
   // baseSequence + lastOffsetDelta, wrapping past INT32_MAX as Kafka does; -1 without one.
   int32_t last_sequence() const;
   // Raw codec bits; a value above 4 is an unknown codec (CompressionTypeOrError says so).

@@ -55,6 +55,16 @@ inline uint32_t LoadLE32(const uint8_t* p) {
 }
 inline void StoreLE32(uint8_t* p, uint32_t v) { std::memcpy(p, &v, sizeof v); }
 
+// Two's-complement addition and subtraction that wrap like Java's long arithmetic, for values
+// read from untrusted bytes (a base offset near INT64_MAX plus a delta must not be undefined
+// behaviour; Kafka's reader computes the same wrapped value).
+inline int64_t WrappingAdd(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+inline int64_t WrappingSub(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+}
+
 }  // namespace seglog
 
 #endif  // SEGLOG_BASE_CODING_H_

@@ -62,7 +62,7 @@ bool FileBatchWalker::Next() {
                       file_.path(), next_, size, bl::kRecordBatchOverhead));
       return false;
     }
-    last_offset_ = current_.base_offset + LoadBEInt32(p + bl::kLastOffsetDeltaOffset);
+    last_offset_ = WrappingAdd(current_.base_offset, LoadBEInt32(p + bl::kLastOffsetDeltaOffset));
     max_timestamp_ = LoadBEInt64(p + bl::kMaxTimestampOffset);
     leader_epoch_ = LoadBEInt32(p + bl::kPartitionLeaderEpochOffset);
   } else {

@@ -393,6 +393,11 @@ Result<LogAppendInfo> Log::AppendWithAssignedOffsets(std::span<const uint8_t> ba
                            /*check_records=*/false);
     if (!v.ok()) return v.status().WithContext(dir_);
     const RecordBatchView& b = v->view;
+    if (b.last_offset_delta() >= 0 && b.base_offset() > INT64_MAX - 1 - b.last_offset_delta()) {
+      return Status::InvalidArgument(
+          fmt::format("{}: batch at byte {}: base offset {} plus lastOffsetDelta {} overflows",
+                      dir_, walker.current().position, b.base_offset(), b.last_offset_delta()));
+    }
     if (b.base_offset() < expected_min || b.last_offset_delta() < 0) {
       return Status::InvalidArgument(fmt::format(
           "{}: out of order offsets: batch at byte {} has offsets {}..{}, expected at least {}",

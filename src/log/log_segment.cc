@@ -228,7 +228,7 @@ Result<int64_t> LogSegment::ReadNextOffset() {
   SEGLOG_ASSIGN_OR_RETURN(OffsetIndex * oi, offset_index());
   FileBatchWalker w(*log_, oi->LastEntry().position, size());
   int64_t next = base_offset_;
-  while (w.Next()) next = w.last_offset() + 1;
+  while (w.Next()) next = WrappingAdd(w.last_offset(), 1);
   if (!w.status().ok()) return w.status();
   return next;
 }

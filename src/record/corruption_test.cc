@@ -9,6 +9,7 @@
 // checks exactly that.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,36 @@ TEST(CorruptionTest, EveryTruncationIsDetected) {
       EXPECT_TRUE(w.status().ok());
     }
   }
+}
+
+// Inputs the fuzzer once crashed on (tests/data/fuzz_regressions), run through the same parsers
+// as fuzz/record_batch_fuzzer.cc; under the asan-ubsan preset any undefined behaviour aborts.
+TEST(CorruptionTest, FuzzRegressionsParseWithoutUndefinedBehaviour) {
+  int files = 0;
+  for (const auto& e :
+       std::filesystem::directory_iterator(SourcePath("tests/data/fuzz_regressions"))) {
+    auto bytes = ReadFileBytes(e.path().string());
+    ReadOptions options;
+    options.max_decompressed_bytes = 1 << 20;
+    LogBatchWalker walker(bytes);
+    while (walker.Next()) {
+      auto view = RecordBatchView::Parse(walker.current_bytes(), walker.current().position);
+      if (!view.ok()) continue;
+      (void)view->ValidateDeep(options);
+      RecordIterator it(*view, options);
+      while (it.Next()) {
+      }
+      (void)view->last_offset();
+      (void)view->next_offset();
+    }
+    if (auto view = RecordBatchView::Parse(bytes); view.ok()) {
+      RecordIterator it(*view, options);
+      while (it.Next()) {
+      }
+    }
+    ++files;
+  }
+  EXPECT_GE(files, 1);
 }
 
 }  // namespace

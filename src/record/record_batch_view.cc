@@ -84,6 +84,11 @@ int32_t RecordBatchView::records_count() const {
   return LoadBEInt32(bytes_.data() + bl::kRecordsCountOffset);
 }
 
+int64_t RecordBatchView::last_offset() const {
+  return WrappingAdd(base_offset(), last_offset_delta());
+}
+int64_t RecordBatchView::next_offset() const { return WrappingAdd(last_offset(), 1); }
+
 int32_t RecordBatchView::last_sequence() const {
   const int32_t base = base_sequence();
   if (base == kNoSequence) return kNoSequence;
@@ -154,7 +159,7 @@ Status RecordBatchView::ValidateDeep(const ReadOptions& options) const {
   RecordIterator it(*this, options);
   int32_t last_delta = -1;
   while (it.Next()) {
-    const int64_t offset_delta = it.record().offset - base_offset();
+    const int64_t offset_delta = WrappingSub(it.record().offset, base_offset());
     if (offset_delta <= last_delta || offset_delta > delta) {
       return Status::Corruption(fmt::format(
           "batch at position {}: record {}: offsetDelta {} must be above {} and at most "

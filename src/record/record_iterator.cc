@@ -143,10 +143,10 @@ Status RecordIterator::ReadRecord() {
                     length, base_pos + static_cast<int64_t>(pos_), r.remaining())));
   }
 
-  record_.offset = batch_.base_offset() + offset_delta;
+  record_.offset = WrappingAdd(batch_.base_offset(), offset_delta);
   record_.timestamp = batch_.timestamp_type() == TimestampType::kLogAppendTime
                           ? batch_.max_timestamp()
-                          : batch_.base_timestamp() + timestamp_delta;
+                          : WrappingAdd(batch_.base_timestamp(), timestamp_delta);
   const int32_t base_seq = batch_.base_sequence();
   if (base_seq >= 0) {
     record_.sequence = (offset_delta >= 0 && base_seq > INT32_MAX - offset_delta)
