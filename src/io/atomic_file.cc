@@ -1,0 +1,38 @@
+// WriteFileAtomically and ReadFileToString; see atomic_file.h.
+#include "io/atomic_file.h"
+
+#include <filesystem>
+#include <span>
+
+#include "io/file.h"
+
+namespace seglog {
+
+Status WriteFileAtomically(const std::string& path, std::string_view content) {
+  const std::string tmp = path + ".tmp";
+  {
+    SEGLOG_ASSIGN_OR_RETURN(auto f, File::Open(tmp, File::Mode::kCreate));
+    SEGLOG_RETURN_IF_ERROR(f->Truncate(0));
+    SEGLOG_RETURN_IF_ERROR(
+        f->WriteAt(0, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(content.data()),
+                                               content.size())));
+    SEGLOG_RETURN_IF_ERROR(f->Sync());
+  }
+  SEGLOG_RETURN_IF_ERROR(RenameFile(tmp, path));
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  if (dir.empty()) dir = ".";
+  return SyncDirectory(dir);
+}
+
+Result<std::string> ReadFileToString(const std::string& path) {
+  SEGLOG_ASSIGN_OR_RETURN(auto f, File::Open(path, File::Mode::kReadOnly));
+  SEGLOG_ASSIGN_OR_RETURN(const int64_t size, f->Size());
+  std::string out(static_cast<size_t>(size), '\0');
+  SEGLOG_ASSIGN_OR_RETURN(
+      const size_t n,
+      f->ReadAtMost(0, std::span<uint8_t>(reinterpret_cast<uint8_t*>(out.data()), out.size())));
+  out.resize(n);
+  return out;
+}
+
+}  // namespace seglog

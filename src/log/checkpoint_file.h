@@ -1,0 +1,56 @@
+// Kafka's text checkpoint files (CheckpointFile.java; kafka-format.md 6.1-6.2):
+//
+//   <version>\n          always 0
+//   <entry count>\n
+//   <entry>\n            count times; fields separated by whitespace
+//
+// OffsetCheckpoint - "topic partition offset" lines: recovery-point-offset-checkpoint,
+// log-start-offset-checkpoint, cleaner-offset-checkpoint and replication-offset-checkpoint at a
+// log directory's root. LeaderEpochCheckpoint - "epoch startOffset" lines:
+// leader-epoch-checkpoint in a partition directory. Written with WriteFileAtomically; read
+// strictly: a bad version, a malformed line, or a count that does not match the lines is
+// Corruption naming the file, the line number and what was expected and found. An empty file
+// reads as no entries, as in Kafka.
+// Thread safety: functions only; callers serialise writers of one file.
+#ifndef SEGLOG_LOG_CHECKPOINT_FILE_H_
+#define SEGLOG_LOG_CHECKPOINT_FILE_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "io/file_names.h"
+#include "seglog/result.h"
+
+namespace seglog {
+
+inline constexpr const char* kRecoveryPointCheckpointFile = "recovery-point-offset-checkpoint";
+inline constexpr const char* kLogStartOffsetCheckpointFile = "log-start-offset-checkpoint";
+inline constexpr const char* kCleanerOffsetCheckpointFile = "cleaner-offset-checkpoint";
+inline constexpr const char* kLeaderEpochCheckpointFile = "leader-epoch-checkpoint";
+
+struct TopicPartitionLess {
+  bool operator()(const TopicPartition& a, const TopicPartition& b) const {
+    return a.topic != b.topic ? a.topic < b.topic : a.partition < b.partition;
+  }
+};
+using OffsetMap = std::map<TopicPartition, int64_t, TopicPartitionLess>;
+
+// "topic partition offset" checkpoints. A missing file reads as NotFound.
+Result<OffsetMap> ReadOffsetCheckpoint(const std::string& path);
+Status WriteOffsetCheckpoint(const std::string& path, const OffsetMap& offsets);
+
+struct EpochEntry {
+  int32_t epoch = 0;
+  int64_t start_offset = 0;
+  bool operator==(const EpochEntry&) const = default;
+};
+
+// "epoch startOffset" checkpoints.
+Result<std::vector<EpochEntry>> ReadLeaderEpochCheckpoint(const std::string& path);
+Status WriteLeaderEpochCheckpoint(const std::string& path, const std::vector<EpochEntry>& entries);
+
+}  // namespace seglog
+
+#endif  // SEGLOG_LOG_CHECKPOINT_FILE_H_
