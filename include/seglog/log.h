@@ -79,6 +79,25 @@ struct LogOptions {
   std::function<int64_t()> clock;
   // Open an existing directory read-only (tools over a Kafka log dir): no writes at all.
   bool read_only = false;
+
+  // Loader inputs (kafka-format.md 10), normally from the log directory: whether it had a
+  // clean-shutdown marker, and this partition's recovery point and log start offset from the
+  // checkpoint files. Without a clean shutdown, every segment from the recovery point on is
+  // validated batch by batch, its indexes rebuilt, and the log cut at the first bad batch.
+  bool had_clean_shutdown = true;
+  int64_t recovery_point = 0;
+  int64_t log_start_offset = 0;
+  // Where recovery keeps the bytes it cuts (Kafka drops them). Default:
+  // <log dir>/.quarantine/<partition dir name>, beside the partition directory.
+  std::string quarantine_dir;
+};
+
+// What the loader did (kafka-format.md 10): one line per file it removed, renamed, rebuilt or
+// cut, naming the file, positions and reason.
+struct LoadReport {
+  std::vector<std::string> actions;
+  int segments_recovered = 0;
+  int64_t bytes_quarantined = 0;
 };
 
 class Log {
@@ -116,11 +135,17 @@ class Log {
   // ListOffsets: a timestamp >= 0, or kLatestTimestamp, kEarliestTimestamp, kMaxTimestamp.
   Result<std::optional<TimestampAndOffset>> FetchOffsetByTimestamp(int64_t timestamp);
 
+  // What opening this log did to its files (empty for a clean directory).
+  const LoadReport& load_report() const;
+  int64_t recovery_point() const;
+
   int64_t log_start_offset() const;
   int64_t log_end_offset() const;
   int64_t high_watermark() const { return log_end_offset(); }
   int64_t size_in_bytes() const;
   int num_segments() const;
+  // Segments whose index files are open (mapped); the others are only names until used.
+  int num_segments_with_open_indexes() const;
   std::vector<int64_t> segment_base_offsets() const;
 
   // Rolls a new active segment now (Kafka's roll()).
@@ -141,6 +166,7 @@ class Log {
   std::string dir_;
   LogConfig config_;
   LogOptions options_;
+  LoadReport report_;
   std::unique_ptr<State> state_;
 };
 

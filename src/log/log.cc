@@ -14,6 +14,7 @@
 #include "base/mutex.h"
 #include "io/file.h"
 #include "io/file_names.h"
+#include "log/log_loader.h"
 #include "log/log_segment.h"
 #include "record/batch_walker.h"
 
@@ -69,96 +70,29 @@ int64_t Log::Now() const {
       .count();
 }
 
-namespace {
-
-SegmentOptions MakeSegmentOptions(const LogConfig& c, bool writable, int64_t jitter) {
-  SegmentOptions o;
-  o.index_interval_bytes = c.index_interval_bytes;
-  o.max_index_size = c.segment_index_bytes;
-  o.roll_jitter_ms = jitter;
-  o.preallocate = c.preallocate;
-  o.segment_bytes = c.SegmentSize();
-  o.writable = writable;
-  return o;
-}
-
-// Known non-segment files of a partition directory.
-bool IsKnownMetadataFile(const std::string& name) {
-  return name == "leader-epoch-checkpoint" || name == "partition.metadata" ||
-         name == "leader-epoch-checkpoint.tmp" || name == "partition.metadata.tmp";
-}
-
-bool EndsWith(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-}  // namespace
-
 Result<std::unique_ptr<Log>> Log::Open(const std::string& dir, const LogConfig& config,
                                        LogOptions options) {
   const bool writable = !options.read_only;
   if (writable) SEGLOG_RETURN_IF_ERROR(CreateDirectories(dir));
   std::unique_ptr<Log> log(new Log(dir, config, std::move(options)));
   State& st = *log->state_;
-  SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> names, ListDirectory(dir));
-  std::vector<int64_t> bases;
-  for (const std::string& name : names) {
-    if (IsKnownMetadataFile(name)) continue;
-    if (EndsWith(name, kDeletedFileSuffix) || EndsWith(name, kCleanedFileSuffix)) {
-      // Leftovers of an interrupted delete or clean: Kafka's loader deletes them (10.1).
-      if (writable) SEGLOG_RETURN_IF_ERROR(RemoveFile(dir + "/" + name, true));
-      continue;
-    }
-    if (EndsWith(name, kSwapFileSuffix)) {
-      return Status::FailedPrecondition(fmt::format(
-          "{}/{}: an interrupted segment swap; completing swaps needs the recovery loader", dir,
-          name));
-    }
-    const bool segment_file = EndsWith(name, kLogFileSuffix);
-    const bool known = segment_file || EndsWith(name, kIndexFileSuffix) ||
-                       EndsWith(name, kTimeIndexFileSuffix) ||
-                       EndsWith(name, kTxnIndexFileSuffix) || EndsWith(name, kSnapshotFileSuffix);
-    if (!known) {
-      return Status::InvalidArgument(fmt::format(
-          "{}/{}: not a file Kafka or seglog keeps in a partition directory", dir, name));
-    }
-    auto offset = OffsetFromFileName(name);
-    const size_t dot = name.find('.');
-    if (!offset.ok() || name.substr(0, dot).size() != 20) {
-      return Status::InvalidArgument(
-          fmt::format("{}/{}: file name does not start with a 20-digit offset", dir, name));
-    }
-    if (segment_file) bases.push_back(*offset);
-  }
-  std::sort(bases.begin(), bases.end());
-  auto segments = std::make_shared<SegmentMap>();
-  const int64_t now = log->Now();
-  for (int64_t base : bases) {
-    auto seg = LogSegment::Open(dir, base, MakeSegmentOptions(config, writable, 0), true, now);
-    if (!seg.ok()) return seg.status();
-    (*segments)[base] = std::move(seg).value();
-  }
-  if (segments->empty()) {
-    if (!writable) {
-      return Status::NotFound(fmt::format("{}: no segments (.log files) to read", dir));
-    }
-    auto seg = LogSegment::Open(dir, 0, MakeSegmentOptions(config, true, 0), false, now);
-    if (!seg.ok()) return seg.status();
-    (*segments)[0] = std::move(seg).value();
-    SEGLOG_RETURN_IF_ERROR(SyncDirectory(dir));
-  }
-  LogSegment& active = *segments->rbegin()->second;
-  SEGLOG_ASSIGN_OR_RETURN(const int64_t next, active.ReadNextOffset());
-  if (writable) SEGLOG_RETURN_IF_ERROR(active.ResizeIndexes(config.segment_index_bytes));
-  st.log_end_offset.store(next, std::memory_order_release);
-  st.log_start_offset.store(segments->begin()->first, std::memory_order_release);
+  SEGLOG_ASSIGN_OR_RETURN(LoadedLog loaded, LoadLog(dir, config, log->options_, log->Now()));
+  st.log_end_offset.store(loaded.log_end_offset, std::memory_order_release);
+  st.log_start_offset.store(loaded.log_start_offset, std::memory_order_release);
   {
     MutexLock l(&st.append_mu);
-    st.recovery_point = next;
+    st.recovery_point = loaded.recovery_point;
   }
-  st.Publish(std::move(segments));
+  log->report_ = std::move(loaded.report);
+  st.Publish(std::make_shared<SegmentMap>(std::move(loaded.segments)));
   return log;
+}
+
+const LoadReport& Log::load_report() const { return report_; }
+
+int64_t Log::recovery_point() const {
+  MutexLock l(&state_->append_mu);
+  return state_->recovery_point;
 }
 
 int64_t Log::log_start_offset() const {
@@ -175,6 +109,12 @@ int64_t Log::size_in_bytes() const {
 }
 
 int Log::num_segments() const { return static_cast<int>(state_->Snapshot()->size()); }
+
+int Log::num_segments_with_open_indexes() const {
+  int n = 0;
+  for (const auto& [base, seg] : *state_->Snapshot()) n += seg->indexes_loaded() ? 1 : 0;
+  return n;
+}
 
 std::vector<int64_t> Log::segment_base_offsets() const {
   std::vector<int64_t> out;

@@ -9,6 +9,7 @@
 #include "io/file_names.h"
 #include "log/file_batch_walker.h"
 #include "record/batch_walker.h"
+#include "record/legacy_record_batch.h"
 #include "seglog/record_batch.h"
 
 namespace seglog {
@@ -271,6 +272,78 @@ Status LogSegment::Close() {
   Status s3 = options_.writable ? log_->Truncate(size()) : Status::OK();
   for (const Status& s : {s1, s2, s3}) {
     if (result.ok() && !s.ok()) result = s;
+  }
+  return result;
+}
+
+Result<LogSegment::RecoveryResult> LogSegment::Recover(const CutHandler& on_cut) {
+  SEGLOG_ASSIGN_OR_RETURN(OffsetIndex * oi, offset_index());
+  SEGLOG_ASSIGN_OR_RETURN(TimeIndex * ti, time_index());
+  SEGLOG_RETURN_IF_ERROR(oi->Reset());
+  SEGLOG_RETURN_IF_ERROR(ti->Reset());
+  SEGLOG_ASSIGN_OR_RETURN(const int64_t file_size, log_->Size());
+  RecoveryResult result;
+  TimestampOffset max_so_far{-1, base_offset_};
+  int64_t valid = 0;
+  int64_t last_index_entry = 0;
+  FileBatchWalker w(*log_, 0, file_size);
+  std::vector<uint8_t> bytes;
+  while (w.Next()) {
+    const BatchPrefix& p = w.current();
+    // Validity as Kafka's ensureValid: v2 size and CRC-32C, legacy CRC-32.
+    Status valid_batch = w.ReadCurrent(&bytes);
+    if (valid_batch.ok()) {
+      if (p.magic >= kMagicV2) {
+        auto view = RecordBatchView::Parse(bytes, p.position);
+        valid_batch = view.ok() ? view->ValidateCrc() : view.status();
+      } else {
+        auto legacy = LegacyRecordBatchView::Parse(bytes, p.position);
+        valid_batch = legacy.ok() ? legacy->ValidateCrc() : legacy.status();
+      }
+    }
+    if (!valid_batch.ok()) {
+      result.stop_reason = valid_batch.WithContext(log_->path());
+      break;
+    }
+    const int64_t relative = w.last_offset() - base_offset_;
+    if (relative < 0 || relative > INT32_MAX) {
+      result.stop_reason = Status::Corruption(fmt::format(
+          "{}: batch at position {} has last offset {}, not representable relative to base {}",
+          log_->path(), p.position, w.last_offset(), base_offset_));
+      break;
+    }
+    if (w.max_timestamp() > max_so_far.timestamp) max_so_far = {w.max_timestamp(), w.last_offset()};
+    if (valid - last_index_entry > options_.index_interval_bytes) {
+      SEGLOG_RETURN_IF_ERROR(oi->Append(w.last_offset(), static_cast<int32_t>(valid)));
+      SEGLOG_RETURN_IF_ERROR(ti->MaybeAppend(max_so_far.timestamp, max_so_far.offset));
+      last_index_entry = valid;
+    }
+    valid += p.size_in_bytes();
+    ++result.batches;
+  }
+  if (result.stop_reason.ok() && !w.status().ok()) {
+    result.stop_reason = w.status();
+  }
+  if (result.stop_reason.ok() && valid < file_size) {
+    result.stop_reason =
+        Status::Corruption(fmt::format("{}: {} byte(s) at position {} are not a whole batch",
+                                       log_->path(), file_size - valid, valid));
+  }
+  result.valid_bytes = valid;
+  result.truncated_bytes = file_size - valid;
+  if (result.truncated_bytes > 0) {
+    if (on_cut) SEGLOG_RETURN_IF_ERROR(on_cut(*log_, valid, file_size));
+    SEGLOG_RETURN_IF_ERROR(log_->Truncate(valid));
+  }
+  size_.store(valid, std::memory_order_release);
+  bytes_since_last_index_entry_ = 0;
+  SEGLOG_RETURN_IF_ERROR(oi->TrimToValidSize());
+  SEGLOG_RETURN_IF_ERROR(ti->MaybeAppend(max_so_far.timestamp, max_so_far.offset, true));
+  SEGLOG_RETURN_IF_ERROR(ti->TrimToValidSize());
+  {
+    MutexLock l(&state_mu_);
+    max_timestamp_so_far_ = max_so_far;
+    rolling_based_timestamp_.reset();
   }
   return result;
 }

@@ -17,6 +17,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -110,6 +111,20 @@ class LogSegment {
   Status ResizeIndexes(int64_t size);
   // Removes the segment's files (missing files are fine).
   Status DeleteFiles();
+
+  // Called by Recover with the bytes it is about to cut from the .log, before it cuts them.
+  using CutHandler = std::function<Status(const File& log, int64_t from, int64_t to)>;
+  struct RecoveryResult {
+    int64_t valid_bytes = 0;
+    int64_t truncated_bytes = 0;
+    int32_t batches = 0;
+    Status stop_reason;  // why the scan stopped early (OK when it read to the end)
+  };
+  // Kafka's LogSegment.recover (kafka-format.md 8.7): empties both indexes, validates every
+  // batch from the start (size and CRC; offsets representable relative to the base), rebuilds
+  // the indexes by the append rule, and cuts the .log at the first invalid or partial batch -
+  // after handing the cut bytes to `on_cut` (seglog quarantines them; Kafka just drops them).
+  Result<RecoveryResult> Recover(const CutHandler& on_cut);
 
  private:
   LogSegment(std::string dir, int64_t base_offset, const SegmentOptions& options,

@@ -1,0 +1,48 @@
+// LogLoader: turns a partition directory into a segment map at open, in Kafka's order
+// (LogLoader.java; kafka-format.md section 10):
+//
+//   1. delete *.deleted leftovers; delete *.cleaned, and *.swap files from an unfinished split
+//      (offset >= the smallest .cleaned offset);
+//   2. complete interrupted swaps: delete the files the swap replaces, drop the .swap suffix;
+//   3. delete orphan index files (no .log); load each .log; a segment without its offset index is
+//      recovered;
+//   4. without a clean shutdown, recover every segment from the recovery point on: validate each
+//      batch, rebuild both indexes, cut at the first invalid batch and remove every later segment;
+//   5. no segment left: create an empty one at the log start offset; regrow the active
+//      segment's indexes.
+//
+// Unlike Kafka, nothing is lost without a trace: bytes cut from a segment and segments removed
+// after a cut are moved or copied into the quarantine directory (outside the partition
+// directory, which Kafka ignores), and each action is recorded in <quarantine>/cuts.log and in
+// the LoadReport.
+//
+// Thread safety: runs before the Log is shared; single-threaded.
+#ifndef SEGLOG_LOG_LOG_LOADER_H_
+#define SEGLOG_LOG_LOG_LOADER_H_
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "log/log_segment.h"
+#include "seglog/log.h"
+
+namespace seglog {
+
+struct LoadedLog {
+  std::map<int64_t, std::shared_ptr<LogSegment>> segments;
+  int64_t log_end_offset = 0;
+  int64_t log_start_offset = 0;
+  int64_t recovery_point = 0;
+  LoadReport report;
+};
+
+Result<LoadedLog> LoadLog(const std::string& dir, const LogConfig& config,
+                          const LogOptions& options, int64_t now_ms);
+
+// The SegmentOptions a log's config implies.
+SegmentOptions MakeSegmentOptions(const LogConfig& config, bool writable, int64_t roll_jitter_ms);
+
+}  // namespace seglog
+
+#endif  // SEGLOG_LOG_LOG_LOADER_H_
