@@ -1,7 +1,6 @@
 // WriteFileAtomically and ReadFileToString; see atomic_file.h.
 #include "io/atomic_file.h"
 
-#include <filesystem>
 #include <span>
 
 #include "io/file.h"
@@ -19,8 +18,10 @@ Status WriteFileAtomically(const std::string& path, std::string_view content) {
     SEGLOG_RETURN_IF_ERROR(f->Sync());
   }
   SEGLOG_RETURN_IF_ERROR(RenameFile(tmp, path));
-  std::string dir = std::filesystem::path(path).parent_path().string();
-  if (dir.empty()) dir = ".";
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? std::string(".")
+                          : slash == 0               ? std::string("/")
+                                                     : path.substr(0, slash);
   return SyncDirectory(dir);
 }
 
