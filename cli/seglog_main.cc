@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/check.h"
 #include "tools/consume.h"
 #include "tools/dump_log.h"
 #include "tools/produce.h"
@@ -100,6 +101,12 @@ int main(int argc, char** argv) {
   offsets->add_option("--time", go.time, "earliest|latest|max-timestamp|<ms since epoch>")
       ->capture_default_str();
 
+  seglog::CheckOptions ko;
+  auto* check = app.add_subcommand(
+      "check", "Verify a log directory read-only (also a Kafka broker's); exit 1 on any problem");
+  check->add_option("--log-dir", ko.log_dir, "Log directory")->required();
+  check->add_option("--topic", ko.topic, "Only this topic's partitions");
+
   CLI11_PARSE(app, argc, argv);
 
   seglog::Status s;
@@ -142,6 +149,10 @@ int main(int argc, char** argv) {
     s = seglog::Consume(co, std::cout).status();
   } else if (*offsets) {
     s = seglog::GetOffsets(go, std::cout);
+  } else if (*check) {
+    auto problems = seglog::CheckLogDir(ko, std::cout);
+    if (problems.ok() && *problems > 0) return 1;
+    s = problems.status();
   }
   if (!s.ok()) {
     std::cerr << "seglog: " << s.ToString() << "\n";
