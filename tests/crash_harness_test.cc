@@ -11,6 +11,7 @@
 // that cut, zero-fill and garble files directly.
 //
 // Trials: SEGLOG_CRASH_TRIALS (default 200); see docs/design/recovery.md for longer runs.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -48,7 +49,7 @@ std::vector<uint8_t> BatchAt(int p, int64_t base) {
   RecordBatchBuilder b{BatchOptions{}};
   for (int i = 0; i < Count(base); ++i) {
     const int64_t o = base + i;
-    const std::string key = "p" + std::to_string(p) + "-" + std::to_string(o);
+    const std::string key = fmt::format("p{}-{}", p, o);
     const std::string value(static_cast<size_t>(50 + (o * 37 + p) % 400),
                             static_cast<char>('a' + o % 26));
     (void)b.Append(kT0 + o, Bytes(reinterpret_cast<const uint8_t*>(key.data()), key.size()),
