@@ -48,6 +48,8 @@ class MappedIndex {
   // count is kept (capped at the new maximum, where Kafka would throw). No-op when the length is
   // unchanged.
   Status Resize(int64_t new_size) EXCLUDES(remap_mu_);
+  // Forgets entries past the first `n` (Kafka's truncateToEntries). REQUIRES: n <= entries().
+  void TruncateToEntries(int n) { SetEntries(std::min(n, entries())); }
   // Cuts the file to the entries written.
   Status TrimToValidSize() EXCLUDES(remap_mu_);
   // Empties the index and grows it back to max_index_size (zero-filled; Kafka leaves the old
@@ -91,8 +93,12 @@ class MappedIndex {
   const uint8_t* EntryPtr(int slot) const REQUIRES_SHARED(remap_mu_) {
     return map_->data() + static_cast<size_t>(slot) * entry_size_;
   }
-  uint8_t* MutableEntryPtr(int slot) REQUIRES_SHARED(remap_mu_) {
-    return map_->data() + static_cast<size_t>(slot) * entry_size_;
+  // Writes one entry with pwrite rather than through the map: on a full disk (a hole in the
+  // preallocated, sparse file that cannot get a block) a store into the map would raise SIGBUS;
+  // pwrite returns ENOSPC. The map shares the page cache, so readers see the entry.
+  Status WriteEntry(int slot, const uint8_t* entry) REQUIRES_SHARED(remap_mu_) {
+    return file_->WriteAt(static_cast<int64_t>(slot) * static_cast<int64_t>(entry_size_),
+                          std::span<const uint8_t>(entry, entry_size_));
   }
   const std::string& path_locked() const REQUIRES_SHARED(remap_mu_) { return path_; }
   void SetEntries(int n) { entries_.store(n, std::memory_order_release); }

@@ -75,9 +75,10 @@ Status OffsetIndex::Append(int64_t offset, int32_t position) {
           offset, last.offset, path_locked()));
     }
   }
-  uint8_t* p = MutableEntryPtr(n);
-  StoreBE32(p, static_cast<uint32_t>(relative));
-  StoreBE32(p + 4, static_cast<uint32_t>(position));
+  uint8_t entry[kEntrySize];
+  StoreBE32(entry, static_cast<uint32_t>(relative));
+  StoreBE32(entry + 4, static_cast<uint32_t>(position));
+  SEGLOG_RETURN_IF_ERROR(WriteEntry(n, entry));
   SetEntries(n + 1);
   return Status::OK();
 }

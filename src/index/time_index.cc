@@ -65,9 +65,10 @@ Status TimeIndex::MaybeAppend(int64_t timestamp, int64_t offset, bool skip_full_
         fmt::format("offset {} cannot be stored relative to base offset {} in {}", offset,
                     base_offset(), path_locked()));
   }
-  uint8_t* p = MutableEntryPtr(n);
-  StoreBE64(p, static_cast<uint64_t>(timestamp));
-  StoreBE32(p + 8, static_cast<uint32_t>(relative));
+  uint8_t entry[kEntrySize];
+  StoreBE64(entry, static_cast<uint64_t>(timestamp));
+  StoreBE32(entry + 8, static_cast<uint32_t>(relative));
+  SEGLOG_RETURN_IF_ERROR(WriteEntry(n, entry));
   SetEntries(n + 1);
   return Status::OK();
 }

@@ -126,26 +126,47 @@ Result<int64_t> LogSegment::LargestTimestamp() {
 Status LogSegment::Append(int64_t largest_offset, std::span<const uint8_t> batches) {
   if (batches.empty()) return Status::OK();
   SEGLOG_RETURN_IF_ERROR(EnsureOffsetInRange(largest_offset));
-  int64_t position = size();
-  if (position + static_cast<int64_t>(batches.size()) > INT32_MAX) {
+  const int64_t start = size();
+  if (start + static_cast<int64_t>(batches.size()) > INT32_MAX) {
     return Status::OutOfRange(fmt::format("append of {} bytes would make {} larger than 2^31-1",
                                           batches.size(), log_->path()));
   }
-  SEGLOG_RETURN_IF_ERROR(log_->WriteAt(position, batches));
   SEGLOG_ASSIGN_OR_RETURN(TimestampOffset max_so_far, MaxTimestampAndOffsetSoFar());
   SEGLOG_ASSIGN_OR_RETURN(OffsetIndex * oi, offset_index());
   SEGLOG_ASSIGN_OR_RETURN(TimeIndex * ti, time_index());
+  const int oi_entries = oi->entries();
+  const int ti_entries = ti->entries();
+  const int64_t bytes_since = bytes_since_last_index_entry_;
+  // All of it or none: on any failure (a full disk mid-write, an index entry that cannot be
+  // written) the .log is cut back and the indexes forget this append's entries. Readers never
+  // saw any of it: the size they read is published last.
+  auto undo = [&](const Status& failure) {
+    oi->TruncateToEntries(oi_entries);
+    ti->TruncateToEntries(ti_entries);
+    bytes_since_last_index_entry_ = bytes_since;
+    Status cut = log_->Truncate(start);
+    return failure.WithContext(fmt::format(
+        "append of {} bytes at position {} of {} failed{}", batches.size(), start, log_->path(),
+        cut.ok() ? "; the segment was cut back to its previous end"
+                 : fmt::format(" and cutting it back failed too ({})", cut.message())));
+  };
+  if (Status written = log_->WriteAt(start, batches); !written.ok()) return undo(written);
   // Index entries by Kafka's per-batch rule (2.6).
+  int64_t position = start;
   LogBatchWalker w(batches);
   while (w.Next()) {
     auto view = RecordBatchView::Parse(w.current_bytes(), position);
-    if (!view.ok()) return view.status();
+    if (!view.ok()) return undo(view.status());
     if (view->max_timestamp() > max_so_far.timestamp) {
       max_so_far = {view->max_timestamp(), view->last_offset()};
     }
     if (bytes_since_last_index_entry_ > options_.index_interval_bytes) {
-      SEGLOG_RETURN_IF_ERROR(oi->Append(view->last_offset(), static_cast<int32_t>(position)));
-      SEGLOG_RETURN_IF_ERROR(ti->MaybeAppend(max_so_far.timestamp, max_so_far.offset));
+      if (Status s = oi->Append(view->last_offset(), static_cast<int32_t>(position)); !s.ok()) {
+        return undo(s);
+      }
+      if (Status s = ti->MaybeAppend(max_so_far.timestamp, max_so_far.offset); !s.ok()) {
+        return undo(s);
+      }
       bytes_since_last_index_entry_ = 0;
     }
     position += w.current().size_in_bytes();
