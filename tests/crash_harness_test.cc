@@ -25,6 +25,7 @@
 
 #include "base/coding.h"
 #include "log/checkpoint_file.h"
+#include "log/test_support.h"
 #include "manager/log_directory.h"
 #include "record/batch_walker.h"
 #include "seglog/log.h"
@@ -89,29 +90,16 @@ LogOptions Options() {
 int64_t Verify(Log* log, int p, int64_t must_reach) {
   EXPECT_GE(log->log_end_offset(), must_reach) << "partition " << p << " lost checkpointed data";
   int64_t expected_base = log->log_start_offset();
-  int64_t next = log->log_start_offset();
-  while (next < log->log_end_offset()) {
-    auto r = log->Read(next, 1 << 20);
-    EXPECT_TRUE(r.ok()) << r.status().ToString();
-    if (!r.ok()) return -1;
-    auto bytes = r->slice.ReadAll();
-    LogBatchWalker w(*bytes);
-    const int64_t before = next;
-    while (w.Next()) {
-      auto view = RecordBatchView::Parse(w.current_bytes());
-      EXPECT_TRUE(view.ok() && view->ValidateCrc().ok()) << "partition " << p << " at " << next;
-      EXPECT_EQ(view->base_offset(), expected_base)
-          << "partition " << p << ": offsets not contiguous";
-      const auto want = BatchAt(p, expected_base);
-      EXPECT_TRUE(
-          std::equal(want.begin(), want.end(), w.current_bytes().begin(), w.current_bytes().end()))
-          << "partition " << p << ": batch at " << expected_base
-          << " differs from what was written";
-      expected_base += Count(expected_base);
-      next = view->next_offset();
-    }
-    if (next == before) break;
-  }
+  Status read = testing::ForEachBatch(log, [&](const RecordBatchView& view, Bytes bytes) {
+    EXPECT_TRUE(view.ValidateCrc().ok()) << "partition " << p << " at " << view.base_offset();
+    EXPECT_EQ(view.base_offset(), expected_base) << "partition " << p << ": offsets not contiguous";
+    const auto want = BatchAt(p, expected_base);
+    EXPECT_TRUE(std::equal(want.begin(), want.end(), bytes.begin(), bytes.end()))
+        << "partition " << p << ": batch at " << expected_base << " differs from what was written";
+    expected_base += Count(expected_base);
+  });
+  EXPECT_TRUE(read.ok()) << "partition " << p << ": " << read.ToString();
+  if (!read.ok()) return -1;
   EXPECT_EQ(expected_base, log->log_end_offset()) << "partition " << p;
   return log->log_end_offset();
 }

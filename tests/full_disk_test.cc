@@ -70,20 +70,12 @@ TEST_F(FullDiskTest, AppendThatHitsEnospcFailsCleanlyAndLosesNothing) {
   EXPECT_FALSE(log->AppendAsLeader(batch).ok());
   EXPECT_EQ(log->log_end_offset(), acknowledged);
   // Reads keep working, over every acknowledged batch.
-  int64_t next = 0, seen = 0;
-  while (next < acknowledged) {
-    auto r = log->Read(next, 1 << 20);
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
-    auto bytes = r->slice.ReadAll();
-    ASSERT_TRUE(bytes.ok());
-    LogBatchWalker w(*bytes);
-    while (w.Next()) {
-      auto v = RecordBatchView::Parse(w.current_bytes());
-      ASSERT_TRUE(v.ok() && v->ValidateCrc().ok());
-      next = v->next_offset();
-      seen += v->records_count();
-    }
-  }
+  int64_t seen = 0;
+  Status read = testing::ForEachBatch(log.get(), [&](const RecordBatchView& v, Bytes) {
+    EXPECT_TRUE(v.ValidateCrc().ok());
+    seen += v.records_count();
+  });
+  ASSERT_TRUE(read.ok()) << read.ToString();
   EXPECT_EQ(seen, acknowledged);
   log.reset();  // no clean close: as if the process died on the full disk
 

@@ -55,21 +55,11 @@ class LogLoaderTest : public ::testing::Test {
   // Every record offset, in order, reading the whole log.
   std::vector<int64_t> AllOffsets(Log* log) {
     std::vector<int64_t> out;
-    int64_t next = log->log_start_offset();
-    while (next < log->log_end_offset()) {
-      auto r = log->Read(next, 1 << 30);
-      EXPECT_TRUE(r.ok()) << r.status().ToString();
-      auto bytes = r->slice.ReadAll();
-      LogBatchWalker w(*bytes);
-      int64_t before = next;
-      while (w.Next()) {
-        auto v = RecordBatchView::Parse(w.current_bytes());
-        EXPECT_TRUE(v->ValidateCrc().ok());
-        for (int64_t o = v->base_offset(); o <= v->last_offset(); ++o) out.push_back(o);
-        next = v->next_offset();
-      }
-      if (next == before) break;
-    }
+    Status s = testing::ForEachBatch(log, [&](const RecordBatchView& v, Bytes) {
+      EXPECT_TRUE(v.ValidateCrc().ok());
+      for (int64_t o = v.base_offset(); o <= v.last_offset(); ++o) out.push_back(o);
+    });
+    EXPECT_TRUE(s.ok()) << s.ToString();
     return out;
   }
   void Append(const std::string& path, const std::vector<uint8_t>& bytes) {

@@ -10,6 +10,10 @@
 #include <string>
 #include <vector>
 
+#include <functional>
+
+#include "record/batch_walker.h"
+#include "seglog/log.h"
 #include "seglog/record_batch.h"
 
 namespace seglog::testing {
@@ -50,6 +54,26 @@ inline std::vector<uint8_t> ProducerBatch(int first_record, int count, int value
                    Bytes(reinterpret_cast<const uint8_t*>(value.data()), value.size()));
   }
   return *b.Build();
+}
+
+// Reads `log` from its start to its end, calling `fn` with every batch and its bytes, in order.
+// Fails on a read error, a batch that does not parse, or a read that makes no progress.
+inline Status ForEachBatch(Log* log, const std::function<void(const RecordBatchView&, Bytes)>& fn) {
+  int64_t next = log->log_start_offset();
+  while (next < log->log_end_offset()) {
+    SEGLOG_ASSIGN_OR_RETURN(FetchDataInfo r, log->Read(next, 1 << 20));
+    SEGLOG_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, r.slice.ReadAll());
+    const int64_t before = next;
+    LogBatchWalker w(bytes, r.slice.position);
+    while (w.Next()) {
+      SEGLOG_ASSIGN_OR_RETURN(RecordBatchView v,
+                              RecordBatchView::Parse(w.current_bytes(), w.current().position));
+      fn(v, w.current_bytes());
+      next = v.next_offset();
+    }
+    if (next == before) return Status::Corruption(fmt::format("no progress at offset {}", next));
+  }
+  return Status::OK();
 }
 
 inline int64_t FileSize(const std::string& path) {
