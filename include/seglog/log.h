@@ -26,6 +26,7 @@ namespace seglog {
 
 class File;
 class LogSegment;
+class Scheduler;
 
 // Where a batch is: the segment, the byte position in its .log, and its offsets.
 struct BatchLocation {
@@ -90,6 +91,17 @@ struct LogOptions {
   // Where recovery keeps the bytes it cuts (Kafka drops them). Default:
   // <log dir>/.quarantine/<partition dir name>, beside the partition directory.
   std::string quarantine_dir;
+
+  // Runs the flush of a rolled segment off the append path (Kafka's `flush-log` task). Without
+  // one, that flush runs inline at the roll. Must outlive the log.
+  Scheduler* scheduler = nullptr;
+  // Called once when an fsync/msync of this log fails: the log is then offline - every later
+  // append, flush, roll and read fails - and the owner takes the whole log directory offline
+  // (an fsync failure is never retried: the page cache may have dropped the data).
+  std::function<void(const Status&)> on_storage_failure;
+  // The topic's id (Kafka Uuid text). When set, partition.metadata is written (or checked
+  // against it) at open, as Kafka does before a partition's first append.
+  std::string topic_id;
 };
 
 // What the loader did (kafka-format.md 10): one line per file it removed, renamed, rebuilt or
@@ -151,8 +163,18 @@ class Log {
   // Rolls a new active segment now (Kafka's roll()).
   Status Roll();
   // fsyncs every segment below `offset` (exclusive) and the active one if it holds offsets
-  // below it.
+  // below it, then raises the recovery point to `offset` (at most the log end).
   Status Flush(int64_t offset);
+  // The flusher's check (Kafka's kafka-log-flusher task): flush to the log end when the last
+  // flush was at least flush.ms ago.
+  Status FlushIfDue();
+  // Messages above the recovery point (Kafka's unflushedMessages).
+  int64_t unflushed_messages() const;
+  // Set once an fsync failed; the reason.
+  bool offline() const;
+  Status offline_reason() const;
+  // The leader-epoch cache (leader-epoch-checkpoint): epoch and its first offset.
+  std::vector<std::pair<int32_t, int64_t>> leader_epochs() const;
   // Clean close: final time-index entry and trimmed indexes on the active segment, flush.
   Status Close();
 
@@ -162,6 +184,14 @@ class Log {
   int64_t Now() const;
   // REQUIRES: the append lock is held.
   Status RollLocked(int64_t expected_next_offset);
+  Status FlushLocked(int64_t offset);
+  // After a write: flush when flush.messages are unflushed; a new leader epoch is recorded.
+  Status AfterAppendLocked(int32_t leader_epoch, int64_t first_offset);
+  Status AssignEpochLocked(int32_t epoch, int64_t start_offset);
+  // Marks the log offline after a failed sync and tells the owner; returns the failure.
+  Status SyncFailed(const Status& failure);
+  Status CheckOnline() const;
+  Status LoadEpochsAndTopicId();
 
   std::string dir_;
   LogConfig config_;

@@ -43,6 +43,12 @@ struct LogConfig {
   int64_t max_compaction_lag_ms = INT64_MAX;
   // compression.type: "producer" (keep the producer's codec) or a codec name.
   std::optional<CompressionType> compression;  // nullopt = producer
+  // flush.messages: fsync the log once this many messages are unflushed. Default
+  // Long.MAX_VALUE (leave it to the OS and replication, as Kafka does). Min 1.
+  int64_t flush_messages = INT64_MAX;
+  // flush.ms: fsync the log when it was last flushed this long ago (checked by the flusher
+  // task). Default Long.MAX_VALUE. Min 0.
+  int64_t flush_ms = INT64_MAX;
   // preallocate: create .log files at full segment size. Default false.
   bool preallocate = false;
 

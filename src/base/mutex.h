@@ -5,6 +5,7 @@
 #ifndef SEGLOG_BASE_MUTEX_H_
 #define SEGLOG_BASE_MUTEX_H_
 
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <shared_mutex>
@@ -90,6 +91,12 @@ class CondVar {
   void Wait() REQUIRES(mu_) {
     std::unique_lock<std::mutex> lock(mu_->mu_, std::adopt_lock);
     cv_.wait(lock);
+    lock.release();
+  }
+  // As Wait, but returns after at most `ms` milliseconds.
+  void WaitForMs(int64_t ms) REQUIRES(mu_) {
+    std::unique_lock<std::mutex> lock(mu_->mu_, std::adopt_lock);
+    cv_.wait_for(lock, std::chrono::milliseconds(ms));
     lock.release();
   }
   void Signal() { cv_.notify_one(); }

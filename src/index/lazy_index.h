@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "base/mutex.h"
@@ -32,10 +33,23 @@ class LazyIndex {
     if (!index_) {
       auto opened = T::Open(path_, base_offset_, max_index_size_, writable_);
       if (!opened.ok()) return opened.status();
+      if (resize_on_open_ && writable_) {
+        SEGLOG_RETURN_IF_ERROR((*opened)->Resize(*resize_on_open_));
+      }
       index_ = std::move(opened).value();
       loaded_.store(index_.get(), std::memory_order_release);
     }
     return index_.get();
+  }
+
+  // Resizes the index file to `size` (rounded down to whole entries) now if it is open, else
+  // when it is first opened (a writable index only): the active segment's indexes regrow
+  // without being mapped at load.
+  Status Resize(int64_t size) EXCLUDES(mu_) {
+    MutexLock l(&mu_);
+    if (index_) return index_->Resize(size);
+    resize_on_open_ = size;
+    return Status::OK();
   }
 
   bool IsLoaded() const { return loaded_.load(std::memory_order_acquire) != nullptr; }
@@ -77,6 +91,7 @@ class LazyIndex {
   const int64_t max_index_size_;
   const bool writable_;
   std::unique_ptr<T> index_ GUARDED_BY(mu_);
+  std::optional<int64_t> resize_on_open_ GUARDED_BY(mu_);
   std::atomic<T*> loaded_{nullptr};
 };
 

@@ -14,6 +14,21 @@ Result<std::unique_ptr<OffsetIndex>> OffsetIndex::Open(const std::string& path, 
   return index;
 }
 
+Result<OffsetPosition> OffsetIndex::ReadLastEntry(const std::string& path, int64_t base_offset) {
+  auto file = File::Open(path, File::Mode::kReadOnly);
+  if (!file.ok()) {
+    if (file.status().IsNotFound()) return OffsetPosition{base_offset, 0};
+    return file.status();
+  }
+  SEGLOG_ASSIGN_OR_RETURN(const int64_t length, (*file)->Size());
+  const int64_t entries = length / static_cast<int64_t>(kEntrySize);
+  if (entries == 0) return OffsetPosition{base_offset, 0};
+  uint8_t entry[kEntrySize];
+  SEGLOG_RETURN_IF_ERROR(
+      (*file)->ReadAt((entries - 1) * static_cast<int64_t>(kEntrySize), std::span(entry)));
+  return OffsetPosition{base_offset + LoadBEInt32(entry), LoadBEInt32(entry + 4)};
+}
+
 OffsetPosition OffsetIndex::Parse(int slot) const {
   const uint8_t* p = EntryPtr(slot);
   return {base_offset() + LoadBEInt32(p), LoadBEInt32(p + 4)};

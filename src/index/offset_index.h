@@ -35,6 +35,10 @@ class OffsetIndex final : public MappedIndex {
   static Result<std::unique_ptr<OffsetIndex>> Open(const std::string& path, int64_t base_offset,
                                                    int64_t max_index_size, bool writable = true);
 
+  // The last whole entry of the index file at `path` read with pread, without mapping it (a
+  // clean open finds the log end this way); (base offset, 0) when the file is missing or empty.
+  static Result<OffsetPosition> ReadLastEntry(const std::string& path, int64_t base_offset);
+
   bool IsFull() const override { return entries() >= max_entries(); }
 
   // The entry with the largest offset <= target; (base offset, 0) when there is none.

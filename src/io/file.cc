@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -56,6 +57,16 @@ Result<int64_t> File::Size() const {
   struct stat st;
   if (::fstat(fd_, &st) != 0) return Error("fstat");
   return static_cast<int64_t>(st.st_size);
+}
+
+Result<FileStat> StatFile(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return Status::NotFound(fmt::format("{}: no such file", path));
+    return ErrnoStatus(path, "stat", errno);
+  }
+  return FileStat{static_cast<int64_t>(st.st_size),
+                  static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000};
 }
 
 Result<int64_t> File::LastModifiedMs() const {
@@ -109,7 +120,21 @@ Status File::Truncate(int64_t length) {
   return Status::OK();
 }
 
+namespace {
+std::atomic<SyncFaultHook> sync_fault_hook{nullptr};
+
+Status InjectedSyncFault(const std::string& path) {
+  SyncFaultHook hook = sync_fault_hook.load(std::memory_order_acquire);
+  return hook == nullptr ? Status::OK() : hook(path);
+}
+}  // namespace
+
+void SetSyncFaultHookForTesting(SyncFaultHook hook) {
+  sync_fault_hook.store(hook, std::memory_order_release);
+}
+
 Status File::Sync() {
+  SEGLOG_RETURN_IF_ERROR(InjectedSyncFault(path_));
   if (::fdatasync(fd_) != 0) return Error("fdatasync");
   return Status::OK();
 }
@@ -129,6 +154,7 @@ MappedRegion::~MappedRegion() {
 
 Status MappedRegion::Sync(const std::string& path_for_errors) {
   if (data_ == nullptr) return Status::OK();
+  SEGLOG_RETURN_IF_ERROR(InjectedSyncFault(path_for_errors));
   if (::msync(data_, length_, MS_SYNC) != 0) return ErrnoStatus(path_for_errors, "msync", errno);
   return Status::OK();
 }
@@ -173,6 +199,7 @@ Status RemoveFile(const std::string& path, bool missing_ok) {
 }
 
 Status SyncDirectory(const std::string& dir) {
+  SEGLOG_RETURN_IF_ERROR(InjectedSyncFault(dir));
   const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return ErrnoStatus(dir, "open directory", errno);
   const int rc = ::fsync(fd);

@@ -81,6 +81,12 @@ class MappedRegion {
 };
 
 bool FileExists(const std::string& path);
+// stat(2) by path, without keeping a descriptor.
+struct FileStat {
+  int64_t size = 0;
+  int64_t last_modified_ms = 0;
+};
+Result<FileStat> StatFile(const std::string& path);
 // File names (not paths) in `dir`, unsorted, without "." and "..".
 Result<std::vector<std::string>> ListDirectory(const std::string& dir);
 Status CreateDirectories(const std::string& dir);
@@ -90,6 +96,12 @@ Status RenameFile(const std::string& from, const std::string& to);
 Status RemoveFile(const std::string& path, bool missing_ok);
 // fsync of a directory, so that creates, renames and removals in it are durable.
 Status SyncDirectory(const std::string& dir);
+
+// Test seam for durability failures: when set, every fsync, fdatasync and msync first asks the
+// hook, which may return an error to report instead of syncing (the fsyncgate tests). Set it
+// only while no other thread syncs; nullptr removes it.
+using SyncFaultHook = Status (*)(const std::string& path);
+void SetSyncFaultHookForTesting(SyncFaultHook hook);
 
 }  // namespace seglog
 

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <sstream>
 
+#include "base/uuid.h"
 #include "io/atomic_file.h"
 
 namespace seglog {
@@ -104,6 +105,52 @@ Status WriteLeaderEpochCheckpoint(const std::string& path, const std::vector<Epo
   std::string text = fmt::format("0\n{}\n", entries.size());
   for (const EpochEntry& e : entries) text += fmt::format("{} {}\n", e.epoch, e.start_offset);
   return WriteFileAtomically(path, text);
+}
+
+Status WritePartitionMetadata(const std::string& path, const std::string& topic_id) {
+  return WriteFileAtomically(path, fmt::format("version: 0\ntopic_id: {}", topic_id));
+}
+
+Result<std::string> ReadPartitionMetadata(const std::string& path) {
+  SEGLOG_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
+  std::vector<std::string> lines;
+  for (size_t start = 0; start <= text.size();) {
+    const size_t nl = text.find('\n', start);
+    lines.push_back(text.substr(start, nl == std::string::npos ? std::string::npos : nl - start));
+    if (nl == std::string::npos) break;
+    start = nl + 1;
+  }
+  if (!lines.empty() && lines.back().empty()) lines.pop_back();
+  auto field = [&](size_t i, const char* key) -> Result<std::string> {
+    if (i >= lines.size()) {
+      return Status::Corruption(
+          fmt::format("{}: line {}: expected '{}: <value>', found the end of the file", path,
+                      i + 1, key));
+    }
+    const std::string& line = lines[i];
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos || colon + 1 >= line.size() || line[colon + 1] != ' ' ||
+        line.substr(0, colon) != key) {
+      return Status::Corruption(fmt::format("{}: line {}: expected '{}: <value>', found '{}'",
+                                            path, i + 1, key, line));
+    }
+    size_t v = colon + 1;
+    while (v < line.size() && (line[v] == ' ' || line[v] == '\t')) ++v;
+    return line.substr(v);
+  };
+  SEGLOG_ASSIGN_OR_RETURN(std::string version, field(0, "version"));
+  int32_t v = -1;
+  if (!ParseNumber(version, &v) || v < 0) {
+    return Status::Corruption(
+        fmt::format("{}: line 1: version '{}' is not an integer >= 0", path, version));
+  }
+  SEGLOG_ASSIGN_OR_RETURN(std::string id, field(1, "topic_id"));
+  auto uuid = Uuid::Parse(id);
+  if (!uuid.ok()) return Status::Corruption(fmt::format("{}: line 2: {}", path, uuid.status().message()));
+  if (uuid->IsZero()) {
+    return Status::Corruption(fmt::format("{}: line 2: the topic id is the zero Uuid", path));
+  }
+  return id;
 }
 
 }  // namespace seglog

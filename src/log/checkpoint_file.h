@@ -47,6 +47,14 @@ struct EpochEntry {
   bool operator==(const EpochEntry&) const = default;
 };
 
+inline constexpr const char* kPartitionMetadataFile = "partition.metadata";
+
+// partition.metadata (kafka-format.md 6.3): exactly "version: 0\ntopic_id: <Uuid>", no final
+// newline. The reader follows Kafka's: each line split at ":" plus at least one space, version
+// an int >= 0, the topic id a non-zero Uuid. Corruption naming the file and line otherwise.
+Status WritePartitionMetadata(const std::string& path, const std::string& topic_id);
+Result<std::string> ReadPartitionMetadata(const std::string& path);
+
 // "epoch startOffset" checkpoints.
 Result<std::vector<EpochEntry>> ReadLeaderEpochCheckpoint(const std::string& path);
 Status WriteLeaderEpochCheckpoint(const std::string& path, const std::vector<EpochEntry>& entries);

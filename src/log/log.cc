@@ -14,6 +14,8 @@
 #include "base/mutex.h"
 #include "io/file.h"
 #include "io/file_names.h"
+#include "base/scheduler.h"
+#include "log/checkpoint_file.h"
 #include "log/log_loader.h"
 #include "log/log_segment.h"
 #include "record/batch_walker.h"
@@ -36,6 +38,25 @@ struct Log::State {
   int64_t recovery_point GUARDED_BY(append_mu) = 0;
   bool closed GUARDED_BY(append_mu) = false;
   std::mt19937_64 rng GUARDED_BY(append_mu){std::random_device{}()};
+  int64_t last_flush_ms GUARDED_BY(append_mu) = 0;
+  std::vector<EpochEntry> epochs GUARDED_BY(append_mu);
+
+  // Offline after a failed sync (never retried).
+  std::atomic<bool> offline{false};
+  mutable Mutex offline_mu;
+  Status offline_reason GUARDED_BY(offline_mu);
+
+  // What a scheduled flush-log task reaches the log through; Close() detaches it, so a task
+  // that runs later does nothing, and one that is running finishes first.
+  struct FlushHandle {
+    Mutex mu;
+    Log* log GUARDED_BY(mu) = nullptr;
+  };
+  std::shared_ptr<FlushHandle> flush_handle = std::make_shared<FlushHandle>();
+  void DetachFlushHandle() {
+    MutexLock l(&flush_handle->mu);
+    flush_handle->log = nullptr;
+  }
 
   std::shared_ptr<const SegmentMap> Snapshot() const EXCLUDES(segments_mu) {
     MutexLock l(&segments_mu);
@@ -61,6 +82,7 @@ Log::Log(std::string dir, LogConfig config, LogOptions options)
 
 Log::~Log() {
   // Close() is the clean path; the destructor only releases resources.
+  state_->DetachFlushHandle();
 }
 
 int64_t Log::Now() const {
@@ -85,7 +107,120 @@ Result<std::unique_ptr<Log>> Log::Open(const std::string& dir, const LogConfig& 
   }
   log->report_ = std::move(loaded.report);
   st.Publish(std::make_shared<SegmentMap>(std::move(loaded.segments)));
+  {
+    MutexLock l(&st.append_mu);
+    st.last_flush_ms = log->Now();
+  }
+  if (writable) SEGLOG_RETURN_IF_ERROR(log->LoadEpochsAndTopicId());
+  {
+    MutexLock l(&st.flush_handle->mu);
+    st.flush_handle->log = log.get();
+  }
   return log;
+}
+
+Status Log::LoadEpochsAndTopicId() {
+  State& st = *state_;
+  MutexLock lock(&st.append_mu);
+  if (!options_.topic_id.empty()) {
+    const std::string path = dir_ + "/" + kPartitionMetadataFile;
+    if (FileExists(path)) {
+      SEGLOG_ASSIGN_OR_RETURN(const std::string id, ReadPartitionMetadata(path));
+      if (id != options_.topic_id) {
+        return Status::InvalidArgument(fmt::format(
+            "InconsistentTopicIdException: {} holds topic id {}, but the topic's id is {}", path,
+            id, options_.topic_id));
+      }
+    } else {
+      SEGLOG_RETURN_IF_ERROR(WritePartitionMetadata(path, options_.topic_id));
+    }
+  }
+  // The leader-epoch cache as Kafka's loader leaves it: entries at or past the log end and
+  // below the log start go (the last one below is kept, moved to the log start); a single node
+  // then leads epoch 0 from the log end if nothing is left.
+  const std::string path = dir_ + "/" + kLeaderEpochCheckpointFile;
+  std::vector<EpochEntry> epochs;
+  const bool existed = FileExists(path);
+  if (existed) {
+    SEGLOG_ASSIGN_OR_RETURN(epochs, ReadLeaderEpochCheckpoint(path));
+  }
+  const std::vector<EpochEntry> before = epochs;
+  const int64_t end = log_end_offset();
+  const int64_t start = log_start_offset();
+  while (!epochs.empty() && epochs.back().start_offset >= end) epochs.pop_back();
+  std::optional<EpochEntry> below;
+  while (!epochs.empty() && epochs.front().start_offset < start) {
+    below = epochs.front();
+    epochs.erase(epochs.begin());
+  }
+  if (below && (epochs.empty() || epochs.front().start_offset != start)) {
+    epochs.insert(epochs.begin(), EpochEntry{below->epoch, start});
+  }
+  st.epochs = epochs;
+  if (epochs.empty()) return AssignEpochLocked(0, end);
+  if (!existed || epochs != before) return WriteLeaderEpochCheckpoint(path, epochs);
+  return Status::OK();
+}
+
+Status Log::AssignEpochLocked(int32_t epoch, int64_t start_offset) {
+  State& st = *state_;
+  st.append_mu.AssertHeld();
+  if (!st.epochs.empty() && epoch <= st.epochs.back().epoch) return Status::OK();
+  st.epochs.push_back(EpochEntry{epoch, start_offset});
+  return WriteLeaderEpochCheckpoint(dir_ + "/" + kLeaderEpochCheckpointFile, st.epochs);
+}
+
+std::vector<std::pair<int32_t, int64_t>> Log::leader_epochs() const {
+  MutexLock l(&state_->append_mu);
+  std::vector<std::pair<int32_t, int64_t>> out;
+  for (const EpochEntry& e : state_->epochs) out.emplace_back(e.epoch, e.start_offset);
+  return out;
+}
+
+bool Log::offline() const { return state_->offline.load(std::memory_order_acquire); }
+
+Status Log::offline_reason() const {
+  MutexLock l(&state_->offline_mu);
+  return state_->offline_reason;
+}
+
+Status Log::CheckOnline() const {
+  if (!offline()) return Status::OK();
+  return Status::IOError(fmt::format(
+      "KafkaStorageException: {} is offline after a failed sync: {}", dir_,
+      offline_reason().ToString()));
+}
+
+Status Log::SyncFailed(const Status& failure) {
+  State& st = *state_;
+  bool first = false;
+  {
+    MutexLock l(&st.offline_mu);
+    if (!st.offline.load(std::memory_order_relaxed)) {
+      st.offline_reason = failure;
+      st.offline.store(true, std::memory_order_release);
+      first = true;
+    }
+  }
+  if (first && options_.on_storage_failure) options_.on_storage_failure(failure);
+  return Status::IOError(fmt::format(
+      "KafkaStorageException: {} is now offline; a failed sync is never retried: {}", dir_,
+      failure.ToString()));
+}
+
+int64_t Log::unflushed_messages() const {
+  MutexLock l(&state_->append_mu);
+  return log_end_offset() - state_->recovery_point;
+}
+
+Status Log::AfterAppendLocked(int32_t leader_epoch, int64_t first_offset) {
+  State& st = *state_;
+  st.append_mu.AssertHeld();
+  if (leader_epoch >= 0) SEGLOG_RETURN_IF_ERROR(AssignEpochLocked(leader_epoch, first_offset));
+  if (log_end_offset() - st.recovery_point >= config_.flush_messages) {
+    return FlushLocked(log_end_offset());
+  }
+  return Status::OK();
 }
 
 const LoadReport& Log::load_report() const { return report_; }
@@ -200,6 +335,7 @@ Result<LogAppendInfo> Log::AppendAsLeader(std::span<const uint8_t> batches, int3
   State& st = *state_;
   MutexLock lock(&st.append_mu);
   if (st.closed) return Status::FailedPrecondition(dir_ + ": log is closed");
+  SEGLOG_RETURN_IF_ERROR(CheckOnline());
   const int64_t now = Now();
 
   // 1. Validate everything before writing anything.
@@ -312,6 +448,7 @@ Result<LogAppendInfo> Log::AppendAsLeader(std::span<const uint8_t> batches, int3
   }
   SEGLOG_RETURN_IF_ERROR(active->Append(info.last_offset, out));
   st.log_end_offset.store(info.last_offset + 1, std::memory_order_release);
+  SEGLOG_RETURN_IF_ERROR(AfterAppendLocked(leader_epoch, info.first_offset));
   return info;
 }
 
@@ -320,6 +457,7 @@ Result<LogAppendInfo> Log::AppendWithAssignedOffsets(std::span<const uint8_t> ba
   State& st = *state_;
   MutexLock lock(&st.append_mu);
   if (st.closed) return Status::FailedPrecondition(dir_ + ": log is closed");
+  SEGLOG_RETURN_IF_ERROR(CheckOnline());
   LogAppendInfo info;
   int64_t expected_min = st.log_end_offset.load(std::memory_order_relaxed);
   LogBatchWalker walker(batches);
@@ -379,6 +517,12 @@ Result<LogAppendInfo> Log::AppendWithAssignedOffsets(std::span<const uint8_t> ba
   }
   SEGLOG_RETURN_IF_ERROR(active->Append(info.last_offset, batches));
   st.log_end_offset.store(info.last_offset + 1, std::memory_order_release);
+  // Each batch's leader epoch, as a follower's log records them.
+  for (LogBatchWalker w(batches); w.Next();) {
+    const int32_t epoch = LoadBEInt32(w.current_bytes().data() + bl::kPartitionLeaderEpochOffset);
+    if (epoch >= 0) SEGLOG_RETURN_IF_ERROR(AssignEpochLocked(epoch, w.current().base_offset));
+  }
+  SEGLOG_RETURN_IF_ERROR(AfterAppendLocked(-1, info.first_offset));
   return info;
 }
 
@@ -387,6 +531,7 @@ Result<LogAppendInfo> Log::AppendWithAssignedOffsets(std::span<const uint8_t> ba
 
 Status Log::Roll() {
   MutexLock lock(&state_->append_mu);
+  SEGLOG_RETURN_IF_ERROR(CheckOnline());
   return RollLocked(state_->log_end_offset.load(std::memory_order_relaxed));
 }
 
@@ -423,27 +568,53 @@ Status Log::RollLocked(int64_t expected_next_offset) {
   auto next_map = std::make_shared<SegmentMap>(*snapshot);
   (*next_map)[new_base] = std::move(seg);
   st.Publish(std::move(next_map));
-  return SyncDirectory(dir_);
+  if (Status s = SyncDirectory(dir_); !s.ok()) return SyncFailed(s);
+  // The segment just closed is flushed off the append path (Kafka's flush-log task), which
+  // then moves the recovery point to the new base offset.
+  if (options_.scheduler != nullptr) {
+    options_.scheduler->ScheduleOnce(
+        "flush-log", [handle = st.flush_handle, new_base] {
+          MutexLock l(&handle->mu);
+          if (handle->log != nullptr) (void)handle->log->Flush(new_base);  // failures go offline
+        });
+    return Status::OK();
+  }
+  return FlushLocked(new_base);
 }
 
 Status Log::Flush(int64_t offset) {
+  MutexLock lock(&state_->append_mu);
+  return FlushLocked(offset);
+}
+
+Status Log::FlushLocked(int64_t offset) {
   State& st = *state_;
-  MutexLock lock(&st.append_mu);
+  st.append_mu.AssertHeld();
   if (options_.read_only) return Status::OK();
+  SEGLOG_RETURN_IF_ERROR(CheckOnline());
+  if (offset <= st.recovery_point) return Status::OK();
   auto snapshot = st.Snapshot();
   for (auto it = snapshot->begin(); it != snapshot->end(); ++it) {
     auto next = std::next(it);
     const int64_t seg_end = next == snapshot->end() ? log_end_offset() : next->first;
     if (it->first >= offset) break;
     if (seg_end <= st.recovery_point && next != snapshot->end()) continue;  // already durable
-    SEGLOG_RETURN_IF_ERROR(it->second->Flush());
+    if (Status s = it->second->Flush(); !s.ok()) return SyncFailed(s);
   }
   st.recovery_point = std::max(st.recovery_point, std::min(offset, log_end_offset()));
+  st.last_flush_ms = Now();
   return Status::OK();
+}
+
+Status Log::FlushIfDue() {
+  MutexLock lock(&state_->append_mu);
+  if (state_->closed || Now() - state_->last_flush_ms < config_.flush_ms) return Status::OK();
+  return FlushLocked(log_end_offset());
 }
 
 Status Log::Close() {
   State& st = *state_;
+  st.DetachFlushHandle();  // waits for a running flush-log task
   MutexLock lock(&st.append_mu);
   if (st.closed) return Status::OK();
   st.closed = true;
@@ -455,7 +626,8 @@ Status Log::Close() {
     for (auto it = snapshot->begin(); it != snapshot->end(); ++it) {
       auto next = std::next(it);
       if (next != snapshot->end() && next->first <= st.recovery_point) continue;
-      Status s = it->second->Flush();
+      Status s = offline() ? CheckOnline() : it->second->Flush();
+      if (!s.ok() && !offline()) s = SyncFailed(s);
       if (result.ok() && !s.ok()) result = s;
     }
     st.recovery_point = log_end_offset();
@@ -481,6 +653,7 @@ Status OffsetOutOfRange(const std::string& dir, int64_t offset, int64_t start, i
 
 Result<FetchDataInfo> Log::Read(int64_t start_offset, int32_t max_bytes, bool min_one_message,
                                 std::optional<int64_t> max_offset) {
+  SEGLOG_RETURN_IF_ERROR(CheckOnline());
   auto snapshot = state_->Snapshot();
   const int64_t end = log_end_offset();
   const int64_t start = log_start_offset();
@@ -491,7 +664,7 @@ Result<FetchDataInfo> Log::Read(int64_t start_offset, int32_t max_bytes, bool mi
   FetchDataInfo empty;
   empty.first_batch.base_offset = end;
   empty.first_batch.last_offset = end - 1;
-  empty.slice.file = snapshot->rbegin()->second->log_file();
+  SEGLOG_ASSIGN_OR_RETURN(empty.slice.file, snapshot->rbegin()->second->log_file());
   empty.slice.position = snapshot->rbegin()->second->size();
   empty.first_batch.segment_base_offset = snapshot->rbegin()->first;
   empty.first_batch.position = empty.slice.position;

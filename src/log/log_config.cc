@@ -172,6 +172,16 @@ const std::vector<Property>& Properties() {
          if (*c.compression == CompressionType::kNone) return std::string("uncompressed");
          return std::string(CompressionName(*c.compression));
        }},
+      {"flush.messages",
+       [](LogConfig* c, const std::string& v) {
+         return ParseInt<int64_t>("flush.messages", v, 1, &c->flush_messages);
+       },
+       [](const LogConfig& c) { return std::to_string(c.flush_messages); }},
+      {"flush.ms",
+       [](LogConfig* c, const std::string& v) {
+         return ParseInt<int64_t>("flush.ms", v, 0, &c->flush_ms);
+       },
+       [](const LogConfig& c) { return std::to_string(c.flush_ms); }},
       {"preallocate",
        [](LogConfig* c, const std::string& v) {
          return ParseBool("preallocate", v, &c->preallocate);

@@ -20,23 +20,23 @@ Result<std::shared_ptr<LogSegment>> LogSegment::Open(const std::string& dir, int
                                                      const SegmentOptions& options,
                                                      bool file_already_exists, int64_t now_ms) {
   const std::string path = LogFilePath(dir, base_offset);
-  File::Mode mode = !options.writable     ? File::Mode::kReadOnly
-                    : file_already_exists ? File::Mode::kReadWrite
-                                          : File::Mode::kCreateExclusive;
-  auto file = File::Open(path, mode);
-  if (!file.ok()) return file.status();
-  std::shared_ptr<File> log(std::move(file).value());
+  std::shared_ptr<File> log;
   int64_t size = 0;
   if (file_already_exists) {
-    auto len = log->Size();
-    if (!len.ok()) return len.status();
-    if (*len > INT32_MAX) {
+    SEGLOG_ASSIGN_OR_RETURN(const FileStat st, StatFile(path));
+    if (st.size > INT32_MAX) {
       return Status::Corruption(
-          fmt::format("{}: {} bytes, larger than a segment can be (2^31-1)", path, *len));
+          fmt::format("{}: {} bytes, larger than a segment can be (2^31-1)", path, st.size));
     }
-    size = *len;
-  } else if (options.preallocate) {
-    SEGLOG_RETURN_IF_ERROR(log->Truncate(options.segment_bytes));
+    size = st.size;
+  } else {
+    if (!options.writable) {
+      return Status::FailedPrecondition(fmt::format("{}: cannot create a read-only segment", path));
+    }
+    SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<File> created,
+                            File::Open(path, File::Mode::kCreateExclusive));
+    log = std::move(created);
+    if (options.preallocate) SEGLOG_RETURN_IF_ERROR(log->Truncate(options.segment_bytes));
   }
   return std::shared_ptr<LogSegment>(
       new LogSegment(dir, base_offset, options, std::move(log), size, now_ms));
@@ -47,6 +47,7 @@ LogSegment::LogSegment(std::string dir, int64_t base_offset, const SegmentOption
     : dir_(std::move(dir)),
       base_offset_(base_offset),
       options_(options),
+      log_path_(LogFilePath(dir_, base_offset)),
       log_(std::move(log)),
       offset_index_(OffsetIndexFilePath(dir_, base_offset), base_offset, options.max_index_size,
                     options.writable),
@@ -57,14 +58,37 @@ LogSegment::LogSegment(std::string dir, int64_t base_offset, const SegmentOption
 
 LogSegment::~LogSegment() = default;
 
-std::string LogSegment::log_path() const { return log_->path(); }
+Result<std::shared_ptr<File>> LogSegment::log_file() const {
+  MutexLock l(&file_mu_);
+  if (!log_) {
+    SEGLOG_ASSIGN_OR_RETURN(
+        std::unique_ptr<File> f,
+        File::Open(log_path_, options_.writable ? File::Mode::kReadWrite : File::Mode::kReadOnly));
+    log_ = std::move(f);
+  }
+  return log_;
+}
+
+bool LogSegment::log_file_open() const {
+  MutexLock l(&file_mu_);
+  return log_ != nullptr;
+}
+
+Result<std::shared_ptr<File>> LogSegment::OpenOrTransientLogFile() const {
+  {
+    MutexLock l(&file_mu_);
+    if (log_) return log_;
+  }
+  SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<File> f, File::Open(log_path_, File::Mode::kReadOnly));
+  return std::shared_ptr<File>(std::move(f));
+}
 
 Status LogSegment::EnsureOffsetInRange(int64_t offset) const {
   const int64_t relative = offset - base_offset_;
   if (relative < 0 || relative > INT32_MAX) {
     return Status::OutOfRange(
         fmt::format("offset {} cannot be stored relative to base offset {} of segment {}", offset,
-                    base_offset_, log_->path()));
+                    base_offset_, log_path_));
   }
   return Status::OK();
 }
@@ -75,7 +99,8 @@ Result<int64_t> LogSegment::RollingBasedTimestamp() {
     if (rolling_based_timestamp_) return *rolling_based_timestamp_;
   }
   // The max timestamp of the first batch in the file, if there is one (8.3).
-  FileBatchWalker w(*log_, 0, size());
+  SEGLOG_ASSIGN_OR_RETURN(std::shared_ptr<File> log, log_file());
+  FileBatchWalker w(*log, 0, size());
   int64_t ts = -1;
   if (w.Next()) ts = w.max_timestamp();
   if (!w.status().ok()) return w.status();
@@ -120,16 +145,18 @@ Result<TimestampOffset> LogSegment::MaxTimestampAndOffsetSoFar() {
 Result<int64_t> LogSegment::LargestTimestamp() {
   SEGLOG_ASSIGN_OR_RETURN(const TimestampOffset max, MaxTimestampAndOffsetSoFar());
   if (max.timestamp >= 0) return max.timestamp;
-  return log_->LastModifiedMs();
+  SEGLOG_ASSIGN_OR_RETURN(const FileStat st, StatFile(log_path_));
+  return st.last_modified_ms;
 }
 
 Status LogSegment::Append(int64_t largest_offset, std::span<const uint8_t> batches) {
   if (batches.empty()) return Status::OK();
   SEGLOG_RETURN_IF_ERROR(EnsureOffsetInRange(largest_offset));
+  SEGLOG_ASSIGN_OR_RETURN(std::shared_ptr<File> log, log_file());
   const int64_t start = size();
   if (start + static_cast<int64_t>(batches.size()) > INT32_MAX) {
     return Status::OutOfRange(fmt::format("append of {} bytes would make {} larger than 2^31-1",
-                                          batches.size(), log_->path()));
+                                          batches.size(), log_path_));
   }
   SEGLOG_ASSIGN_OR_RETURN(TimestampOffset max_so_far, MaxTimestampAndOffsetSoFar());
   SEGLOG_ASSIGN_OR_RETURN(OffsetIndex * oi, offset_index());
@@ -144,13 +171,13 @@ Status LogSegment::Append(int64_t largest_offset, std::span<const uint8_t> batch
     oi->TruncateToEntries(oi_entries);
     ti->TruncateToEntries(ti_entries);
     bytes_since_last_index_entry_ = bytes_since;
-    Status cut = log_->Truncate(start);
+    Status cut = log->Truncate(start);
     return failure.WithContext(fmt::format(
-        "append of {} bytes at position {} of {} failed{}", batches.size(), start, log_->path(),
+        "append of {} bytes at position {} of {} failed{}", batches.size(), start, log_path_,
         cut.ok() ? "; the segment was cut back to its previous end"
                  : fmt::format(" and cutting it back failed too ({})", cut.message())));
   };
-  if (Status written = log_->WriteAt(start, batches); !written.ok()) return undo(written);
+  if (Status written = log->WriteAt(start, batches); !written.ok()) return undo(written);
   // Index entries by Kafka's per-batch rule (2.6).
   int64_t position = start;
   LogBatchWalker w(batches);
@@ -185,7 +212,8 @@ Result<std::optional<BatchLocation>> LogSegment::TranslateOffset(int64_t offset,
                                                                  int64_t starting_position) {
   SEGLOG_ASSIGN_OR_RETURN(OffsetIndex * oi, offset_index());
   const OffsetPosition mapping = oi->Lookup(offset);
-  FileBatchWalker w(*log_, std::max<int64_t>(mapping.position, starting_position), size());
+  SEGLOG_ASSIGN_OR_RETURN(std::shared_ptr<File> log, log_file());
+  FileBatchWalker w(*log, std::max<int64_t>(mapping.position, starting_position), size());
   while (w.Next()) {
     if (w.last_offset() >= offset) {
       return std::optional<BatchLocation>(BatchLocation{
@@ -206,7 +234,7 @@ Result<std::optional<FetchDataInfo>> LogSegment::Read(int64_t start_offset, int3
   if (!loc || loc->position >= max_position) return std::optional<FetchDataInfo>();
   FetchDataInfo info;
   info.first_batch = *loc;
-  info.slice.file = log_;
+  SEGLOG_ASSIGN_OR_RETURN(info.slice.file, log_file());
   info.slice.position = loc->position;
   const int64_t adjusted = min_one_message ? std::max<int64_t>(max_size, loc->size) : max_size;
   info.slice.length = std::min(max_position - loc->position, adjusted);
@@ -220,7 +248,8 @@ Result<std::optional<TimestampAndOffset>> LogSegment::FindOffsetByTimestamp(
   SEGLOG_ASSIGN_OR_RETURN(OffsetIndex * oi, offset_index());
   const TimestampOffset entry = ti->Lookup(timestamp);
   const int64_t position = oi->Lookup(std::max(entry.offset, starting_offset)).position;
-  FileBatchWalker w(*log_, position, size());
+  SEGLOG_ASSIGN_OR_RETURN(std::shared_ptr<File> log, log_file());
+  FileBatchWalker w(*log, position, size());
   std::vector<uint8_t> bytes;
   while (w.Next()) {
     if (w.max_timestamp() < timestamp) continue;
@@ -228,7 +257,7 @@ Result<std::optional<TimestampAndOffset>> LogSegment::FindOffsetByTimestamp(
     if (w.current().magic != kMagicV2) {
       return Status::Corruption(fmt::format(
           "{}: timestamp lookup over legacy batches (magic {}) at position {} is not supported",
-          log_->path(), w.current().magic, w.current().position));
+          log_path_, w.current().magic, w.current().position));
     }
     SEGLOG_ASSIGN_OR_RETURN(RecordBatchView view,
                             RecordBatchView::Parse(bytes, w.current().position));
@@ -240,15 +269,24 @@ Result<std::optional<TimestampAndOffset>> LogSegment::FindOffsetByTimestamp(
         return std::optional<TimestampAndOffset>(found);
       }
     }
-    SEGLOG_RETURN_IF_ERROR(it.status().WithContext(log_->path()));
+    SEGLOG_RETURN_IF_ERROR(it.status().WithContext(log_path_));
   }
   if (!w.status().ok()) return w.status();
   return std::optional<TimestampAndOffset>();
 }
 
 Result<int64_t> LogSegment::ReadNextOffset() {
-  SEGLOG_ASSIGN_OR_RETURN(OffsetIndex * oi, offset_index());
-  FileBatchWalker w(*log_, oi->LastEntry().position, size());
+  OffsetPosition last;
+  if (offset_index_.IsLoaded()) {
+    SEGLOG_ASSIGN_OR_RETURN(OffsetIndex * oi, offset_index());
+    last = oi->LastEntry();
+  } else {
+    SEGLOG_ASSIGN_OR_RETURN(last,
+                            OffsetIndex::ReadLastEntry(offset_index_.path(), base_offset_));
+  }
+  if (size() == 0) return base_offset_;
+  SEGLOG_ASSIGN_OR_RETURN(std::shared_ptr<File> log, OpenOrTransientLogFile());
+  FileBatchWalker w(*log, last.position, size());
   int64_t next = base_offset_;
   while (w.Next()) next = WrappingAdd(w.last_offset(), 1);
   if (!w.status().ok()) return w.status();
@@ -262,17 +300,32 @@ Status LogSegment::OnBecomeInactiveSegment() {
   SEGLOG_RETURN_IF_ERROR(ti->MaybeAppend(max.timestamp, max.offset, /*skip_full_check=*/true));
   SEGLOG_RETURN_IF_ERROR(oi->TrimToValidSize());
   SEGLOG_RETURN_IF_ERROR(ti->TrimToValidSize());
-  if (options_.writable) SEGLOG_RETURN_IF_ERROR(log_->Truncate(size()));
+  if (options_.writable) {
+    SEGLOG_ASSIGN_OR_RETURN(std::shared_ptr<File> log, log_file());
+    SEGLOG_RETURN_IF_ERROR(log->Truncate(size()));
+  }
   return Status::OK();
 }
 
 Status LogSegment::Flush() {
   if (!options_.writable) return Status::OK();
-  SEGLOG_RETURN_IF_ERROR(log_->Sync());
-  SEGLOG_ASSIGN_OR_RETURN(OffsetIndex * oi, offset_index());
-  SEGLOG_ASSIGN_OR_RETURN(TimeIndex * ti, time_index());
-  SEGLOG_RETURN_IF_ERROR(oi->Flush());
-  return ti->Flush();
+  // Only what was opened can hold unsynced writes: a segment nobody touched since it was
+  // loaded is already durable, and stays unopened.
+  std::shared_ptr<File> log;
+  {
+    MutexLock l(&file_mu_);
+    log = log_;
+  }
+  if (log) SEGLOG_RETURN_IF_ERROR(log->Sync());
+  if (offset_index_.IsLoaded()) {
+    SEGLOG_ASSIGN_OR_RETURN(OffsetIndex * oi, offset_index());
+    SEGLOG_RETURN_IF_ERROR(oi->Flush());
+  }
+  if (time_index_.IsLoaded()) {
+    SEGLOG_ASSIGN_OR_RETURN(TimeIndex * ti, time_index());
+    SEGLOG_RETURN_IF_ERROR(ti->Flush());
+  }
+  return Status::OK();
 }
 
 Status LogSegment::Close() {
@@ -290,7 +343,12 @@ Status LogSegment::Close() {
   }
   Status s1 = offset_index_.Close();
   Status s2 = time_index_.Close();
-  Status s3 = options_.writable ? log_->Truncate(size()) : Status::OK();
+  std::shared_ptr<File> log;
+  {
+    MutexLock l(&file_mu_);
+    log = log_;
+  }
+  Status s3 = options_.writable && log ? log->Truncate(size()) : Status::OK();
   for (const Status& s : {s1, s2, s3}) {
     if (result.ok() && !s.ok()) result = s;
   }
@@ -302,12 +360,13 @@ Result<LogSegment::RecoveryResult> LogSegment::Recover(const CutHandler& on_cut)
   SEGLOG_ASSIGN_OR_RETURN(TimeIndex * ti, time_index());
   SEGLOG_RETURN_IF_ERROR(oi->Reset());
   SEGLOG_RETURN_IF_ERROR(ti->Reset());
-  SEGLOG_ASSIGN_OR_RETURN(const int64_t file_size, log_->Size());
+  SEGLOG_ASSIGN_OR_RETURN(std::shared_ptr<File> log, log_file());
+  SEGLOG_ASSIGN_OR_RETURN(const int64_t file_size, log->Size());
   RecoveryResult result;
   TimestampOffset max_so_far{-1, base_offset_};
   int64_t valid = 0;
   int64_t last_index_entry = 0;
-  FileBatchWalker w(*log_, 0, file_size);
+  FileBatchWalker w(*log, 0, file_size);
   std::vector<uint8_t> bytes;
   while (w.Next()) {
     const BatchPrefix& p = w.current();
@@ -323,14 +382,14 @@ Result<LogSegment::RecoveryResult> LogSegment::Recover(const CutHandler& on_cut)
       }
     }
     if (!valid_batch.ok()) {
-      result.stop_reason = valid_batch.WithContext(log_->path());
+      result.stop_reason = valid_batch.WithContext(log_path_);
       break;
     }
     const int64_t relative = w.last_offset() - base_offset_;
     if (relative < 0 || relative > INT32_MAX) {
       result.stop_reason = Status::Corruption(fmt::format(
           "{}: batch at position {} has last offset {}, not representable relative to base {}",
-          log_->path(), p.position, w.last_offset(), base_offset_));
+          log_path_, p.position, w.last_offset(), base_offset_));
       break;
     }
     if (w.max_timestamp() > max_so_far.timestamp) max_so_far = {w.max_timestamp(), w.last_offset()};
@@ -348,13 +407,13 @@ Result<LogSegment::RecoveryResult> LogSegment::Recover(const CutHandler& on_cut)
   if (result.stop_reason.ok() && valid < file_size) {
     result.stop_reason =
         Status::Corruption(fmt::format("{}: {} byte(s) at position {} are not a whole batch",
-                                       log_->path(), file_size - valid, valid));
+                                       log_path_, file_size - valid, valid));
   }
   result.valid_bytes = valid;
   result.truncated_bytes = file_size - valid;
   if (result.truncated_bytes > 0) {
-    if (on_cut) SEGLOG_RETURN_IF_ERROR(on_cut(*log_, valid, file_size));
-    SEGLOG_RETURN_IF_ERROR(log_->Truncate(valid));
+    if (on_cut) SEGLOG_RETURN_IF_ERROR(on_cut(*log, valid, file_size));
+    SEGLOG_RETURN_IF_ERROR(log->Truncate(valid));
   }
   size_.store(valid, std::memory_order_release);
   bytes_since_last_index_entry_ = 0;
@@ -370,17 +429,15 @@ Result<LogSegment::RecoveryResult> LogSegment::Recover(const CutHandler& on_cut)
 }
 
 Status LogSegment::ResizeIndexes(int64_t size) {
-  SEGLOG_ASSIGN_OR_RETURN(OffsetIndex * oi, offset_index());
-  SEGLOG_ASSIGN_OR_RETURN(TimeIndex * ti, time_index());
-  SEGLOG_RETURN_IF_ERROR(oi->Resize(size));
-  return ti->Resize(size);
+  SEGLOG_RETURN_IF_ERROR(offset_index_.Resize(size));
+  return time_index_.Resize(size);
 }
 
 Status LogSegment::DeleteFiles() {
   SEGLOG_RETURN_IF_ERROR(offset_index_.Delete());
   SEGLOG_RETURN_IF_ERROR(time_index_.Delete());
   SEGLOG_RETURN_IF_ERROR(RemoveFile(TxnIndexFilePath(dir_, base_offset_), true));
-  return RemoveFile(log_->path(), true);
+  return RemoveFile(log_path_, true);
 }
 
 }  // namespace seglog

@@ -53,8 +53,10 @@ struct RollParams {
 
 class LogSegment {
  public:
-  // Opens the segment at `base_offset` in `dir`. `file_already_exists`: reopen the .log (its
-  // length is the segment's size); otherwise create it. Index files are not touched until used.
+  // Opens the segment at `base_offset` in `dir`. `file_already_exists`: an existing .log, whose
+  // length (by stat) is the segment's size; it is opened only when first read or written, and
+  // its index files likewise, so an idle segment holds neither a descriptor nor a mapping.
+  // Otherwise the .log is created (and stays open).
   static Result<std::shared_ptr<LogSegment>> Open(const std::string& dir, int64_t base_offset,
                                                   const SegmentOptions& options,
                                                   bool file_already_exists, int64_t now_ms);
@@ -65,8 +67,10 @@ class LogSegment {
   int64_t base_offset() const { return base_offset_; }
   // Bytes of batches in the .log (readers see only whole appends).
   int64_t size() const { return size_.load(std::memory_order_acquire); }
-  const std::shared_ptr<File>& log_file() const { return log_; }
-  std::string log_path() const;
+  // The .log, opened on first use.
+  Result<std::shared_ptr<File>> log_file() const EXCLUDES(file_mu_);
+  bool log_file_open() const EXCLUDES(file_mu_);
+  std::string log_path() const { return log_path_; }
   Result<OffsetIndex*> offset_index() { return offset_index_.Get(); }
   Result<TimeIndex*> time_index() { return time_index_.Get(); }
   bool indexes_loaded() const { return offset_index_.IsLoaded() || time_index_.IsLoaded(); }
@@ -93,6 +97,8 @@ class LogSegment {
                                                                   int64_t starting_offset);
 
   // The offset after the last batch (base offset when empty), found from the last index entry.
+  // An unopened segment is read with transient descriptors: its index is not mapped and its
+  // .log not kept open.
   Result<int64_t> ReadNextOffset();
 
   // Largest record timestamp so far and the last offset of the batch that has it; loaded from
@@ -107,7 +113,8 @@ class LogSegment {
   Status Flush();
   // Final time-index entry if known, trim and close everything.
   Status Close();
-  // Grows the indexes back to their maximum size (the active segment after a load).
+  // Grows the indexes back to their maximum size (the active segment after a load); an index
+  // not yet opened is resized when it is first opened.
   Status ResizeIndexes(int64_t size);
   // Removes the segment's files (missing files are fine).
   Status DeleteFiles();
@@ -129,6 +136,8 @@ class LogSegment {
  private:
   LogSegment(std::string dir, int64_t base_offset, const SegmentOptions& options,
              std::shared_ptr<File> log, int64_t size, int64_t now_ms);
+  // The .log if it is open, else a descriptor that is not kept (load-time reads).
+  Result<std::shared_ptr<File>> OpenOrTransientLogFile() const EXCLUDES(file_mu_);
 
   Status EnsureOffsetInRange(int64_t offset) const;
   Result<int64_t> RollingBasedTimestamp() EXCLUDES(state_mu_);
@@ -136,7 +145,9 @@ class LogSegment {
   const std::string dir_;
   const int64_t base_offset_;
   const SegmentOptions options_;
-  std::shared_ptr<File> log_;
+  const std::string log_path_;
+  mutable Mutex file_mu_;
+  mutable std::shared_ptr<File> log_ GUARDED_BY(file_mu_);
   LazyIndex<OffsetIndex> offset_index_;
   LazyIndex<TimeIndex> time_index_;
   std::atomic<int64_t> size_;

@@ -19,6 +19,8 @@ namespace {
 using ::testing::HasSubstr;
 using testing::ProducerBatch;
 using testing::TempDir;
+using testing::CountMappingsUnder;
+using testing::CountOpenFileDescriptors;
 
 constexpr int64_t kT0 = 1700000000000;
 
@@ -308,13 +310,21 @@ TEST_F(LogTest, OpeningManySegmentsDoesNotTouchTheirIndexes) {
     for (int i = 0; i < 600; ++i) {
       ASSERT_TRUE(log->AppendAsLeader(ProducerBatch(i, 1, 300, kT0)).ok());
     }
-    ASSERT_GE(log->num_segments(), 100);
+    ASSERT_EQ(log->num_segments(), 120);
     ASSERT_TRUE(log->Close().ok());
   }
+  const int fds_before = CountOpenFileDescriptors();
   auto log = OpenLog(c, dir);
   EXPECT_EQ(log->log_end_offset(), 600);
-  EXPECT_EQ(log->num_segments_with_open_indexes(), 1);  // the active segment only
+  // No index mapped and no segment file held open, the active one included.
+  EXPECT_EQ(log->num_segments_with_open_indexes(), 0);
+  EXPECT_EQ(CountOpenFileDescriptors(), fds_before);
+  EXPECT_EQ(CountMappingsUnder(dir), 0);
   ASSERT_TRUE(log->AppendAsLeader(ProducerBatch(0, 1, 300, kT0)).ok());
+  // The append rolled: the old active segment and the new one, each a .log and two indexes.
+  EXPECT_EQ(log->num_segments(), 121);
+  EXPECT_EQ(log->num_segments_with_open_indexes(), 2);
+  EXPECT_EQ(CountOpenFileDescriptors(), fds_before + 6);
   auto loc = log->LookupOffset(3);  // a read opens just the segment it needs
   ASSERT_TRUE(loc.ok() && loc->has_value());
   EXPECT_LE(log->num_segments_with_open_indexes(), 3);

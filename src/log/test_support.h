@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,23 @@ inline Status ForEachBatch(Log* log, const std::function<void(const RecordBatchV
     if (next == before) return Status::Corruption(fmt::format("no progress at offset {}", next));
   }
   return Status::OK();
+}
+
+// Descriptors this process holds (entries of /proc/self/fd).
+inline int CountOpenFileDescriptors() {
+  int n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
+  return n - 1;  // the iterator's own
+}
+
+// Memory mappings of files whose path starts with `dir` (lines of /proc/self/maps).
+inline int CountMappingsUnder(const std::string& dir) {
+  std::ifstream maps("/proc/self/maps");
+  int n = 0;
+  for (std::string line; std::getline(maps, line);) {
+    if (line.find(" " + dir + "/") != std::string::npos) ++n;
+  }
+  return n;
 }
 
 inline int64_t FileSize(const std::string& path) {

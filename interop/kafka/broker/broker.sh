@@ -4,6 +4,9 @@
 #   broker.sh start <workdir>   write <workdir>/server.properties and log4j2.properties, format
 #                               <workdir>/data, start kafka.Kafka in the background (-Xmx512m),
 #                               wait until it answers ApiVersions, write <workdir>/broker.pid
+#   broker.sh resume <workdir>  as start, but on an already formatted <workdir>/data (e.g. a copy
+#                               of a killed broker's data dir): keeps its meta.properties, cluster
+#                               id and metadata log, rewrites only the config files
 #   broker.sh stop <workdir>    SIGTERM (clean shutdown), wait for the process to exit
 #   broker.sh kill <workdir>    SIGKILL (unclean shutdown), wait for the process to exit
 #   broker.sh status <workdir>  exit 0 when the broker of <workdir> is running
@@ -131,14 +134,20 @@ probe() {
         --bootstrap-server "127.0.0.1:$BROKER_PORT" >"$wd/logs/probe.out" 2>&1
 }
 
+# cmd_start <workdir> [resume]: without "resume" <workdir>/data must not exist and is formatted;
+# with it, <workdir>/data must already be formatted (meta.properties) and is used as it is.
 cmd_start() {
-    local wd cp pid cid
+    local wd cp pid cid resume="${2:-}"
     wd="$(abs_dir "$1")"
     if pid="$(broker_pid "$wd")"; then die "broker already running in $wd (pid $pid)"; fi
     for p in "$BROKER_PORT" "$CONTROLLER_PORT"; do
         port_busy "$p" && die "port $p already in use (set KAFKA_BROKER_PORT / KAFKA_CONTROLLER_PORT)"
     done
-    [[ -e "$wd/data" ]] && die "$wd/data already exists; use a fresh workdir"
+    if [[ -n "$resume" ]]; then
+        [[ -f "$wd/data/meta.properties" ]] || die "$wd/data/meta.properties missing; resume needs a formatted data dir"
+    else
+        [[ -e "$wd/data" ]] && die "$wd/data already exists; use a fresh workdir"
+    fi
     cp="$(kafka_cp)"
     mkdir -p "$wd/logs"
     write_config "$wd"
@@ -146,10 +155,14 @@ cmd_start() {
         -e "s#^appender.file.fileName = .*#appender.file.fileName = $wd/logs/tools.log#" \
         "$wd/log4j2.properties" >"$wd/log4j2-tools.properties"
     local jtool=(java -Dlog4j2.configurationFile="$wd/log4j2-tools.properties" -cp "$cp")
-    cid="$("${jtool[@]}" kafka.tools.StorageTool random-uuid)"
-    echo "$cid" >"$wd/cluster.id"
-    "${jtool[@]}" kafka.tools.StorageTool format -t "$cid" -c "$wd/server.properties" \
-        >"$wd/logs/format.out" 2>&1 || { cat "$wd/logs/format.out" >&2; die "storage format failed"; }
+    if [[ -n "$resume" ]]; then
+        sed -n 's/^cluster\.id=//p' "$wd/data/meta.properties" >"$wd/cluster.id"
+    else
+        cid="$("${jtool[@]}" kafka.tools.StorageTool random-uuid)"
+        echo "$cid" >"$wd/cluster.id"
+        "${jtool[@]}" kafka.tools.StorageTool format -t "$cid" -c "$wd/server.properties" \
+            >"$wd/logs/format.out" 2>&1 || { cat "$wd/logs/format.out" >&2; die "storage format failed"; }
+    fi
 
     # From here on, any failure must not leave a broker behind.
     STARTING_PID=""
@@ -209,10 +222,11 @@ cmd_kill() {
 cmd="${1:-}"
 [[ $# -gt 0 ]] && shift
 case "$cmd" in
-    start|stop|kill|status)
+    start|resume|stop|kill|status)
         [[ $# -eq 1 ]] || die "usage: broker.sh $cmd <workdir>"
         case "$cmd" in
             start) cmd_start "$1" ;;
+            resume) cmd_start "$1" resume ;;
             stop) cmd_stop "$1" ;;
             kill) cmd_kill "$1" ;;
             status) broker_pid "$(abs_dir "$1")" >/dev/null ;;
@@ -222,5 +236,5 @@ case "$cmd" in
     ""|-h|--help|help)
         awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "${BASH_SOURCE[0]}" ;;
     *)
-        die "unknown subcommand '$cmd' (try: start, stop, kill, status, classpath)" ;;
+        die "unknown subcommand '$cmd' (try: start, resume, stop, kill, status, classpath)" ;;
 esac

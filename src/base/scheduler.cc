@@ -1,0 +1,108 @@
+// ThreadScheduler and MockScheduler; see scheduler.h.
+#include "base/scheduler.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace seglog {
+
+namespace {
+int64_t WallClockMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
+ThreadScheduler::ThreadScheduler(int threads) {
+  for (int i = 0; i < std::max(1, threads); ++i) threads_.emplace_back([this] { Work(); });
+}
+
+ThreadScheduler::~ThreadScheduler() { Shutdown(); }
+
+int64_t ThreadScheduler::NowMs() const { return WallClockMs(); }
+
+void ThreadScheduler::Schedule(const std::string& name, Task task, int64_t delay_ms,
+                               int64_t period_ms) {
+  MutexLock l(&mu_);
+  if (shutdown_) return;
+  queue_.Push(WallClockMs() + std::max<int64_t>(0, delay_ms),
+              TaskQueue::Entry{name, std::move(task), period_ms});
+  cv_.SignalAll();
+}
+
+void ThreadScheduler::Work() {
+  mu_.Lock();
+  while (!shutdown_) {
+    if (queue_.empty()) {
+      cv_.Wait();
+      continue;
+    }
+    const int64_t wait = queue_.next_due() - WallClockMs();
+    if (wait > 0) {
+      cv_.WaitForMs(wait);
+      continue;
+    }
+    TaskQueue::Entry e = queue_.Pop();
+    mu_.Unlock();
+    e.task();
+    mu_.Lock();
+    if (e.period_ms > 0 && !shutdown_) queue_.Push(WallClockMs() + e.period_ms, std::move(e));
+  }
+  mu_.Unlock();
+}
+
+void ThreadScheduler::Shutdown() {
+  {
+    MutexLock l(&mu_);
+    if (shutdown_ && threads_.empty()) return;
+    shutdown_ = true;
+    queue_.Clear();
+    cv_.SignalAll();
+  }
+  for (std::thread& t : threads_) {
+    if (t.joinable() && t.get_id() != std::this_thread::get_id()) t.join();
+  }
+  threads_.clear();
+}
+
+void MockScheduler::Schedule(const std::string& name, Task task, int64_t delay_ms,
+                             int64_t period_ms) {
+  MutexLock l(&mu_);
+  if (shutdown_) return;
+  queue_.Push(now_ + std::max<int64_t>(0, delay_ms),
+              TaskQueue::Entry{name, std::move(task), period_ms});
+}
+
+void MockScheduler::Shutdown() {
+  MutexLock l(&mu_);
+  shutdown_ = true;
+  queue_.Clear();
+}
+
+int64_t MockScheduler::NowMs() const {
+  MutexLock l(&mu_);
+  return now_;
+}
+
+void MockScheduler::Advance(int64_t ms) {
+  mu_.Lock();
+  const int64_t target = now_ + std::max<int64_t>(0, ms);
+  while (!shutdown_ && !queue_.empty() && queue_.next_due() <= target) {
+    now_ = std::max(now_, queue_.next_due());
+    TaskQueue::Entry e = queue_.Pop();
+    mu_.Unlock();
+    e.task();
+    mu_.Lock();
+    if (e.period_ms > 0 && !shutdown_) queue_.Push(now_ + e.period_ms, std::move(e));
+  }
+  now_ = target;
+  mu_.Unlock();
+}
+
+std::vector<std::string> MockScheduler::PendingTaskNames() const {
+  MutexLock l(&mu_);
+  return queue_.Names();
+}
+
+}  // namespace seglog
