@@ -10,6 +10,7 @@
 #include "tools/consume.h"
 #include "tools/dump_log.h"
 #include "tools/produce.h"
+#include "tools/recover.h"
 #include "tools/walkthrough.h"
 
 namespace {
@@ -107,6 +108,18 @@ int main(int argc, char** argv) {
   check->add_option("--log-dir", ko.log_dir, "Log directory")->required();
   check->add_option("--topic", ko.topic, "Only this topic's partitions");
 
+  seglog::RecoverOptions ro;
+  auto* recover = app.add_subcommand(
+      "recover",
+      "Open a log directory as a broker does at startup (recovering it after an unclean "
+      "shutdown), then shut it down cleanly");
+  recover->add_option("--log-dir", ro.log_dir, "Log directory")->required();
+  recover->add_option("--threads", ro.threads, "num.recovery.threads.per.data.dir")
+      ->capture_default_str();
+  produce->add_option("--recovery-threads", po.recovery_threads,
+                      "Threads that recover the directory after an unclean shutdown")
+      ->capture_default_str();
+
   CLI11_PARSE(app, argc, argv);
 
   seglog::Status s;
@@ -140,6 +153,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     po.compression = *codec;
+    po.progress = [](const std::string& line) { std::cerr << line << "\n"; };
     auto r = seglog::Produce(po, std::cin);
     if (r.ok()) {
       std::cout << "sent " << r->records << " records to " << po.topic << "\n";
@@ -149,6 +163,8 @@ int main(int argc, char** argv) {
     s = seglog::Consume(co, std::cout).status();
   } else if (*offsets) {
     s = seglog::GetOffsets(go, std::cout);
+  } else if (*recover) {
+    s = seglog::RecoverLogDir(ro, std::cout).status();
   } else if (*check) {
     auto problems = seglog::CheckLogDir(ko, std::cout);
     if (problems.ok() && *problems > 0) return 1;

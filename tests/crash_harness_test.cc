@@ -62,9 +62,9 @@ std::vector<uint8_t> BatchAt(int p, int64_t base) {
   return bytes;
 }
 
-LogOptions Options() {
-  LogOptions o;
-  o.clock = [] { return kT0 + 1000; };
+LogDirectoryOptions Options() {
+  LogDirectoryOptions o;
+  o.log_options.clock = [] { return kT0 + 1000; };
   return o;
 }
 

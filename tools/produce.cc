@@ -8,7 +8,8 @@
 
 #include "base/murmur2.h"
 #include "io/file_names.h"
-#include "manager/log_dir_lock.h"
+#include "base/uuid.h"
+#include "manager/log_directory.h"
 #include "manager/topic_store.h"
 #include "seglog/log.h"
 
@@ -61,7 +62,7 @@ struct Pending {
 
 class Producer {
  public:
-  Producer(const ProduceOptions& o, std::map<int32_t, std::unique_ptr<Log>>* logs,
+  Producer(const ProduceOptions& o, std::map<int32_t, Log*>* logs,
            ProduceResult* result)
       : o_(o), logs_(logs), result_(result) {}
 
@@ -126,7 +127,7 @@ class Producer {
   }
 
   const ProduceOptions& o_;
-  std::map<int32_t, std::unique_ptr<Log>>* logs_;
+  std::map<int32_t, Log*>* logs_;
   ProduceResult* result_;
   std::map<int32_t, Pending> pending_;
   int32_t sticky_ = 0;
@@ -139,11 +140,18 @@ Result<ProduceResult> Produce(const ProduceOptions& o, std::istream& input) {
   if (o.batch_records < 1) return Status::InvalidArgument("--batch-records must be at least 1");
   if (o.value_size < 0) return Status::InvalidArgument("--value-size must not be negative");
   if (o.partitions < 1) return Status::InvalidArgument("--partitions must be at least 1");
-  SEGLOG_ASSIGN_OR_RETURN(auto lock, LogDirLock::Acquire(o.log_dir));
+  LogDirectoryOptions dir_options;
+  dir_options.log_options.clock = o.clock;
+  SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<LogDirectory> dir,
+                          LogDirectory::Open(o.log_dir, dir_options));
+  if (!dir->had_clean_shutdown()) {
+    // Kafka recovers every partition before serving any: so does produce.
+    SEGLOG_RETURN_IF_ERROR(dir->LoadAll(o.recovery_threads, o.progress));
+  }
   SEGLOG_ASSIGN_OR_RETURN(TopicMap topics, LoadTopics(o.log_dir));
   if (!topics.count(o.topic)) {
     SEGLOG_RETURN_IF_ERROR(LogConfig::FromProperties(o.configs).status());
-    topics[o.topic] = TopicMetadata{o.partitions, o.configs};
+    topics[o.topic] = TopicMetadata{o.partitions, o.configs, Uuid::Random().ToString()};
     SEGLOG_RETURN_IF_ERROR(SaveTopics(o.log_dir, topics));
   }
   const TopicMetadata& md = topics[o.topic];
@@ -152,14 +160,9 @@ Result<ProduceResult> Produce(const ProduceOptions& o, std::istream& input) {
                                                *o.partition, o.topic, md.partitions));
   }
   SEGLOG_ASSIGN_OR_RETURN(LogConfig config, TopicConfig(md));
-  std::map<int32_t, std::unique_ptr<Log>> logs;
-  LogOptions lo;
-  lo.clock = o.clock;
+  std::map<int32_t, Log*> logs;
   for (int32_t p = 0; p < md.partitions; ++p) {
-    SEGLOG_ASSIGN_OR_RETURN(
-        std::unique_ptr<Log> log,
-        Log::Open(o.log_dir + "/" + PartitionDirName({o.topic, p}), config, lo));
-    logs[p] = std::move(log);
+    SEGLOG_ASSIGN_OR_RETURN(logs[p], dir->GetLog({o.topic, p}, config, md.topic_id));
   }
   ProduceResult result;
   Producer producer(o, &logs, &result);
@@ -194,10 +197,9 @@ Result<ProduceResult> Produce(const ProduceOptions& o, std::istream& input) {
     }
   }
   if (s.ok()) s = producer.SendAll();
-  for (auto& [p, log] : logs) {
-    Status c = log->Close();
-    if (s.ok()) s = c;
-  }
+  // Closes every log, writes the checkpoints and then .kafka_cleanshutdown.
+  Status c = dir->Close();
+  if (s.ok()) s = c;
   if (!s.ok()) return s;
   return result;
 }

@@ -38,6 +38,10 @@ struct ProduceOptions {
   int64_t timestamp_step = 0;
   CompressionType compression = CompressionType::kNone;
   std::function<int64_t()> clock;  // for tests
+  // After an unclean shutdown every partition of the directory is recovered first, with this
+  // many threads (num.recovery.threads.per.data.dir), reporting each step to `progress`.
+  int recovery_threads = 2;
+  std::function<void(const std::string&)> progress;
 };
 
 struct ProduceResult {

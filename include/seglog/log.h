@@ -10,6 +10,7 @@
 #ifndef SEGLOG_LOG_H_
 #define SEGLOG_LOG_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -99,6 +100,9 @@ struct LogOptions {
   // append, flush, roll and read fails - and the owner takes the whole log directory offline
   // (an fsync failure is never retried: the page cache may have dropped the data).
   std::function<void(const Status&)> on_storage_failure;
+  // Shared by the logs of one log directory: a failed sync in any of them sets it, and then
+  // all of them refuse work (Kafka takes the whole directory offline). Optional.
+  std::shared_ptr<std::atomic<bool>> directory_offline;
   // The topic's id (Kafka Uuid text). When set, partition.metadata is written (or checked
   // against it) at open, as Kafka does before a partition's first append.
   std::string topic_id;

@@ -177,7 +177,10 @@ std::vector<std::pair<int32_t, int64_t>> Log::leader_epochs() const {
   return out;
 }
 
-bool Log::offline() const { return state_->offline.load(std::memory_order_acquire); }
+bool Log::offline() const {
+  return state_->offline.load(std::memory_order_acquire) ||
+         (options_.directory_offline && options_.directory_offline->load(std::memory_order_acquire));
+}
 
 Status Log::offline_reason() const {
   MutexLock l(&state_->offline_mu);
@@ -186,6 +189,10 @@ Status Log::offline_reason() const {
 
 Status Log::CheckOnline() const {
   if (!offline()) return Status::OK();
+  if (!state_->offline.load(std::memory_order_acquire)) {
+    return Status::IOError(fmt::format(
+        "KafkaStorageException: {} is offline: its log directory had a failed sync", dir_));
+  }
   return Status::IOError(fmt::format(
       "KafkaStorageException: {} is offline after a failed sync: {}", dir_,
       offline_reason().ToString()));
@@ -199,6 +206,9 @@ Status Log::SyncFailed(const Status& failure) {
     if (!st.offline.load(std::memory_order_relaxed)) {
       st.offline_reason = failure;
       st.offline.store(true, std::memory_order_release);
+      if (options_.directory_offline) {
+        options_.directory_offline->store(true, std::memory_order_release);
+      }
       first = true;
     }
   }

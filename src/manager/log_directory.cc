@@ -3,17 +3,39 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
 #include "io/atomic_file.h"
 #include "io/file.h"
 #include "io/file_names.h"
 
 namespace seglog {
 
+namespace {
+int64_t SteadyMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// Names of the partition directories LogManager loads (kafka-format.md 10.5 step 4).
+bool IsLoadablePartitionDir(const std::string& name) {
+  if (name.ends_with("-delete") || name.ends_with("-stray") || name.ends_with("-future")) {
+    return false;
+  }
+  auto tp = ParsePartitionDirName(name);
+  return tp.ok() && name == PartitionDirName(*tp) && tp->topic != "__cluster_metadata";
+}
+}  // namespace
+
 Result<std::unique_ptr<LogDirectory>> LogDirectory::Open(const std::string& log_dir,
-                                                         LogOptions base_options) {
+                                                         LogDirectoryOptions options) {
   SEGLOG_ASSIGN_OR_RETURN(auto lock, LogDirLock::Acquire(log_dir));
-  std::unique_ptr<LogDirectory> d(
-      new LogDirectory(log_dir, std::move(lock), std::move(base_options)));
+  std::unique_ptr<LogDirectory> d(new LogDirectory(log_dir, std::move(lock), std::move(options)));
+  SEGLOG_ASSIGN_OR_RETURN(d->meta_, LoadOrCreateMetaProperties(log_dir, d->options_.node_id,
+                                                               d->options_.cluster_id));
   const std::string marker = log_dir + "/" + kCleanShutdownFile;
   if (FileExists(marker)) {
     // Deleted before anything is loaded: a crash while loading is an unclean shutdown.
@@ -44,20 +66,113 @@ Result<std::unique_ptr<LogDirectory>> LogDirectory::Open(const std::string& log_
 
 LogDirectory::~LogDirectory() = default;
 
-Result<Log*> LogDirectory::GetLog(const TopicPartition& tp, const LogConfig& config) {
-  auto it = logs_.find(tp);
-  if (it != logs_.end()) return it->second.get();
-  LogOptions o = options_;
+Status LogDirectory::offline_reason() const {
+  MutexLock l(&offline_mu_);
+  return offline_reason_;
+}
+
+void LogDirectory::MarkOffline(const Status& failure) {
+  MutexLock l(&offline_mu_);
+  if (offline_reason_.ok()) offline_reason_ = failure;
+  offline_->store(true, std::memory_order_release);
+}
+
+LogOptions LogDirectory::OptionsFor(const TopicPartition& tp, const std::string& topic_id) {
+  LogOptions o = options_.log_options;
   o.had_clean_shutdown = had_clean_shutdown_;
   auto rp = recovery_points_.find(tp);
   o.recovery_point = rp == recovery_points_.end() ? 0 : rp->second;
   auto ls = log_start_offsets_.find(tp);
   o.log_start_offset = ls == log_start_offsets_.end() ? 0 : ls->second;
-  SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<Log> log,
-                          Log::Open(dir_ + "/" + PartitionDirName(tp), config, o));
+  o.topic_id = topic_id;
+  o.directory_offline = offline_;
+  o.on_storage_failure = [this](const Status& s) { MarkOffline(s); };
+  return o;
+}
+
+Result<Log*> LogDirectory::GetLog(const TopicPartition& tp, const LogConfig& config,
+                                  const std::string& topic_id) {
+  auto it = logs_.find(tp);
+  if (it != logs_.end()) return it->second.get();
+  if (offline()) {
+    return Status::IOError(fmt::format("KafkaStorageException: log directory {} is offline: {}",
+                                       dir_, offline_reason().ToString()));
+  }
+  SEGLOG_ASSIGN_OR_RETURN(
+      std::unique_ptr<Log> log,
+      Log::Open(dir_ + "/" + PartitionDirName(tp), config, OptionsFor(tp, topic_id)));
   Log* raw = log.get();
   logs_[tp] = std::move(log);
   return raw;
+}
+
+Status LogDirectory::LoadAll(int threads, const std::function<void(const std::string&)>& progress) {
+  const int64_t start = SteadyMs();
+  SEGLOG_ASSIGN_OR_RETURN(TopicMap topics, LoadTopics(dir_));
+  SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> names, ListDirectory(dir_));
+  std::sort(names.begin(), names.end());
+  struct Job {
+    TopicPartition tp;
+    LogConfig config;
+    LogOptions options;
+    std::unique_ptr<Log> log;
+    Status status;
+  };
+  std::vector<Job> jobs;
+  for (const std::string& name : names) {
+    if (!IsLoadablePartitionDir(name)) continue;
+    TopicPartition tp = *ParsePartitionDirName(name);
+    if (logs_.count(tp)) continue;
+    const TopicMetadata& md = topics[tp.topic];
+    SEGLOG_ASSIGN_OR_RETURN(LogConfig config, TopicConfig(md));
+    LogOptions o = OptionsFor(tp, md.topic_id);
+    jobs.push_back(Job{tp, std::move(config), std::move(o), nullptr, Status::OK()});
+  }
+  Mutex progress_mu;
+  int done = 0;
+  auto say = [&](const std::string& line) {
+    if (progress) progress(line);
+  };
+  say(fmt::format("Loading {} logs from {} with {} thread(s) after {} shutdown", jobs.size(),
+                  dir_, std::max(1, threads), had_clean_shutdown_ ? "a clean" : "an unclean"));
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < jobs.size(); i = next++) {
+      Job& job = jobs[i];
+      const int64_t t0 = SteadyMs();
+      auto log = Log::Open(dir_ + "/" + PartitionDirName(job.tp), job.config, job.options);
+      MutexLock l(&progress_mu);
+      ++done;
+      if (!log.ok()) {
+        job.status = log.status();
+        say(fmt::format("Error while loading log {}: {}", PartitionDirName(job.tp),
+                        log.status().ToString()));
+        continue;
+      }
+      job.log = std::move(log).value();
+      for (const std::string& action : job.log->load_report().actions) say(action);
+      say(fmt::format(
+          "Completed load of log {} with {} segments, local-log-start-offset {} and "
+          "log-end-offset {} in {} ms ({}/{} completed in {})",
+          PartitionDirName(job.tp), job.log->num_segments(), job.log->log_start_offset(),
+          job.log->log_end_offset(), SteadyMs() - t0, done, jobs.size(), dir_));
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < std::max(1, threads) && static_cast<size_t>(t) < jobs.size(); ++t) {
+    pool.emplace_back(work);
+  }
+  work();
+  for (std::thread& t : pool) t.join();
+  Status first_error;
+  for (Job& job : jobs) {
+    if (job.log) logs_[job.tp] = std::move(job.log);
+    if (first_error.ok() && !job.status.ok()) first_error = job.status;
+  }
+  if (!first_error.ok()) return first_error;
+  loaded_all_ = true;
+  say(fmt::format("Loaded {} logs in {} ms", jobs.size(), SteadyMs() - start));
+  return Status::OK();
 }
 
 Status LogDirectory::WriteCheckpoints() {
@@ -77,6 +192,7 @@ Status LogDirectory::WriteCheckpoints() {
 }
 
 Status LogDirectory::CheckpointRecoveryPoints() {
+  if (offline()) return Status::IOError(fmt::format("{} is offline", dir_));
   for (auto& [tp, log] : logs_) SEGLOG_RETURN_IF_ERROR(log->Flush(log->log_end_offset()));
   return WriteCheckpoints();
 }
@@ -84,12 +200,23 @@ Status LogDirectory::CheckpointRecoveryPoints() {
 Status LogDirectory::Close() {
   if (closed_) return Status::OK();
   closed_ = true;
-  for (auto& [tp, log] : logs_) SEGLOG_RETURN_IF_ERROR(log->Close());
+  Status result;
+  for (auto& [tp, log] : logs_) {
+    Status s = log->Close();
+    if (result.ok() && !s.ok()) result = s;
+  }
+  if (offline()) {
+    // No checkpoints and no marker: the next open recovers what may have been lost.
+    return Status::IOError(fmt::format(
+        "KafkaStorageException: log directory {} went offline; it was not shut down cleanly: {}",
+        dir_, offline_reason().ToString()));
+  }
+  SEGLOG_RETURN_IF_ERROR(result);
   SEGLOG_RETURN_IF_ERROR(WriteCheckpoints());
-  // Last: the marker says everything above is complete.
-  SEGLOG_RETURN_IF_ERROR(
-      WriteFileAtomically(dir_ + "/" + kCleanShutdownFile, "{\"version\":0,\"brokerEpoch\":-1}"));
-  return Status::OK();
+  // Last: the marker says everything above is complete - for every partition, so only when
+  // all were loaded (and recovered) or nothing needed recovery.
+  if (!had_clean_shutdown_ && !loaded_all_) return Status::OK();
+  return WriteFileAtomically(dir_ + "/" + kCleanShutdownFile, "{\"version\":0,\"brokerEpoch\":-1}");
 }
 
 }  // namespace seglog

@@ -8,8 +8,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "base/uuid.h"
 #include "io/file.h"
 #include "io/file_names.h"
+#include "log/checkpoint_file.h"
 
 namespace seglog {
 
@@ -52,6 +54,13 @@ Result<TopicMap> LoadTopics(const std::string& log_dir) {
         return Status::Corruption(fmt::format("{}: topic {} has no partition count", path, name));
       }
       md.partitions = t["partitions"].get<int32_t>();
+      if (t.contains("topic_id")) {
+        if (!t["topic_id"].is_string() || !Uuid::Parse(t["topic_id"].get<std::string>()).ok()) {
+          return Status::Corruption(
+              fmt::format("{}: topic {} has a topic_id that is not a Kafka Uuid", path, name));
+        }
+        md.topic_id = t["topic_id"].get<std::string>();
+      }
       if (t.contains("configs") && t["configs"].is_object()) {
         for (const auto& [k, v] : t["configs"].items()) {
           if (!v.is_string()) {
@@ -73,6 +82,10 @@ Result<TopicMap> LoadTopics(const std::string& log_dir) {
       if (tp->topic == "__cluster_metadata") continue;  // KRaft's metadata log, not a topic
       TopicMetadata& md = topics[tp->topic];
       md.partitions = std::max(md.partitions, tp->partition + 1);
+      if (md.topic_id.empty()) {
+        auto id = ReadPartitionMetadata(log_dir + "/" + name + "/" + kPartitionMetadataFile);
+        if (id.ok()) md.topic_id = *id;
+      }
     }
   }
   return topics;
@@ -84,6 +97,7 @@ Status SaveTopics(const std::string& log_dir, const TopicMap& topics) {
   j["topics"] = nlohmann::json::object();
   for (const auto& [name, md] : topics) {
     j["topics"][name] = {{"partitions", md.partitions}, {"configs", md.configs}};
+    if (!md.topic_id.empty()) j["topics"][name]["topic_id"] = md.topic_id;
   }
   const std::string path = log_dir + "/" + kStoreFile;
   const std::string tmp = path + ".tmp";

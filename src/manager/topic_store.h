@@ -4,8 +4,8 @@
 // directory's top level, so this file does not disturb Kafka.) Written atomically: temporary
 // file, fsync, rename, fsync of the directory.
 //
-//   {"version": 1, "topics": {"orders": {"partitions": 3, "configs": {"segment.bytes":
-//   "1048576"}}}}
+//   {"version": 1, "topics": {"orders": {"partitions": 3, "topic_id": "8PHy8_T19vf4-fr7_P3-_w",
+//   "configs": {"segment.bytes": "1048576"}}}}
 //
 // Thread safety: the functions are not synchronised; callers hold the LogDirLock.
 #ifndef SEGLOG_MANAGER_TOPIC_STORE_H_
@@ -24,6 +24,9 @@ namespace seglog {
 struct TopicMetadata {
   int32_t partitions = 1;
   std::map<std::string, std::string> configs;  // Kafka topic property names
+  // Kafka's topic id (Uuid text), written to each partition's partition.metadata. Topics that
+  // exist only as partition directories take it from there; empty when unknown.
+  std::string topic_id;
 };
 
 using TopicMap = std::map<std::string, TopicMetadata>;
