@@ -26,6 +26,7 @@
 #include "base/coding.h"
 #include "log/checkpoint_file.h"
 #include "log/test_support.h"
+#include "base/scheduler.h"
 #include "manager/log_directory.h"
 #include "record/batch_walker.h"
 #include "seglog/log.h"
@@ -69,7 +70,12 @@ LogDirectoryOptions Options() {
 }
 
 [[noreturn]] void ChildAppends(const std::string& dir) {
-  auto d = LogDirectory::Open(dir, Options());
+  // Rolled segments are flushed by flush-log tasks on a background thread, as in a broker, so
+  // kills also land while a task is flushing and moving the recovery point.
+  static ThreadScheduler scheduler(1);
+  LogDirectoryOptions o = Options();
+  o.log_options.scheduler = &scheduler;
+  auto d = LogDirectory::Open(dir, o);
   if (!d.ok()) ::_exit(3);
   std::vector<Log*> logs;
   for (int p = 0; p < kPartitions; ++p) {

@@ -5,6 +5,7 @@
 #ifndef SEGLOG_BASE_MUTEX_H_
 #define SEGLOG_BASE_MUTEX_H_
 
+#include <cassert>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -83,19 +84,23 @@ class SCOPED_CAPABILITY WriterMutexLock {
   SharedMutex* const mu_;
 };
 
-// A condition variable bound to one Mutex.
+// A condition variable bound to one Mutex. The waits name that mutex again so that the
+// thread-safety analysis can check the caller holds it.
 class CondVar {
  public:
   explicit CondVar(Mutex* mu) : mu_(mu) {}
-  // REQUIRES: the bound mutex is held. Releases it while waiting, re-acquires before returning.
-  void Wait() REQUIRES(mu_) {
-    std::unique_lock<std::mutex> lock(mu_->mu_, std::adopt_lock);
+  // REQUIRES: `mu` is the bound mutex, held. Releases it while waiting, re-acquires it before
+  // returning.
+  void Wait(Mutex* mu) REQUIRES(mu) {
+    assert(mu == mu_);
+    std::unique_lock<std::mutex> lock(mu->mu_, std::adopt_lock);
     cv_.wait(lock);
     lock.release();
   }
   // As Wait, but returns after at most `ms` milliseconds.
-  void WaitForMs(int64_t ms) REQUIRES(mu_) {
-    std::unique_lock<std::mutex> lock(mu_->mu_, std::adopt_lock);
+  void WaitForMs(Mutex* mu, int64_t ms) REQUIRES(mu) {
+    assert(mu == mu_);
+    std::unique_lock<std::mutex> lock(mu->mu_, std::adopt_lock);
     cv_.wait_for(lock, std::chrono::milliseconds(ms));
     lock.release();
   }
@@ -103,7 +108,7 @@ class CondVar {
   void SignalAll() { cv_.notify_all(); }
 
  private:
-  Mutex* const mu_;
+  [[maybe_unused]] Mutex* const mu_;
   std::condition_variable cv_;
 };
 

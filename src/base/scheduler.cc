@@ -35,12 +35,12 @@ void ThreadScheduler::Work() {
   mu_.Lock();
   while (!shutdown_) {
     if (queue_.empty()) {
-      cv_.Wait();
+      cv_.Wait(&mu_);
       continue;
     }
     const int64_t wait = queue_.next_due() - WallClockMs();
     if (wait > 0) {
-      cv_.WaitForMs(wait);
+      cv_.WaitForMs(&mu_, wait);
       continue;
     }
     TaskQueue::Entry e = queue_.Pop();

@@ -7,7 +7,7 @@
 #
 #   a. broker.sh start; create topic `crash` (4 partitions, segment.bytes=1048576) and produce
 #      6 runs (none gzip snappy lz4 zstd none) x 1000 records to every partition with Kafka's
-#      producer (about 4-5 MB and 5-6 segments per partition; default flush settings, so nothing
+#      producer (about 4.9 MB and 5 segments per partition; default flush settings, so nothing
 #      is fsynced but the segments Kafka's own roll flushes); broker.sh kill (SIGKILL).
 #   b. damage, deterministically (fixed seed):
 #        crash-0  active .log cut in the middle of its last batch (torn append);
