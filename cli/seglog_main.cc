@@ -1,6 +1,8 @@
 // seglog: the command-line tool. Each subcommand only parses its arguments and calls the library
 // function in tools/ that does the work.
 #include <CLI/CLI.hpp>
+#include <atomic>
+#include <csignal>
 #include <iostream>
 #include <map>
 #include <string>
@@ -9,6 +11,7 @@
 #include "tools/check.h"
 #include "tools/consume.h"
 #include "tools/dump_log.h"
+#include "tools/manage.h"
 #include "tools/produce.h"
 #include "tools/recover.h"
 #include "tools/walkthrough.h"
@@ -92,6 +95,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   consume->add_option("--max-records", co.max_records, "Stop after this many records");
   consume->add_option("--format", co.format, "text or json")->capture_default_str();
+  consume->add_option("--reset", co.reset,
+                      "An --offset out of range: earliest, latest or none (auto.offset.reset)")
+      ->capture_default_str();
 
   seglog::GetOffsetsOptions go;
   auto* offsets = app.add_subcommand("get-offsets", "Offsets for a time, as kafka-get-offsets.sh");
@@ -119,6 +125,57 @@ int main(int argc, char** argv) {
   produce->add_option("--recovery-threads", po.recovery_threads,
                       "Threads that recover the directory after an unclean shutdown")
       ->capture_default_str();
+
+  // Storage-node commands over a LogManager.
+  auto node_options = [](CLI::App* c, seglog::NodeOptions* n) {
+    c->add_option("--log-dir", n->log_dir, "Log directory (overrides log.dirs)");
+    c->add_option("--server-config", n->server_config, "server.properties with log.* settings");
+  };
+  seglog::TopicsOptions to;
+  std::vector<std::string> topic_configs;
+  bool t_create = false, t_describe = false, t_alter = false, t_delete = false, t_list = false;
+  auto* topics = app.add_subcommand("topics", "Create, describe, alter, delete and list topics");
+  node_options(topics, &to.node);
+  topics->add_flag("--create", t_create, "Create a topic");
+  topics->add_flag("--describe", t_describe, "Describe a topic (all without --topic)");
+  topics->add_flag("--alter", t_alter, "Add partitions or change configs");
+  topics->add_flag("--delete", t_delete, "Delete a topic");
+  topics->add_flag("--list", t_list, "List topics");
+  topics->add_option("--topic", to.topic, "Topic");
+  topics->add_option("--partitions", to.partitions, "Partitions (create: default num.partitions)");
+  topics->add_option("--config", topic_configs, "Topic config key=value (Kafka names)");
+
+  seglog::ConfigsOptions cfo;
+  bool c_describe = false;
+  std::vector<std::string> add_configs;
+  auto* configs = app.add_subcommand("configs", "Describe or alter a topic's config overrides");
+  node_options(configs, &cfo.node);
+  configs->add_option("--topic", cfo.topic, "Topic")->required();
+  configs->add_flag("--describe", c_describe, "Show the overrides");
+  configs->add_flag("--alter", cfo.alter, "Change them");
+  configs->add_option("--add-config", add_configs, "key=value[,key=value]")->delimiter(',');
+  configs->add_option("--delete-config", cfo.remove, "key[,key]")->delimiter(',');
+
+  seglog::DeleteRecordsOptions dro;
+  auto* delete_records = app.add_subcommand(
+      "delete-records", "Raise a partition's log start offset, as kafka-delete-records.sh");
+  node_options(delete_records, &dro.node);
+  delete_records->add_option("--topic", dro.topic, "Topic")->required();
+  delete_records->add_option("--partition", dro.partition, "Partition")->required();
+  delete_records->add_option("--offset", dro.offset, "New log start offset; -1: high watermark")
+      ->required();
+
+  seglog::NodeOptions rto;
+  std::vector<std::string> task_names;
+  auto* run_tasks = app.add_subcommand(
+      "run-tasks", "Run background tasks once: retention, flush, checkpoint, delete-files");
+  node_options(run_tasks, &rto);
+  run_tasks->add_option("tasks", task_names, "Task names")->required();
+
+  seglog::NodeOptions sso;
+  auto* serve = app.add_subcommand("serve-storage",
+                                   "Run the storage node and its background tasks until SIGTERM");
+  node_options(serve, &sso);
 
   CLI11_PARSE(app, argc, argv);
 
@@ -160,9 +217,45 @@ int main(int argc, char** argv) {
     }
     s = r.status();
   } else if (*consume) {
-    s = seglog::Consume(co, std::cout).status();
+    s = seglog::Consume(co, std::cout, &std::cerr).status();
   } else if (*offsets) {
     s = seglog::GetOffsets(go, std::cout);
+  } else if (*topics) {
+    const int n = t_create + t_describe + t_alter + t_delete + t_list;
+    to.action = n != 1          ? ""
+                : t_create     ? "create"
+                : t_describe   ? "describe"
+                : t_alter      ? "alter"
+                : t_delete     ? "delete"
+                               : "list";
+    for (const std::string& kv : topic_configs) {
+      if (!SplitConfig(kv, &to.configs)) {
+        std::cerr << "seglog: --config takes key=value, not '" << kv << "'\n";
+        return 2;
+      }
+    }
+    s = seglog::Topics(to, std::cout);
+  } else if (*configs) {
+    if (c_describe == cfo.alter) {
+      std::cerr << "seglog: give exactly one of --describe and --alter\n";
+      return 2;
+    }
+    for (const std::string& kv : add_configs) {
+      if (!SplitConfig(kv, &cfo.add)) {
+        std::cerr << "seglog: --add-config takes key=value, not '" << kv << "'\n";
+        return 2;
+      }
+    }
+    s = seglog::Configs(cfo, std::cout);
+  } else if (*delete_records) {
+    s = seglog::DeleteRecordsCommand(dro, std::cout);
+  } else if (*run_tasks) {
+    s = seglog::RunTasks(rto, task_names, std::cout);
+  } else if (*serve) {
+    static std::atomic<bool> stop{false};
+    std::signal(SIGTERM, [](int) { stop = true; });
+    std::signal(SIGINT, [](int) { stop = true; });
+    s = seglog::ServeStorage(sso, stop, std::cout);
   } else if (*recover) {
     s = seglog::RecoverLogDir(ro, std::cout).status();
   } else if (*check) {

@@ -32,7 +32,13 @@ std::vector<int32_t> Only(const std::optional<int32_t>& p) {
 
 }  // namespace
 
-Result<int64_t> Consume(const ConsumeOptions& o, std::ostream& out) {
+Result<int64_t> Consume(const ConsumeOptions& o, std::ostream& out, std::ostream* reset_out) {
+  if (o.reset != "earliest" && o.reset != "latest" && o.reset != "none") {
+    return Status::InvalidArgument(
+        fmt::format("Invalid value {} for configuration auto.offset.reset: String must be one "
+                    "of: latest, earliest, none",
+                    o.reset));
+  }
   if (o.format != "text" && o.format != "json") {
     return Status::InvalidArgument(
         fmt::format("--format must be text or json, not '{}'", o.format));
@@ -51,8 +57,17 @@ Result<int64_t> Consume(const ConsumeOptions& o, std::ostream& out) {
       next = log->log_end_offset();
     } else {
       SEGLOG_ASSIGN_OR_RETURN(next, ParseLong(o.offset, "--offset"));
-      // An explicit offset outside the log is an error naming both bounds.
-      SEGLOG_RETURN_IF_ERROR(log->Read(next, 0).status());
+      // An offset outside the log: what auto.offset.reset says (seed 001's table).
+      if (Status in_range = log->Read(next, 0).status(); !in_range.ok()) {
+        if (!in_range.IsOutOfRange() || o.reset == "none") return in_range;
+        next = o.reset == "earliest" ? log->log_start_offset() : log->log_end_offset();
+        if (reset_out != nullptr) {
+          *reset_out << fmt::format(
+              "Resetting offset for partition {}-{} to position {} (auto.offset.reset={}): "
+              "offset {} is out of range\n",
+              o.topic, partition, next, o.reset, ParseLong(o.offset, "--offset").value());
+        }
+      }
     }
     const int64_t first = next;
     while (next < log->high_watermark()) {

@@ -21,10 +21,16 @@ struct ConsumeOptions {
   std::string offset = "earliest";   // "earliest", "latest" or a number
   std::optional<int64_t> max_records;
   std::string format = "text";  // "text": Offset:<o>\t<key>\t<value>; "json": one object per line
+  // An explicit --offset outside [log start, log end]: auto.offset.reset's choice - "earliest"
+  // (the log start), "latest" (the log end) or "none" (the out-of-range error, with both
+  // bounds).
+  std::string reset = "none";
 };
 
 // Prints records; returns how many.
-Result<int64_t> Consume(const ConsumeOptions& options, std::ostream& out);
+// A reset is reported on `reset_out` when given.
+Result<int64_t> Consume(const ConsumeOptions& options, std::ostream& out,
+                        std::ostream* reset_out = nullptr);
 
 struct GetOffsetsOptions {
   std::string log_dir;

@@ -103,6 +103,10 @@ struct LogOptions {
   // Shared by the logs of one log directory: a failed sync in any of them sets it, and then
   // all of them refuse work (Kafka takes the whole directory offline). Optional.
   std::shared_ptr<std::atomic<bool>> directory_offline;
+  // Receives the log's INFO/WARN lines in Kafka's words ("Rolled new log segment at offset 3830
+  // in 8 ms.", "Incremented log start offset to 3830 due to segment deletion", ...). Optional;
+  // called with the append lock held or from a scheduler task.
+  std::function<void(const std::string&)> logger;
   // The topic's id (Kafka Uuid text). When set, partition.metadata is written (or checked
   // against it) at open, as Kafka does before a partition's first append.
   std::string topic_id;
@@ -128,7 +132,10 @@ class Log {
   Log& operator=(const Log&) = delete;
 
   const std::string& dir() const { return dir_; }
-  const LogConfig& config() const { return config_; }
+  // The topic config in force. UpdateConfig replaces it (an altered topic config); it applies
+  // from the next append, roll and retention pass, as in Kafka.
+  LogConfig config() const;
+  void UpdateConfig(const LogConfig& config);
 
   // Appends client batches as the leader: validates each (v2, CRC, size against
   // max.message.bytes, record timestamps, keys on compacted topics), assigns offsets from the
@@ -164,6 +171,24 @@ class Log {
   int num_segments_with_open_indexes() const;
   std::vector<int64_t> segment_base_offsets() const;
 
+  // Retention (Kafka's deleteOldSegments; kafka-format.md 9.5). For a log whose cleanup.policy
+  // includes delete, three passes in order: segments wholly below the log start offset, then
+  // retention.bytes (the oldest segment goes while the log stays at or above the cap without
+  // it), then retention.ms (a segment goes when now - its largest record timestamp >
+  // retention.ms). A compact-only log gets the first pass only. Each pass deletes a prefix of
+  // the log, oldest first, stopping at the first segment kept, never one holding offsets at or
+  // above the high watermark and never an empty last segment; if every segment goes, an empty
+  // one is rolled first. The log start offset then rises to the first surviving segment, the
+  // segments leave the map, their files are renamed *.deleted and removed file.delete.delay.ms
+  // later (a `delete-file` task; at once without a scheduler) - readers that hold them keep
+  // reading. Returns the number of segments deleted.
+  Result<int> DeleteOldSegments();
+  // DeleteRecords (kafka-format.md 9.7): raises the log start offset to `offset`, or to the
+  // high watermark when `offset` is -1. Refused on a log without the delete policy
+  // (PolicyViolationException) and above the high watermark (OffsetOutOfRangeException). The
+  // data below goes with the next retention pass. Returns the new log start offset.
+  Result<int64_t> DeleteRecords(int64_t offset);
+
   // Rolls a new active segment now (Kafka's roll()).
   Status Roll();
   // fsyncs every segment below `offset` (exclusive) and the active one if it holds offsets
@@ -196,9 +221,16 @@ class Log {
   Status SyncFailed(const Status& failure);
   Status CheckOnline() const;
   Status LoadEpochsAndTopicId();
+  // REQUIRES: the append lock is held.
+  Status MaybeIncrementLogStartOffsetLocked(int64_t offset, const std::string& reason);
+  using DeletablePredicate =
+      std::function<Result<bool>(LogSegment& segment, LogSegment* next)>;
+  Result<int> DeletePrefixLocked(const DeletablePredicate& predicate,
+                                 const std::function<void(LogSegment&)>& log_reason);
+  void Info(const std::string& line) const;
 
   std::string dir_;
-  LogConfig config_;
+  LogConfig config_;  // read and replaced only under the append lock
   LogOptions options_;
   LoadReport report_;
   std::unique_ptr<State> state_;

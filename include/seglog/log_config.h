@@ -49,6 +49,22 @@ struct LogConfig {
   // flush.ms: fsync the log when it was last flushed this long ago (checked by the flusher
   // task). Default Long.MAX_VALUE. Min 0.
   int64_t flush_ms = INT64_MAX;
+  // retention.ms: delete a segment once its largest record timestamp is this old. Default
+  // 7 days; -1 = unlimited. Min -1.
+  int64_t retention_ms = 604800000;
+  // retention.bytes: cap on a partition's size, enforced a whole segment at a time. Default -1
+  // (unlimited; any negative value is).
+  int64_t retention_bytes = -1;
+  // file.delete.delay.ms: how long .deleted files (and -delete directories) wait before they
+  // are removed. Default 60000. Min 0.
+  int64_t file_delete_delay_ms = 60000;
+  // delete.retention.ms: how long tombstones survive after cleaning. Default 1 day. Min 0.
+  int64_t delete_retention_ms = 86400000;
+  // min.compaction.lag.ms: records younger than this are not compacted. Default 0. Min 0.
+  int64_t min_compaction_lag_ms = 0;
+  // min.cleanable.dirty.ratio: dirty share of a log that makes it cleanable. Default 0.5, in
+  // [0, 1].
+  double min_cleanable_dirty_ratio = 0.5;
   // preallocate: create .log files at full segment size. Default false.
   bool preallocate = false;
 
@@ -60,6 +76,8 @@ struct LogConfig {
   // Applies `name=value` (Kafka's topic property names). InvalidArgument in Kafka's words for a
   // bad value, and naming the key for an unknown one.
   Status Set(const std::string& name, const std::string& value);
+  // Whether `name` is a topic config seglog knows.
+  static bool IsKnownName(const std::string& name);
   // Builds a config from properties over the defaults, reporting every problem at once.
   static Result<LogConfig> FromProperties(const std::map<std::string, std::string>& props);
   // The properties that differ from the defaults, by Kafka name.

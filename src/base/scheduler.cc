@@ -100,6 +100,15 @@ void MockScheduler::Advance(int64_t ms) {
   mu_.Unlock();
 }
 
+void MockScheduler::RunPendingNow(const std::string& name) {
+  std::vector<TaskQueue::Entry> run;
+  {
+    MutexLock l(&mu_);
+    run = queue_.TakeNamed(name);
+  }
+  for (TaskQueue::Entry& e : run) e.task();
+}
+
 std::vector<std::string> MockScheduler::PendingTaskNames() const {
   MutexLock l(&mu_);
   return queue_.Names();

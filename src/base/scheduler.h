@@ -55,6 +55,19 @@ class TaskQueue {
     return e;
   }
   void Clear() { tasks_.clear(); }
+  // Removes and returns the tasks named `name`.
+  std::vector<Entry> TakeNamed(const std::string& name) {
+    std::vector<Entry> out;
+    for (auto it = tasks_.begin(); it != tasks_.end();) {
+      if (it->second.name == name) {
+        out.push_back(std::move(it->second));
+        it = tasks_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    return out;
+  }
   std::vector<std::string> Names() const {
     std::vector<std::string> out;
     for (const auto& [due, e] : tasks_) out.push_back(e.name);
@@ -102,6 +115,8 @@ class MockScheduler final : public Scheduler {
   void Advance(int64_t ms) EXCLUDES(mu_);
   // Runs the tasks due now.
   void RunDue() EXCLUDES(mu_) { Advance(0); }
+  // Runs now, whatever their due time, the waiting tasks named `name` (once each).
+  void RunPendingNow(const std::string& name) EXCLUDES(mu_);
   // Names of the tasks waiting, in due order.
   std::vector<std::string> PendingTaskNames() const EXCLUDES(mu_);
 

@@ -556,6 +556,7 @@ Status Log::RollLocked(int64_t expected_next_offset) {
   if (old_active->base_offset() == new_base && old_active->size() == 0) {
     return Status::OK();  // the active segment is already an empty segment at that offset
   }
+  const auto roll_start = std::chrono::steady_clock::now();
   if (snapshot->count(new_base)) {
     return Status::FailedPrecondition(fmt::format(
         "{}: cannot roll to offset {}: a segment with that base offset exists", dir_, new_base));
@@ -579,6 +580,10 @@ Status Log::RollLocked(int64_t expected_next_offset) {
   (*next_map)[new_base] = std::move(seg);
   st.Publish(std::move(next_map));
   if (Status s = SyncDirectory(dir_); !s.ok()) return SyncFailed(s);
+  Info(fmt::format("Rolled new log segment at offset {} in {} ms.", new_base,
+                   std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::steady_clock::now() - roll_start)
+                       .count()));
   // The segment just closed is flushed off the append path (Kafka's flush-log task), which
   // then moves the recovery point to the new base offset.
   if (options_.scheduler != nullptr) {
@@ -614,6 +619,207 @@ Status Log::FlushLocked(int64_t offset) {
   st.recovery_point = std::max(st.recovery_point, std::min(offset, log_end_offset()));
   st.last_flush_ms = Now();
   return Status::OK();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Retention and the log start offset
+
+void Log::Info(const std::string& line) const {
+  if (options_.logger) options_.logger(line);
+}
+
+Status Log::MaybeIncrementLogStartOffsetLocked(int64_t offset, const std::string& reason) {
+  State& st = *state_;
+  st.append_mu.AssertHeld();
+  if (offset > high_watermark()) {
+    return Status::OutOfRange(fmt::format(
+        "OffsetOutOfRangeException: Cannot increment the log start offset to {} of partition {} "
+        "since it is larger than the high watermark {}",
+        offset, dir_, high_watermark()));
+  }
+  if (offset <= log_start_offset()) return Status::OK();
+  st.log_start_offset.store(offset, std::memory_order_release);
+  Info(fmt::format("Incremented log start offset to {} due to {}", offset, reason));
+  // The leader-epoch cache loses its entries below the new start (the last one moves up).
+  std::optional<EpochEntry> below;
+  while (!st.epochs.empty() && st.epochs.front().start_offset < offset) {
+    below = st.epochs.front();
+    st.epochs.erase(st.epochs.begin());
+  }
+  if (below && (st.epochs.empty() || st.epochs.front().start_offset != offset)) {
+    st.epochs.insert(st.epochs.begin(), EpochEntry{below->epoch, offset});
+  }
+  if (below) {
+    return WriteLeaderEpochCheckpoint(dir_ + "/" + kLeaderEpochCheckpointFile, st.epochs);
+  }
+  return Status::OK();
+}
+
+LogConfig Log::config() const {
+  MutexLock l(&state_->append_mu);
+  return config_;
+}
+
+void Log::UpdateConfig(const LogConfig& config) {
+  MutexLock l(&state_->append_mu);
+  config_ = config;
+}
+
+Result<int64_t> Log::DeleteRecords(int64_t offset) {
+  if (options_.read_only) return Status::FailedPrecondition(dir_ + ": log opened read-only");
+  State& st = *state_;
+  MutexLock lock(&st.append_mu);
+  if (!config_.cleanup_delete) {
+    return Status::FailedPrecondition(fmt::format(
+        "PolicyViolationException: Records of partition {} can not be deleted because the "
+        "topic's cleanup.policy does not include delete",
+        dir_));
+  }
+  SEGLOG_RETURN_IF_ERROR(CheckOnline());
+  const int64_t target = offset == -1 ? high_watermark() : offset;
+  if (target < 0) {
+    return Status::OutOfRange(fmt::format(
+        "OffsetOutOfRangeException: The offset {} for partition {} is not valid", offset, dir_));
+  }
+  SEGLOG_RETURN_IF_ERROR(MaybeIncrementLogStartOffsetLocked(target, "client delete records request"));
+  return log_start_offset();
+}
+
+Result<int> Log::DeletePrefixLocked(const DeletablePredicate& predicate,
+                                    const std::function<void(LogSegment&)>& log_reason) {
+  State& st = *state_;
+  st.append_mu.AssertHeld();
+  auto snapshot = st.Snapshot();
+  const int64_t hw = high_watermark();
+  std::vector<std::shared_ptr<LogSegment>> deletable;
+  for (auto it = snapshot->begin(); it != snapshot->end(); ++it) {
+    auto next = std::next(it);
+    LogSegment& seg = *it->second;
+    const int64_t upper = next == snapshot->end() ? log_end_offset() : next->first;
+    if (hw < upper) break;
+    if (next == snapshot->end() && seg.size() == 0) break;
+    SEGLOG_ASSIGN_OR_RETURN(const bool go,
+                            predicate(seg, next == snapshot->end() ? nullptr : next->second.get()));
+    if (!go) break;
+    deletable.push_back(it->second);
+  }
+  if (deletable.empty()) return 0;
+  if (deletable.size() == snapshot->size()) {
+    // Every segment goes: roll an empty active segment first, so the log keeps one.
+    SEGLOG_RETURN_IF_ERROR(RollLocked(log_end_offset()));
+    snapshot = st.Snapshot();
+  }
+  // The log start moves to the first segment that stays.
+  auto survivor = snapshot->upper_bound(deletable.back()->base_offset());
+  SEGLOG_RETURN_IF_ERROR(
+      MaybeIncrementLogStartOffsetLocked(survivor->first, "segment deletion"));
+  for (const auto& seg : deletable) log_reason(*seg);
+  auto next_map = std::make_shared<SegmentMap>(*snapshot);
+  for (const auto& seg : deletable) next_map->erase(seg->base_offset());
+  st.Publish(std::move(next_map));
+  for (const auto& seg : deletable) {
+    SEGLOG_RETURN_IF_ERROR(seg->ChangeFileSuffixes("", std::string(kDeletedFileSuffix)));
+  }
+  if (Status s = SyncDirectory(dir_); !s.ok()) return SyncFailed(s);
+  // Physical deletion later, so that readers holding these segments finish first (9.11).
+  auto delete_files = [segments = deletable, logger = options_.logger] {
+    if (logger) {
+      std::string list;
+      for (const auto& seg : segments) list += (list.empty() ? "" : ", ") + seg->Describe();
+      logger("Deleting segment files " + list);
+    }
+    for (const auto& seg : segments) {
+      const std::string name = seg->log_path().substr(seg->log_path().rfind('/') + 1);
+      Status s = seg->DeleteFiles();
+      if (logger) {
+        logger(s.ok() ? fmt::format("Deleted log {}.", name)
+                      : fmt::format("Error deleting {}: {}", name, s.ToString()));
+      }
+    }
+  };
+  if (options_.scheduler != nullptr) {
+    options_.scheduler->Schedule("delete-file", std::move(delete_files),
+                                 config_.file_delete_delay_ms);
+  } else {
+    delete_files();
+  }
+  return static_cast<int>(deletable.size());
+}
+
+Result<int> Log::DeleteOldSegments() {
+  if (options_.read_only) return Status::FailedPrecondition(dir_ + ": log opened read-only");
+  State& st = *state_;
+  MutexLock lock(&st.append_mu);
+  if (st.closed) return Status::FailedPrecondition(dir_ + ": log is closed");
+  SEGLOG_RETURN_IF_ERROR(CheckOnline());
+  int total = 0;
+  // 1. Segments wholly below the log start offset (DeleteRecords, or a raised start).
+  {
+    const int64_t start = log_start_offset();
+    SEGLOG_ASSIGN_OR_RETURN(
+        const int n,
+        DeletePrefixLocked(
+            [start](LogSegment&, LogSegment* next) -> Result<bool> {
+              return next != nullptr && next->base_offset() <= start;
+            },
+            [this, start](LogSegment& seg) {
+              Info(fmt::format("Deleting segment {} due to log start offset {} breach",
+                               seg.Describe(), start));
+            }));
+    total += n;
+  }
+  if (!config_.cleanup_delete) return total;
+  // 2. retention.bytes: delete while the log stays at or above the cap without the segment.
+  if (config_.retention_bytes >= 0 && size_in_bytes() >= config_.retention_bytes) {
+    int64_t diff = size_in_bytes() - config_.retention_bytes;
+    int64_t size_after = size_in_bytes();
+    const int64_t cap = config_.retention_bytes;
+    SEGLOG_ASSIGN_OR_RETURN(
+        const int n,
+        DeletePrefixLocked(
+            [&diff](LogSegment& seg, LogSegment*) -> Result<bool> {
+              if (diff - seg.size() < 0) return false;
+              diff -= seg.size();
+              return true;
+            },
+            [this, cap, &size_after](LogSegment& seg) {
+              size_after -= seg.size();
+              Info(fmt::format(
+                  "Deleting segment {} due to log retention size {} breach. Log size after "
+                  "deletion will be {}.",
+                  seg.Describe(), cap, size_after));
+            }));
+    total += n;
+  }
+  // 3. retention.ms, judged by each segment's largest record timestamp.
+  if (config_.retention_ms >= 0) {
+    const int64_t now = Now();
+    const int64_t retention = config_.retention_ms;
+    SEGLOG_ASSIGN_OR_RETURN(
+        const int n,
+        DeletePrefixLocked(
+            [this, now, retention](LogSegment& seg, LogSegment*) -> Result<bool> {
+              SEGLOG_ASSIGN_OR_RETURN(const int64_t largest, seg.LargestTimestamp());
+              if (largest > now) {
+                Info(fmt::format(
+                    "WARN Segment {} has a largest timestamp {} in the future (now {}): it is "
+                    "never deleted by retention.ms",
+                    seg.log_path(), largest, now));
+              }
+              return now - largest > retention;
+            },
+            [this, retention](LogSegment& seg) {
+              auto max = seg.MaxTimestampAndOffsetSoFar();
+              Info(fmt::format("Deleting segment {} due to log retention time {}ms breach based "
+                               "on {}",
+                               seg.Describe(), retention,
+                               max.ok() && max->timestamp >= 0
+                                   ? "the largest record timestamp in the segment"
+                                   : "the last modified time of the segment"));
+            }));
+    total += n;
+  }
+  return total;
 }
 
 Status Log::FlushIfDue() {

@@ -8,38 +8,28 @@
 #include <functional>
 #include <vector>
 
+#include "log/config_values.h"
+
 namespace seglog {
 
 namespace {
 
-Status Invalid(const std::string& name, const std::string& value, const std::string& why) {
-  return Status::InvalidArgument(
-      fmt::format("Invalid value {} for configuration {}: {}", value, name, why));
-}
-
-template <typename T>
-Status ParseInt(const std::string& name, const std::string& value, T min, T* out) {
-  T v{};
+Status ParseRatio(const std::string& name, const std::string& value, double* out) {
+  double v = 0;
   auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
   if (value.empty() || ec != std::errc() || end != value.data() + value.size()) {
-    return Invalid(
-        name, value,
-        std::is_same_v<T, int32_t> ? "Not a number of type INT" : "Not a number of type LONG");
+    return ConfigInvalid(name, value, "Not a number of type DOUBLE");
   }
-  if (v < min) return Invalid(name, value, fmt::format("Value must be at least {}", min));
+  if (v < 0) return ConfigInvalid(name, value, "Value must be at least 0.0");
+  if (v > 1) return ConfigInvalid(name, value, "Value must be no more than 1.0");
   *out = v;
   return Status::OK();
 }
 
-Status ParseBool(const std::string& name, const std::string& value, bool* out) {
-  if (value == "true") {
-    *out = true;
-  } else if (value == "false") {
-    *out = false;
-  } else {
-    return Invalid(name, value, "Expected value to be either true or false");
-  }
-  return Status::OK();
+std::string FormatDouble(double v) {
+  std::string s = fmt::format("{}", v);
+  if (s.find_first_of(".eE") == std::string::npos) s += ".0";  // Java's Double.toString
+  return s;
 }
 
 struct Property {
@@ -52,13 +42,13 @@ const std::vector<Property>& Properties() {
   static const std::vector<Property> props = {
       {"segment.bytes",
        [](LogConfig* c, const std::string& v) {
-         return ParseInt<int32_t>("segment.bytes", v, 1048576, &c->segment_bytes);
+         return ParseConfigInt<int32_t>("segment.bytes", v, 1048576, &c->segment_bytes);
        },
        [](const LogConfig& c) { return std::to_string(c.segment_bytes); }},
       {"internal.segment.bytes",
        [](LogConfig* c, const std::string& v) {
          int32_t x = 0;
-         SEGLOG_RETURN_IF_ERROR(ParseInt<int32_t>("internal.segment.bytes", v, 14, &x));
+         SEGLOG_RETURN_IF_ERROR(ParseConfigInt<int32_t>("internal.segment.bytes", v, 14, &x));
          c->internal_segment_bytes = x;
          return Status::OK();
        },
@@ -67,27 +57,27 @@ const std::vector<Property>& Properties() {
        }},
       {"segment.ms",
        [](LogConfig* c, const std::string& v) {
-         return ParseInt<int64_t>("segment.ms", v, 1, &c->segment_ms);
+         return ParseConfigInt<int64_t>("segment.ms", v, 1, &c->segment_ms);
        },
        [](const LogConfig& c) { return std::to_string(c.segment_ms); }},
       {"segment.jitter.ms",
        [](LogConfig* c, const std::string& v) {
-         return ParseInt<int64_t>("segment.jitter.ms", v, 0, &c->segment_jitter_ms);
+         return ParseConfigInt<int64_t>("segment.jitter.ms", v, 0, &c->segment_jitter_ms);
        },
        [](const LogConfig& c) { return std::to_string(c.segment_jitter_ms); }},
       {"segment.index.bytes",
        [](LogConfig* c, const std::string& v) {
-         return ParseInt<int32_t>("segment.index.bytes", v, 4, &c->segment_index_bytes);
+         return ParseConfigInt<int32_t>("segment.index.bytes", v, 4, &c->segment_index_bytes);
        },
        [](const LogConfig& c) { return std::to_string(c.segment_index_bytes); }},
       {"index.interval.bytes",
        [](LogConfig* c, const std::string& v) {
-         return ParseInt<int32_t>("index.interval.bytes", v, 0, &c->index_interval_bytes);
+         return ParseConfigInt<int32_t>("index.interval.bytes", v, 0, &c->index_interval_bytes);
        },
        [](const LogConfig& c) { return std::to_string(c.index_interval_bytes); }},
       {"max.message.bytes",
        [](LogConfig* c, const std::string& v) {
-         return ParseInt<int32_t>("max.message.bytes", v, 0, &c->max_message_bytes);
+         return ParseConfigInt<int32_t>("max.message.bytes", v, 0, &c->max_message_bytes);
        },
        [](const LogConfig& c) { return std::to_string(c.max_message_bytes); }},
       {"message.timestamp.type",
@@ -97,7 +87,7 @@ const std::vector<Property>& Properties() {
          } else if (v == "LogAppendTime") {
            c->message_timestamp_type = TimestampType::kLogAppendTime;
          } else {
-           return Invalid("message.timestamp.type", v,
+           return ConfigInvalid("message.timestamp.type", v,
                           "String must be one of: CreateTime, LogAppendTime");
          }
          return Status::OK();
@@ -105,13 +95,13 @@ const std::vector<Property>& Properties() {
        [](const LogConfig& c) { return std::string(TimestampTypeName(c.message_timestamp_type)); }},
       {"message.timestamp.before.max.ms",
        [](LogConfig* c, const std::string& v) {
-         return ParseInt<int64_t>("message.timestamp.before.max.ms", v, 0,
+         return ParseConfigInt<int64_t>("message.timestamp.before.max.ms", v, 0,
                                   &c->message_timestamp_before_max_ms);
        },
        [](const LogConfig& c) { return std::to_string(c.message_timestamp_before_max_ms); }},
       {"message.timestamp.after.max.ms",
        [](LogConfig* c, const std::string& v) {
-         return ParseInt<int64_t>("message.timestamp.after.max.ms", v, 0,
+         return ParseConfigInt<int64_t>("message.timestamp.after.max.ms", v, 0,
                                   &c->message_timestamp_after_max_ms);
        },
        [](const LogConfig& c) { return std::to_string(c.message_timestamp_after_max_ms); }},
@@ -130,7 +120,7 @@ const std::vector<Property>& Properties() {
            } else if (item == "delete") {
              del = true;
            } else {
-             return Invalid(
+             return ConfigInvalid(
                  "cleanup.policy", v,
                  fmt::format("String must be one of: compact, delete (found '{}')", item));
            }
@@ -146,7 +136,7 @@ const std::vector<Property>& Properties() {
        }},
       {"max.compaction.lag.ms",
        [](LogConfig* c, const std::string& v) {
-         return ParseInt<int64_t>("max.compaction.lag.ms", v, 1, &c->max_compaction_lag_ms);
+         return ParseConfigInt<int64_t>("max.compaction.lag.ms", v, 1, &c->max_compaction_lag_ms);
        },
        [](const LogConfig& c) { return std::to_string(c.max_compaction_lag_ms); }},
       {"compression.type",
@@ -161,7 +151,7 @@ const std::vector<Property>& Properties() {
          }
          auto t = ParseCompressionName(v);
          if (!t.ok() || *t == CompressionType::kNone) {
-           return Invalid("compression.type", v,
+           return ConfigInvalid("compression.type", v,
                           "String must be one of: uncompressed, zstd, lz4, snappy, gzip, producer");
          }
          c->compression = *t;
@@ -174,17 +164,47 @@ const std::vector<Property>& Properties() {
        }},
       {"flush.messages",
        [](LogConfig* c, const std::string& v) {
-         return ParseInt<int64_t>("flush.messages", v, 1, &c->flush_messages);
+         return ParseConfigInt<int64_t>("flush.messages", v, 1, &c->flush_messages);
        },
        [](const LogConfig& c) { return std::to_string(c.flush_messages); }},
       {"flush.ms",
        [](LogConfig* c, const std::string& v) {
-         return ParseInt<int64_t>("flush.ms", v, 0, &c->flush_ms);
+         return ParseConfigInt<int64_t>("flush.ms", v, 0, &c->flush_ms);
        },
        [](const LogConfig& c) { return std::to_string(c.flush_ms); }},
+      {"retention.ms",
+       [](LogConfig* c, const std::string& v) {
+         return ParseConfigInt<int64_t>("retention.ms", v, -1, &c->retention_ms);
+       },
+       [](const LogConfig& c) { return std::to_string(c.retention_ms); }},
+      {"retention.bytes",
+       [](LogConfig* c, const std::string& v) {
+         return ParseConfigInt<int64_t>("retention.bytes", v, INT64_MIN, &c->retention_bytes);
+       },
+       [](const LogConfig& c) { return std::to_string(c.retention_bytes); }},
+      {"file.delete.delay.ms",
+       [](LogConfig* c, const std::string& v) {
+         return ParseConfigInt<int64_t>("file.delete.delay.ms", v, 0, &c->file_delete_delay_ms);
+       },
+       [](const LogConfig& c) { return std::to_string(c.file_delete_delay_ms); }},
+      {"delete.retention.ms",
+       [](LogConfig* c, const std::string& v) {
+         return ParseConfigInt<int64_t>("delete.retention.ms", v, 0, &c->delete_retention_ms);
+       },
+       [](const LogConfig& c) { return std::to_string(c.delete_retention_ms); }},
+      {"min.compaction.lag.ms",
+       [](LogConfig* c, const std::string& v) {
+         return ParseConfigInt<int64_t>("min.compaction.lag.ms", v, 0, &c->min_compaction_lag_ms);
+       },
+       [](const LogConfig& c) { return std::to_string(c.min_compaction_lag_ms); }},
+      {"min.cleanable.dirty.ratio",
+       [](LogConfig* c, const std::string& v) {
+         return ParseRatio("min.cleanable.dirty.ratio", v, &c->min_cleanable_dirty_ratio);
+       },
+       [](const LogConfig& c) { return FormatDouble(c.min_cleanable_dirty_ratio); }},
       {"preallocate",
        [](LogConfig* c, const std::string& v) {
-         return ParseBool("preallocate", v, &c->preallocate);
+         return ParseConfigBool("preallocate", v, &c->preallocate);
        },
        [](const LogConfig& c) { return std::string(c.preallocate ? "true" : "false"); }},
   };
@@ -206,6 +226,13 @@ Status LogConfig::Set(const std::string& name, const std::string& value) {
   return Status::InvalidArgument(fmt::format("Unknown topic config name: {}", name));
 }
 
+bool LogConfig::IsKnownName(const std::string& name) {
+  for (const Property& p : Properties()) {
+    if (name == p.name) return true;
+  }
+  return false;
+}
+
 Result<LogConfig> LogConfig::FromProperties(const std::map<std::string, std::string>& props) {
   LogConfig config;
   std::string errors;
@@ -215,6 +242,11 @@ Result<LogConfig> LogConfig::FromProperties(const std::map<std::string, std::str
       if (!errors.empty()) errors += "; ";
       errors += std::string(s.message());
     }
+  }
+  if (errors.empty() && config.min_compaction_lag_ms > config.max_compaction_lag_ms) {
+    errors = fmt::format(
+        "conflict topic config setting min.compaction.lag.ms ({}) > max.compaction.lag.ms ({})",
+        config.min_compaction_lag_ms, config.max_compaction_lag_ms);
   }
   if (!errors.empty()) return Status::InvalidArgument(errors);
   return config;

@@ -218,7 +218,9 @@ Result<LoadedLog> LoadLog(const std::string& dir, const LogConfig& config,
   for (int64_t base : log_bases) {
     SEGLOG_ASSIGN_OR_RETURN(std::shared_ptr<LogSegment> seg,
                             LogSegment::Open(dir, base, seg_options, true, now));
-    if (!FileExists(OffsetIndexFilePath(dir, base))) needs_recovery.insert(base);
+    // A missing offset index is rebuilt by recovery - unless the .log is empty, whose index is
+    // empty too (seglog creates index files lazily, on first use).
+    if (!FileExists(OffsetIndexFilePath(dir, base)) && seg->size() > 0) needs_recovery.insert(base);
     out.segments[base] = std::move(seg);
   }
 

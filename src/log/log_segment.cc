@@ -69,17 +69,55 @@ Result<std::shared_ptr<File>> LogSegment::log_file() const {
   return log_;
 }
 
+std::string LogSegment::log_path() const {
+  MutexLock l(&file_mu_);
+  return log_path_;
+}
+
+Status LogSegment::ChangeFileSuffixes(const std::string& old_suffix,
+                                      const std::string& new_suffix) {
+  auto renamed = [&](const std::string& path) {
+    return path.substr(0, path.size() - old_suffix.size()) + new_suffix;
+  };
+  {
+    MutexLock l(&file_mu_);
+    if (!log_path_.ends_with(old_suffix)) {
+      return Status::FailedPrecondition(
+          fmt::format("{}: does not end with '{}'", log_path_, old_suffix));
+    }
+    const std::string to = renamed(log_path_);
+    SEGLOG_RETURN_IF_ERROR(RenameFile(log_path_, to));
+    log_path_ = to;
+  }
+  SEGLOG_RETURN_IF_ERROR(offset_index_.RenameTo(renamed(offset_index_.path())));
+  SEGLOG_RETURN_IF_ERROR(time_index_.RenameTo(renamed(time_index_.path())));
+  const std::string txn = TxnIndexFilePath(dir_, base_offset_) + old_suffix;
+  if (FileExists(txn)) SEGLOG_RETURN_IF_ERROR(RenameFile(txn, renamed(txn)));
+  return Status::OK();
+}
+
+std::string LogSegment::Describe() {
+  const std::string path = log_path();
+  auto st = StatFile(path);
+  auto max = MaxTimestampAndOffsetSoFar();
+  return fmt::format("LogSegment(baseOffset={}, size={}, lastModifiedTime={}, largestRecordTimestamp={})",
+                     base_offset_, size(), st.ok() ? st->last_modified_ms : 0,
+                     max.ok() ? max->timestamp : -1);
+}
+
 bool LogSegment::log_file_open() const {
   MutexLock l(&file_mu_);
   return log_ != nullptr;
 }
 
 Result<std::shared_ptr<File>> LogSegment::OpenOrTransientLogFile() const {
+  std::string path;
   {
     MutexLock l(&file_mu_);
     if (log_) return log_;
+    path = log_path_;
   }
-  SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<File> f, File::Open(log_path_, File::Mode::kReadOnly));
+  SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<File> f, File::Open(path, File::Mode::kReadOnly));
   return std::shared_ptr<File>(std::move(f));
 }
 
@@ -88,7 +126,7 @@ Status LogSegment::EnsureOffsetInRange(int64_t offset) const {
   if (relative < 0 || relative > INT32_MAX) {
     return Status::OutOfRange(
         fmt::format("offset {} cannot be stored relative to base offset {} of segment {}", offset,
-                    base_offset_, log_path_));
+                    base_offset_, log_path()));
   }
   return Status::OK();
 }
@@ -145,7 +183,7 @@ Result<TimestampOffset> LogSegment::MaxTimestampAndOffsetSoFar() {
 Result<int64_t> LogSegment::LargestTimestamp() {
   SEGLOG_ASSIGN_OR_RETURN(const TimestampOffset max, MaxTimestampAndOffsetSoFar());
   if (max.timestamp >= 0) return max.timestamp;
-  SEGLOG_ASSIGN_OR_RETURN(const FileStat st, StatFile(log_path_));
+  SEGLOG_ASSIGN_OR_RETURN(const FileStat st, StatFile(log_path()));
   return st.last_modified_ms;
 }
 
@@ -156,7 +194,7 @@ Status LogSegment::Append(int64_t largest_offset, std::span<const uint8_t> batch
   const int64_t start = size();
   if (start + static_cast<int64_t>(batches.size()) > INT32_MAX) {
     return Status::OutOfRange(fmt::format("append of {} bytes would make {} larger than 2^31-1",
-                                          batches.size(), log_path_));
+                                          batches.size(), log_path()));
   }
   SEGLOG_ASSIGN_OR_RETURN(TimestampOffset max_so_far, MaxTimestampAndOffsetSoFar());
   SEGLOG_ASSIGN_OR_RETURN(OffsetIndex * oi, offset_index());
@@ -173,7 +211,7 @@ Status LogSegment::Append(int64_t largest_offset, std::span<const uint8_t> batch
     bytes_since_last_index_entry_ = bytes_since;
     Status cut = log->Truncate(start);
     return failure.WithContext(fmt::format(
-        "append of {} bytes at position {} of {} failed{}", batches.size(), start, log_path_,
+        "append of {} bytes at position {} of {} failed{}", batches.size(), start, log_path(),
         cut.ok() ? "; the segment was cut back to its previous end"
                  : fmt::format(" and cutting it back failed too ({})", cut.message())));
   };
@@ -257,7 +295,7 @@ Result<std::optional<TimestampAndOffset>> LogSegment::FindOffsetByTimestamp(
     if (w.current().magic != kMagicV2) {
       return Status::Corruption(fmt::format(
           "{}: timestamp lookup over legacy batches (magic {}) at position {} is not supported",
-          log_path_, w.current().magic, w.current().position));
+          log_path(), w.current().magic, w.current().position));
     }
     SEGLOG_ASSIGN_OR_RETURN(RecordBatchView view,
                             RecordBatchView::Parse(bytes, w.current().position));
@@ -269,7 +307,7 @@ Result<std::optional<TimestampAndOffset>> LogSegment::FindOffsetByTimestamp(
         return std::optional<TimestampAndOffset>(found);
       }
     }
-    SEGLOG_RETURN_IF_ERROR(it.status().WithContext(log_path_));
+    SEGLOG_RETURN_IF_ERROR(it.status().WithContext(log_path()));
   }
   if (!w.status().ok()) return w.status();
   return std::optional<TimestampAndOffset>();
@@ -382,14 +420,14 @@ Result<LogSegment::RecoveryResult> LogSegment::Recover(const CutHandler& on_cut)
       }
     }
     if (!valid_batch.ok()) {
-      result.stop_reason = valid_batch.WithContext(log_path_);
+      result.stop_reason = valid_batch.WithContext(log_path());
       break;
     }
     const int64_t relative = w.last_offset() - base_offset_;
     if (relative < 0 || relative > INT32_MAX) {
       result.stop_reason = Status::Corruption(fmt::format(
           "{}: batch at position {} has last offset {}, not representable relative to base {}",
-          log_path_, p.position, w.last_offset(), base_offset_));
+          log_path(), p.position, w.last_offset(), base_offset_));
       break;
     }
     if (w.max_timestamp() > max_so_far.timestamp) max_so_far = {w.max_timestamp(), w.last_offset()};
@@ -407,7 +445,7 @@ Result<LogSegment::RecoveryResult> LogSegment::Recover(const CutHandler& on_cut)
   if (result.stop_reason.ok() && valid < file_size) {
     result.stop_reason =
         Status::Corruption(fmt::format("{}: {} byte(s) at position {} are not a whole batch",
-                                       log_path_, file_size - valid, valid));
+                                       log_path(), file_size - valid, valid));
   }
   result.valid_bytes = valid;
   result.truncated_bytes = file_size - valid;
@@ -437,7 +475,7 @@ Status LogSegment::DeleteFiles() {
   SEGLOG_RETURN_IF_ERROR(offset_index_.Delete());
   SEGLOG_RETURN_IF_ERROR(time_index_.Delete());
   SEGLOG_RETURN_IF_ERROR(RemoveFile(TxnIndexFilePath(dir_, base_offset_), true));
-  return RemoveFile(log_path_, true);
+  return RemoveFile(log_path(), true);
 }
 
 }  // namespace seglog

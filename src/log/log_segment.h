@@ -70,7 +70,7 @@ class LogSegment {
   // The .log, opened on first use.
   Result<std::shared_ptr<File>> log_file() const EXCLUDES(file_mu_);
   bool log_file_open() const EXCLUDES(file_mu_);
-  std::string log_path() const { return log_path_; }
+  std::string log_path() const EXCLUDES(file_mu_);
   Result<OffsetIndex*> offset_index() { return offset_index_.Get(); }
   Result<TimeIndex*> time_index() { return time_index_.Get(); }
   bool indexes_loaded() const { return offset_index_.IsLoaded() || time_index_.IsLoaded(); }
@@ -116,8 +116,15 @@ class LogSegment {
   // Grows the indexes back to their maximum size (the active segment after a load); an index
   // not yet opened is resized when it is first opened.
   Status ResizeIndexes(int64_t size);
-  // Removes the segment's files (missing files are fine).
+  // Renames every file of the segment from <name><old_suffix> to <name><new_suffix> (Kafka's
+  // changeFileSuffixes, e.g. "" -> ".deleted"); open files stay usable by their readers.
+  Status ChangeFileSuffixes(const std::string& old_suffix, const std::string& new_suffix)
+      EXCLUDES(file_mu_);
+  // Removes the segment's files (missing files are fine). Returns the .log's name if it existed.
   Status DeleteFiles();
+  // Kafka's LogSegment.toString: LogSegment(baseOffset=, size=, lastModifiedTime=,
+  // largestRecordTimestamp=).
+  std::string Describe();
 
   // Called by Recover with the bytes it is about to cut from the .log, before it cuts them.
   using CutHandler = std::function<Status(const File& log, int64_t from, int64_t to)>;
@@ -145,8 +152,8 @@ class LogSegment {
   const std::string dir_;
   const int64_t base_offset_;
   const SegmentOptions options_;
-  const std::string log_path_;
   mutable Mutex file_mu_;
+  std::string log_path_ GUARDED_BY(file_mu_);
   mutable std::shared_ptr<File> log_ GUARDED_BY(file_mu_);
   LazyIndex<OffsetIndex> offset_index_;
   LazyIndex<TimeIndex> time_index_;

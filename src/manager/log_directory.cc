@@ -7,6 +7,7 @@
 #include <chrono>
 #include <thread>
 
+#include "base/uuid.h"
 #include "io/atomic_file.h"
 #include "io/file.h"
 #include "io/file_names.h"
@@ -87,6 +88,11 @@ LogOptions LogDirectory::OptionsFor(const TopicPartition& tp, const std::string&
   o.topic_id = topic_id;
   o.directory_offline = offline_;
   o.on_storage_failure = [this](const Status& s) { MarkOffline(s); };
+  if (o.logger) {
+    o.logger = [inner = o.logger, prefix = fmt::format("[UnifiedLog partition={}, dir={}] ",
+                                                       PartitionDirName(tp), dir_)](
+                   const std::string& line) { inner(prefix + line); };
+  }
   return o;
 }
 
@@ -106,7 +112,8 @@ Result<Log*> LogDirectory::GetLog(const TopicPartition& tp, const LogConfig& con
   return raw;
 }
 
-Status LogDirectory::LoadAll(int threads, const std::function<void(const std::string&)>& progress) {
+Status LogDirectory::LoadAll(int threads, const std::function<void(const std::string&)>& progress,
+                             const ConfigFor& config_for) {
   const int64_t start = SteadyMs();
   SEGLOG_ASSIGN_OR_RETURN(TopicMap topics, LoadTopics(dir_));
   SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> names, ListDirectory(dir_));
@@ -124,7 +131,8 @@ Status LogDirectory::LoadAll(int threads, const std::function<void(const std::st
     TopicPartition tp = *ParsePartitionDirName(name);
     if (logs_.count(tp)) continue;
     const TopicMetadata& md = topics[tp.topic];
-    SEGLOG_ASSIGN_OR_RETURN(LogConfig config, TopicConfig(md));
+    SEGLOG_ASSIGN_OR_RETURN(LogConfig config,
+                            config_for ? config_for(tp.topic, md) : TopicConfig(md));
     LogOptions o = OptionsFor(tp, md.topic_id);
     jobs.push_back(Job{tp, std::move(config), std::move(o), nullptr, Status::OK()});
   }
@@ -175,7 +183,7 @@ Status LogDirectory::LoadAll(int threads, const std::function<void(const std::st
   return Status::OK();
 }
 
-Status LogDirectory::WriteCheckpoints() {
+void LogDirectory::RefreshCheckpointMaps() {
   for (auto& [tp, log] : logs_) {
     recovery_points_[tp] = log->recovery_point();
     // Kafka lists only partitions whose log start is above their first segment.
@@ -186,9 +194,54 @@ Status LogDirectory::WriteCheckpoints() {
       log_start_offsets_.erase(tp);
     }
   }
+}
+
+Status LogDirectory::WriteCheckpoints() {
+  RefreshCheckpointMaps();
   SEGLOG_RETURN_IF_ERROR(
       WriteOffsetCheckpoint(dir_ + "/" + kRecoveryPointCheckpointFile, recovery_points_));
   return WriteOffsetCheckpoint(dir_ + "/" + kLogStartOffsetCheckpointFile, log_start_offsets_);
+}
+
+Status LogDirectory::WriteRecoveryPointCheckpoint() {
+  if (offline()) return Status::IOError(fmt::format("{} is offline", dir_));
+  RefreshCheckpointMaps();
+  return WriteOffsetCheckpoint(dir_ + "/" + kRecoveryPointCheckpointFile, recovery_points_);
+}
+
+Status LogDirectory::WriteLogStartOffsetCheckpoint() {
+  if (offline()) return Status::IOError(fmt::format("{} is offline", dir_));
+  RefreshCheckpointMaps();
+  return WriteOffsetCheckpoint(dir_ + "/" + kLogStartOffsetCheckpointFile, log_start_offsets_);
+}
+
+Result<std::string> LogDirectory::RemoveLog(const TopicPartition& tp) {
+  auto it = logs_.find(tp);
+  if (it == logs_.end()) {
+    return Status::NotFound(fmt::format("{}: no open log for {}", dir_, PartitionDirName(tp)));
+  }
+  SEGLOG_RETURN_IF_ERROR(it->second->Close());
+  logs_.erase(it);
+  recovery_points_.erase(tp);
+  log_start_offsets_.erase(tp);
+  SEGLOG_RETURN_IF_ERROR(WriteCheckpoints());
+  // Kafka's name: <topic>-<partition>.<uuid, 32 hex digits>-delete.
+  std::string hex;
+  for (uint8_t b : Uuid::Random().bytes) hex += fmt::format("{:02x}", b);
+  const std::string deleted = fmt::format("{}/{}.{}-delete", dir_, PartitionDirName(tp), hex);
+  SEGLOG_RETURN_IF_ERROR(RenameFile(dir_ + "/" + PartitionDirName(tp), deleted));
+  SEGLOG_RETURN_IF_ERROR(SyncDirectory(dir_));
+  return deleted;
+}
+
+Result<std::vector<std::string>> LogDirectory::PendingDeleteDirs() const {
+  SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> names, ListDirectory(dir_));
+  std::vector<std::string> out;
+  for (const std::string& n : names) {
+    if (n.ends_with("-delete") && ParsePartitionDirName(n).ok()) out.push_back(dir_ + "/" + n);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 Status LogDirectory::CheckpointRecoveryPoints() {

@@ -68,10 +68,30 @@ class LogDirectory {
   // Loads every partition directory (skipping KRaft's __cluster_metadata and -delete, -stray
   // and -future directories) with `threads` threads; configs and topic ids come from the topic
   // store. `progress` receives one line per event, from the loading threads (serialised).
-  Status LoadAll(int threads, const std::function<void(const std::string&)>& progress = {});
+  // `config_for` gives a topic's config (default: the topic store's overrides on Kafka's
+  // defaults).
+  using ConfigFor = std::function<Result<LogConfig>(const std::string& topic, const TopicMetadata&)>;
+  Status LoadAll(int threads, const std::function<void(const std::string&)>& progress = {},
+                 const ConfigFor& config_for = {});
 
   // Flushes every open log to its end and writes recovery-point-offset-checkpoint.
   Status CheckpointRecoveryPoints();
+  // Kafka's kafka-recovery-point-checkpoint and kafka-log-start-offset-checkpoint tasks: write
+  // the checkpoint from the logs' current values, without flushing.
+  Status WriteRecoveryPointCheckpoint();
+  Status WriteLogStartOffsetCheckpoint();
+
+  // Takes the partition out of this directory (Kafka's asyncDelete): closes its log, drops its
+  // checkpoint entries, and renames its directory to <topic>-<partition>.<uuid>-delete, which
+  // it returns; the caller removes that directory after file.delete.delay.ms.
+  Result<std::string> RemoveLog(const TopicPartition& tp);
+  // Partition directories being deleted (-delete) found in this directory.
+  Result<std::vector<std::string>> PendingDeleteDirs() const;
+  size_t num_logs() const { return logs_.size(); }
+  Log* FindLog(const TopicPartition& tp) const {
+    auto it = logs_.find(tp);
+    return it == logs_.end() ? nullptr : it->second.get();
+  }
   // Closes the logs, writes the checkpoints and then the clean-shutdown marker.
   Status Close();
 
@@ -85,6 +105,7 @@ class LogDirectory {
   LogOptions OptionsFor(const TopicPartition& tp, const std::string& topic_id);
   void MarkOffline(const Status& failure) EXCLUDES(offline_mu_);
   Status WriteCheckpoints();
+  void RefreshCheckpointMaps();
 
   std::string dir_;
   std::unique_ptr<LogDirLock> lock_;

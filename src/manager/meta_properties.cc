@@ -7,6 +7,7 @@
 #include <ctime>
 #include <optional>
 
+#include "base/properties.h"
 #include "base/uuid.h"
 #include "io/atomic_file.h"
 #include "io/file.h"
@@ -14,29 +15,6 @@
 namespace seglog {
 
 namespace {
-
-// java.util.Properties escapes, the subset Kafka's values can hold.
-std::string Unescape(const std::string& s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 1 < s.size()) {
-      const char c = s[++i];
-      out.push_back(c == 't' ? '\t' : c == 'n' ? '\n' : c);
-    } else {
-      out.push_back(s[i]);
-    }
-  }
-  return out;
-}
-
-std::string Escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == ':' || c == '=' || c == '\\' || c == '#' || c == '!') out.push_back('\\');
-    out.push_back(c);
-  }
-  return out;
-}
 
 std::string JavaDateNow() {
   const std::time_t t = std::time(nullptr);
@@ -50,29 +28,7 @@ std::string JavaDateNow() {
 }  // namespace
 
 Result<MetaProperties> ParseMetaProperties(const std::string& path, const std::string& text) {
-  std::map<std::string, std::string> kv;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t nl = text.find('\n', start);
-    if (nl == std::string::npos) nl = text.size();
-    std::string line = text.substr(start, nl - start);
-    start = nl + 1;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    const size_t first = line.find_first_not_of(" \t\f");
-    if (first == std::string::npos || line[first] == '#' || line[first] == '!') continue;
-    line = line.substr(first);
-    size_t sep = 0;
-    while (sep < line.size() && line[sep] != '=' && line[sep] != ':' && line[sep] != ' ') {
-      if (line[sep] == '\\') ++sep;
-      ++sep;
-    }
-    std::string key = Unescape(line.substr(0, std::min(sep, line.size())));
-    size_t v = sep;
-    while (v < line.size() && line[v] == ' ') ++v;
-    if (v < line.size() && (line[v] == '=' || line[v] == ':')) ++v;
-    while (v < line.size() && line[v] == ' ') ++v;
-    kv[key] = Unescape(line.substr(std::min(v, line.size())));
-  }
+  std::map<std::string, std::string> kv = ParseProperties(text);
   MetaProperties m;
   auto take = [&](const char* key) -> std::optional<std::string> {
     auto it = kv.find(key);
@@ -128,10 +84,10 @@ std::string FormatMetaProperties(const MetaProperties& p, const std::string& dat
   if (p.node_id >= 0) {
     out += fmt::format("{}={}\n", p.version == 1 ? "node.id" : "broker.id", p.node_id);
   }
-  if (!p.directory_id.empty()) out += "directory.id=" + Escape(p.directory_id) + "\n";
+  if (!p.directory_id.empty()) out += "directory.id=" + EscapeProperty(p.directory_id) + "\n";
   out += fmt::format("version={}\n", p.version);
-  if (!p.cluster_id.empty()) out += "cluster.id=" + Escape(p.cluster_id) + "\n";
-  for (const auto& [k, v] : p.other) out += Escape(k) + "=" + Escape(v) + "\n";
+  if (!p.cluster_id.empty()) out += "cluster.id=" + EscapeProperty(p.cluster_id) + "\n";
+  for (const auto& [k, v] : p.other) out += EscapeProperty(k) + "=" + EscapeProperty(v) + "\n";
   return out;
 }
 

@@ -1,0 +1,129 @@
+// LogManager: a storage node - Kafka's LogManager. It owns every partition of one or more log
+// directories (each a LogDirectory: lock, meta.properties, checkpoints, clean-shutdown marker),
+// the topics (partition count, topic id and config overrides, kept in each directory's topic
+// store), and Kafka's background tasks on a Scheduler:
+//
+//   kafka-log-retention              every log.retention.check.interval.ms: retention of every
+//                                    log that is not compacted (Log::DeleteOldSegments)
+//   kafka-log-flusher                every log.flush.scheduler.interval.ms: flush.ms
+//   kafka-recovery-point-checkpoint  every log.flush.offset.checkpoint.interval.ms
+//   kafka-log-start-offset-checkpoint every log.flush.start.offset.checkpoint.interval.ms
+//   kafka-delete-logs                removes deleted partitions' -delete directories after
+//                                    file.delete.delay.ms
+// plus the per-log flush-log (after a roll) and delete-file (after retention) tasks. All start
+// after log.initial.task.delay.ms. Shutdown stops the tasks, then closes every directory
+// cleanly (flush, trimmed indexes, checkpoints, marker last).
+//
+// New partitions go to the log directory holding the fewest partitions (Kafka's nextLogDirs).
+// Topic names are checked as Kafka does, so no name reaches outside a log directory.
+//
+// Thread safety: thread-safe. Topic operations and task runs are serialised by one mutex;
+// logs returned by GetLog are thread-safe and stay valid until their topic is deleted or the
+// manager shuts down.
+#ifndef SEGLOG_MANAGER_LOG_MANAGER_H_
+#define SEGLOG_MANAGER_LOG_MANAGER_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/mutex.h"
+#include "base/scheduler.h"
+#include "manager/log_directory.h"
+#include "manager/server_config.h"
+#include "manager/topic_store.h"
+
+namespace seglog {
+
+struct PartitionDescription {
+  int32_t partition = 0;
+  std::string log_dir;
+  int segments = 0;
+  int64_t bytes = 0;
+  int64_t log_start_offset = 0;
+  int64_t log_end_offset = 0;
+  int64_t recovery_point = 0;
+};
+
+struct TopicDescription {
+  std::string topic;
+  std::string topic_id;
+  std::map<std::string, std::string> overrides;
+  LogConfig config;  // effective
+  std::vector<PartitionDescription> partitions;
+};
+
+class LogManager {
+ public:
+  // Opens (creating if needed) every log directory, loads all partitions with
+  // num.recovery.threads.per.data.dir threads per directory (recovering after an unclean
+  // shutdown), and queues leftover -delete directories. `scheduler` runs the tasks (a
+  // MockScheduler in tests) and supplies the clock; it must outlive the manager.
+  static Result<std::unique_ptr<LogManager>> Open(
+      const ServerConfig& config, Scheduler* scheduler,
+      std::function<void(const std::string&)> logger = {});
+  ~LogManager();
+  LogManager(const LogManager&) = delete;
+  LogManager& operator=(const LogManager&) = delete;
+
+  const ServerConfig& config() const { return config_; }
+
+  // Topics. Errors in Kafka's words ("Topic 'x' already exists.", "Topic name is illegal").
+  Status CreateTopic(const std::string& topic, int32_t partitions,
+                     const std::map<std::string, std::string>& configs = {});
+  Status AddPartitions(const std::string& topic, int32_t total_partitions);
+  Status DeleteTopic(const std::string& topic);
+  std::vector<std::string> ListTopics() const EXCLUDES(mu_);
+  Result<TopicDescription> DescribeTopic(const std::string& topic) const EXCLUDES(mu_);
+  // Sets and removes topic overrides; they persist, and apply to the logs at once (from their
+  // next append, roll or retention pass). Nothing changes if any is invalid.
+  Status AlterTopicConfig(const std::string& topic, const std::map<std::string, std::string>& set,
+                          const std::vector<std::string>& remove);
+
+  Result<Log*> GetLog(const TopicPartition& tp) const EXCLUDES(mu_);
+
+  // Schedules Kafka's periodic tasks (see above).
+  void StartTasks();
+  // Runs one task now: "retention", "flush", "checkpoint" (both checkpoints), "delete-files"
+  // (removes .deleted files and -delete directories whose deletion is pending, at once).
+  Status RunTask(const std::string& name);
+  Status CleanupLogs() EXCLUDES(mu_);
+  Status FlushDirtyLogs() EXCLUDES(mu_);
+  Status CheckpointRecoveryPoints() EXCLUDES(mu_);
+  Status CheckpointLogStartOffsets() EXCLUDES(mu_);
+  Status DeleteLogs(bool now) EXCLUDES(mu_);
+
+  // Stops the tasks and closes every directory cleanly.
+  Status Shutdown() EXCLUDES(mu_);
+
+ private:
+  LogManager(ServerConfig config, Scheduler* scheduler,
+             std::function<void(const std::string&)> logger)
+      : config_(std::move(config)), scheduler_(scheduler), logger_(std::move(logger)) {}
+  void Info(const std::string& line) const;
+  LogDirectory* DirFor(const TopicPartition& tp) const REQUIRES(mu_);
+  LogDirectory* LeastLoadedDir() const REQUIRES(mu_);
+  Status SaveTopicsLocked() REQUIRES(mu_);
+  Status CreatePartitionsLocked(const std::string& topic, int32_t from, int32_t to)
+      REQUIRES(mu_);
+  std::vector<Log*> AllLogs() const REQUIRES(mu_);
+
+  const ServerConfig config_;
+  Scheduler* const scheduler_;
+  const std::function<void(const std::string&)> logger_;
+  mutable Mutex mu_;
+  std::vector<std::unique_ptr<LogDirectory>> dirs_ GUARDED_BY(mu_);
+  TopicMap topics_ GUARDED_BY(mu_);
+  struct PendingDelete {
+    std::string path;
+    int64_t due_ms;
+  };
+  std::vector<PendingDelete> pending_deletes_ GUARDED_BY(mu_);
+  bool shut_down_ GUARDED_BY(mu_) = false;
+};
+
+}  // namespace seglog
+
+#endif  // SEGLOG_MANAGER_LOG_MANAGER_H_

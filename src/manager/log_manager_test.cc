@@ -1,0 +1,191 @@
+#include "manager/log_manager.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "io/file.h"
+#include "io/file_names.h"
+#include "log/test_support.h"
+
+namespace seglog {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::ProducerBatch;
+using testing::TempDir;
+
+constexpr int64_t kT0 = 1794024676000;
+
+class LogManagerTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<LogManager> Open(std::map<std::string, std::string> props = {}) {
+    if (!props.count("log.dirs")) props["log.dirs"] = a_.path() + "," + b_.path();
+    auto config = ServerConfig::FromProperties(props);
+    EXPECT_TRUE(config.ok()) << config.status().ToString();
+    scheduler_ = std::make_unique<MockScheduler>(now_);
+    auto m = LogManager::Open(*config, scheduler_.get(),
+                              [this](const std::string& l) { lines_.push_back(l); });
+    EXPECT_TRUE(m.ok()) << m.status().ToString();
+    return m.ok() ? std::move(m).value() : nullptr;
+  }
+  std::vector<std::string> Tree() {
+    std::vector<std::string> out;
+    for (const TempDir* d : {&a_, &b_}) {
+      for (const auto& e : std::filesystem::recursive_directory_iterator(d->path())) {
+        out.push_back(e.path().string() + ":" +
+                      (e.is_regular_file() ? std::to_string(e.file_size()) : "dir"));
+      }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+  TempDir a_, b_;
+  int64_t now_ = kT0;
+  std::unique_ptr<MockScheduler> scheduler_;
+  std::vector<std::string> lines_;
+};
+
+TEST_F(LogManagerTest, TopicsArePlacedOnTheLeastLoadedDirectoryAndDescribed) {
+  auto m = Open();
+  ASSERT_TRUE(m->CreateTopic("orders", 4, {{"segment.bytes", "1048576"}}).ok());
+  ASSERT_TRUE(m->CreateTopic("audit", 1).ok());
+  int in_a = 0, in_b = 0;
+  auto d = m->DescribeTopic("orders");
+  ASSERT_TRUE(d.ok());
+  ASSERT_EQ(d->partitions.size(), 4u);
+  for (const auto& p : d->partitions) (p.log_dir == a_.path() ? in_a : in_b)++;
+  EXPECT_EQ(in_a, 2);
+  EXPECT_EQ(in_b, 2);
+  EXPECT_EQ(d->config.segment_bytes, 1048576);
+  EXPECT_EQ(d->topic_id.size(), 22u);
+  Log* log = *m->GetLog({"orders", 1});
+  ASSERT_TRUE(log->AppendAsLeader(ProducerBatch(0, 5, 10, kT0)).ok());
+  d = m->DescribeTopic("orders");
+  EXPECT_EQ(d->partitions[1].log_end_offset, 5);
+  EXPECT_GT(d->partitions[1].bytes, 0);
+  EXPECT_EQ(m->ListTopics(), (std::vector<std::string>{"audit", "orders"}));
+  ASSERT_TRUE(m->AddPartitions("orders", 6).ok());
+  EXPECT_EQ(m->DescribeTopic("orders")->partitions.size(), 6u);
+  ASSERT_TRUE(m->Shutdown().ok());
+  // Everything comes back after a restart, with the same topic id.
+  const std::string id = d->topic_id;
+  m = Open();
+  EXPECT_EQ(m->DescribeTopic("orders")->topic_id, id);
+  EXPECT_EQ(m->DescribeTopic("orders")->partitions[1].log_end_offset, 5);
+  EXPECT_EQ(*ReadPartitionMetadata(m->DescribeTopic("orders")->partitions[1].log_dir +
+                                   "/orders-1/partition.metadata"),
+            id);
+}
+
+TEST_F(LogManagerTest, RefusedCommandsChangeNothingOnDisk) {
+  auto m = Open();
+  ASSERT_TRUE(m->CreateTopic("t", 1).ok());
+  const auto before = Tree();
+  for (const auto& [name, partitions, configs, expected] :
+       std::vector<std::tuple<std::string, int, std::map<std::string, std::string>, std::string>>{
+           {"../escape", 1, {}, "illegal"},
+           {"..", 1, {}, "cannot be"},
+           {std::string(250, 'x'), 1, {}, "249"},
+           {"ok", 0, {}, "larger than 0"},
+           {"ok", 1, {{"segment.bytes", "102400"}}, "Value must be at least 1048576"},
+           {"ok", 1, {{"no.such.config", "1"}}, "no.such.config"},
+           {"t", 1, {}, "already exists"}}) {
+    Status s = m->CreateTopic(name, partitions, configs);
+    EXPECT_FALSE(s.ok()) << name;
+    EXPECT_THAT(s.message(), HasSubstr(expected)) << name;
+  }
+  EXPECT_THAT(m->AlterTopicConfig("t", {{"retention.ms", "-2"}}, {}).message(),
+              HasSubstr("Value must be at least -1"));
+  EXPECT_THAT(m->AlterTopicConfig("t", {}, {"retention.mss"}).message(),
+              HasSubstr("Unknown topic config name: retention.mss"));
+  EXPECT_THAT(m->AddPartitions("t", 1).message(), HasSubstr("higher than the requested 1"));
+  EXPECT_THAT(m->DeleteTopic("nope").message(), HasSubstr("does not exist"));
+  EXPECT_EQ(Tree(), before);
+}
+
+// Altered topic configs persist and take effect at the next retention check.
+TEST_F(LogManagerTest, AlteredRetentionAppliesAtTheNextCheckAndPersists) {
+  auto m = Open({{"log.retention.check.interval.ms", "1000"},
+                 {"log.initial.task.delay.ms", "1000"}});
+  ASSERT_TRUE(m->CreateTopic("t", 1, {{"internal.segment.bytes", "300"}}).ok());
+  Log* log = *m->GetLog({"t", 0});
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(log->AppendAsLeader(ProducerBatch(i, 1, 50, kT0)).ok());
+  const int segments = log->num_segments();
+  ASSERT_GT(segments, 2);
+  m->StartTasks();
+  scheduler_->Advance(5000);
+  EXPECT_EQ(log->num_segments(), segments);  // 7 days of retention: nothing goes
+  ASSERT_TRUE(m->AlterTopicConfig("t", {{"retention.ms", "1000"}}, {}).ok());
+  scheduler_->Advance(1000);
+  EXPECT_EQ(log->num_segments(), 1);  // all expired: an empty segment was rolled first
+  EXPECT_EQ(log->log_start_offset(), 10);
+  EXPECT_EQ(m->DescribeTopic("t")->overrides.at("retention.ms"), "1000");
+  ASSERT_TRUE(m->AlterTopicConfig("t", {}, {"retention.ms"}).ok());
+  ASSERT_TRUE(m->Shutdown().ok());
+  m = Open();
+  EXPECT_FALSE(m->DescribeTopic("t")->overrides.count("retention.ms"));
+  EXPECT_EQ(m->DescribeTopic("t")->config.retention_ms, 604800000);
+  EXPECT_EQ((*m->GetLog({"t", 0}))->log_start_offset(), 10);  // from the checkpoint
+}
+
+TEST_F(LogManagerTest, DeletedTopicsAreRenamedThenRemovedAfterTheDelay) {
+  auto m = Open({{"log.segment.delete.delay.ms", "10000"}});
+  ASSERT_TRUE(m->CreateTopic("gone", 2).ok());
+  ASSERT_TRUE(m->DeleteTopic("gone").ok());
+  auto pending = [&] {
+    int n = 0;
+    for (const TempDir* d : {&a_, &b_}) {
+      for (const auto& e : std::filesystem::directory_iterator(d->path())) {
+        const std::string name = e.path().filename().string();
+        if (name.rfind("gone-", 0) == 0) {
+          EXPECT_TRUE(name.ends_with("-delete")) << name;
+          ++n;
+        }
+      }
+    }
+    return n;
+  };
+  EXPECT_EQ(pending(), 2);
+  EXPECT_TRUE(m->ListTopics().empty());
+  EXPECT_FALSE(m->GetLog({"gone", 0}).ok());
+  scheduler_->Advance(9999);
+  EXPECT_EQ(pending(), 2);
+  scheduler_->Advance(1);
+  EXPECT_EQ(pending(), 0);
+  // A name can be reused at once.
+  ASSERT_TRUE(m->CreateTopic("gone", 1).ok());
+}
+
+TEST_F(LogManagerTest, ShutdownIsCleanAndTheNextOpenRecoversNothing) {
+  auto m = Open();
+  ASSERT_TRUE(m->CreateTopic("t", 3).ok());
+  for (int p = 0; p < 3; ++p) {
+    ASSERT_TRUE((*m->GetLog({"t", p}))->AppendAsLeader(ProducerBatch(0, 3, 10, kT0)).ok());
+  }
+  ASSERT_TRUE(m->Shutdown().ok());
+  EXPECT_TRUE(FileExists(a_.path() + "/.kafka_cleanshutdown"));
+  EXPECT_TRUE(FileExists(b_.path() + "/.kafka_cleanshutdown"));
+  lines_.clear();
+  m = Open();
+  for (const std::string& l : lines_) EXPECT_EQ(l.find("recovered "), std::string::npos) << l;
+  // Two directories of different clusters are refused.
+  ASSERT_TRUE(m->Shutdown().ok());
+  m.reset();
+  TempDir other;
+  {
+    auto lone = ServerConfig::FromProperties({{"log.dirs", other.path()}});
+    MockScheduler s(kT0);
+    auto o = LogManager::Open(*lone, &s);
+    ASSERT_TRUE(o.ok());
+  }
+  auto mixed = ServerConfig::FromProperties({{"log.dirs", a_.path() + "," + other.path()}});
+  MockScheduler s(kT0);
+  auto bad = LogManager::Open(*mixed, &s);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("different clusters"));
+}
+
+}  // namespace
+}  // namespace seglog

@@ -1,0 +1,256 @@
+// ServerConfig; see server_config.h.
+#include "manager/server_config.h"
+
+#include <fmt/format.h>
+
+#include <functional>
+#include <set>
+
+#include "base/properties.h"
+#include "io/atomic_file.h"
+#include "log/config_values.h"
+
+namespace seglog {
+
+namespace {
+
+// Broker key -> topic key, for the synonyms that map one to one.
+const std::map<std::string, std::string>& DirectSynonyms() {
+  static const std::map<std::string, std::string> m = {
+      {"log.segment.bytes", "segment.bytes"},
+      {"log.index.size.max.bytes", "segment.index.bytes"},
+      {"log.index.interval.bytes", "index.interval.bytes"},
+      {"log.flush.interval.messages", "flush.messages"},
+      {"log.retention.bytes", "retention.bytes"},
+      {"message.max.bytes", "max.message.bytes"},
+      {"log.cleaner.delete.retention.ms", "delete.retention.ms"},
+      {"log.cleaner.min.compaction.lag.ms", "min.compaction.lag.ms"},
+      {"log.cleaner.max.compaction.lag.ms", "max.compaction.lag.ms"},
+      {"log.segment.delete.delay.ms", "file.delete.delay.ms"},
+      {"log.cleaner.min.cleanable.ratio", "min.cleanable.dirty.ratio"},
+      {"log.cleanup.policy", "cleanup.policy"},
+      {"compression.type", "compression.type"},
+      {"log.preallocate", "preallocate"},
+      {"log.message.timestamp.type", "message.timestamp.type"},
+      {"log.message.timestamp.before.max.ms", "message.timestamp.before.max.ms"},
+      {"log.message.timestamp.after.max.ms", "message.timestamp.after.max.ms"},
+  };
+  return m;
+}
+
+// Keys of a Kafka broker's server.properties that are not about log storage.
+bool IsOtherBrokerKey(const std::string& k) {
+  static const std::set<std::string> exact = {
+      "process.roles", "listeners", "advertised.listeners", "controller.listener.names",
+      "controller.quorum.voters", "controller.quorum.bootstrap.servers",
+      "listener.security.protocol.map", "inter.broker.listener.name", "num.network.threads",
+      "num.io.threads", "default.replication.factor", "min.insync.replicas", "broker.id",
+      "offsets.topic.replication.factor", "share.coordinator.state.topic.replication.factor",
+      "share.coordinator.state.topic.min.isr", "auto.create.topics.enable",
+      "delete.topic.enable", "unclean.leader.election.enable", "log.dir.failure.timeout.ms",
+      "metadata.log.dir", "producer.id.expiration.ms", "producer.id.expiration.check.interval.ms",
+      "transaction.max.timeout.ms", "replica.high.watermark.checkpoint.interval.ms"};
+  if (exact.count(k)) return true;
+  for (const char* prefix : {"socket.", "transaction.state.log.", "group.", "listener.name.",
+                             "ssl.", "sasl.", "metric.", "metrics.", "replica.", "controller.",
+                             "quota.", "share.", "remote.log.", "log.local.retention."}) {
+    if (k.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> SplitDirs(const std::string& v) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= v.size()) {
+    size_t comma = v.find(',', start);
+    if (comma == std::string::npos) comma = v.size();
+    std::string d = v.substr(start, comma - start);
+    while (!d.empty() && d.front() == ' ') d.erase(d.begin());
+    while (!d.empty() && d.back() == ' ') d.pop_back();
+    if (!d.empty()) out.push_back(d);
+    start = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<ServerConfig> ServerConfig::FromProperties(const std::map<std::string, std::string>& props) {
+  ServerConfig c;
+  std::vector<std::string> errors;
+  auto check = [&](const Status& s) {
+    if (!s.ok()) errors.emplace_back(s.message());
+  };
+  auto get = [&](const char* key) -> const std::string* {
+    auto it = props.find(key);
+    return it == props.end() ? nullptr : &it->second;
+  };
+  // Time synonyms: the finest unit given wins.
+  auto time_synonym = [&](const std::vector<std::pair<const char*, int64_t>>& keys, int64_t min,
+                          const char* topic_key, bool negative_is_unlimited) {
+    for (const auto& [key, unit] : keys) {
+      const std::string* v = get(key);
+      if (v == nullptr) continue;
+      int64_t x = 0;
+      Status s = ParseConfigInt<int64_t>(key, *v, negative_is_unlimited ? INT64_MIN : min, &x);
+      if (!s.ok()) {
+        check(s);
+        return;
+      }
+      int64_t ms = x > INT64_MAX / unit ? INT64_MAX : x * unit;
+      if (negative_is_unlimited && ms < 0) ms = -1;
+      c.topic_defaults[topic_key] = std::to_string(ms);
+      return;
+    }
+  };
+  time_synonym({{"log.roll.ms", 1}, {"log.roll.hours", 3600000}}, 1, "segment.ms", false);
+  time_synonym({{"log.roll.jitter.ms", 1}, {"log.roll.jitter.hours", 3600000}}, 0,
+               "segment.jitter.ms", false);
+  time_synonym({{"log.retention.ms", 1}, {"log.retention.minutes", 60000},
+                {"log.retention.hours", 3600000}},
+               -1, "retention.ms", true);
+  time_synonym({{"log.flush.interval.ms", 1}, {"log.flush.scheduler.interval.ms", 1}}, 0,
+               "flush.ms", false);
+  for (const auto& [broker_key, topic_key] : DirectSynonyms()) {
+    if (const std::string* v = get(broker_key.c_str())) c.topic_defaults[topic_key] = *v;
+  }
+  // Each topic default must be valid as the topic config it becomes; report it by the broker
+  // key the user wrote.
+  for (const auto& [broker_key, topic_key] : DirectSynonyms()) {
+    const std::string* v = get(broker_key.c_str());
+    if (v == nullptr) continue;
+    LogConfig probe;
+    Status s = probe.Set(topic_key, *v);
+    if (!s.ok()) {
+      std::string msg(s.message());
+      const std::string needle = "configuration " + topic_key;
+      if (auto at = msg.find(needle); at != std::string::npos) {
+        msg.replace(at, needle.size(), "configuration " + broker_key);
+      }
+      errors.push_back(msg);
+    }
+  }
+
+  const std::map<std::string, std::function<Status(const std::string&)>> broker = {
+      {"log.dirs", [&](const std::string& v) {
+         c.log_dirs = SplitDirs(v);
+         return c.log_dirs.empty() ? ConfigInvalid("log.dirs", v, "no directory given")
+                                   : Status::OK();
+       }},
+      {"log.dir", [&](const std::string& v) {
+         if (get("log.dirs") == nullptr) c.log_dirs = SplitDirs(v);
+         return Status::OK();
+       }},
+      {"node.id", [&](const std::string& v) { return ParseConfigInt<int32_t>("node.id", v, 0, &c.node_id); }},
+      {"num.partitions",
+       [&](const std::string& v) { return ParseConfigInt<int32_t>("num.partitions", v, 1, &c.num_partitions); }},
+      {"num.recovery.threads.per.data.dir",
+       [&](const std::string& v) {
+         return ParseConfigInt<int32_t>("num.recovery.threads.per.data.dir", v, 1,
+                                        &c.num_recovery_threads_per_data_dir);
+       }},
+      {"log.retention.check.interval.ms",
+       [&](const std::string& v) {
+         return ParseConfigInt<int64_t>("log.retention.check.interval.ms", v, 1,
+                                        &c.log_retention_check_interval_ms);
+       }},
+      {"log.flush.scheduler.interval.ms",
+       [&](const std::string& v) {
+         return ParseConfigInt<int64_t>("log.flush.scheduler.interval.ms", v, INT64_MIN,
+                                        &c.log_flush_scheduler_interval_ms);
+       }},
+      {"log.flush.offset.checkpoint.interval.ms",
+       [&](const std::string& v) {
+         return ParseConfigInt<int64_t>("log.flush.offset.checkpoint.interval.ms", v, 0,
+                                        &c.log_flush_offset_checkpoint_interval_ms);
+       }},
+      {"log.flush.start.offset.checkpoint.interval.ms",
+       [&](const std::string& v) {
+         return ParseConfigInt<int64_t>("log.flush.start.offset.checkpoint.interval.ms", v, 0,
+                                        &c.log_flush_start_offset_checkpoint_interval_ms);
+       }},
+      {"log.initial.task.delay.ms",
+       [&](const std::string& v) {
+         return ParseConfigInt<int64_t>("log.initial.task.delay.ms", v, 0, &c.log_initial_task_delay_ms);
+       }},
+      {"background.threads",
+       [&](const std::string& v) {
+         return ParseConfigInt<int32_t>("background.threads", v, 1, &c.background_threads);
+       }},
+      {"log.cleaner.enable",
+       [&](const std::string& v) { return ParseConfigBool("log.cleaner.enable", v, &c.log_cleaner_enable); }},
+      {"log.cleaner.threads",
+       [&](const std::string& v) {
+         return ParseConfigInt<int32_t>("log.cleaner.threads", v, 0, &c.log_cleaner_threads);
+       }},
+      {"log.cleaner.dedupe.buffer.size",
+       [&](const std::string& v) {
+         return ParseConfigInt<int64_t>("log.cleaner.dedupe.buffer.size", v, INT64_MIN,
+                                        &c.log_cleaner_dedupe_buffer_size);
+       }},
+      {"log.cleaner.io.buffer.size",
+       [&](const std::string& v) {
+         return ParseConfigInt<int32_t>("log.cleaner.io.buffer.size", v, 0, &c.log_cleaner_io_buffer_size);
+       }},
+      {"log.cleaner.backoff.ms",
+       [&](const std::string& v) {
+         return ParseConfigInt<int64_t>("log.cleaner.backoff.ms", v, 0, &c.log_cleaner_backoff_ms);
+       }},
+      {"log.cleaner.io.buffer.load.factor", [&](const std::string& v) {
+         try {
+           c.log_cleaner_io_buffer_load_factor = std::stod(v);
+           return Status::OK();
+         } catch (...) {
+           return ConfigInvalid("log.cleaner.io.buffer.load.factor", v, "Not a number of type DOUBLE");
+         }
+       }},
+      {"log.cleaner.io.max.bytes.per.second", [&](const std::string& v) {
+         try {
+           c.log_cleaner_io_max_bytes_per_second = std::stod(v);
+           return Status::OK();
+         } catch (...) {
+           return ConfigInvalid("log.cleaner.io.max.bytes.per.second", v, "Not a number of type DOUBLE");
+         }
+       }},
+  };
+  static const std::set<std::string> time_keys = {
+      "log.roll.ms",           "log.roll.hours",        "log.roll.jitter.ms",
+      "log.roll.jitter.hours", "log.retention.ms",      "log.retention.minutes",
+      "log.retention.hours",   "log.flush.interval.ms"};
+  for (const auto& [k, v] : props) {
+    if (auto it = broker.find(k); it != broker.end()) {
+      check(it->second(v));
+    } else if (time_keys.count(k) || DirectSynonyms().count(k)) {
+      // handled above
+    } else if (IsOtherBrokerKey(k)) {
+      c.ignored.push_back(k);
+    } else {
+      errors.push_back(fmt::format("Unknown configuration '{}'", k));
+    }
+  }
+  if (!errors.empty()) {
+    std::string all;
+    for (const std::string& e : errors) all += (all.empty() ? "" : "; ") + e;
+    return Status::InvalidArgument(all);
+  }
+  // The defaults must also make a valid topic config together (cross-field rules).
+  SEGLOG_RETURN_IF_ERROR(LogConfig::FromProperties(c.topic_defaults).status());
+  return c;
+}
+
+Result<ServerConfig> ServerConfig::Load(const std::string& path) {
+  SEGLOG_ASSIGN_OR_RETURN(const std::string text, ReadFileToString(path));
+  auto c = FromProperties(ParseProperties(text));
+  if (!c.ok()) return c.status().WithContext(path);
+  return c;
+}
+
+Result<LogConfig> ServerConfig::TopicConfig(
+    const std::map<std::string, std::string>& overrides) const {
+  std::map<std::string, std::string> merged = topic_defaults;
+  for (const auto& [k, v] : overrides) merged[k] = v;
+  return LogConfig::FromProperties(merged);
+}
+
+}  // namespace seglog

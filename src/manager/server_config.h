@@ -1,0 +1,60 @@
+// ServerConfig: the broker-level settings of a seglog storage node, read from a
+// server.properties file with Kafka's names, defaults, precedence and validation
+// (kafka-format.md 12.2). The log.* defaults for topics become each topic's defaults through
+// Kafka's synonyms (12.1: log.retention.ms over .minutes over .hours, log.roll.ms over
+// .hours, ...), and a topic's overrides apply on top (TopicConfig).
+//
+// Keys that configure other parts of a Kafka broker (listeners, quorum, replication ...) are
+// accepted and listed in `ignored`; any other unknown key is an error naming it.
+//
+// Thread safety: a value type.
+#ifndef SEGLOG_MANAGER_SERVER_CONFIG_H_
+#define SEGLOG_MANAGER_SERVER_CONFIG_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "seglog/log_config.h"
+#include "seglog/result.h"
+
+namespace seglog {
+
+struct ServerConfig {
+  std::vector<std::string> log_dirs = {"/tmp/kafka-logs"};  // log.dirs, else log.dir
+  int32_t node_id = 1;
+  int32_t num_partitions = 1;                        // default partitions of a new topic
+  int32_t num_recovery_threads_per_data_dir = 2;     // >= 1
+  int64_t log_retention_check_interval_ms = 300000;  // >= 1
+  int64_t log_flush_scheduler_interval_ms = INT64_MAX;
+  int64_t log_flush_offset_checkpoint_interval_ms = 60000;        // >= 0
+  int64_t log_flush_start_offset_checkpoint_interval_ms = 60000;  // >= 0
+  int64_t log_initial_task_delay_ms = 30000;                      // >= 0
+  int32_t background_threads = 10;                                // >= 1
+  // The cleaner's settings (issue 6 uses them).
+  bool log_cleaner_enable = true;
+  int32_t log_cleaner_threads = 1;
+  int64_t log_cleaner_dedupe_buffer_size = 134217728;
+  int32_t log_cleaner_io_buffer_size = 524288;
+  double log_cleaner_io_buffer_load_factor = 0.9;
+  double log_cleaner_io_max_bytes_per_second = 1.7976931348623157e308;
+  int64_t log_cleaner_backoff_ms = 15000;
+
+  // Topic config names -> the broker's default for them (after the synonym rules).
+  std::map<std::string, std::string> topic_defaults;
+  // Kafka broker keys outside storage that were present and are not used.
+  std::vector<std::string> ignored;
+
+  // Every problem in Kafka's words, all at once ("Invalid value 102400 for configuration
+  // log.segment.bytes: Value must be at least 1048576"; "Unknown configuration 'x'").
+  static Result<ServerConfig> FromProperties(const std::map<std::string, std::string>& props);
+  static Result<ServerConfig> Load(const std::string& path);
+
+  // The topic's effective config: the broker's defaults, then the topic's overrides.
+  Result<LogConfig> TopicConfig(const std::map<std::string, std::string>& overrides) const;
+};
+
+}  // namespace seglog
+
+#endif  // SEGLOG_MANAGER_SERVER_CONFIG_H_

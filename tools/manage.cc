@@ -1,0 +1,201 @@
+// The storage-node subcommands; see manage.h.
+#include "tools/manage.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+#include "base/scheduler.h"
+#include "manager/log_manager.h"
+
+namespace seglog {
+
+namespace {
+
+int64_t WallMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Result<ServerConfig> LoadConfig(const NodeOptions& o) {
+  ServerConfig config;
+  if (!o.server_config.empty()) {
+    SEGLOG_ASSIGN_OR_RETURN(config, ServerConfig::Load(o.server_config));
+  }
+  if (!o.log_dir.empty()) config.log_dirs = {o.log_dir};
+  if (o.server_config.empty() && o.log_dir.empty()) {
+    return Status::InvalidArgument("give --log-dir or --server-config with log.dirs");
+  }
+  return config;
+}
+
+// A one-shot run: a manager on a MockScheduler at the wall clock (tasks run only when asked).
+struct OneShot {
+  std::unique_ptr<MockScheduler> scheduler;
+  std::unique_ptr<LogManager> manager;
+};
+
+Result<OneShot> OpenOneShot(const NodeOptions& o, std::ostream& out) {
+  SEGLOG_ASSIGN_OR_RETURN(ServerConfig config, LoadConfig(o));
+  OneShot s;
+  s.scheduler = std::make_unique<MockScheduler>(o.clock ? o.clock() : WallMs());
+  auto m = LogManager::Open(config, s.scheduler.get(), [&out](const std::string& line) {
+    // Recovery and deletion are worth showing; routine loading is not.
+    if (line.find("recovered ") != std::string::npos || line.find("Delet") != std::string::npos ||
+        line.find("Incremented") != std::string::npos || line.find("WARN") != std::string::npos) {
+      out << line << "\n";
+    }
+  });
+  if (!m.ok()) return m.status();
+  s.manager = std::move(m).value();
+  return s;
+}
+
+Status Finish(OneShot& s, Status result) {
+  Status closed = s.manager->Shutdown();
+  return result.ok() ? closed : result;
+}
+
+void PrintDescription(const TopicDescription& t, std::ostream& out) {
+  std::string configs;
+  for (const auto& [k, v] : t.overrides) configs += (configs.empty() ? "" : ",") + k + "=" + v;
+  out << fmt::format("Topic: {}\tTopicId: {}\tPartitionCount: {}\tConfigs: {}\n", t.topic,
+                     t.topic_id, t.partitions.size(), configs);
+  for (const PartitionDescription& p : t.partitions) {
+    out << fmt::format(
+        "\tTopic: {}\tPartition: {}\tLogDir: {}\tSegments: {}\tBytes: {}\tLogStartOffset: {}\t"
+        "LogEndOffset: {}\tRecoveryPoint: {}\n",
+        t.topic, p.partition, p.log_dir, p.segments, p.bytes, p.log_start_offset, p.log_end_offset,
+        p.recovery_point);
+  }
+}
+
+}  // namespace
+
+Status Topics(const TopicsOptions& o, std::ostream& out) {
+  static const std::vector<std::string> actions = {"create", "describe", "alter", "delete",
+                                                   "list"};
+  if (std::find(actions.begin(), actions.end(), o.action) == actions.end()) {
+    return Status::InvalidArgument(
+        "Command must include exactly one action: --list, --describe, --create, --alter or "
+        "--delete");
+  }
+  if (o.topic.empty() && (o.action == "create" || o.action == "alter" || o.action == "delete")) {
+    return Status::InvalidArgument(fmt::format("--{} needs --topic", o.action));
+  }
+  SEGLOG_ASSIGN_OR_RETURN(OneShot s, OpenOneShot(o.node, out));
+  LogManager& m = *s.manager;
+  Status result;
+  if (o.action == "create") {
+    const int32_t n = o.partitions > 0 ? o.partitions : m.config().num_partitions;
+    result = o.partitions == 0 ? Status::InvalidArgument(
+                                     "Number of partitions must be larger than 0, not 0")
+                               : m.CreateTopic(o.topic, n, o.configs);
+    if (result.ok()) out << "Created topic " << o.topic << ".\n";
+  } else if (o.action == "list") {
+    for (const std::string& t : m.ListTopics()) out << t << "\n";
+  } else if (o.action == "describe") {
+    for (const std::string& t : o.topic.empty() ? m.ListTopics() : std::vector{o.topic}) {
+      auto d = m.DescribeTopic(t);
+      if (!d.ok()) {
+        result = d.status();
+        break;
+      }
+      PrintDescription(*d, out);
+    }
+  } else if (o.action == "alter") {
+    if (o.partitions > 0) result = m.AddPartitions(o.topic, o.partitions);
+    if (result.ok() && !o.configs.empty()) result = m.AlterTopicConfig(o.topic, o.configs, {});
+    if (result.ok() && o.partitions <= 0 && o.configs.empty()) {
+      result = Status::InvalidArgument("--alter needs --partitions or --config");
+    }
+  } else if (o.action == "delete") {
+    result = m.DeleteTopic(o.topic);
+    if (result.ok()) out << "Deleted topic " << o.topic << ".\n";
+  }
+  return Finish(s, result);
+}
+
+Status Configs(const ConfigsOptions& o, std::ostream& out) {
+  SEGLOG_ASSIGN_OR_RETURN(OneShot s, OpenOneShot(o.node, out));
+  Status result;
+  if (o.alter) {
+    if (o.add.empty() && o.remove.empty()) {
+      result = Status::InvalidArgument("--alter needs --add-config or --delete-config");
+    } else {
+      result = s.manager->AlterTopicConfig(o.topic, o.add, o.remove);
+      if (result.ok()) out << "Completed updating config for topic " << o.topic << ".\n";
+    }
+  } else {
+    auto d = s.manager->DescribeTopic(o.topic);
+    if (d.ok()) {
+      out << "Dynamic configs for topic " << o.topic << " are:\n";
+      for (const auto& [k, v] : d->overrides) out << "  " << k << "=" << v << "\n";
+    }
+    result = d.status();
+  }
+  return Finish(s, result);
+}
+
+Status DeleteRecordsCommand(const DeleteRecordsOptions& o, std::ostream& out) {
+  SEGLOG_ASSIGN_OR_RETURN(OneShot s, OpenOneShot(o.node, out));
+  Status result;
+  auto log = s.manager->GetLog({o.topic, o.partition});
+  if (!log.ok()) {
+    result = log.status();
+  } else {
+    auto low = (*log)->DeleteRecords(o.offset);
+    if (low.ok()) {
+      out << fmt::format("partition: {}-{}\tlow_watermark: {}\n", o.topic, o.partition, *low);
+    }
+    result = low.status();
+  }
+  return Finish(s, result);
+}
+
+Status RunTasks(const NodeOptions& node, const std::vector<std::string>& tasks,
+                std::ostream& out) {
+  if (tasks.empty()) {
+    return Status::InvalidArgument(
+        "name at least one task: retention, flush, checkpoint, delete-files");
+  }
+  SEGLOG_ASSIGN_OR_RETURN(OneShot s, OpenOneShot(node, out));
+  Status result;
+  for (const std::string& t : tasks) {
+    result = s.manager->RunTask(t);
+    if (!result.ok()) break;
+    out << "ran " << t << "\n";
+  }
+  return Finish(s, result);
+}
+
+Status ServeStorage(const NodeOptions& node, const std::atomic<bool>& stop, std::ostream& out) {
+  SEGLOG_ASSIGN_OR_RETURN(ServerConfig config, LoadConfig(node));
+  ThreadScheduler scheduler(config.background_threads);
+  std::mutex out_mu;
+  auto logger = [&out, &out_mu](const std::string& line) {
+    const auto now = std::chrono::system_clock::now();
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        now.time_since_epoch()) % 1000;
+    const std::time_t t = std::chrono::system_clock::to_time_t(now);
+    std::tm tm{};
+    localtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+    std::lock_guard<std::mutex> l(out_mu);
+    out << "[" << buf << "," << fmt::format("{:03d}", ms.count()) << "] INFO " << line << "\n";
+    out.flush();
+  };
+  SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<LogManager> m,
+                          LogManager::Open(config, &scheduler, logger));
+  for (const std::string& k : config.ignored) logger("Ignoring broker setting " + k);
+  m->StartTasks();
+  logger("seglog storage node started");
+  while (!stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  return m->Shutdown();
+}
+
+}  // namespace seglog

@@ -1,0 +1,160 @@
+#include "tools/manage.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "log/test_support.h"
+#include "tools/consume.h"
+#include "tools/produce.h"
+
+namespace seglog {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr int64_t kT0 = 1794024676000;
+
+class ManageTest : public ::testing::Test {
+ protected:
+  NodeOptions Node(int64_t now = kT0) {
+    NodeOptions n;
+    n.log_dir = tmp_.path();
+    n.clock = [now] { return now; };
+    return n;
+  }
+  Status Topics(const std::string& action, const std::string& topic, int partitions = -1,
+                std::map<std::string, std::string> configs = {}) {
+    TopicsOptions o;
+    o.node = Node();
+    o.action = action;
+    o.topic = topic;
+    o.partitions = partitions;
+    o.configs = std::move(configs);
+    out_.str("");
+    return seglog::Topics(o, out_);
+  }
+  void Produce(const std::string& topic, int64_t records, int64_t first_ts) {
+    ProduceOptions p;
+    p.log_dir = tmp_.path();
+    p.topic = topic;
+    p.num_records = records;
+    p.batch_records = 1;
+    p.value_size = 100;
+    p.timestamp_start = first_ts;
+    p.timestamp_step = 1;
+    p.clock = [first_ts] { return first_ts; };
+    std::istringstream none;
+    auto r = seglog::Produce(p, none);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+  }
+  testing::TempDir tmp_;
+  std::ostringstream out_;
+};
+
+TEST_F(ManageTest, TopicsCreateDescribeAlterListDelete) {
+  ASSERT_TRUE(Topics("create", "orders", 3, {{"retention.ms", "20000"}}).ok());
+  EXPECT_THAT(out_.str(), HasSubstr("Created topic orders."));
+  ASSERT_TRUE(Topics("describe", "orders").ok());
+  EXPECT_THAT(out_.str(), HasSubstr("PartitionCount: 3\tConfigs: retention.ms=20000"));
+  EXPECT_THAT(out_.str(), HasSubstr("Partition: 2\tLogDir: " + tmp_.path()));
+  EXPECT_THAT(out_.str(), HasSubstr("LogStartOffset: 0\tLogEndOffset: 0\tRecoveryPoint: 0"));
+  ASSERT_TRUE(Topics("alter", "orders", 4).ok());
+  ASSERT_TRUE(Topics("list", "").ok());
+  EXPECT_EQ(out_.str(), "orders\n");
+  ASSERT_TRUE(Topics("describe", "orders").ok());
+  EXPECT_THAT(out_.str(), HasSubstr("PartitionCount: 4"));
+  EXPECT_THAT(Topics("create", "orders", 1).message(), HasSubstr("already exists"));
+  EXPECT_THAT(Topics("bogus", "orders").message(), HasSubstr("exactly one action"));
+  ASSERT_TRUE(Topics("delete", "orders").ok());
+  ASSERT_TRUE(Topics("list", "").ok());
+  EXPECT_EQ(out_.str(), "");
+}
+
+TEST_F(ManageTest, ConfigsAlterPersistsAndDescribeShowsOverrides) {
+  ASSERT_TRUE(Topics("create", "t", 1).ok());
+  ConfigsOptions c;
+  c.node = Node();
+  c.topic = "t";
+  c.alter = true;
+  c.add = {{"retention.ms", "1000"}, {"segment.bytes", "1048576"}};
+  ASSERT_TRUE(Configs(c, out_).ok());
+  c.alter = false;
+  out_.str("");
+  ASSERT_TRUE(Configs(c, out_).ok());
+  EXPECT_EQ(out_.str(), "Dynamic configs for topic t are:\n  retention.ms=1000\n  segment.bytes=1048576\n");
+  c.alter = true;
+  c.add = {};
+  c.remove = {"retention.ms"};
+  ASSERT_TRUE(Configs(c, out_).ok());
+  c.remove = {"nope"};
+  EXPECT_THAT(Configs(c, out_).message(), HasSubstr("Unknown topic config name: nope"));
+  c.alter = false;
+  out_.str("");
+  ASSERT_TRUE(Configs(c, out_).ok());
+  EXPECT_EQ(out_.str(), "Dynamic configs for topic t are:\n  segment.bytes=1048576\n");
+}
+
+// Retention from the command line, and a consumer behind the new log start (seed 001's table).
+TEST_F(ManageTest, RunTasksRetentionThenConsumeWithEachReset) {
+  ASSERT_TRUE(Topics("create", "orders", 1, {{"internal.segment.bytes", "500"},
+                                             {"retention.ms", "20000"}})
+                  .ok());
+  Produce("orders", 12, kT0);
+  // 30 s later every closed segment has expired; the retention pass rolls and deletes.
+  NodeOptions later = Node(kT0 + 30000);
+  std::ostringstream tasks;
+  ASSERT_TRUE(RunTasks(later, {"retention", "delete-files", "checkpoint"}, tasks).ok());
+  EXPECT_THAT(tasks.str(), HasSubstr("due to log retention time 20000ms breach"));
+  EXPECT_THAT(tasks.str(), HasSubstr("Incremented log start offset to 12 due to segment deletion"));
+  EXPECT_THAT(tasks.str(), HasSubstr("ran delete-files"));
+  for (const auto& e : std::filesystem::directory_iterator(tmp_.path() + "/orders-0")) {
+    EXPECT_EQ(e.path().string().find(".deleted"), std::string::npos) << e.path();
+  }
+  Produce("orders", 4, kT0 + 30000);  // offsets 12..15
+  ConsumeOptions c;
+  c.log_dir = tmp_.path();
+  c.topic = "orders";
+  c.offset = "3";
+  std::ostringstream records, resets;
+  c.reset = "none";
+  auto none = Consume(c, records, &resets);
+  EXPECT_TRUE(none.status().IsOutOfRange());
+  EXPECT_THAT(none.status().message(), HasSubstr("range 12 to 16"));
+  c.reset = "earliest";
+  ASSERT_EQ(*Consume(c, records, &resets), 4);  // everything still on disk
+  EXPECT_THAT(resets.str(), HasSubstr("to position 12 (auto.offset.reset=earliest)"));
+  c.reset = "latest";
+  ASSERT_EQ(*Consume(c, records, &resets), 0);  // only new records
+  EXPECT_THAT(resets.str(), HasSubstr("to position 16 (auto.offset.reset=latest)"));
+  c.reset = "sometimes";
+  EXPECT_THAT(Consume(c, records).status().message(), HasSubstr("auto.offset.reset"));
+}
+
+TEST_F(ManageTest, DeleteRecordsRaisesTheLogStartAndIsRefusedOnCompactedTopics) {
+  ASSERT_TRUE(Topics("create", "t", 1).ok());
+  Produce("t", 10, kT0);
+  DeleteRecordsOptions d;
+  d.node = Node();
+  d.topic = "t";
+  d.partition = 0;
+  d.offset = 4;
+  ASSERT_TRUE(DeleteRecordsCommand(d, out_).ok());
+  EXPECT_THAT(out_.str(), HasSubstr("Incremented log start offset to 4 due to client delete "
+                                    "records request\npartition: t-0\tlow_watermark: 4\n"));
+  ASSERT_TRUE(Topics("describe", "t").ok());
+  EXPECT_THAT(out_.str(), HasSubstr("LogStartOffset: 4\tLogEndOffset: 10"));  // checkpointed
+  d.offset = 11;
+  EXPECT_THAT(DeleteRecordsCommand(d, out_).message(), HasSubstr("high watermark 10"));
+  ASSERT_TRUE(Topics("create", "table", 1, {{"cleanup.policy", "compact"}}).ok());
+  d.topic = "table";
+  d.offset = 0;
+  EXPECT_THAT(DeleteRecordsCommand(d, out_).message(), HasSubstr("PolicyViolationException"));
+  d.topic = "missing";
+  EXPECT_THAT(DeleteRecordsCommand(d, out_).message(), HasSubstr("missing-0"));
+}
+
+}  // namespace
+}  // namespace seglog
