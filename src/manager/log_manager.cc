@@ -47,11 +47,12 @@ Result<std::unique_ptr<LogManager>> LogManager::Open(
     }
     m->dirs_.push_back(std::move(d));
   }
+  const TopicMap known_topics = m->topics_;
   for (auto& d : m->dirs_) {
     const ServerConfig& c = m->config_;
     SEGLOG_RETURN_IF_ERROR(d->LoadAll(
         c.num_recovery_threads_per_data_dir, m->logger_,
-        [&topics = m->topics_, &c](const std::string& topic, const TopicMetadata& md) {
+        [&topics = known_topics, &c](const std::string& topic, const TopicMetadata& md) {
           auto it = topics.find(topic);
           return c.TopicConfig(it != topics.end() ? it->second.configs : md.configs);
         }));
@@ -261,16 +262,12 @@ Status LogManager::CleanupLogs() {
   MutexLock l(&mu_);
   if (shut_down_) return Status::OK();
   Status first;
-  int total = 0;
   for (Log* log : AllLogs()) {
-    // Compacted logs get their retention from the cleaner (issue 6), as in Kafka.
-    if (log->config().cleanup_compact) continue;
+    // With a cleaner running, compacted logs get their retention from it; without one (until
+    // issue 6, or log.cleaner.enable=false) every log is handled here, as Kafka does.
+    if (cleaner_running_ && log->config().cleanup_compact) continue;
     auto n = log->DeleteOldSegments();
-    if (!n.ok()) {
-      if (first.ok()) first = n.status();
-      continue;
-    }
-    total += *n;
+    if (!n.ok() && first.ok()) first = n.status();
   }
   return first;
 }

@@ -3,8 +3,9 @@
 // the topics (partition count, topic id and config overrides, kept in each directory's topic
 // store), and Kafka's background tasks on a Scheduler:
 //
-//   kafka-log-retention              every log.retention.check.interval.ms: retention of every
-//                                    log that is not compacted (Log::DeleteOldSegments)
+//   kafka-log-retention              every log.retention.check.interval.ms: retention
+//                                    (Log::DeleteOldSegments) of every log - of the
+//                                    non-compacted ones once a cleaner runs, as in Kafka
 //   kafka-log-flusher                every log.flush.scheduler.interval.ms: flush.ms
 //   kafka-recovery-point-checkpoint  every log.flush.offset.checkpoint.interval.ms
 //   kafka-log-start-offset-checkpoint every log.flush.start.offset.checkpoint.interval.ms
@@ -122,6 +123,8 @@ class LogManager {
   };
   std::vector<PendingDelete> pending_deletes_ GUARDED_BY(mu_);
   bool shut_down_ GUARDED_BY(mu_) = false;
+  // Whether a log cleaner handles the compacted logs' retention (the cleaner is issue 6).
+  const bool cleaner_running_ = false;
 };
 
 }  // namespace seglog
