@@ -121,6 +121,13 @@ Result<std::shared_ptr<File>> LogSegment::OpenOrTransientLogFile() const {
   return std::shared_ptr<File>(std::move(f));
 }
 
+Status LogSegment::TrimLogFile(File& log) const {
+  // Only a longer (preallocated) file is cut, as Kafka's FileRecords.truncateTo: an
+  // ftruncate to the same length would still move the mtime that retention may judge by.
+  SEGLOG_ASSIGN_OR_RETURN(const int64_t length, log.Size());
+  return length > size() ? log.Truncate(size()) : Status::OK();
+}
+
 Status LogSegment::EnsureOffsetInRange(int64_t offset) const {
   const int64_t relative = offset - base_offset_;
   if (relative < 0 || relative > INT32_MAX) {
@@ -340,7 +347,7 @@ Status LogSegment::OnBecomeInactiveSegment() {
   SEGLOG_RETURN_IF_ERROR(ti->TrimToValidSize());
   if (options_.writable) {
     SEGLOG_ASSIGN_OR_RETURN(std::shared_ptr<File> log, log_file());
-    SEGLOG_RETURN_IF_ERROR(log->Truncate(size()));
+    SEGLOG_RETURN_IF_ERROR(TrimLogFile(*log));
   }
   return Status::OK();
 }
@@ -386,7 +393,7 @@ Status LogSegment::Close() {
     MutexLock l(&file_mu_);
     log = log_;
   }
-  Status s3 = options_.writable && log ? log->Truncate(size()) : Status::OK();
+  Status s3 = options_.writable && log ? TrimLogFile(*log) : Status::OK();
   for (const Status& s : {s1, s2, s3}) {
     if (result.ok() && !s.ok()) result = s;
   }

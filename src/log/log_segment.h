@@ -147,6 +147,7 @@ class LogSegment {
   Result<std::shared_ptr<File>> OpenOrTransientLogFile() const EXCLUDES(file_mu_);
 
   Status EnsureOffsetInRange(int64_t offset) const;
+  Status TrimLogFile(File& log) const;
   Result<int64_t> RollingBasedTimestamp() EXCLUDES(state_mu_);
 
   const std::string dir_;

@@ -313,3 +313,25 @@ TEST(RetentionTest, ReadersOfDeletedSegmentsFinishBeforeTheFilesGo) {
 
 }  // namespace
 }  // namespace seglog
+
+namespace seglog {
+namespace {
+
+// A roll or close must not touch the .log's mtime (retention judges a segment without
+// timestamps by it): only a longer, preallocated file is cut, as in Kafka.
+TEST(RetentionTest, RollAndCloseKeepTheSegmentsModificationTime) {
+  testing::TempDir tmp;
+  const std::string dir = tmp.path() + "/m-0";
+  auto log = Log::Open(dir, {}, {});
+  ASSERT_TRUE(log.ok());
+  ASSERT_TRUE((*log)->AppendAsLeader(testing::ProducerBatch(0, 1, 10, 1794024676000)).ok());
+  const auto path = std::filesystem::path(LogFilePath(dir, 0));
+  const auto old_time = std::filesystem::file_time_type::clock::now() - std::chrono::hours(48);
+  std::filesystem::last_write_time(path, old_time);
+  ASSERT_TRUE((*log)->Roll().ok());
+  ASSERT_TRUE((*log)->Close().ok());
+  EXPECT_EQ(std::filesystem::last_write_time(path), old_time);
+}
+
+}  // namespace
+}  // namespace seglog
