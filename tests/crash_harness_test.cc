@@ -42,6 +42,10 @@ LogConfig Config() {
   (void)c.Set("internal.segment.bytes", "65536");  // roll every ~64 KiB
   (void)c.Set("segment.index.bytes", "1024");      // and when an index fills
   (void)c.Set("index.interval.bytes", "512");
+  // Retention deletes the oldest segments as the child goes (renamed .deleted, removed a few
+  // ms later on the scheduler), so kills also land in the middle of deletions.
+  (void)c.Set("retention.bytes", "200000");
+  (void)c.Set("file.delete.delay.ms", "3");
   return c;
 }
 
@@ -89,12 +93,15 @@ LogDirectoryOptions Options() {
     StoreBE64(batch.data(), 0);  // a client sends base offset 0
     if (!log->AppendAsLeader(batch).ok()) ::_exit(5);
     if (i % 7 == 6 && !(*d)->CheckpointRecoveryPoints().ok()) ::_exit(6);
+    if (i % 11 == 10 && !log->DeleteOldSegments().ok()) ::_exit(7);
   }
 }
 
 // Checks one partition; returns its log end offset.
 int64_t Verify(Log* log, int p, int64_t must_reach) {
   EXPECT_GE(log->log_end_offset(), must_reach) << "partition " << p << " lost checkpointed data";
+  EXPECT_EQ(log->log_start_offset(), log->segment_base_offsets().front())
+      << "partition " << p << ": retention deletes whole segments";
   int64_t expected_base = log->log_start_offset();
   Status read = testing::ForEachBatch(log, [&](const RecordBatchView& view, Bytes bytes) {
     EXPECT_TRUE(view.ValidateCrc().ok()) << "partition " << p << " at " << view.base_offset();
@@ -117,7 +124,7 @@ TEST(CrashHarnessTest, SigkillAtRandomMomentsNeverLosesCheckpointedData) {
       (std::filesystem::temp_directory_path() / ("seglog_crash_" + std::to_string(::getpid())))
           .string();
   std::mt19937 rng(20261129);
-  int64_t appended = 0, recovered_segments = 0, quarantined = 0;
+  int64_t appended = 0, recovered_segments = 0, quarantined = 0, retained_from = 0;
   for (int trial = 0; trial < trials; ++trial) {
     const std::string dir = root + "/dir-" + std::to_string(trial / 25);  // fresh every 25 trials
     std::filesystem::create_directories(dir);
@@ -152,6 +159,7 @@ TEST(CrashHarnessTest, SigkillAtRandomMomentsNeverLosesCheckpointedData) {
         const int64_t must = promised.count({"crash", p}) ? promised[{"crash", p}] : 0;
         ends.push_back(Verify(*log, p, must));
         recovered_segments += (*log)->load_report().segments_recovered;
+        retained_from += (*log)->log_start_offset() > 0 ? 1 : 0;
         quarantined += (*log)->load_report().bytes_quarantined;
         appended += ends.back();
       }
@@ -172,9 +180,9 @@ TEST(CrashHarnessTest, SigkillAtRandomMomentsNeverLosesCheckpointedData) {
   }
   std::printf(
       "crash harness: %d trials, %lld offsets verified, %lld segment recoveries, %lld "
-      "bytes quarantined\n",
+      "bytes quarantined, %lld partitions reopened after retention deleted segments\n",
       trials, static_cast<long long>(appended), static_cast<long long>(recovered_segments),
-      static_cast<long long>(quarantined));
+      static_cast<long long>(quarantined), static_cast<long long>(retained_from));
   std::filesystem::remove_all(root);
 }
 
