@@ -7,18 +7,13 @@
 #include <mutex>
 #include <thread>
 
+#include "base/clock.h"
 #include "base/scheduler.h"
 #include "manager/log_manager.h"
 
 namespace seglog {
 
 namespace {
-
-int64_t WallMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 Result<ServerConfig> LoadConfig(const NodeOptions& o) {
   ServerConfig config;
@@ -41,7 +36,7 @@ struct OneShot {
 Result<OneShot> OpenOneShot(const NodeOptions& o, std::ostream& out) {
   SEGLOG_ASSIGN_OR_RETURN(ServerConfig config, LoadConfig(o));
   OneShot s;
-  s.scheduler = std::make_unique<MockScheduler>(o.clock ? o.clock() : WallMs());
+  s.scheduler = std::make_unique<MockScheduler>(o.clock ? o.clock() : WallClockMs());
   auto m = LogManager::Open(config, s.scheduler.get(), [&out](const std::string& line) {
     // Recovery and deletion are worth showing; routine loading is not.
     if (line.find("recovered ") != std::string::npos || line.find("Delet") != std::string::npos ||

@@ -221,6 +221,8 @@ class Log {
   Status SyncFailed(const Status& failure);
   Status CheckOnline() const;
   Status LoadEpochsAndTopicId();
+  Status WriteLeaderEpochs();
+  Status WriteLeaderEpochsLocked();
   // REQUIRES: the append lock is held.
   Status MaybeIncrementLogStartOffsetLocked(int64_t offset, const std::string& reason);
   using DeletablePredicate =

@@ -1,18 +1,12 @@
 // ThreadScheduler and MockScheduler; see scheduler.h.
 #include "base/scheduler.h"
 
+#include "base/clock.h"
+
 #include <algorithm>
 #include <chrono>
 
 namespace seglog {
-
-namespace {
-int64_t WallClockMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-}  // namespace
 
 ThreadScheduler::ThreadScheduler(int threads) {
   for (int i = 0; i < std::max(1, threads); ++i) threads_.emplace_back([this] { Work(); });

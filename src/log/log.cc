@@ -40,6 +40,7 @@ struct Log::State {
   std::mt19937_64 rng GUARDED_BY(append_mu){std::random_device{}()};
   int64_t last_flush_ms GUARDED_BY(append_mu) = 0;
   std::vector<EpochEntry> epochs GUARDED_BY(append_mu);
+  bool epochs_dirty GUARDED_BY(append_mu) = false;  // changed, not yet written
 
   // Offline after a failed sync (never retried).
   std::atomic<bool> offline{false};
@@ -649,9 +650,32 @@ Status Log::MaybeIncrementLogStartOffsetLocked(int64_t offset, const std::string
   if (below && (st.epochs.empty() || st.epochs.front().start_offset != offset)) {
     st.epochs.insert(st.epochs.begin(), EpochEntry{below->epoch, offset});
   }
-  if (below) {
-    return WriteLeaderEpochCheckpoint(dir_ + "/" + kLeaderEpochCheckpointFile, st.epochs);
+  if (!below) return Status::OK();
+  // Flushed off this path, as Kafka's truncateFromStartAsyncFlush: a crash before it leaves
+  // the older file, whose extra entry below the log start the next open drops again.
+  if (options_.scheduler != nullptr) {
+    st.epochs_dirty = true;
+    options_.scheduler->ScheduleOnce("leader-epoch-cache-flush", [handle = st.flush_handle] {
+      MutexLock l(&handle->mu);
+      if (handle->log != nullptr) (void)handle->log->WriteLeaderEpochs();
+    });
+    return Status::OK();
   }
+  return WriteLeaderEpochCheckpoint(dir_ + "/" + kLeaderEpochCheckpointFile, st.epochs);
+}
+
+Status Log::WriteLeaderEpochs() {
+  MutexLock lock(&state_->append_mu);
+  return WriteLeaderEpochsLocked();
+}
+
+Status Log::WriteLeaderEpochsLocked() {
+  State& st = *state_;
+  st.append_mu.AssertHeld();
+  if (!st.epochs_dirty || offline()) return Status::OK();
+  SEGLOG_RETURN_IF_ERROR(
+      WriteLeaderEpochCheckpoint(dir_ + "/" + kLeaderEpochCheckpointFile, st.epochs));
+  st.epochs_dirty = false;
   return Status::OK();
 }
 
@@ -713,14 +737,17 @@ Result<int> Log::DeletePrefixLocked(const DeletablePredicate& predicate,
   auto survivor = snapshot->upper_bound(deletable.back()->base_offset());
   SEGLOG_RETURN_IF_ERROR(
       MaybeIncrementLogStartOffsetLocked(survivor->first, "segment deletion"));
-  for (const auto& seg : deletable) log_reason(*seg);
+  if (options_.logger) {
+    for (const auto& seg : deletable) log_reason(*seg);  // (Describe opens the time index)
+  }
   auto next_map = std::make_shared<SegmentMap>(*snapshot);
   for (const auto& seg : deletable) next_map->erase(seg->base_offset());
   st.Publish(std::move(next_map));
+  // No directory fsync here, as in Kafka: a rename lost in a crash brings back a segment
+  // below the (checkpointed) log start offset, which the next retention pass deletes again.
   for (const auto& seg : deletable) {
     SEGLOG_RETURN_IF_ERROR(seg->ChangeFileSuffixes("", std::string(kDeletedFileSuffix)));
   }
-  if (Status s = SyncDirectory(dir_); !s.ok()) return SyncFailed(s);
   // Physical deletion later, so that readers holding these segments finish first (9.11).
   auto delete_files = [segments = deletable, logger = options_.logger] {
     if (logger) {
@@ -847,6 +874,7 @@ Status Log::Close() {
       if (result.ok() && !s.ok()) result = s;
     }
     st.recovery_point = log_end_offset();
+    if (Status s = WriteLeaderEpochsLocked(); result.ok() && !s.ok()) result = s;
   }
   for (auto& [base, seg] : *snapshot) {
     Status s = seg->Close();

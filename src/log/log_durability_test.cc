@@ -168,6 +168,30 @@ TEST_F(LogDurabilityTest, LeaderEpochCheckpointStartsAtEpochZeroAndRecordsNewEpo
   EXPECT_THAT(bad.status().ToString(), HasSubstr("leader-epoch-checkpoint"));
 }
 
+// A raised log start moves the epoch cache's first entry up; with a scheduler the file is
+// written off the caller's path (Kafka's truncateFromStartAsyncFlush), and at close at the
+// latest.
+TEST_F(LogDurabilityTest, LeaderEpochCheckpointFollowsTheLogStartOffset) {
+  const std::string path = dir_ + "/leader-epoch-checkpoint";
+  MockScheduler scheduler(kT0);
+  LogOptions o;
+  o.scheduler = &scheduler;
+  {
+    auto log = OpenLog({}, o);
+    Append(log.get(), 6);
+    ASSERT_TRUE(log->DeleteRecords(4).ok());
+    EXPECT_EQ(log->leader_epochs(), (std::vector<std::pair<int32_t, int64_t>>{{0, 4}}));
+    EXPECT_EQ(*ReadFileToString(path), "0\n1\n0 0\n");  // not yet written
+    scheduler.RunDue();
+    EXPECT_EQ(*ReadFileToString(path), "0\n1\n0 4\n");
+    ASSERT_TRUE(log->DeleteRecords(5).ok());
+    ASSERT_TRUE(log->Close().ok());  // the pending write is done by the close
+    EXPECT_EQ(*ReadFileToString(path), "0\n1\n0 5\n");
+    scheduler.RunDue();  // and the task, run after the close, does nothing
+  }
+  EXPECT_EQ(*ReadFileToString(path), "0\n1\n0 5\n");
+}
+
 TEST_F(LogDurabilityTest, PartitionMetadataIsWrittenInKafkasFormatAndChecked) {
   LogOptions o;
   o.topic_id = "8PHy8_T19vf4-fr7_P3-_w";

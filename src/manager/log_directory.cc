@@ -7,6 +7,7 @@
 #include <chrono>
 #include <thread>
 
+#include "base/clock.h"
 #include "base/uuid.h"
 #include "io/atomic_file.h"
 #include "io/file.h"
@@ -15,12 +16,6 @@
 namespace seglog {
 
 namespace {
-int64_t SteadyMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 // Names of the partition directories LogManager loads (kafka-format.md 10.5 step 4).
 bool IsLoadablePartitionDir(const std::string& name) {
   if (name.ends_with("-delete") || name.ends_with("-stray") || name.ends_with("-future")) {
@@ -114,7 +109,7 @@ Result<Log*> LogDirectory::GetLog(const TopicPartition& tp, const LogConfig& con
 
 Status LogDirectory::LoadAll(int threads, const std::function<void(const std::string&)>& progress,
                              const ConfigFor& config_for) {
-  const int64_t start = SteadyMs();
+  const int64_t start = MonotonicMs();
   SEGLOG_ASSIGN_OR_RETURN(TopicMap topics, LoadTopics(dir_));
   SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> names, ListDirectory(dir_));
   std::sort(names.begin(), names.end());
@@ -147,7 +142,7 @@ Status LogDirectory::LoadAll(int threads, const std::function<void(const std::st
   auto work = [&] {
     for (size_t i = next++; i < jobs.size(); i = next++) {
       Job& job = jobs[i];
-      const int64_t t0 = SteadyMs();
+      const int64_t t0 = MonotonicMs();
       auto log = Log::Open(dir_ + "/" + PartitionDirName(job.tp), job.config, job.options);
       MutexLock l(&progress_mu);
       ++done;
@@ -163,7 +158,7 @@ Status LogDirectory::LoadAll(int threads, const std::function<void(const std::st
           "Completed load of log {} with {} segments, local-log-start-offset {} and "
           "log-end-offset {} in {} ms ({}/{} completed in {})",
           PartitionDirName(job.tp), job.log->num_segments(), job.log->log_start_offset(),
-          job.log->log_end_offset(), SteadyMs() - t0, done, jobs.size(), dir_));
+          job.log->log_end_offset(), MonotonicMs() - t0, done, jobs.size(), dir_));
     }
   };
   std::vector<std::thread> pool;
@@ -179,7 +174,7 @@ Status LogDirectory::LoadAll(int threads, const std::function<void(const std::st
   }
   if (!first_error.ok()) return first_error;
   loaded_all_ = true;
-  say(fmt::format("Loaded {} logs in {} ms", jobs.size(), SteadyMs() - start));
+  say(fmt::format("Loaded {} logs in {} ms", jobs.size(), MonotonicMs() - start));
   return Status::OK();
 }
 

@@ -282,26 +282,23 @@ Status LogManager::FlushDirtyLogs() {
   return first;
 }
 
-Status LogManager::CheckpointRecoveryPoints() {
+Status LogManager::ForEachOnlineDir(Status (LogDirectory::*write)()) {
   MutexLock l(&mu_);
   Status first;
   for (const auto& d : dirs_) {
     if (d->offline()) continue;
-    Status s = d->WriteRecoveryPointCheckpoint();
+    Status s = (d.get()->*write)();
     if (first.ok() && !s.ok()) first = s;
   }
   return first;
 }
 
+Status LogManager::CheckpointRecoveryPoints() {
+  return ForEachOnlineDir(&LogDirectory::WriteRecoveryPointCheckpoint);
+}
+
 Status LogManager::CheckpointLogStartOffsets() {
-  MutexLock l(&mu_);
-  Status first;
-  for (const auto& d : dirs_) {
-    if (d->offline()) continue;
-    Status s = d->WriteLogStartOffsetCheckpoint();
-    if (first.ok() && !s.ok()) first = s;
-  }
-  return first;
+  return ForEachOnlineDir(&LogDirectory::WriteLogStartOffsetCheckpoint);
 }
 
 Status LogManager::DeleteLogs(bool now) {

@@ -110,6 +110,7 @@ class LogManager {
   Status CreatePartitionsLocked(const std::string& topic, int32_t from, int32_t to)
       REQUIRES(mu_);
   std::vector<Log*> AllLogs() const REQUIRES(mu_);
+  Status ForEachOnlineDir(Status (LogDirectory::*write)()) EXCLUDES(mu_);
 
   const ServerConfig config_;
   Scheduler* const scheduler_;
