@@ -743,13 +743,14 @@ Result<int> Log::DeletePrefixLocked(const DeletablePredicate& predicate,
   auto next_map = std::make_shared<SegmentMap>(*snapshot);
   for (const auto& seg : deletable) next_map->erase(seg->base_offset());
   st.Publish(std::move(next_map));
-  // No directory fsync here, as in Kafka: a rename lost in a crash brings back a segment
-  // below the (checkpointed) log start offset, which the next retention pass deletes again.
+  // The renames are made durable (Kafka skips this fsync; issue 4 asks for it on every create,
+  // rename and removal in a partition directory).
   for (const auto& seg : deletable) {
     SEGLOG_RETURN_IF_ERROR(seg->ChangeFileSuffixes("", std::string(kDeletedFileSuffix)));
   }
+  if (Status s = SyncDirectory(dir_); !s.ok()) return SyncFailed(s);
   // Physical deletion later, so that readers holding these segments finish first (9.11).
-  auto delete_files = [segments = deletable, logger = options_.logger] {
+  auto delete_files = [segments = deletable, logger = options_.logger, dir = dir_] {
     if (logger) {
       std::string list;
       for (const auto& seg : segments) list += (list.empty() ? "" : ", ") + seg->Describe();
@@ -763,6 +764,8 @@ Result<int> Log::DeletePrefixLocked(const DeletablePredicate& predicate,
                       : fmt::format("Error deleting {}: {}", name, s.ToString()));
       }
     }
+    // A removal lost in a crash only leaves *.deleted files, which the loader removes.
+    if (Status s = SyncDirectory(dir); !s.ok() && logger) logger("WARN " + s.ToString());
   };
   if (options_.scheduler != nullptr) {
     options_.scheduler->Schedule("delete-file", std::move(delete_files),
