@@ -165,10 +165,17 @@ int main(int argc, char** argv) {
   delete_records->add_option("--offset", dro.offset, "New log start offset; -1: high watermark")
       ->required();
 
+  seglog::CleanOptions clo;
+  auto* clean = app.add_subcommand("clean", "Compact a topic's partitions now (a cleaner round)");
+  node_options(clean, &clo.node);
+  clean->add_option("--topic", clo.topic, "Topic")->required();
+  clean->add_option("--partition", clo.partition, "Partition (default: all)");
+
   seglog::NodeOptions rto;
   std::vector<std::string> task_names;
   auto* run_tasks = app.add_subcommand(
-      "run-tasks", "Run background tasks once: retention, flush, checkpoint, delete-files");
+      "run-tasks",
+      "Run background tasks once: retention, flush, checkpoint, delete-files, cleaner");
   node_options(run_tasks, &rto);
   run_tasks->add_option("tasks", task_names, "Task names")->required();
 
@@ -249,6 +256,8 @@ int main(int argc, char** argv) {
     s = seglog::Configs(cfo, std::cout);
   } else if (*delete_records) {
     s = seglog::DeleteRecordsCommand(dro, std::cout);
+  } else if (*clean) {
+    s = seglog::Clean(clo, std::cout);
   } else if (*run_tasks) {
     s = seglog::RunTasks(rto, task_names, std::cout);
   } else if (*serve) {

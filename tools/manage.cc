@@ -40,7 +40,8 @@ Result<OneShot> OpenOneShot(const NodeOptions& o, std::ostream& out) {
   auto m = LogManager::Open(config, s.scheduler.get(), [&out](const std::string& line) {
     // Recovery and deletion are worth showing; routine loading is not.
     if (line.find("recovered ") != std::string::npos || line.find("Delet") != std::string::npos ||
-        line.find("Incremented") != std::string::npos || line.find("WARN") != std::string::npos) {
+        line.find("Incremented") != std::string::npos || line.find("WARN") != std::string::npos ||
+        line.find("Cleaner") != std::string::npos || line.find("\t") != std::string::npos) {
       out << line << "\n";
     }
   });
@@ -50,6 +51,9 @@ Result<OneShot> OpenOneShot(const NodeOptions& o, std::ostream& out) {
 }
 
 Status Finish(OneShot& s, Status result) {
+  // Nobody else can be reading this directory's segments (we hold its lock): files that wait
+  // for a delayed deletion go now rather than at the next open.
+  s.scheduler->RunPendingNow("delete-file");
   Status closed = s.manager->Shutdown();
   return result.ok() ? closed : result;
 }
@@ -151,11 +155,18 @@ Status DeleteRecordsCommand(const DeleteRecordsOptions& o, std::ostream& out) {
   return Finish(s, result);
 }
 
+Status Clean(const CleanOptions& o, std::ostream& out) {
+  SEGLOG_ASSIGN_OR_RETURN(OneShot s, OpenOneShot(o.node, out));
+  auto n = s.manager->CleanNow(o.topic, o.partition);
+  if (n.ok()) out << fmt::format("cleaned {} partition(s) of {}\n", *n, o.topic);
+  return Finish(s, n.status());
+}
+
 Status RunTasks(const NodeOptions& node, const std::vector<std::string>& tasks,
                 std::ostream& out) {
   if (tasks.empty()) {
     return Status::InvalidArgument(
-        "name at least one task: retention, flush, checkpoint, delete-files");
+        "name at least one task: retention, flush, checkpoint, delete-files, cleaner");
   }
   SEGLOG_ASSIGN_OR_RETURN(OneShot s, OpenOneShot(node, out));
   Status result;

@@ -48,7 +48,15 @@ struct DeleteRecordsOptions {
 };
 Status DeleteRecordsCommand(const DeleteRecordsOptions& options, std::ostream& out);
 
-// Runs each named task once (retention, flush, checkpoint, delete-files), in order.
+struct CleanOptions {
+  NodeOptions node;
+  std::string topic;
+  int32_t partition = -1;  // -1: every partition of the topic
+};
+// Cleans a compacted topic's partitions now (a cleaner round each, whatever the dirty ratio).
+Status Clean(const CleanOptions& options, std::ostream& out);
+
+// Runs each named task once (retention, flush, checkpoint, delete-files, cleaner), in order.
 Status RunTasks(const NodeOptions& node, const std::vector<std::string>& tasks,
                 std::ostream& out);
 

@@ -1,5 +1,6 @@
 #include "tools/manage.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -154,6 +155,48 @@ TEST_F(ManageTest, DeleteRecordsRaisesTheLogStartAndIsRefusedOnCompactedTopics) 
   EXPECT_THAT(DeleteRecordsCommand(d, out_).message(), HasSubstr("PolicyViolationException"));
   d.topic = "missing";
   EXPECT_THAT(DeleteRecordsCommand(d, out_).message(), HasSubstr("missing-0"));
+}
+
+// seglog clean compacts a topic's closed segments now; other topics are refused.
+TEST_F(ManageTest, CleanCompactsATopicNow) {
+  ASSERT_TRUE(Topics("create", "table", 1, {{"cleanup.policy", "compact"},
+                                             {"internal.segment.bytes", "2000"}})
+                  .ok());
+  ProduceOptions p;
+  p.log_dir = tmp_.path();
+  p.topic = "table";
+  p.num_records = 200;
+  p.batch_records = 5;
+  p.value_size = 20;
+  p.key_format = "key-%d";  // 200 records over ... keys below
+  p.timestamp_start = kT0;
+  p.clock = [] { return kT0; };
+  std::istringstream none;
+  // 200 writes over 10 keys: key-(i % 10) via lines on stdin.
+  std::string lines;
+  for (int i = 0; i < 200; ++i) lines += fmt::format("key-{}:v{}\n", i % 10, i);
+  p.num_records.reset();
+  p.key_separator = ":";
+  std::istringstream in(lines);
+  ASSERT_TRUE(seglog::Produce(p, in).ok());
+  CleanOptions c;
+  c.node = Node();
+  c.topic = "table";
+  std::ostringstream out;
+  ASSERT_TRUE(Clean(c, out).ok());
+  EXPECT_THAT(out.str(), HasSubstr("Cleaner 0: Beginning cleaning of log table-0"));
+  EXPECT_THAT(out.str(), HasSubstr("cleaned 1 partition(s) of table"));
+  ConsumeOptions co;
+  co.log_dir = tmp_.path();
+  co.topic = "table";
+  std::ostringstream records;
+  auto n = Consume(co, records);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_LT(*n, 200);  // the closed segments hold one record per key now
+  EXPECT_THAT(records.str(), HasSubstr("Offset:199\tkey-9\tv199"));
+  c.topic = "orders";
+  ASSERT_TRUE(Topics("create", "orders", 1).ok());
+  EXPECT_THAT(Clean(c, out).message(), HasSubstr("only compacted topics are cleaned"));
 }
 
 }  // namespace

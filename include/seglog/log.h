@@ -189,6 +189,17 @@ class Log {
   // data below goes with the next retention pass. Returns the new log start offset.
   Result<int64_t> DeleteRecords(int64_t offset);
 
+  // For the log cleaner (src/cleaner): the segments, oldest first (a snapshot); a new empty
+  // segment at `base_offset` whose files carry the ".cleaned" suffix, outside the log; and
+  // Kafka's replaceSegments (kafka-format.md 11.11): `cleaned` (.cleaned -> .swap) replaces
+  // `old` in the segment map, the old segments go through the .deleted path, and the .swap
+  // suffix is dropped - each step recoverable by the loader after a crash. Aborted (and
+  // `cleaned` deleted) if `old` are no longer all in the log.
+  std::vector<std::shared_ptr<LogSegment>> segments() const;
+  Result<std::shared_ptr<LogSegment>> CreateCleanedSegment(int64_t base_offset);
+  Status ReplaceSegments(const std::shared_ptr<LogSegment>& cleaned,
+                         const std::vector<std::shared_ptr<LogSegment>>& old);
+
   // Rolls a new active segment now (Kafka's roll()).
   Status Roll();
   // fsyncs every segment below `offset` (exclusive) and the active one if it holds offsets
@@ -230,6 +241,9 @@ class Log {
   Result<int> DeletePrefixLocked(const DeletablePredicate& predicate,
                                  const std::function<void(LogSegment&)>& log_reason);
   void Info(const std::string& line) const;
+  // Removes the segments' (already renamed) files file.delete.delay.ms later (a delete-file
+  // task), or now without a scheduler.
+  void ScheduleDeletion(std::vector<std::shared_ptr<LogSegment>> segments);
 
   std::string dir_;
   LogConfig config_;  // read and replaced only under the append lock

@@ -274,6 +274,9 @@ struct BatchOptions {
   // When set, the batch carries a delete horizon (KIP-534): baseTimestamp holds it and the
   // records' timestamp deltas are relative to it.
   std::optional<int64_t> delete_horizon_ms;
+  // When set, lastOffsetDelta is this instead of the last record's delta: the cleaner keeps a
+  // filtered batch's original offset range (kafka-format.md 11.8).
+  std::optional<int32_t> last_offset_delta;
 };
 
 // Builds one v2 batch with the bytes Kafka's MemoryRecordsBuilder would write for the same

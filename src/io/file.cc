@@ -69,6 +69,16 @@ Result<FileStat> StatFile(const std::string& path) {
                   static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000};
 }
 
+Status SetLastModifiedMs(const std::string& path, int64_t ms) {
+  struct timespec times[2];
+  times[0].tv_sec = times[1].tv_sec = static_cast<time_t>(ms / 1000);
+  times[0].tv_nsec = times[1].tv_nsec = static_cast<long>((ms % 1000) * 1000000);
+  if (::utimensat(AT_FDCWD, path.c_str(), times, 0) != 0) {
+    return ErrnoStatus(path, "utimensat", errno);
+  }
+  return Status::OK();
+}
+
 Result<int64_t> File::LastModifiedMs() const {
   struct stat st;
   if (::fstat(fd_, &st) != 0) return Error("fstat");

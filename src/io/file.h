@@ -87,6 +87,8 @@ struct FileStat {
   int64_t last_modified_ms = 0;
 };
 Result<FileStat> StatFile(const std::string& path);
+// utimensat: sets the file's access and modification times to `ms` since the epoch.
+Status SetLastModifiedMs(const std::string& path, int64_t ms);
 // File names (not paths) in `dir`, unsorted, without "." and "..".
 Result<std::vector<std::string>> ListDirectory(const std::string& dir);
 Status CreateDirectories(const std::string& dir);

@@ -740,6 +740,7 @@ Result<int> Log::DeletePrefixLocked(const DeletablePredicate& predicate,
   if (options_.logger) {
     for (const auto& seg : deletable) log_reason(*seg);  // (Describe opens the time index)
   }
+  const size_t n_deleted = deletable.size();
   auto next_map = std::make_shared<SegmentMap>(*snapshot);
   for (const auto& seg : deletable) next_map->erase(seg->base_offset());
   st.Publish(std::move(next_map));
@@ -750,7 +751,12 @@ Result<int> Log::DeletePrefixLocked(const DeletablePredicate& predicate,
   }
   if (Status s = SyncDirectory(dir_); !s.ok()) return SyncFailed(s);
   // Physical deletion later, so that readers holding these segments finish first (9.11).
-  auto delete_files = [segments = deletable, logger = options_.logger, dir = dir_] {
+  ScheduleDeletion(std::move(deletable));
+  return static_cast<int>(n_deleted);
+}
+
+void Log::ScheduleDeletion(std::vector<std::shared_ptr<LogSegment>> segments) {
+  auto delete_files = [segments = std::move(segments), logger = options_.logger, dir = dir_] {
     if (logger) {
       std::string list;
       for (const auto& seg : segments) list += (list.empty() ? "" : ", ") + seg->Describe();
@@ -773,8 +779,63 @@ Result<int> Log::DeletePrefixLocked(const DeletablePredicate& predicate,
   } else {
     delete_files();
   }
-  return static_cast<int>(deletable.size());
 }
+
+std::vector<std::shared_ptr<LogSegment>> Log::segments() const {
+  std::vector<std::shared_ptr<LogSegment>> out;
+  for (const auto& [base, seg] : *state_->Snapshot()) out.push_back(seg);
+  return out;
+}
+
+Result<std::shared_ptr<LogSegment>> Log::CreateCleanedSegment(int64_t base_offset) {
+  if (options_.read_only) return Status::FailedPrecondition(dir_ + ": log opened read-only");
+  SegmentOptions o = MakeSegmentOptions(config(), true, 0);
+  o.file_suffix = std::string(kCleanedFileSuffix);
+  for (const std::string& path :
+       {LogFilePath(dir_, base_offset), OffsetIndexFilePath(dir_, base_offset),
+        TimeIndexFilePath(dir_, base_offset), TxnIndexFilePath(dir_, base_offset)}) {
+    SEGLOG_RETURN_IF_ERROR(RemoveFile(path + o.file_suffix, true));  // an old attempt's output
+  }
+  return LogSegment::Open(dir_, base_offset, o, false, Now());
+}
+
+Status Log::ReplaceSegments(const std::shared_ptr<LogSegment>& cleaned,
+                            const std::vector<std::shared_ptr<LogSegment>>& old) {
+  State& st = *state_;
+  MutexLock lock(&st.append_mu);
+  Status online = CheckOnline();
+  auto snapshot = st.Snapshot();
+  bool all_there = true;
+  for (const auto& seg : old) {
+    auto it = snapshot->find(seg->base_offset());
+    all_there &= it != snapshot->end() && it->second == seg;
+  }
+  if (!online.ok() || !all_there || st.closed) {
+    Status s = cleaned->Close();
+    (void)s;
+    SEGLOG_RETURN_IF_ERROR(cleaned->DeleteFiles());
+    return online.ok() ? Status::Aborted(fmt::format(
+                             "{}: cleaning aborted: the segments it cleaned changed meanwhile", dir_))
+                       : online;
+  }
+  const std::string cleaned_suffix(kCleanedFileSuffix), swap_suffix(kSwapFileSuffix);
+  // 1. .cleaned -> .swap, and into the map in place of the old segments.
+  SEGLOG_RETURN_IF_ERROR(cleaned->ChangeFileSuffixes(cleaned_suffix, swap_suffix));
+  auto next_map = std::make_shared<SegmentMap>(*snapshot);
+  for (const auto& seg : old) next_map->erase(seg->base_offset());
+  (*next_map)[cleaned->base_offset()] = cleaned;
+  st.Publish(std::move(next_map));
+  // 2. The old segments go the two-step way.
+  for (const auto& seg : old) {
+    SEGLOG_RETURN_IF_ERROR(seg->ChangeFileSuffixes("", std::string(kDeletedFileSuffix)));
+  }
+  // 3. .swap -> the live names.
+  SEGLOG_RETURN_IF_ERROR(cleaned->ChangeFileSuffixes(swap_suffix, ""));
+  if (Status s = SyncDirectory(dir_); !s.ok()) return SyncFailed(s);
+  ScheduleDeletion(old);
+  return Status::OK();
+}
+
 
 Result<int> Log::DeleteOldSegments() {
   if (options_.read_only) return Status::FailedPrecondition(dir_ + ": log opened read-only");

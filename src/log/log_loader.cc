@@ -192,6 +192,8 @@ Result<LoadedLog> LoadLog(const std::string& dir, const LogConfig& config,
   std::set<int64_t> log_bases;
   for (const std::string& name : names) {
     if (IsKnownMetadataFile(name)) continue;
+    // A read-only view leaves a pending deletion's files alone (a writable open deletes them).
+    if (!writable && EndsWith(name, kDeletedFileSuffix)) continue;
     if (!IsSegmentFileName(name)) {
       return Status::InvalidArgument(fmt::format(
           "{}/{}: not a file Kafka or seglog keeps in a partition directory", dir, name));

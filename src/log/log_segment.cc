@@ -19,7 +19,7 @@ namespace bl = batch_layout;
 Result<std::shared_ptr<LogSegment>> LogSegment::Open(const std::string& dir, int64_t base_offset,
                                                      const SegmentOptions& options,
                                                      bool file_already_exists, int64_t now_ms) {
-  const std::string path = LogFilePath(dir, base_offset);
+  const std::string path = LogFilePath(dir, base_offset) + options.file_suffix;
   std::shared_ptr<File> log;
   int64_t size = 0;
   if (file_already_exists) {
@@ -47,11 +47,13 @@ LogSegment::LogSegment(std::string dir, int64_t base_offset, const SegmentOption
     : dir_(std::move(dir)),
       base_offset_(base_offset),
       options_(options),
-      log_path_(LogFilePath(dir_, base_offset)),
+      log_path_(LogFilePath(dir_, base_offset) + options.file_suffix),
       log_(std::move(log)),
-      offset_index_(OffsetIndexFilePath(dir_, base_offset), base_offset, options.max_index_size,
+      offset_index_(OffsetIndexFilePath(dir_, base_offset) + options.file_suffix, base_offset,
+                    options.max_index_size,
                     options.writable),
-      time_index_(TimeIndexFilePath(dir_, base_offset), base_offset, options.max_index_size,
+      time_index_(TimeIndexFilePath(dir_, base_offset) + options.file_suffix, base_offset,
+                  options.max_index_size,
                   options.writable),
       size_(size),
       created_ms_(now_ms) {}
@@ -94,6 +96,19 @@ Status LogSegment::ChangeFileSuffixes(const std::string& old_suffix,
   const std::string txn = TxnIndexFilePath(dir_, base_offset_) + old_suffix;
   if (FileExists(txn)) SEGLOG_RETURN_IF_ERROR(RenameFile(txn, renamed(txn)));
   return Status::OK();
+}
+
+Status LogSegment::SetLastModified(int64_t ms) {
+  SEGLOG_RETURN_IF_ERROR(SetLastModifiedMs(log_path(), ms));
+  for (const std::string& index : {offset_index_.path(), time_index_.path()}) {
+    if (FileExists(index)) SEGLOG_RETURN_IF_ERROR(SetLastModifiedMs(index, ms));
+  }
+  return Status::OK();
+}
+
+Result<int64_t> LogSegment::LastModified() const {
+  SEGLOG_ASSIGN_OR_RETURN(const FileStat st, StatFile(log_path()));
+  return st.last_modified_ms;
 }
 
 std::string LogSegment::Describe() {

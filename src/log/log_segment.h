@@ -40,6 +40,8 @@ struct SegmentOptions {
   bool preallocate = false;             // preallocate
   int32_t segment_bytes = 1073741824;   // for preallocation
   bool writable = true;                 // false: a read-only view (tools on Kafka's dirs)
+  // Appended to every file name: "" for a live segment, ".cleaned" for the cleaner's output.
+  std::string file_suffix;
 };
 
 struct RollParams {
@@ -122,6 +124,10 @@ class LogSegment {
       EXCLUDES(file_mu_);
   // Removes the segment's files (missing files are fine). Returns the .log's name if it existed.
   Status DeleteFiles();
+  // Sets the modification time of the .log and both index files (the cleaner keeps the
+  // original segments' time, which retention may judge by).
+  Status SetLastModified(int64_t ms) EXCLUDES(file_mu_);
+  Result<int64_t> LastModified() const EXCLUDES(file_mu_);
   // Kafka's LogSegment.toString: LogSegment(baseOffset=, size=, lastModifiedTime=,
   // largestRecordTimestamp=).
   std::string Describe();
@@ -149,6 +155,13 @@ class LogSegment {
   Status EnsureOffsetInRange(int64_t offset) const;
   Status TrimLogFile(File& log) const;
   Result<int64_t> RollingBasedTimestamp() EXCLUDES(state_mu_);
+
+ public:
+  // The max timestamp of the first batch, or -1 (Kafka's getFirstBatchTimestamp; the cleaner's
+  // max.compaction.lag.ms check).
+  Result<int64_t> FirstBatchTimestamp() { return RollingBasedTimestamp(); }
+
+ private:
 
   const std::string dir_;
   const int64_t base_offset_;

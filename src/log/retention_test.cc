@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <cctype>
 
 #include "base/coding.h"
@@ -331,6 +332,35 @@ TEST(RetentionTest, RollAndCloseKeepTheSegmentsModificationTime) {
   ASSERT_TRUE((*log)->Roll().ok());
   ASSERT_TRUE((*log)->Close().ok());
   EXPECT_EQ(std::filesystem::last_write_time(path), old_time);
+}
+
+}  // namespace
+}  // namespace seglog
+
+namespace seglog {
+namespace {
+
+// A read-only view (a tool over a live directory) ignores files waiting for their delayed
+// deletion; a writable open deletes them, as Kafka's loader does.
+TEST(RetentionTest, ReadOnlyOpensIgnorePendingDeletions) {
+  testing::TempDir tmp;
+  const std::string dir = tmp.path() + "/p-0";
+  {
+    auto log = Log::Open(dir, {}, {});
+    ASSERT_TRUE(log.ok());
+    ASSERT_TRUE((*log)->AppendAsLeader(testing::ProducerBatch(0, 1, 10, 1794024676000)).ok());
+    ASSERT_TRUE((*log)->Close().ok());
+  }
+  std::ofstream(dir + "/00000000000000000000.log.deleted") << "old";
+  LogOptions ro;
+  ro.read_only = true;
+  auto view = Log::Open(dir, {}, ro);
+  ASSERT_TRUE(view.ok()) << view.status().ToString();
+  EXPECT_EQ((*view)->log_end_offset(), 1);
+  EXPECT_TRUE(std::filesystem::exists(dir + "/00000000000000000000.log.deleted"));
+  auto rw = Log::Open(dir, {}, {});
+  ASSERT_TRUE(rw.ok());
+  EXPECT_FALSE(std::filesystem::exists(dir + "/00000000000000000000.log.deleted"));
 }
 
 }  // namespace

@@ -47,7 +47,8 @@ Result<std::unique_ptr<LogDirectory>> LogDirectory::Open(const std::string& log_
   }
   for (auto [file, map] :
        {std::pair<const char*, OffsetMap*>{kRecoveryPointCheckpointFile, &d->recovery_points_},
-        {kLogStartOffsetCheckpointFile, &d->log_start_offsets_}}) {
+        {kLogStartOffsetCheckpointFile, &d->log_start_offsets_},
+       {kCleanerOffsetCheckpointFile, &d->cleaner_offsets_}}) {
     const std::string path = log_dir + "/" + file;
     if (!FileExists(path)) continue;
     auto m = ReadOffsetCheckpoint(path);
@@ -210,6 +211,21 @@ Status LogDirectory::WriteLogStartOffsetCheckpoint() {
   return WriteOffsetCheckpoint(dir_ + "/" + kLogStartOffsetCheckpointFile, log_start_offsets_);
 }
 
+std::optional<int64_t> LogDirectory::CleanerCheckpoint(const TopicPartition& tp) const {
+  auto it = cleaner_offsets_.find(tp);
+  if (it == cleaner_offsets_.end()) return std::nullopt;
+  return it->second;
+}
+
+Status LogDirectory::SetCleanerCheckpoint(const TopicPartition& tp, int64_t first_dirty) {
+  cleaner_offsets_[tp] = first_dirty;
+  // Entries of partitions no longer here are dropped on rewrite (11.10).
+  for (auto it = cleaner_offsets_.begin(); it != cleaner_offsets_.end();) {
+    it = logs_.count(it->first) ? std::next(it) : cleaner_offsets_.erase(it);
+  }
+  return WriteOffsetCheckpoint(dir_ + "/" + kCleanerOffsetCheckpointFile, cleaner_offsets_);
+}
+
 Result<std::string> LogDirectory::RemoveLog(const TopicPartition& tp) {
   auto it = logs_.find(tp);
   if (it == logs_.end()) {
@@ -220,6 +236,10 @@ Result<std::string> LogDirectory::RemoveLog(const TopicPartition& tp) {
   recovery_points_.erase(tp);
   log_start_offsets_.erase(tp);
   SEGLOG_RETURN_IF_ERROR(WriteCheckpoints());
+  if (cleaner_offsets_.erase(tp) > 0) {
+    SEGLOG_RETURN_IF_ERROR(
+        WriteOffsetCheckpoint(dir_ + "/" + kCleanerOffsetCheckpointFile, cleaner_offsets_));
+  }
   // Kafka's name: <topic>-<partition>.<uuid, 32 hex digits>-delete.
   std::string hex;
   for (uint8_t b : Uuid::Random().bytes) hex += fmt::format("{:02x}", b);

@@ -26,6 +26,7 @@
 #include <atomic>
 #include <functional>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -88,6 +89,10 @@ class LogDirectory {
   // Partition directories being deleted (-delete) found in this directory.
   Result<std::vector<std::string>> PendingDeleteDirs() const;
   size_t num_logs() const { return logs_.size(); }
+  // cleaner-offset-checkpoint: each compacted partition's first dirty offset. Read at open
+  // (unreadable: warn, treat as empty); Set writes the file at once.
+  std::optional<int64_t> CleanerCheckpoint(const TopicPartition& tp) const;
+  Status SetCleanerCheckpoint(const TopicPartition& tp, int64_t first_dirty);
   Log* FindLog(const TopicPartition& tp) const {
     auto it = logs_.find(tp);
     return it == logs_.end() ? nullptr : it->second.get();
@@ -116,6 +121,7 @@ class LogDirectory {
   bool closed_ = false;
   OffsetMap recovery_points_;
   OffsetMap log_start_offsets_;
+  OffsetMap cleaner_offsets_;
   std::vector<std::string> warnings_;
   std::map<TopicPartition, std::unique_ptr<Log>, TopicPartitionLess> logs_;
   std::shared_ptr<std::atomic<bool>> offline_ = std::make_shared<std::atomic<bool>>(false);

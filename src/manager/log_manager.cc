@@ -256,6 +256,21 @@ void LogManager::StartTasks() {
                        [this] { (void)CheckpointLogStartOffsets(); }, delay,
                        config_.log_flush_start_offset_checkpoint_interval_ms);
   scheduler_->Schedule("kafka-delete-logs", [this] { (void)DeleteLogs(false); }, delay);
+  if (config_.log_cleaner_enable && config_.log_cleaner_threads > 0) {
+    {
+      MutexLock l(&mu_);
+      cleaner_running_ = true;
+    }
+    for (int id = 0; id < config_.log_cleaner_threads; ++id) ScheduleCleaner(id, 0);
+  }
+}
+
+void LogManager::ScheduleCleaner(int id, int64_t delay_ms) {
+  // Kafka's CleanerThread.doWork: clean the filthiest log, or rest log.cleaner.backoff.ms.
+  scheduler_->Schedule(fmt::format("kafka-log-cleaner-thread-{}", id), [this, id] {
+    auto cleaned = RunCleanerRound(id);
+    ScheduleCleaner(id, cleaned.ok() && *cleaned ? 0 : config_.log_cleaner_backoff_ms);
+  }, delay_ms);
 }
 
 Status LogManager::CleanupLogs() {
@@ -322,7 +337,103 @@ Status LogManager::DeleteLogs(bool now) {
   return first;
 }
 
+SkimpyOffsetMap* LogManager::MapFor(int id) {
+  auto& m = cleaner_maps_[id];
+  if (!m) {
+    const int threads = std::max(1, config_.log_cleaner_threads);
+    m = std::make_unique<SkimpyOffsetMap>(config_.log_cleaner_dedupe_buffer_size / threads,
+                                    config_.log_cleaner_io_buffer_load_factor);
+  }
+  return m.get();
+}
+
+Result<bool> LogManager::CleanLocked(int id, LogDirectory* dir, const TopicPartition& tp,
+                                     Log* log, bool force) {
+  const std::string name = PartitionDirName(tp);
+  const int64_t now = scheduler_->NowMs();
+  auto range = CleanableRange(*log, dir->CleanerCheckpoint(tp), now);
+  if (!range.ok()) return range.status();
+  if (range->checkpoint_reset) {
+    SEGLOG_RETURN_IF_ERROR(dir->SetCleanerCheckpoint(tp, range->first_dirty_offset));
+  }
+  const bool eligible = force ? range->cleanable_bytes > 0
+                              : range->Eligible(log->config().min_cleanable_dirty_ratio);
+  if (!eligible) return false;
+  Cleaner cleaner(id, MapFor(id), logger_);
+  auto cleaned = cleaner.Clean(*log, name, *range, now);
+  if (!cleaned.ok()) return cleaned.status();
+  SEGLOG_RETURN_IF_ERROR(dir->SetCleanerCheckpoint(tp, cleaned->end_offset));
+  return true;
+}
+
+Result<bool> LogManager::RunCleanerRound(int id) {
+  MutexLock l(&mu_);
+  if (shut_down_) return false;
+  // The filthiest eligible log (11.3).
+  struct Candidate {
+    LogDirectory* dir;
+    TopicPartition tp;
+    Log* log;
+    double ratio;
+  };
+  std::optional<Candidate> best;
+  const int64_t now = scheduler_->NowMs();
+  for (const auto& d : dirs_) {
+    if (d->offline()) continue;
+    for (const auto& [tp, log] : d->logs()) {
+      if (!log->config().cleanup_compact || uncleanable_.count(PartitionDirName(tp))) continue;
+      auto range = CleanableRange(*log, d->CleanerCheckpoint(tp), now);
+      if (!range.ok() || !range->Eligible(log->config().min_cleanable_dirty_ratio)) continue;
+      if (!best || range->cleanable_ratio() > best->ratio) {
+        best = Candidate{d.get(), tp, log.get(), range->cleanable_ratio()};
+      }
+    }
+  }
+  bool cleaned = false;
+  if (best) {
+    auto r = CleanLocked(id, best->dir, best->tp, best->log, /*force=*/false);
+    if (!r.ok()) {
+      uncleanable_.insert(PartitionDirName(best->tp));
+      Info(fmt::format("Cleaner {}: Unexpected exception thrown when cleaning log {}. Marking "
+                       "its partition ({}) as uncleanable: {}",
+                       id, best->log->dir(), PartitionDirName(best->tp), r.status().ToString()));
+    } else {
+      cleaned = *r;
+    }
+  }
+  // Then retention for the compacted logs (11.9).
+  for (Log* log : AllLogs()) {
+    if (!log->config().cleanup_compact) continue;
+    (void)log->DeleteOldSegments();
+  }
+  return cleaned;
+}
+
+Result<int> LogManager::CleanNow(const std::string& topic, int32_t partition) {
+  MutexLock l(&mu_);
+  auto it = topics_.find(topic);
+  if (it == topics_.end()) {
+    return Status::NotFound(fmt::format("Topic '{}' does not exist.", topic));
+  }
+  int cleaned = 0;
+  for (int32_t p = 0; p < it->second.partitions; ++p) {
+    if (partition >= 0 && p != partition) continue;
+    LogDirectory* d = DirFor({topic, p});
+    if (d == nullptr) continue;
+    Log* log = d->FindLog({topic, p});
+    if (!log->config().cleanup_compact) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: cleanup.policy is {}: only compacted topics are cleaned", PartitionDirName({topic, p}),
+          log->config().cleanup_delete ? "delete" : "none"));
+    }
+    SEGLOG_ASSIGN_OR_RETURN(const bool done, CleanLocked(0, d, {topic, p}, log, /*force=*/true));
+    cleaned += done ? 1 : 0;
+  }
+  return cleaned;
+}
+
 Status LogManager::RunTask(const std::string& name) {
+  if (name == "cleaner") return RunCleanerRound(0).status();
   if (name == "retention") return CleanupLogs();
   if (name == "flush") return FlushDirtyLogs();
   if (name == "checkpoint") {
@@ -335,7 +446,7 @@ Status LogManager::RunTask(const std::string& name) {
     return DeleteLogs(true);
   }
   return Status::InvalidArgument(fmt::format(
-      "unknown task '{}': expected retention, flush, checkpoint or delete-files", name));
+      "unknown task '{}': expected retention, flush, checkpoint, delete-files or cleaner", name));
 }
 
 Status LogManager::Shutdown() {

@@ -26,11 +26,13 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "base/mutex.h"
+#include "cleaner/cleaner.h"
 #include "base/scheduler.h"
 #include "manager/log_directory.h"
 #include "manager/server_config.h"
@@ -88,13 +90,25 @@ class LogManager {
   // Schedules Kafka's periodic tasks (see above).
   void StartTasks();
   // Runs one task now: "retention", "flush", "checkpoint" (both checkpoints), "delete-files"
-  // (removes .deleted files and -delete directories whose deletion is pending, at once).
+  // (removes .deleted files and -delete directories whose deletion is pending, at once),
+  // "cleaner" (one round of cleaner 0).
   Status RunTask(const std::string& name);
   Status CleanupLogs() EXCLUDES(mu_);
   Status FlushDirtyLogs() EXCLUDES(mu_);
   Status CheckpointRecoveryPoints() EXCLUDES(mu_);
   Status CheckpointLogStartOffsets() EXCLUDES(mu_);
   Status DeleteLogs(bool now) EXCLUDES(mu_);
+
+  // The log cleaner (kafka-format.md 11): one round of cleaner thread `id` - the filthiest
+  // compacted log whose cleanable ratio passes min.cleanable.dirty.ratio (or that is overdue by
+  // max.compaction.lag.ms) is cleaned and its cleaner-offset-checkpoint entry moved to the end
+  // of the round; then retention for the compacted logs (start offset only for compact,
+  // time and size too for compact,delete). A log whose cleaning fails is marked uncleanable,
+  // with the reason logged. Returns whether a log was cleaned.
+  Result<bool> RunCleanerRound(int id) EXCLUDES(mu_);
+  // Cleans the given partitions now (all of the topic's with -1) if they have anything to
+  // clean, whatever their dirty ratio (`seglog clean`). Returns how many were cleaned.
+  Result<int> CleanNow(const std::string& topic, int32_t partition) EXCLUDES(mu_);
 
   // Stops the tasks and closes every directory cleanly.
   Status Shutdown() EXCLUDES(mu_);
@@ -124,8 +138,15 @@ class LogManager {
   };
   std::vector<PendingDelete> pending_deletes_ GUARDED_BY(mu_);
   bool shut_down_ GUARDED_BY(mu_) = false;
-  // Whether a log cleaner handles the compacted logs' retention (the cleaner is issue 6).
-  const bool cleaner_running_ = false;
+  // Whether log cleaner threads run (StartTasks with log.cleaner.enable): then they, not the
+  // retention task, handle the compacted logs' retention, as in Kafka.
+  bool cleaner_running_ GUARDED_BY(mu_) = false;
+  Result<bool> CleanLocked(int id, LogDirectory* dir, const TopicPartition& tp, Log* log,
+                           bool force) REQUIRES(mu_);
+  SkimpyOffsetMap* MapFor(int id) REQUIRES(mu_);
+  void ScheduleCleaner(int id, int64_t delay_ms);
+  std::map<int, std::unique_ptr<SkimpyOffsetMap>> cleaner_maps_ GUARDED_BY(mu_);
+  std::set<std::string> uncleanable_ GUARDED_BY(mu_);  // partition dir names
 };
 
 }  // namespace seglog

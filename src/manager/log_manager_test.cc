@@ -3,8 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 
+#include "io/atomic_file.h"
 #include "io/file.h"
 #include "io/file_names.h"
 #include "log/test_support.h"
@@ -185,6 +187,56 @@ TEST_F(LogManagerTest, ShutdownIsCleanAndTheNextOpenRecoversNothing) {
   auto bad = LogManager::Open(*mixed, &s);
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), HasSubstr("different clusters"));
+}
+
+std::vector<uint8_t> KeyedBatch(const std::vector<std::pair<std::string, const char*>>& records,
+                                int64_t ts) {
+  RecordBatchBuilder b{BatchOptions{}};
+  for (const auto& [k, v] : records) {
+    NullableBytes value;
+    if (v != nullptr) value = Bytes(reinterpret_cast<const uint8_t*>(v), std::strlen(v));
+    EXPECT_TRUE(b.Append(ts, Bytes(reinterpret_cast<const uint8_t*>(k.data()), k.size()), value).ok());
+  }
+  return *b.Build();
+}
+
+// seed 000 Example 3 through the manager's cleaner thread: after the roll and a round the
+// checkpoint holds "cmp 0 10".
+TEST_F(LogManagerTest, CleanerThreadCompactsAndCheckpointsExampleThree) {
+  auto m = Open({{"log.cleaner.backoff.ms", "1000"}, {"log.initial.task.delay.ms", "0"},
+                 {"log.dirs", a_.path()}, {"log.cleaner.dedupe.buffer.size", "1048576"}});
+  ASSERT_TRUE(m->CreateTopic("cmp", 1, {{"cleanup.policy", "compact"}, {"segment.ms", "5000"},
+                                        {"min.cleanable.dirty.ratio", "0.01"}})
+                  .ok());
+  Log* log = *m->GetLog({"cmp", 0});
+  ASSERT_TRUE(log->AppendAsLeader(KeyedBatch({{"user1", "a1"}, {"user2", "b1"}, {"user3", "c1"},
+                                              {"user1", "a2"}, {"user2", "b2"}, {"user3", "c2"},
+                                              {"user1", "a3"}, {"user2", "b3"}, {"user3", "c3"},
+                                              {"user2", nullptr}},
+                                             scheduler_->NowMs()))
+                  .ok());
+  m->StartTasks();
+  scheduler_->Advance(1000);  // nothing closed yet: the cleaner rests
+  EXPECT_FALSE(FileExists(a_.path() + "/cleaner-offset-checkpoint"));
+  scheduler_->Advance(5000);
+  ASSERT_TRUE(log->AppendAsLeader(KeyedBatch({{"user4", "d1"}}, scheduler_->NowMs())).ok());
+  ASSERT_EQ(log->segment_base_offsets(), (std::vector<int64_t>{0, 10}));
+  scheduler_->Advance(1000);
+  auto text = ReadFileToString(a_.path() + "/cleaner-offset-checkpoint");
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(*text, "0\n1\ncmp 0 10\n");
+  bool began = false;
+  for (const std::string& l : lines_) began |= l == "Cleaner 0: Beginning cleaning of log cmp-0";
+  EXPECT_TRUE(began);
+  std::vector<int64_t> offsets;
+  ASSERT_TRUE(testing::ForEachBatch(log, [&](const RecordBatchView& v, Bytes) {
+                RecordIterator it(v);
+                while (it.Next()) offsets.push_back(it.record().offset);
+              }).ok());
+  EXPECT_EQ(offsets, (std::vector<int64_t>{6, 8, 9, 10}));
+  // The deleted partition's checkpoint entry goes with it.
+  ASSERT_TRUE(m->DeleteTopic("cmp").ok());
+  EXPECT_EQ(*ReadFileToString(a_.path() + "/cleaner-offset-checkpoint"), "0\n0\n");
 }
 
 }  // namespace

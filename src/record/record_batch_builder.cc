@@ -165,7 +165,8 @@ Result<std::vector<uint8_t>> RecordBatchBuilder::Build() const {
   h[bl::kMagicOffset] = static_cast<uint8_t>(kMagicV2);
   StoreBE16(h + bl::kAttributesOffset, static_cast<uint16_t>(attributes));
   StoreBE32(h + bl::kLastOffsetDeltaOffset,
-            static_cast<uint32_t>(last_offset_ - options_.base_offset));
+            static_cast<uint32_t>(options_.last_offset_delta.value_or(
+                static_cast<int32_t>(last_offset_ - options_.base_offset))));
   StoreBE64(h + bl::kBaseTimestampOffset, static_cast<uint64_t>(first_timestamp_));
   StoreBE64(h + bl::kMaxTimestampOffset, static_cast<uint64_t>(max_timestamp));
   StoreBE64(h + bl::kProducerIdOffset, static_cast<uint64_t>(options_.producer_id));
