@@ -1,5 +1,6 @@
 #include "cleaner/skimpy_offset_map.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -36,8 +37,8 @@ TEST(OffsetMapTest, KeepsTheLastOffsetOfEachKey) {
 // more is refused rather than overwriting another key.
 TEST(OffsetMapTest, FullMapFindsEveryKeyAndRefusesMore) {
   SkimpyOffsetMap m(24 * 257, 1.0);
-  for (int i = 0; i < 257; ++i) ASSERT_TRUE(m.Put(B("k" + std::to_string(i)), i).ok()) << i;
-  for (int i = 0; i < 257; ++i) EXPECT_EQ(m.Get(B("k" + std::to_string(i))), i) << i;
+  for (int i = 0; i < 257; ++i) ASSERT_TRUE(m.Put(B(fmt::format("k{}", i)), i).ok()) << i;
+  for (int i = 0; i < 257; ++i) EXPECT_EQ(m.Get(B(fmt::format("k{}", i))), i) << i;
   EXPECT_EQ(m.Get(B("absent")), -1);
   EXPECT_FALSE(m.Put(B("one more"), 1).ok());
   EXPECT_GT(m.extra_probes(), 0);
