@@ -37,6 +37,9 @@ struct PartitionResult {
   int64_t batches = 0;
   int64_t first_offset = -1;
   int64_t next_offset = 0;
+  // Files of a deletion waiting for file.delete.delay.ms (*.deleted) or of an interrupted
+  // clean (*.cleaned, *.swap): normal states that the next writable open finishes.
+  int transient_files = 0;
 };
 
 class PartitionChecker {
@@ -49,6 +52,11 @@ class PartitionChecker {
     std::vector<int64_t> bases;
     for (const std::string& name : names) {
       if (name == "leader-epoch-checkpoint" || name == "partition.metadata") continue;
+      if ((EndsWith(name, ".deleted") || EndsWith(name, ".cleaned") || EndsWith(name, ".swap")) &&
+          OffsetFromFileName(name).ok() && name.find('.') == 20) {
+        ++r_->transient_files;
+        continue;
+      }
       const bool segment_file = EndsWith(name, ".log") || EndsWith(name, ".index") ||
                                 EndsWith(name, ".timeindex") || EndsWith(name, ".txnindex") ||
                                 EndsWith(name, ".snapshot");
@@ -278,9 +286,13 @@ Result<int64_t> CheckLogDir(const CheckOptions& o, std::ostream& out) {
   }
   for (const auto& [name, r] : results) {
     if (r.problems.empty()) {
-      out << fmt::format("{}: OK ({} segment(s), {} batch(es), offsets {} to {})\n", name,
+      out << fmt::format("{}: OK ({} segment(s), {} batch(es), offsets {} to {}{})\n", name,
                          r.segments, r.batches, std::max<int64_t>(r.first_offset, 0),
-                         r.next_offset - 1);
+                         r.next_offset - 1,
+                         r.transient_files == 0
+                             ? ""
+                             : fmt::format("; {} file(s) awaiting deletion or swap",
+                                           r.transient_files));
     } else {
       out << fmt::format("{}: {} problem(s)\n", name, r.problems.size());
       for (const std::string& p : r.problems) out << "  " << p << "\n";

@@ -42,14 +42,19 @@ std::string FormatDate(int64_t ms) {
   return buf;
 }
 
-// The last data batch (and epoch) of each producer in the whole log: the batch holding a
-// producer's last sequence is kept even when every record in it is cleaned away (11.7).
+// The last data batch (and epoch) of each active producer in the whole log: the batch holding
+// a producer's last sequence is kept even when every record in it is cleaned away (11.7).
+// Kafka's ProducerStateManager forgets a producer (without an open transaction) whose last
+// batch's max timestamp is producer.id.expiration.ms old, and its batches are then cleaned
+// like any other.
 struct ProducerLast {
   int64_t last_data_offset = -1;
   int16_t epoch = -1;
+  int64_t last_timestamp = -1;
 };
 
-Result<std::map<int64_t, ProducerLast>> LastBatchOfProducers(const std::vector<SegmentPtr>& all) {
+Result<std::map<int64_t, ProducerLast>> ActiveProducers(const std::vector<SegmentPtr>& all,
+                                                        int64_t now, int64_t expiration_ms) {
   std::map<int64_t, ProducerLast> out;
   std::vector<uint8_t> header;
   for (const SegmentPtr& seg : all) {
@@ -66,8 +71,12 @@ Result<std::map<int64_t, ProducerLast>> LastBatchOfProducers(const std::vector<S
       p.epoch = LoadBEInt16(header.data() + bl::kProducerEpochOffset);
       const int16_t attributes = LoadBEInt16(header.data() + bl::kAttributesOffset);
       if ((attributes & bl::kControlFlagMask) == 0) p.last_data_offset = w.last_offset();
+      p.last_timestamp = w.max_timestamp();
     }
     SEGLOG_RETURN_IF_ERROR(w.status());
+  }
+  for (auto it = out.begin(); it != out.end();) {
+    it = now - it->second.last_timestamp >= expiration_ms ? out.erase(it) : std::next(it);
   }
   return out;
 }
@@ -88,7 +97,7 @@ std::vector<uint8_t> EmptyBatchLike(const RecordBatchView& v) {
   if (v.is_control()) attributes |= bl::kControlFlagMask;
   StoreBE16(h + bl::kAttributesOffset, static_cast<uint16_t>(attributes));
   StoreBE32(h + bl::kLastOffsetDeltaOffset, static_cast<uint32_t>(v.last_offset_delta()));
-  StoreBE64(h + bl::kBaseTimestampOffset, static_cast<uint64_t>(v.max_timestamp()));
+  StoreBE64(h + bl::kBaseTimestampOffset, static_cast<uint64_t>(kNoTimestamp));
   StoreBE64(h + bl::kMaxTimestampOffset, static_cast<uint64_t>(v.max_timestamp()));
   StoreBE64(h + bl::kProducerIdOffset, static_cast<uint64_t>(v.producer_id()));
   StoreBE16(h + bl::kProducerEpochOffset, static_cast<uint16_t>(v.producer_epoch()));
@@ -274,7 +283,8 @@ Result<Cleaner::Result_> Cleaner::Clean(Log& log, const std::string& name, const
   for (const SegmentPtr& seg : all) {
     if (seg->base_offset() < out.end_offset && seg != all.back()) to_clean.push_back(seg);
   }
-  SEGLOG_ASSIGN_OR_RETURN(const auto producers, LastBatchOfProducers(all));
+  SEGLOG_ASSIGN_OR_RETURN(const auto producers,
+                          ActiveProducers(all, now, producer_id_expiration_ms_));
   Info(fmt::format("Cleaning log {} (cleaning prior to {}, discarding tombstones prior to upper "
                    "bound deletion horizon {})...",
                    name, FormatDate(to_clean.empty() ? 0 : *to_clean.back()->LastModified()),

@@ -62,8 +62,14 @@ struct CleanerStats {
 class Cleaner {
  public:
   // `map` is this cleaner's offset map (log.cleaner.dedupe.buffer.size / threads).
-  Cleaner(int id, SkimpyOffsetMap* map, std::function<void(const std::string&)> logger = {})
-      : id_(id), map_(map), logger_(std::move(logger)) {}
+  // `producer_id_expiration_ms`: producer.id.expiration.ms - the last batch of a producer
+  // active more recently than that is kept even when emptied.
+  Cleaner(int id, SkimpyOffsetMap* map, std::function<void(const std::string&)> logger = {},
+          int64_t producer_id_expiration_ms = 86400000)
+      : id_(id),
+        map_(map),
+        logger_(std::move(logger)),
+        producer_id_expiration_ms_(producer_id_expiration_ms) {}
 
   struct Result_ {
     int64_t end_offset = 0;  // the new first dirty offset (cleaner-offset-checkpoint)
@@ -80,6 +86,7 @@ class Cleaner {
   const int id_;
   SkimpyOffsetMap* const map_;
   const std::function<void(const std::string&)> logger_;
+  const int64_t producer_id_expiration_ms_;
 };
 
 }  // namespace seglog

@@ -219,5 +219,51 @@ TEST_F(CleanerTest, KeylessRecordsAreDroppedAndCounted) {
   EXPECT_EQ(Records(log.get()), (std::vector<std::string>{"1 k v"}));
 }
 
+// An idempotent producer's last batch keeps its place (an empty 61-byte batch) even when
+// cleaning empties it, so the producer's sequence survives - unless the producer expired
+// (producer.id.expiration.ms after its last batch), as Kafka's active-producer rule.
+TEST_F(CleanerTest, LastBatchOfAnActiveProducerStaysAsAnEmptyBatch) {
+  auto log = Open({});
+  auto producer_batch = [&](int64_t pid, int64_t ts, const std::vector<Kv>& records) {
+    BatchOptions o;
+    o.producer_id = pid;
+    o.producer_epoch = 0;
+    o.base_sequence = 0;
+    RecordBatchBuilder b(o);
+    for (const Kv& r : records) {
+      EXPECT_TRUE(b.Append(ts, Bytes(reinterpret_cast<const uint8_t*>(r.key.data()), r.key.size()),
+                           Bytes(reinterpret_cast<const uint8_t*>(r.value->data()), r.value->size()))
+                      .ok());
+    }
+    return *b.Build();
+  };
+  const int64_t old = now_ - 2 * 86400000;
+  // Producer 7 (expired: its last batch is two days old) and producer 8 (active) each write
+  // k once; a later write of k by a plain client makes both records obsolete.
+  ASSERT_TRUE(log->AppendWithAssignedOffsets(producer_batch(7, old, {{"k", "a"}})).ok());
+  auto b8 = producer_batch(8, now_, {{"k", "b"}});
+  StoreBE64(b8.data(), 1);
+  ASSERT_TRUE(log->AppendWithAssignedOffsets(b8).ok());
+  auto plain = Batch({{"k", "c"}}, now_);
+  StoreBE64(plain.data(), 2);
+  ASSERT_TRUE(log->AppendWithAssignedOffsets(plain).ok());
+  ASSERT_TRUE(log->Roll().ok());
+  ASSERT_TRUE(log->AppendAsLeader(Batch({{"z", "tail"}}, now_)).ok());
+  ASSERT_TRUE(log->Roll().ok());
+  ASSERT_TRUE(CleanOnce(log.get()).ok());
+  std::vector<std::string> batches;
+  ASSERT_TRUE(testing::ForEachBatch(log.get(), [&](const RecordBatchView& v, Bytes b) {
+                batches.push_back(fmt::format("{}..{} pid {} records {} size {} base ts {}",
+                                              v.base_offset(), v.last_offset(), v.producer_id(),
+                                              v.records_count(), b.size(), v.base_timestamp()));
+              }).ok());
+  EXPECT_EQ(batches, (std::vector<std::string>{
+                         "1..1 pid 8 records 0 size 61 base ts -1",  // as writeEmptyHeader
+                         "2..2 pid -1 records 1 size " + std::to_string(plain.size()) +
+                             " base ts " + std::to_string(now_),
+                         fmt::format("3..3 pid -1 records 1 size {} base ts {}",
+                                     Batch({{"z", "tail"}}, now_).size(), now_)}));
+}
+
 }  // namespace
 }  // namespace seglog
