@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <thread>
 #include <map>
 #include <vector>
 
@@ -217,6 +218,13 @@ Result<LogToClean> CleanableRange(Log& log, std::optional<int64_t> checkpointed_
   return r;
 }
 
+void Cleaner::SetIoLimit(double bytes_per_second, std::function<void(int64_t)> sleep_ms) {
+  io_limit_ = bytes_per_second > 0 && bytes_per_second < 1e300 ? bytes_per_second : 0;
+  sleep_ms_ = sleep_ms ? std::move(sleep_ms) : [](int64_t ms) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  };
+}
+
 void Cleaner::Info(const std::string& line) const {
   if (logger_) logger_(fmt::format("Cleaner {}: {}", id_, line));
 }
@@ -226,6 +234,18 @@ Result<Cleaner::Result_> Cleaner::Clean(Log& log, const std::string& name, const
   const int64_t t0 = MonotonicMs();
   Result_ out;
   CleanerStats& stats = out.stats;
+  // Kafka's Throttler: after each chunk, sleep until the bytes so far fit the rate.
+  int64_t throttled_ms = 0;
+  auto throttle = [&] {
+    if (io_limit_ <= 0) return;
+    const int64_t io = stats.map_bytes_read + stats.bytes_read + stats.bytes_written;
+    const int64_t due_ms = static_cast<int64_t>(static_cast<double>(io) * 1000.0 / io_limit_);
+    const int64_t elapsed = MonotonicMs() - t0 + throttled_ms;
+    if (due_ms > elapsed) {
+      sleep_ms_(due_ms - elapsed);
+      throttled_ms += due_ms - elapsed;
+    }
+  };
   const LogConfig config = log.config();
   const std::vector<SegmentPtr> all = log.segments();
   Info(fmt::format("Beginning cleaning of log {}", name));
@@ -247,6 +267,7 @@ Result<Cleaner::Result_> Cleaner::Clean(Log& log, const std::string& name, const
     while (!full && w.Next()) {
       SEGLOG_RETURN_IF_ERROR(w.ReadCurrent(&bytes));
       stats.map_bytes_read += static_cast<int64_t>(bytes.size());
+      throttle();
       if (w.current().magic < kMagicV2) continue;
       SEGLOG_ASSIGN_OR_RETURN(RecordBatchView v, RecordBatchView::Parse(bytes, w.current().position));
       if (!v.is_control()) {
@@ -304,6 +325,7 @@ Result<Cleaner::Result_> Cleaner::Clean(Log& log, const std::string& name, const
       SEGLOG_RETURN_IF_ERROR(cleaned->Append(chunk_last_offset, chunk));
       stats.bytes_written += static_cast<int64_t>(chunk.size());
       chunk.clear();
+      throttle();
       return Status::OK();
     };
     // COMMIT markers may go once no data of their transaction is left in this pass.
@@ -314,6 +336,7 @@ Result<Cleaner::Result_> Cleaner::Clean(Log& log, const std::string& name, const
       while (w.Next()) {
         SEGLOG_RETURN_IF_ERROR(w.ReadCurrent(&bytes));
         stats.bytes_read += static_cast<int64_t>(bytes.size());
+        throttle();
         if (w.current().magic < kMagicV2) {  // legacy: copied as it is
           chunk.insert(chunk.end(), bytes.begin(), bytes.end());
           chunk_last_offset = w.last_offset();

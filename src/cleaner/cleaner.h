@@ -71,6 +71,10 @@ class Cleaner {
         logger_(std::move(logger)),
         producer_id_expiration_ms_(producer_id_expiration_ms) {}
 
+  // log.cleaner.io.max.bytes.per.second: reads and writes of a round are paced to this rate by
+  // sleeping (`sleep_ms` is injectable for tests). Default: unlimited.
+  void SetIoLimit(double bytes_per_second, std::function<void(int64_t)> sleep_ms = {});
+
   struct Result_ {
     int64_t end_offset = 0;  // the new first dirty offset (cleaner-offset-checkpoint)
     CleanerStats stats;
@@ -87,6 +91,8 @@ class Cleaner {
   SkimpyOffsetMap* const map_;
   const std::function<void(const std::string&)> logger_;
   const int64_t producer_id_expiration_ms_;
+  double io_limit_ = 0;  // bytes per second; 0: none
+  std::function<void(int64_t)> sleep_ms_;
 };
 
 }  // namespace seglog

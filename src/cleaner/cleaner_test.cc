@@ -265,5 +265,93 @@ TEST_F(CleanerTest, LastBatchOfAnActiveProducerStaysAsAnEmptyBatch) {
                                      Batch({{"z", "tail"}}, now_).size(), now_)}));
 }
 
+// log.cleaner.io.max.bytes.per.second paces a round: the sleeps add up to the bytes moved
+// over the rate.
+TEST_F(CleanerTest, IoLimitSleepsToTheRate) {
+  auto log = Open({});
+  for (int i = 0; i < 50; ++i) {
+    ASSERT_TRUE(log->AppendAsLeader(Batch({{fmt::format("k{}", i % 5), std::string(1000, 'v')}}, now_)).ok());
+  }
+  ASSERT_TRUE(log->Roll().ok());
+  auto range = CleanableRange(*log, std::nullopt, now_);
+  ASSERT_TRUE(range.ok());
+  Cleaner cleaner(0, &map_);
+  int64_t slept = 0;
+  cleaner.SetIoLimit(100000, [&](int64_t ms) { slept += ms; });  // 100 kB/s
+  auto r = cleaner.Clean(*log, "cmp-0", *range, now_);
+  ASSERT_TRUE(r.ok());
+  const int64_t io = r->stats.map_bytes_read + r->stats.bytes_read + r->stats.bytes_written;
+  EXPECT_GT(io, 100000);
+  // Sleeps make up the time the bytes are due at 100 kB/s (less what the work itself took).
+  EXPECT_LE(slept, io * 1000 / 100000);
+  EXPECT_GE(slept, io * 1000 / 100000 - static_cast<int64_t>(r->stats.total_seconds * 1000) - 1);
+}
+
+// Every crash point of the swap protocol (kafka-format.md 11.11) reopens to the records before
+// the cleaning or those after it - never a mix, never a loss.
+TEST_F(CleanerTest, EveryCrashPointOfTheSwapRecovers) {
+  namespace fs = std::filesystem;
+  auto log = Open({});
+  for (int i = 0; i < 30; ++i) {
+    ASSERT_TRUE(log->AppendAsLeader(Batch({{fmt::format("k{}", i % 7), fmt::format("v{}", i)}}, now_)).ok());
+  }
+  ASSERT_TRUE(log->Roll().ok());
+  ASSERT_TRUE(log->AppendAsLeader(Batch({{"tail", "t"}}, now_)).ok());
+  const auto before = Records(log.get());
+  const std::string dir = log->dir();
+  ASSERT_TRUE(log->Close().ok());
+  log.reset();
+  const std::string pre = tmp_.path() + "/pre";
+  fs::copy(dir, pre, fs::copy_options::recursive);
+  log = Open({});
+  ASSERT_TRUE(CleanOnce(log.get()).ok());
+  const auto after = Records(log.get());
+  ASSERT_LT(after.size(), before.size());
+  ASSERT_TRUE(log->Close().ok());
+  log.reset();
+  const std::string post = tmp_.path() + "/post";
+  fs::copy(dir, post, fs::copy_options::recursive);
+  const std::vector<std::string> seg0 = {"00000000000000000000.log", "00000000000000000000.index",
+                                         "00000000000000000000.timeindex"};
+  auto with_suffix = [&](const std::string& d, const std::string& from_dir, const char* suffix) {
+    for (const std::string& f : seg0) {
+      if (fs::exists(from_dir + "/" + f)) fs::copy_file(from_dir + "/" + f, d + "/" + f + suffix);
+    }
+  };
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"crash while writing .cleaned: deleted, the originals stand", before},
+      {"renamed .cleaned -> .swap, originals live: the swap is completed", after},
+      {"originals renamed .deleted, .swap not yet renamed: completed", after},
+      {"done, .deleted files not yet removed: removed", after},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    // The files as the crash left them.
+    fs::remove_all(dir);
+    fs::copy(pre, dir, fs::copy_options::recursive);
+    if (i == 0) with_suffix(dir, post, ".cleaned");
+    if (i == 1 || i == 2) with_suffix(dir, post, ".swap");
+    if (i == 2 || i == 3) {
+      for (const std::string& f : seg0) fs::rename(dir + "/" + f, dir + "/" + f + ".deleted");
+    }
+    if (i == 3) {
+      for (const std::string& f : seg0) {
+        if (fs::exists(post + "/" + f)) fs::copy_file(post + "/" + f, dir + "/" + f);
+      }
+    }
+    LogOptions o;
+    o.had_clean_shutdown = false;
+    auto c = LogConfig::FromProperties({{"cleanup.policy", "compact"}});
+    auto reopened = Log::Open(dir, *c, o);
+    ASSERT_TRUE(reopened.ok()) << cases[i].first << ": " << reopened.status().ToString();
+    EXPECT_EQ(Records(reopened->get()), cases[i].second) << cases[i].first;
+    for (const auto& e : fs::directory_iterator(dir)) {
+      const std::string n = e.path().filename().string();
+      EXPECT_TRUE(n.find(".cleaned") == std::string::npos && n.find(".swap") == std::string::npos &&
+                  n.find(".deleted") == std::string::npos)
+          << cases[i].first << ": " << n;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace seglog

@@ -360,6 +360,7 @@ Result<bool> LogManager::CleanLocked(int id, LogDirectory* dir, const TopicParti
                               : range->Eligible(log->config().min_cleanable_dirty_ratio);
   if (!eligible) return false;
   Cleaner cleaner(id, MapFor(id), logger_);
+  cleaner.SetIoLimit(config_.log_cleaner_io_max_bytes_per_second);
   auto cleaned = cleaner.Clean(*log, name, *range, now);
   if (!cleaned.ok()) return cleaned.status();
   SEGLOG_RETURN_IF_ERROR(dir->SetCleanerCheckpoint(tp, cleaned->end_offset));

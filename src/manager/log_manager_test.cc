@@ -239,5 +239,30 @@ TEST_F(LogManagerTest, CleanerThreadCompactsAndCheckpointsExampleThree) {
   EXPECT_EQ(*ReadFileToString(a_.path() + "/cleaner-offset-checkpoint"), "0\n0\n");
 }
 
+// compact,delete: once cleaner threads run, they - not the retention task - apply time and
+// size retention to compacted logs (kafka-format.md 11.9).
+TEST_F(LogManagerTest, CleanerAppliesRetentionToCompactDeleteTopics) {
+  auto m = Open({{"log.cleaner.backoff.ms", "1000"}, {"log.initial.task.delay.ms", "0"},
+                 {"log.retention.check.interval.ms", "1000"}, {"log.dirs", a_.path()},
+                 {"log.cleaner.dedupe.buffer.size", "1048576"}});
+  ASSERT_TRUE(m->CreateTopic("cd", 1, {{"cleanup.policy", "compact,delete"},
+                                       {"retention.ms", "60000"},
+                                       {"internal.segment.bytes", "300"}})
+                  .ok());
+  Log* log = *m->GetLog({"cd", 0});
+  const int64_t t = scheduler_->NowMs();
+  for (int i = 0; i < 12; ++i) {
+    ASSERT_TRUE(log->AppendAsLeader(KeyedBatch({{fmt::format("k{}", i), "v"}}, t)).ok());
+  }
+  const int segments = log->num_segments();
+  ASSERT_GT(segments, 2);
+  m->StartTasks();
+  scheduler_->Advance(30000);
+  EXPECT_EQ(log->num_segments(), segments);  // within retention.ms: the cleaner keeps all keys
+  scheduler_->Advance(40000);                // 70 s: every segment expired
+  EXPECT_EQ(log->log_start_offset(), 12);
+  EXPECT_EQ(log->num_segments(), 1);
+}
+
 }  // namespace
 }  // namespace seglog
