@@ -1,10 +1,12 @@
-// Crash harness (issue 4): a child process appends to three partitions of one log directory -
+// Crash harness (issues 4-6): a child process appends to three partitions of one log directory -
 // rolling often, with small indexes, and checkpointing recovery points every few appends - and
 // is killed with SIGKILL at a random moment (mid-append, during a roll, while it writes index
 // entries or a checkpoint). The parent then reopens the directory as after an unclean shutdown
 // and checks that it opens; every batch is valid and exactly the batch the child wrote at that
 // offset; offsets are contiguous from the log start; everything below the checkpointed recovery
-// point is still there; and a second unclean reopen changes nothing.
+// point is still there; and a second unclean reopen changes nothing. The child also runs
+// retention on them, and writes to a compacted partition that it cleans as it goes (the
+// table's records must be exactly those written, with every key's latest one present).
 //
 // A SIGKILL loses no page-cache data, so this proves the software side (ordering of writes,
 // indexes, checkpoints, markers); torn writes from power loss are covered by the loader tests
@@ -20,6 +22,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <random>
 #include <thread>
 
@@ -27,6 +30,7 @@
 #include "log/checkpoint_file.h"
 #include "log/test_support.h"
 #include "base/scheduler.h"
+#include "cleaner/cleaner.h"
 #include "manager/log_directory.h"
 #include "record/batch_walker.h"
 #include "seglog/log.h"
@@ -49,8 +53,34 @@ LogConfig Config() {
   return c;
 }
 
-// The batch a partition gets at `base`: its record count and bytes depend only on (p, base).
 int Count(int64_t base) { return 1 + static_cast<int>(base % 5); }
+
+// A compacted partition ("table-0") gets keys that repeat, and the child cleans it as it goes:
+// kills also land in the middle of a cleaning round and its swap.
+constexpr int kTableKeys = 37;
+LogConfig TableConfig() {
+  LogConfig c;
+  (void)c.Set("cleanup.policy", "compact");
+  (void)c.Set("internal.segment.bytes", "16384");
+  (void)c.Set("file.delete.delay.ms", "3");
+  return c;
+}
+std::string TableKey(int64_t o) { return fmt::format("k{}", o % kTableKeys); }
+std::string TableValue(int64_t o) {
+  return std::string(static_cast<size_t>(20 + (o * 13) % 300), static_cast<char>('a' + o % 26));
+}
+std::vector<uint8_t> TableBatchAt(int64_t base) {
+  RecordBatchBuilder b{BatchOptions{}};
+  for (int i = 0; i < Count(base); ++i) {
+    const int64_t o = base + i;
+    const std::string key = TableKey(o), value = TableValue(o);
+    (void)b.Append(kT0 + o, Bytes(reinterpret_cast<const uint8_t*>(key.data()), key.size()),
+                   Bytes(reinterpret_cast<const uint8_t*>(value.data()), value.size()));
+  }
+  return *b.Build();
+}
+
+// The batch a partition gets at `base`: its record count and bytes depend only on (p, base).
 std::vector<uint8_t> BatchAt(int p, int64_t base) {
   RecordBatchBuilder b{BatchOptions{}};
   for (int i = 0; i < Count(base); ++i) {
@@ -87,7 +117,24 @@ LogDirectoryOptions Options() {
     if (!log.ok()) ::_exit(4);
     logs.push_back(*log);
   }
+  auto table = (*d)->GetLog({"table", 0}, TableConfig());
+  if (!table.ok()) ::_exit(8);
+  SkimpyOffsetMap map(24 * 4096, 0.9);
   for (int64_t i = 0;; ++i) {
+    if (i % 4 == 3) {
+      auto batch = TableBatchAt((*table)->log_end_offset());
+      StoreBE64(batch.data(), 0);
+      if (!(*table)->AppendAsLeader(batch).ok()) ::_exit(9);
+    }
+    if (i % 23 == 22) {
+      auto range = CleanableRange(**table, (*d)->CleanerCheckpoint({"table", 0}), kT0 + 1000);
+      if (!range.ok()) ::_exit(10);
+      if (range->cleanable_bytes > 0) {
+        Cleaner cleaner(0, &map);
+        auto r = cleaner.Clean(**table, "table-0", *range, kT0 + 1000);
+        if (!r.ok() || !(*d)->SetCleanerCheckpoint({"table", 0}, r->end_offset).ok()) ::_exit(11);
+      }
+    }
     Log* log = logs[static_cast<size_t>(i % kPartitions)];
     auto batch = BatchAt(static_cast<int>(i % kPartitions), log->log_end_offset());
     StoreBE64(batch.data(), 0);  // a client sends base offset 0
@@ -117,6 +164,39 @@ int64_t Verify(Log* log, int p, int64_t must_reach) {
   return log->log_end_offset();
 }
 
+// The compacted partition: every record is the one written at its offset, offsets increase,
+// and each key's latest record up to the log end is there (cleaning never removes it).
+int64_t VerifyTable(Log* log, int64_t must_reach, int64_t* compacted_away) {
+  EXPECT_GE(log->log_end_offset(), must_reach) << "table lost checkpointed data";
+  std::map<std::string, int64_t> last;
+  int64_t prev = -1;
+  Status read = testing::ForEachBatch(log, [&](const RecordBatchView& view, Bytes) {
+    EXPECT_TRUE(view.ValidateCrc().ok()) << "table batch at " << view.base_offset();
+    RecordIterator it(view);
+    while (it.Next()) {
+      const Record& r = it.record();
+      EXPECT_GT(r.offset, prev) << "table offsets do not increase";
+      prev = r.offset;
+      const std::string key(reinterpret_cast<const char*>(r.key->data()), r.key->size());
+      const std::string value(reinterpret_cast<const char*>(r.value->data()), r.value->size());
+      EXPECT_EQ(key, TableKey(r.offset)) << "table record at " << r.offset;
+      EXPECT_EQ(value, TableValue(r.offset)) << "table record at " << r.offset;
+      last[key] = r.offset;
+    }
+  });
+  EXPECT_TRUE(read.ok()) << "table: " << read.ToString();
+  const int64_t end = log->log_end_offset();
+  int64_t records = 0;
+  (void)testing::ForEachBatch(log, [&](const RecordBatchView& view, Bytes) {
+    records += view.records_count();
+  });
+  *compacted_away += end - records;
+  for (int64_t o = end - 1; o >= std::max<int64_t>(0, end - kTableKeys); --o) {
+    EXPECT_EQ(last[TableKey(o)], o) << "table lost the latest record of " << TableKey(o);
+  }
+  return end;
+}
+
 TEST(CrashHarnessTest, SigkillAtRandomMomentsNeverLosesCheckpointedData) {
   const char* env = std::getenv("SEGLOG_CRASH_TRIALS");
   const int trials = env ? std::atoi(env) : 200;
@@ -124,7 +204,8 @@ TEST(CrashHarnessTest, SigkillAtRandomMomentsNeverLosesCheckpointedData) {
       (std::filesystem::temp_directory_path() / ("seglog_crash_" + std::to_string(::getpid())))
           .string();
   std::mt19937 rng(20261129);
-  int64_t appended = 0, recovered_segments = 0, quarantined = 0, retained_from = 0;
+  int64_t appended = 0, recovered_segments = 0, quarantined = 0, retained_from = 0,
+          compacted_away = 0;
   for (int trial = 0; trial < trials; ++trial) {
     const std::string dir = root + "/dir-" + std::to_string(trial / 25);  // fresh every 25 trials
     std::filesystem::create_directories(dir);
@@ -145,6 +226,7 @@ TEST(CrashHarnessTest, SigkillAtRandomMomentsNeverLosesCheckpointedData) {
       promised = *m;
     }
     std::vector<int64_t> ends;
+    int64_t table_end = 0;
     // Clean only if the child died before it removed the previous clean-shutdown marker, or
     // before it created any partition (nothing to recover).
     const bool expect_clean = std::filesystem::exists(dir + "/" + kCleanShutdownFile) ||
@@ -163,6 +245,11 @@ TEST(CrashHarnessTest, SigkillAtRandomMomentsNeverLosesCheckpointedData) {
         quarantined += (*log)->load_report().bytes_quarantined;
         appended += ends.back();
       }
+      auto table = (*d)->GetLog({"table", 0}, TableConfig());
+      ASSERT_TRUE(table.ok()) << "trial " << trial << ": " << table.status().ToString();
+      const int64_t must =
+          promised.count({"table", 0}) ? promised[{"table", 0}] : 0;
+      table_end = VerifyTable(*table, must, &compacted_away);
       // Dropped without Close: as if this process crashed too.
     }
     {
@@ -174,15 +261,20 @@ TEST(CrashHarnessTest, SigkillAtRandomMomentsNeverLosesCheckpointedData) {
         EXPECT_EQ((*log)->log_end_offset(), ends[static_cast<size_t>(p)]) << "second reopen moved";
         EXPECT_EQ((*log)->load_report().bytes_quarantined, 0) << "second reopen cut bytes";
       }
+      auto table = (*d)->GetLog({"table", 0}, TableConfig());
+      ASSERT_TRUE(table.ok());
+      EXPECT_EQ((*table)->log_end_offset(), table_end) << "second reopen moved the table";
       ASSERT_TRUE((*d)->Close().ok());  // clean: the next child starts from a clean shutdown
     }
     if (::testing::Test::HasFailure()) break;
   }
   std::printf(
       "crash harness: %d trials, %lld offsets verified, %lld segment recoveries, %lld "
-      "bytes quarantined, %lld partitions reopened after retention deleted segments\n",
+      "bytes quarantined, %lld partitions reopened after retention deleted segments, %lld "
+      "records found compacted away\n",
       trials, static_cast<long long>(appended), static_cast<long long>(recovered_segments),
-      static_cast<long long>(quarantined), static_cast<long long>(retained_from));
+      static_cast<long long>(quarantined), static_cast<long long>(retained_from),
+      static_cast<long long>(compacted_away));
   std::filesystem::remove_all(root);
 }
 
