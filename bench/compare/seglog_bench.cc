@@ -1,0 +1,290 @@
+// seglog's half of bench/compare (issue 7): the same workloads as
+// bench/compare/kafka/KafkaStorageBench.java on identical inputs, one JSON line per result:
+//   {"system":"seglog","workload":...,"metric":...,"higher_is_better":...,"runs":[...],
+//    "median":...,"params":{...}}
+// The driver (bench/compare/compare.sh) alternates these with Kafka's runs and takes ratios.
+//
+//   seglog_bench append --record-size N --batch-records K --total-bytes B --codec none|zstd
+//   seglog_bench append-sweep --total-bytes B
+//   seglog_bench lookup --log-bytes B          (offset-lookup and timestamp-lookup)
+//   seglog_bench read-all --log-bytes B
+//   seglog_bench limits --dir D --bytes B      (memcpy, CRC32C, disk write/fdatasync/read)
+// Common: --iterations N (default 5), --warmup N (default 2), --dir D (scratch, default /tmp).
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "base/coding.h"
+#include "base/crc32c.h"
+#include "seglog/log.h"
+#include "seglog/record_batch.h"
+
+namespace fs = std::filesystem;
+using namespace seglog;  // NOLINT: a benchmark program
+
+namespace {
+
+using Args = std::map<std::string, std::string>;
+
+int64_t Int(const Args& a, const std::string& k, int64_t def) {
+  auto it = a.find(k);
+  return it == a.end() ? def : std::stoll(it->second);
+}
+std::string Str(const Args& a, const std::string& k, const std::string& def) {
+  auto it = a.find(k);
+  return it == a.end() ? def : it->second;
+}
+
+double Seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n == 0 ? 0 : (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2);
+}
+
+void Emit(const std::string& workload, const std::string& metric, bool higher_is_better,
+          const std::vector<double>& runs, const std::string& params) {
+  std::string list;
+  for (double r : runs) list += fmt::format("{}{:.6g}", list.empty() ? "" : ",", r);
+  fmt::print(
+      "{{\"system\":\"seglog\",\"workload\":\"{}\",\"metric\":\"{}\",\"higher_is_better\":{},"
+      "\"runs\":[{}],\"median\":{:.6g},\"params\":{{{}}}}}\n",
+      workload, metric, higher_is_better ? "true" : "false", list, Median(runs), params);
+  std::fflush(stdout);
+}
+
+// Record i: key "key-%010d" (i % keys), value of `size` bytes of 'a' + i % 26, timestamp
+// 1700000000000 + i - the inputs the Kafka harness builds too.
+std::vector<std::vector<uint8_t>> Batches(int64_t record_size, int64_t batch_records,
+                                          int64_t total_bytes, CompressionType codec,
+                                          int64_t keys = 1000000) {
+  std::vector<std::vector<uint8_t>> out;
+  int64_t bytes = 0, i = 0;
+  while (bytes < total_bytes) {
+    BatchOptions o;
+    o.compression = codec;
+    RecordBatchBuilder b(o);
+    for (int64_t r = 0; r < batch_records; ++r, ++i) {
+      const std::string key = fmt::format("key-{:010d}", i % keys);
+      const std::string value(static_cast<size_t>(record_size), static_cast<char>('a' + i % 26));
+      (void)b.Append(1700000000000 + i, Bytes(reinterpret_cast<const uint8_t*>(key.data()), key.size()),
+                     Bytes(reinterpret_cast<const uint8_t*>(value.data()), value.size()));
+    }
+    out.push_back(*b.Build());
+    bytes += static_cast<int64_t>(out.back().size());
+  }
+  return out;
+}
+
+std::string FreshDir(const Args& a, const std::string& name) {
+  const std::string d = fmt::format("{}/seglog-compare-{}", Str(a, "--dir", "/tmp"), name);
+  fs::remove_all(d);
+  return d;
+}
+
+void Repeat(const Args& a, const std::function<void(std::vector<double>*)>& once,
+            std::vector<std::vector<double>>* results) {
+  const int64_t warmup = Int(a, "--warmup", 2), iterations = Int(a, "--iterations", 5);
+  for (int64_t i = 0; i < warmup + iterations; ++i) {
+    std::vector<double> r;
+    once(&r);
+    if (i < warmup) continue;
+    results->resize(r.size());
+    for (size_t k = 0; k < r.size(); ++k) (*results)[k].push_back(r[k]);
+  }
+}
+
+void Append(const Args& a, const std::string& workload, int64_t record_size,
+            int64_t batch_records, int64_t total, CompressionType codec) {
+  const auto batches = Batches(record_size, batch_records, total, codec);
+  int64_t bytes = 0;
+  for (const auto& b : batches) bytes += static_cast<int64_t>(b.size());
+  const int64_t records = static_cast<int64_t>(batches.size()) * batch_records;
+  std::vector<std::vector<double>> results;
+  Repeat(a, [&](std::vector<double>* r) {
+    const std::string dir = FreshDir(a, "append");
+    auto log = Log::Open(fmt::format("{}/bench-0", dir), {}, {});
+    const auto t0 = std::chrono::steady_clock::now();
+    for (const auto& b : batches) (void)(*log)->AppendAsLeader(b);
+    const double s = Seconds(t0);
+    (void)(*log)->Close();
+    log->reset();
+    fs::remove_all(dir);
+    r->push_back(static_cast<double>(bytes) / 1e6 / s);
+    r->push_back(static_cast<double>(records) / s);
+  }, &results);
+  const std::string params = fmt::format(
+      "\"record_size\":{},\"batch_records\":{},\"bytes\":{},\"codec\":\"{}\"", record_size,
+      batch_records, bytes, CompressionName(codec));
+  Emit(workload, "MB/s", true, results[0], params);
+  Emit(workload, "records/s", true, results[1], params);
+}
+
+std::unique_ptr<Log> BuildLog(const Args& a, int64_t log_bytes, int64_t* records) {
+  const std::string dir = FreshDir(a, "lookup");
+  auto log = Log::Open(fmt::format("{}/bench-0", dir), {}, {});
+  int64_t n = 0;
+  for (const auto& b : Batches(1024, 16, log_bytes, CompressionType::kNone)) {
+    (void)(*log)->AppendAsLeader(b);
+    n += 16;
+  }
+  *records = n;
+  return std::move(log).value();
+}
+
+void Lookup(const Args& a) {
+  int64_t records = 0;
+  auto log = BuildLog(a, Int(a, "--log-bytes", 1 << 30), &records);
+  std::vector<std::vector<double>> results;
+  Repeat(a, [&](std::vector<double>* r) {
+    std::mt19937_64 rng(42);
+    const int n = 1000000;
+    auto t0 = std::chrono::steady_clock::now();
+    int64_t sink = 0;
+    for (int i = 0; i < n; ++i) {
+      auto read = log->Read(static_cast<int64_t>(rng() % static_cast<uint64_t>(records)), 1);
+      sink += read.ok() ? read->slice.position : 0;
+    }
+    r->push_back(Seconds(t0) * 1e9 / n);
+    const int m = 100000;
+    t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < m; ++i) {
+      auto f = log->FetchOffsetByTimestamp(
+          1700000000000 + static_cast<int64_t>(rng() % static_cast<uint64_t>(records)));
+      sink += f.ok() && f->has_value() ? (*f)->offset : 0;
+    }
+    r->push_back(Seconds(t0) * 1e9 / m);
+    if (sink == 42) std::fprintf(stderr, " ");
+  }, &results);
+  const std::string params = fmt::format("\"log_records\":{}", records);
+  Emit("offset-lookup", "ns", false, results[0], params);
+  Emit("timestamp-lookup", "ns", false, results[1], params);
+  (void)log->Close();
+}
+
+void ReadAll(const Args& a) {
+  int64_t records = 0;
+  auto log = BuildLog(a, Int(a, "--log-bytes", 1 << 30), &records);
+  std::vector<std::vector<double>> results;
+  std::vector<uint8_t> buf(1 << 20);
+  Repeat(a, [&](std::vector<double>* r) {
+    int64_t next = 0, bytes = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    while (next < log->log_end_offset()) {
+      auto f = log->Read(next, 1 << 20);
+      if (!f.ok()) break;
+      auto chunk = f->slice.ReadAll();  // copies the bytes out, as a consumer's fetch would
+      if (!chunk.ok()) break;
+      buf.swap(*chunk);
+      const int64_t len = static_cast<int64_t>(buf.size());
+      bytes += len;
+      // The next batch after the last whole one in the chunk.
+      int64_t pos = 0, last = next;
+      while (pos + 61 <= len) {
+        const int64_t size = 12 + static_cast<int64_t>(LoadBEInt32(buf.data() + pos + 8));
+        if (pos + size > len) break;
+        last = static_cast<int64_t>(LoadBE64(buf.data() + pos)) +
+               static_cast<int64_t>(LoadBEInt32(buf.data() + pos + 23)) + 1;
+        pos += size;
+      }
+      if (last == next) break;
+      next = last;
+    }
+    r->push_back(static_cast<double>(bytes) / 1e6 / Seconds(t0));
+  }, &results);
+  Emit("read-all", "MB/s", true, results[0], fmt::format("\"log_records\":{}", records));
+  (void)log->Close();
+}
+
+void Limits(const Args& a) {
+  const int64_t bytes = Int(a, "--bytes", 1 << 30);
+  std::vector<uint8_t> src(64 << 20, 0x5a), dst(64 << 20);
+  std::vector<std::vector<double>> results;
+  const std::string path = fmt::format("{}.file", FreshDir(a, "limits"));
+  Repeat(a, [&](std::vector<double>* r) {
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < 16; ++i) std::memcpy(dst.data(), src.data(), src.size());
+    r->push_back(16.0 * static_cast<double>(src.size()) / 1e6 / Seconds(t0));
+    t0 = std::chrono::steady_clock::now();
+    uint32_t crc = 0;
+    for (int i = 0; i < 16; ++i) crc ^= Crc32c(src);
+    r->push_back(16.0 * static_cast<double>(src.size()) / 1e6 / Seconds(t0) + (crc == 1 ? 1e-9 : 0));
+    for (bool sync : {false, true}) {
+      const int fd = ::open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
+      t0 = std::chrono::steady_clock::now();
+      for (int64_t done = 0; done < bytes; done += static_cast<int64_t>(src.size())) {
+        (void)!::write(fd, src.data(), src.size());
+      }
+      if (sync) ::fdatasync(fd);
+      r->push_back(static_cast<double>(bytes) / 1e6 / Seconds(t0));
+      if (!sync) ::fdatasync(fd);
+      ::close(fd);
+    }
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    t0 = std::chrono::steady_clock::now();
+    while (::read(fd, dst.data(), dst.size()) > 0) {
+    }
+    r->push_back(static_cast<double>(bytes) / 1e6 / Seconds(t0));
+    ::close(fd);
+    fs::remove(path);
+  }, &results);
+  const std::string params = fmt::format("\"bytes\":{}", bytes);
+  Emit("limit-memcpy", "MB/s", true, results[0], params);
+  Emit("limit-crc32c", "MB/s", true, results[1], params);
+  Emit("limit-disk-write-buffered", "MB/s", true, results[2], params);
+  Emit("limit-disk-write-fdatasync", "MB/s", true, results[3], params);
+  Emit("limit-disk-read-cold", "MB/s", true, results[4], params);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s append|append-sweep|lookup|read-all|limits [--flag value]...\n",
+                 argv[0]);
+    return 2;
+  }
+  const std::string mode = argv[1];
+  Args a;
+  for (int i = 2; i + 1 < argc; i += 2) a[argv[i]] = argv[i + 1];
+  if (mode == "append") {
+    const std::string codec = Str(a, "--codec", "none");
+    const int64_t size = Int(a, "--record-size", 1024), batch = Int(a, "--batch-records", 16);
+    const std::string name =
+        codec == "zstd" ? fmt::format("append-zstd-{}B-{}", size, batch)
+        : size == 1024  ? fmt::format("append-1KiB-{}", batch)
+                        : fmt::format("append-{}B-{}", size, batch);
+    Append(a, name, size, batch, Int(a, "--total-bytes", 1 << 30),
+           codec == "zstd" ? CompressionType::kZstd : CompressionType::kNone);
+  } else if (mode == "append-sweep") {
+    for (int64_t size : {10, 100, 1000, 10000}) {
+      const int64_t batch = std::max<int64_t>(1, 16384 / (size + 20));
+      Append(a, fmt::format("append-sweep-{}B", size), size, batch,
+             Int(a, "--total-bytes", 256 << 20), CompressionType::kNone);
+    }
+  } else if (mode == "lookup") {
+    Lookup(a);
+  } else if (mode == "read-all") {
+    ReadAll(a);
+  } else if (mode == "limits") {
+    Limits(a);
+  } else {
+    std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
+    return 2;
+  }
+  return 0;
+}
