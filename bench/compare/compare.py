@@ -37,7 +37,29 @@ def workloads(scale):
         "append-sweep": ["append-sweep", "--total-bytes", b(GiB // 4)],
         "lookup": ["lookup", "--log-bytes", b(GiB)],
         "read-all": ["read-all", "--log-bytes", b(GiB)],
+        # On shared directories written once by seglog (its files are Kafka's files); each
+        # system copies them fresh for every timed run. "{src}" is filled per system: seglog
+        # takes --src, Kafka's harness --dir.
+        "recover": ["recover", "{src}", "recover"],
+        "clean": ["clean", "{src}", "clean"],
+        "open-many": ["open-many", "{src}", "open"],
     }
+
+
+def make_inputs(scale, scratch):
+    """Writes the shared input directories with seglog; returns name -> path."""
+    dirs = {"recover": os.path.join(scratch, "recover-src"),
+            "clean": os.path.join(scratch, "clean-src"),
+            "open": os.path.join(scratch, "open-src")}
+    subprocess.run([SEGLOG, "make-recover-dir", "--src", dirs["recover"],
+                    "--bytes", str(max(1 << 26, int(2 * GiB * scale)))], check=True)
+    subprocess.run([SEGLOG, "make-clean-dir", "--src", dirs["clean"],
+                    "--bytes", str(max(1 << 26, int(GiB * scale))),
+                    "--keys", str(max(1000, int(1000000 * scale)))], check=True)
+    subprocess.run([SEGLOG, "make-open-dir", "--src", dirs["open"],
+                    "--partitions", str(max(10, int(10000 * scale))), "--segments", "10"],
+                   check=True)
+    return dirs
 
 
 def run(cmd):
@@ -58,16 +80,25 @@ def main():
         print(f"note: {KAFKA} is missing: seglog only", file=sys.stderr)
     runs = {}  # (system, workload, metric) -> list, and metadata
     meta = {}
-    for name, cmd in workloads(args.scale).items():
-        if only and name not in only:
+    scratch = os.environ.get("SEGLOG_COMPARE_DIR", "/tmp/seglog-compare")
+    os.makedirs(scratch, exist_ok=True)
+    chosen = [n for n in workloads(args.scale) if not only or n in only]
+    inputs = make_inputs(args.scale, scratch) if {"recover", "clean", "open-many"} & set(chosen) else {}
+    for name, template in workloads(args.scale).items():
+        if name not in chosen:
             continue
         for r in range(args.rounds):
             systems = [("seglog", [SEGLOG])] + ([("kafka", [KAFKA])] if have_kafka else [])
             if r % 2 == 1:
                 systems.reverse()  # alternate which goes first
             for system, prefix in systems:
+                cmd = list(template)
+                if "{src}" in cmd:
+                    at = cmd.index("{src}")
+                    cmd[at:at + 2] = ["--src" if system == "seglog" else "--dir", inputs[cmd[at + 1]]]
+                warmup = "0" if name == "open-many" else "1"
                 print(f"round {r + 1}/{args.rounds}: {system} {name}", file=sys.stderr)
-                for res in run(prefix + cmd + ["--iterations", "1", "--warmup", "1"]):
+                for res in run(prefix + cmd + ["--iterations", "1", "--warmup", warmup]):
                     key = (res["workload"], res["metric"])
                     runs.setdefault((system,) + key, []).extend(res["runs"])
                     meta[key] = res["higher_is_better"]
@@ -95,7 +126,7 @@ def main():
     print("| workload | metric | seglog | Kafka 4.4.0 | ratio (higher = seglog better) |")
     print("|---|---|---|---|---|")
     for r in results:
-        fmt = lambda v: "-" if v is None else f"{v:,.1f}"
+        fmt = lambda v: "-" if v is None else (f"{v:.3f}" if abs(v) < 100 else f"{v:,.1f}")
         print(f"| {r['workload']} | {r['metric']} | {fmt(r['seglog']['median'])} | "
               f"{fmt(r['kafka']['median'])} | {fmt(r['ratio'])} |")
     print("\n| limit | MB/s |\n|---|---|")

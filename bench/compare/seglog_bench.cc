@@ -9,6 +9,10 @@
 //   seglog_bench lookup --log-bytes B          (offset-lookup and timestamp-lookup)
 //   seglog_bench read-all --log-bytes B
 //   seglog_bench limits --dir D --bytes B      (memcpy, CRC32C, disk write/fdatasync/read)
+//   seglog_bench make-recover-dir|make-clean-dir|make-open-dir --src S ...  (shared inputs)
+//   seglog_bench recover|clean --src S (on a fresh copy of S each run); open-many --src S
+//   (run it with --warmup 0: the resident-memory growth of a second open in one process is
+//   the allocator's reuse, not the cost)
 // Common: --iterations N (default 5), --warmup N (default 2), --dir D (scratch, default /tmp).
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -26,6 +30,8 @@
 
 #include "base/coding.h"
 #include "base/crc32c.h"
+#include "cleaner/cleaner.h"
+#include "manager/log_directory.h"
 #include "seglog/log.h"
 #include "seglog/record_batch.h"
 
@@ -250,6 +256,140 @@ void Limits(const Args& a) {
   Emit("limit-disk-read-cold", "MB/s", true, results[4], params);
 }
 
+// Directories both systems work on: written once by seglog (its files are Kafka's files), and
+// copied fresh for every timed run.
+void CopyDir(const std::string& from, const std::string& to) {
+  fs::remove_all(to);
+  fs::copy(from, to, fs::copy_options::recursive);
+  for (const auto& e : fs::recursive_directory_iterator(to)) {
+    if (!e.is_regular_file()) continue;
+    const int fd = ::open(e.path().c_str(), O_RDONLY);
+    ::fdatasync(fd);
+    ::close(fd);
+  }
+}
+
+int64_t DirBytes(const std::string& dir, const char* ext) {
+  int64_t n = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (e.is_regular_file() && e.path().extension() == ext) n += static_cast<int64_t>(e.file_size());
+  }
+  return n;
+}
+
+void MakeRecoverDir(const Args& a) {
+  const std::string dir = Str(a, "--src", "/tmp/seglog-compare-recover-src");
+  fs::remove_all(dir);
+  auto log = Log::Open(dir + "/rec-0", {}, {});
+  for (const auto& b : Batches(1024, 16, Int(a, "--bytes", 2 * (int64_t{1} << 30)), CompressionType::kNone)) {
+    (void)(*log)->AppendAsLeader(b);
+  }
+  (void)(*log)->Close();  // then the marker is absent: the shutdown counts as unclean
+}
+
+void Recover(const Args& a) {
+  const std::string src = Str(a, "--src", "/tmp/seglog-compare-recover-src");
+  const std::string work = FreshDir(a, "recover");
+  const int64_t bytes = DirBytes(src, ".log");
+  std::vector<std::vector<double>> results;
+  Repeat(a, [&](std::vector<double>* r) {
+    CopyDir(src, work);
+    for (const auto& e : fs::recursive_directory_iterator(work)) {
+      const std::string ext = e.path().extension().string();
+      if (ext == ".index" || ext == ".timeindex") fs::remove(e.path());  // rebuilt anyway
+    }
+    LogOptions o;
+    o.had_clean_shutdown = false;
+    o.recovery_point = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    auto log = Log::Open(work + "/rec-0", {}, o);
+    const double s = Seconds(t0);
+    if (!log.ok()) std::fprintf(stderr, "%s\n", log.status().ToString().c_str());
+    r->push_back(static_cast<double>(bytes) / 1e6 / s);
+  }, &results);
+  fs::remove_all(work);
+  Emit("recover-2GiB", "MB/s", true, results[0], fmt::format("\"bytes\":{}", bytes));
+}
+
+void MakeCleanDir(const Args& a) {
+  const std::string dir = Str(a, "--src", "/tmp/seglog-compare-clean-src");
+  fs::remove_all(dir);
+  auto c = LogConfig::FromProperties({{"cleanup.policy", "compact"}});
+  auto log = Log::Open(dir + "/cmp-0", *c, {});
+  for (const auto& b : Batches(100, 100, Int(a, "--bytes", int64_t{1} << 30), CompressionType::kNone,
+                               Int(a, "--keys", 1000000))) {
+    (void)(*log)->AppendAsLeader(b);
+  }
+  (void)(*log)->Roll();
+  (void)(*log)->Close();
+}
+
+void CleanWorkload(const Args& a) {
+  const std::string src = Str(a, "--src", "/tmp/seglog-compare-clean-src");
+  const std::string work = FreshDir(a, "clean");
+  const int64_t bytes = DirBytes(src, ".log");
+  SkimpyOffsetMap map(134217728, 0.9);
+  std::vector<std::vector<double>> results;
+  Repeat(a, [&](std::vector<double>* r) {
+    CopyDir(src, work);
+    auto c = LogConfig::FromProperties({{"cleanup.policy", "compact"}});
+    auto log = Log::Open(work + "/cmp-0", *c, {});
+    const auto t0 = std::chrono::steady_clock::now();
+    auto range = CleanableRange(**log, std::nullopt, 1800000000000);
+    Cleaner cleaner(0, &map);
+    auto done = cleaner.Clean(**log, "cmp-0", *range, 1800000000000);
+    const double s = Seconds(t0);
+    if (!done.ok()) std::fprintf(stderr, "%s\n", done.status().ToString().c_str());
+    r->push_back(static_cast<double>(bytes) / 1e6 / s);
+    (void)(*log)->Close();
+  }, &results);
+  fs::remove_all(work);
+  Emit("clean-1GiB", "MB/s", true, results[0], fmt::format("\"bytes\":{}", bytes));
+}
+
+int64_t RssKb() {
+  FILE* f = std::fopen("/proc/self/status", "r");
+  char line[256];
+  int64_t kb = -1;
+  while (f != nullptr && std::fgets(line, sizeof line, f)) {
+    if (std::strncmp(line, "VmRSS:", 6) == 0) kb = std::atoll(line + 6);
+  }
+  if (f != nullptr) std::fclose(f);
+  return kb;
+}
+
+void MakeOpenDir(const Args& a) {
+  const std::string dir = Str(a, "--src", "/tmp/seglog-compare-open-src");
+  fs::remove_all(dir);
+  LogConfig c;
+  (void)c.Set("internal.segment.bytes", "600");
+  const auto batch = Batches(100, 4, 1, CompressionType::kNone).front();
+  for (int64_t p = 0; p < Int(a, "--partitions", 10000); ++p) {
+    auto log = Log::Open(fmt::format("{}/scale-{}", dir, p), c, {});
+    for (int64_t s = 0; s < Int(a, "--segments", 10); ++s) (void)(*log)->AppendAsLeader(batch);
+    (void)(*log)->Close();
+  }
+  std::FILE* m = std::fopen((dir + "/.kafka_cleanshutdown").c_str(), "w");
+  std::fputs("{\"version\":0,\"brokerEpoch\":-1}", m);
+  std::fclose(m);
+}
+
+void OpenMany(const Args& a) {
+  const std::string src = Str(a, "--src", "/tmp/seglog-compare-open-src");
+  std::vector<std::vector<double>> results;
+  Repeat(a, [&](std::vector<double>* r) {
+    const int64_t rss0 = RssKb();
+    const auto t0 = std::chrono::steady_clock::now();
+    auto d = LogDirectory::Open(src);
+    if (!d.ok() || !(*d)->LoadAll(2).ok()) std::fprintf(stderr, "open failed\n");
+    r->push_back(Seconds(t0));
+    r->push_back(static_cast<double>(RssKb() - rss0) / 1024.0);
+    (void)(*d)->Close();
+  }, &results);
+  Emit("open-10k", "s", false, results[0], "");
+  Emit("open-10k-rss", "MiB", false, results[1], "");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -280,6 +420,18 @@ int main(int argc, char** argv) {
     Lookup(a);
   } else if (mode == "read-all") {
     ReadAll(a);
+  } else if (mode == "make-recover-dir") {
+    MakeRecoverDir(a);
+  } else if (mode == "recover") {
+    Recover(a);
+  } else if (mode == "make-clean-dir") {
+    MakeCleanDir(a);
+  } else if (mode == "clean") {
+    CleanWorkload(a);
+  } else if (mode == "make-open-dir") {
+    MakeOpenDir(a);
+  } else if (mode == "open-many") {
+    OpenMany(a);
   } else if (mode == "limits") {
     Limits(a);
   } else {
