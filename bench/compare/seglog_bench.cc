@@ -293,11 +293,7 @@ void Recover(const Args& a) {
   const int64_t bytes = DirBytes(src, ".log");
   std::vector<std::vector<double>> results;
   Repeat(a, [&](std::vector<double>* r) {
-    CopyDir(src, work);
-    for (const auto& e : fs::recursive_directory_iterator(work)) {
-      const std::string ext = e.path().extension().string();
-      if (ext == ".index" || ext == ".timeindex") fs::remove(e.path());  // rebuilt anyway
-    }
+    CopyDir(src, work);  // indexes included: both systems then recover each segment once
     LogOptions o;
     o.had_clean_shutdown = false;
     o.recovery_point = 0;
