@@ -10,6 +10,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libxxhash-dev
   libssl-dev
+  gnuplot-nox python3
   clang-14 libclang-rt-14-dev clang-format
   openjdk-17-jdk-headless maven
 )

@@ -132,6 +132,10 @@ def main():
     print("\n| limit | MB/s |\n|---|---|")
     for l in doc["limits"]:
         print(f"| {l['name']} | {l['median']:,.0f} |")
+    chart = os.path.join(os.path.dirname(os.path.abspath(__file__)), "chart.sh")
+    if any(r["workload"].startswith("append-sweep") for r in results):
+        png = os.path.join(os.path.dirname(args.out), "append_sweep.png")
+        subprocess.run([chart, args.out, png], check=False, stdout=sys.stderr)
 
 
 if __name__ == "__main__":
