@@ -29,10 +29,10 @@
 #include <vector>
 
 #include "base/crc32c.h"
-#include "io/file.h"
-#include "io/file_names.h"
 #include "base/scheduler.h"
 #include "cleaner/cleaner.h"
+#include "io/file.h"
+#include "io/file_names.h"
 #include "manager/log_directory.h"
 #include "manager/log_manager.h"
 #include "seglog/log.h"
@@ -73,7 +73,8 @@ std::vector<uint8_t> Batch(int records, int value_size) {
   const std::string value(static_cast<size_t>(value_size), 'v');
   for (int i = 0; i < records; ++i) {
     const std::string key = fmt::format("key-{:08d}", i);
-    (void)b.Append(1700000000000 + i, Bytes(reinterpret_cast<const uint8_t*>(key.data()), key.size()),
+    (void)b.Append(1700000000000 + i,
+                   Bytes(reinterpret_cast<const uint8_t*>(key.data()), key.size()),
                    Bytes(reinterpret_cast<const uint8_t*>(value.data()), value.size()));
   }
   return *b.Build();
@@ -181,23 +182,24 @@ int Manager(const std::string& dir, int partitions, int segments) {
       rss * 1024 / partitions, CountFds() - fds_before, CountMappingsUnder(dir));
   t0 = std::chrono::steady_clock::now();
   Check((*m)->CleanupLogs(), "retention");
-  fmt::print("retention pass, nothing to delete: {:.3f} s ({:.1f} us/partition); {} descriptors "
-             "and {} mappings held after it\n",
-             Seconds(t0), Seconds(t0) * 1e6 / partitions, CountFds() - fds_before,
-             CountMappingsUnder(dir));
+  fmt::print(
+      "retention pass, nothing to delete: {:.3f} s ({:.1f} us/partition); {} descriptors "
+      "and {} mappings held after it\n",
+      Seconds(t0), Seconds(t0) * 1e6 / partitions, CountFds() - fds_before,
+      CountMappingsUnder(dir));
   // Now every partition is one segment over a cap: each pass deletes its oldest segment.
   const int64_t segment_size = static_cast<int64_t>(batch.size());
-  Check((*m)->AlterTopicConfig("scale", {{"retention.bytes",
-                                          std::to_string(segment_size * (segments - 1))}},
-                               {}),
+  Check((*m)->AlterTopicConfig(
+            "scale", {{"retention.bytes", std::to_string(segment_size * (segments - 1))}}, {}),
         "alter");
   t0 = std::chrono::steady_clock::now();
   Check((*m)->CleanupLogs(), "retention");
   const double del_s = Seconds(t0);
-  fmt::print("retention pass deleting 1 segment per partition ({} renames to .deleted): {:.3f} s "
-             "({:.1f} us/partition); {} descriptors and {} mappings held after it\n",
-             partitions, del_s, del_s * 1e6 / partitions, CountFds() - fds_before,
-             CountMappingsUnder(dir));
+  fmt::print(
+      "retention pass deleting 1 segment per partition ({} renames to .deleted): {:.3f} s "
+      "({:.1f} us/partition); {} descriptors and {} mappings held after it\n",
+      partitions, del_s, del_s * 1e6 / partitions, CountFds() - fds_before,
+      CountMappingsUnder(dir));
   // The leader-epoch checkpoints the pass left to the scheduler (Kafka flushes them
   // asynchronously too): the rest of its cost, off the retention path.
   t0 = std::chrono::steady_clock::now();
@@ -344,9 +346,11 @@ int Recover(const std::string& dir, int gib, int partitions, const std::vector<i
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    fmt::print(stderr, "usage: {} open DIR [PARTITIONS] [SEGMENTS] [THREADS]\n"
-                       "       {} recover DIR [GIB] [PARTITIONS] [THREADS,...]\n"
-                       "       {} manager DIR [PARTITIONS] [SEGMENTS]\n", argv[0], argv[0], argv[0]);
+    fmt::print(stderr,
+               "usage: {} open DIR [PARTITIONS] [SEGMENTS] [THREADS]\n"
+               "       {} recover DIR [GIB] [PARTITIONS] [THREADS,...]\n"
+               "       {} manager DIR [PARTITIONS] [SEGMENTS]\n",
+               argv[0], argv[0], argv[0]);
     return 2;
   }
   const std::string mode = argv[1], dir = argv[2];

@@ -95,8 +95,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   consume->add_option("--max-records", co.max_records, "Stop after this many records");
   consume->add_option("--format", co.format, "text or json")->capture_default_str();
-  consume->add_option("--reset", co.reset,
-                      "An --offset out of range: earliest, latest or none (auto.offset.reset)")
+  consume
+      ->add_option("--reset", co.reset,
+                   "An --offset out of range: earliest, latest or none (auto.offset.reset)")
       ->capture_default_str();
 
   seglog::GetOffsetsOptions go;
@@ -122,8 +123,9 @@ int main(int argc, char** argv) {
   recover->add_option("--log-dir", ro.log_dir, "Log directory")->required();
   recover->add_option("--threads", ro.threads, "num.recovery.threads.per.data.dir")
       ->capture_default_str();
-  produce->add_option("--recovery-threads", po.recovery_threads,
-                      "Threads that recover the directory after an unclean shutdown")
+  produce
+      ->add_option("--recovery-threads", po.recovery_threads,
+                   "Threads that recover the directory after an unclean shutdown")
       ->capture_default_str();
 
   // Storage-node commands over a LogManager.
@@ -229,12 +231,12 @@ int main(int argc, char** argv) {
     s = seglog::GetOffsets(go, std::cout);
   } else if (*topics) {
     const int n = t_create + t_describe + t_alter + t_delete + t_list;
-    to.action = n != 1          ? ""
-                : t_create     ? "create"
-                : t_describe   ? "describe"
-                : t_alter      ? "alter"
-                : t_delete     ? "delete"
-                               : "list";
+    to.action = n != 1       ? ""
+                : t_create   ? "create"
+                : t_describe ? "describe"
+                : t_alter    ? "alter"
+                : t_delete   ? "delete"
+                             : "list";
     for (const std::string& kv : topic_configs) {
       if (!SplitConfig(kv, &to.configs)) {
         std::cerr << "seglog: --config takes key=value, not '" << kv << "'\n";

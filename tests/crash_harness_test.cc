@@ -27,10 +27,10 @@
 #include <thread>
 
 #include "base/coding.h"
-#include "log/checkpoint_file.h"
-#include "log/test_support.h"
 #include "base/scheduler.h"
 #include "cleaner/cleaner.h"
+#include "log/checkpoint_file.h"
+#include "log/test_support.h"
 #include "manager/log_directory.h"
 #include "record/batch_walker.h"
 #include "seglog/log.h"
@@ -187,9 +187,8 @@ int64_t VerifyTable(Log* log, int64_t must_reach, int64_t* compacted_away) {
   EXPECT_TRUE(read.ok()) << "table: " << read.ToString();
   const int64_t end = log->log_end_offset();
   int64_t records = 0;
-  (void)testing::ForEachBatch(log, [&](const RecordBatchView& view, Bytes) {
-    records += view.records_count();
-  });
+  (void)testing::ForEachBatch(
+      log, [&](const RecordBatchView& view, Bytes) { records += view.records_count(); });
   *compacted_away += end - records;
   for (int64_t o = end - 1; o >= std::max<int64_t>(0, end - kTableKeys); --o) {
     EXPECT_EQ(last[TableKey(o)], o) << "table lost the latest record of " << TableKey(o);
@@ -247,8 +246,7 @@ TEST(CrashHarnessTest, SigkillAtRandomMomentsNeverLosesCheckpointedData) {
       }
       auto table = (*d)->GetLog({"table", 0}, TableConfig());
       ASSERT_TRUE(table.ok()) << "trial " << trial << ": " << table.status().ToString();
-      const int64_t must =
-          promised.count({"table", 0}) ? promised[{"table", 0}] : 0;
+      const int64_t must = promised.count({"table", 0}) ? promised[{"table", 0}] : 0;
       table_end = VerifyTable(*table, must, &compacted_away);
       // Dropped without Close: as if this process crashed too.
     }

@@ -286,13 +286,12 @@ Result<int64_t> CheckLogDir(const CheckOptions& o, std::ostream& out) {
   }
   for (const auto& [name, r] : results) {
     if (r.problems.empty()) {
-      out << fmt::format("{}: OK ({} segment(s), {} batch(es), offsets {} to {}{})\n", name,
-                         r.segments, r.batches, std::max<int64_t>(r.first_offset, 0),
-                         r.next_offset - 1,
-                         r.transient_files == 0
-                             ? ""
-                             : fmt::format("; {} file(s) awaiting deletion or swap",
-                                           r.transient_files));
+      out << fmt::format(
+          "{}: OK ({} segment(s), {} batch(es), offsets {} to {}{})\n", name, r.segments, r.batches,
+          std::max<int64_t>(r.first_offset, 0), r.next_offset - 1,
+          r.transient_files == 0
+              ? ""
+              : fmt::format("; {} file(s) awaiting deletion or swap", r.transient_files));
     } else {
       out << fmt::format("{}: {} problem(s)\n", name, r.problems.size());
       for (const std::string& p : r.problems) out << "  " << p << "\n";

@@ -75,8 +75,7 @@ void PrintDescription(const TopicDescription& t, std::ostream& out) {
 }  // namespace
 
 Status Topics(const TopicsOptions& o, std::ostream& out) {
-  static const std::vector<std::string> actions = {"create", "describe", "alter", "delete",
-                                                   "list"};
+  static const std::vector<std::string> actions = {"create", "describe", "alter", "delete", "list"};
   if (std::find(actions.begin(), actions.end(), o.action) == actions.end()) {
     return Status::InvalidArgument(
         "Command must include exactly one action: --list, --describe, --create, --alter or "
@@ -90,9 +89,9 @@ Status Topics(const TopicsOptions& o, std::ostream& out) {
   Status result;
   if (o.action == "create") {
     const int32_t n = o.partitions > 0 ? o.partitions : m.config().num_partitions;
-    result = o.partitions == 0 ? Status::InvalidArgument(
-                                     "Number of partitions must be larger than 0, not 0")
-                               : m.CreateTopic(o.topic, n, o.configs);
+    result = o.partitions == 0
+                 ? Status::InvalidArgument("Number of partitions must be larger than 0, not 0")
+                 : m.CreateTopic(o.topic, n, o.configs);
     if (result.ok()) out << "Created topic " << o.topic << ".\n";
   } else if (o.action == "list") {
     for (const std::string& t : m.ListTopics()) out << t << "\n";
@@ -162,8 +161,7 @@ Status Clean(const CleanOptions& o, std::ostream& out) {
   return Finish(s, n.status());
 }
 
-Status RunTasks(const NodeOptions& node, const std::vector<std::string>& tasks,
-                std::ostream& out) {
+Status RunTasks(const NodeOptions& node, const std::vector<std::string>& tasks, std::ostream& out) {
   if (tasks.empty()) {
     return Status::InvalidArgument(
         "name at least one task: retention, flush, checkpoint, delete-files, cleaner");
@@ -184,8 +182,8 @@ Status ServeStorage(const NodeOptions& node, const std::atomic<bool>& stop, std:
   std::mutex out_mu;
   auto logger = [&out, &out_mu](const std::string& line) {
     const auto now = std::chrono::system_clock::now();
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                        now.time_since_epoch()) % 1000;
+    const auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()) % 1000;
     const std::time_t t = std::chrono::system_clock::to_time_t(now);
     std::tm tm{};
     localtime_r(&t, &tm);

@@ -17,8 +17,8 @@
 namespace seglog {
 
 struct NodeOptions {
-  std::string log_dir;        // overrides log.dirs when set
-  std::string server_config;  // server.properties (optional)
+  std::string log_dir;             // overrides log.dirs when set
+  std::string server_config;       // server.properties (optional)
   std::function<int64_t()> clock;  // for tests; default: wall clock
 };
 
@@ -57,8 +57,7 @@ struct CleanOptions {
 Status Clean(const CleanOptions& options, std::ostream& out);
 
 // Runs each named task once (retention, flush, checkpoint, delete-files, cleaner), in order.
-Status RunTasks(const NodeOptions& node, const std::vector<std::string>& tasks,
-                std::ostream& out);
+Status RunTasks(const NodeOptions& node, const std::vector<std::string>& tasks, std::ostream& out);
 
 // Runs the manager and its tasks on a thread pool until `stop` becomes true, logging in
 // Kafka's words to `out` ("[<time>] INFO <line>").

@@ -85,7 +85,8 @@ TEST_F(ManageTest, ConfigsAlterPersistsAndDescribeShowsOverrides) {
   c.alter = false;
   out_.str("");
   ASSERT_TRUE(Configs(c, out_).ok());
-  EXPECT_EQ(out_.str(), "Dynamic configs for topic t are:\n  retention.ms=1000\n  segment.bytes=1048576\n");
+  EXPECT_EQ(out_.str(),
+            "Dynamic configs for topic t are:\n  retention.ms=1000\n  segment.bytes=1048576\n");
   c.alter = true;
   c.add = {};
   c.remove = {"retention.ms"};
@@ -100,9 +101,9 @@ TEST_F(ManageTest, ConfigsAlterPersistsAndDescribeShowsOverrides) {
 
 // Retention from the command line, and a consumer behind the new log start (seed 001's table).
 TEST_F(ManageTest, RunTasksRetentionThenConsumeWithEachReset) {
-  ASSERT_TRUE(Topics("create", "orders", 1, {{"internal.segment.bytes", "500"},
-                                             {"retention.ms", "20000"}})
-                  .ok());
+  ASSERT_TRUE(
+      Topics("create", "orders", 1, {{"internal.segment.bytes", "500"}, {"retention.ms", "20000"}})
+          .ok());
   Produce("orders", 12, kT0);
   // 30 s later every closed segment has expired; the retention pass rolls and deletes.
   NodeOptions later = Node(kT0 + 30000);
@@ -159,8 +160,8 @@ TEST_F(ManageTest, DeleteRecordsRaisesTheLogStartAndIsRefusedOnCompactedTopics) 
 
 // seglog clean compacts a topic's closed segments now; other topics are refused.
 TEST_F(ManageTest, CleanCompactsATopicNow) {
-  ASSERT_TRUE(Topics("create", "table", 1, {{"cleanup.policy", "compact"},
-                                             {"internal.segment.bytes", "2000"}})
+  ASSERT_TRUE(Topics("create", "table", 1,
+                     {{"cleanup.policy", "compact"}, {"internal.segment.bytes", "2000"}})
                   .ok());
   ProduceOptions p;
   p.log_dir = tmp_.path();

@@ -7,8 +7,8 @@
 #include <memory>
 
 #include "base/murmur2.h"
-#include "io/file_names.h"
 #include "base/uuid.h"
+#include "io/file_names.h"
 #include "manager/log_directory.h"
 #include "manager/topic_store.h"
 #include "seglog/log.h"
@@ -62,8 +62,7 @@ struct Pending {
 
 class Producer {
  public:
-  Producer(const ProduceOptions& o, std::map<int32_t, Log*>* logs,
-           ProduceResult* result)
+  Producer(const ProduceOptions& o, std::map<int32_t, Log*>* logs, ProduceResult* result)
       : o_(o), logs_(logs), result_(result) {}
 
   Status Add(int64_t index, std::optional<std::string> key, std::optional<std::string> value) {

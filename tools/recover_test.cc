@@ -105,8 +105,7 @@ TEST(RecoverTest, ProduceRecoversEveryPartitionAfterACrash) {
   ASSERT_TRUE(Produce(o, none).ok());
   bool cut = false;
   for (const std::string& l : progress) {
-    cut |= l.find("orders-0") != std::string::npos &&
-           l.find("byte(s) cut") != std::string::npos &&
+    cut |= l.find("orders-0") != std::string::npos && l.find("byte(s) cut") != std::string::npos &&
            l.find(", 0 byte(s) cut") == std::string::npos;
   }
   EXPECT_TRUE(cut);

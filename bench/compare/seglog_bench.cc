@@ -86,7 +86,8 @@ std::vector<std::vector<uint8_t>> Batches(int64_t record_size, int64_t batch_rec
     for (int64_t r = 0; r < batch_records; ++r, ++i) {
       const std::string key = fmt::format("key-{:010d}", i % keys);
       const std::string value(static_cast<size_t>(record_size), static_cast<char>('a' + i % 26));
-      (void)b.Append(1700000000000 + i, Bytes(reinterpret_cast<const uint8_t*>(key.data()), key.size()),
+      (void)b.Append(1700000000000 + i,
+                     Bytes(reinterpret_cast<const uint8_t*>(key.data()), key.size()),
                      Bytes(reinterpret_cast<const uint8_t*>(value.data()), value.size()));
     }
     out.push_back(*b.Build());
@@ -113,28 +114,31 @@ void Repeat(const Args& a, const std::function<void(std::vector<double>*)>& once
   }
 }
 
-void Append(const Args& a, const std::string& workload, int64_t record_size,
-            int64_t batch_records, int64_t total, CompressionType codec) {
+void Append(const Args& a, const std::string& workload, int64_t record_size, int64_t batch_records,
+            int64_t total, CompressionType codec) {
   const auto batches = Batches(record_size, batch_records, total, codec);
   int64_t bytes = 0;
   for (const auto& b : batches) bytes += static_cast<int64_t>(b.size());
   const int64_t records = static_cast<int64_t>(batches.size()) * batch_records;
   std::vector<std::vector<double>> results;
-  Repeat(a, [&](std::vector<double>* r) {
-    const std::string dir = FreshDir(a, "append");
-    auto log = Log::Open(fmt::format("{}/bench-0", dir), {}, {});
-    const auto t0 = std::chrono::steady_clock::now();
-    for (const auto& b : batches) (void)(*log)->AppendAsLeader(b);
-    const double s = Seconds(t0);
-    (void)(*log)->Close();
-    log->reset();
-    fs::remove_all(dir);
-    r->push_back(static_cast<double>(bytes) / 1e6 / s);
-    r->push_back(static_cast<double>(records) / s);
-  }, &results);
-  const std::string params = fmt::format(
-      "\"record_size\":{},\"batch_records\":{},\"bytes\":{},\"codec\":\"{}\"", record_size,
-      batch_records, bytes, CompressionName(codec));
+  Repeat(
+      a,
+      [&](std::vector<double>* r) {
+        const std::string dir = FreshDir(a, "append");
+        auto log = Log::Open(fmt::format("{}/bench-0", dir), {}, {});
+        const auto t0 = std::chrono::steady_clock::now();
+        for (const auto& b : batches) (void)(*log)->AppendAsLeader(b);
+        const double s = Seconds(t0);
+        (void)(*log)->Close();
+        log->reset();
+        fs::remove_all(dir);
+        r->push_back(static_cast<double>(bytes) / 1e6 / s);
+        r->push_back(static_cast<double>(records) / s);
+      },
+      &results);
+  const std::string params =
+      fmt::format("\"record_size\":{},\"batch_records\":{},\"bytes\":{},\"codec\":\"{}\"",
+                  record_size, batch_records, bytes, CompressionName(codec));
   Emit(workload, "MB/s", true, results[0], params);
   Emit(workload, "records/s", true, results[1], params);
 }
@@ -155,26 +159,29 @@ void Lookup(const Args& a) {
   int64_t records = 0;
   auto log = BuildLog(a, Int(a, "--log-bytes", 1 << 30), &records);
   std::vector<std::vector<double>> results;
-  Repeat(a, [&](std::vector<double>* r) {
-    std::mt19937_64 rng(42);
-    const int n = 1000000;
-    auto t0 = std::chrono::steady_clock::now();
-    int64_t sink = 0;
-    for (int i = 0; i < n; ++i) {
-      auto read = log->Read(static_cast<int64_t>(rng() % static_cast<uint64_t>(records)), 1);
-      sink += read.ok() ? read->slice.position : 0;
-    }
-    r->push_back(Seconds(t0) * 1e9 / n);
-    const int m = 100000;
-    t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < m; ++i) {
-      auto f = log->FetchOffsetByTimestamp(
-          1700000000000 + static_cast<int64_t>(rng() % static_cast<uint64_t>(records)));
-      sink += f.ok() && f->has_value() ? (*f)->offset : 0;
-    }
-    r->push_back(Seconds(t0) * 1e9 / m);
-    if (sink == 42) std::fprintf(stderr, " ");
-  }, &results);
+  Repeat(
+      a,
+      [&](std::vector<double>* r) {
+        std::mt19937_64 rng(42);
+        const int n = 1000000;
+        auto t0 = std::chrono::steady_clock::now();
+        int64_t sink = 0;
+        for (int i = 0; i < n; ++i) {
+          auto read = log->Read(static_cast<int64_t>(rng() % static_cast<uint64_t>(records)), 1);
+          sink += read.ok() ? read->slice.position : 0;
+        }
+        r->push_back(Seconds(t0) * 1e9 / n);
+        const int m = 100000;
+        t0 = std::chrono::steady_clock::now();
+        for (int i = 0; i < m; ++i) {
+          auto f = log->FetchOffsetByTimestamp(
+              1700000000000 + static_cast<int64_t>(rng() % static_cast<uint64_t>(records)));
+          sink += f.ok() && f->has_value() ? (*f)->offset : 0;
+        }
+        r->push_back(Seconds(t0) * 1e9 / m);
+        if (sink == 42) std::fprintf(stderr, " ");
+      },
+      &results);
   const std::string params = fmt::format("\"log_records\":{}", records);
   Emit("offset-lookup", "ns", false, results[0], params);
   Emit("timestamp-lookup", "ns", false, results[1], params);
@@ -186,31 +193,34 @@ void ReadAll(const Args& a) {
   auto log = BuildLog(a, Int(a, "--log-bytes", 1 << 30), &records);
   std::vector<std::vector<double>> results;
   std::vector<uint8_t> buf(1 << 20);
-  Repeat(a, [&](std::vector<double>* r) {
-    int64_t next = 0, bytes = 0;
-    const auto t0 = std::chrono::steady_clock::now();
-    while (next < log->log_end_offset()) {
-      auto f = log->Read(next, 1 << 20);
-      if (!f.ok()) break;
-      auto chunk = f->slice.ReadAll();  // copies the bytes out, as a consumer's fetch would
-      if (!chunk.ok()) break;
-      buf.swap(*chunk);
-      const int64_t len = static_cast<int64_t>(buf.size());
-      bytes += len;
-      // The next batch after the last whole one in the chunk.
-      int64_t pos = 0, last = next;
-      while (pos + 61 <= len) {
-        const int64_t size = 12 + static_cast<int64_t>(LoadBEInt32(buf.data() + pos + 8));
-        if (pos + size > len) break;
-        last = static_cast<int64_t>(LoadBE64(buf.data() + pos)) +
-               static_cast<int64_t>(LoadBEInt32(buf.data() + pos + 23)) + 1;
-        pos += size;
-      }
-      if (last == next) break;
-      next = last;
-    }
-    r->push_back(static_cast<double>(bytes) / 1e6 / Seconds(t0));
-  }, &results);
+  Repeat(
+      a,
+      [&](std::vector<double>* r) {
+        int64_t next = 0, bytes = 0;
+        const auto t0 = std::chrono::steady_clock::now();
+        while (next < log->log_end_offset()) {
+          auto f = log->Read(next, 1 << 20);
+          if (!f.ok()) break;
+          auto chunk = f->slice.ReadAll();  // copies the bytes out, as a consumer's fetch would
+          if (!chunk.ok()) break;
+          buf.swap(*chunk);
+          const int64_t len = static_cast<int64_t>(buf.size());
+          bytes += len;
+          // The next batch after the last whole one in the chunk.
+          int64_t pos = 0, last = next;
+          while (pos + 61 <= len) {
+            const int64_t size = 12 + static_cast<int64_t>(LoadBEInt32(buf.data() + pos + 8));
+            if (pos + size > len) break;
+            last = static_cast<int64_t>(LoadBE64(buf.data() + pos)) +
+                   static_cast<int64_t>(LoadBEInt32(buf.data() + pos + 23)) + 1;
+            pos += size;
+          }
+          if (last == next) break;
+          next = last;
+        }
+        r->push_back(static_cast<double>(bytes) / 1e6 / Seconds(t0));
+      },
+      &results);
   Emit("read-all", "MB/s", true, results[0], fmt::format("\"log_records\":{}", records));
   (void)log->Close();
 }
@@ -220,34 +230,38 @@ void Limits(const Args& a) {
   std::vector<uint8_t> src(64 << 20, 0x5a), dst(64 << 20);
   std::vector<std::vector<double>> results;
   const std::string path = fmt::format("{}.file", FreshDir(a, "limits"));
-  Repeat(a, [&](std::vector<double>* r) {
-    auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < 16; ++i) std::memcpy(dst.data(), src.data(), src.size());
-    r->push_back(16.0 * static_cast<double>(src.size()) / 1e6 / Seconds(t0));
-    t0 = std::chrono::steady_clock::now();
-    uint32_t crc = 0;
-    for (int i = 0; i < 16; ++i) crc ^= Crc32c(src);
-    r->push_back(16.0 * static_cast<double>(src.size()) / 1e6 / Seconds(t0) + (crc == 1 ? 1e-9 : 0));
-    for (bool sync : {false, true}) {
-      const int fd = ::open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
-      t0 = std::chrono::steady_clock::now();
-      for (int64_t done = 0; done < bytes; done += static_cast<int64_t>(src.size())) {
-        (void)!::write(fd, src.data(), src.size());
-      }
-      if (sync) ::fdatasync(fd);
-      r->push_back(static_cast<double>(bytes) / 1e6 / Seconds(t0));
-      if (!sync) ::fdatasync(fd);
-      ::close(fd);
-    }
-    const int fd = ::open(path.c_str(), O_RDONLY);
-    ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-    t0 = std::chrono::steady_clock::now();
-    while (::read(fd, dst.data(), dst.size()) > 0) {
-    }
-    r->push_back(static_cast<double>(bytes) / 1e6 / Seconds(t0));
-    ::close(fd);
-    fs::remove(path);
-  }, &results);
+  Repeat(
+      a,
+      [&](std::vector<double>* r) {
+        auto t0 = std::chrono::steady_clock::now();
+        for (int i = 0; i < 16; ++i) std::memcpy(dst.data(), src.data(), src.size());
+        r->push_back(16.0 * static_cast<double>(src.size()) / 1e6 / Seconds(t0));
+        t0 = std::chrono::steady_clock::now();
+        uint32_t crc = 0;
+        for (int i = 0; i < 16; ++i) crc ^= Crc32c(src);
+        r->push_back(16.0 * static_cast<double>(src.size()) / 1e6 / Seconds(t0) +
+                     (crc == 1 ? 1e-9 : 0));
+        for (bool sync : {false, true}) {
+          const int fd = ::open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
+          t0 = std::chrono::steady_clock::now();
+          for (int64_t done = 0; done < bytes; done += static_cast<int64_t>(src.size())) {
+            (void)!::write(fd, src.data(), src.size());
+          }
+          if (sync) ::fdatasync(fd);
+          r->push_back(static_cast<double>(bytes) / 1e6 / Seconds(t0));
+          if (!sync) ::fdatasync(fd);
+          ::close(fd);
+        }
+        const int fd = ::open(path.c_str(), O_RDONLY);
+        ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+        t0 = std::chrono::steady_clock::now();
+        while (::read(fd, dst.data(), dst.size()) > 0) {
+        }
+        r->push_back(static_cast<double>(bytes) / 1e6 / Seconds(t0));
+        ::close(fd);
+        fs::remove(path);
+      },
+      &results);
   const std::string params = fmt::format("\"bytes\":{}", bytes);
   Emit("limit-memcpy", "MB/s", true, results[0], params);
   Emit("limit-crc32c", "MB/s", true, results[1], params);
@@ -272,7 +286,8 @@ void CopyDir(const std::string& from, const std::string& to) {
 int64_t DirBytes(const std::string& dir, const char* ext) {
   int64_t n = 0;
   for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    if (e.is_regular_file() && e.path().extension() == ext) n += static_cast<int64_t>(e.file_size());
+    if (e.is_regular_file() && e.path().extension() == ext)
+      n += static_cast<int64_t>(e.file_size());
   }
   return n;
 }
@@ -281,7 +296,8 @@ void MakeRecoverDir(const Args& a) {
   const std::string dir = Str(a, "--src", "/tmp/seglog-compare-recover-src");
   fs::remove_all(dir);
   auto log = Log::Open(dir + "/rec-0", {}, {});
-  for (const auto& b : Batches(1024, 16, Int(a, "--bytes", 2 * (int64_t{1} << 30)), CompressionType::kNone)) {
+  for (const auto& b :
+       Batches(1024, 16, Int(a, "--bytes", 2 * (int64_t{1} << 30)), CompressionType::kNone)) {
     (void)(*log)->AppendAsLeader(b);
   }
   (void)(*log)->Close();  // then the marker is absent: the shutdown counts as unclean
@@ -292,17 +308,20 @@ void Recover(const Args& a) {
   const std::string work = FreshDir(a, "recover");
   const int64_t bytes = DirBytes(src, ".log");
   std::vector<std::vector<double>> results;
-  Repeat(a, [&](std::vector<double>* r) {
-    CopyDir(src, work);  // indexes included: both systems then recover each segment once
-    LogOptions o;
-    o.had_clean_shutdown = false;
-    o.recovery_point = 0;
-    const auto t0 = std::chrono::steady_clock::now();
-    auto log = Log::Open(work + "/rec-0", {}, o);
-    const double s = Seconds(t0);
-    if (!log.ok()) std::fprintf(stderr, "%s\n", log.status().ToString().c_str());
-    r->push_back(static_cast<double>(bytes) / 1e6 / s);
-  }, &results);
+  Repeat(
+      a,
+      [&](std::vector<double>* r) {
+        CopyDir(src, work);  // indexes included: both systems then recover each segment once
+        LogOptions o;
+        o.had_clean_shutdown = false;
+        o.recovery_point = 0;
+        const auto t0 = std::chrono::steady_clock::now();
+        auto log = Log::Open(work + "/rec-0", {}, o);
+        const double s = Seconds(t0);
+        if (!log.ok()) std::fprintf(stderr, "%s\n", log.status().ToString().c_str());
+        r->push_back(static_cast<double>(bytes) / 1e6 / s);
+      },
+      &results);
   fs::remove_all(work);
   Emit("recover-2GiB", "MB/s", true, results[0], fmt::format("\"bytes\":{}", bytes));
 }
@@ -312,8 +331,8 @@ void MakeCleanDir(const Args& a) {
   fs::remove_all(dir);
   auto c = LogConfig::FromProperties({{"cleanup.policy", "compact"}});
   auto log = Log::Open(dir + "/cmp-0", *c, {});
-  for (const auto& b : Batches(100, 100, Int(a, "--bytes", int64_t{1} << 30), CompressionType::kNone,
-                               Int(a, "--keys", 1000000))) {
+  for (const auto& b : Batches(100, 100, Int(a, "--bytes", int64_t{1} << 30),
+                               CompressionType::kNone, Int(a, "--keys", 1000000))) {
     (void)(*log)->AppendAsLeader(b);
   }
   (void)(*log)->Roll();
@@ -326,19 +345,22 @@ void CleanWorkload(const Args& a) {
   const int64_t bytes = DirBytes(src, ".log");
   SkimpyOffsetMap map(134217728, 0.9);
   std::vector<std::vector<double>> results;
-  Repeat(a, [&](std::vector<double>* r) {
-    CopyDir(src, work);
-    auto c = LogConfig::FromProperties({{"cleanup.policy", "compact"}});
-    auto log = Log::Open(work + "/cmp-0", *c, {});
-    const auto t0 = std::chrono::steady_clock::now();
-    auto range = CleanableRange(**log, std::nullopt, 1800000000000);
-    Cleaner cleaner(0, &map);
-    auto done = cleaner.Clean(**log, "cmp-0", *range, 1800000000000);
-    const double s = Seconds(t0);
-    if (!done.ok()) std::fprintf(stderr, "%s\n", done.status().ToString().c_str());
-    r->push_back(static_cast<double>(bytes) / 1e6 / s);
-    (void)(*log)->Close();
-  }, &results);
+  Repeat(
+      a,
+      [&](std::vector<double>* r) {
+        CopyDir(src, work);
+        auto c = LogConfig::FromProperties({{"cleanup.policy", "compact"}});
+        auto log = Log::Open(work + "/cmp-0", *c, {});
+        const auto t0 = std::chrono::steady_clock::now();
+        auto range = CleanableRange(**log, std::nullopt, 1800000000000);
+        Cleaner cleaner(0, &map);
+        auto done = cleaner.Clean(**log, "cmp-0", *range, 1800000000000);
+        const double s = Seconds(t0);
+        if (!done.ok()) std::fprintf(stderr, "%s\n", done.status().ToString().c_str());
+        r->push_back(static_cast<double>(bytes) / 1e6 / s);
+        (void)(*log)->Close();
+      },
+      &results);
   fs::remove_all(work);
   Emit("clean-1GiB", "MB/s", true, results[0], fmt::format("\"bytes\":{}", bytes));
 }
@@ -373,15 +395,18 @@ void MakeOpenDir(const Args& a) {
 void OpenMany(const Args& a) {
   const std::string src = Str(a, "--src", "/tmp/seglog-compare-open-src");
   std::vector<std::vector<double>> results;
-  Repeat(a, [&](std::vector<double>* r) {
-    const int64_t rss0 = RssKb();
-    const auto t0 = std::chrono::steady_clock::now();
-    auto d = LogDirectory::Open(src);
-    if (!d.ok() || !(*d)->LoadAll(2).ok()) std::fprintf(stderr, "open failed\n");
-    r->push_back(Seconds(t0));
-    r->push_back(static_cast<double>(RssKb() - rss0) / 1024.0);
-    (void)(*d)->Close();
-  }, &results);
+  Repeat(
+      a,
+      [&](std::vector<double>* r) {
+        const int64_t rss0 = RssKb();
+        const auto t0 = std::chrono::steady_clock::now();
+        auto d = LogDirectory::Open(src);
+        if (!d.ok() || !(*d)->LoadAll(2).ok()) std::fprintf(stderr, "open failed\n");
+        r->push_back(Seconds(t0));
+        r->push_back(static_cast<double>(RssKb() - rss0) / 1024.0);
+        (void)(*d)->Close();
+      },
+      &results);
   Emit("open-10k", "s", false, results[0], "");
   Emit("open-10k-rss", "MiB", false, results[1], "");
 }
@@ -400,10 +425,9 @@ int main(int argc, char** argv) {
   if (mode == "append") {
     const std::string codec = Str(a, "--codec", "none");
     const int64_t size = Int(a, "--record-size", 1024), batch = Int(a, "--batch-records", 16);
-    const std::string name =
-        codec == "zstd" ? fmt::format("append-zstd-{}B-{}", size, batch)
-        : size == 1024  ? fmt::format("append-1KiB-{}", batch)
-                        : fmt::format("append-{}B-{}", size, batch);
+    const std::string name = codec == "zstd" ? fmt::format("append-zstd-{}B-{}", size, batch)
+                             : size == 1024  ? fmt::format("append-1KiB-{}", batch)
+                                             : fmt::format("append-{}B-{}", size, batch);
     Append(a, name, size, batch, Int(a, "--total-bytes", 1 << 30),
            codec == "zstd" ? CompressionType::kZstd : CompressionType::kNone);
   } else if (mode == "append-sweep") {

@@ -236,8 +236,7 @@ class Log {
   Status WriteLeaderEpochsLocked();
   // REQUIRES: the append lock is held.
   Status MaybeIncrementLogStartOffsetLocked(int64_t offset, const std::string& reason);
-  using DeletablePredicate =
-      std::function<Result<bool>(LogSegment& segment, LogSegment* next)>;
+  using DeletablePredicate = std::function<Result<bool>(LogSegment& segment, LogSegment* next)>;
   Result<int> DeletePrefixLocked(const DeletablePredicate& predicate,
                                  const std::function<void(LogSegment&)>& log_reason);
   void Info(const std::string& line) const;

@@ -16,11 +16,20 @@ std::string Unescape(const std::string& s) {
     }
     const char c = s[++i];
     switch (c) {
-      case 't': out.push_back('\t'); break;
-      case 'n': out.push_back('\n'); break;
-      case 'r': out.push_back('\r'); break;
-      case 'f': out.push_back('\f'); break;
-      default: out.push_back(c);
+      case 't':
+        out.push_back('\t');
+        break;
+      case 'n':
+        out.push_back('\n');
+        break;
+      case 'r':
+        out.push_back('\r');
+        break;
+      case 'f':
+        out.push_back('\f');
+        break;
+      default:
+        out.push_back(c);
     }
   }
   return out;

@@ -46,7 +46,9 @@ class TaskQueue {
     Scheduler::Task task;
     int64_t period_ms = 0;
   };
-  void Push(int64_t due_ms, Entry e) { tasks_.emplace(std::make_pair(due_ms, seq_++), std::move(e)); }
+  void Push(int64_t due_ms, Entry e) {
+    tasks_.emplace(std::make_pair(due_ms, seq_++), std::move(e));
+  }
   bool empty() const { return tasks_.empty(); }
   int64_t next_due() const { return tasks_.begin()->first.first; }
   Entry Pop() {

@@ -78,7 +78,8 @@ Result<Uuid> Uuid::Parse(std::string_view text) {
     }
   }
   if ((acc & ((1u << bits) - 1)) != 0) {
-    return Status::InvalidArgument(fmt::format("'{}' is not a Kafka Uuid: trailing bits set", text));
+    return Status::InvalidArgument(
+        fmt::format("'{}' is not a Kafka Uuid: trailing bits set", text));
   }
   return u;
 }

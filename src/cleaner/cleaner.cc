@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <thread>
 #include <map>
+#include <thread>
 #include <vector>
 
 #include "base/clock.h"
@@ -159,8 +159,7 @@ Result<std::vector<std::vector<SegmentPtr>>> GroupBySize(const std::vector<Segme
 
 bool LogToClean::Eligible(double min_cleanable_ratio) const {
   if (clean_bytes + cleanable_bytes <= 0) return false;
-  return (needs_compaction_now && cleanable_bytes > 0) ||
-         cleanable_ratio() > min_cleanable_ratio;
+  return (needs_compaction_now && cleanable_bytes > 0) || cleanable_ratio() > min_cleanable_ratio;
 }
 
 Result<LogToClean> CleanableRange(Log& log, std::optional<int64_t> checkpointed_dirty,
@@ -180,7 +179,8 @@ Result<LogToClean> CleanableRange(Log& log, std::optional<int64_t> checkpointed_
   // min.compaction.lag.ms bound what may be cleaned.
   int64_t uncleanable = std::min(log.high_watermark(), active->base_offset());
   if (config.min_compaction_lag_ms > 0) {
-    for (const SegmentPtr& seg : SegmentsOverlapping(all, r.first_dirty_offset, active->base_offset())) {
+    for (const SegmentPtr& seg :
+         SegmentsOverlapping(all, r.first_dirty_offset, active->base_offset())) {
       SEGLOG_ASSIGN_OR_RETURN(const int64_t largest, seg->LargestTimestamp());
       if (largest > now - config.min_compaction_lag_ms) {
         uncleanable = std::min(uncleanable, seg->base_offset());
@@ -212,8 +212,8 @@ Result<LogToClean> CleanableRange(Log& log, std::optional<int64_t> checkpointed_
       SEGLOG_ASSIGN_OR_RETURN(const int64_t first, seg->FirstBatchTimestamp());
       if (first > 0) earliest = std::min(earliest, first);
     }
-    r.needs_compaction_now =
-        earliest != INT64_MAX && earliest < now - std::max<int64_t>(config.max_compaction_lag_ms, 0);
+    r.needs_compaction_now = earliest != INT64_MAX &&
+                             earliest < now - std::max<int64_t>(config.max_compaction_lag_ms, 0);
   }
   return r;
 }
@@ -254,8 +254,8 @@ Result<Cleaner::Result_> Cleaner::Clean(Log& log, const std::string& name, const
   map_->Clear();
   const std::vector<SegmentPtr> dirty =
       SegmentsOverlapping(all, range.first_dirty_offset, range.first_uncleanable_offset);
-  Info(fmt::format("Building offset map for log {} for {} segments in offset range [{}, {}).",
-                   name, dirty.size(), range.first_dirty_offset, range.first_uncleanable_offset));
+  Info(fmt::format("Building offset map for log {} for {} segments in offset range [{}, {}).", name,
+                   dirty.size(), range.first_dirty_offset, range.first_uncleanable_offset));
   bool full = false;
   std::vector<uint8_t> bytes;
   for (size_t i = 0; i < dirty.size() && !full; ++i) {
@@ -269,7 +269,8 @@ Result<Cleaner::Result_> Cleaner::Clean(Log& log, const std::string& name, const
       stats.map_bytes_read += static_cast<int64_t>(bytes.size());
       throttle();
       if (w.current().magic < kMagicV2) continue;
-      SEGLOG_ASSIGN_OR_RETURN(RecordBatchView v, RecordBatchView::Parse(bytes, w.current().position));
+      SEGLOG_ASSIGN_OR_RETURN(RecordBatchView v,
+                              RecordBatchView::Parse(bytes, w.current().position));
       if (!v.is_control()) {
         RecordIterator it(v);
         while (it.Next()) {
@@ -290,8 +291,8 @@ Result<Cleaner::Result_> Cleaner::Clean(Log& log, const std::string& name, const
     }
     SEGLOG_RETURN_IF_ERROR(w.status());
     if (!full) {
-      const int64_t next = i + 1 < dirty.size() ? dirty[i + 1]->base_offset()
-                                                 : range.first_uncleanable_offset;
+      const int64_t next =
+          i + 1 < dirty.size() ? dirty[i + 1]->base_offset() : range.first_uncleanable_offset;
       map_->UpdateLatestOffset(next - 1);
     }
   }
@@ -306,18 +307,18 @@ Result<Cleaner::Result_> Cleaner::Clean(Log& log, const std::string& name, const
   }
   SEGLOG_ASSIGN_OR_RETURN(const auto producers,
                           ActiveProducers(all, now, producer_id_expiration_ms_));
-  Info(fmt::format("Cleaning log {} (cleaning prior to {}, discarding tombstones prior to upper "
-                   "bound deletion horizon {})...",
-                   name, FormatDate(to_clean.empty() ? 0 : *to_clean.back()->LastModified()),
-                   FormatDate(0)));
-  SEGLOG_ASSIGN_OR_RETURN(
-      const auto groups,
-      GroupBySize(to_clean, all,
-                  GroupLimits{config.SegmentSize(), config.segment_index_bytes,
-                              range.first_uncleanable_offset}));
+  Info(fmt::format(
+      "Cleaning log {} (cleaning prior to {}, discarding tombstones prior to upper "
+      "bound deletion horizon {})...",
+      name, FormatDate(to_clean.empty() ? 0 : *to_clean.back()->LastModified()), FormatDate(0)));
+  SEGLOG_ASSIGN_OR_RETURN(const auto groups,
+                          GroupBySize(to_clean, all,
+                                      GroupLimits{config.SegmentSize(), config.segment_index_bytes,
+                                                  range.first_uncleanable_offset}));
   const int64_t upper_bound = range.first_uncleanable_offset;
   for (const std::vector<SegmentPtr>& group : groups) {
-    SEGLOG_ASSIGN_OR_RETURN(SegmentPtr cleaned, log.CreateCleanedSegment(group.front()->base_offset()));
+    SEGLOG_ASSIGN_OR_RETURN(SegmentPtr cleaned,
+                            log.CreateCleanedSegment(group.front()->base_offset()));
     std::vector<uint8_t> chunk;
     int64_t chunk_last_offset = -1;
     auto flush_chunk = [&]() -> Status {
@@ -342,7 +343,8 @@ Result<Cleaner::Result_> Cleaner::Clean(Log& log, const std::string& name, const
           chunk_last_offset = w.last_offset();
           continue;
         }
-        SEGLOG_ASSIGN_OR_RETURN(RecordBatchView v, RecordBatchView::Parse(bytes, w.current().position));
+        SEGLOG_ASSIGN_OR_RETURN(RecordBatchView v,
+                                RecordBatchView::Parse(bytes, w.current().position));
         // Batch retention (11.7).
         bool can_discard = false;
         if (v.is_control()) {
@@ -373,10 +375,10 @@ Result<Cleaner::Result_> Cleaner::Clean(Log& log, const std::string& name, const
           }
         }
         enum class Retention { kRetainEmpty, kDelete, kDeleteEmpty };
-        const Retention retention = last_of_producer ? Retention::kRetainEmpty
+        const Retention retention = last_of_producer                 ? Retention::kRetainEmpty
                                     : v.next_offset() == upper_bound ? Retention::kRetainEmpty
-                                    : discard_records ? Retention::kDelete
-                                                      : Retention::kDeleteEmpty;
+                                    : discard_records                ? Retention::kDelete
+                                                                     : Retention::kDeleteEmpty;
         // Record retention.
         const bool retain_deletes = !v.delete_horizon_ms() || now < *v.delete_horizon_ms();
         std::vector<Record> kept;
@@ -430,15 +432,14 @@ Result<Cleaner::Result_> Cleaner::Clean(Log& log, const std::string& name, const
           o.base_sequence = v.base_sequence();
           o.is_transactional = v.is_transactional();
           o.is_control = v.is_control();
-          o.delete_horizon_ms =
-              set_horizon ? std::optional<int64_t>(now + config.delete_retention_ms)
-                          : v.delete_horizon_ms();
+          o.delete_horizon_ms = set_horizon
+                                    ? std::optional<int64_t>(now + config.delete_retention_ms)
+                                    : v.delete_horizon_ms();
           o.last_offset_delta = v.last_offset_delta();
           RecordBatchBuilder b(o);
           for (size_t k = 0; k < kept.size(); ++k) {
             SEGLOG_RETURN_IF_ERROR(b.AppendWithOffset(kept[k].offset, kept[k].timestamp,
-                                                      kept[k].key, kept[k].value,
-                                                      kept_headers[k]));
+                                                      kept[k].key, kept[k].value, kept_headers[k]));
           }
           SEGLOG_ASSIGN_OR_RETURN(std::vector<uint8_t> rebuilt, b.Build());
           chunk.insert(chunk.end(), rebuilt.begin(), rebuilt.end());
@@ -479,17 +480,16 @@ Result<Cleaner::Result_> Cleaner::Clean(Log& log, const std::string& name, const
       id_, name, range.first_dirty_offset, out.end_offset, mb, stats.total_seconds,
       stats.total_seconds > 0 ? mb / stats.total_seconds : 0.0,
       static_cast<double>(stats.map_bytes_read) / (1024.0 * 1024.0), stats.map_seconds,
-      stats.map_seconds > 0 ? static_cast<double>(stats.map_bytes_read) / (1024.0 * 1024.0) /
-                                  stats.map_seconds
-                            : 0.0,
+      stats.map_seconds > 0
+          ? static_cast<double>(stats.map_bytes_read) / (1024.0 * 1024.0) / stats.map_seconds
+          : 0.0,
       stats.total_seconds > 0 ? 100.0 * stats.map_seconds / stats.total_seconds : 0.0,
       100.0 * stats.map_utilization, mb, stats.total_seconds - stats.map_seconds,
-      stats.total_seconds - stats.map_seconds > 0
-          ? mb / (stats.total_seconds - stats.map_seconds)
+      stats.total_seconds - stats.map_seconds > 0 ? mb / (stats.total_seconds - stats.map_seconds)
+                                                  : 0.0,
+      stats.total_seconds > 0
+          ? 100.0 * (stats.total_seconds - stats.map_seconds) / stats.total_seconds
           : 0.0,
-      stats.total_seconds > 0 ? 100.0 * (stats.total_seconds - stats.map_seconds) /
-                                    stats.total_seconds
-                              : 0.0,
       mb, stats.messages_read, static_cast<double>(stats.bytes_written) / (1024.0 * 1024.0),
       stats.messages_written,
       stats.bytes_read > 0 ? 100.0 * (1.0 - static_cast<double>(stats.bytes_written) /

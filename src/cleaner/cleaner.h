@@ -81,8 +81,7 @@ class Cleaner {
   };
   // One round: builds the map over [first dirty, first uncleanable) - fewer offsets if it
   // fills - and cleans every segment below the map's end.
-  Result<Result_> Clean(Log& log, const std::string& name, const LogToClean& range,
-                        int64_t now_ms);
+  Result<Result_> Clean(Log& log, const std::string& name, const LogToClean& range, int64_t now_ms);
 
  private:
   void Info(const std::string& line) const;

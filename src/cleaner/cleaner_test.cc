@@ -13,8 +13,8 @@
 namespace seglog {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::FileSize;
+using ::testing::HasSubstr;
 using testing::TempDir;
 
 struct Kv {
@@ -27,8 +27,8 @@ std::vector<uint8_t> Batch(const std::vector<Kv>& records, int64_t timestamp) {
   for (const Kv& r : records) {
     NullableBytes value;
     if (r.value) value = Bytes(reinterpret_cast<const uint8_t*>(r.value->data()), r.value->size());
-    EXPECT_TRUE(b.Append(timestamp, Bytes(reinterpret_cast<const uint8_t*>(r.key.data()), r.key.size()),
-                         value)
+    EXPECT_TRUE(b.Append(timestamp,
+                         Bytes(reinterpret_cast<const uint8_t*>(r.key.data()), r.key.size()), value)
                     .ok());
   }
   return *b.Build();
@@ -80,9 +80,15 @@ class CleanerTest : public ::testing::Test {
 // record six seconds later.
 TEST_F(CleanerTest, ExampleThreeKeepsOffsetsSixEightAndNine) {
   auto log = Open({{"segment.ms", "5000"}, {"min.cleanable.dirty.ratio", "0.01"}});
-  ASSERT_TRUE(log->AppendAsLeader(Batch({{"user1", "a1"}, {"user2", "b1"}, {"user3", "c1"},
-                                         {"user1", "a2"}, {"user2", "b2"}, {"user3", "c2"},
-                                         {"user1", "a3"}, {"user2", "b3"}, {"user3", "c3"},
+  ASSERT_TRUE(log->AppendAsLeader(Batch({{"user1", "a1"},
+                                         {"user2", "b1"},
+                                         {"user3", "c1"},
+                                         {"user1", "a2"},
+                                         {"user2", "b2"},
+                                         {"user3", "c2"},
+                                         {"user1", "a3"},
+                                         {"user2", "b3"},
+                                         {"user3", "c3"},
                                          {"user2", std::nullopt}},
                                         now_))
                   .ok());
@@ -99,8 +105,8 @@ TEST_F(CleanerTest, ExampleThreeKeepsOffsetsSixEightAndNine) {
   auto r = CleanOnce(log.get());
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->end_offset, 10);  // the checkpoint then holds "cmp 0 10"
-  EXPECT_EQ(Records(log.get()), (std::vector<std::string>{"6 user1 a3", "8 user3 c3",
-                                                          "9 user2 null", "10 user4 d1"}));
+  EXPECT_EQ(Records(log.get()),
+            (std::vector<std::string>{"6 user1 a3", "8 user3 c3", "9 user2 null", "10 user4 d1"}));
   // The swap left the live names only, and the size the seed's broker printed (the batch now
   // carries the tombstone's delete horizon as its base timestamp).
   EXPECT_EQ(FileSize(LogFilePath(log->dir(), 0)), 110);
@@ -125,15 +131,15 @@ TEST_F(CleanerTest, ExampleThreeKeepsOffsetsSixEightAndNine) {
 // seed 003: one partition before and after a pass - one record per key, at its own offset.
 TEST_F(CleanerTest, SeedThreeBeforeAndAfter) {
   auto log = Open({});
-  const std::vector<Kv> writes = {{"c-7", "Oslo"},   {"c-2", "Lima"}, {"c-7", "Bergen"},
-                                  {"c-9", "Quito"},  {"c-2", "Cusco"}, {"c-7", "Tromso"},
-                                  {"c-4", "Pune"},   {"c-9", "Loja"}};
+  const std::vector<Kv> writes = {{"c-7", "Oslo"},  {"c-2", "Lima"},  {"c-7", "Bergen"},
+                                  {"c-9", "Quito"}, {"c-2", "Cusco"}, {"c-7", "Tromso"},
+                                  {"c-4", "Pune"},  {"c-9", "Loja"}};
   for (const Kv& w : writes) ASSERT_TRUE(log->AppendAsLeader(Batch({w}, now_)).ok());
   ASSERT_TRUE(log->Roll().ok());
   auto r = CleanOnce(log.get());
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(Records(log.get()), (std::vector<std::string>{"4 c-2 Cusco", "5 c-7 Tromso",
-                                                          "6 c-4 Pune", "7 c-9 Loja"}));
+  EXPECT_EQ(Records(log.get()),
+            (std::vector<std::string>{"4 c-2 Cusco", "5 c-7 Tromso", "6 c-4 Pune", "7 c-9 Loja"}));
   // A reader asking for offset 1 is handed the record at 4.
   auto read = log->Read(1, 1 << 20);
   ASSERT_TRUE(read.ok());
@@ -146,12 +152,12 @@ TEST_F(CleanerTest, SeedThreeTombstoneSurvivesTheFirstCleaningAndGoesAfterTheHor
   const int64_t mon_10 = 1795651200000 - 3 * 24 * kHour + 10 * kHour;  // Mon 2026-11-23 10:00
   now_ = mon_10;
   auto log = Open({});
-  ASSERT_TRUE(log->AppendAsLeader(Batch({{"c-7", "Oslo"}}, now_)).ok());     // 0
-  ASSERT_TRUE(log->AppendAsLeader(Batch({{"c-1", "Rome"}}, now_)).ok());     // 1
-  ASSERT_TRUE(log->AppendAsLeader(Batch({{"c-7", "Bergen"}}, now_)).ok());   // 2
-  ASSERT_TRUE(log->AppendAsLeader(Batch({{"c-3", "Lyon"}}, now_)).ok());     // 3
-  ASSERT_TRUE(log->AppendAsLeader(Batch({{"c-5", "Kiev"}}, now_)).ok());     // 4
-  ASSERT_TRUE(log->AppendAsLeader(Batch({{"c-7", "Tromso"}}, now_)).ok());   // 5
+  ASSERT_TRUE(log->AppendAsLeader(Batch({{"c-7", "Oslo"}}, now_)).ok());        // 0
+  ASSERT_TRUE(log->AppendAsLeader(Batch({{"c-1", "Rome"}}, now_)).ok());        // 1
+  ASSERT_TRUE(log->AppendAsLeader(Batch({{"c-7", "Bergen"}}, now_)).ok());      // 2
+  ASSERT_TRUE(log->AppendAsLeader(Batch({{"c-3", "Lyon"}}, now_)).ok());        // 3
+  ASSERT_TRUE(log->AppendAsLeader(Batch({{"c-5", "Kiev"}}, now_)).ok());        // 4
+  ASSERT_TRUE(log->AppendAsLeader(Batch({{"c-7", "Tromso"}}, now_)).ok());      // 5
   ASSERT_TRUE(log->AppendAsLeader(Batch({{"c-7", std::nullopt}}, now_)).ok());  // 6: tombstone
   now_ = mon_10 + 16 * kHour;  // Tue 02:00: the segment rolls
   ASSERT_TRUE(log->Roll().ok());
@@ -159,9 +165,8 @@ TEST_F(CleanerTest, SeedThreeTombstoneSurvivesTheFirstCleaningAndGoesAfterTheHor
   now_ = mon_10 + 17 * kHour;  // Tue 03:00: a pass drops 0, 2 and 5, keeps and stamps 6
   auto first = CleanOnce(log.get());
   ASSERT_TRUE(first.ok()) << first.status().ToString();
-  EXPECT_EQ(Records(log.get()), (std::vector<std::string>{"1 c-1 Rome", "3 c-3 Lyon",
-                                                          "4 c-5 Kiev", "6 c-7 null",
-                                                          "7 c-8 Nice"}));
+  EXPECT_EQ(Records(log.get()), (std::vector<std::string>{"1 c-1 Rome", "3 c-3 Lyon", "4 c-5 Kiev",
+                                                          "6 c-7 null", "7 c-8 Nice"}));
   bool stamped = false;
   ASSERT_TRUE(testing::ForEachBatch(log.get(), [&](const RecordBatchView& v, Bytes) {
                 if (v.base_offset() == 6) stamped = v.delete_horizon_ms() == now_ + 24 * kHour;
@@ -231,9 +236,10 @@ TEST_F(CleanerTest, LastBatchOfAnActiveProducerStaysAsAnEmptyBatch) {
     o.base_sequence = 0;
     RecordBatchBuilder b(o);
     for (const Kv& r : records) {
-      EXPECT_TRUE(b.Append(ts, Bytes(reinterpret_cast<const uint8_t*>(r.key.data()), r.key.size()),
-                           Bytes(reinterpret_cast<const uint8_t*>(r.value->data()), r.value->size()))
-                      .ok());
+      EXPECT_TRUE(
+          b.Append(ts, Bytes(reinterpret_cast<const uint8_t*>(r.key.data()), r.key.size()),
+                   Bytes(reinterpret_cast<const uint8_t*>(r.value->data()), r.value->size()))
+              .ok());
     }
     return *b.Build();
   };
@@ -270,7 +276,9 @@ TEST_F(CleanerTest, LastBatchOfAnActiveProducerStaysAsAnEmptyBatch) {
 TEST_F(CleanerTest, IoLimitSleepsToTheRate) {
   auto log = Open({});
   for (int i = 0; i < 50; ++i) {
-    ASSERT_TRUE(log->AppendAsLeader(Batch({{fmt::format("k{}", i % 5), std::string(1000, 'v')}}, now_)).ok());
+    ASSERT_TRUE(
+        log->AppendAsLeader(Batch({{fmt::format("k{}", i % 5), std::string(1000, 'v')}}, now_))
+            .ok());
   }
   ASSERT_TRUE(log->Roll().ok());
   auto range = CleanableRange(*log, std::nullopt, now_);
@@ -293,7 +301,9 @@ TEST_F(CleanerTest, EveryCrashPointOfTheSwapRecovers) {
   namespace fs = std::filesystem;
   auto log = Open({});
   for (int i = 0; i < 30; ++i) {
-    ASSERT_TRUE(log->AppendAsLeader(Batch({{fmt::format("k{}", i % 7), fmt::format("v{}", i)}}, now_)).ok());
+    ASSERT_TRUE(
+        log->AppendAsLeader(Batch({{fmt::format("k{}", i % 7), fmt::format("v{}", i)}}, now_))
+            .ok());
   }
   ASSERT_TRUE(log->Roll().ok());
   ASSERT_TRUE(log->AppendAsLeader(Batch({{"tail", "t"}}, now_)).ok());

@@ -13,8 +13,8 @@ namespace seglog {
 
 SkimpyOffsetMap::SkimpyOffsetMap(int64_t memory, double load_factor)
     : slots_(std::max<int64_t>(1, std::min<int64_t>(memory, INT32_MAX) / kSlotSize)),
-      max_desired_(std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(slots_) *
-                                                             load_factor))),
+      max_desired_(
+          std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(slots_) * load_factor))),
       bytes_(new uint8_t[static_cast<size_t>(slots_ * kSlotSize)]) {
   Clear();
 }

@@ -123,16 +123,15 @@ Result<std::string> ReadPartitionMetadata(const std::string& path) {
   if (!lines.empty() && lines.back().empty()) lines.pop_back();
   auto field = [&](size_t i, const char* key) -> Result<std::string> {
     if (i >= lines.size()) {
-      return Status::Corruption(
-          fmt::format("{}: line {}: expected '{}: <value>', found the end of the file", path,
-                      i + 1, key));
+      return Status::Corruption(fmt::format(
+          "{}: line {}: expected '{}: <value>', found the end of the file", path, i + 1, key));
     }
     const std::string& line = lines[i];
     const size_t colon = line.find(':');
     if (colon == std::string::npos || colon + 1 >= line.size() || line[colon + 1] != ' ' ||
         line.substr(0, colon) != key) {
-      return Status::Corruption(fmt::format("{}: line {}: expected '{}: <value>', found '{}'",
-                                            path, i + 1, key, line));
+      return Status::Corruption(
+          fmt::format("{}: line {}: expected '{}: <value>', found '{}'", path, i + 1, key, line));
     }
     size_t v = colon + 1;
     while (v < line.size() && (line[v] == ' ' || line[v] == '\t')) ++v;
@@ -146,7 +145,8 @@ Result<std::string> ReadPartitionMetadata(const std::string& path) {
   }
   SEGLOG_ASSIGN_OR_RETURN(std::string id, field(1, "topic_id"));
   auto uuid = Uuid::Parse(id);
-  if (!uuid.ok()) return Status::Corruption(fmt::format("{}: line 2: {}", path, uuid.status().message()));
+  if (!uuid.ok())
+    return Status::Corruption(fmt::format("{}: line 2: {}", path, uuid.status().message()));
   if (uuid->IsZero()) {
     return Status::Corruption(fmt::format("{}: line 2: the topic id is the zero Uuid", path));
   }

@@ -14,7 +14,8 @@
 
 namespace seglog {
 
-inline Status ConfigInvalid(const std::string& name, const std::string& value, const std::string& why) {
+inline Status ConfigInvalid(const std::string& name, const std::string& value,
+                            const std::string& why) {
   return Status::InvalidArgument(
       fmt::format("Invalid value {} for configuration {}: {}", value, name, why));
 }

@@ -12,9 +12,9 @@
 #include "base/coding.h"
 #include "base/crc32c.h"
 #include "base/mutex.h"
+#include "base/scheduler.h"
 #include "io/file.h"
 #include "io/file_names.h"
-#include "base/scheduler.h"
 #include "log/checkpoint_file.h"
 #include "log/log_loader.h"
 #include "log/log_segment.h"
@@ -180,7 +180,8 @@ std::vector<std::pair<int32_t, int64_t>> Log::leader_epochs() const {
 
 bool Log::offline() const {
   return state_->offline.load(std::memory_order_acquire) ||
-         (options_.directory_offline && options_.directory_offline->load(std::memory_order_acquire));
+         (options_.directory_offline &&
+          options_.directory_offline->load(std::memory_order_acquire));
 }
 
 Status Log::offline_reason() const {
@@ -194,9 +195,8 @@ Status Log::CheckOnline() const {
     return Status::IOError(fmt::format(
         "KafkaStorageException: {} is offline: its log directory had a failed sync", dir_));
   }
-  return Status::IOError(fmt::format(
-      "KafkaStorageException: {} is offline after a failed sync: {}", dir_,
-      offline_reason().ToString()));
+  return Status::IOError(fmt::format("KafkaStorageException: {} is offline after a failed sync: {}",
+                                     dir_, offline_reason().ToString()));
 }
 
 Status Log::SyncFailed(const Status& failure) {
@@ -214,9 +214,9 @@ Status Log::SyncFailed(const Status& failure) {
     }
   }
   if (first && options_.on_storage_failure) options_.on_storage_failure(failure);
-  return Status::IOError(fmt::format(
-      "KafkaStorageException: {} is now offline; a failed sync is never retried: {}", dir_,
-      failure.ToString()));
+  return Status::IOError(
+      fmt::format("KafkaStorageException: {} is now offline; a failed sync is never retried: {}",
+                  dir_, failure.ToString()));
 }
 
 int64_t Log::unflushed_messages() const {
@@ -588,11 +588,10 @@ Status Log::RollLocked(int64_t expected_next_offset) {
   // The segment just closed is flushed off the append path (Kafka's flush-log task), which
   // then moves the recovery point to the new base offset.
   if (options_.scheduler != nullptr) {
-    options_.scheduler->ScheduleOnce(
-        "flush-log", [handle = st.flush_handle, new_base] {
-          MutexLock l(&handle->mu);
-          if (handle->log != nullptr) (void)handle->log->Flush(new_base);  // failures go offline
-        });
+    options_.scheduler->ScheduleOnce("flush-log", [handle = st.flush_handle, new_base] {
+      MutexLock l(&handle->mu);
+      if (handle->log != nullptr) (void)handle->log->Flush(new_base);  // failures go offline
+    });
     return Status::OK();
   }
   return FlushLocked(new_base);
@@ -705,7 +704,8 @@ Result<int64_t> Log::DeleteRecords(int64_t offset) {
     return Status::OutOfRange(fmt::format(
         "OffsetOutOfRangeException: The offset {} for partition {} is not valid", offset, dir_));
   }
-  SEGLOG_RETURN_IF_ERROR(MaybeIncrementLogStartOffsetLocked(target, "client delete records request"));
+  SEGLOG_RETURN_IF_ERROR(
+      MaybeIncrementLogStartOffsetLocked(target, "client delete records request"));
   return log_start_offset();
 }
 
@@ -735,8 +735,7 @@ Result<int> Log::DeletePrefixLocked(const DeletablePredicate& predicate,
   }
   // The log start moves to the first segment that stays.
   auto survivor = snapshot->upper_bound(deletable.back()->base_offset());
-  SEGLOG_RETURN_IF_ERROR(
-      MaybeIncrementLogStartOffsetLocked(survivor->first, "segment deletion"));
+  SEGLOG_RETURN_IF_ERROR(MaybeIncrementLogStartOffsetLocked(survivor->first, "segment deletion"));
   if (options_.logger) {
     for (const auto& seg : deletable) log_reason(*seg);  // (Describe opens the time index)
   }
@@ -814,9 +813,10 @@ Status Log::ReplaceSegments(const std::shared_ptr<LogSegment>& cleaned,
     Status s = cleaned->Close();
     (void)s;
     SEGLOG_RETURN_IF_ERROR(cleaned->DeleteFiles());
-    return online.ok() ? Status::Aborted(fmt::format(
-                             "{}: cleaning aborted: the segments it cleaned changed meanwhile", dir_))
-                       : online;
+    return online.ok()
+               ? Status::Aborted(fmt::format(
+                     "{}: cleaning aborted: the segments it cleaned changed meanwhile", dir_))
+               : online;
   }
   const std::string cleaned_suffix(kCleanedFileSuffix), swap_suffix(kSwapFileSuffix);
   // 1. .cleaned -> .swap, and into the map in place of the old segments.
@@ -836,7 +836,6 @@ Status Log::ReplaceSegments(const std::shared_ptr<LogSegment>& cleaned,
   return Status::OK();
 }
 
-
 Result<int> Log::DeleteOldSegments() {
   if (options_.read_only) return Status::FailedPrecondition(dir_ + ": log opened read-only");
   State& st = *state_;
@@ -848,15 +847,14 @@ Result<int> Log::DeleteOldSegments() {
   {
     const int64_t start = log_start_offset();
     SEGLOG_ASSIGN_OR_RETURN(
-        const int n,
-        DeletePrefixLocked(
-            [start](LogSegment&, LogSegment* next) -> Result<bool> {
-              return next != nullptr && next->base_offset() <= start;
-            },
-            [this, start](LogSegment& seg) {
-              Info(fmt::format("Deleting segment {} due to log start offset {} breach",
-                               seg.Describe(), start));
-            }));
+        const int n, DeletePrefixLocked(
+                         [start](LogSegment&, LogSegment* next) -> Result<bool> {
+                           return next != nullptr && next->base_offset() <= start;
+                         },
+                         [this, start](LogSegment& seg) {
+                           Info(fmt::format("Deleting segment {} due to log start offset {} breach",
+                                            seg.Describe(), start));
+                         }));
     total += n;
   }
   if (!config_.cleanup_delete) return total;
@@ -901,12 +899,12 @@ Result<int> Log::DeleteOldSegments() {
             },
             [this, retention](LogSegment& seg) {
               auto max = seg.MaxTimestampAndOffsetSoFar();
-              Info(fmt::format("Deleting segment {} due to log retention time {}ms breach based "
-                               "on {}",
-                               seg.Describe(), retention,
-                               max.ok() && max->timestamp >= 0
-                                   ? "the largest record timestamp in the segment"
-                                   : "the last modified time of the segment"));
+              Info(fmt::format(
+                  "Deleting segment {} due to log retention time {}ms breach based "
+                  "on {}",
+                  seg.Describe(), retention,
+                  max.ok() && max->timestamp >= 0 ? "the largest record timestamp in the segment"
+                                                  : "the last modified time of the segment"));
             }));
     total += n;
   }

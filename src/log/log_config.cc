@@ -88,7 +88,7 @@ const std::vector<Property>& Properties() {
            c->message_timestamp_type = TimestampType::kLogAppendTime;
          } else {
            return ConfigInvalid("message.timestamp.type", v,
-                          "String must be one of: CreateTime, LogAppendTime");
+                                "String must be one of: CreateTime, LogAppendTime");
          }
          return Status::OK();
        },
@@ -96,13 +96,13 @@ const std::vector<Property>& Properties() {
       {"message.timestamp.before.max.ms",
        [](LogConfig* c, const std::string& v) {
          return ParseConfigInt<int64_t>("message.timestamp.before.max.ms", v, 0,
-                                  &c->message_timestamp_before_max_ms);
+                                        &c->message_timestamp_before_max_ms);
        },
        [](const LogConfig& c) { return std::to_string(c.message_timestamp_before_max_ms); }},
       {"message.timestamp.after.max.ms",
        [](LogConfig* c, const std::string& v) {
          return ParseConfigInt<int64_t>("message.timestamp.after.max.ms", v, 0,
-                                  &c->message_timestamp_after_max_ms);
+                                        &c->message_timestamp_after_max_ms);
        },
        [](const LogConfig& c) { return std::to_string(c.message_timestamp_after_max_ms); }},
       {"cleanup.policy",
@@ -151,8 +151,9 @@ const std::vector<Property>& Properties() {
          }
          auto t = ParseCompressionName(v);
          if (!t.ok() || *t == CompressionType::kNone) {
-           return ConfigInvalid("compression.type", v,
-                          "String must be one of: uncompressed, zstd, lz4, snappy, gzip, producer");
+           return ConfigInvalid(
+               "compression.type", v,
+               "String must be one of: uncompressed, zstd, lz4, snappy, gzip, producer");
          }
          c->compression = *t;
          return Status::OK();

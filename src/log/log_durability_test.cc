@@ -124,9 +124,9 @@ TEST_F(LogDurabilityTest, AFailedSyncTakesTheLogOfflineForGood) {
   EXPECT_THAT(reported[0], HasSubstr("00000000000000000000.log"));
   EXPECT_EQ(log->recovery_point(), 0);  // not advanced past data that may be lost
   // The sync now works again, but the log does not retry: everything fails, naming the cause.
-  for (const Status& s : {log->Flush(3), log->Roll(),
-                          log->AppendAsLeader(ProducerBatch(0, 1, 1, kT0)).status(),
-                          log->Read(0, 100).status()}) {
+  for (const Status& s :
+       {log->Flush(3), log->Roll(), log->AppendAsLeader(ProducerBatch(0, 1, 1, kT0)).status(),
+        log->Read(0, 100).status()}) {
     EXPECT_TRUE(s.IsIOError()) << s.ToString();
     EXPECT_THAT(s.message(), HasSubstr("injected"));
   }

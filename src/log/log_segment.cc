@@ -50,11 +50,9 @@ LogSegment::LogSegment(std::string dir, int64_t base_offset, const SegmentOption
       log_path_(LogFilePath(dir_, base_offset) + options.file_suffix),
       log_(std::move(log)),
       offset_index_(OffsetIndexFilePath(dir_, base_offset) + options.file_suffix, base_offset,
-                    options.max_index_size,
-                    options.writable),
+                    options.max_index_size, options.writable),
       time_index_(TimeIndexFilePath(dir_, base_offset) + options.file_suffix, base_offset,
-                  options.max_index_size,
-                  options.writable),
+                  options.max_index_size, options.writable),
       size_(size),
       created_ms_(now_ms) {}
 
@@ -115,9 +113,9 @@ std::string LogSegment::Describe() {
   const std::string path = log_path();
   auto st = StatFile(path);
   auto max = MaxTimestampAndOffsetSoFar();
-  return fmt::format("LogSegment(baseOffset={}, size={}, lastModifiedTime={}, largestRecordTimestamp={})",
-                     base_offset_, size(), st.ok() ? st->last_modified_ms : 0,
-                     max.ok() ? max->timestamp : -1);
+  return fmt::format(
+      "LogSegment(baseOffset={}, size={}, lastModifiedTime={}, largestRecordTimestamp={})",
+      base_offset_, size(), st.ok() ? st->last_modified_ms : 0, max.ok() ? max->timestamp : -1);
 }
 
 bool LogSegment::log_file_open() const {
@@ -341,8 +339,7 @@ Result<int64_t> LogSegment::ReadNextOffset() {
     SEGLOG_ASSIGN_OR_RETURN(OffsetIndex * oi, offset_index());
     last = oi->LastEntry();
   } else {
-    SEGLOG_ASSIGN_OR_RETURN(last,
-                            OffsetIndex::ReadLastEntry(offset_index_.path(), base_offset_));
+    SEGLOG_ASSIGN_OR_RETURN(last, OffsetIndex::ReadLastEntry(offset_index_.path(), base_offset_));
   }
   if (size() == 0) return base_offset_;
   SEGLOG_ASSIGN_OR_RETURN(std::shared_ptr<File> log, OpenOrTransientLogFile());

@@ -162,7 +162,6 @@ class LogSegment {
   Result<int64_t> FirstBatchTimestamp() { return RollingBasedTimestamp(); }
 
  private:
-
   const std::string dir_;
   const int64_t base_offset_;
   const SegmentOptions options_;

@@ -16,11 +16,11 @@
 namespace seglog {
 namespace {
 
+using testing::CountMappingsUnder;
+using testing::CountOpenFileDescriptors;
 using ::testing::HasSubstr;
 using testing::ProducerBatch;
 using testing::TempDir;
-using testing::CountMappingsUnder;
-using testing::CountOpenFileDescriptors;
 
 constexpr int64_t kT0 = 1700000000000;
 

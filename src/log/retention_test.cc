@@ -2,9 +2,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
-#include <cctype>
 
 #include "base/coding.h"
 #include "base/scheduler.h"
@@ -15,8 +15,8 @@
 namespace seglog {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::FileSize;
+using ::testing::HasSubstr;
 using testing::ProducerBatch;
 using testing::TempDir;
 
@@ -83,8 +83,8 @@ TEST(RetentionTest, ExampleTwoReproducesKafkasRenamesRollAndLogLines) {
   scheduler.RunDue();  // the flush-log tasks of the three rolls
   EXPECT_EQ(log->recovery_point(), 11490);
 
-  scheduler.Schedule("kafka-log-retention", [&] { ASSERT_TRUE(log->DeleteOldSegments().ok()); },
-                     2000, 2000);
+  scheduler.Schedule(
+      "kafka-log-retention", [&] { ASSERT_TRUE(log->DeleteOldSegments().ok()); }, 2000, 2000);
   std::vector<std::vector<std::string>> seen = {LogFiles(dir)};
   for (int t = 1; t <= 35; ++t) {
     scheduler.Advance(1000);
@@ -97,7 +97,8 @@ TEST(RetentionTest, ExampleTwoReproducesKafkasRenamesRollAndLogLines) {
       {f(0, ".log.deleted"), f(3830, ".log.deleted"), f(7660, ".log"), f(11490, ".log")},
       {f(0, ".log.deleted"), f(3830, ".log.deleted"), f(7660, ".log.deleted"),
        f(11490, ".log.deleted"), f(12000, ".log")},
-      {f(3830, ".log.deleted"), f(7660, ".log.deleted"), f(11490, ".log.deleted"), f(12000, ".log")},
+      {f(3830, ".log.deleted"), f(7660, ".log.deleted"), f(11490, ".log.deleted"),
+       f(12000, ".log")},
       {f(7660, ".log.deleted"), f(11490, ".log.deleted"), f(12000, ".log")},
       {f(12000, ".log")},
   };
@@ -191,7 +192,7 @@ TEST(RetentionTest, SeedThreeTimeRuleJudgesEachSegmentByItsNewestRecord) {
   put(910000, kWed + 10 * kHour + 60000);
   ASSERT_EQ(l.segment_base_offsets(), (std::vector<int64_t>{0, 420000, 910000}));
 
-  now = kThu + 9 * kHour + 10 * 60000;  // Thursday 09:10
+  now = kThu + 9 * kHour + 10 * 60000;   // Thursday 09:10
   EXPECT_EQ(*l.DeleteOldSegments(), 1);  // 3 days and 1 hour old: deleted
   EXPECT_EQ(l.segment_base_offsets(), (std::vector<int64_t>{420000, 910000}));
   EXPECT_EQ(l.log_start_offset(), 420000);
@@ -233,7 +234,8 @@ TEST(RetentionTest, SeedThreeSizeRuleSettlesOneSegmentOverTheCap) {
   o.clock = [&] { return now; };
   auto log = Log::Open(tmp.path() + "/big-0", config, o);
   ASSERT_TRUE(log.ok());
-  for (int i = 0; i < 7; ++i) ASSERT_TRUE((*log)->AppendAsLeader(ProducerBatch(i, 1, 1000, now)).ok());
+  for (int i = 0; i < 7; ++i)
+    ASSERT_TRUE((*log)->AppendAsLeader(ProducerBatch(i, 1, 1000, now)).ok());
   // 3 closed segments of 2 batches ("1 GiB") and 1 batch ("512 MiB") in the active one.
   ASSERT_EQ((*log)->num_segments(), 4);
   ASSERT_EQ((*log)->size_in_bytes(), 7 * b);
@@ -264,8 +266,7 @@ TEST(RetentionTest, DeleteRecordsAndOutOfRangeReads) {
   EXPECT_EQ(*r, second + 1);
   auto below = l.Read(second, 1000);
   ASSERT_TRUE(below.status().IsOutOfRange());
-  EXPECT_THAT(below.status().message(),
-              HasSubstr(fmt::format("range {} to 16", second + 1)));
+  EXPECT_THAT(below.status().message(), HasSubstr(fmt::format("range {} to 16", second + 1)));
   // The batch holding the new start is still returned whole.
   auto at = l.Read(second + 1, 1000);
   ASSERT_TRUE(at.ok());

@@ -30,8 +30,8 @@ Result<std::unique_ptr<LogDirectory>> LogDirectory::Open(const std::string& log_
                                                          LogDirectoryOptions options) {
   SEGLOG_ASSIGN_OR_RETURN(auto lock, LogDirLock::Acquire(log_dir));
   std::unique_ptr<LogDirectory> d(new LogDirectory(log_dir, std::move(lock), std::move(options)));
-  SEGLOG_ASSIGN_OR_RETURN(d->meta_, LoadOrCreateMetaProperties(log_dir, d->options_.node_id,
-                                                               d->options_.cluster_id));
+  SEGLOG_ASSIGN_OR_RETURN(
+      d->meta_, LoadOrCreateMetaProperties(log_dir, d->options_.node_id, d->options_.cluster_id));
   const std::string marker = log_dir + "/" + kCleanShutdownFile;
   if (FileExists(marker)) {
     // Deleted before anything is loaded: a crash while loading is an unclean shutdown.
@@ -48,7 +48,7 @@ Result<std::unique_ptr<LogDirectory>> LogDirectory::Open(const std::string& log_
   for (auto [file, map] :
        {std::pair<const char*, OffsetMap*>{kRecoveryPointCheckpointFile, &d->recovery_points_},
         {kLogStartOffsetCheckpointFile, &d->log_start_offsets_},
-       {kCleanerOffsetCheckpointFile, &d->cleaner_offsets_}}) {
+        {kCleanerOffsetCheckpointFile, &d->cleaner_offsets_}}) {
     const std::string path = log_dir + "/" + file;
     if (!FileExists(path)) continue;
     auto m = ReadOffsetCheckpoint(path);
@@ -85,9 +85,9 @@ LogOptions LogDirectory::OptionsFor(const TopicPartition& tp, const std::string&
   o.directory_offline = offline_;
   o.on_storage_failure = [this](const Status& s) { MarkOffline(s); };
   if (o.logger) {
-    o.logger = [inner = o.logger, prefix = fmt::format("[UnifiedLog partition={}, dir={}] ",
-                                                       PartitionDirName(tp), dir_)](
-                   const std::string& line) { inner(prefix + line); };
+    o.logger = [inner = o.logger,
+                prefix = fmt::format("[UnifiedLog partition={}, dir={}] ", PartitionDirName(tp),
+                                     dir_)](const std::string& line) { inner(prefix + line); };
   }
   return o;
 }
@@ -100,9 +100,8 @@ Result<Log*> LogDirectory::GetLog(const TopicPartition& tp, const LogConfig& con
     return Status::IOError(fmt::format("KafkaStorageException: log directory {} is offline: {}",
                                        dir_, offline_reason().ToString()));
   }
-  SEGLOG_ASSIGN_OR_RETURN(
-      std::unique_ptr<Log> log,
-      Log::Open(dir_ + "/" + PartitionDirName(tp), config, OptionsFor(tp, topic_id)));
+  SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<Log> log, Log::Open(dir_ + "/" + PartitionDirName(tp),
+                                                              config, OptionsFor(tp, topic_id)));
   Log* raw = log.get();
   logs_[tp] = std::move(log);
   return raw;
@@ -137,8 +136,8 @@ Status LogDirectory::LoadAll(int threads, const std::function<void(const std::st
   auto say = [&](const std::string& line) {
     if (progress) progress(line);
   };
-  say(fmt::format("Loading {} logs from {} with {} thread(s) after {} shutdown", jobs.size(),
-                  dir_, std::max(1, threads), had_clean_shutdown_ ? "a clean" : "an unclean"));
+  say(fmt::format("Loading {} logs from {} with {} thread(s) after {} shutdown", jobs.size(), dir_,
+                  std::max(1, threads), had_clean_shutdown_ ? "a clean" : "an unclean"));
   std::atomic<size_t> next{0};
   auto work = [&] {
     for (size_t i = next++; i < jobs.size(); i = next++) {

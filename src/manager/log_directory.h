@@ -26,8 +26,8 @@
 #include <atomic>
 #include <functional>
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,7 +71,8 @@ class LogDirectory {
   // store. `progress` receives one line per event, from the loading threads (serialised).
   // `config_for` gives a topic's config (default: the topic store's overrides on Kafka's
   // defaults).
-  using ConfigFor = std::function<Result<LogConfig>(const std::string& topic, const TopicMetadata&)>;
+  using ConfigFor =
+      std::function<Result<LogConfig>(const std::string& topic, const TopicMetadata&)>;
   Status LoadAll(int threads, const std::function<void(const std::string&)>& progress = {},
                  const ConfigFor& config_for = {});
 

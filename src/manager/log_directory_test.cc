@@ -148,7 +148,8 @@ TEST(LogDirectoryTest, LoadAllRecoversEveryPartitionInParallelWithProgress) {
   ASSERT_TRUE(again.ok());
   EXPECT_TRUE((*again)->had_clean_shutdown());
   ASSERT_TRUE((*again)->LoadAll(2).ok());
-  for (const auto& [tp, log] : (*again)->logs()) EXPECT_EQ(log->load_report().segments_recovered, 0);
+  for (const auto& [tp, log] : (*again)->logs())
+    EXPECT_EQ(log->load_report().segments_recovered, 0);
 }
 
 // Opening one partition after a crash and closing must not mark the directory clean: the

@@ -35,8 +35,7 @@ Result<std::unique_ptr<LogManager>> LogManager::Open(
       return Status::InvalidArgument(fmt::format(
           "{}: meta.properties has cluster.id {}, but {} has {}: the log directories belong to "
           "different clusters",
-          dir, d->meta().cluster_id, m->dirs_.front()->dir(),
-          m->dirs_.front()->meta().cluster_id));
+          dir, d->meta().cluster_id, m->dirs_.front()->dir(), m->dirs_.front()->meta().cluster_id));
     }
     SEGLOG_ASSIGN_OR_RETURN(TopicMap topics, LoadTopics(dir));
     for (auto& [name, md] : topics) {
@@ -50,12 +49,12 @@ Result<std::unique_ptr<LogManager>> LogManager::Open(
   const TopicMap known_topics = m->topics_;
   for (auto& d : m->dirs_) {
     const ServerConfig& c = m->config_;
-    SEGLOG_RETURN_IF_ERROR(d->LoadAll(
-        c.num_recovery_threads_per_data_dir, m->logger_,
-        [&topics = known_topics, &c](const std::string& topic, const TopicMetadata& md) {
-          auto it = topics.find(topic);
-          return c.TopicConfig(it != topics.end() ? it->second.configs : md.configs);
-        }));
+    SEGLOG_RETURN_IF_ERROR(
+        d->LoadAll(c.num_recovery_threads_per_data_dir, m->logger_,
+                   [&topics = known_topics, &c](const std::string& topic, const TopicMetadata& md) {
+                     auto it = topics.find(topic);
+                     return c.TopicConfig(it != topics.end() ? it->second.configs : md.configs);
+                   }));
     SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> pending, d->PendingDeleteDirs());
     for (const std::string& p : pending) {
       m->pending_deletes_.push_back({p, scheduler->NowMs()});  // found at startup: due now
@@ -139,9 +138,9 @@ Status LogManager::AddPartitions(const std::string& topic, int32_t total) {
   }
   const int32_t current = it->second.partitions;
   if (total <= current) {
-    return Status::InvalidArgument(fmt::format(
-        "Topic currently has {} partitions, which is higher than the requested {}.", current,
-        total));
+    return Status::InvalidArgument(
+        fmt::format("Topic currently has {} partitions, which is higher than the requested {}.",
+                    current, total));
   }
   it->second.partitions = total;
   SEGLOG_RETURN_IF_ERROR(SaveTopicsLocked());
@@ -166,8 +165,8 @@ Status LogManager::DeleteTopic(const std::string& topic) {
                      PartitionDirName({topic, p}), renamed));
     pending_deletes_.push_back({renamed, scheduler_->NowMs() + config.file_delete_delay_ms});
   }
-  scheduler_->Schedule("kafka-delete-logs", [this] { (void)DeleteLogs(false); },
-                       config.file_delete_delay_ms);
+  scheduler_->Schedule(
+      "kafka-delete-logs", [this] { (void)DeleteLogs(false); }, config.file_delete_delay_ms);
   return Status::OK();
 }
 
@@ -229,9 +228,8 @@ Result<Log*> LogManager::GetLog(const TopicPartition& tp) const {
   MutexLock l(&mu_);
   LogDirectory* d = DirFor(tp);
   if (d == nullptr) {
-    return Status::NotFound(
-        fmt::format("UnknownTopicOrPartitionException: {} is not in any log directory",
-                    PartitionDirName(tp)));
+    return Status::NotFound(fmt::format(
+        "UnknownTopicOrPartitionException: {} is not in any log directory", PartitionDirName(tp)));
   }
   return d->FindLog(tp);
 }
@@ -240,22 +238,25 @@ void LogManager::StartTasks() {
   const int64_t delay = config_.log_initial_task_delay_ms;
   Info(fmt::format("Starting log cleanup with a period of {} ms.",
                    config_.log_retention_check_interval_ms));
-  scheduler_->Schedule("kafka-log-retention", [this] { (void)CleanupLogs(); }, delay,
-                       config_.log_retention_check_interval_ms);
+  scheduler_->Schedule(
+      "kafka-log-retention", [this] { (void)CleanupLogs(); }, delay,
+      config_.log_retention_check_interval_ms);
   Info(fmt::format("Starting log flusher with a default period of {} ms.",
                    config_.log_flush_scheduler_interval_ms));
   if (config_.log_flush_scheduler_interval_ms > 0 &&
       config_.log_flush_scheduler_interval_ms < INT64_MAX / 2) {
-    scheduler_->Schedule("kafka-log-flusher", [this] { (void)FlushDirtyLogs(); }, delay,
-                         config_.log_flush_scheduler_interval_ms);
+    scheduler_->Schedule(
+        "kafka-log-flusher", [this] { (void)FlushDirtyLogs(); }, delay,
+        config_.log_flush_scheduler_interval_ms);
   }
-  scheduler_->Schedule("kafka-recovery-point-checkpoint",
-                       [this] { (void)CheckpointRecoveryPoints(); }, delay,
-                       config_.log_flush_offset_checkpoint_interval_ms);
-  scheduler_->Schedule("kafka-log-start-offset-checkpoint",
-                       [this] { (void)CheckpointLogStartOffsets(); }, delay,
-                       config_.log_flush_start_offset_checkpoint_interval_ms);
-  scheduler_->Schedule("kafka-delete-logs", [this] { (void)DeleteLogs(false); }, delay);
+  scheduler_->Schedule(
+      "kafka-recovery-point-checkpoint", [this] { (void)CheckpointRecoveryPoints(); }, delay,
+      config_.log_flush_offset_checkpoint_interval_ms);
+  scheduler_->Schedule(
+      "kafka-log-start-offset-checkpoint", [this] { (void)CheckpointLogStartOffsets(); }, delay,
+      config_.log_flush_start_offset_checkpoint_interval_ms);
+  scheduler_->Schedule(
+      "kafka-delete-logs", [this] { (void)DeleteLogs(false); }, delay);
   if (config_.log_cleaner_enable && config_.log_cleaner_threads > 0) {
     {
       MutexLock l(&mu_);
@@ -267,10 +268,13 @@ void LogManager::StartTasks() {
 
 void LogManager::ScheduleCleaner(int id, int64_t delay_ms) {
   // Kafka's CleanerThread.doWork: clean the filthiest log, or rest log.cleaner.backoff.ms.
-  scheduler_->Schedule(fmt::format("kafka-log-cleaner-thread-{}", id), [this, id] {
-    auto cleaned = RunCleanerRound(id);
-    ScheduleCleaner(id, cleaned.ok() && *cleaned ? 0 : config_.log_cleaner_backoff_ms);
-  }, delay_ms);
+  scheduler_->Schedule(
+      fmt::format("kafka-log-cleaner-thread-{}", id),
+      [this, id] {
+        auto cleaned = RunCleanerRound(id);
+        ScheduleCleaner(id, cleaned.ok() && *cleaned ? 0 : config_.log_cleaner_backoff_ms);
+      },
+      delay_ms);
 }
 
 Status LogManager::CleanupLogs() {
@@ -342,13 +346,13 @@ SkimpyOffsetMap* LogManager::MapFor(int id) {
   if (!m) {
     const int threads = std::max(1, config_.log_cleaner_threads);
     m = std::make_unique<SkimpyOffsetMap>(config_.log_cleaner_dedupe_buffer_size / threads,
-                                    config_.log_cleaner_io_buffer_load_factor);
+                                          config_.log_cleaner_io_buffer_load_factor);
   }
   return m.get();
 }
 
-Result<bool> LogManager::CleanLocked(int id, LogDirectory* dir, const TopicPartition& tp,
-                                     Log* log, bool force) {
+Result<bool> LogManager::CleanLocked(int id, LogDirectory* dir, const TopicPartition& tp, Log* log,
+                                     bool force) {
   const std::string name = PartitionDirName(tp);
   const int64_t now = scheduler_->NowMs();
   auto range = CleanableRange(*log, dir->CleanerCheckpoint(tp), now);
@@ -356,8 +360,8 @@ Result<bool> LogManager::CleanLocked(int id, LogDirectory* dir, const TopicParti
   if (range->checkpoint_reset) {
     SEGLOG_RETURN_IF_ERROR(dir->SetCleanerCheckpoint(tp, range->first_dirty_offset));
   }
-  const bool eligible = force ? range->cleanable_bytes > 0
-                              : range->Eligible(log->config().min_cleanable_dirty_ratio);
+  const bool eligible =
+      force ? range->cleanable_bytes > 0 : range->Eligible(log->config().min_cleanable_dirty_ratio);
   if (!eligible) return false;
   Cleaner cleaner(id, MapFor(id), logger_);
   cleaner.SetIoLimit(config_.log_cleaner_io_max_bytes_per_second);
@@ -395,9 +399,10 @@ Result<bool> LogManager::RunCleanerRound(int id) {
     auto r = CleanLocked(id, best->dir, best->tp, best->log, /*force=*/false);
     if (!r.ok()) {
       uncleanable_.insert(PartitionDirName(best->tp));
-      Info(fmt::format("Cleaner {}: Unexpected exception thrown when cleaning log {}. Marking "
-                       "its partition ({}) as uncleanable: {}",
-                       id, best->log->dir(), PartitionDirName(best->tp), r.status().ToString()));
+      Info(
+          fmt::format("Cleaner {}: Unexpected exception thrown when cleaning log {}. Marking "
+                      "its partition ({}) as uncleanable: {}",
+                      id, best->log->dir(), PartitionDirName(best->tp), r.status().ToString()));
     } else {
       cleaned = *r;
     }
@@ -424,8 +429,8 @@ Result<int> LogManager::CleanNow(const std::string& topic, int32_t partition) {
     Log* log = d->FindLog({topic, p});
     if (!log->config().cleanup_compact) {
       return Status::InvalidArgument(fmt::format(
-          "{}: cleanup.policy is {}: only compacted topics are cleaned", PartitionDirName({topic, p}),
-          log->config().cleanup_delete ? "delete" : "none"));
+          "{}: cleanup.policy is {}: only compacted topics are cleaned",
+          PartitionDirName({topic, p}), log->config().cleanup_delete ? "delete" : "none"));
     }
     SEGLOG_ASSIGN_OR_RETURN(const bool done, CleanLocked(0, d, {topic, p}, log, /*force=*/true));
     cleaned += done ? 1 : 0;

@@ -26,14 +26,14 @@
 
 #include <functional>
 #include <map>
-#include <set>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "base/mutex.h"
-#include "cleaner/cleaner.h"
 #include "base/scheduler.h"
+#include "cleaner/cleaner.h"
 #include "manager/log_directory.h"
 #include "manager/server_config.h"
 #include "manager/topic_store.h"
@@ -121,8 +121,7 @@ class LogManager {
   LogDirectory* DirFor(const TopicPartition& tp) const REQUIRES(mu_);
   LogDirectory* LeastLoadedDir() const REQUIRES(mu_);
   Status SaveTopicsLocked() REQUIRES(mu_);
-  Status CreatePartitionsLocked(const std::string& topic, int32_t from, int32_t to)
-      REQUIRES(mu_);
+  Status CreatePartitionsLocked(const std::string& topic, int32_t from, int32_t to) REQUIRES(mu_);
   std::vector<Log*> AllLogs() const REQUIRES(mu_);
   Status ForEachOnlineDir(Status (LogDirectory::*write)()) EXCLUDES(mu_);
 

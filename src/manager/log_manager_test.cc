@@ -109,8 +109,8 @@ TEST_F(LogManagerTest, RefusedCommandsChangeNothingOnDisk) {
 
 // Altered topic configs persist and take effect at the next retention check.
 TEST_F(LogManagerTest, AlteredRetentionAppliesAtTheNextCheckAndPersists) {
-  auto m = Open({{"log.retention.check.interval.ms", "1000"},
-                 {"log.initial.task.delay.ms", "1000"}});
+  auto m =
+      Open({{"log.retention.check.interval.ms", "1000"}, {"log.initial.task.delay.ms", "1000"}});
   ASSERT_TRUE(m->CreateTopic("t", 1, {{"internal.segment.bytes", "300"}}).ok());
   Log* log = *m->GetLog({"t", 0});
   for (int i = 0; i < 10; ++i) ASSERT_TRUE(log->AppendAsLeader(ProducerBatch(i, 1, 50, kT0)).ok());
@@ -195,7 +195,8 @@ std::vector<uint8_t> KeyedBatch(const std::vector<std::pair<std::string, const c
   for (const auto& [k, v] : records) {
     NullableBytes value;
     if (v != nullptr) value = Bytes(reinterpret_cast<const uint8_t*>(v), std::strlen(v));
-    EXPECT_TRUE(b.Append(ts, Bytes(reinterpret_cast<const uint8_t*>(k.data()), k.size()), value).ok());
+    EXPECT_TRUE(
+        b.Append(ts, Bytes(reinterpret_cast<const uint8_t*>(k.data()), k.size()), value).ok());
   }
   return *b.Build();
 }
@@ -203,15 +204,25 @@ std::vector<uint8_t> KeyedBatch(const std::vector<std::pair<std::string, const c
 // seed 000 Example 3 through the manager's cleaner thread: after the roll and a round the
 // checkpoint holds "cmp 0 10".
 TEST_F(LogManagerTest, CleanerThreadCompactsAndCheckpointsExampleThree) {
-  auto m = Open({{"log.cleaner.backoff.ms", "1000"}, {"log.initial.task.delay.ms", "0"},
-                 {"log.dirs", a_.path()}, {"log.cleaner.dedupe.buffer.size", "1048576"}});
-  ASSERT_TRUE(m->CreateTopic("cmp", 1, {{"cleanup.policy", "compact"}, {"segment.ms", "5000"},
-                                        {"min.cleanable.dirty.ratio", "0.01"}})
+  auto m = Open({{"log.cleaner.backoff.ms", "1000"},
+                 {"log.initial.task.delay.ms", "0"},
+                 {"log.dirs", a_.path()},
+                 {"log.cleaner.dedupe.buffer.size", "1048576"}});
+  ASSERT_TRUE(m->CreateTopic("cmp", 1,
+                             {{"cleanup.policy", "compact"},
+                              {"segment.ms", "5000"},
+                              {"min.cleanable.dirty.ratio", "0.01"}})
                   .ok());
   Log* log = *m->GetLog({"cmp", 0});
-  ASSERT_TRUE(log->AppendAsLeader(KeyedBatch({{"user1", "a1"}, {"user2", "b1"}, {"user3", "c1"},
-                                              {"user1", "a2"}, {"user2", "b2"}, {"user3", "c2"},
-                                              {"user1", "a3"}, {"user2", "b3"}, {"user3", "c3"},
+  ASSERT_TRUE(log->AppendAsLeader(KeyedBatch({{"user1", "a1"},
+                                              {"user2", "b1"},
+                                              {"user3", "c1"},
+                                              {"user1", "a2"},
+                                              {"user2", "b2"},
+                                              {"user3", "c2"},
+                                              {"user1", "a3"},
+                                              {"user2", "b3"},
+                                              {"user3", "c3"},
                                               {"user2", nullptr}},
                                              scheduler_->NowMs()))
                   .ok());
@@ -242,12 +253,15 @@ TEST_F(LogManagerTest, CleanerThreadCompactsAndCheckpointsExampleThree) {
 // compact,delete: once cleaner threads run, they - not the retention task - apply time and
 // size retention to compacted logs (kafka-format.md 11.9).
 TEST_F(LogManagerTest, CleanerAppliesRetentionToCompactDeleteTopics) {
-  auto m = Open({{"log.cleaner.backoff.ms", "1000"}, {"log.initial.task.delay.ms", "0"},
-                 {"log.retention.check.interval.ms", "1000"}, {"log.dirs", a_.path()},
+  auto m = Open({{"log.cleaner.backoff.ms", "1000"},
+                 {"log.initial.task.delay.ms", "0"},
+                 {"log.retention.check.interval.ms", "1000"},
+                 {"log.dirs", a_.path()},
                  {"log.cleaner.dedupe.buffer.size", "1048576"}});
-  ASSERT_TRUE(m->CreateTopic("cd", 1, {{"cleanup.policy", "compact,delete"},
-                                       {"retention.ms", "60000"},
-                                       {"internal.segment.bytes", "300"}})
+  ASSERT_TRUE(m->CreateTopic("cd", 1,
+                             {{"cleanup.policy", "compact,delete"},
+                              {"retention.ms", "60000"},
+                              {"internal.segment.bytes", "300"}})
                   .ok());
   Log* log = *m->GetLog({"cd", 0});
   const int64_t t = scheduler_->NowMs();

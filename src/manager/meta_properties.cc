@@ -40,8 +40,7 @@ Result<MetaProperties> ParseMetaProperties(const std::string& path, const std::s
   auto parse_int = [&](const char* key, const std::string& v, int32_t* out) -> Status {
     auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), *out);
     if (v.empty() || ec != std::errc() || end != v.data() + v.size()) {
-      return Status::Corruption(
-          fmt::format("{}: {} is '{}', expected an integer", path, key, v));
+      return Status::Corruption(fmt::format("{}: {} is '{}', expected an integer", path, key, v));
     }
     return Status::OK();
   };
@@ -50,9 +49,8 @@ Result<MetaProperties> ParseMetaProperties(const std::string& path, const std::s
   int32_t ver = -1;
   SEGLOG_RETURN_IF_ERROR(parse_int("version", *version, &ver));
   if (ver != 0 && ver != 1) {
-    return Status::Corruption(
-        fmt::format("{}: version is {}, expected 0 or 1 (Kafka's MetaPropertiesVersion)", path,
-                    ver));
+    return Status::Corruption(fmt::format(
+        "{}: version is {}, expected 0 or 1 (Kafka's MetaPropertiesVersion)", path, ver));
   }
   m.version = ver;
   if (auto c = take("cluster.id")) m.cluster_id = *c;
@@ -70,8 +68,7 @@ Result<MetaProperties> ParseMetaProperties(const std::string& path, const std::s
   if (auto d = take("directory.id")) {
     auto id = Uuid::Parse(*d);
     if (!id.ok()) {
-      return Status::Corruption(
-          fmt::format("{}: directory.id: {}", path, id.status().message()));
+      return Status::Corruption(fmt::format("{}: directory.id: {}", path, id.status().message()));
     }
     m.directory_id = *d;
   }

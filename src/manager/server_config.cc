@@ -40,16 +40,31 @@ const std::map<std::string, std::string>& DirectSynonyms() {
 
 // Keys of a Kafka broker's server.properties that are not about log storage.
 bool IsOtherBrokerKey(const std::string& k) {
-  static const std::set<std::string> exact = {
-      "process.roles", "listeners", "advertised.listeners", "controller.listener.names",
-      "controller.quorum.voters", "controller.quorum.bootstrap.servers",
-      "listener.security.protocol.map", "inter.broker.listener.name", "num.network.threads",
-      "num.io.threads", "default.replication.factor", "min.insync.replicas", "broker.id",
-      "offsets.topic.replication.factor", "share.coordinator.state.topic.replication.factor",
-      "share.coordinator.state.topic.min.isr", "auto.create.topics.enable",
-      "delete.topic.enable", "unclean.leader.election.enable", "log.dir.failure.timeout.ms",
-      "metadata.log.dir", "producer.id.expiration.ms", "producer.id.expiration.check.interval.ms",
-      "transaction.max.timeout.ms", "replica.high.watermark.checkpoint.interval.ms"};
+  static const std::set<std::string> exact = {"process.roles",
+                                              "listeners",
+                                              "advertised.listeners",
+                                              "controller.listener.names",
+                                              "controller.quorum.voters",
+                                              "controller.quorum.bootstrap.servers",
+                                              "listener.security.protocol.map",
+                                              "inter.broker.listener.name",
+                                              "num.network.threads",
+                                              "num.io.threads",
+                                              "default.replication.factor",
+                                              "min.insync.replicas",
+                                              "broker.id",
+                                              "offsets.topic.replication.factor",
+                                              "share.coordinator.state.topic.replication.factor",
+                                              "share.coordinator.state.topic.min.isr",
+                                              "auto.create.topics.enable",
+                                              "delete.topic.enable",
+                                              "unclean.leader.election.enable",
+                                              "log.dir.failure.timeout.ms",
+                                              "metadata.log.dir",
+                                              "producer.id.expiration.ms",
+                                              "producer.id.expiration.check.interval.ms",
+                                              "transaction.max.timeout.ms",
+                                              "replica.high.watermark.checkpoint.interval.ms"};
   if (exact.count(k)) return true;
   for (const char* prefix : {"socket.", "transaction.state.log.", "group.", "listener.name.",
                              "ssl.", "sasl.", "metric.", "metrics.", "replica.", "controller.",
@@ -107,9 +122,9 @@ Result<ServerConfig> ServerConfig::FromProperties(const std::map<std::string, st
   time_synonym({{"log.roll.ms", 1}, {"log.roll.hours", 3600000}}, 1, "segment.ms", false);
   time_synonym({{"log.roll.jitter.ms", 1}, {"log.roll.jitter.hours", 3600000}}, 0,
                "segment.jitter.ms", false);
-  time_synonym({{"log.retention.ms", 1}, {"log.retention.minutes", 60000},
-                {"log.retention.hours", 3600000}},
-               -1, "retention.ms", true);
+  time_synonym(
+      {{"log.retention.ms", 1}, {"log.retention.minutes", 60000}, {"log.retention.hours", 3600000}},
+      -1, "retention.ms", true);
   time_synonym({{"log.flush.interval.ms", 1}, {"log.flush.scheduler.interval.ms", 1}}, 0,
                "flush.ms", false);
   for (const auto& [broker_key, topic_key] : DirectSynonyms()) {
@@ -133,18 +148,23 @@ Result<ServerConfig> ServerConfig::FromProperties(const std::map<std::string, st
   }
 
   const std::map<std::string, std::function<Status(const std::string&)>> broker = {
-      {"log.dirs", [&](const std::string& v) {
+      {"log.dirs",
+       [&](const std::string& v) {
          c.log_dirs = SplitDirs(v);
          return c.log_dirs.empty() ? ConfigInvalid("log.dirs", v, "no directory given")
                                    : Status::OK();
        }},
-      {"log.dir", [&](const std::string& v) {
+      {"log.dir",
+       [&](const std::string& v) {
          if (get("log.dirs") == nullptr) c.log_dirs = SplitDirs(v);
          return Status::OK();
        }},
-      {"node.id", [&](const std::string& v) { return ParseConfigInt<int32_t>("node.id", v, 0, &c.node_id); }},
+      {"node.id",
+       [&](const std::string& v) { return ParseConfigInt<int32_t>("node.id", v, 0, &c.node_id); }},
       {"num.partitions",
-       [&](const std::string& v) { return ParseConfigInt<int32_t>("num.partitions", v, 1, &c.num_partitions); }},
+       [&](const std::string& v) {
+         return ParseConfigInt<int32_t>("num.partitions", v, 1, &c.num_partitions);
+       }},
       {"num.recovery.threads.per.data.dir",
        [&](const std::string& v) {
          return ParseConfigInt<int32_t>("num.recovery.threads.per.data.dir", v, 1,
@@ -172,14 +192,17 @@ Result<ServerConfig> ServerConfig::FromProperties(const std::map<std::string, st
        }},
       {"log.initial.task.delay.ms",
        [&](const std::string& v) {
-         return ParseConfigInt<int64_t>("log.initial.task.delay.ms", v, 0, &c.log_initial_task_delay_ms);
+         return ParseConfigInt<int64_t>("log.initial.task.delay.ms", v, 0,
+                                        &c.log_initial_task_delay_ms);
        }},
       {"background.threads",
        [&](const std::string& v) {
          return ParseConfigInt<int32_t>("background.threads", v, 1, &c.background_threads);
        }},
       {"log.cleaner.enable",
-       [&](const std::string& v) { return ParseConfigBool("log.cleaner.enable", v, &c.log_cleaner_enable); }},
+       [&](const std::string& v) {
+         return ParseConfigBool("log.cleaner.enable", v, &c.log_cleaner_enable);
+       }},
       {"log.cleaner.threads",
        [&](const std::string& v) {
          return ParseConfigInt<int32_t>("log.cleaner.threads", v, 0, &c.log_cleaner_threads);
@@ -191,33 +214,37 @@ Result<ServerConfig> ServerConfig::FromProperties(const std::map<std::string, st
        }},
       {"log.cleaner.io.buffer.size",
        [&](const std::string& v) {
-         return ParseConfigInt<int32_t>("log.cleaner.io.buffer.size", v, 0, &c.log_cleaner_io_buffer_size);
+         return ParseConfigInt<int32_t>("log.cleaner.io.buffer.size", v, 0,
+                                        &c.log_cleaner_io_buffer_size);
        }},
       {"log.cleaner.backoff.ms",
        [&](const std::string& v) {
          return ParseConfigInt<int64_t>("log.cleaner.backoff.ms", v, 0, &c.log_cleaner_backoff_ms);
        }},
-      {"log.cleaner.io.buffer.load.factor", [&](const std::string& v) {
+      {"log.cleaner.io.buffer.load.factor",
+       [&](const std::string& v) {
          try {
            c.log_cleaner_io_buffer_load_factor = std::stod(v);
            return Status::OK();
          } catch (...) {
-           return ConfigInvalid("log.cleaner.io.buffer.load.factor", v, "Not a number of type DOUBLE");
+           return ConfigInvalid("log.cleaner.io.buffer.load.factor", v,
+                                "Not a number of type DOUBLE");
          }
        }},
-      {"log.cleaner.io.max.bytes.per.second", [&](const std::string& v) {
+      {"log.cleaner.io.max.bytes.per.second",
+       [&](const std::string& v) {
          try {
            c.log_cleaner_io_max_bytes_per_second = std::stod(v);
            return Status::OK();
          } catch (...) {
-           return ConfigInvalid("log.cleaner.io.max.bytes.per.second", v, "Not a number of type DOUBLE");
+           return ConfigInvalid("log.cleaner.io.max.bytes.per.second", v,
+                                "Not a number of type DOUBLE");
          }
        }},
   };
   static const std::set<std::string> time_keys = {
-      "log.roll.ms",           "log.roll.hours",        "log.roll.jitter.ms",
-      "log.roll.jitter.hours", "log.retention.ms",      "log.retention.minutes",
-      "log.retention.hours",   "log.flush.interval.ms"};
+      "log.roll.ms",      "log.roll.hours",        "log.roll.jitter.ms",  "log.roll.jitter.hours",
+      "log.retention.ms", "log.retention.minutes", "log.retention.hours", "log.flush.interval.ms"};
   for (const auto& [k, v] : props) {
     if (auto it = broker.find(k); it != broker.end()) {
       check(it->second(v));

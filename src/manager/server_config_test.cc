@@ -39,8 +39,8 @@ TEST(ServerConfigTest, SynonymsFollowKafkasPrecedence) {
   EXPECT_EQ(t->segment_ms, 7200000);
   EXPECT_EQ(t->segment_bytes, 2097152);
   EXPECT_EQ(t->file_delete_delay_ms, 10000);
-  auto ms = ServerConfig::FromProperties({{"log.retention.ms", "20000"},
-                                          {"log.retention.hours", "1"}});
+  auto ms =
+      ServerConfig::FromProperties({{"log.retention.ms", "20000"}, {"log.retention.hours", "1"}});
   EXPECT_EQ(ms->TopicConfig({})->retention_ms, 20000);
   auto negative = ServerConfig::FromProperties({{"log.retention.hours", "-5"}});
   EXPECT_EQ(negative->TopicConfig({})->retention_ms, -1);  // any negative: unlimited
@@ -70,9 +70,10 @@ TEST(ServerConfigTest, BadValuesAndUnknownKeysAreRefusedInKafkasWords) {
   ASSERT_TRUE(k.ok());
   EXPECT_EQ(k->ignored.size(), 3u);
   // Cross-field rules apply to the defaults too.
-  auto lag = ServerConfig::FromProperties({{"log.cleaner.min.compaction.lag.ms", "10"},
-                                           {"log.cleaner.max.compaction.lag.ms", "5"}});
-  EXPECT_THAT(lag.status().message(), HasSubstr("min.compaction.lag.ms (10) > max.compaction.lag.ms (5)"));
+  auto lag = ServerConfig::FromProperties(
+      {{"log.cleaner.min.compaction.lag.ms", "10"}, {"log.cleaner.max.compaction.lag.ms", "5"}});
+  EXPECT_THAT(lag.status().message(),
+              HasSubstr("min.compaction.lag.ms (10) > max.compaction.lag.ms (5)"));
   // A bad topic override names the topic key.
   auto ok = ServerConfig::FromProperties({});
   EXPECT_THAT(ok->TopicConfig({{"segment.bytes", "102400"}}).status().message(),

@@ -19,9 +19,9 @@ TEST(TopicStoreTest, RoundTripsAndFindsKafkaPartitionDirectories) {
   ASSERT_TRUE(SaveTopics(tmp.path(), topics).ok());
   // A Kafka-written topic's id comes from its partition.metadata.
   std::filesystem::create_directories(tmp.path() + "/kafka-made-1");
-  ASSERT_TRUE(
-      WritePartitionMetadata(tmp.path() + "/kafka-made-1/partition.metadata", "AAAAAAAAAAAAAAAAAAAAAg")
-          .ok());
+  ASSERT_TRUE(WritePartitionMetadata(tmp.path() + "/kafka-made-1/partition.metadata",
+                                     "AAAAAAAAAAAAAAAAAAAAAg")
+                  .ok());
   std::filesystem::create_directories(tmp.path() + "/kafka-made-0");
   std::filesystem::create_directories(tmp.path() + "/kafka-made-1");
   std::filesystem::create_directories(tmp.path() + "/orders-0");
