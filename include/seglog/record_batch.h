@@ -110,6 +110,10 @@ struct ReadOptions {
   // Largest decompressed records section accepted; a compressed batch that inflates past it is
   // reported as corrupt instead of exhausting memory. Default: 256 MiB.
   size_t max_decompressed_bytes = size_t{256} << 20;
+  // Where a RecordIterator decompresses to, instead of a buffer of its own; it must outlive the
+  // iterator, and one iterator at a time may use it. Reusing one buffer across batches saves an
+  // allocation, its page faults and its zero-filling per compressed batch.
+  std::vector<uint8_t>* scratch = nullptr;
 };
 
 // A zero-copy view of one v2 record batch. Does not own its bytes; they must outlive the view.

@@ -41,10 +41,46 @@ uint8_t* EncodeVarlong(uint8_t* p, int64_t n);
 // Result of decoding a varint from a bounded buffer.
 enum class VarintError { kOk, kTruncated, kTooLong };
 
+// The general cases of the decoders below (out of line: most lengths and deltas in a record fit
+// one or two bytes).
+VarintError DecodeVarintSlow(const uint8_t* p, const uint8_t* limit, int32_t* value, int* length);
+VarintError DecodeVarlongSlow(const uint8_t* p, const uint8_t* limit, int64_t* value,
+                              int* length);
+
 // Decodes a zigzag varint from [p, limit). On success stores the value and the number of bytes
 // consumed. kTruncated: the buffer ended before the last byte; kTooLong: more than 5 (10) bytes.
-VarintError DecodeVarint(const uint8_t* p, const uint8_t* limit, int32_t* value, int* length);
-VarintError DecodeVarlong(const uint8_t* p, const uint8_t* limit, int64_t* value, int* length);
+inline VarintError DecodeVarint(const uint8_t* p, const uint8_t* limit, int32_t* value,
+                                int* length) {
+  if (limit - p >= 2) {  // one- and two-byte encodings: most lengths, deltas and counts
+    if (p[0] < 0x80) {
+      *value = ZigZagDecode32(p[0]);
+      *length = 1;
+      return VarintError::kOk;
+    }
+    if (p[1] < 0x80) {
+      *value = ZigZagDecode32((p[0] & 0x7fu) | (static_cast<uint32_t>(p[1]) << 7));
+      *length = 2;
+      return VarintError::kOk;
+    }
+  }
+  return DecodeVarintSlow(p, limit, value, length);
+}
+inline VarintError DecodeVarlong(const uint8_t* p, const uint8_t* limit, int64_t* value,
+                                 int* length) {
+  if (limit - p >= 2) {  // one- and two-byte encodings: most lengths, deltas and counts
+    if (p[0] < 0x80) {
+      *value = ZigZagDecode64(p[0]);
+      *length = 1;
+      return VarintError::kOk;
+    }
+    if (p[1] < 0x80) {
+      *value = ZigZagDecode64((p[0] & 0x7fu) | (static_cast<uint32_t>(p[1]) << 7));
+      *length = 2;
+      return VarintError::kOk;
+    }
+  }
+  return DecodeVarlongSlow(p, limit, value, length);
+}
 
 }  // namespace seglog
 

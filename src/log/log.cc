@@ -286,6 +286,9 @@ Status RecordTooLarge(const std::string& dir, size_t size, int32_t max) {
       size, dir, max));
 }
 
+// The largest decompression buffer an appending thread keeps for its next batch.
+constexpr size_t kMaxKeptScratch = size_t{4} << 20;
+
 // Checks one v2 batch as Kafka's analyzeAndValidateRecords and LogValidator do.
 Result<ValidatedBatch> ValidateBatch(const std::string& dir, const LogConfig& config, Bytes bytes,
                                      int64_t position, int64_t now, bool check_records) {
@@ -297,7 +300,17 @@ Result<ValidatedBatch> ValidateBatch(const std::string& dir, const LogConfig& co
   SEGLOG_RETURN_IF_ERROR(view.compression().status());
   ValidatedBatch out{view, true, kNoTimestamp};
   if (!check_records) return out;
-  RecordIterator it(view);
+  // Compressed batches inflate into one buffer per thread, kept between appends unless a batch
+  // made it large (see ReadOptions::scratch).
+  thread_local std::vector<uint8_t> scratch;
+  struct Trim {
+    ~Trim() {
+      if (scratch.capacity() > kMaxKeptScratch) std::vector<uint8_t>().swap(scratch);
+    }
+  } trim;
+  ReadOptions read_options;
+  read_options.scratch = &scratch;
+  RecordIterator it(view, read_options);
   int32_t expected_delta = 0;
   while (it.Next()) {
     const Record& r = it.record();

@@ -19,10 +19,12 @@ namespace seglog {
 
 class BoundedOutput {
  public:
+  // Writes from the start of *out. Bytes already there are overwritten, not cleared first: a
+  // buffer reused across batches then costs neither an allocation nor zero-filling per batch.
   BoundedOutput(std::vector<uint8_t>* out, size_t limit, size_t size_hint)
       : out_(out), limit_(limit) {
-    out_->clear();
-    out_->resize(std::min(Cap(), std::max<size_t>(size_hint, 256)));
+    const size_t want = std::min(Cap(), std::max<size_t>(size_hint, 256));
+    if (out_->size() < want || out_->size() > Cap()) out_->resize(want);
   }
 
   // Makes sure room() > 0. False only when limit + 1 bytes were already produced.

@@ -117,6 +117,28 @@ TEST(CompressionTest, TruncationAtEveryByteIsAnErrorNeverACrash) {
   }
 }
 
+TEST(CompressionTest, AReusedOutputBufferHoldsExactlyTheNewStream) {
+  // Decompressors overwrite a reused buffer instead of clearing it (no zero-fill per batch): the
+  // result must still be exactly the new stream, after a larger one, after a failure, and
+  // after a stream cut short (zstd keeps one context per thread: a failed frame must not leak
+  // into the next call).
+  for (CompressionType c : kCodecs) {
+    auto big = Sample(300000, 11), small = Sample(777, 12);
+    std::vector<uint8_t> zbig, zsmall, back(5, 0xEE);
+    ASSERT_TRUE(Compress(c, std::nullopt, big, &zbig).ok());
+    ASSERT_TRUE(Compress(c, std::nullopt, small, &zsmall).ok());
+    ASSERT_TRUE(Decompress(c, zbig, 1 << 20, &back).ok()) << CompressionName(c);
+    EXPECT_EQ(back, big) << CompressionName(c);
+    ASSERT_TRUE(Decompress(c, zsmall, 1 << 20, &back).ok()) << CompressionName(c);
+    EXPECT_EQ(back, small) << CompressionName(c);
+    EXPECT_TRUE(Decompress(c, zbig, 1000, &back).IsCorruption()) << CompressionName(c);
+    std::vector<uint8_t> cut(zbig.begin(), zbig.begin() + static_cast<ptrdiff_t>(zbig.size() / 2));
+    (void)Decompress(c, cut, 1 << 20, &back);
+    ASSERT_TRUE(Decompress(c, zsmall, 1 << 20, &back).ok()) << CompressionName(c);
+    EXPECT_EQ(back, small) << CompressionName(c);
+  }
+}
+
 TEST(CompressionTest, LevelsFollowKafka) {
   EXPECT_TRUE(ValidateCompressionLevel(CompressionType::kGzip, 9).ok());
   EXPECT_FALSE(ValidateCompressionLevel(CompressionType::kGzip, 10).ok());

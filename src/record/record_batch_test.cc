@@ -1,3 +1,4 @@
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -194,6 +195,39 @@ TEST(RecordBatchTest, EveryCodecRoundTripsThroughTheBuilder) {
     }
     EXPECT_TRUE(it.status().ok());
     EXPECT_EQ(i, 500);
+  }
+}
+
+TEST(RecordBatchTest, IteratorsSharingAScratchBufferReadTheirOwnBatch) {
+  // ReadOptions::scratch: one buffer reused by the iterators of consecutive compressed batches,
+  // large then small, as Log's validation reuses it across appends.
+  for (auto c : {CompressionType::kGzip, CompressionType::kSnappy, CompressionType::kLz4,
+                 CompressionType::kZstd}) {
+    std::vector<uint8_t> scratch;
+    for (int n : {400, 3, 250}) {
+      BatchOptions o;
+      o.compression = c;
+      RecordBatchBuilder b(o);
+      for (int i = 0; i < n; ++i) {
+        const std::string v = fmt::format("{}-value-{}", n, i);
+        ASSERT_TRUE(b.Append(1000 + i, std::nullopt, AsBytes(v)).ok());
+      }
+      auto bytes = MustBuild(b);
+      auto view = RecordBatchView::Parse(bytes);
+      ASSERT_TRUE(view.ok());
+      ReadOptions ro;
+      ro.scratch = &scratch;
+      RecordIterator it(*view, ro);
+      int i = 0;
+      while (it.Next()) {
+        EXPECT_EQ(std::string(reinterpret_cast<const char*>(it.record().value->data()),
+                              it.record().value->size()),
+                  fmt::format("{}-value-{}", n, i));
+        ++i;
+      }
+      ASSERT_TRUE(it.status().ok()) << it.status().ToString();
+      EXPECT_EQ(i, n) << CompressionName(c);
+    }
   }
 }
 
