@@ -12,6 +12,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "index/offset_index.h"
+#include "io/file.h"
 #include "log/test_support.h"
 #include "record/batch_walker.h"
 #include "seglog/log.h"
@@ -85,6 +87,31 @@ TEST_F(FullDiskTest, AppendThatHitsEnospcFailsCleanlyAndLosesNothing) {
   ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
   EXPECT_EQ((*reopened)->log_end_offset(), acknowledged);
   EXPECT_EQ((*reopened)->load_report().bytes_quarantined, 0);
+}
+
+TEST_F(FullDiskTest, IndexEntriesOnAFullDiskAreAnErrorNotASignal) {
+  // Index entries go straight into the mapped file once fallocate has given its blocks; on a
+  // full disk that fallocate fails. A store into an unbacked page would be SIGBUS instead.
+  auto index = OffsetIndex::Open(mount_ + "/00000000000000000000.index", 0, 1 << 20);
+  ASSERT_TRUE(index.ok()) << index.status().ToString();  // a sparse file takes no blocks
+  {
+    auto filler = File::Open(mount_ + "/filler", File::Mode::kCreate);
+    ASSERT_TRUE(filler.ok());
+    const std::vector<uint8_t> chunk(4096, 0xAB);
+    int64_t at = 0;
+    while ((*filler)->WriteAt(at, chunk).ok()) at += 4096;
+  }
+  Status s = (*index)->Append(5, 100);
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(s.IsIOError()) << s.ToString();
+  EXPECT_THAT(s.ToString(), HasSubstr("No space left on device"));
+  EXPECT_THAT(s.ToString(), HasSubstr("00000000000000000000.index"));
+  EXPECT_EQ((*index)->entries(), 0);
+  // Space again: the same append goes through, and reads back.
+  ASSERT_TRUE(RemoveFile(mount_ + "/filler", false).ok());
+  ASSERT_TRUE((*index)->Append(5, 100).ok());
+  ASSERT_TRUE((*index)->Append(9, 200).ok());
+  EXPECT_EQ((*index)->Lookup(9).position, 200);
 }
 
 }  // namespace

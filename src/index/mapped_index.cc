@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace seglog {
 
 MappedIndex::~MappedIndex() = default;
@@ -21,6 +23,7 @@ Status MappedIndex::Init(const std::string& path, bool writable) {
   WriterMutexLock l(&remap_mu_);
   path_ = path;
   writable_ = writable;
+  allocated_end_.store(0, std::memory_order_relaxed);
   bool created = false;
   if (writable) {
     auto existing = File::Open(path, File::Mode::kReadWrite);
@@ -61,12 +64,32 @@ Status MappedIndex::Init(const std::string& path, bool writable) {
   return Status::OK();
 }
 
+Status MappedIndex::WriteEntrySlow(int64_t pos, const uint8_t* entry) {
+  const int64_t end = pos + static_cast<int64_t>(entry_size_);
+  if (map_writes_.load(std::memory_order_relaxed)) {
+    const int64_t start = pos / 4096 * 4096;
+    const int64_t len = std::min(kAllocateChunk, length() - start);
+    if (len >= end - start) {
+      auto allocated = file_->Allocate(start, len);
+      if (!allocated.ok()) return allocated.status();
+      if (*allocated) {
+        allocated_end_.store(start + len, std::memory_order_relaxed);
+        std::memcpy(map_->data() + pos, entry, entry_size_);
+        return Status::OK();
+      }
+      map_writes_.store(false, std::memory_order_relaxed);  // no fallocate here: pwrite only
+    }
+  }
+  return file_->WriteAt(pos, std::span<const uint8_t>(entry, entry_size_));
+}
+
 Status MappedIndex::ResizeLocked(int64_t new_size) {
   SEGLOG_RETURN_IF_ERROR(CheckOpen());
   const int64_t rounded =
       new_size / static_cast<int64_t>(entry_size_) * static_cast<int64_t>(entry_size_);
   if (rounded == length()) return Status::OK();
   if (!writable_) return Status::FailedPrecondition(fmt::format("index {} is read-only", path_));
+  allocated_end_.store(0, std::memory_order_relaxed);  // a regrown tail is a hole again
   map_.reset();
   SEGLOG_RETURN_IF_ERROR(file_->Truncate(rounded));
   auto map = MappedRegion::Map(*file_, static_cast<size_t>(rounded), true);

@@ -130,6 +130,17 @@ Status File::Truncate(int64_t length) {
   return Status::OK();
 }
 
+Result<bool> File::Allocate(int64_t position, int64_t length) {
+  for (;;) {
+    if (::fallocate(fd_, 0, static_cast<off_t>(position), static_cast<off_t>(length)) == 0) {
+      return true;
+    }
+    if (errno == EINTR) continue;
+    if (errno == EOPNOTSUPP || errno == ENOSYS) return false;
+    return Error("fallocate");
+  }
+}
+
 namespace {
 std::atomic<SyncFaultHook> sync_fault_hook{nullptr};
 

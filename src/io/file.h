@@ -45,6 +45,10 @@ class File {
   Status WriteAt(int64_t position, std::span<const uint8_t> data);
   // Sets the file length (shrinks or extends with zeros).
   Status Truncate(int64_t length);
+  // fallocate(2) without KEEP_SIZE: gives [position, position + length) disk blocks, so that
+  // later stores into a mapping of that range cannot fail for lack of space (which would be a
+  // SIGBUS). False when the file system does not support it; ENOSPC is an error naming the file.
+  Result<bool> Allocate(int64_t position, int64_t length);
   // fdatasync: the data and the metadata needed to read it.
   Status Sync();
   // Last modification time, ms since the epoch.
