@@ -15,6 +15,7 @@
 //   the allocator's reuse, not the cost)
 // Common: --iterations N (default 5), --warmup N (default 2), --dir D (scratch, default /tmp).
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -23,6 +24,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <map>
 #include <random>
 #include <string>
@@ -30,6 +32,7 @@
 
 #include "base/coding.h"
 #include "base/crc32c.h"
+#include "base/scheduler.h"
 #include "cleaner/cleaner.h"
 #include "manager/log_directory.h"
 #include "seglog/log.h"
@@ -53,6 +56,36 @@ std::string Str(const Args& a, const std::string& k, const std::string& def) {
 
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+// CPU time of the calling thread, split into user and kernel time, since construction. The
+// timed sections run on one thread in both harnesses (Kafka's: ThreadMXBean of that thread), so
+// these say where a workload's time goes: in the storage code or in the kernel's page cache.
+class ThreadCpu {
+ public:
+  ThreadCpu() { getrusage(RUSAGE_THREAD, &start_); }
+  double UserSeconds() const { return Elapsed(&rusage::ru_utime); }
+  double KernelSeconds() const { return Elapsed(&rusage::ru_stime); }
+
+ private:
+  double Elapsed(timeval rusage::*field) const {
+    rusage now{};
+    getrusage(RUSAGE_THREAD, &now);
+    const timeval& a = start_.*field;
+    const timeval& b = now.*field;
+    return static_cast<double>(b.tv_sec - a.tv_sec) + static_cast<double>(b.tv_usec - a.tv_usec) / 1e6;
+  }
+  rusage start_{};
+};
+
+// Runs the tasks already due on a one-thread scheduler, as the Kafka harness's drain() does:
+// before a log is closed or a timed section starts, no background flush is still running.
+void Drain(Scheduler* scheduler) {
+  for (int i = 0; i < 2; ++i) {
+    std::promise<void> done;
+    scheduler->ScheduleOnce("bench-drain", [&done] { done.set_value(); });
+    done.get_future().wait();
+  }
 }
 
 double Median(std::vector<double> v) {
@@ -125,15 +158,27 @@ void Append(const Args& a, const std::string& workload, int64_t record_size, int
       a,
       [&](std::vector<double>* r) {
         const std::string dir = FreshDir(a, "append");
-        auto log = Log::Open(fmt::format("{}/bench-0", dir), {}, {});
+        // A background thread for the flush after a roll, as Kafka's harness has (its
+        // KafkaScheduler); without one seglog would flush inline on the append path.
+        ThreadScheduler scheduler(1);
+        LogOptions o;
+        o.scheduler = &scheduler;
+        auto log = Log::Open(fmt::format("{}/bench-0", dir), {}, o);
+        const ThreadCpu cpu;
         const auto t0 = std::chrono::steady_clock::now();
         for (const auto& b : batches) (void)(*log)->AppendAsLeader(b);
         const double s = Seconds(t0);
+        const double gb = static_cast<double>(bytes) / 1e9;
+        const double user = cpu.UserSeconds() / gb, kernel = cpu.KernelSeconds() / gb;
+        Drain(&scheduler);
         (void)(*log)->Close();
         log->reset();
+        scheduler.Shutdown();
         fs::remove_all(dir);
         r->push_back(static_cast<double>(bytes) / 1e6 / s);
         r->push_back(static_cast<double>(records) / s);
+        r->push_back(user);
+        r->push_back(kernel);
       },
       &results);
   const std::string params =
@@ -141,6 +186,8 @@ void Append(const Args& a, const std::string& workload, int64_t record_size, int
                   record_size, batch_records, bytes, CompressionName(codec));
   Emit(workload, "MB/s", true, results[0], params);
   Emit(workload, "records/s", true, results[1], params);
+  Emit(workload, "user CPU s/GB", false, results[2], params);
+  Emit(workload, "kernel CPU s/GB", false, results[3], params);
 }
 
 std::unique_ptr<Log> BuildLog(const Args& a, int64_t log_bytes, int64_t* records) {
@@ -315,15 +362,23 @@ void Recover(const Args& a) {
         LogOptions o;
         o.had_clean_shutdown = false;
         o.recovery_point = 0;
+        const ThreadCpu cpu;
         const auto t0 = std::chrono::steady_clock::now();
         auto log = Log::Open(work + "/rec-0", {}, o);
         const double s = Seconds(t0);
+        const double gb = static_cast<double>(bytes) / 1e9;
+        const double user = cpu.UserSeconds() / gb, kernel = cpu.KernelSeconds() / gb;
         if (!log.ok()) std::fprintf(stderr, "%s\n", log.status().ToString().c_str());
         r->push_back(static_cast<double>(bytes) / 1e6 / s);
+        r->push_back(user);
+        r->push_back(kernel);
       },
       &results);
   fs::remove_all(work);
-  Emit("recover-2GiB", "MB/s", true, results[0], fmt::format("\"bytes\":{}", bytes));
+  const std::string params = fmt::format("\"bytes\":{}", bytes);
+  Emit("recover-2GiB", "MB/s", true, results[0], params);
+  Emit("recover-2GiB", "user CPU s/GB", false, results[1], params);
+  Emit("recover-2GiB", "kernel CPU s/GB", false, results[2], params);
 }
 
 void MakeCleanDir(const Args& a) {
@@ -351,18 +406,26 @@ void CleanWorkload(const Args& a) {
         CopyDir(src, work);
         auto c = LogConfig::FromProperties({{"cleanup.policy", "compact"}});
         auto log = Log::Open(work + "/cmp-0", *c, {});
+        const ThreadCpu cpu;
         const auto t0 = std::chrono::steady_clock::now();
         auto range = CleanableRange(**log, std::nullopt, 1800000000000);
         Cleaner cleaner(0, &map);
         auto done = cleaner.Clean(**log, "cmp-0", *range, 1800000000000);
         const double s = Seconds(t0);
+        const double gb = static_cast<double>(bytes) / 1e9;
+        const double user = cpu.UserSeconds() / gb, kernel = cpu.KernelSeconds() / gb;
         if (!done.ok()) std::fprintf(stderr, "%s\n", done.status().ToString().c_str());
         r->push_back(static_cast<double>(bytes) / 1e6 / s);
+        r->push_back(user);
+        r->push_back(kernel);
         (void)(*log)->Close();
       },
       &results);
   fs::remove_all(work);
-  Emit("clean-1GiB", "MB/s", true, results[0], fmt::format("\"bytes\":{}", bytes));
+  const std::string params = fmt::format("\"bytes\":{}", bytes);
+  Emit("clean-1GiB", "MB/s", true, results[0], params);
+  Emit("clean-1GiB", "user CPU s/GB", false, results[1], params);
+  Emit("clean-1GiB", "kernel CPU s/GB", false, results[2], params);
 }
 
 int64_t RssKb() {

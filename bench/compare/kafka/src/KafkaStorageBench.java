@@ -195,6 +195,24 @@ public final class KafkaStorageBench {
     }
 
     /** --warmup unreported runs, then --iterations reported ones; results.get(k) = k-th measurement. */
+    /**
+     * CPU time of the calling thread since construction, split into user and kernel time
+     * (ThreadMXBean; seglog_bench reads getrusage(RUSAGE_THREAD)). The JIT compiler's and the
+     * garbage collector's threads are not counted: this is the storage code's own thread.
+     */
+    static final class ThreadCpu {
+        static final java.lang.management.ThreadMXBean MX = java.lang.management.ManagementFactory.getThreadMXBean();
+        final long cpu0 = MX.getCurrentThreadCpuTime();
+        final long user0 = MX.getCurrentThreadUserTime();
+
+        /** {user, kernel} CPU seconds per GB of `bytes`. */
+        double[] perGb(long bytes) {
+            long cpu = MX.getCurrentThreadCpuTime() - cpu0, user = MX.getCurrentThreadUserTime() - user0;
+            double gb = bytes / 1e9;
+            return new double[]{user / 1e9 / gb, (cpu - user) / 1e9 / gb};
+        }
+    }
+
     static List<List<Double>> repeat(String what, Iteration once) throws Exception {
         long warmup = intArg("--warmup", 2), iterations = intArg("--iterations", 5);
         List<List<Double>> results = new ArrayList<>();
@@ -468,14 +486,16 @@ public final class KafkaStorageBench {
             if (digest(bs) != digest) throw new IllegalStateException("batches changed between runs");
             Path dir = freshDir(root, "append");
             UnifiedLog ulog = openLog(dir.resolve("bench-0").toFile(), config, 0L, true);
+            ThreadCpu cpu = new ThreadCpu();
             long t0 = System.nanoTime();
             for (MemoryRecords b : bs) ulog.appendAsLeader(b, 0);
             double s = (System.nanoTime() - t0) / 1e9;
+            double[] perGb = cpu.perGb(totalBatchBytes);
             long leo = ulog.logEndOffset();
             closeLog(ulog);
             deleteTree(dir);
             if (leo != records) throw new IllegalStateException("log end offset " + leo + " != " + records);
-            return new double[]{totalBatchBytes / 1e6 / s, records / s};
+            return new double[]{totalBatchBytes / 1e6 / s, records / s, perGb[0], perGb[1]};
         });
         Json params = baseParams()
                 .put("record_size", recordSize)
@@ -488,6 +508,8 @@ public final class KafkaStorageBench {
                 .put("api", "UnifiedLog.appendAsLeader(MemoryRecords, 0)");
         emit(workload, "MB/s", true, res.get(0), params);
         emit(workload, "records/s", true, res.get(1), params);
+        emit(workload, "user CPU s/GB", false, res.get(2), params);
+        emit(workload, "kernel CPU s/GB", false, res.get(3), params);
     }
 
     static long digest(List<MemoryRecords> bs) {
@@ -660,18 +682,23 @@ public final class KafkaStorageBench {
                     }
                 }
             }
+            ThreadCpu cpu = new ThreadCpu();
             long t0 = System.nanoTime();
             UnifiedLog ulog = openLog(work.resolve(part).toFile(), config, 0L, false);
             double s = (System.nanoTime() - t0) / 1e9;
+            double[] perGb = cpu.perGb(bytes);
             leoOut[0] = ulog.logEndOffset();
             leoOut[1] = ulog.numberOfSegments();
             closeLog(ulog);
             deleteTree(work);
-            return new double[]{bytes / 1e6 / s};
+            return new double[]{bytes / 1e6 / s, perGb[0], perGb[1]};
         });
-        emit("recover-2GiB", "MB/s", true, res.get(0), baseParams().put("bytes", bytes)
+        Json params = baseParams().put("bytes", bytes)
                 .put("log_end_offset", leoOut[0]).put("segments", leoOut[1]).put("delete_indexes", deleteIndexes)
-                .put("api", "UnifiedLog.create(dir, config, 0, recoveryPoint 0, ..., lastShutdownClean false)"));
+                .put("api", "UnifiedLog.create(dir, config, 0, recoveryPoint 0, ..., lastShutdownClean false)");
+        emit("recover-2GiB", "MB/s", true, res.get(0), params);
+        emit("recover-2GiB", "user CPU s/GB", false, res.get(1), params);
+        emit("recover-2GiB", "kernel CPU s/GB", false, res.get(2), params);
     }
 
     /**
@@ -701,6 +728,7 @@ public final class KafkaStorageBench {
         List<List<Double>> res = repeat("clean", (i, w) -> {
             copyDir(src, work, true);
             UnifiedLog ulog = openLog(work.resolve(part).toFile(), config, 0L, true);
+            ThreadCpu cpu = new ThreadCpu();
             long t0 = System.nanoTime();
             long firstUncleanable = ulog.activeSegment().baseOffset();
             Optional<Long> unstable = ulog.firstUnstableOffset();
@@ -708,6 +736,7 @@ public final class KafkaStorageBench {
             LogToClean ltc = new LogToClean(ulog, ulog.logStartOffset(), firstUncleanable, false);
             Map.Entry<Long, CleanerStats> done = cleaner.doClean(ltc, CLEAN_NOW_MS);
             double s = (System.nanoTime() - t0) / 1e9;
+            double[] perGb = cpu.perGb(bytes);
             CleanerStats st = done.getValue();
             last[0] = done.getKey();
             last[1] = st.bytesRead();
@@ -715,14 +744,17 @@ public final class KafkaStorageBench {
             last[3] = st.messagesRead() + " read, " + st.messagesWritten() + " written";
             closeLog(ulog);
             deleteTree(work);
-            return new double[]{bytes / 1e6 / s};
+            return new double[]{bytes / 1e6 / s, perGb[0], perGb[1]};
         });
-        emit("clean-1GiB", "MB/s", true, res.get(0), baseParams().put("bytes", bytes)
+        Json params = baseParams().put("bytes", bytes)
                 .put("cleaned_up_to", (Long) last[0]).put("bytes_read", (Long) last[1])
                 .put("bytes_written", (Long) last[2]).put("messages", (String) last[3])
                 .put("offset_map_bytes", cc.dedupeBufferSize).put("io_buffer_bytes", cc.ioBufferSize / cc.numThreads / 2)
                 .put("hash", cc.hashAlgorithm())
-                .put("api", "Cleaner.doClean(new LogToClean(log, logStart, activeSegment.baseOffset, false), now)"));
+                .put("api", "Cleaner.doClean(new LogToClean(log, logStart, activeSegment.baseOffset, false), now)");
+        emit("clean-1GiB", "MB/s", true, res.get(0), params);
+        emit("clean-1GiB", "user CPU s/GB", false, res.get(1), params);
+        emit("clean-1GiB", "kernel CPU s/GB", false, res.get(2), params);
     }
 
     static final ConfigRepository NO_TOPIC_CONFIGS = resource -> new Properties();
