@@ -258,6 +258,14 @@ Result<Cleaner::Result_> Cleaner::Clean(Log& log, const std::string& name, const
                    dirty.size(), range.first_dirty_offset, range.first_uncleanable_offset));
   bool full = false;
   std::vector<uint8_t> bytes;
+  struct KeyedOffset {
+    SkimpyOffsetMap::HashedKey key;
+    int64_t offset;
+  };
+  std::vector<KeyedOffset> keyed;
+  std::vector<uint8_t> scratch;
+  ReadOptions read_options;
+  read_options.scratch = &scratch;
   for (size_t i = 0; i < dirty.size() && !full; ++i) {
     const SegmentPtr& seg = dirty[i];
     SEGLOG_ASSIGN_OR_RETURN(OffsetIndex * oi, seg->offset_index());
@@ -272,18 +280,25 @@ Result<Cleaner::Result_> Cleaner::Clean(Log& log, const std::string& name, const
       SEGLOG_ASSIGN_OR_RETURN(RecordBatchView v,
                               RecordBatchView::Parse(bytes, w.current().position));
       if (!v.is_control()) {
-        RecordIterator it(v);
+        // Hash the batch's keys and prefetch their slots first, then put them in order: the
+        // slots' cache misses overlap instead of stalling one record at a time.
+        keyed.clear();
+        RecordIterator it(v, read_options);
         while (it.Next()) {
           ++stats.map_messages_read;
           const Record& r = it.record();
           if (!r.key || r.offset < range.first_dirty_offset) continue;
+          keyed.push_back({map_->HashKey(*r.key), r.offset});
+          map_->Prefetch(keyed.back().key);
+        }
+        SEGLOG_RETURN_IF_ERROR(it.status().WithContext(seg->log_path()));
+        for (const KeyedOffset& k : keyed) {
           if (map_->full()) {
             full = true;
             break;
           }
-          SEGLOG_RETURN_IF_ERROR(map_->Put(*r.key, r.offset));
+          SEGLOG_RETURN_IF_ERROR(map_->Put(k.key, k.offset));
         }
-        SEGLOG_RETURN_IF_ERROR(it.status().WithContext(seg->log_path()));
       }
       if (!full && v.last_offset() >= range.first_dirty_offset) {
         map_->UpdateLatestOffset(v.last_offset());
@@ -331,6 +346,9 @@ Result<Cleaner::Result_> Cleaner::Clean(Log& log, const std::string& name, const
     };
     // COMMIT markers may go once no data of their transaction is left in this pass.
     std::map<int64_t, bool> producer_has_txn_data;
+    std::vector<Record> batch_records;  // one batch's records, reused from batch to batch
+    std::vector<std::vector<Header>> batch_headers;
+    std::vector<SkimpyOffsetMap::HashedKey> batch_keys;
     for (const SegmentPtr& seg : group) {
       SEGLOG_ASSIGN_OR_RETURN(std::shared_ptr<File> file, seg->log_file());
       FileBatchWalker w(*file, 0, seg->size());
@@ -387,9 +405,27 @@ Result<Cleaner::Result_> Cleaner::Clean(Log& log, const std::string& name, const
         bool kept_tombstone = false;
         RecordIterator it(v);
         if (retention != Retention::kDelete) {
+          // First the batch's records, with the keys to look up hashed and their slots
+          // prefetched; then the decisions, whose map lookups then mostly hit the cache.
+          const bool lookups = !discard_records && !v.is_control();
+          batch_records.clear();
+          batch_headers.clear();
+          batch_keys.clear();
           while (it.Next()) {
-            ++read;
             const Record& r = it.record();
+            batch_records.push_back(r);
+            batch_headers.emplace_back(r.headers.begin(), r.headers.end());
+            SkimpyOffsetMap::HashedKey h{};
+            if (lookups && r.key && r.offset <= map_->latest_offset()) {
+              h = map_->HashKey(*r.key);
+              map_->Prefetch(h);
+            }
+            batch_keys.push_back(h);
+          }
+          SEGLOG_RETURN_IF_ERROR(it.status().WithContext(seg->log_path()));
+          for (size_t k = 0; k < batch_records.size(); ++k) {
+            ++read;
+            const Record& r = batch_records[k];
             bool keep;
             if (discard_records) {
               keep = false;
@@ -401,15 +437,14 @@ Result<Cleaner::Result_> Cleaner::Clean(Log& log, const std::string& name, const
               ++stats.invalid_messages;
               keep = false;
             } else {
-              keep = r.offset >= map_->Get(*r.key) && (r.value || retain_deletes);
+              keep = r.offset >= map_->Get(batch_keys[k]) && (r.value || retain_deletes);
             }
             if (keep) {
               kept.push_back(r);
-              kept_headers.emplace_back(r.headers.begin(), r.headers.end());
+              kept_headers.push_back(std::move(batch_headers[k]));
               kept_tombstone |= !r.value && !v.is_control();
             }
           }
-          SEGLOG_RETURN_IF_ERROR(it.status().WithContext(seg->log_path()));
         } else {
           read = v.records_count();
         }

@@ -1,21 +1,37 @@
-// SkimpyOffsetMap; see offset_map.h.
+// SkimpyOffsetMap; see skimpy_offset_map.h.
 #include "cleaner/skimpy_offset_map.h"
 
 #include <fmt/format.h>
+#include <sys/mman.h>
 #include <xxhash.h>
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 
 #include "base/coding.h"
 
 namespace seglog {
 
+namespace {
+
+uint8_t* MapAnonymous(size_t length) {
+  void* p = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();  // as the new[] it replaces: out of memory
+  (void)::madvise(p, length, MADV_HUGEPAGE);    // advice only: no huge pages is no error
+  return static_cast<uint8_t*>(p);
+}
+
+}  // namespace
+
+void SkimpyOffsetMap::Unmap::operator()(uint8_t* p) const { ::munmap(p, length); }
+
 SkimpyOffsetMap::SkimpyOffsetMap(int64_t memory, double load_factor)
     : slots_(std::max<int64_t>(1, std::min<int64_t>(memory, INT32_MAX) / kSlotSize)),
       max_desired_(
           std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(slots_) * load_factor))),
-      bytes_(new uint8_t[static_cast<size_t>(slots_ * kSlotSize)]) {
+      bytes_(MapAnonymous(static_cast<size_t>(slots_ * kSlotSize)),
+             Unmap{static_cast<size_t>(slots_ * kSlotSize)}) {
   Clear();
 }
 
@@ -31,6 +47,18 @@ void SkimpyOffsetMap::Hash(std::span<const uint8_t> key, uint8_t* out) const {
   const XXH128_hash_t h = XXH3_128bits(key.data(), key.size());
   StoreBE64(out, h.high64);
   StoreBE64(out + 8, h.low64);
+}
+
+SkimpyOffsetMap::HashedKey SkimpyOffsetMap::HashKey(std::span<const uint8_t> key) const {
+  HashedKey k;
+  Hash(key, k.hash);
+  return k;
+}
+
+void SkimpyOffsetMap::Prefetch(const HashedKey& key) const {
+  const uint8_t* slot = bytes_.get() + PositionOf(key.hash, 0);
+  __builtin_prefetch(slot);
+  __builtin_prefetch(slot + kSlotSize - 1);  // a slot may straddle two cache lines
 }
 
 int64_t SkimpyOffsetMap::PositionOf(const uint8_t* hash, int64_t attempt) const {
@@ -51,13 +79,12 @@ bool SkimpyOffsetMap::IsEmpty(int64_t position) const {
   return true;
 }
 
-Status SkimpyOffsetMap::Put(std::span<const uint8_t> key, int64_t offset) {
+Status SkimpyOffsetMap::Put(const HashedKey& key, int64_t offset) {
   if (entries_ >= slots_) {
     return Status::FailedPrecondition(
         fmt::format("offset map is full: {} of {} slots used", entries_, slots_));
   }
-  uint8_t hash[kHashSize];
-  Hash(key, hash);
+  const uint8_t* hash = key.hash;
   ++lookups_;
   for (int64_t attempt = 0;; ++attempt) {
     const int64_t pos = PositionOf(hash, attempt);
@@ -78,9 +105,8 @@ Status SkimpyOffsetMap::Put(std::span<const uint8_t> key, int64_t offset) {
   return Status::OK();
 }
 
-int64_t SkimpyOffsetMap::Get(std::span<const uint8_t> key) const {
-  uint8_t hash[kHashSize];
-  Hash(key, hash);
+int64_t SkimpyOffsetMap::Get(const HashedKey& key) const {
+  const uint8_t* hash = key.hash;
   ++lookups_;
   for (int64_t attempt = 0; attempt < slots_ + kHashSize - 4; ++attempt) {
     const int64_t pos = PositionOf(hash, attempt);
