@@ -42,7 +42,11 @@ def workloads(scale):
         # takes --src, Kafka's harness --dir.
         "recover": ["recover", "{src}", "recover"],
         "clean": ["clean", "{src}", "clean"],
-        "open-many": ["open-many", "{src}", "open"],
+        # 10,000 partitions of one segment each: Kafka holds a descriptor per segment and this
+        # kind of VM caps a process at 20,000 (ulimit -Hn), so 10 segments each fit only for
+        # 1,500 partitions - the second open workload.
+        "open-many": ["open-many", "{src}", "open", "--name", "open-10k"],
+        "open-many-segments": ["open-many", "{src}", "open-segments", "--name", "open-1500x10"],
     }
 
 
@@ -50,14 +54,18 @@ def make_inputs(scale, scratch):
     """Writes the shared input directories with seglog; returns name -> path."""
     dirs = {"recover": os.path.join(scratch, "recover-src"),
             "clean": os.path.join(scratch, "clean-src"),
-            "open": os.path.join(scratch, "open-src")}
+            "open": os.path.join(scratch, "open-src"),
+            "open-segments": os.path.join(scratch, "open-segments-src")}
     subprocess.run([SEGLOG, "make-recover-dir", "--src", dirs["recover"],
                     "--bytes", str(max(1 << 26, int(2 * GiB * scale)))], check=True)
     subprocess.run([SEGLOG, "make-clean-dir", "--src", dirs["clean"],
                     "--bytes", str(max(1 << 26, int(GiB * scale))),
                     "--keys", str(max(1000, int(1000000 * scale)))], check=True)
     subprocess.run([SEGLOG, "make-open-dir", "--src", dirs["open"],
-                    "--partitions", str(max(10, int(10000 * scale))), "--segments", "10"],
+                    "--partitions", str(max(10, int(10000 * scale))), "--segments", "1"],
+                   check=True)
+    subprocess.run([SEGLOG, "make-open-dir", "--src", dirs["open-segments"],
+                    "--partitions", str(max(10, int(1500 * scale))), "--segments", "10"],
                    check=True)
     return dirs
 
@@ -83,7 +91,8 @@ def main():
     scratch = os.environ.get("SEGLOG_COMPARE_DIR", "/tmp/seglog-compare")
     os.makedirs(scratch, exist_ok=True)
     chosen = [n for n in workloads(args.scale) if not only or n in only]
-    inputs = make_inputs(args.scale, scratch) if {"recover", "clean", "open-many"} & set(chosen) else {}
+    inputs = (make_inputs(args.scale, scratch)
+              if {"recover", "clean", "open-many", "open-many-segments"} & set(chosen) else {})
     for name, template in workloads(args.scale).items():
         if name not in chosen:
             continue
@@ -96,7 +105,7 @@ def main():
                 if "{src}" in cmd:
                     at = cmd.index("{src}")
                     cmd[at:at + 2] = ["--src" if system == "seglog" else "--dir", inputs[cmd[at + 1]]]
-                warmup = "0" if name == "open-many" else "1"
+                warmup = "0" if name.startswith("open-many") else "1"
                 print(f"round {r + 1}/{args.rounds}: {system} {name}", file=sys.stderr)
                 for res in run(prefix + cmd + ["--iterations", "1", "--warmup", warmup]):
                     key = (res["workload"], res["metric"])

@@ -11,6 +11,7 @@
 //   seglog_bench limits --dir D --bytes B      (memcpy, CRC32C, disk write/fdatasync/read)
 //   seglog_bench make-recover-dir|make-clean-dir|make-open-dir --src S ...  (shared inputs)
 //   seglog_bench recover|clean --src S (on a fresh copy of S each run); open-many --src S
+//   [--name N] (the workload's name in the results, default open-10k)
 //   (run it with --warmup 0: the resident-memory growth of a second open in one process is
 //   the allocator's reuse, not the cost)
 // Common: --iterations N (default 5), --warmup N (default 2), --dir D (scratch, default /tmp).
@@ -470,8 +471,9 @@ void OpenMany(const Args& a) {
         (void)(*d)->Close();
       },
       &results);
-  Emit("open-10k", "s", false, results[0], "");
-  Emit("open-10k-rss", "MiB", false, results[1], "");
+  const std::string name = Str(a, "--name", "open-10k");
+  Emit(name, "s", false, results[0], "");
+  Emit(name + "-rss", "MiB", false, results[1], "");
 }
 
 }  // namespace

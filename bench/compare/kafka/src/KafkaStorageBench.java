@@ -772,6 +772,7 @@ public final class KafkaStorageBench {
         Path work = copy ? scratchRoot("/tmp").resolve("kafka-compare-open") : src;
         int threads = (int) intArg("--threads", 2);
         String mode = strArg("--mode", "logmanager");
+        String name = strArg("--name", "open-10k");
         LogConfig config = logConfig(Map.of());
         // Kafka keeps every segment's .log open (a FileChannel per LogSegment): it needs a
         // descriptor per segment, beyond the JVM's own (jars etc.). Below that, say so in the
@@ -784,8 +785,8 @@ public final class KafkaStorageBench {
                     + "exceed this process's open-file limit of %d (ulimit -n); not run (--force 1 to try)", segmentFiles, fdLimit);
             log("open-many: %s", why);
             Json params = baseParams().put("segments", segmentFiles).put("open_file_limit", fdLimit).put("error", why);
-            emit("open-10k", "s", false, List.of(), params);
-            emit("open-10k-rss", "MiB", false, List.of(), params);
+            emit(name, "s", false, List.of(), params);
+            emit(name + "-rss", "MiB", false, List.of(), params);
             return;
         }
         File[] partitionDirs = src.toFile().listFiles(f -> f.isDirectory() && f.getName().matches(".+-\\d+"));
@@ -849,8 +850,8 @@ public final class KafkaStorageBench {
                 .put("api", mode.equals("logmanager")
                         ? "new LogManager(...) + loadLogs(config, {}, l -> false)"
                         : "UnifiedLog.create(..., hadCleanShutdown true) per partition");
-        emit("open-10k", "s", false, res.get(0), params);
-        emit("open-10k-rss", "MiB", false, res.get(1), params.raw("heap_growth_mib_runs", list(heapGrowth)));
+        emit(name, "s", false, res.get(0), params);
+        emit(name + "-rss", "MiB", false, res.get(1), params.raw("heap_growth_mib_runs", list(heapGrowth)));
     }
 
     // ---------------------------------------------------------------- inputs written by Kafka (for testing)
