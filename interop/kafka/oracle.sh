@@ -7,6 +7,11 @@
 #   oracle.sh run <MainClass> [args...]     run one of the oracle programs (GoldenBatches, VerifyBatches)
 #   oracle.sh kafka-class <fqcn> [args...]  run any class on the Kafka classpath, e.g.
 #                                           org.apache.kafka.tools.DumpLogSegments
+#   oracle.sh classpath-with <name> <dir>   compile <dir>/*.java against that classpath into
+#                                           the cache (<name>-classes-<sha256>, reused while the
+#                                           sources and jars are unchanged) and print
+#                                           "<those classes>:<classpath>" (the broker harness,
+#                                           bench/compare's Kafka harness)
 #
 # Cache: ${SEGLOG_CACHE:-$HOME/.cache/seglog}/kafka-4.4.0/{lib,classes-<sha256>}
 set -euo pipefail
@@ -78,6 +83,30 @@ compile() {
     if ! mv -T "$tmp" "$out" 2>/dev/null; then rm -rf "$tmp"; fi
 }
 
+# classpath_with <name> <dir>: see the header.
+classpath_with() {
+    local name="$1" dir="$2" base h out tmp
+    [[ -d "$dir" ]] || die "classpath-with: no directory $dir"
+    compile
+    base="$LIB/*:$(classes_dir)"
+    h="$( { (cd "$dir" && sha256sum -- *.java); echo "$base"; } | sha256sum | cut -d' ' -f1)"
+    out="$CACHE/$name-classes-$h"
+    if [[ ! -f "$out/.complete" ]]; then
+        tmp="$out.tmp.$$"
+        rm -rf "$tmp"
+        mkdir -p "$tmp"
+        log "compiling $dir/*.java -> $out"
+        if ! javac -encoding UTF-8 --release 17 -cp "$base" -d "$tmp" "$dir"/*.java >&2; then
+            rm -rf "$tmp"
+            die "javac failed"
+        fi
+        touch "$tmp/.complete"
+        # A concurrent compile may have won the race; both results are identical.
+        if ! mv -T "$tmp" "$out" 2>/dev/null; then rm -rf "$tmp"; fi
+    fi
+    echo "$out:$base"
+}
+
 java_run() {
     exec java -Dlog4j2.configurationFile="$LOG4J_CONF" "$@"
 }
@@ -97,6 +126,9 @@ case "$cmd" in
         compile
         main="$1"; shift
         java_run -cp "$(classes_dir):$LIB/*" "$main" "$@" ;;
+    classpath-with)
+        [[ $# -eq 2 ]] || die "usage: oracle.sh classpath-with <name> <dir>"
+        classpath_with "$1" "$2" ;;
     kafka-class)
         [[ $# -ge 1 ]] || die "usage: oracle.sh kafka-class <fully.qualified.Class> [args...]"
         fetch
@@ -105,5 +137,5 @@ case "$cmd" in
     ""|-h|--help|help)
         awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "${BASH_SOURCE[0]}" ;;
     *)
-        die "unknown subcommand '$cmd' (try: fetch, classpath, compile, run, kafka-class)" ;;
+        die "unknown subcommand '$cmd' (try: fetch, classpath, compile, run, kafka-class, classpath-with)" ;;
 esac

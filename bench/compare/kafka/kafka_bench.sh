@@ -9,9 +9,12 @@
 # clean, open-many, make-recover-dir, make-clean-dir, make-open-dir (see
 # src/KafkaStorageBench.java for their flags).
 #
-# Environment: KAFKA_BENCH_HEAP (2g: -Xms and -Xmx), KAFKA_BENCH_JVM_OPTS (extra JVM options).
+# Environment: KAFKA_BENCH_HEAP (2g: -Xms and -Xmx), KAFKA_BENCH_JVM_OPTS (extra JVM options;
+# default -XX:+AlwaysPreTouch, which touches the heap at start: without it the first runs to
+# reach fresh heap pages pay their page faults and zeroing inside the timed section, which
+# showed as kernel time of up to 2.6 s/GB in Kafka's appends).
 # Jars come from interop/kafka/oracle.sh; the compiled harness is cached in
-# ${SEGLOG_CACHE:-$HOME/.cache/seglog}/kafka-4.4.0/bench-classes-<sha256 of sources + classpath>.
+# ${SEGLOG_CACHE:-$HOME/.cache/seglog}/kafka-4.4.0/bench-classes-<sha256> (oracle.sh classpath-with).
 set -euo pipefail
 
 SCRIPT_DIR="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)"
@@ -19,33 +22,13 @@ ROOT="$(cd -- "$SCRIPT_DIR/../../.." && pwd -P)"
 ORACLE="$ROOT/interop/kafka/oracle.sh"
 LOG4J_CONF="$ROOT/interop/kafka/log4j2.properties"
 SRC_DIR="$SCRIPT_DIR/src"
-CACHE="${SEGLOG_CACHE:-$HOME/.cache/seglog}/kafka-4.4.0"
 HEAP="${KAFKA_BENCH_HEAP:-2g}"
 
 die() { echo "kafka_bench.sh: $*" >&2; exit 2; }
 log() { echo "kafka_bench.sh: $*" >&2; }
 
-# Compile src/*.java into $CACHE/bench-classes-<hash>; print "<classes>:<kafka classpath>".
-bench_classpath() {
-    local base h out tmp
-    base="$("$ORACLE" classpath)"
-    h="$( { (cd "$SRC_DIR" && sha256sum -- *.java); echo "$base"; } | sha256sum | cut -d' ' -f1)"
-    out="$CACHE/bench-classes-$h"
-    if [[ ! -f "$out/.complete" ]]; then
-        tmp="$out.tmp.$$"
-        rm -rf "$tmp"
-        mkdir -p "$tmp"
-        log "compiling $SRC_DIR/*.java -> $out"
-        if ! javac -encoding UTF-8 --release 17 -cp "$base" -d "$tmp" "$SRC_DIR"/*.java >&2; then
-            rm -rf "$tmp"
-            die "javac failed"
-        fi
-        touch "$tmp/.complete"
-        # A concurrent compile may have won the race; both results are identical.
-        if ! mv -T "$tmp" "$out" 2>/dev/null; then rm -rf "$tmp"; fi
-    fi
-    echo "$out:$base"
-}
+# src/*.java compiled (cached by content) against the Kafka jars; "<classes>:<kafka classpath>".
+bench_classpath() { "$ORACLE" classpath-with bench "$SRC_DIR"; }
 
 case "${1:-}" in
     ""|-h|--help|help)
@@ -58,6 +41,6 @@ esac
 
 cp="$(bench_classpath)"
 # shellcheck disable=SC2086 # KAFKA_BENCH_JVM_OPTS is a list of options
-exec java "-Xms$HEAP" "-Xmx$HEAP" ${KAFKA_BENCH_JVM_OPTS:-} \
+exec java "-Xms$HEAP" "-Xmx$HEAP" ${KAFKA_BENCH_JVM_OPTS--XX:+AlwaysPreTouch} \
     -Dlog4j2.configurationFile="$LOG4J_CONF" \
     -cp "$cp" KafkaStorageBench "$@"

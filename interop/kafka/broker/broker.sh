@@ -21,7 +21,6 @@ set -euo pipefail
 SCRIPT_DIR="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)"
 ORACLE="$SCRIPT_DIR/../oracle.sh"
 SRC_DIR="$SCRIPT_DIR/src"
-CACHE="${SEGLOG_CACHE:-$HOME/.cache/seglog}/kafka-4.4.0"
 BROKER_PORT="${KAFKA_BROKER_PORT:-19092}"
 CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-19093}"
 START_TIMEOUT="${KAFKA_START_TIMEOUT:-120}"
@@ -30,29 +29,11 @@ STOP_TIMEOUT="${KAFKA_STOP_TIMEOUT:-90}"
 die() { echo "broker.sh: $*" >&2; exit 2; }
 log() { echo "broker.sh: $*" >&2; }
 
-# Kafka jars (+ oracle classes); `oracle.sh classpath` fetches and compiles on demand.
+# broker/src/*.java compiled (cached by content) against the Kafka jars + oracle classes;
+# prints "<classes>:<kafka classpath>".
+broker_classes() { "$ORACLE" classpath-with broker "$SRC_DIR"; }
+# The Kafka jars (+ oracle classes); fetched and compiled on demand.
 kafka_cp() { "$ORACLE" classpath; }
-
-# Compile broker/src/*.java into <cache>/broker-classes-<sha256 of sources + kafka classpath>.
-broker_classes() {
-    local base h out tmp
-    base="$(kafka_cp)"
-    h="$( { (cd "$SRC_DIR" && sha256sum -- *.java); echo "$base"; } | sha256sum | cut -d' ' -f1)"
-    out="$CACHE/broker-classes-$h"
-    if [[ ! -f "$out/.complete" ]]; then
-        tmp="$out.tmp.$$"
-        rm -rf "$tmp"
-        mkdir -p "$tmp"
-        log "compiling $SRC_DIR/*.java -> $out"
-        if ! javac -encoding UTF-8 --release 17 -cp "$base" -d "$tmp" "$SRC_DIR"/*.java >&2; then
-            rm -rf "$tmp"
-            die "javac failed"
-        fi
-        touch "$tmp/.complete"
-        if ! mv -T "$tmp" "$out" 2>/dev/null; then rm -rf "$tmp"; fi
-    fi
-    echo "$out:$base"
-}
 
 abs_dir() { mkdir -p -- "$1" && (cd -- "$1" && pwd -P); }
 
