@@ -19,24 +19,33 @@ constexpr int64_t kFirstWindowBytes = 128;
 constexpr int64_t kMaxWindowBytes = 16 * 1024;
 }  // namespace
 
+bool FileBatchWalker::Fill(int64_t want) {
+  if (read_ahead_ > 0) {
+    window_bytes_ = read_ahead_;
+  } else {
+    window_bytes_ =
+        window_.empty() ? kFirstWindowBytes : std::min(window_bytes_ * 2, kMaxWindowBytes);
+  }
+  const int64_t n = std::min(std::max<int64_t>(window_bytes_, want), end_ - next_);
+  window_.resize(static_cast<size_t>(n));
+  auto got = file_.ReadAtMost(next_, window_);
+  if (!got.ok()) {
+    status_ = got.status();
+    return false;
+  }
+  window_.resize(*got);
+  window_start_ = next_;
+  return true;
+}
+
 bool FileBatchWalker::Next() {
   if (!status_.ok()) return false;
   if (end_ - next_ <= static_cast<int64_t>(bl::kHeaderSizeUpToMagic)) return false;
   // The window must hold the v2 header (61 bytes), or what is left of the range.
   const int64_t want = std::min<int64_t>(bl::kRecordBatchOverhead, end_ - next_);
-  const int64_t window_end = window_start_ + static_cast<int64_t>(window_.size());
-  if (next_ < window_start_ || next_ + want > window_end) {
-    window_bytes_ =
-        window_.empty() ? kFirstWindowBytes : std::min(window_bytes_ * 2, kMaxWindowBytes);
-    const int64_t n = std::min(std::max<int64_t>(window_bytes_, want), end_ - next_);
-    window_.resize(static_cast<size_t>(n));
-    auto got = file_.ReadAtMost(next_, window_);
-    if (!got.ok()) {
-      status_ = got.status();
-      return false;
-    }
-    window_.resize(*got);
-    window_start_ = next_;
+  if (next_ < window_start_ ||
+      next_ + want > window_start_ + static_cast<int64_t>(window_.size())) {
+    if (!Fill(want)) return false;
     if (window_.size() < bl::kHeaderSizeUpToMagic) return false;
   }
   const uint8_t* p = window_.data() + (next_ - window_start_);
@@ -49,6 +58,12 @@ bool FileBatchWalker::Next() {
   }
   const int64_t size = int64_t{length} + static_cast<int64_t>(bl::kLogOverhead);
   if (size > end_ - next_) return false;  // partial trailing batch
+  if (read_ahead_ > 0 && next_ + size > window_start_ + static_cast<int64_t>(window_.size())) {
+    // Read-ahead walks keep each whole batch in the window.
+    if (!Fill(size)) return false;
+    if (static_cast<int64_t>(window_.size()) < size) return false;  // the file shrank
+    p = window_.data();
+  }
   current_.position = next_;
   current_.base_offset = LoadBEInt64(p + bl::kBaseOffsetOffset);
   current_.length = length;

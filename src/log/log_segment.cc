@@ -412,6 +412,11 @@ Status LogSegment::Close() {
   return result;
 }
 
+namespace {
+// Recovery reads a segment in windows of this many bytes (FileBatchWalker's read-ahead).
+constexpr int64_t kRecoveryReadAhead = 1 << 20;
+}  // namespace
+
 Result<LogSegment::RecoveryResult> LogSegment::Recover(const CutHandler& on_cut) {
   SEGLOG_ASSIGN_OR_RETURN(OffsetIndex * oi, offset_index());
   SEGLOG_ASSIGN_OR_RETURN(TimeIndex * ti, time_index());
@@ -423,20 +428,19 @@ Result<LogSegment::RecoveryResult> LogSegment::Recover(const CutHandler& on_cut)
   TimestampOffset max_so_far{-1, base_offset_};
   int64_t valid = 0;
   int64_t last_index_entry = 0;
-  FileBatchWalker w(*log, 0, file_size);
-  std::vector<uint8_t> bytes;
+  // One sequential pass in 1 MiB windows: each batch is checked where it was read.
+  FileBatchWalker w(*log, 0, file_size, kRecoveryReadAhead);
   while (w.Next()) {
     const BatchPrefix& p = w.current();
+    const std::span<const uint8_t> bytes = w.current_bytes();
     // Validity as Kafka's ensureValid: v2 size and CRC-32C, legacy CRC-32.
-    Status valid_batch = w.ReadCurrent(&bytes);
-    if (valid_batch.ok()) {
-      if (p.magic >= kMagicV2) {
-        auto view = RecordBatchView::Parse(bytes, p.position);
-        valid_batch = view.ok() ? view->ValidateCrc() : view.status();
-      } else {
-        auto legacy = LegacyRecordBatchView::Parse(bytes, p.position);
-        valid_batch = legacy.ok() ? legacy->ValidateCrc() : legacy.status();
-      }
+    Status valid_batch;
+    if (p.magic >= kMagicV2) {
+      auto view = RecordBatchView::Parse(bytes, p.position);
+      valid_batch = view.ok() ? view->ValidateCrc() : view.status();
+    } else {
+      auto legacy = LegacyRecordBatchView::Parse(bytes, p.position);
+      valid_batch = legacy.ok() ? legacy->ValidateCrc() : legacy.status();
     }
     if (!valid_batch.ok()) {
       result.stop_reason = valid_batch.WithContext(log_path());
