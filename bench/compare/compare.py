@@ -10,6 +10,8 @@ bench/results/compare.json and prints a Markdown table.
   python3 bench/compare/compare.py [--rounds 3] [--scale 1.0] [--only WORKLOAD,...]
 
 --scale shrinks the data sizes (1.0 = the issue's sizes: 1 GiB logs, 2 GiB recovery).
+Environment: SEGLOG_COMPARE_BENCH (seglog's harness; default build/release/bench/...),
+SEGLOG_COMPARE_DIR (scratch directory, default /tmp/seglog-compare).
 """
 import argparse
 import json
@@ -19,7 +21,8 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SEGLOG = os.path.join(ROOT, "build/release/bench/seglog_compare_bench")
+SEGLOG = os.environ.get("SEGLOG_COMPARE_BENCH",
+                        os.path.join(ROOT, "build/release/bench/seglog_compare_bench"))
 KAFKA = os.path.join(ROOT, "bench/compare/kafka/kafka_bench.sh")
 
 GiB = 1 << 30
@@ -110,6 +113,8 @@ def main():
                 warmup = "0" if name.startswith("open-many") else "2"
                 print(f"round {r + 1}/{args.rounds}: {system} {name}", file=sys.stderr)
                 for res in run(prefix + cmd + ["--iterations", "1", "--warmup", warmup]):
+                    if res["workload"].startswith("append-sweep") and "CPU" in res["metric"]:
+                        continue  # the sweep is for the chart; CPU splits of the main appends
                     key = (res["workload"], res["metric"])
                     runs.setdefault((system,) + key, []).extend(res["runs"])
                     meta[key] = res["higher_is_better"]

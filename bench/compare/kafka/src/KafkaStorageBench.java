@@ -205,11 +205,15 @@ public final class KafkaStorageBench {
         final long cpu0 = MX.getCurrentThreadCpuTime();
         final long user0 = MX.getCurrentThreadUserTime();
 
-        /** {user, kernel} CPU seconds per GB of `bytes`. */
+        /**
+         * {user, kernel} CPU seconds per GB of `bytes`. The total is exact; the user part comes
+         * in scheduler ticks, so over a very short section the difference can dip below zero:
+         * clamped there (full-size runs last long enough for the ticks not to matter).
+         */
         double[] perGb(long bytes) {
             long cpu = MX.getCurrentThreadCpuTime() - cpu0, user = MX.getCurrentThreadUserTime() - user0;
             double gb = bytes / 1e9;
-            return new double[]{user / 1e9 / gb, (cpu - user) / 1e9 / gb};
+            return new double[]{user / 1e9 / gb, Math.max(0, cpu - user) / 1e9 / gb};
         }
     }
 
