@@ -93,6 +93,11 @@ def main():
     meta = {}
     scratch = os.environ.get("SEGLOG_COMPARE_DIR", "/tmp/seglog-compare")
     os.makedirs(scratch, exist_ok=True)
+    # The machine's limits first, on a quiet system (measured last, after gigabytes of I/O,
+    # buffered writes came out at a sixth of their speed: writeback of the runs before).
+    os.sync()
+    limits = run([SEGLOG, "limits", "--bytes", str(max(1 << 26, int(GiB * args.scale))),
+                  "--iterations", "3", "--warmup", "1"])
     chosen = [n for n in workloads(args.scale) if not only or n in only]
     inputs = (make_inputs(args.scale, scratch)
               if {"recover", "clean", "open-many", "open-many-segments"} & set(chosen) else {})
@@ -104,6 +109,7 @@ def main():
             if r % 2 == 1:
                 systems.reverse()  # alternate which goes first
             for system, prefix in systems:
+                os.sync()  # no writeback of one run's files during the next
                 cmd = list(template)
                 if "{src}" in cmd:
                     at = cmd.index("{src}")
@@ -118,8 +124,6 @@ def main():
                     key = (res["workload"], res["metric"])
                     runs.setdefault((system,) + key, []).extend(res["runs"])
                     meta[key] = res["higher_is_better"]
-    limits = run([SEGLOG, "limits", "--bytes", str(max(1 << 26, int(GiB * args.scale))),
-                  "--iterations", "3", "--warmup", "1"])
     results = []
     for (workload, metric), higher in sorted(meta.items()):
         s = runs.get(("seglog", workload, metric), [])

@@ -14,7 +14,8 @@
 //   [--name N] (the workload's name in the results, default open-10k)
 //   (run it with --warmup 0: the resident-memory growth of a second open in one process is
 //   the allocator's reuse, not the cost)
-// Common: --iterations N (default 5), --warmup N (default 2), --dir D (scratch, default /tmp).
+// Common: --iterations N (default 5), --warmup N (default 2), --dir D (scratch, default /tmp),
+// --hold-mib N (touched memory held for the run, default 2048: the Kafka harness's heap).
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <fmt/format.h>
@@ -107,11 +108,11 @@ void Emit(const std::string& workload, const std::string& metric, bool higher_is
 }
 
 // Record i: key "key-%010d" (i % keys), value of `size` bytes of 'a' + i % 26, timestamp
-// 1700000000000 + i - the inputs the Kafka harness builds too.
-std::vector<std::vector<uint8_t>> Batches(int64_t record_size, int64_t batch_records,
-                                          int64_t total_bytes, CompressionType codec,
-                                          int64_t keys = 1000000) {
-  std::vector<std::vector<uint8_t>> out;
+// 1700000000000 + i - the inputs the Kafka harness builds too. Calls `fn` with each batch as
+// it is built, until `total_bytes` of batches were made.
+void ForEachBatch(int64_t record_size, int64_t batch_records, int64_t total_bytes,
+                  CompressionType codec, int64_t keys,
+                  const std::function<void(const std::vector<uint8_t>&)>& fn) {
   int64_t bytes = 0, i = 0;
   while (bytes < total_bytes) {
     BatchOptions o;
@@ -124,9 +125,23 @@ std::vector<std::vector<uint8_t>> Batches(int64_t record_size, int64_t batch_rec
                      Bytes(reinterpret_cast<const uint8_t*>(key.data()), key.size()),
                      Bytes(reinterpret_cast<const uint8_t*>(value.data()), value.size()));
     }
-    out.push_back(*b.Build());
-    bytes += static_cast<int64_t>(out.back().size());
+    const std::vector<uint8_t> batch = *b.Build();
+    bytes += static_cast<int64_t>(batch.size());
+    fn(batch);
   }
+}
+
+// All the batches at once, for the append workloads (which time appends of batches already in
+// memory, as Kafka's harness does). Logs that are only inputs are written batch by batch as
+// they are made (ForEachBatch), as Kafka's harness writes its own: holding a gigabyte of
+// batches while the log's page cache is filled leaves the kernel fewer large folios for the
+// file, and reading that file back was 35% slower (bench/compare notes in docs/benchmarks.md).
+std::vector<std::vector<uint8_t>> Batches(int64_t record_size, int64_t batch_records,
+                                          int64_t total_bytes, CompressionType codec,
+                                          int64_t keys = 1000000) {
+  std::vector<std::vector<uint8_t>> out;
+  ForEachBatch(record_size, batch_records, total_bytes, codec, keys,
+               [&out](const std::vector<uint8_t>& b) { out.push_back(b); });
   return out;
 }
 
@@ -195,11 +210,15 @@ std::unique_ptr<Log> BuildLog(const Args& a, int64_t log_bytes, int64_t* records
   const std::string dir = FreshDir(a, "lookup");
   auto log = Log::Open(fmt::format("{}/bench-0", dir), {}, {});
   int64_t n = 0;
-  for (const auto& b : Batches(1024, 16, log_bytes, CompressionType::kNone)) {
-    (void)(*log)->AppendAsLeader(b);
-    n += 16;
-  }
+  ForEachBatch(1024, 16, log_bytes, CompressionType::kNone, 1000000,
+               [&](const std::vector<uint8_t>& b) {
+                 (void)(*log)->AppendAsLeader(b);
+                 n += 16;
+               });
   *records = n;
+  // Everything on disk before the timed reads, as the Kafka harness's buildLog does (flush):
+  // otherwise the flusher threads write the log back while it is being read.
+  (void)(*log)->Flush((*log)->log_end_offset());
   return std::move(log).value();
 }
 
@@ -249,9 +268,9 @@ void ReadAll(const Args& a) {
         while (next < log->log_end_offset()) {
           auto f = log->Read(next, 1 << 20);
           if (!f.ok()) break;
-          auto chunk = f->slice.ReadAll();  // copies the bytes out, as a consumer's fetch would
-          if (!chunk.ok()) break;
-          buf.swap(*chunk);
+          // Copies the bytes out, as a consumer's fetch would, into one reused buffer (as the
+          // Kafka harness reads into one direct buffer).
+          if (!f->slice.ReadInto(&buf).ok()) break;
           const int64_t len = static_cast<int64_t>(buf.size());
           bytes += len;
           // The next batch after the last whole one in the chunk.
@@ -365,10 +384,8 @@ void MakeRecoverDir(const Args& a) {
   const std::string dir = Str(a, "--src", "/tmp/seglog-compare-recover-src");
   fs::remove_all(dir);
   auto log = Log::Open(dir + "/rec-0", {}, {});
-  for (const auto& b :
-       Batches(1024, 16, Int(a, "--bytes", 2 * (int64_t{1} << 30)), CompressionType::kNone)) {
-    (void)(*log)->AppendAsLeader(b);
-  }
+  ForEachBatch(1024, 16, Int(a, "--bytes", 2 * (int64_t{1} << 30)), CompressionType::kNone,
+               1000000, [&](const std::vector<uint8_t>& b) { (void)(*log)->AppendAsLeader(b); });
   (void)(*log)->Close();  // then the marker is absent: the shutdown counts as unclean
 }
 
@@ -408,10 +425,9 @@ void MakeCleanDir(const Args& a) {
   fs::remove_all(dir);
   auto c = LogConfig::FromProperties({{"cleanup.policy", "compact"}});
   auto log = Log::Open(dir + "/cmp-0", *c, {});
-  for (const auto& b : Batches(100, 100, Int(a, "--bytes", int64_t{1} << 30),
-                               CompressionType::kNone, Int(a, "--keys", 1000000))) {
-    (void)(*log)->AppendAsLeader(b);
-  }
+  ForEachBatch(100, 100, Int(a, "--bytes", int64_t{1} << 30), CompressionType::kNone,
+               Int(a, "--keys", 1000000),
+               [&](const std::vector<uint8_t>& b) { (void)(*log)->AppendAsLeader(b); });
   (void)(*log)->Roll();
   (void)(*log)->Close();
 }
@@ -508,6 +524,16 @@ int main(int argc, char** argv) {
   const std::string mode = argv[1];
   Args a;
   for (int i = 2; i + 1 < argc; i += 2) a[argv[i]] = argv[i + 1];
+  // The Kafka harness's JVM starts by touching its whole heap (-Xms2g -Xmx2g, AlwaysPreTouch).
+  // This harness holds as much touched memory for its life, so that both systems' page cache
+  // comes from the same state of this VM's memory: which physical memory a file's pages land in
+  // changed the speed of reading them back by up to 2x here (docs/benchmarks.md, issue 7).
+  const int64_t hold_mib = Int(a, "--hold-mib", 2048);
+  std::unique_ptr<uint8_t[]> held;
+  if (hold_mib > 0 && mode != "limits") {
+    held.reset(new uint8_t[static_cast<size_t>(hold_mib) << 20]);
+    for (size_t i = 0; i < (static_cast<size_t>(hold_mib) << 20); i += 4096) held[i] = 1;
+  }
   if (mode == "append") {
     const std::string codec = Str(a, "--codec", "none");
     const int64_t size = Int(a, "--record-size", 1024), batch = Int(a, "--batch-records", 16);
