@@ -70,9 +70,15 @@ struct Log::State {
 };
 
 Result<std::vector<uint8_t>> FileSlice::ReadAll() const {
-  std::vector<uint8_t> out(static_cast<size_t>(length));
-  if (length > 0) SEGLOG_RETURN_IF_ERROR(file->ReadAt(position, out));
+  std::vector<uint8_t> out;
+  SEGLOG_RETURN_IF_ERROR(ReadInto(&out));
   return out;
+}
+
+Status FileSlice::ReadInto(std::vector<uint8_t>* out) const {
+  out->resize(static_cast<size_t>(length));
+  if (length > 0) SEGLOG_RETURN_IF_ERROR(file->ReadAt(position, *out));
+  return Status::OK();
 }
 
 Log::Log(std::string dir, LogConfig config, LogOptions options)
