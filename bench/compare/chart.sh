@@ -22,7 +22,7 @@ PY
 gnuplot <<GP
 set terminal pngcairo size 800,480 noenhanced
 set output "$png"
-set title "Append throughput by record size (16 KiB batches, uncompressed; same machine, one run)"
+set title "Append throughput by record size (16 KiB batches, uncompressed; same machine, medians)"
 set xlabel "record value size (bytes)"
 set ylabel "MB/s appended"
 set logscale x

@@ -39,7 +39,7 @@ for r in doc["results"]:
 limits = {l["name"]: l["median"] for l in doc["limits"]}
 for name in ("limit-memcpy", "limit-crc32c", "limit-disk-write-buffered",
              "limit-disk-write-fdatasync", "limit-disk-read-cold", "limit-page-cache-read",
-             "limit-page-cache-write-16KiB"):
+             "limit-page-cache-write-16KiB", "limit-page-cache-write-batches"):
     if not limits.get(name, 0) > 0:
         errors.append(f"limit {name} missing or not positive: {limits.get(name)!r}")
 if errors:

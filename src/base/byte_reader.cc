@@ -14,7 +14,6 @@ Status ByteReader::Need(std::string_view field, size_t n) const {
                                         position(), n, remaining()));
 }
 
-
 Status ByteReader::ReadInt16(std::string_view field, int16_t* out) {
   SEGLOG_RETURN_IF_ERROR(Need(field, 2));
   *out = LoadBEInt16(bytes_.data() + pos_);
@@ -53,16 +52,11 @@ Status ByteReader::VarError(VarintError err, std::string_view field, int max_byt
                                         position(), max_bytes));
 }
 
-
-
-
 Status ByteReader::Skip(std::string_view field, size_t n) {
   SEGLOG_RETURN_IF_ERROR(Need(field, n));
   pos_ += n;
   return Status::OK();
 }
-
-
 
 Status ByteReader::ReadInt32NullableBytes(std::string_view len_field, std::string_view field,
                                           std::optional<std::span<const uint8_t>>* out) {

@@ -50,16 +50,14 @@ int VarlongSize(int64_t n) { return UnsignedVarSize(ZigZagEncode64(n)); }
 uint8_t* EncodeVarint(uint8_t* p, int32_t n) { return EncodeUnsigned(p, ZigZagEncode32(n)); }
 uint8_t* EncodeVarlong(uint8_t* p, int64_t n) { return EncodeUnsigned(p, ZigZagEncode64(n)); }
 
-VarintError DecodeVarintSlow(const uint8_t* p, const uint8_t* limit, int32_t* value,
-                             int* length) {
+VarintError DecodeVarintSlow(const uint8_t* p, const uint8_t* limit, int32_t* value, int* length) {
   uint32_t raw = 0;
   VarintError err = DecodeUnsigned<uint32_t>(p, limit, kMaxVarintBytes, &raw, length);
   if (err == VarintError::kOk) *value = ZigZagDecode32(raw);
   return err;
 }
 
-VarintError DecodeVarlongSlow(const uint8_t* p, const uint8_t* limit, int64_t* value,
-                              int* length) {
+VarintError DecodeVarlongSlow(const uint8_t* p, const uint8_t* limit, int64_t* value, int* length) {
   uint64_t raw = 0;
   VarintError err = DecodeUnsigned<uint64_t>(p, limit, kMaxVarlongBytes, &raw, length);
   if (err == VarintError::kOk) *value = ZigZagDecode64(raw);

@@ -44,8 +44,7 @@ enum class VarintError { kOk, kTruncated, kTooLong };
 // The general cases of the decoders below (out of line: most lengths and deltas in a record fit
 // one or two bytes).
 VarintError DecodeVarintSlow(const uint8_t* p, const uint8_t* limit, int32_t* value, int* length);
-VarintError DecodeVarlongSlow(const uint8_t* p, const uint8_t* limit, int64_t* value,
-                              int* length);
+VarintError DecodeVarlongSlow(const uint8_t* p, const uint8_t* limit, int64_t* value, int* length);
 
 // Decodes a zigzag varint from [p, limit). On success stores the value and the number of bytes
 // consumed. kTruncated: the buffer ended before the last byte; kTooLong: more than 5 (10) bytes.
