@@ -6,6 +6,7 @@
 #include <chrono>
 #include <map>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "base/clock.h"
@@ -118,11 +119,13 @@ struct GroupLimits {
 Result<std::vector<std::vector<SegmentPtr>>> GroupBySize(const std::vector<SegmentPtr>& segs,
                                                          const std::vector<SegmentPtr>& all,
                                                          const GroupLimits& limits) {
+  // The base offset of the segment after each one (a map built once: a log of many small
+  // segments made the search per segment quadratic).
+  std::unordered_map<const LogSegment*, int64_t> next_bases;
+  for (size_t i = 0; i + 1 < all.size(); ++i) next_bases[all[i].get()] = all[i + 1]->base_offset();
   auto next_base = [&](const SegmentPtr& s) -> int64_t {
-    for (size_t i = 0; i + 1 < all.size(); ++i) {
-      if (all[i] == s) return all[i + 1]->base_offset();
-    }
-    return limits.first_uncleanable;
+    auto it = next_bases.find(s.get());
+    return it == next_bases.end() ? limits.first_uncleanable : it->second;
   };
   std::vector<std::vector<SegmentPtr>> groups;
   size_t i = 0;

@@ -207,6 +207,32 @@ TEST_F(CleanerTest, AFullMapCleansOnlyUpToWhereItGot) {
 }
 
 // Records without a key cannot be compacted: they are dropped and counted.
+TEST_F(CleanerTest, SmallSegmentsAreCleanedInGroupsThatFitASegment) {
+  // 12 segments of one distinct-key batch each (77 bytes): nothing to drop, so the cleaning
+  // only regroups them. Groups fill up to segment.bytes (240 here, 3 batches) in order, as
+  // Kafka's groupSegmentsBySize does; every record survives at its offset.
+  auto log = Open({{"internal.segment.bytes", "240"}, {"min.cleanable.dirty.ratio", "0.01"}});
+  std::vector<std::string> want;
+  for (int i = 0; i < 12; ++i) {
+    const std::string key = fmt::format("key-{:02d}", i), value = fmt::format("v{:02d}", i);
+    ASSERT_TRUE(log->AppendAsLeader(Batch({{key, value}}, now_)).ok());
+    want.push_back(fmt::format("{} {} {}", i, key, value));
+    ASSERT_TRUE(log->Roll().ok());
+  }
+  ASSERT_EQ(log->segment_base_offsets().size(), 13u);  // 12 full ones and the empty active one
+  const int64_t batch_size = FileSize(LogFilePath(log->dir(), 0));
+  ASSERT_GT(batch_size * 3, 0);
+  ASSERT_LE(batch_size * 3, 240);
+  ASSERT_GT(batch_size * 4, 240);
+  auto r = CleanOnce(log.get());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(Records(log.get()), want);
+  EXPECT_EQ(log->segment_base_offsets(), (std::vector<int64_t>{0, 3, 6, 9, 12}));
+  for (int64_t base : {0, 3, 6, 9}) {
+    EXPECT_EQ(FileSize(LogFilePath(log->dir(), base)), 3 * batch_size) << base;
+  }
+}
+
 TEST_F(CleanerTest, KeylessRecordsAreDroppedAndCounted) {
   auto log = Open({});
   RecordBatchBuilder b{BatchOptions{}};

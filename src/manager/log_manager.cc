@@ -352,10 +352,12 @@ SkimpyOffsetMap* LogManager::MapFor(int id) {
 }
 
 Result<bool> LogManager::CleanLocked(int id, LogDirectory* dir, const TopicPartition& tp, Log* log,
-                                     bool force) {
+                                     bool force, std::optional<LogToClean> computed,
+                                     std::optional<int64_t> computed_at) {
   const std::string name = PartitionDirName(tp);
-  const int64_t now = scheduler_->NowMs();
-  auto range = CleanableRange(*log, dir->CleanerCheckpoint(tp), now);
+  const int64_t now = computed_at.value_or(scheduler_->NowMs());
+  Result<LogToClean> range = computed ? Result<LogToClean>(*computed)
+                                      : CleanableRange(*log, dir->CleanerCheckpoint(tp), now);
   if (!range.ok()) return range.status();
   if (range->checkpoint_reset) {
     SEGLOG_RETURN_IF_ERROR(dir->SetCleanerCheckpoint(tp, range->first_dirty_offset));
@@ -380,6 +382,7 @@ Result<bool> LogManager::RunCleanerRound(int id) {
     TopicPartition tp;
     Log* log;
     double ratio;
+    LogToClean range;
   };
   std::optional<Candidate> best;
   const int64_t now = scheduler_->NowMs();
@@ -390,13 +393,14 @@ Result<bool> LogManager::RunCleanerRound(int id) {
       auto range = CleanableRange(*log, d->CleanerCheckpoint(tp), now);
       if (!range.ok() || !range->Eligible(log->config().min_cleanable_dirty_ratio)) continue;
       if (!best || range->cleanable_ratio() > best->ratio) {
-        best = Candidate{d.get(), tp, log.get(), range->cleanable_ratio()};
+        best = Candidate{d.get(), tp, log.get(), range->cleanable_ratio(), *range};
       }
     }
   }
   bool cleaned = false;
   if (best) {
-    auto r = CleanLocked(id, best->dir, best->tp, best->log, /*force=*/false);
+    // The range this round measured, not a second computation of it (same lock, same now).
+    auto r = CleanLocked(id, best->dir, best->tp, best->log, /*force=*/false, best->range, now);
     if (!r.ok()) {
       uncleanable_.insert(PartitionDirName(best->tp));
       Info(
