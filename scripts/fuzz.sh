@@ -7,12 +7,17 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 bash scripts/install-deps.sh
 cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz --target record_batch_fuzzer
-corpus=build/fuzz/corpus/record_batch
-mkdir -p "$corpus" build/fuzz/artifacts
-cp -n tests/data/golden/batches/*.bin tests/data/fuzz_regressions/*.bin "$corpus"/ 2>/dev/null || true
-# Inputs that once crashed it must run clean first (libFuzzer runs files given as arguments once).
-build/fuzz/fuzz/record_batch_fuzzer tests/data/fuzz_regressions/*.bin 2>&1 | tail -n 2
-build/fuzz/fuzz/record_batch_fuzzer "$corpus" -max_total_time="$seconds" -max_len=300000 \
-  -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=build/fuzz/artifacts/ 2>&1 | tail -n 15
-echo "fuzz: record_batch_fuzzer ran ${seconds}s with no crash"
+cmake --build --preset fuzz --target record_batch_fuzzer segment_recovery_fuzzer
+mkdir -p build/fuzz/artifacts
+# Both targets start from the golden batches (whole .log files of every codec and magic).
+for target in record_batch segment_recovery; do
+  corpus=build/fuzz/corpus/$target
+  mkdir -p "$corpus"
+  cp -n tests/data/golden/batches/*.bin tests/data/fuzz_regressions/*.bin "$corpus"/ 2>/dev/null || true
+  # Inputs that once crashed a target must run clean first (libFuzzer runs files given as
+  # arguments once).
+  build/fuzz/fuzz/${target}_fuzzer tests/data/fuzz_regressions/*.bin 2>&1 | tail -n 2
+  build/fuzz/fuzz/${target}_fuzzer "$corpus" -max_total_time="$seconds" -max_len=300000 \
+    -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=build/fuzz/artifacts/ 2>&1 | tail -n 15
+  echo "fuzz: ${target}_fuzzer ran ${seconds}s with no crash"
+done
