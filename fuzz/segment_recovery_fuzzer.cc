@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "io/file.h"
-#include "log/file_batch_walker.h"
+#include "log/test_support.h"
 #include "record/batch_walker.h"
 #include "record/legacy_record_batch.h"
 #include "seglog/log.h"
@@ -53,30 +53,6 @@ void Check(bool ok, const char* what) {
   }
 }
 
-struct Seen {
-  int64_t position;
-  int64_t size;
-  std::vector<uint8_t> bytes;
-  bool operator==(const Seen&) const = default;
-};
-
-std::vector<Seen> Walk(const File& file, int64_t end, int64_t read_ahead, Status* status) {
-  FileBatchWalker w(file, 0, end, read_ahead);
-  std::vector<Seen> out;
-  while (w.Next()) {
-    Seen s{w.current().position, w.current().size_in_bytes(), {}};
-    if (read_ahead > 0) {
-      const auto b = w.current_bytes();
-      s.bytes.assign(b.begin(), b.end());
-    } else if (!w.ReadCurrent(&s.bytes).ok()) {
-      s.bytes.clear();
-    }
-    out.push_back(std::move(s));
-  }
-  *status = w.status();
-  return out;
-}
-
 void WriteFile(const std::string& path, std::span<const uint8_t> bytes) {
   (void)RemoveFile(path, true);
   auto f = File::Open(path, File::Mode::kCreate);
@@ -96,9 +72,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto f = File::Open(path, File::Mode::kReadOnly);
     Check(f.ok(), "cannot open the input file");
     Status plain_status, ahead_status;
-    const auto plain = Walk(**f, static_cast<int64_t>(size), 0, &plain_status);
+    const auto plain = testing::WalkFile(**f, static_cast<int64_t>(size), 0, &plain_status);
     const int64_t window = 1 + static_cast<int64_t>(size % 257);
-    const auto ahead = Walk(**f, static_cast<int64_t>(size), window, &ahead_status);
+    const auto ahead = testing::WalkFile(**f, static_cast<int64_t>(size), window, &ahead_status);
     Check(plain == ahead, "the read-ahead walk saw other batches than the plain walk");
     Check(plain_status.ok() == ahead_status.ok(), "the two walks disagree on an error");
   }

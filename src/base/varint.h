@@ -46,37 +46,37 @@ enum class VarintError { kOk, kTruncated, kTooLong };
 VarintError DecodeVarintSlow(const uint8_t* p, const uint8_t* limit, int32_t* value, int* length);
 VarintError DecodeVarlongSlow(const uint8_t* p, const uint8_t* limit, int64_t* value, int* length);
 
+// The fast path of the decoders below: the raw (still zigzagged) value of a one- or two-byte
+// encoding at p, which most lengths, deltas and counts in a record are, with its length; -1
+// when the encoding is longer or fewer than two bytes remain (the general case decides then).
+inline int32_t ShortVarintRaw(const uint8_t* p, const uint8_t* limit, int* length) {
+  if (limit - p < 2) return -1;
+  if (p[0] < 0x80) {
+    *length = 1;
+    return p[0];
+  }
+  if (p[1] < 0x80) {
+    *length = 2;
+    return static_cast<int32_t>((p[0] & 0x7fu) | (static_cast<uint32_t>(p[1]) << 7));
+  }
+  return -1;
+}
+
 // Decodes a zigzag varint from [p, limit). On success stores the value and the number of bytes
 // consumed. kTruncated: the buffer ended before the last byte; kTooLong: more than 5 (10) bytes.
 inline VarintError DecodeVarint(const uint8_t* p, const uint8_t* limit, int32_t* value,
                                 int* length) {
-  if (limit - p >= 2) {  // one- and two-byte encodings: most lengths, deltas and counts
-    if (p[0] < 0x80) {
-      *value = ZigZagDecode32(p[0]);
-      *length = 1;
-      return VarintError::kOk;
-    }
-    if (p[1] < 0x80) {
-      *value = ZigZagDecode32((p[0] & 0x7fu) | (static_cast<uint32_t>(p[1]) << 7));
-      *length = 2;
-      return VarintError::kOk;
-    }
+  if (const int32_t raw = ShortVarintRaw(p, limit, length); raw >= 0) {
+    *value = ZigZagDecode32(static_cast<uint32_t>(raw));
+    return VarintError::kOk;
   }
   return DecodeVarintSlow(p, limit, value, length);
 }
 inline VarintError DecodeVarlong(const uint8_t* p, const uint8_t* limit, int64_t* value,
                                  int* length) {
-  if (limit - p >= 2) {  // one- and two-byte encodings: most lengths, deltas and counts
-    if (p[0] < 0x80) {
-      *value = ZigZagDecode64(p[0]);
-      *length = 1;
-      return VarintError::kOk;
-    }
-    if (p[1] < 0x80) {
-      *value = ZigZagDecode64((p[0] & 0x7fu) | (static_cast<uint32_t>(p[1]) << 7));
-      *length = 2;
-      return VarintError::kOk;
-    }
+  if (const int32_t raw = ShortVarintRaw(p, limit, length); raw >= 0) {
+    *value = ZigZagDecode64(static_cast<uint64_t>(raw));
+    return VarintError::kOk;
   }
   return DecodeVarlongSlow(p, limit, value, length);
 }

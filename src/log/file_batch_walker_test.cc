@@ -17,32 +17,7 @@ using ::testing::HasSubstr;
 
 constexpr int64_t kT0 = 1700000000000;
 
-struct Seen {
-  int64_t position;
-  int64_t base_offset;
-  int64_t last_offset;
-  std::vector<uint8_t> bytes;
-  bool operator==(const Seen&) const = default;
-};
-
-// Walks [0, end) of `file`, with read-ahead windows of `read_ahead` bytes (0: the plain walk,
-// whose bytes come from ReadCurrent).
-std::vector<Seen> Walk(const File& file, int64_t end, int64_t read_ahead, Status* status) {
-  FileBatchWalker w(file, 0, end, read_ahead);
-  std::vector<Seen> out;
-  while (w.Next()) {
-    Seen s{w.current().position, w.current().base_offset, w.last_offset(), {}};
-    if (read_ahead > 0) {
-      const auto b = w.current_bytes();
-      s.bytes.assign(b.begin(), b.end());
-    } else {
-      EXPECT_TRUE(w.ReadCurrent(&s.bytes).ok());
-    }
-    out.push_back(std::move(s));
-  }
-  *status = w.status();
-  return out;
-}
+using testing::WalkFile;
 
 class FileBatchWalkerTest : public ::testing::Test {
  protected:
@@ -70,14 +45,14 @@ class FileBatchWalkerTest : public ::testing::Test {
 TEST_F(FileBatchWalkerTest, ReadAheadSeesTheSameBatchesAsThePlainWalk) {
   WriteBatches(200);
   Status plain_status;
-  const auto plain = Walk(*file_, size_, 0, &plain_status);
+  const auto plain = WalkFile(*file_, size_, 0, &plain_status);
   ASSERT_TRUE(plain_status.ok()) << plain_status.ToString();
   ASSERT_EQ(plain.size(), 200u);
   // Windows smaller than most batches (each must then grow to hold one), about a batch, and
   // larger than the file.
   for (int64_t read_ahead : {int64_t{1}, int64_t{100}, int64_t{777}, int64_t{4096}, size_ * 2}) {
     Status s;
-    const auto seen = Walk(*file_, size_, read_ahead, &s);
+    const auto seen = WalkFile(*file_, size_, read_ahead, &s);
     ASSERT_TRUE(s.ok()) << read_ahead << ": " << s.ToString();
     EXPECT_EQ(seen, plain) << "read-ahead " << read_ahead;
   }
@@ -86,12 +61,12 @@ TEST_F(FileBatchWalkerTest, ReadAheadSeesTheSameBatchesAsThePlainWalk) {
 TEST_F(FileBatchWalkerTest, ReadAheadEndsSilentlyAtAPartialBatchAndReportsALyingLength) {
   WriteBatches(30);
   Status s;
-  const auto all = Walk(*file_, size_, 0, &s);
+  const auto all = WalkFile(*file_, size_, 0, &s);
   ASSERT_EQ(all.size(), 30u);
   // A cut inside the last batch: the walk ends before it, without an error.
   const int64_t cut = all.back().position + 30;
   for (int64_t read_ahead : {int64_t{64}, int64_t{1 << 20}}) {
-    const auto seen = Walk(*file_, cut, read_ahead, &s);
+    const auto seen = WalkFile(*file_, cut, read_ahead, &s);
     EXPECT_TRUE(s.ok()) << s.ToString();
     EXPECT_EQ(seen.size(), 29u);
   }
@@ -101,7 +76,7 @@ TEST_F(FileBatchWalkerTest, ReadAheadEndsSilentlyAtAPartialBatchAndReportsALying
   StoreBE32(bad, 3);
   ASSERT_TRUE(file_->WriteAt(at + 8, bad).ok());
   for (int64_t read_ahead : {int64_t{64}, int64_t{1 << 20}}) {
-    const auto seen = Walk(*file_, size_, read_ahead, &s);
+    const auto seen = WalkFile(*file_, size_, read_ahead, &s);
     EXPECT_EQ(seen.size(), 10u);
     EXPECT_TRUE(s.IsCorruption()) << s.ToString();
     EXPECT_THAT(s.ToString(), HasSubstr(fmt::format("batch at position {}", at)));
@@ -110,7 +85,7 @@ TEST_F(FileBatchWalkerTest, ReadAheadEndsSilentlyAtAPartialBatchAndReportsALying
   // A length that points past the end of the file: a partial batch, so the end.
   StoreBE32(bad, 1 << 30);
   ASSERT_TRUE(file_->WriteAt(at + 8, bad).ok());
-  const auto seen = Walk(*file_, size_, 4096, &s);
+  const auto seen = WalkFile(*file_, size_, 4096, &s);
   EXPECT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(seen.size(), 10u);
 }

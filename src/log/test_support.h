@@ -13,6 +13,8 @@
 
 #include <functional>
 
+#include "io/file.h"
+#include "log/file_batch_walker.h"
 #include "record/batch_walker.h"
 #include "seglog/log.h"
 #include "seglog/record_batch.h"
@@ -75,6 +77,37 @@ inline Status ForEachBatch(Log* log, const std::function<void(const RecordBatchV
     if (next == before) return Status::Corruption(fmt::format("no progress at offset {}", next));
   }
   return Status::OK();
+}
+
+// One batch as a FileBatchWalker returned it.
+struct WalkedBatch {
+  int64_t position = 0;
+  int64_t base_offset = 0;
+  int64_t last_offset = 0;
+  std::vector<uint8_t> bytes;
+  bool operator==(const WalkedBatch&) const = default;
+};
+
+// Every batch of [0, end) of `file`, walked with read-ahead windows of `read_ahead` bytes
+// (current_bytes()), or with the plain walk when 0 (ReadCurrent). *status: the walk's status,
+// or the first failed ReadCurrent (which ends the walk).
+inline std::vector<WalkedBatch> WalkFile(const File& file, int64_t end, int64_t read_ahead,
+                                         Status* status) {
+  FileBatchWalker w(file, 0, end, read_ahead);
+  std::vector<WalkedBatch> out;
+  while (w.Next()) {
+    WalkedBatch b{w.current().position, w.current().base_offset, w.last_offset(), {}};
+    if (read_ahead > 0) {
+      const auto bytes = w.current_bytes();
+      b.bytes.assign(bytes.begin(), bytes.end());
+    } else if (Status s = w.ReadCurrent(&b.bytes); !s.ok()) {
+      *status = s;
+      return out;
+    }
+    out.push_back(std::move(b));
+  }
+  *status = w.status();
+  return out;
 }
 
 // Descriptors this process holds (entries of /proc/self/fd).

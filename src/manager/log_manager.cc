@@ -352,10 +352,8 @@ SkimpyOffsetMap* LogManager::MapFor(int id) {
 }
 
 Result<bool> LogManager::CleanLocked(int id, LogDirectory* dir, const TopicPartition& tp, Log* log,
-                                     bool force, std::optional<LogToClean> computed,
-                                     std::optional<int64_t> computed_at) {
+                                     bool force, int64_t now, std::optional<LogToClean> computed) {
   const std::string name = PartitionDirName(tp);
-  const int64_t now = computed_at.value_or(scheduler_->NowMs());
   Result<LogToClean> range = computed ? Result<LogToClean>(*computed)
                                       : CleanableRange(*log, dir->CleanerCheckpoint(tp), now);
   if (!range.ok()) return range.status();
@@ -400,7 +398,7 @@ Result<bool> LogManager::RunCleanerRound(int id) {
   bool cleaned = false;
   if (best) {
     // The range this round measured, not a second computation of it (same lock, same now).
-    auto r = CleanLocked(id, best->dir, best->tp, best->log, /*force=*/false, best->range, now);
+    auto r = CleanLocked(id, best->dir, best->tp, best->log, /*force=*/false, now, best->range);
     if (!r.ok()) {
       uncleanable_.insert(PartitionDirName(best->tp));
       Info(
@@ -436,7 +434,8 @@ Result<int> LogManager::CleanNow(const std::string& topic, int32_t partition) {
           "{}: cleanup.policy is {}: only compacted topics are cleaned",
           PartitionDirName({topic, p}), log->config().cleanup_delete ? "delete" : "none"));
     }
-    SEGLOG_ASSIGN_OR_RETURN(const bool done, CleanLocked(0, d, {topic, p}, log, /*force=*/true));
+    SEGLOG_ASSIGN_OR_RETURN(
+        const bool done, CleanLocked(0, d, {topic, p}, log, /*force=*/true, scheduler_->NowMs()));
     cleaned += done ? 1 : 0;
   }
   return cleaned;

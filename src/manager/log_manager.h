@@ -141,12 +141,12 @@ class LogManager {
   // Whether log cleaner threads run (StartTasks with log.cleaner.enable): then they, not the
   // retention task, handle the compacted logs' retention, as in Kafka.
   bool cleaner_running_ GUARDED_BY(mu_) = false;
-  // Cleans one log when it is eligible (always when `force` and anything is cleanable).
-  // `computed`: its cleanable range as measured at `computed_at` under this same lock (a
-  // cleaner round has just measured it to choose the log), else measured here.
+  // Cleans one log when it is eligible (always when `force` and anything is cleanable), as of
+  // `now`. `computed`: its cleanable range as of `now`, when the caller (a cleaner round,
+  // choosing the log under this same lock) has just measured it; else measured here.
   Result<bool> CleanLocked(int id, LogDirectory* dir, const TopicPartition& tp, Log* log,
-                           bool force, std::optional<LogToClean> computed = std::nullopt,
-                           std::optional<int64_t> computed_at = std::nullopt) REQUIRES(mu_);
+                           bool force, int64_t now,
+                           std::optional<LogToClean> computed = std::nullopt) REQUIRES(mu_);
   SkimpyOffsetMap* MapFor(int id) REQUIRES(mu_);
   void ScheduleCleaner(int id, int64_t delay_ms);
   std::map<int, std::unique_ptr<SkimpyOffsetMap>> cleaner_maps_ GUARDED_BY(mu_);
