@@ -4,6 +4,8 @@
 #      ~/.cache/seglog, reused on later runs);
 #   2. builds and runs the unit tests under ASan+UBSan (g++);
 #   3. builds everything with clang 14 and -Wthread-safety -Werror, and runs the unit tests;
+#      then builds with ThreadSanitizer (g++) and runs the unit tests - among them threads that
+#      append, read, flush, clean and delete topics at once;
 #   4. runs the libFuzzer target for FUZZ_SECONDS (default 60; 0 skips);
 #   5. builds the release tree (g++ -Werror) and runs every test, unit and interop (Kafka's own
 #      classes reading what seglog wrote), ending with ctest's summary.
@@ -25,6 +27,11 @@ echo "== clang-tsa: clang 14 with -Wthread-safety, build and unit tests"
 cmake --preset clang-tsa >/dev/null
 cmake --build --preset clang-tsa -j "$jobs"
 ctest --preset clang-tsa -L unit -j "$jobs" | tail -n 4
+
+echo "== tsan: ThreadSanitizer, build and unit tests"
+cmake --preset tsan >/dev/null
+cmake --build --preset tsan -j "$jobs"
+ctest --preset tsan -L unit -j "$jobs" --timeout 900 | tail -n 4
 
 if [ "$fuzz_seconds" != "0" ]; then
   echo "== fuzz: ${fuzz_seconds}s per target"

@@ -228,315 +228,414 @@ void Cleaner::SetIoLimit(double bytes_per_second, std::function<void(int64_t)> s
   };
 }
 
-void Cleaner::Info(const std::string& line) const {
-  if (logger_) logger_(fmt::format("Cleaner {}: {}", id_, line));
-}
+namespace {
 
-Result<Cleaner::Result_> Cleaner::Clean(Log& log, const std::string& name, const LogToClean& range,
-                                        int64_t now) {
-  const int64_t t0 = MonotonicMs();
-  Result_ out;
-  CleanerStats& stats = out.stats;
+// One cleaning of one log, as named phases (kafka-format.md 11.5-11.8): BuildOffsetMap over the
+// dirty section, then CleanGroup for each group of segments below the map's end - each
+// segment's batches through FilterBatch into a cleaned segment that is swapped in - and
+// Report. Lives for one Cleaner::Clean call. Thread safety: not thread-safe.
+class CleaningRound {
+ public:
+  CleaningRound(int id, SkimpyOffsetMap* map, const std::function<void(const std::string&)>& info,
+                double io_limit, const std::function<void(int64_t)>& sleep_ms, Log& log,
+                std::string name, const LogToClean& range, int64_t now)
+      : id_(id),
+        map_(map),
+        info_(info),
+        io_limit_(io_limit),
+        sleep_ms_(sleep_ms),
+        log_(log),
+        name_(std::move(name)),
+        range_(range),
+        now_(now),
+        t0_(MonotonicMs()),
+        config_(log.config()),
+        all_(log.segments()) {
+    read_options_.scratch = &scratch_;
+  }
+
+  Result<Cleaner::Result_> Run() {
+    Info(fmt::format("Beginning cleaning of log {}", name_));
+    SEGLOG_RETURN_IF_ERROR(BuildOffsetMap());
+    std::vector<SegmentPtr> to_clean;
+    for (const SegmentPtr& seg : all_) {
+      if (seg->base_offset() < out_.end_offset && seg != all_.back()) to_clean.push_back(seg);
+    }
+    SEGLOG_ASSIGN_OR_RETURN(producers_, ActiveProducers(all_, now_, producer_id_expiration_ms));
+    Info(fmt::format(
+        "Cleaning log {} (cleaning prior to {}, discarding tombstones prior to upper "
+        "bound deletion horizon {})...",
+        name_, FormatDate(to_clean.empty() ? 0 : *to_clean.back()->LastModified()), FormatDate(0)));
+    SEGLOG_ASSIGN_OR_RETURN(
+        const auto groups,
+        GroupBySize(to_clean, all_,
+                    GroupLimits{config_.SegmentSize(), config_.segment_index_bytes,
+                                range_.first_uncleanable_offset}));
+    for (const std::vector<SegmentPtr>& group : groups) SEGLOG_RETURN_IF_ERROR(CleanGroup(group));
+    out_.stats.total_seconds = static_cast<double>(MonotonicMs() - t0_) / 1000.0;
+    Report();
+    return out_;
+  }
+
+  int64_t producer_id_expiration_ms = 86400000;
+
+ private:
+  void Info(const std::string& line) const {
+    if (info_) info_(fmt::format("Cleaner {}: {}", id_, line));
+  }
+
   // Kafka's Throttler: after each chunk, sleep until the bytes so far fit the rate.
-  int64_t throttled_ms = 0;
-  auto throttle = [&] {
+  void Throttle() {
     if (io_limit_ <= 0) return;
+    const CleanerStats& stats = out_.stats;
     const int64_t io = stats.map_bytes_read + stats.bytes_read + stats.bytes_written;
     const int64_t due_ms = static_cast<int64_t>(static_cast<double>(io) * 1000.0 / io_limit_);
-    const int64_t elapsed = MonotonicMs() - t0 + throttled_ms;
+    const int64_t elapsed = MonotonicMs() - t0_ + throttled_ms_;
     if (due_ms > elapsed) {
       sleep_ms_(due_ms - elapsed);
-      throttled_ms += due_ms - elapsed;
-    }
-  };
-  const LogConfig config = log.config();
-  const std::vector<SegmentPtr> all = log.segments();
-  Info(fmt::format("Beginning cleaning of log {}", name));
-
-  // 1. The offset map over the dirty part (11.5).
-  map_->Clear();
-  const std::vector<SegmentPtr> dirty =
-      SegmentsOverlapping(all, range.first_dirty_offset, range.first_uncleanable_offset);
-  Info(fmt::format("Building offset map for log {} for {} segments in offset range [{}, {}).", name,
-                   dirty.size(), range.first_dirty_offset, range.first_uncleanable_offset));
-  bool full = false;
-  std::vector<uint8_t> bytes;
-  struct KeyedOffset {
-    SkimpyOffsetMap::HashedKey key;
-    int64_t offset;
-  };
-  std::vector<KeyedOffset> keyed;
-  std::vector<uint8_t> scratch;
-  ReadOptions read_options;
-  read_options.scratch = &scratch;
-  for (size_t i = 0; i < dirty.size() && !full; ++i) {
-    const SegmentPtr& seg = dirty[i];
-    SEGLOG_ASSIGN_OR_RETURN(OffsetIndex * oi, seg->offset_index());
-    SEGLOG_ASSIGN_OR_RETURN(std::shared_ptr<File> file, seg->log_file());
-    const int64_t start = oi->Lookup(range.first_dirty_offset).position;
-    FileBatchWalker w(*file, start, seg->size());
-    while (!full && w.Next()) {
-      SEGLOG_RETURN_IF_ERROR(w.ReadCurrent(&bytes));
-      stats.map_bytes_read += static_cast<int64_t>(bytes.size());
-      throttle();
-      if (w.current().magic < kMagicV2) continue;
-      SEGLOG_ASSIGN_OR_RETURN(RecordBatchView v,
-                              RecordBatchView::Parse(bytes, w.current().position));
-      if (!v.is_control()) {
-        // Hash the batch's keys and prefetch their slots first, then put them in order: the
-        // slots' cache misses overlap instead of stalling one record at a time.
-        keyed.clear();
-        RecordIterator it(v, read_options);
-        while (it.Next()) {
-          ++stats.map_messages_read;
-          const Record& r = it.record();
-          if (!r.key || r.offset < range.first_dirty_offset) continue;
-          keyed.push_back({map_->HashKey(*r.key), r.offset});
-          map_->Prefetch(keyed.back().key);
-        }
-        SEGLOG_RETURN_IF_ERROR(it.status().WithContext(seg->log_path()));
-        for (const KeyedOffset& k : keyed) {
-          if (map_->full()) {
-            full = true;
-            break;
-          }
-          SEGLOG_RETURN_IF_ERROR(map_->Put(k.key, k.offset));
-        }
-      }
-      if (!full && v.last_offset() >= range.first_dirty_offset) {
-        map_->UpdateLatestOffset(v.last_offset());
-      }
-    }
-    SEGLOG_RETURN_IF_ERROR(w.status());
-    if (!full) {
-      const int64_t next =
-          i + 1 < dirty.size() ? dirty[i + 1]->base_offset() : range.first_uncleanable_offset;
-      map_->UpdateLatestOffset(next - 1);
+      throttled_ms_ += due_ms - elapsed;
     }
   }
-  out.end_offset = map_->latest_offset() + 1;
-  stats.map_utilization = map_->utilization();
-  stats.map_seconds = static_cast<double>(MonotonicMs() - t0) / 1000.0;
 
-  // 2. Copy every segment below the map's end, in groups, into cleaned segments (11.6-11.8).
-  std::vector<SegmentPtr> to_clean;
-  for (const SegmentPtr& seg : all) {
-    if (seg->base_offset() < out.end_offset && seg != all.back()) to_clean.push_back(seg);
+  // Phase 1 (11.5): the offset map over [first dirty, first uncleanable), fewer offsets if it
+  // fills; sets the round's end offset (the next first dirty offset).
+  Status BuildOffsetMap() {
+    CleanerStats& stats = out_.stats;
+    map_->Clear();
+    const std::vector<SegmentPtr> dirty =
+        SegmentsOverlapping(all_, range_.first_dirty_offset, range_.first_uncleanable_offset);
+    Info(fmt::format("Building offset map for log {} for {} segments in offset range [{}, {}).",
+                     name_, dirty.size(), range_.first_dirty_offset,
+                     range_.first_uncleanable_offset));
+    bool full = false;
+    for (size_t i = 0; i < dirty.size() && !full; ++i) {
+      const SegmentPtr& seg = dirty[i];
+      SEGLOG_ASSIGN_OR_RETURN(OffsetIndex * oi, seg->offset_index());
+      SEGLOG_ASSIGN_OR_RETURN(std::shared_ptr<File> file, seg->log_file());
+      const int64_t start = oi->Lookup(range_.first_dirty_offset).position;
+      FileBatchWalker w(*file, start, seg->size());
+      while (!full && w.Next()) {
+        SEGLOG_RETURN_IF_ERROR(w.ReadCurrent(&bytes_));
+        stats.map_bytes_read += static_cast<int64_t>(bytes_.size());
+        Throttle();
+        if (w.current().magic < kMagicV2) continue;
+        SEGLOG_ASSIGN_OR_RETURN(RecordBatchView v,
+                                RecordBatchView::Parse(bytes_, w.current().position));
+        if (!v.is_control()) {
+          SEGLOG_ASSIGN_OR_RETURN(full, PutKeys(v, *seg));
+        }
+        if (!full && v.last_offset() >= range_.first_dirty_offset) {
+          map_->UpdateLatestOffset(v.last_offset());
+        }
+      }
+      SEGLOG_RETURN_IF_ERROR(w.status());
+      if (!full) {
+        const int64_t next =
+            i + 1 < dirty.size() ? dirty[i + 1]->base_offset() : range_.first_uncleanable_offset;
+        map_->UpdateLatestOffset(next - 1);
+      }
+    }
+    out_.end_offset = map_->latest_offset() + 1;
+    stats.map_utilization = map_->utilization();
+    stats.map_seconds = static_cast<double>(MonotonicMs() - t0_) / 1000.0;
+    return Status::OK();
   }
-  SEGLOG_ASSIGN_OR_RETURN(const auto producers,
-                          ActiveProducers(all, now, producer_id_expiration_ms_));
-  Info(fmt::format(
-      "Cleaning log {} (cleaning prior to {}, discarding tombstones prior to upper "
-      "bound deletion horizon {})...",
-      name, FormatDate(to_clean.empty() ? 0 : *to_clean.back()->LastModified()), FormatDate(0)));
-  SEGLOG_ASSIGN_OR_RETURN(const auto groups,
-                          GroupBySize(to_clean, all,
-                                      GroupLimits{config.SegmentSize(), config.segment_index_bytes,
-                                                  range.first_uncleanable_offset}));
-  const int64_t upper_bound = range.first_uncleanable_offset;
-  for (const std::vector<SegmentPtr>& group : groups) {
+
+  // Puts one batch's keyed records (at or past the first dirty offset) into the map. The keys
+  // are hashed and their slots prefetched first, then put in order: the slots' cache misses
+  // overlap instead of stalling one record at a time. Returns whether the map filled.
+  Result<bool> PutKeys(const RecordBatchView& v, const LogSegment& seg) {
+    keyed_.clear();
+    RecordIterator it(v, read_options_);
+    while (it.Next()) {
+      ++out_.stats.map_messages_read;
+      const Record& r = it.record();
+      if (!r.key || r.offset < range_.first_dirty_offset) continue;
+      keyed_.push_back({map_->HashKey(*r.key), r.offset});
+      map_->Prefetch(keyed_.back().key);
+    }
+    SEGLOG_RETURN_IF_ERROR(it.status().WithContext(seg.log_path()));
+    for (const KeyedOffset& k : keyed_) {
+      if (map_->full()) return true;
+      SEGLOG_RETURN_IF_ERROR(map_->Put(k.key, k.offset));
+    }
+    return false;
+  }
+
+  // Phase 2 (11.6-11.8): copies a group of segments into one cleaned segment, keeping what
+  // FilterBatch keeps, and swaps it in for them.
+  Status CleanGroup(const std::vector<SegmentPtr>& group) {
     SEGLOG_ASSIGN_OR_RETURN(SegmentPtr cleaned,
-                            log.CreateCleanedSegment(group.front()->base_offset()));
-    std::vector<uint8_t> chunk;
-    int64_t chunk_last_offset = -1;
-    auto flush_chunk = [&]() -> Status {
-      if (chunk.empty()) return Status::OK();
-      SEGLOG_RETURN_IF_ERROR(cleaned->Append(chunk_last_offset, chunk));
-      stats.bytes_written += static_cast<int64_t>(chunk.size());
-      chunk.clear();
-      throttle();
-      return Status::OK();
-    };
-    // COMMIT markers may go once no data of their transaction is left in this pass.
-    std::map<int64_t, bool> producer_has_txn_data;
-    std::vector<Record> batch_records;  // one batch's records, reused from batch to batch
-    std::vector<std::vector<Header>> batch_headers;
-    std::vector<SkimpyOffsetMap::HashedKey> batch_keys;
+                            log_.CreateCleanedSegment(group.front()->base_offset()));
+    cleaned_ = cleaned.get();
+    producer_has_txn_data_.clear();
     for (const SegmentPtr& seg : group) {
       SEGLOG_ASSIGN_OR_RETURN(std::shared_ptr<File> file, seg->log_file());
       FileBatchWalker w(*file, 0, seg->size());
       while (w.Next()) {
-        SEGLOG_RETURN_IF_ERROR(w.ReadCurrent(&bytes));
-        stats.bytes_read += static_cast<int64_t>(bytes.size());
-        throttle();
+        SEGLOG_RETURN_IF_ERROR(w.ReadCurrent(&bytes_));
+        out_.stats.bytes_read += static_cast<int64_t>(bytes_.size());
+        Throttle();
         if (w.current().magic < kMagicV2) {  // legacy: copied as it is
-          chunk.insert(chunk.end(), bytes.begin(), bytes.end());
-          chunk_last_offset = w.last_offset();
-          continue;
-        }
-        SEGLOG_ASSIGN_OR_RETURN(RecordBatchView v,
-                                RecordBatchView::Parse(bytes, w.current().position));
-        // Batch retention (11.7).
-        bool can_discard = false;
-        if (v.is_control()) {
-          // Without transactions: an ABORT marker is kept; a COMMIT marker (or an empty control
-          // batch) can go when its transaction left no data in this pass.
-          bool is_abort = false;
-          RecordIterator cit(v);
-          if (cit.Next() && cit.record().key && cit.record().key->size() >= 4) {
-            is_abort = LoadBEInt16(cit.record().key->data() + 2) ==
-                       static_cast<int16_t>(ControlRecordType::kAbort);
-          }
-          const bool had_data = producer_has_txn_data[v.producer_id()];
-          producer_has_txn_data[v.producer_id()] = false;
-          can_discard = v.records_count() == 0 || (!is_abort && !had_data);
-        } else if (v.is_transactional()) {
-          producer_has_txn_data[v.producer_id()] = true;
-        }
-        const bool discard_records =
-            v.is_control() ? can_discard && v.delete_horizon_ms() && *v.delete_horizon_ms() <= now
-                           : can_discard;
-        bool last_of_producer = false;
-        if (v.producer_id() >= 0) {
-          auto p = producers.find(v.producer_id());
-          if (p != producers.end()) {
-            last_of_producer = p->second.last_data_offset >= 0
-                                   ? v.last_offset() == p->second.last_data_offset
-                                   : v.is_control() && v.producer_epoch() == p->second.epoch;
-          }
-        }
-        enum class Retention { kRetainEmpty, kDelete, kDeleteEmpty };
-        const Retention retention = last_of_producer                 ? Retention::kRetainEmpty
-                                    : v.next_offset() == upper_bound ? Retention::kRetainEmpty
-                                    : discard_records                ? Retention::kDelete
-                                                                     : Retention::kDeleteEmpty;
-        // Record retention.
-        const bool retain_deletes = !v.delete_horizon_ms() || now < *v.delete_horizon_ms();
-        std::vector<Record> kept;
-        std::vector<std::vector<Header>> kept_headers;
-        int32_t read = 0;
-        bool kept_tombstone = false;
-        RecordIterator it(v);
-        if (retention != Retention::kDelete) {
-          // First the batch's records, with the keys to look up hashed and their slots
-          // prefetched; then the decisions, whose map lookups then mostly hit the cache.
-          const bool lookups = !discard_records && !v.is_control();
-          batch_records.clear();
-          batch_headers.clear();
-          batch_keys.clear();
-          while (it.Next()) {
-            const Record& r = it.record();
-            batch_records.push_back(r);
-            batch_headers.emplace_back(r.headers.begin(), r.headers.end());
-            SkimpyOffsetMap::HashedKey h{};
-            if (lookups && r.key && r.offset <= map_->latest_offset()) {
-              h = map_->HashKey(*r.key);
-              map_->Prefetch(h);
-            }
-            batch_keys.push_back(h);
-          }
-          SEGLOG_RETURN_IF_ERROR(it.status().WithContext(seg->log_path()));
-          for (size_t k = 0; k < batch_records.size(); ++k) {
-            ++read;
-            const Record& r = batch_records[k];
-            bool keep;
-            if (discard_records) {
-              keep = false;
-            } else if (v.is_control()) {
-              keep = true;
-            } else if (r.offset > map_->latest_offset()) {
-              keep = true;
-            } else if (!r.key) {
-              ++stats.invalid_messages;
-              keep = false;
-            } else {
-              keep = r.offset >= map_->Get(batch_keys[k]) && (r.value || retain_deletes);
-            }
-            if (keep) {
-              kept.push_back(r);
-              kept_headers.push_back(std::move(batch_headers[k]));
-              kept_tombstone |= !r.value && !v.is_control();
-            }
-          }
+          Keep(bytes_, w.last_offset());
         } else {
-          read = v.records_count();
+          SEGLOG_ASSIGN_OR_RETURN(RecordBatchView v,
+                                  RecordBatchView::Parse(bytes_, w.current().position));
+          SEGLOG_RETURN_IF_ERROR(FilterBatch(v, *seg));
         }
-        stats.messages_read += read;
-        const bool set_horizon =
-            (kept_tombstone || (can_discard && v.is_control())) && !v.delete_horizon_ms();
-        if (!kept.empty() && static_cast<int32_t>(kept.size()) == read && !set_horizon) {
-          chunk.insert(chunk.end(), bytes.begin(), bytes.end());  // unchanged
-          chunk_last_offset = v.last_offset();
-          stats.messages_written += read;
-        } else if (!kept.empty()) {
-          BatchOptions o;
-          o.base_offset = v.base_offset();
-          o.partition_leader_epoch = v.partition_leader_epoch();
-          SEGLOG_ASSIGN_OR_RETURN(o.compression, v.compression());
-          o.timestamp_type = v.timestamp_type();
-          o.log_append_time = v.max_timestamp();
-          o.producer_id = v.producer_id();
-          o.producer_epoch = v.producer_epoch();
-          o.base_sequence = v.base_sequence();
-          o.is_transactional = v.is_transactional();
-          o.is_control = v.is_control();
-          o.delete_horizon_ms = set_horizon
-                                    ? std::optional<int64_t>(now + config.delete_retention_ms)
-                                    : v.delete_horizon_ms();
-          o.last_offset_delta = v.last_offset_delta();
-          RecordBatchBuilder b(o);
-          for (size_t k = 0; k < kept.size(); ++k) {
-            SEGLOG_RETURN_IF_ERROR(b.AppendWithOffset(kept[k].offset, kept[k].timestamp,
-                                                      kept[k].key, kept[k].value, kept_headers[k]));
-          }
-          SEGLOG_ASSIGN_OR_RETURN(std::vector<uint8_t> rebuilt, b.Build());
-          chunk.insert(chunk.end(), rebuilt.begin(), rebuilt.end());
-          chunk_last_offset = v.last_offset();
-          stats.messages_written += static_cast<int64_t>(kept.size());
-        } else if (retention == Retention::kRetainEmpty) {
-          const std::vector<uint8_t> empty = EmptyBatchLike(v);
-          chunk.insert(chunk.end(), empty.begin(), empty.end());
-          chunk_last_offset = v.last_offset();
-        }
-        if (chunk.size() >= (1u << 20)) SEGLOG_RETURN_IF_ERROR(flush_chunk());
+        if (chunk_.size() >= (1u << 20)) SEGLOG_RETURN_IF_ERROR(WriteChunk());
       }
       SEGLOG_RETURN_IF_ERROR(w.status());
     }
-    SEGLOG_RETURN_IF_ERROR(flush_chunk());
+    SEGLOG_RETURN_IF_ERROR(WriteChunk());
     SEGLOG_RETURN_IF_ERROR(cleaned->OnBecomeInactiveSegment());
     SEGLOG_RETURN_IF_ERROR(cleaned->Flush());
     SEGLOG_ASSIGN_OR_RETURN(const int64_t mtime, group.back()->LastModified());
     SEGLOG_RETURN_IF_ERROR(cleaned->SetLastModified(mtime));
     std::string olds;
-    for (const SegmentPtr& s : group) olds += (olds.empty() ? "" : ", ") + s->Describe();
+    for (const SegmentPtr& seg : group) olds += (olds.empty() ? "" : ", ") + seg->Describe();
     Info(fmt::format("Swapping in cleaned segment(s) [{}] for segment(s) [{}] in log {}",
-                     cleaned->Describe(), olds, name));
-    SEGLOG_RETURN_IF_ERROR(log.ReplaceSegments(cleaned, group));
-    ++stats.segments_swapped;
+                     cleaned->Describe(), olds, name_));
+    SEGLOG_RETURN_IF_ERROR(log_.ReplaceSegments(cleaned, group));
+    ++out_.stats.segments_swapped;
+    return Status::OK();
   }
-  stats.total_seconds = static_cast<double>(MonotonicMs() - t0) / 1000.0;
-  const double mb = static_cast<double>(stats.bytes_read) / (1024.0 * 1024.0);
-  Info(fmt::format(
-      "Log cleaner thread {} cleaned log {} (dirty section = [{}, {}])\n"
-      "\t{:.1f} MB of log processed in {:.1f} seconds ({:.1f} MB/sec).\n"
-      "\tIndexed {:.1f} MB in {:.1f} seconds ({:.1f} Mb/sec, {:.1f}% of total time)\n"
-      "\tBuffer utilization: {:.1f}%\n"
-      "\tCleaned {:.1f} MB in {:.1f} seconds ({:.1f} Mb/sec, {:.1f}% of total time)\n"
-      "\tStart size: {:.1f} MB ({} messages)\n"
-      "\tEnd size: {:.1f} MB ({} messages)\n"
-      "\t{:.1f}% size reduction ({:.1f}% fewer messages)",
-      id_, name, range.first_dirty_offset, out.end_offset, mb, stats.total_seconds,
-      stats.total_seconds > 0 ? mb / stats.total_seconds : 0.0,
-      static_cast<double>(stats.map_bytes_read) / (1024.0 * 1024.0), stats.map_seconds,
-      stats.map_seconds > 0
-          ? static_cast<double>(stats.map_bytes_read) / (1024.0 * 1024.0) / stats.map_seconds
-          : 0.0,
-      stats.total_seconds > 0 ? 100.0 * stats.map_seconds / stats.total_seconds : 0.0,
-      100.0 * stats.map_utilization, mb, stats.total_seconds - stats.map_seconds,
-      stats.total_seconds - stats.map_seconds > 0 ? mb / (stats.total_seconds - stats.map_seconds)
-                                                  : 0.0,
-      stats.total_seconds > 0
-          ? 100.0 * (stats.total_seconds - stats.map_seconds) / stats.total_seconds
-          : 0.0,
-      mb, stats.messages_read, static_cast<double>(stats.bytes_written) / (1024.0 * 1024.0),
-      stats.messages_written,
-      stats.bytes_read > 0 ? 100.0 * (1.0 - static_cast<double>(stats.bytes_written) /
-                                                static_cast<double>(stats.bytes_read))
-                           : 0.0,
-      stats.messages_read > 0 ? 100.0 * (1.0 - static_cast<double>(stats.messages_written) /
-                                                   static_cast<double>(stats.messages_read))
-                              : 0.0));
-  return out;
+
+  void Keep(std::span<const uint8_t> batch, int64_t last_offset) {
+    chunk_.insert(chunk_.end(), batch.begin(), batch.end());
+    chunk_last_offset_ = last_offset;
+  }
+
+  // Appends the chunk of kept batches to the cleaned segment.
+  Status WriteChunk() {
+    if (chunk_.empty()) return Status::OK();
+    SEGLOG_RETURN_IF_ERROR(cleaned_->Append(chunk_last_offset_, chunk_));
+    out_.stats.bytes_written += static_cast<int64_t>(chunk_.size());
+    chunk_.clear();
+    Throttle();
+    return Status::OK();
+  }
+
+  enum class Retention { kRetainEmpty, kDelete, kDeleteEmpty };
+
+  // Batch retention (11.7): whether a control batch (or a batch without records) may go, and
+  // what becomes of a batch left empty. Without transactions: an ABORT marker is kept; a
+  // COMMIT marker (or an empty control batch) can go when its transaction left no data in this
+  // pass. The last batch of an active producer, and the batch ending at the upper bound, stay
+  // as empty batches.
+  struct BatchDecision {
+    bool can_discard = false;
+    bool discard_records = false;
+    Retention retention = Retention::kDeleteEmpty;
+  };
+  BatchDecision DecideBatch(const RecordBatchView& v) {
+    BatchDecision d;
+    if (v.is_control()) {
+      bool is_abort = false;
+      RecordIterator cit(v);
+      if (cit.Next() && cit.record().key && cit.record().key->size() >= 4) {
+        is_abort = LoadBEInt16(cit.record().key->data() + 2) ==
+                   static_cast<int16_t>(ControlRecordType::kAbort);
+      }
+      const bool had_data = producer_has_txn_data_[v.producer_id()];
+      producer_has_txn_data_[v.producer_id()] = false;
+      d.can_discard = v.records_count() == 0 || (!is_abort && !had_data);
+    } else if (v.is_transactional()) {
+      producer_has_txn_data_[v.producer_id()] = true;
+    }
+    d.discard_records =
+        v.is_control() ? d.can_discard && v.delete_horizon_ms() && *v.delete_horizon_ms() <= now_
+                       : d.can_discard;
+    bool last_of_producer = false;
+    if (v.producer_id() >= 0) {
+      auto p = producers_.find(v.producer_id());
+      if (p != producers_.end()) {
+        last_of_producer = p->second.last_data_offset >= 0
+                               ? v.last_offset() == p->second.last_data_offset
+                               : v.is_control() && v.producer_epoch() == p->second.epoch;
+      }
+    }
+    d.retention = last_of_producer                                     ? Retention::kRetainEmpty
+                  : v.next_offset() == range_.first_uncleanable_offset ? Retention::kRetainEmpty
+                  : d.discard_records                                  ? Retention::kDelete
+                                                                       : Retention::kDeleteEmpty;
+    return d;
+  }
+
+  // Record retention (11.8) for one batch, then what is written for it: the batch unchanged,
+  // rebuilt with the records kept (offsets, codec and producer kept; a delete horizon set
+  // when it keeps a tombstone or is a discardable marker), an empty batch, or nothing.
+  Status FilterBatch(const RecordBatchView& v, const LogSegment& seg) {
+    CleanerStats& stats = out_.stats;
+    const BatchDecision d = DecideBatch(v);
+    const bool retain_deletes = !v.delete_horizon_ms() || now_ < *v.delete_horizon_ms();
+    kept_.clear();
+    kept_headers_.clear();
+    int32_t read = 0;
+    bool kept_tombstone = false;
+    // Owns the decompressed records that kept_ points into, until the batch is written.
+    RecordIterator it(v);
+    if (d.retention != Retention::kDelete) {
+      // First the batch's records, with the keys to look up hashed and their slots
+      // prefetched; then the decisions, whose map lookups then mostly hit the cache.
+      const bool lookups = !d.discard_records && !v.is_control();
+      batch_records_.clear();
+      batch_headers_.clear();
+      batch_keys_.clear();
+      while (it.Next()) {
+        const Record& r = it.record();
+        batch_records_.push_back(r);
+        batch_headers_.emplace_back(r.headers.begin(), r.headers.end());
+        SkimpyOffsetMap::HashedKey h{};
+        if (lookups && r.key && r.offset <= map_->latest_offset()) {
+          h = map_->HashKey(*r.key);
+          map_->Prefetch(h);
+        }
+        batch_keys_.push_back(h);
+      }
+      SEGLOG_RETURN_IF_ERROR(it.status().WithContext(seg.log_path()));
+      for (size_t k = 0; k < batch_records_.size(); ++k) {
+        ++read;
+        const Record& r = batch_records_[k];
+        bool keep;
+        if (d.discard_records) {
+          keep = false;
+        } else if (v.is_control()) {
+          keep = true;
+        } else if (r.offset > map_->latest_offset()) {
+          keep = true;
+        } else if (!r.key) {
+          ++stats.invalid_messages;
+          keep = false;
+        } else {
+          keep = r.offset >= map_->Get(batch_keys_[k]) && (r.value || retain_deletes);
+        }
+        if (keep) {
+          kept_.push_back(r);
+          kept_headers_.push_back(std::move(batch_headers_[k]));
+          kept_tombstone |= !r.value && !v.is_control();
+        }
+      }
+    } else {
+      read = v.records_count();
+    }
+    stats.messages_read += read;
+    const bool set_horizon =
+        (kept_tombstone || (d.can_discard && v.is_control())) && !v.delete_horizon_ms();
+    if (!kept_.empty() && static_cast<int32_t>(kept_.size()) == read && !set_horizon) {
+      Keep(v.bytes(), v.last_offset());  // unchanged
+      stats.messages_written += read;
+    } else if (!kept_.empty()) {
+      SEGLOG_ASSIGN_OR_RETURN(std::vector<uint8_t> rebuilt, Rebuild(v, set_horizon));
+      Keep(rebuilt, v.last_offset());
+      stats.messages_written += static_cast<int64_t>(kept_.size());
+    } else if (d.retention == Retention::kRetainEmpty) {
+      Keep(EmptyBatchLike(v), v.last_offset());
+    }
+    return Status::OK();
+  }
+
+  // The batch `v` with only the records kept.
+  Result<std::vector<uint8_t>> Rebuild(const RecordBatchView& v, bool set_horizon) {
+    BatchOptions o;
+    o.base_offset = v.base_offset();
+    o.partition_leader_epoch = v.partition_leader_epoch();
+    SEGLOG_ASSIGN_OR_RETURN(o.compression, v.compression());
+    o.timestamp_type = v.timestamp_type();
+    o.log_append_time = v.max_timestamp();
+    o.producer_id = v.producer_id();
+    o.producer_epoch = v.producer_epoch();
+    o.base_sequence = v.base_sequence();
+    o.is_transactional = v.is_transactional();
+    o.is_control = v.is_control();
+    o.delete_horizon_ms = set_horizon ? std::optional<int64_t>(now_ + config_.delete_retention_ms)
+                                      : v.delete_horizon_ms();
+    o.last_offset_delta = v.last_offset_delta();
+    RecordBatchBuilder b(o);
+    for (size_t k = 0; k < kept_.size(); ++k) {
+      SEGLOG_RETURN_IF_ERROR(b.AppendWithOffset(kept_[k].offset, kept_[k].timestamp, kept_[k].key,
+                                                kept_[k].value, kept_headers_[k]));
+    }
+    return b.Build();
+  }
+
+  // Phase 3: Kafka's end-of-cleaning statistics, in its words.
+  void Report() const {
+    const CleanerStats& stats = out_.stats;
+    const double mb = static_cast<double>(stats.bytes_read) / (1024.0 * 1024.0);
+    const double map_mb = static_cast<double>(stats.map_bytes_read) / (1024.0 * 1024.0);
+    const double total = stats.total_seconds;
+    const double cleaning = total - stats.map_seconds;
+    Info(fmt::format(
+        "Log cleaner thread {} cleaned log {} (dirty section = [{}, {}])\n"
+        "\t{:.1f} MB of log processed in {:.1f} seconds ({:.1f} MB/sec).\n"
+        "\tIndexed {:.1f} MB in {:.1f} seconds ({:.1f} Mb/sec, {:.1f}% of total time)\n"
+        "\tBuffer utilization: {:.1f}%\n"
+        "\tCleaned {:.1f} MB in {:.1f} seconds ({:.1f} Mb/sec, {:.1f}% of total time)\n"
+        "\tStart size: {:.1f} MB ({} messages)\n"
+        "\tEnd size: {:.1f} MB ({} messages)\n"
+        "\t{:.1f}% size reduction ({:.1f}% fewer messages)",
+        id_, name_, range_.first_dirty_offset, out_.end_offset, mb, total,
+        total > 0 ? mb / total : 0.0, map_mb, stats.map_seconds,
+        stats.map_seconds > 0 ? map_mb / stats.map_seconds : 0.0,
+        total > 0 ? 100.0 * stats.map_seconds / total : 0.0, 100.0 * stats.map_utilization, mb,
+        cleaning, cleaning > 0 ? mb / cleaning : 0.0, total > 0 ? 100.0 * cleaning / total : 0.0,
+        mb, stats.messages_read, static_cast<double>(stats.bytes_written) / (1024.0 * 1024.0),
+        stats.messages_written,
+        stats.bytes_read > 0 ? 100.0 * (1.0 - static_cast<double>(stats.bytes_written) /
+                                                  static_cast<double>(stats.bytes_read))
+                             : 0.0,
+        stats.messages_read > 0 ? 100.0 * (1.0 - static_cast<double>(stats.messages_written) /
+                                                     static_cast<double>(stats.messages_read))
+                                : 0.0));
+  }
+
+  struct KeyedOffset {
+    SkimpyOffsetMap::HashedKey key;
+    int64_t offset;
+  };
+
+  const int id_;
+  SkimpyOffsetMap* const map_;
+  const std::function<void(const std::string&)>& info_;
+  const double io_limit_;
+  const std::function<void(int64_t)>& sleep_ms_;
+  Log& log_;
+  const std::string name_;
+  const LogToClean range_;
+  const int64_t now_;
+  const int64_t t0_;
+  const LogConfig config_;
+  const std::vector<SegmentPtr> all_;
+  Cleaner::Result_ out_;
+  int64_t throttled_ms_ = 0;
+  std::map<int64_t, ProducerLast> producers_;
+  // Buffers reused from batch to batch.
+  std::vector<uint8_t> bytes_;
+  std::vector<uint8_t> scratch_;
+  ReadOptions read_options_;
+  std::vector<KeyedOffset> keyed_;
+  // The group being cleaned: its output, the chunk of kept batches not yet written, and
+  // whether each producer's open transaction has data left in this pass (COMMIT markers may go
+  // once it has none).
+  LogSegment* cleaned_ = nullptr;
+  std::vector<uint8_t> chunk_;
+  int64_t chunk_last_offset_ = -1;
+  std::map<int64_t, bool> producer_has_txn_data_;
+  std::vector<Record> batch_records_;
+  std::vector<std::vector<Header>> batch_headers_;
+  std::vector<SkimpyOffsetMap::HashedKey> batch_keys_;
+  std::vector<Record> kept_;
+  std::vector<std::vector<Header>> kept_headers_;
+};
+
+}  // namespace
+
+Result<Cleaner::Result_> Cleaner::Clean(Log& log, const std::string& name, const LogToClean& range,
+                                        int64_t now) {
+  CleaningRound round(id_, map_, logger_, io_limit_, sleep_ms_, log, name, range, now);
+  round.producer_id_expiration_ms = producer_id_expiration_ms_;
+  return round.Run();
 }
 
 }  // namespace seglog

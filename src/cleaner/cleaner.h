@@ -84,8 +84,6 @@ class Cleaner {
   Result<Result_> Clean(Log& log, const std::string& name, const LogToClean& range, int64_t now_ms);
 
  private:
-  void Info(const std::string& line) const;
-
   const int id_;
   SkimpyOffsetMap* const map_;
   const std::function<void(const std::string&)> logger_;

@@ -288,22 +288,28 @@ int64_t Log::log_end_offset() const {
 }
 
 int64_t Log::size_in_bytes() const {
+  // Held for the loop: a range-for over *Snapshot() would free the map under it.
+  const auto snapshot = state_->Snapshot();
   int64_t total = 0;
-  for (const auto& [base, seg] : *state_->Snapshot()) total += seg->size();
+  for (const auto& [base, seg] : *snapshot) total += seg->size();
   return total;
 }
 
 int Log::num_segments() const { return static_cast<int>(state_->Snapshot()->size()); }
 
 int Log::num_segments_with_open_indexes() const {
+  // Held for the loop: a range-for over *Snapshot() would free the map under it.
+  const auto snapshot = state_->Snapshot();
   int n = 0;
-  for (const auto& [base, seg] : *state_->Snapshot()) n += seg->indexes_loaded() ? 1 : 0;
+  for (const auto& [base, seg] : *snapshot) n += seg->indexes_loaded() ? 1 : 0;
   return n;
 }
 
 std::vector<int64_t> Log::segment_base_offsets() const {
+  // Held for the loop: a range-for over *Snapshot() would free the map under it.
+  const auto snapshot = state_->Snapshot();
   std::vector<int64_t> out;
-  for (const auto& [base, seg] : *state_->Snapshot()) out.push_back(base);
+  for (const auto& [base, seg] : *snapshot) out.push_back(base);
   return out;
 }
 
@@ -866,8 +872,10 @@ void Log::ScheduleDeletion(std::vector<std::shared_ptr<LogSegment>> segments) {
 }
 
 std::vector<std::shared_ptr<LogSegment>> Log::segments() const {
+  // Held for the loop: a range-for over *Snapshot() would free the map under it.
+  const auto snapshot = state_->Snapshot();
   std::vector<std::shared_ptr<LogSegment>> out;
-  for (const auto& [base, seg] : *state_->Snapshot()) out.push_back(seg);
+  for (const auto& [base, seg] : *snapshot) out.push_back(seg);
   return out;
 }
 
