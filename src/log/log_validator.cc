@@ -201,8 +201,9 @@ Status LogValidator::ScanRecords(const RecordBatchView& batch, bool uncompressed
       const int64_t delta = WrappingSub(r.offset, batch.base_offset());
       if (delta != index) {
         scan->offsets_in_order = false;
-        // Kafka writes an uncompressed batch as it came, whatever its deltas; such a batch no
-        // longer reads back as valid (our recovery would cut it), so it is refused instead.
+        // Kafka writes an uncompressed batch as it came, whatever its deltas (only the count
+        // is held to lastOffsetDelta + 1), leaving records at duplicate offsets or past the
+        // batch's last offset, which offset lookups and consumers then trip over. Refused.
         if (uncompressed) {
           errors.push_back(RecordError{
               index, fmt::format("Record offset delta {} is not the expected {}: offset deltas "
