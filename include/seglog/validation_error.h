@@ -49,9 +49,11 @@ struct ValidationError {
   // the status names none.
   std::string exception;
   int16_t error_code = kafka_error::kUnknownServerError;
-  // ProduceResponse error_message: the status message after "<exception>: ".
+  // The status message after "<exception>: ". Kafka puts it in ProduceResponse error_message
+  // only for record-level refusals (its RecordValidationException: record_errors non-empty);
+  // for every other refusal it sends the error code alone and logs the message.
   std::string message;
-  // ProduceResponse record_errors.
+  // ProduceResponse record_errors: every record that failed, by index in its batch.
   std::vector<RecordError> record_errors;
 
   // REQUIRES: !status.ok().
