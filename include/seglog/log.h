@@ -20,6 +20,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "seglog/log_config.h"
@@ -71,6 +72,13 @@ struct TimestampAndOffset {
 inline constexpr int64_t kLatestTimestamp = -1;
 inline constexpr int64_t kEarliestTimestamp = -2;
 inline constexpr int64_t kMaxTimestamp = -3;
+
+// Who is appending, as Kafka's AppendOrigin: it decides which checks apply. Clients (produce
+// requests) get every check; the coordinators (group, transaction) may write control batches
+// such as transaction markers; kReplication is a follower copying the leader.
+enum class AppendOrigin : int8_t { kClient, kCoordinator, kReplication };
+// "CLIENT", "COORDINATOR", "REPLICATION", as Kafka prints them.
+std::string_view AppendOriginName(AppendOrigin origin);
 
 struct LogAppendInfo {
   int64_t first_offset = -1;
@@ -143,11 +151,16 @@ class Log {
   LogConfig config() const;
   void UpdateConfig(const LogConfig& config);
 
-  // Appends client batches as the leader: validates each (v2, CRC, size against
-  // max.message.bytes, record timestamps, keys on compacted topics), assigns offsets from the
-  // log end offset, stamps `leader_epoch`, applies LogAppendTime and the topic's codec, rolls
-  // as needed, and writes. All or nothing: a bad batch refuses the whole append.
-  Result<LogAppendInfo> AppendAsLeader(std::span<const uint8_t> batches, int32_t leader_epoch = 0);
+  // Appends batches as the leader (Kafka's appendAsLeader): runs every check of Kafka's
+  // analyzeAndValidateRecords and LogValidator (src/log/log_validator.h: one v2 batch, size
+  // against max.message.bytes, CRC, offset range against the record count, producer fields,
+  // control batches only from a coordinator, record timestamps, keys on compacted topics),
+  // assigns offsets from the log end offset, stamps `leader_epoch`, applies LogAppendTime and
+  // the topic's codec, rolls as needed, and writes. All or nothing. A refusal's message begins
+  // with Kafka's exception name; ValidationError::FromStatus (seglog/validation_error.h) turns
+  // it into what a ProduceResponse carries, record errors included.
+  Result<LogAppendInfo> AppendAsLeader(std::span<const uint8_t> batches, int32_t leader_epoch = 0,
+                                       AppendOrigin origin = AppendOrigin::kClient);
   // Appends batches whose offsets are already assigned (imports, replication): they must be
   // valid and start at or above the log end offset, increasing.
   Result<LogAppendInfo> AppendWithAssignedOffsets(std::span<const uint8_t> batches);
@@ -239,7 +252,7 @@ class Log {
   // then RunPendingFlush runs the flush it asked for (flush.messages, or the flush of a
   // rolled segment without a scheduler) once that lock is released.
   Result<LogAppendInfo> AppendAsLeaderUnflushed(std::span<const uint8_t> batches,
-                                                int32_t leader_epoch);
+                                                int32_t leader_epoch, AppendOrigin origin);
   Result<LogAppendInfo> AppendWithAssignedOffsetsUnflushed(std::span<const uint8_t> batches);
   Result<int> DeleteOldSegmentsUnflushed();
   Status RunPendingFlush();

@@ -5,14 +5,19 @@
 // A Status is cheap to copy when OK (no allocation). Its message names what failed and where:
 // for Corruption, the file or buffer, the byte position, the field, and expected vs found values.
 //
+// A refused produce may also carry per-record errors (Kafka's ProduceResponse RecordError):
+// see WithRecordErrors. They travel with the status through WithContext.
+//
 // Thread safety: a Status is an immutable value; distinct objects may be used from any thread.
 #ifndef SEGLOG_STATUS_H_
 #define SEGLOG_STATUS_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace seglog {
 
@@ -29,6 +34,14 @@ class [[nodiscard]] Status {
     kAlreadyExists,       // a named thing exists and must not
     kFailedPrecondition,  // the object is not in a state that allows the call
     kAborted,             // the operation was stopped before it finished
+  };
+
+  // Kafka's ProduceResponse RecordError: the record at `batch_index` (its position in its
+  // batch, from 0) failed validation, for the reason in `message`.
+  struct RecordError {
+    int32_t batch_index = 0;
+    std::string message;
+    bool operator==(const RecordError&) const = default;
   };
 
   Status() noexcept = default;
@@ -65,15 +78,22 @@ class [[nodiscard]] Status {
   // Used as errors travel up: a batch error gains the segment file name, and so on.
   Status WithContext(std::string_view context) const;
 
+  // The same status with `errors` attached (replacing any). OK stays OK.
+  Status WithRecordErrors(std::vector<RecordError> errors) const;
+  // The attached record errors; empty when none (and when OK).
+  const std::vector<RecordError>& record_errors() const;
+
   static std::string_view CodeName(Code code);
 
  private:
   struct State {
     Code code;
     std::string message;
+    std::vector<RecordError> record_errors;
   };
   Status(Code code, std::string_view msg)
-      : state_(std::make_shared<const State>(State{code, std::string(msg)})) {}
+      : state_(std::make_shared<const State>(State{code, std::string(msg), {}})) {}
+  explicit Status(std::shared_ptr<const State> state) : state_(std::move(state)) {}
 
   std::shared_ptr<const State> state_;  // null means OK
 };

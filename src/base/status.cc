@@ -40,7 +40,18 @@ Status Status::WithContext(std::string_view context) const {
   std::string msg(context);
   msg += ": ";
   msg += state_->message;
-  return Status(state_->code, msg);
+  return Status(std::make_shared<const State>(State{state_->code, msg, state_->record_errors}));
+}
+
+Status Status::WithRecordErrors(std::vector<RecordError> errors) const {
+  if (ok()) return *this;
+  return Status(
+      std::make_shared<const State>(State{state_->code, state_->message, std::move(errors)}));
+}
+
+const std::vector<Status::RecordError>& Status::record_errors() const {
+  static const std::vector<RecordError> kNone;
+  return state_ ? state_->record_errors : kNone;
 }
 
 }  // namespace seglog

@@ -23,6 +23,19 @@ TEST(StatusTest, OkAndErrors) {
   EXPECT_EQ(Status::NotFound("x").code(), Status::Code::kNotFound);
 }
 
+TEST(StatusTest, RecordErrorsTravelWithTheStatus) {
+  Status s = Status::InvalidArgument("InvalidRecordException: two bad records")
+                 .WithRecordErrors({{0, "no key"}, {2, "no key"}});
+  ASSERT_EQ(s.record_errors().size(), 2u);
+  EXPECT_EQ(s.record_errors()[1], (Status::RecordError{2, "no key"}));
+  const Status wrapped = s.WithContext("t-0");
+  EXPECT_EQ(wrapped.record_errors(), s.record_errors());
+  EXPECT_EQ(wrapped.ToString(), "InvalidArgument: t-0: InvalidRecordException: two bad records");
+  EXPECT_TRUE(Status::OK().record_errors().empty());
+  EXPECT_TRUE(Status::OK().WithRecordErrors({{0, "x"}}).ok());
+  EXPECT_TRUE(Status::Corruption("x").record_errors().empty());
+}
+
 Result<int> Half(int x) {
   if (x % 2 != 0) return Status::InvalidArgument("odd");
   return x / 2;

@@ -18,6 +18,7 @@
 #include "log/checkpoint_file.h"
 #include "log/log_loader.h"
 #include "log/log_segment.h"
+#include "log/log_validator.h"
 #include "record/batch_walker.h"
 
 namespace seglog {
@@ -318,89 +319,30 @@ std::vector<int64_t> Log::segment_base_offsets() const {
 
 namespace {
 
-struct ValidatedBatch {
-  RecordBatchView view;
-  bool contiguous_deltas;  // record offset deltas are exactly 0..n-1
-  int64_t max_record_timestamp;
-};
+// The partition as Kafka names it in messages: the directory's name, "<topic>-<partition>".
+std::string PartitionName(const std::string& dir) { return dir.substr(dir.rfind('/') + 1); }
 
-Status RecordTooLarge(const std::string& dir, size_t size, int32_t max) {
-  return Status::InvalidArgument(fmt::format(
-      "RecordTooLargeException: Message batch size is {} bytes in append to partition {} which "
-      "exceeds the maximum configured size of {}.",
-      size, dir, max));
-}
-
-// The largest decompression buffer an appending thread keeps for its next batch.
-constexpr size_t kMaxKeptScratch = size_t{4} << 20;
-
-// Checks one v2 batch as Kafka's analyzeAndValidateRecords and LogValidator do.
-Result<ValidatedBatch> ValidateBatch(const std::string& dir, const LogConfig& config, Bytes bytes,
-                                     int64_t position, int64_t now, bool check_records) {
+// The shallow checks of a batch whose offsets are already assigned: its header, its size
+// against max.message.bytes, its CRC and its codec.
+Result<RecordBatchView> CheckAssignedBatch(const std::string& dir, const LogConfig& config,
+                                           Bytes bytes, int64_t position) {
   SEGLOG_ASSIGN_OR_RETURN(RecordBatchView view, RecordBatchView::Parse(bytes, position));
   if (view.size_in_bytes() > static_cast<size_t>(config.max_message_bytes)) {
-    return RecordTooLarge(dir, view.size_in_bytes(), config.max_message_bytes);
+    return Status::InvalidArgument(fmt::format(
+        "RecordTooLargeException: The record batch size in the append to {} is {} bytes which "
+        "exceeds the maximum configured value of {}).",
+        PartitionName(dir), view.size_in_bytes(), config.max_message_bytes));
   }
   SEGLOG_RETURN_IF_ERROR(view.ValidateCrc());
   SEGLOG_RETURN_IF_ERROR(view.compression().status());
-  ValidatedBatch out{view, true, kNoTimestamp};
-  if (!check_records) return out;
-  // Compressed batches inflate into one buffer per thread, kept between appends unless a batch
-  // made it large (see ReadOptions::scratch).
-  thread_local std::vector<uint8_t> scratch;
-  struct Trim {
-    ~Trim() {
-      if (scratch.capacity() > kMaxKeptScratch) std::vector<uint8_t>().swap(scratch);
-    }
-  } trim;
-  ReadOptions read_options;
-  read_options.scratch = &scratch;
-  RecordIterator it(view, read_options);
-  int32_t expected_delta = 0;
-  while (it.Next()) {
-    const Record& r = it.record();
-    if (r.offset - view.base_offset() != expected_delta) out.contiguous_deltas = false;
-    ++expected_delta;
-    out.max_record_timestamp = std::max(out.max_record_timestamp, r.timestamp);
-    if (config.cleanup_compact && !r.key && !view.is_control()) {
-      return Status::InvalidArgument(fmt::format(
-          "Compacted topic cannot accept message without key in topic partition {}.", dir));
-    }
-    if (config.message_timestamp_type == TimestampType::kCreateTime && !view.is_control()) {
-      if (r.timestamp < now - config.message_timestamp_before_max_ms ||
-          r.timestamp - now > config.message_timestamp_after_max_ms) {
-        return Status::InvalidArgument(fmt::format(
-            "InvalidTimestampException: Timestamp {} of message with offset {} is out of range. "
-            "The timestamp should be within [{}, {}]",
-            r.timestamp, r.offset,
-            config.message_timestamp_before_max_ms == INT64_MAX
-                ? INT64_MIN
-                : now - config.message_timestamp_before_max_ms,
-            now + config.message_timestamp_after_max_ms));
-      }
-    }
-  }
-  SEGLOG_RETURN_IF_ERROR(it.status());
-  if (expected_delta != view.records_count()) out.contiguous_deltas = false;
-  return out;
-}
-
-// Rebuilds a batch's records into a new batch (codec change or non-contiguous offsets).
-Result<std::vector<uint8_t>> RebuildBatch(const RecordBatchView& view, const BatchOptions& o) {
-  RecordBatchBuilder builder(o);
-  RecordIterator it(view);
-  while (it.Next()) {
-    const Record& r = it.record();
-    SEGLOG_RETURN_IF_ERROR(builder.Append(r.timestamp, r.key, r.value, r.headers));
-  }
-  SEGLOG_RETURN_IF_ERROR(it.status());
-  return builder.Build();
+  return view;
 }
 
 }  // namespace
 
-Result<LogAppendInfo> Log::AppendAsLeader(std::span<const uint8_t> batches, int32_t leader_epoch) {
-  Result<LogAppendInfo> info = AppendAsLeaderUnflushed(batches, leader_epoch);
+Result<LogAppendInfo> Log::AppendAsLeader(std::span<const uint8_t> batches, int32_t leader_epoch,
+                                          AppendOrigin origin) {
+  Result<LogAppendInfo> info = AppendAsLeaderUnflushed(batches, leader_epoch, origin);
   // flush.messages: the fsync runs after the append lock is released; the append is
   // acknowledged only once it is durable.
   if (Status s = RunPendingFlush(); info.ok() && !s.ok()) return s;
@@ -408,104 +350,41 @@ Result<LogAppendInfo> Log::AppendAsLeader(std::span<const uint8_t> batches, int3
 }
 
 Result<LogAppendInfo> Log::AppendAsLeaderUnflushed(std::span<const uint8_t> batches,
-                                                   int32_t leader_epoch) {
+                                                   int32_t leader_epoch, AppendOrigin origin) {
   if (options_.read_only) return Status::FailedPrecondition(dir_ + ": log opened read-only");
   State& st = *state_;
   MutexLock lock(&st.append_mu);
   SEGLOG_RETURN_IF_ERROR(CheckOpen());
   const int64_t now = Now();
 
-  // 1. Validate everything before writing anything.
-  std::vector<ValidatedBatch> validated;
-  LogBatchWalker walker(batches);
-  while (walker.Next()) {
-    if (walker.current().magic != kMagicV2) {
-      return Status::InvalidArgument(fmt::format(
-          "{}: batch at byte {} has magic {}; appends take v2 batches only (Kafka 4.x converts "
-          "older formats before writing)",
-          dir_, walker.current().position, walker.current().magic));
-    }
-    auto v = ValidateBatch(dir_, config_, walker.current_bytes(), walker.current().position, now,
-                           /*check_records=*/true);
-    if (!v.ok()) return v.status().WithContext(dir_);
-    validated.push_back(*v);
-  }
-  if (!walker.status().ok()) return walker.status().WithContext(dir_);
-  if (walker.trailing_bytes() != 0) {
-    return Status::Corruption(
-        fmt::format("{}: append ends with {} byte(s) that are not a whole batch", dir_,
-                    walker.trailing_bytes()));
-  }
-  if (validated.empty()) return LogAppendInfo{};
-
-  // 2. Assign offsets and build what is written (in place where Kafka writes in place, 9.2).
-  const bool log_append_time = config_.message_timestamp_type == TimestampType::kLogAppendTime;
+  // 1-2. Kafka's checks, then offsets from the log end offset; `out` is what is written,
+  // in place where Kafka writes in place (9.2). Nothing is written on a refusal.
+  LogValidator::Options vo;
+  vo.topic_partition = PartitionName(dir_);
+  vo.origin = origin;
+  vo.partition_leader_epoch = leader_epoch;
+  vo.now_ms = now;
+  const LogValidator validator(config_, std::move(vo));
   std::vector<uint8_t> out;
-  out.reserve(batches.size());
+  SEGLOG_ASSIGN_OR_RETURN(const ValidationResult v,
+                          validator.ValidateMessagesAndAssignOffsets(
+                              batches, st.log_end_offset.load(std::memory_order_relaxed), &out));
+  if (v.batch_count == 0) return LogAppendInfo{};
   LogAppendInfo info;
-  int64_t next = st.log_end_offset.load(std::memory_order_relaxed);
-  info.first_offset = next;
-  for (const ValidatedBatch& vb : validated) {
-    const RecordBatchView& in = vb.view;
-    const CompressionType codec = *in.compression();
-    const CompressionType target = config_.compression.value_or(codec);
-    const bool recompress =
-        target != codec && !(in.is_control() && codec == CompressionType::kNone);
-    const size_t start = out.size();
-    if (recompress || !vb.contiguous_deltas) {
-      BatchOptions o;
-      o.base_offset = next;
-      o.partition_leader_epoch = leader_epoch;
-      o.compression = recompress ? target : codec;
-      o.timestamp_type =
-          log_append_time ? TimestampType::kLogAppendTime : TimestampType::kCreateTime;
-      o.log_append_time = now;
-      o.producer_id = in.producer_id();
-      o.producer_epoch = in.producer_epoch();
-      o.base_sequence = in.base_sequence();
-      o.is_transactional = in.is_transactional();
-      o.is_control = in.is_control();
-      SEGLOG_ASSIGN_OR_RETURN(std::vector<uint8_t> rebuilt, RebuildBatch(in, o));
-      if (rebuilt.size() > static_cast<size_t>(config_.max_message_bytes)) {
-        return RecordTooLarge(dir_, rebuilt.size(), config_.max_message_bytes);
-      }
-      out.insert(out.end(), rebuilt.begin(), rebuilt.end());
-    } else {
-      out.insert(out.end(), in.bytes().begin(), in.bytes().end());
-      uint8_t* h = out.data() + start;
-      StoreBE64(h + bl::kBaseOffsetOffset, static_cast<uint64_t>(next));
-      StoreBE32(h + bl::kPartitionLeaderEpochOffset, static_cast<uint32_t>(leader_epoch));
-      int16_t attributes = LoadBEInt16(h + bl::kAttributesOffset);
-      int64_t max_ts = LoadBEInt64(h + bl::kMaxTimestampOffset);
-      const int16_t new_attributes =
-          log_append_time ? static_cast<int16_t>(attributes | bl::kTimestampTypeMask)
-                          : static_cast<int16_t>(attributes & ~bl::kTimestampTypeMask);
-      const int64_t new_max_ts = log_append_time ? now : vb.max_record_timestamp;
-      if (new_attributes != attributes || new_max_ts != max_ts) {
-        StoreBE16(h + bl::kAttributesOffset, static_cast<uint16_t>(new_attributes));
-        StoreBE64(h + bl::kMaxTimestampOffset, static_cast<uint64_t>(new_max_ts));
-        const size_t size = out.size() - start;
-        StoreBE32(h + bl::kCrcOffset, Crc32c(Bytes(out.data() + start + bl::kAttributesOffset,
-                                                   size - bl::kAttributesOffset)));
-      }
-    }
-    auto written = RecordBatchView::Parse(Bytes(out).subspan(start), 0);
-    if (!written.ok()) return written.status();
-    info.max_timestamp = std::max(info.max_timestamp, written->max_timestamp());
-    info.record_count += written->records_count();
-    next = written->next_offset();
-    ++info.batch_count;
-  }
-  info.last_offset = next - 1;
+  info.first_offset = v.first_offset;
+  info.last_offset = v.last_offset;
+  info.max_timestamp = v.max_timestamp;
+  info.log_append_time = v.log_append_time;
+  info.batch_count = v.batch_count;
+  info.record_count = v.record_count;
   info.valid_bytes = static_cast<int64_t>(out.size());
-  if (log_append_time) info.log_append_time = now;
 
   // 3. A set larger than a whole segment can never be written (9.2 step 5).
   if (out.size() > static_cast<size_t>(config_.SegmentSize())) {
     return Status::InvalidArgument(fmt::format(
-        "RecordBatchTooLargeException: the batches of {} bytes in append to {} are larger than "
-        "the segment size {}",
-        out.size(), dir_, config_.SegmentSize()));
+        "RecordBatchTooLargeException: Message batch size is {} bytes in append to partition {}, "
+        "which exceeds the maximum configured segment size of {}.",
+        out.size(), PartitionName(dir_), config_.SegmentSize()));
   }
 
   // 4. Roll if needed, then write.
@@ -549,10 +428,9 @@ Result<LogAppendInfo> Log::AppendWithAssignedOffsetsUnflushed(std::span<const ui
           fmt::format("{}: batch at byte {} has magic {}; seglog appends v2 batches only", dir_,
                       walker.current().position, walker.current().magic));
     }
-    auto v = ValidateBatch(dir_, config_, walker.current_bytes(), walker.current().position, Now(),
-                           /*check_records=*/false);
+    auto v = CheckAssignedBatch(dir_, config_, walker.current_bytes(), walker.current().position);
     if (!v.ok()) return v.status().WithContext(dir_);
-    const RecordBatchView& b = v->view;
+    const RecordBatchView& b = *v;
     if (b.last_offset_delta() >= 0 && b.base_offset() > INT64_MAX - 1 - b.last_offset_delta()) {
       return Status::InvalidArgument(
           fmt::format("{}: batch at byte {}: base offset {} plus lastOffsetDelta {} overflows",

@@ -114,14 +114,17 @@ TEST_F(LogTest, BadBatchesAreRefusedWholeWithTheReason) {
   EXPECT_EQ(log->size_in_bytes(), 0);
 
   s = log->AppendAsLeader(ProducerBatch(0, 20, 200, kT0)).status();
-  EXPECT_THAT(s.ToString(), HasSubstr("exceeds the maximum configured size of 2000"));
+  EXPECT_THAT(s.ToString(), HasSubstr("exceeds the maximum configured value of 2000)"));
 
   std::vector<uint8_t> partial = good;
   partial.insert(partial.end(), good.begin(), good.begin() + 30);
   EXPECT_THAT(log->AppendAsLeader(partial).status().ToString(), HasSubstr("not a whole batch"));
 
   now_ = kT0 - 7200000;  // records 2 h in the future of the broker clock
-  EXPECT_THAT(log->AppendAsLeader(good).status().ToString(), HasSubstr("out of range"));
+  s = log->AppendAsLeader(good).status();
+  EXPECT_THAT(s.ToString(), HasSubstr("InvalidTimestampException"));
+  ASSERT_EQ(s.record_errors().size(), 2u);  // the detail is per record, as in Kafka
+  EXPECT_THAT(s.record_errors()[0].message, HasSubstr("out of range"));
   now_ = kT0 + 1000;
   auto legacy = good;
   legacy[16] = 1;
@@ -136,7 +139,7 @@ TEST_F(LogTest, AnAppendLargerThanASegmentIsRefused) {
   auto log = OpenLog(c);
   Status s = log->AppendAsLeader(ProducerBatch(0, 30, 250, kT0)).status();
   EXPECT_THAT(s.ToString(), HasSubstr("RecordBatchTooLargeException"));
-  EXPECT_THAT(s.ToString(), HasSubstr("segment size 5000"));
+  EXPECT_THAT(s.ToString(), HasSubstr("segment size of 5000"));
   EXPECT_EQ(log->log_end_offset(), 0);
 }
 
