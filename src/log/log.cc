@@ -16,69 +16,16 @@
 #include "io/file.h"
 #include "io/file_names.h"
 #include "log/checkpoint_file.h"
+#include "log/leader_epoch_cache.h"
 #include "log/log_loader.h"
 #include "log/log_segment.h"
+#include "log/log_state.h"
 #include "log/log_validator.h"
 #include "record/batch_walker.h"
 
 namespace seglog {
 
 namespace bl = batch_layout;
-
-using SegmentMap = std::map<int64_t, std::shared_ptr<LogSegment>>;
-
-struct Log::State {
-  // Serialises flushes (each fsyncs outside append_mu, then publishes its recovery point) and
-  // Close, which waits for a running flush. Lock order: flush_mu, then append_mu.
-  Mutex flush_mu ACQUIRED_BEFORE(append_mu);
-  // Serialises appends, rolls, retention and close, and guards the recovery point. Held only
-  // for in-memory work and the writes of an append or roll, never over an fsync of a segment.
-  // Readers never take it.
-  Mutex append_mu;
-  // Guards only the pointer to the current segment map (copy-on-write): readers copy the
-  // shared_ptr and work on that snapshot; the appender publishes a new map on roll.
-  mutable Mutex segments_mu;
-  std::shared_ptr<const SegmentMap> segments GUARDED_BY(segments_mu);
-  std::atomic<int64_t> log_end_offset{0};
-  std::atomic<int64_t> log_start_offset{0};
-  int64_t recovery_point GUARDED_BY(append_mu) = 0;
-  bool closed GUARDED_BY(append_mu) = false;
-  // What readers check: set by Close (and MarkDeleted, before it).
-  std::atomic<bool> closed_for_reads{false};
-  std::atomic<bool> deleted{false};
-  // A flush that an append or roll asked for, run once the append lock is released.
-  int64_t pending_flush GUARDED_BY(append_mu) = -1;
-  std::mt19937_64 rng GUARDED_BY(append_mu){std::random_device{}()};
-  int64_t last_flush_ms GUARDED_BY(append_mu) = 0;
-  std::vector<EpochEntry> epochs GUARDED_BY(append_mu);
-  bool epochs_dirty GUARDED_BY(append_mu) = false;  // changed, not yet written
-
-  // Offline after a failed sync (never retried).
-  std::atomic<bool> offline{false};
-  mutable Mutex offline_mu;
-  Status offline_reason GUARDED_BY(offline_mu);
-
-  // What a scheduled flush-log task reaches the log through; Close() detaches it, so a task
-  // that runs later does nothing, and one that is running finishes first.
-  struct FlushHandle {
-    Mutex mu;
-    Log* log GUARDED_BY(mu) = nullptr;
-  };
-  std::shared_ptr<FlushHandle> flush_handle = std::make_shared<FlushHandle>();
-  void DetachFlushHandle() {
-    MutexLock l(&flush_handle->mu);
-    flush_handle->log = nullptr;
-  }
-
-  std::shared_ptr<const SegmentMap> Snapshot() const EXCLUDES(segments_mu) {
-    MutexLock l(&segments_mu);
-    return segments;
-  }
-  void Publish(std::shared_ptr<const SegmentMap> m) EXCLUDES(segments_mu) {
-    MutexLock l(&segments_mu);
-    segments = std::move(m);
-  }
-};
 
 Result<std::vector<uint8_t>> FileSlice::ReadAll() const {
   std::vector<uint8_t> out;
@@ -96,7 +43,7 @@ Log::Log(std::string dir, LogConfig config, LogOptions options)
     : dir_(std::move(dir)),
       config_(std::move(config)),
       options_(std::move(options)),
-      state_(std::make_unique<State>()) {}
+      state_(std::make_unique<State>(dir_ + "/" + kLeaderEpochCheckpointFile)) {}
 
 Log::~Log() {
   // Close() is the clean path; the destructor only releases resources.
@@ -153,45 +100,18 @@ Status Log::LoadEpochsAndTopicId() {
       SEGLOG_RETURN_IF_ERROR(WritePartitionMetadata(path, options_.topic_id));
     }
   }
-  // The leader-epoch cache as Kafka's loader leaves it: entries at or past the log end and
-  // below the log start go (the last one below is kept, moved to the log start); a single node
-  // then leads epoch 0 from the log end if nothing is left.
-  const std::string path = dir_ + "/" + kLeaderEpochCheckpointFile;
-  std::vector<EpochEntry> epochs;
-  const bool existed = FileExists(path);
-  if (existed) {
-    SEGLOG_ASSIGN_OR_RETURN(epochs, ReadLeaderEpochCheckpoint(path));
-  }
-  const std::vector<EpochEntry> before = epochs;
-  const int64_t end = log_end_offset();
-  const int64_t start = log_start_offset();
-  while (!epochs.empty() && epochs.back().start_offset >= end) epochs.pop_back();
-  std::optional<EpochEntry> below;
-  while (!epochs.empty() && epochs.front().start_offset < start) {
-    below = epochs.front();
-    epochs.erase(epochs.begin());
-  }
-  if (below && (epochs.empty() || epochs.front().start_offset != start)) {
-    epochs.insert(epochs.begin(), EpochEntry{below->epoch, start});
-  }
-  st.epochs = epochs;
-  if (epochs.empty()) return AssignEpochLocked(0, end);
-  if (!existed || epochs != before) return WriteLeaderEpochCheckpoint(path, epochs);
-  return Status::OK();
+  return st.epochs.Load(log_start_offset(), log_end_offset());
 }
 
 Status Log::AssignEpochLocked(int32_t epoch, int64_t start_offset) {
-  State& st = *state_;
-  st.append_mu.AssertHeld();
-  if (!st.epochs.empty() && epoch <= st.epochs.back().epoch) return Status::OK();
-  st.epochs.push_back(EpochEntry{epoch, start_offset});
-  return WriteLeaderEpochCheckpoint(dir_ + "/" + kLeaderEpochCheckpointFile, st.epochs);
+  state_->append_mu.AssertHeld();
+  return state_->epochs.Assign(epoch, start_offset);
 }
 
 std::vector<std::pair<int32_t, int64_t>> Log::leader_epochs() const {
   MutexLock l(&state_->append_mu);
   std::vector<std::pair<int32_t, int64_t>> out;
-  for (const EpochEntry& e : state_->epochs) out.emplace_back(e.epoch, e.start_offset);
+  for (const EpochEntry& e : state_->epochs.entries()) out.emplace_back(e.epoch, e.start_offset);
   return out;
 }
 
@@ -596,41 +516,6 @@ void Log::Info(const std::string& line) const {
   if (options_.logger) options_.logger(line);
 }
 
-Status Log::MaybeIncrementLogStartOffsetLocked(int64_t offset, const std::string& reason) {
-  State& st = *state_;
-  st.append_mu.AssertHeld();
-  if (offset > high_watermark()) {
-    return Status::OutOfRange(fmt::format(
-        "OffsetOutOfRangeException: Cannot increment the log start offset to {} of partition {} "
-        "since it is larger than the high watermark {}",
-        offset, dir_, high_watermark()));
-  }
-  if (offset <= log_start_offset()) return Status::OK();
-  st.log_start_offset.store(offset, std::memory_order_release);
-  Info(fmt::format("Incremented log start offset to {} due to {}", offset, reason));
-  // The leader-epoch cache loses its entries below the new start (the last one moves up).
-  std::optional<EpochEntry> below;
-  while (!st.epochs.empty() && st.epochs.front().start_offset < offset) {
-    below = st.epochs.front();
-    st.epochs.erase(st.epochs.begin());
-  }
-  if (below && (st.epochs.empty() || st.epochs.front().start_offset != offset)) {
-    st.epochs.insert(st.epochs.begin(), EpochEntry{below->epoch, offset});
-  }
-  if (!below) return Status::OK();
-  // Flushed off this path, as Kafka's truncateFromStartAsyncFlush: a crash before it leaves
-  // the older file, whose extra entry below the log start the next open drops again.
-  if (options_.scheduler != nullptr) {
-    st.epochs_dirty = true;
-    options_.scheduler->ScheduleOnce("leader-epoch-cache-flush", [handle = st.flush_handle] {
-      MutexLock l(&handle->mu);
-      if (handle->log != nullptr) (void)handle->log->WriteLeaderEpochs();
-    });
-    return Status::OK();
-  }
-  return WriteLeaderEpochCheckpoint(dir_ + "/" + kLeaderEpochCheckpointFile, st.epochs);
-}
-
 Status Log::WriteLeaderEpochs() {
   MutexLock lock(&state_->append_mu);
   return WriteLeaderEpochsLocked();
@@ -639,11 +524,8 @@ Status Log::WriteLeaderEpochs() {
 Status Log::WriteLeaderEpochsLocked() {
   State& st = *state_;
   st.append_mu.AssertHeld();
-  if (!st.epochs_dirty || offline()) return Status::OK();
-  SEGLOG_RETURN_IF_ERROR(
-      WriteLeaderEpochCheckpoint(dir_ + "/" + kLeaderEpochCheckpointFile, st.epochs));
-  st.epochs_dirty = false;
-  return Status::OK();
+  if (offline()) return Status::OK();
+  return st.epochs.WriteIfDirty();
 }
 
 LogConfig Log::config() const {
@@ -654,99 +536,6 @@ LogConfig Log::config() const {
 void Log::UpdateConfig(const LogConfig& config) {
   MutexLock l(&state_->append_mu);
   config_ = config;
-}
-
-Result<int64_t> Log::DeleteRecords(int64_t offset) {
-  if (options_.read_only) return Status::FailedPrecondition(dir_ + ": log opened read-only");
-  State& st = *state_;
-  MutexLock lock(&st.append_mu);
-  SEGLOG_RETURN_IF_ERROR(CheckOpen());
-  if (!config_.cleanup_delete) {
-    return Status::FailedPrecondition(fmt::format(
-        "PolicyViolationException: Records of partition {} can not be deleted because the "
-        "topic's cleanup.policy does not include delete",
-        dir_));
-  }
-  SEGLOG_RETURN_IF_ERROR(CheckOnline());
-  const int64_t target = offset == -1 ? high_watermark() : offset;
-  if (target < 0) {
-    return Status::OutOfRange(fmt::format(
-        "OffsetOutOfRangeException: The offset {} for partition {} is not valid", offset, dir_));
-  }
-  SEGLOG_RETURN_IF_ERROR(
-      MaybeIncrementLogStartOffsetLocked(target, "client delete records request"));
-  return log_start_offset();
-}
-
-Result<int> Log::DeletePrefixLocked(const DeletablePredicate& predicate,
-                                    const std::function<void(LogSegment&)>& log_reason) {
-  State& st = *state_;
-  st.append_mu.AssertHeld();
-  auto snapshot = st.Snapshot();
-  const int64_t hw = high_watermark();
-  std::vector<std::shared_ptr<LogSegment>> deletable;
-  for (auto it = snapshot->begin(); it != snapshot->end(); ++it) {
-    auto next = std::next(it);
-    LogSegment& seg = *it->second;
-    const int64_t upper = next == snapshot->end() ? log_end_offset() : next->first;
-    if (hw < upper) break;
-    if (next == snapshot->end() && seg.size() == 0) break;
-    SEGLOG_ASSIGN_OR_RETURN(const bool go,
-                            predicate(seg, next == snapshot->end() ? nullptr : next->second.get()));
-    if (!go) break;
-    deletable.push_back(it->second);
-  }
-  if (deletable.empty()) return 0;
-  if (deletable.size() == snapshot->size()) {
-    // Every segment goes: roll an empty active segment first, so the log keeps one.
-    SEGLOG_RETURN_IF_ERROR(RollLocked(log_end_offset()));
-    snapshot = st.Snapshot();
-  }
-  // The log start moves to the first segment that stays.
-  auto survivor = snapshot->upper_bound(deletable.back()->base_offset());
-  SEGLOG_RETURN_IF_ERROR(MaybeIncrementLogStartOffsetLocked(survivor->first, "segment deletion"));
-  if (options_.logger) {
-    for (const auto& seg : deletable) log_reason(*seg);  // (Describe opens the time index)
-  }
-  const size_t n_deleted = deletable.size();
-  auto next_map = std::make_shared<SegmentMap>(*snapshot);
-  for (const auto& seg : deletable) next_map->erase(seg->base_offset());
-  st.Publish(std::move(next_map));
-  // The renames are made durable (Kafka skips this fsync; issue 4 asks for it on every create,
-  // rename and removal in a partition directory).
-  for (const auto& seg : deletable) {
-    SEGLOG_RETURN_IF_ERROR(seg->ChangeFileSuffixes("", std::string(kDeletedFileSuffix)));
-  }
-  if (Status s = SyncDirectory(dir_); !s.ok()) return SyncFailed(s);
-  // Physical deletion later, so that readers holding these segments finish first (9.11).
-  ScheduleDeletion(std::move(deletable));
-  return static_cast<int>(n_deleted);
-}
-
-void Log::ScheduleDeletion(std::vector<std::shared_ptr<LogSegment>> segments) {
-  auto delete_files = [segments = std::move(segments), logger = options_.logger, dir = dir_] {
-    if (logger) {
-      std::string list;
-      for (const auto& seg : segments) list += (list.empty() ? "" : ", ") + seg->Describe();
-      logger("Deleting segment files " + list);
-    }
-    for (const auto& seg : segments) {
-      const std::string name = seg->log_path().substr(seg->log_path().rfind('/') + 1);
-      Status s = seg->DeleteFiles();
-      if (logger) {
-        logger(s.ok() ? fmt::format("Deleted log {}.", name)
-                      : fmt::format("Error deleting {}: {}", name, s.ToString()));
-      }
-    }
-    // A removal lost in a crash only leaves *.deleted files, which the loader removes.
-    if (Status s = SyncDirectory(dir); !s.ok() && logger) logger("WARN " + s.ToString());
-  };
-  if (options_.scheduler != nullptr) {
-    options_.scheduler->Schedule("delete-file", std::move(delete_files),
-                                 config_.file_delete_delay_ms);
-  } else {
-    delete_files();
-  }
 }
 
 std::vector<std::shared_ptr<LogSegment>> Log::segments() const {
@@ -805,86 +594,6 @@ Status Log::ReplaceSegments(const std::shared_ptr<LogSegment>& cleaned,
   if (Status s = SyncDirectory(dir_); !s.ok()) return SyncFailed(s);
   ScheduleDeletion(old);
   return Status::OK();
-}
-
-Result<int> Log::DeleteOldSegments() {
-  Result<int> n = DeleteOldSegmentsUnflushed();
-  if (Status s = RunPendingFlush(); n.ok() && !s.ok()) return s;
-  return n;
-}
-
-Result<int> Log::DeleteOldSegmentsUnflushed() {
-  if (options_.read_only) return Status::FailedPrecondition(dir_ + ": log opened read-only");
-  State& st = *state_;
-  MutexLock lock(&st.append_mu);
-  SEGLOG_RETURN_IF_ERROR(CheckOpen());
-  int total = 0;
-  // 1. Segments wholly below the log start offset (DeleteRecords, or a raised start).
-  {
-    const int64_t start = log_start_offset();
-    SEGLOG_ASSIGN_OR_RETURN(
-        const int n, DeletePrefixLocked(
-                         [start](LogSegment&, LogSegment* next) -> Result<bool> {
-                           return next != nullptr && next->base_offset() <= start;
-                         },
-                         [this, start](LogSegment& seg) {
-                           Info(fmt::format("Deleting segment {} due to log start offset {} breach",
-                                            seg.Describe(), start));
-                         }));
-    total += n;
-  }
-  if (!config_.cleanup_delete) return total;
-  // 2. retention.bytes: delete while the log stays at or above the cap without the segment.
-  if (config_.retention_bytes >= 0 && size_in_bytes() >= config_.retention_bytes) {
-    int64_t diff = size_in_bytes() - config_.retention_bytes;
-    int64_t size_after = size_in_bytes();
-    const int64_t cap = config_.retention_bytes;
-    SEGLOG_ASSIGN_OR_RETURN(
-        const int n,
-        DeletePrefixLocked(
-            [&diff](LogSegment& seg, LogSegment*) -> Result<bool> {
-              if (diff - seg.size() < 0) return false;
-              diff -= seg.size();
-              return true;
-            },
-            [this, cap, &size_after](LogSegment& seg) {
-              size_after -= seg.size();
-              Info(fmt::format(
-                  "Deleting segment {} due to log retention size {} breach. Log size after "
-                  "deletion will be {}.",
-                  seg.Describe(), cap, size_after));
-            }));
-    total += n;
-  }
-  // 3. retention.ms, judged by each segment's largest record timestamp.
-  if (config_.retention_ms >= 0) {
-    const int64_t now = Now();
-    const int64_t retention = config_.retention_ms;
-    SEGLOG_ASSIGN_OR_RETURN(
-        const int n,
-        DeletePrefixLocked(
-            [this, now, retention](LogSegment& seg, LogSegment*) -> Result<bool> {
-              SEGLOG_ASSIGN_OR_RETURN(const int64_t largest, seg.LargestTimestamp());
-              if (largest > now) {
-                Info(fmt::format(
-                    "WARN Segment {} has a largest timestamp {} in the future (now {}): it is "
-                    "never deleted by retention.ms",
-                    seg.log_path(), largest, now));
-              }
-              return now - largest > retention;
-            },
-            [this, retention](LogSegment& seg) {
-              auto max = seg.MaxTimestampAndOffsetSoFar();
-              Info(fmt::format(
-                  "Deleting segment {} due to log retention time {}ms breach based "
-                  "on {}",
-                  seg.Describe(), retention,
-                  max.ok() && max->timestamp >= 0 ? "the largest record timestamp in the segment"
-                                                  : "the last modified time of the segment"));
-            }));
-    total += n;
-  }
-  return total;
 }
 
 Status Log::FlushIfDue() {

@@ -1,0 +1,212 @@
+// Log's retention (kafka-format.md 9.5-9.7, 9.11): the three deletion passes, DeleteRecords,
+// the log start offset, and the two-step delete of segment files. See seglog/log.h.
+#include <fmt/format.h>
+
+#include "base/scheduler.h"
+#include "io/file.h"
+#include "io/file_names.h"
+#include "log/log_state.h"
+#include "seglog/log.h"
+
+namespace seglog {
+
+Status Log::MaybeIncrementLogStartOffsetLocked(int64_t offset, const std::string& reason) {
+  State& st = *state_;
+  st.append_mu.AssertHeld();
+  if (offset > high_watermark()) {
+    return Status::OutOfRange(fmt::format(
+        "OffsetOutOfRangeException: Cannot increment the log start offset to {} of partition {} "
+        "since it is larger than the high watermark {}",
+        offset, dir_, high_watermark()));
+  }
+  if (offset <= log_start_offset()) return Status::OK();
+  st.log_start_offset.store(offset, std::memory_order_release);
+  Info(fmt::format("Incremented log start offset to {} due to {}", offset, reason));
+  // The leader-epoch cache loses its entries below the new start (the last one moves up).
+  if (!st.epochs.TruncateFromStart(offset)) return Status::OK();
+  // Flushed off this path, as Kafka's truncateFromStartAsyncFlush: a crash before it leaves
+  // the older file, whose extra entry below the log start the next open drops again.
+  if (options_.scheduler != nullptr) {
+    options_.scheduler->ScheduleOnce("leader-epoch-cache-flush", [handle = st.flush_handle] {
+      MutexLock l(&handle->mu);
+      if (handle->log != nullptr) (void)handle->log->WriteLeaderEpochs();
+    });
+    return Status::OK();
+  }
+  return st.epochs.WriteIfDirty();
+}
+
+Result<int64_t> Log::DeleteRecords(int64_t offset) {
+  if (options_.read_only) return Status::FailedPrecondition(dir_ + ": log opened read-only");
+  State& st = *state_;
+  MutexLock lock(&st.append_mu);
+  SEGLOG_RETURN_IF_ERROR(CheckOpen());
+  if (!config_.cleanup_delete) {
+    return Status::FailedPrecondition(fmt::format(
+        "PolicyViolationException: Records of partition {} can not be deleted because the "
+        "topic's cleanup.policy does not include delete",
+        dir_));
+  }
+  SEGLOG_RETURN_IF_ERROR(CheckOnline());
+  const int64_t target = offset == -1 ? high_watermark() : offset;
+  if (target < 0) {
+    return Status::OutOfRange(fmt::format(
+        "OffsetOutOfRangeException: The offset {} for partition {} is not valid", offset, dir_));
+  }
+  SEGLOG_RETURN_IF_ERROR(
+      MaybeIncrementLogStartOffsetLocked(target, "client delete records request"));
+  return log_start_offset();
+}
+
+Result<int> Log::DeletePrefixLocked(const DeletablePredicate& predicate,
+                                    const std::function<void(LogSegment&)>& log_reason) {
+  State& st = *state_;
+  st.append_mu.AssertHeld();
+  auto snapshot = st.Snapshot();
+  const int64_t hw = high_watermark();
+  std::vector<std::shared_ptr<LogSegment>> deletable;
+  for (auto it = snapshot->begin(); it != snapshot->end(); ++it) {
+    auto next = std::next(it);
+    LogSegment& seg = *it->second;
+    const int64_t upper = next == snapshot->end() ? log_end_offset() : next->first;
+    if (hw < upper) break;
+    if (next == snapshot->end() && seg.size() == 0) break;
+    SEGLOG_ASSIGN_OR_RETURN(const bool go,
+                            predicate(seg, next == snapshot->end() ? nullptr : next->second.get()));
+    if (!go) break;
+    deletable.push_back(it->second);
+  }
+  if (deletable.empty()) return 0;
+  if (deletable.size() == snapshot->size()) {
+    // Every segment goes: roll an empty active segment first, so the log keeps one.
+    SEGLOG_RETURN_IF_ERROR(RollLocked(log_end_offset()));
+    snapshot = st.Snapshot();
+  }
+  // The log start moves to the first segment that stays.
+  auto survivor = snapshot->upper_bound(deletable.back()->base_offset());
+  SEGLOG_RETURN_IF_ERROR(MaybeIncrementLogStartOffsetLocked(survivor->first, "segment deletion"));
+  if (options_.logger) {
+    for (const auto& seg : deletable) log_reason(*seg);  // (Describe opens the time index)
+  }
+  const size_t n_deleted = deletable.size();
+  auto next_map = std::make_shared<SegmentMap>(*snapshot);
+  for (const auto& seg : deletable) next_map->erase(seg->base_offset());
+  st.Publish(std::move(next_map));
+  // The renames are made durable (Kafka skips this fsync; issue 4 asks for it on every create,
+  // rename and removal in a partition directory).
+  for (const auto& seg : deletable) {
+    SEGLOG_RETURN_IF_ERROR(seg->ChangeFileSuffixes("", std::string(kDeletedFileSuffix)));
+  }
+  if (Status s = SyncDirectory(dir_); !s.ok()) return SyncFailed(s);
+  // Physical deletion later, so that readers holding these segments finish first (9.11).
+  ScheduleDeletion(std::move(deletable));
+  return static_cast<int>(n_deleted);
+}
+
+void Log::ScheduleDeletion(std::vector<std::shared_ptr<LogSegment>> segments) {
+  auto delete_files = [segments = std::move(segments), logger = options_.logger, dir = dir_] {
+    if (logger) {
+      std::string list;
+      for (const auto& seg : segments) list += (list.empty() ? "" : ", ") + seg->Describe();
+      logger("Deleting segment files " + list);
+    }
+    for (const auto& seg : segments) {
+      const std::string name = seg->log_path().substr(seg->log_path().rfind('/') + 1);
+      Status s = seg->DeleteFiles();
+      if (logger) {
+        logger(s.ok() ? fmt::format("Deleted log {}.", name)
+                      : fmt::format("Error deleting {}: {}", name, s.ToString()));
+      }
+    }
+    // A removal lost in a crash only leaves *.deleted files, which the loader removes.
+    if (Status s = SyncDirectory(dir); !s.ok() && logger) logger("WARN " + s.ToString());
+  };
+  if (options_.scheduler != nullptr) {
+    options_.scheduler->Schedule("delete-file", std::move(delete_files),
+                                 config_.file_delete_delay_ms);
+  } else {
+    delete_files();
+  }
+}
+
+Result<int> Log::DeleteOldSegments() {
+  Result<int> n = DeleteOldSegmentsUnflushed();
+  if (Status s = RunPendingFlush(); n.ok() && !s.ok()) return s;
+  return n;
+}
+
+Result<int> Log::DeleteOldSegmentsUnflushed() {
+  if (options_.read_only) return Status::FailedPrecondition(dir_ + ": log opened read-only");
+  State& st = *state_;
+  MutexLock lock(&st.append_mu);
+  SEGLOG_RETURN_IF_ERROR(CheckOpen());
+  int total = 0;
+  // 1. Segments wholly below the log start offset (DeleteRecords, or a raised start).
+  {
+    const int64_t start = log_start_offset();
+    SEGLOG_ASSIGN_OR_RETURN(
+        const int n, DeletePrefixLocked(
+                         [start](LogSegment&, LogSegment* next) -> Result<bool> {
+                           return next != nullptr && next->base_offset() <= start;
+                         },
+                         [this, start](LogSegment& seg) {
+                           Info(fmt::format("Deleting segment {} due to log start offset {} breach",
+                                            seg.Describe(), start));
+                         }));
+    total += n;
+  }
+  if (!config_.cleanup_delete) return total;
+  // 2. retention.bytes: delete while the log stays at or above the cap without the segment.
+  if (config_.retention_bytes >= 0 && size_in_bytes() >= config_.retention_bytes) {
+    int64_t diff = size_in_bytes() - config_.retention_bytes;
+    int64_t size_after = size_in_bytes();
+    const int64_t cap = config_.retention_bytes;
+    SEGLOG_ASSIGN_OR_RETURN(
+        const int n,
+        DeletePrefixLocked(
+            [&diff](LogSegment& seg, LogSegment*) -> Result<bool> {
+              if (diff - seg.size() < 0) return false;
+              diff -= seg.size();
+              return true;
+            },
+            [this, cap, &size_after](LogSegment& seg) {
+              size_after -= seg.size();
+              Info(fmt::format(
+                  "Deleting segment {} due to log retention size {} breach. Log size after "
+                  "deletion will be {}.",
+                  seg.Describe(), cap, size_after));
+            }));
+    total += n;
+  }
+  // 3. retention.ms, judged by each segment's largest record timestamp.
+  if (config_.retention_ms >= 0) {
+    const int64_t now = Now();
+    const int64_t retention = config_.retention_ms;
+    SEGLOG_ASSIGN_OR_RETURN(
+        const int n,
+        DeletePrefixLocked(
+            [this, now, retention](LogSegment& seg, LogSegment*) -> Result<bool> {
+              SEGLOG_ASSIGN_OR_RETURN(const int64_t largest, seg.LargestTimestamp());
+              if (largest > now) {
+                Info(fmt::format(
+                    "WARN Segment {} has a largest timestamp {} in the future (now {}): it is "
+                    "never deleted by retention.ms",
+                    seg.log_path(), largest, now));
+              }
+              return now - largest > retention;
+            },
+            [this, retention](LogSegment& seg) {
+              auto max = seg.MaxTimestampAndOffsetSoFar();
+              Info(fmt::format(
+                  "Deleting segment {} due to log retention time {}ms breach based "
+                  "on {}",
+                  seg.Describe(), retention,
+                  max.ok() && max->timestamp >= 0 ? "the largest record timestamp in the segment"
+                                                  : "the last modified time of the segment"));
+            }));
+    total += n;
+  }
+  return total;
+}
+
+}  // namespace seglog
