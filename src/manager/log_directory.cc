@@ -15,8 +15,6 @@
 
 namespace seglog {
 
-namespace {
-// Names of the partition directories LogManager loads (kafka-format.md 10.5 step 4).
 bool IsLoadablePartitionDir(const std::string& name) {
   if (name.ends_with("-delete") || name.ends_with("-stray") || name.ends_with("-future")) {
     return false;
@@ -24,7 +22,6 @@ bool IsLoadablePartitionDir(const std::string& name) {
   auto tp = ParsePartitionDirName(name);
   return tp.ok() && name == PartitionDirName(*tp) && tp->topic != "__cluster_metadata";
 }
-}  // namespace
 
 Result<std::unique_ptr<LogDirectory>> LogDirectory::Open(const std::string& log_dir,
                                                          LogDirectoryOptions options) {

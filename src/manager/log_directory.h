@@ -42,6 +42,10 @@ namespace seglog {
 
 inline constexpr const char* kCleanShutdownFile = ".kafka_cleanshutdown";
 
+// Whether `name` is a partition directory that LoadAll loads: <topic>-<partition>, but not
+// KRaft's __cluster_metadata nor a -delete, -stray or -future directory (kafka-format.md 10.5).
+bool IsLoadablePartitionDir(const std::string& name);
+
 struct LogDirectoryOptions {
   LogOptions log_options;  // clock, scheduler, quarantine ... for every log
   int32_t node_id = 1;     // node.id for a new meta.properties
