@@ -17,7 +17,6 @@
 #include "record/batch_walker.h"
 #include "record/legacy_record_batch.h"
 #include "seglog/record_batch.h"
-#include "tools/mapped_file.h"
 
 namespace seglog {
 
@@ -113,7 +112,7 @@ class PartitionChecker {
   // `recovered`: an open would recover this segment; *cut: that recovery would cut it.
   Status CheckSegment(int64_t base, bool last, bool recovered, bool* cut) {
     const std::string log_path = LogFilePath(dir_, base);
-    SEGLOG_ASSIGN_OR_RETURN(auto file, MappedFile::Open(log_path));
+    SEGLOG_ASSIGN_OR_RETURN(auto file, MappedRegion::MapWholeFile(log_path));
     const auto bytes = file->bytes();
     if (base < r_->next_offset) {
       Problem(fmt::format("{}: base offset {} is below the previous segment's next offset {}",
@@ -200,7 +199,7 @@ class PartitionChecker {
                              bool* ok) {
     std::vector<Entry> out;
     *ok = true;
-    auto file = MappedFile::Open(path);
+    auto file = MappedRegion::MapWholeFile(path);
     if (!file.ok()) {
       if (!file.status().IsNotFound() && FileExists(path)) Problem(file.status().ToString());
       *ok = false;

@@ -3,14 +3,16 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "io/file_names.h"
 #include "log/checkpoint_file.h"
-#include "log/test_support.h"
 #include "manager/log_directory.h"
+#include "tests/support/batches.h"
+#include "tests/support/files.h"
 #include "tools/produce.h"
 
 namespace seglog {

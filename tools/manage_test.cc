@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "log/test_support.h"
+#include "tests/support/files.h"
 #include "tools/consume.h"
 #include "tools/produce.h"
 

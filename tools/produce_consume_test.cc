@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "io/file_names.h"
-#include "log/test_support.h"
+#include "tests/support/files.h"
 #include "tools/consume.h"
 #include "tools/produce.h"
 

@@ -1,6 +1,6 @@
 // LogDirectory: one log directory's lifecycle as Kafka's LogManager runs it for a data dir
-// (kafka-format.md 6.4-6.5, 10.5), for the CLI and the crash harness until the full LogManager
-// (issue 5):
+// (kafka-format.md 6.4-6.5, 10.5). LogManager owns one per log directory; the crash harness
+// drives one directly:
 //   Open:    take the .lock; read or create meta.properties; if .kafka_cleanshutdown exists,
 //            delete it and remember the shutdown was clean (a crash while loading then counts
 //            as unclean); read the recovery-point and log-start-offset checkpoints (unreadable:

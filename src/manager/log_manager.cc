@@ -282,8 +282,8 @@ Status LogManager::CleanupLogs() {
   if (shut_down_) return Status::OK();
   Status first;
   for (Log* log : AllLogs()) {
-    // With a cleaner running, compacted logs get their retention from it; without one (until
-    // issue 6, or log.cleaner.enable=false) every log is handled here, as Kafka does.
+    // With a cleaner running, compacted logs get their retention from it; without one
+    // (log.cleaner.enable=false, or before StartTasks) every log is handled here, as Kafka does.
     if (cleaner_running_ && log->config().cleanup_compact) continue;
     auto n = log->DeleteOldSegments();
     if (!n.ok() && first.ok()) first = n.status();

@@ -3,13 +3,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
 #include <cstring>
 #include <filesystem>
 
 #include "io/atomic_file.h"
 #include "io/file.h"
 #include "io/file_names.h"
-#include "log/test_support.h"
+#include "tests/support/batches.h"
+#include "tests/support/files.h"
 
 namespace seglog {
 namespace {
