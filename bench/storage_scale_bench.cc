@@ -271,7 +271,7 @@ int Recover(const std::string& dir, int gib, int partitions, const std::vector<i
     Check(d.status(), "open");
     LogConfig c;
     Check(c.Set("segment.bytes", std::to_string(128 << 20)), "config");
-    std::vector<Log*> logs;
+    std::vector<std::shared_ptr<Log>> logs;
     for (int p = 0; p < partitions; ++p) logs.push_back(*(*d)->GetLog({"rec", p}, c));
     int64_t written = 0;
     for (int64_t i = 0; written < total; ++i) {

@@ -111,7 +111,7 @@ LogDirectoryOptions Options() {
   o.log_options.scheduler = &scheduler;
   auto d = LogDirectory::Open(dir, o);
   if (!d.ok()) ::_exit(3);
-  std::vector<Log*> logs;
+  std::vector<std::shared_ptr<Log>> logs;
   for (int p = 0; p < kPartitions; ++p) {
     auto log = (*d)->GetLog({"crash", p}, Config());
     if (!log.ok()) ::_exit(4);
@@ -135,7 +135,7 @@ LogDirectoryOptions Options() {
         if (!r.ok() || !(*d)->SetCleanerCheckpoint({"table", 0}, r->end_offset).ok()) ::_exit(11);
       }
     }
-    Log* log = logs[static_cast<size_t>(i % kPartitions)];
+    Log* log = logs[static_cast<size_t>(i % kPartitions)].get();
     auto batch = BatchAt(static_cast<int>(i % kPartitions), log->log_end_offset());
     StoreBE64(batch.data(), 0);  // a client sends base offset 0
     if (!log->AppendAsLeader(batch).ok()) ::_exit(5);
@@ -238,7 +238,7 @@ TEST(CrashHarnessTest, SigkillAtRandomMomentsNeverLosesCheckpointedData) {
         auto log = (*d)->GetLog({"crash", p}, Config());
         ASSERT_TRUE(log.ok()) << "trial " << trial << ": " << log.status().ToString();
         const int64_t must = promised.count({"crash", p}) ? promised[{"crash", p}] : 0;
-        ends.push_back(Verify(*log, p, must));
+        ends.push_back(Verify(log->get(), p, must));
         recovered_segments += (*log)->load_report().segments_recovered;
         retained_from += (*log)->log_start_offset() > 0 ? 1 : 0;
         quarantined += (*log)->load_report().bytes_quarantined;
@@ -247,7 +247,7 @@ TEST(CrashHarnessTest, SigkillAtRandomMomentsNeverLosesCheckpointedData) {
       auto table = (*d)->GetLog({"table", 0}, TableConfig());
       ASSERT_TRUE(table.ok()) << "trial " << trial << ": " << table.status().ToString();
       const int64_t must = promised.count({"table", 0}) ? promised[{"table", 0}] : 0;
-      table_end = VerifyTable(*table, must, &compacted_away);
+      table_end = VerifyTable(table->get(), must, &compacted_away);
       // Dropped without Close: as if this process crashed too.
     }
     {

@@ -62,7 +62,8 @@ struct Pending {
 
 class Producer {
  public:
-  Producer(const ProduceOptions& o, std::map<int32_t, Log*>* logs, ProduceResult* result)
+  Producer(const ProduceOptions& o, std::map<int32_t, std::shared_ptr<Log>>* logs,
+           ProduceResult* result)
       : o_(o), logs_(logs), result_(result) {}
 
   Status Add(int64_t index, std::optional<std::string> key, std::optional<std::string> value) {
@@ -126,7 +127,7 @@ class Producer {
   }
 
   const ProduceOptions& o_;
-  std::map<int32_t, Log*>* logs_;
+  std::map<int32_t, std::shared_ptr<Log>>* logs_;
   ProduceResult* result_;
   std::map<int32_t, Pending> pending_;
   int32_t sticky_ = 0;
@@ -159,7 +160,7 @@ Result<ProduceResult> Produce(const ProduceOptions& o, std::istream& input) {
                                                *o.partition, o.topic, md.partitions));
   }
   SEGLOG_ASSIGN_OR_RETURN(LogConfig config, TopicConfig(md));
-  std::map<int32_t, Log*> logs;
+  std::map<int32_t, std::shared_ptr<Log>> logs;
   for (int32_t p = 0; p < md.partitions; ++p) {
     SEGLOG_ASSIGN_OR_RETURN(logs[p], dir->GetLog({o.topic, p}, config, md.topic_id));
   }

@@ -4,9 +4,12 @@
 //
 // On a single node the high watermark is the log end offset: everything appended is readable.
 //
-// Thread safety: thread-safe. Appends (and roll, flush, close) are serialised by the log's
-// append lock; reads and lookups take no append lock: they work on a snapshot of the segment
-// list and on bytes the appender has published (docs/design/threading.md).
+// Thread safety: thread-safe. Appends (and roll, retention, close) are serialised by the log's
+// append lock; a flush syncs without it and only publishes the new recovery point under it;
+// reads and lookups take no append lock: they work on a snapshot of the segment list and on
+// bytes the appender has published (docs/design/threading.md). Shared by whoever holds it
+// (std::shared_ptr from LogDirectory and LogManager): after Close every call fails cleanly,
+// with NotFound once the partition was deleted.
 #ifndef SEGLOG_LOG_H_
 #define SEGLOG_LOG_H_
 
@@ -220,7 +223,12 @@ class Log {
   // The leader-epoch cache (leader-epoch-checkpoint): epoch and its first offset.
   std::vector<std::pair<int32_t, int64_t>> leader_epochs() const;
   // Clean close: final time-index entry and trimmed indexes on the active segment, flush.
+  // Waits for a flush that is running. Afterwards appends, reads and lookups fail with
+  // FailedPrecondition ("log is closed"), or NotFound after MarkDeleted.
   Status Close();
+  // The partition is being deleted (its directory is about to be renamed): from now on every
+  // call fails with NotFound (UnknownTopicOrPartitionException).
+  void MarkDeleted();
 
  private:
   struct State;
@@ -228,7 +236,17 @@ class Log {
   int64_t Now() const;
   // REQUIRES: the append lock is held.
   Status RollLocked(int64_t expected_next_offset);
-  Status FlushLocked(int64_t offset);
+  // The public calls that may have to flush: they do their work under the append lock, and
+  // then RunPendingFlush runs the flush it asked for (flush.messages, or the flush of a
+  // rolled segment without a scheduler) once that lock is released.
+  Result<LogAppendInfo> AppendAsLeaderUnflushed(std::span<const uint8_t> batches,
+                                                int32_t leader_epoch);
+  Result<LogAppendInfo> AppendWithAssignedOffsetsUnflushed(std::span<const uint8_t> batches);
+  Result<int> DeleteOldSegmentsUnflushed();
+  Status RunPendingFlush();
+  // OK while the log is open and online; else NotFound (deleted), FailedPrecondition (closed)
+  // or IOError (offline).
+  Status CheckOpen() const;
   // After a write: flush when flush.messages are unflushed; a new leader epoch is recorded.
   Status AfterAppendLocked(int32_t leader_epoch, int64_t first_offset);
   Status AssignEpochLocked(int32_t epoch, int64_t start_offset);

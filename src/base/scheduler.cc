@@ -94,6 +94,15 @@ void MockScheduler::Advance(int64_t ms) {
   mu_.Unlock();
 }
 
+void ThreadScheduler::RunPendingNow(const std::string& name) {
+  std::vector<TaskQueue::Entry> run;
+  {
+    MutexLock l(&mu_);
+    run = queue_.TakeNamed(name);
+  }
+  for (TaskQueue::Entry& e : run) e.task();
+}
+
 void MockScheduler::RunPendingNow(const std::string& name) {
   std::vector<TaskQueue::Entry> run;
   {

@@ -35,6 +35,9 @@ class Scheduler {
   virtual void Shutdown() = 0;
   // The clock the tasks are timed by, in ms since the epoch.
   virtual int64_t NowMs() const = 0;
+  // Runs now, on the calling thread and whatever their due time, the waiting tasks named
+  // `name` (once each; a periodic one is not rescheduled): "delete the pending files now".
+  virtual void RunPendingNow(const std::string& name) = 0;
 };
 
 // A time-ordered queue of tasks; the shared part of both schedulers.
@@ -92,6 +95,7 @@ class ThreadScheduler final : public Scheduler {
                 int64_t period_ms = 0) override EXCLUDES(mu_);
   void Shutdown() override EXCLUDES(mu_);
   int64_t NowMs() const override;
+  void RunPendingNow(const std::string& name) override EXCLUDES(mu_);
 
  private:
   void Work() EXCLUDES(mu_);
@@ -117,8 +121,7 @@ class MockScheduler final : public Scheduler {
   void Advance(int64_t ms) EXCLUDES(mu_);
   // Runs the tasks due now.
   void RunDue() EXCLUDES(mu_) { Advance(0); }
-  // Runs now, whatever their due time, the waiting tasks named `name` (once each).
-  void RunPendingNow(const std::string& name) EXCLUDES(mu_);
+  void RunPendingNow(const std::string& name) override EXCLUDES(mu_);
   // Names of the tasks waiting, in due order.
   std::vector<std::string> PendingTaskNames() const EXCLUDES(mu_);
 

@@ -27,7 +27,12 @@ namespace bl = batch_layout;
 using SegmentMap = std::map<int64_t, std::shared_ptr<LogSegment>>;
 
 struct Log::State {
-  // Serialises appends, rolls, flushes and close. Readers never take it.
+  // Serialises flushes (each fsyncs outside append_mu, then publishes its recovery point) and
+  // Close, which waits for a running flush. Lock order: flush_mu, then append_mu.
+  Mutex flush_mu ACQUIRED_BEFORE(append_mu);
+  // Serialises appends, rolls, retention and close, and guards the recovery point. Held only
+  // for in-memory work and the writes of an append or roll, never over an fsync of a segment.
+  // Readers never take it.
   Mutex append_mu;
   // Guards only the pointer to the current segment map (copy-on-write): readers copy the
   // shared_ptr and work on that snapshot; the appender publishes a new map on roll.
@@ -37,6 +42,11 @@ struct Log::State {
   std::atomic<int64_t> log_start_offset{0};
   int64_t recovery_point GUARDED_BY(append_mu) = 0;
   bool closed GUARDED_BY(append_mu) = false;
+  // What readers check: set by Close (and MarkDeleted, before it).
+  std::atomic<bool> closed_for_reads{false};
+  std::atomic<bool> deleted{false};
+  // A flush that an append or roll asked for, run once the append lock is released.
+  int64_t pending_flush GUARDED_BY(append_mu) = -1;
   std::mt19937_64 rng GUARDED_BY(append_mu){std::random_device{}()};
   int64_t last_flush_ms GUARDED_BY(append_mu) = 0;
   std::vector<EpochEntry> epochs GUARDED_BY(append_mu);
@@ -195,6 +205,19 @@ Status Log::offline_reason() const {
   return state_->offline_reason;
 }
 
+void Log::MarkDeleted() { state_->deleted.store(true, std::memory_order_release); }
+
+Status Log::CheckOpen() const {
+  if (state_->deleted.load(std::memory_order_acquire)) {
+    return Status::NotFound(
+        fmt::format("UnknownTopicOrPartitionException: the partition of {} was deleted", dir_));
+  }
+  if (state_->closed_for_reads.load(std::memory_order_acquire)) {
+    return Status::FailedPrecondition(dir_ + ": log is closed");
+  }
+  return CheckOnline();
+}
+
 Status Log::CheckOnline() const {
   if (!offline()) return Status::OK();
   if (!state_->offline.load(std::memory_order_acquire)) {
@@ -235,9 +258,19 @@ Status Log::AfterAppendLocked(int32_t leader_epoch, int64_t first_offset) {
   st.append_mu.AssertHeld();
   if (leader_epoch >= 0) SEGLOG_RETURN_IF_ERROR(AssignEpochLocked(leader_epoch, first_offset));
   if (log_end_offset() - st.recovery_point >= config_.flush_messages) {
-    return FlushLocked(log_end_offset());
+    st.pending_flush = std::max(st.pending_flush, log_end_offset());
   }
   return Status::OK();
+}
+
+Status Log::RunPendingFlush() {
+  int64_t offset;
+  {
+    MutexLock l(&state_->append_mu);
+    offset = state_->pending_flush;
+    state_->pending_flush = -1;
+  }
+  return offset < 0 ? Status::OK() : Flush(offset);
 }
 
 const LoadReport& Log::load_report() const { return report_; }
@@ -361,11 +394,19 @@ Result<std::vector<uint8_t>> RebuildBatch(const RecordBatchView& view, const Bat
 }  // namespace
 
 Result<LogAppendInfo> Log::AppendAsLeader(std::span<const uint8_t> batches, int32_t leader_epoch) {
+  Result<LogAppendInfo> info = AppendAsLeaderUnflushed(batches, leader_epoch);
+  // flush.messages: the fsync runs after the append lock is released; the append is
+  // acknowledged only once it is durable.
+  if (Status s = RunPendingFlush(); info.ok() && !s.ok()) return s;
+  return info;
+}
+
+Result<LogAppendInfo> Log::AppendAsLeaderUnflushed(std::span<const uint8_t> batches,
+                                                   int32_t leader_epoch) {
   if (options_.read_only) return Status::FailedPrecondition(dir_ + ": log opened read-only");
   State& st = *state_;
   MutexLock lock(&st.append_mu);
-  if (st.closed) return Status::FailedPrecondition(dir_ + ": log is closed");
-  SEGLOG_RETURN_IF_ERROR(CheckOnline());
+  SEGLOG_RETURN_IF_ERROR(CheckOpen());
   const int64_t now = Now();
 
   // 1. Validate everything before writing anything.
@@ -483,11 +524,16 @@ Result<LogAppendInfo> Log::AppendAsLeader(std::span<const uint8_t> batches, int3
 }
 
 Result<LogAppendInfo> Log::AppendWithAssignedOffsets(std::span<const uint8_t> batches) {
+  Result<LogAppendInfo> info = AppendWithAssignedOffsetsUnflushed(batches);
+  if (Status s = RunPendingFlush(); info.ok() && !s.ok()) return s;
+  return info;
+}
+
+Result<LogAppendInfo> Log::AppendWithAssignedOffsetsUnflushed(std::span<const uint8_t> batches) {
   if (options_.read_only) return Status::FailedPrecondition(dir_ + ": log opened read-only");
   State& st = *state_;
   MutexLock lock(&st.append_mu);
-  if (st.closed) return Status::FailedPrecondition(dir_ + ": log is closed");
-  SEGLOG_RETURN_IF_ERROR(CheckOnline());
+  SEGLOG_RETURN_IF_ERROR(CheckOpen());
   LogAppendInfo info;
   int64_t expected_min = st.log_end_offset.load(std::memory_order_relaxed);
   LogBatchWalker walker(batches);
@@ -560,9 +606,12 @@ Result<LogAppendInfo> Log::AppendWithAssignedOffsets(std::span<const uint8_t> ba
 // Roll, flush, close
 
 Status Log::Roll() {
-  MutexLock lock(&state_->append_mu);
-  SEGLOG_RETURN_IF_ERROR(CheckOnline());
-  return RollLocked(state_->log_end_offset.load(std::memory_order_relaxed));
+  {
+    MutexLock lock(&state_->append_mu);
+    SEGLOG_RETURN_IF_ERROR(CheckOpen());
+    SEGLOG_RETURN_IF_ERROR(RollLocked(state_->log_end_offset.load(std::memory_order_relaxed)));
+  }
+  return RunPendingFlush();
 }
 
 Status Log::RollLocked(int64_t expected_next_offset) {
@@ -613,29 +662,45 @@ Status Log::RollLocked(int64_t expected_next_offset) {
     });
     return Status::OK();
   }
-  return FlushLocked(new_base);
+  // Without a scheduler, the caller flushes once it has released the append lock.
+  st.pending_flush = std::max(st.pending_flush, new_base);
+  return Status::OK();
 }
 
 Status Log::Flush(int64_t offset) {
-  MutexLock lock(&state_->append_mu);
-  return FlushLocked(offset);
-}
-
-Status Log::FlushLocked(int64_t offset) {
+  // As Kafka's UnifiedLog.flush and LevelDB's write path: choose what to sync under the append
+  // lock, sync without it (appends go on meanwhile), then publish the new recovery point under
+  // it. flush_mu keeps flushes in order and lets Close wait for one that is running.
   State& st = *state_;
-  st.append_mu.AssertHeld();
-  if (options_.read_only) return Status::OK();
-  SEGLOG_RETURN_IF_ERROR(CheckOnline());
-  if (offset <= st.recovery_point) return Status::OK();
-  auto snapshot = st.Snapshot();
-  for (auto it = snapshot->begin(); it != snapshot->end(); ++it) {
-    auto next = std::next(it);
-    const int64_t seg_end = next == snapshot->end() ? log_end_offset() : next->first;
-    if (it->first >= offset) break;
-    if (seg_end <= st.recovery_point && next != snapshot->end()) continue;  // already durable
-    if (Status s = it->second->Flush(); !s.ok()) return SyncFailed(s);
+  MutexLock flush_lock(&st.flush_mu);
+  std::vector<std::shared_ptr<LogSegment>> to_sync;
+  int64_t end;
+  {
+    MutexLock lock(&st.append_mu);
+    if (options_.read_only || st.closed) return Status::OK();  // Close flushes by itself
+    SEGLOG_RETURN_IF_ERROR(CheckOnline());
+    if (offset <= st.recovery_point) return Status::OK();
+    end = log_end_offset();
+    auto snapshot = st.Snapshot();
+    for (auto it = snapshot->begin(); it != snapshot->end(); ++it) {
+      auto next = std::next(it);
+      const int64_t seg_end = next == snapshot->end() ? end : next->first;
+      if (it->first >= offset) break;
+      if (seg_end <= st.recovery_point && next != snapshot->end()) continue;  // already durable
+      to_sync.push_back(it->second);
+    }
   }
-  st.recovery_point = std::max(st.recovery_point, std::min(offset, log_end_offset()));
+  for (const std::shared_ptr<LogSegment>& seg : to_sync) {
+    Status s = seg->Flush();
+    if (s.ok()) continue;
+    // A segment that retention or the cleaner took out of the log meanwhile may have closed
+    // its files under us; its data no longer matters. Any other failure is never retried.
+    auto now = st.Snapshot();
+    auto it = now->find(seg->base_offset());
+    if (it != now->end() && it->second == seg) return SyncFailed(s);
+  }
+  MutexLock lock(&st.append_mu);
+  st.recovery_point = std::max(st.recovery_point, std::min(offset, end));
   st.last_flush_ms = Now();
   return Status::OK();
 }
@@ -711,6 +776,7 @@ Result<int64_t> Log::DeleteRecords(int64_t offset) {
   if (options_.read_only) return Status::FailedPrecondition(dir_ + ": log opened read-only");
   State& st = *state_;
   MutexLock lock(&st.append_mu);
+  SEGLOG_RETURN_IF_ERROR(CheckOpen());
   if (!config_.cleanup_delete) {
     return Status::FailedPrecondition(fmt::format(
         "PolicyViolationException: Records of partition {} can not be deleted because the "
@@ -856,11 +922,16 @@ Status Log::ReplaceSegments(const std::shared_ptr<LogSegment>& cleaned,
 }
 
 Result<int> Log::DeleteOldSegments() {
+  Result<int> n = DeleteOldSegmentsUnflushed();
+  if (Status s = RunPendingFlush(); n.ok() && !s.ok()) return s;
+  return n;
+}
+
+Result<int> Log::DeleteOldSegmentsUnflushed() {
   if (options_.read_only) return Status::FailedPrecondition(dir_ + ": log opened read-only");
   State& st = *state_;
   MutexLock lock(&st.append_mu);
-  if (st.closed) return Status::FailedPrecondition(dir_ + ": log is closed");
-  SEGLOG_RETURN_IF_ERROR(CheckOnline());
+  SEGLOG_RETURN_IF_ERROR(CheckOpen());
   int total = 0;
   // 1. Segments wholly below the log start offset (DeleteRecords, or a raised start).
   {
@@ -931,17 +1002,21 @@ Result<int> Log::DeleteOldSegments() {
 }
 
 Status Log::FlushIfDue() {
-  MutexLock lock(&state_->append_mu);
-  if (state_->closed || Now() - state_->last_flush_ms < config_.flush_ms) return Status::OK();
-  return FlushLocked(log_end_offset());
+  {
+    MutexLock lock(&state_->append_mu);
+    if (state_->closed || Now() - state_->last_flush_ms < config_.flush_ms) return Status::OK();
+  }
+  return Flush(log_end_offset());
 }
 
 Status Log::Close() {
   State& st = *state_;
-  st.DetachFlushHandle();  // waits for a running flush-log task
+  st.DetachFlushHandle();              // waits for a running flush-log task
+  MutexLock flush_lock(&st.flush_mu);  // and for any other running flush
   MutexLock lock(&st.append_mu);
   if (st.closed) return Status::OK();
   st.closed = true;
+  st.closed_for_reads.store(true, std::memory_order_release);
   auto snapshot = st.Snapshot();
   Status result;
   // Flush what is not yet durable (segments from the recovery point on), as Kafka's close does;
@@ -978,7 +1053,7 @@ Status OffsetOutOfRange(const std::string& dir, int64_t offset, int64_t start, i
 
 Result<FetchDataInfo> Log::Read(int64_t start_offset, int32_t max_bytes, bool min_one_message,
                                 std::optional<int64_t> max_offset) {
-  SEGLOG_RETURN_IF_ERROR(CheckOnline());
+  SEGLOG_RETURN_IF_ERROR(CheckOpen());
   auto snapshot = state_->Snapshot();
   const int64_t end = log_end_offset();
   const int64_t start = log_start_offset();
@@ -1018,6 +1093,7 @@ Result<FetchDataInfo> Log::Read(int64_t start_offset, int32_t max_bytes, bool mi
 }
 
 Result<std::optional<BatchLocation>> Log::LookupOffset(int64_t offset) {
+  SEGLOG_RETURN_IF_ERROR(CheckOpen());
   auto snapshot = state_->Snapshot();
   if (offset < log_start_offset() || offset >= log_end_offset()) {
     return std::optional<BatchLocation>();
@@ -1033,6 +1109,7 @@ Result<std::optional<BatchLocation>> Log::LookupOffset(int64_t offset) {
 }
 
 Result<std::optional<TimestampAndOffset>> Log::FetchOffsetByTimestamp(int64_t timestamp) {
+  SEGLOG_RETURN_IF_ERROR(CheckOpen());
   auto snapshot = state_->Snapshot();
   if (timestamp == kEarliestTimestamp) {
     return std::optional<TimestampAndOffset>(

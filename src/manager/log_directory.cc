@@ -42,15 +42,16 @@ Result<std::unique_ptr<LogDirectory>> LogDirectory::Open(const std::string& log_
     for (const std::string& n : names) any_partition |= ParsePartitionDirName(n).ok();
     d->had_clean_shutdown_ = !any_partition;
   }
-  for (auto [file, map] :
-       {std::pair<const char*, OffsetMap*>{kRecoveryPointCheckpointFile, &d->recovery_points_},
-        {kLogStartOffsetCheckpointFile, &d->log_start_offsets_},
-        {kCleanerOffsetCheckpointFile, &d->cleaner_offsets_}}) {
+  for (auto [file, map] : {std::pair<const char*, OffsetMap LogDirectory::*>{
+                               kRecoveryPointCheckpointFile, &LogDirectory::recovery_points_},
+                           {kLogStartOffsetCheckpointFile, &LogDirectory::log_start_offsets_},
+                           {kCleanerOffsetCheckpointFile, &LogDirectory::cleaner_offsets_}}) {
     const std::string path = log_dir + "/" + file;
     if (!FileExists(path)) continue;
     auto m = ReadOffsetCheckpoint(path);
     if (m.ok()) {
-      *map = *m;
+      MutexLock l(&d->mu_);
+      (*d).*map = *m;
     } else {
       d->warnings_.push_back(fmt::format("{} (using no checkpoint)", m.status().ToString()));
     }
@@ -74,10 +75,13 @@ void LogDirectory::MarkOffline(const Status& failure) {
 LogOptions LogDirectory::OptionsFor(const TopicPartition& tp, const std::string& topic_id) {
   LogOptions o = options_.log_options;
   o.had_clean_shutdown = had_clean_shutdown_;
-  auto rp = recovery_points_.find(tp);
-  o.recovery_point = rp == recovery_points_.end() ? 0 : rp->second;
-  auto ls = log_start_offsets_.find(tp);
-  o.log_start_offset = ls == log_start_offsets_.end() ? 0 : ls->second;
+  {
+    MutexLock l(&mu_);
+    auto rp = recovery_points_.find(tp);
+    o.recovery_point = rp == recovery_points_.end() ? 0 : rp->second;
+    auto ls = log_start_offsets_.find(tp);
+    o.log_start_offset = ls == log_start_offsets_.end() ? 0 : ls->second;
+  }
   o.topic_id = topic_id;
   o.directory_offline = offline_;
   o.on_storage_failure = [this](const Status& s) { MarkOffline(s); };
@@ -89,19 +93,35 @@ LogOptions LogDirectory::OptionsFor(const TopicPartition& tp, const std::string&
   return o;
 }
 
-Result<Log*> LogDirectory::GetLog(const TopicPartition& tp, const LogConfig& config,
-                                  const std::string& topic_id) {
+std::shared_ptr<Log> LogDirectory::FindLog(const TopicPartition& tp) const {
+  MutexLock l(&mu_);
   auto it = logs_.find(tp);
-  if (it != logs_.end()) return it->second.get();
+  return it == logs_.end() ? nullptr : it->second;
+}
+
+LogDirectory::LogMap LogDirectory::logs() const {
+  MutexLock l(&mu_);
+  return logs_;
+}
+
+Result<std::shared_ptr<Log>> LogDirectory::GetLog(const TopicPartition& tp, const LogConfig& config,
+                                                  const std::string& topic_id) {
+  MutexLock open_lock(&open_mu_);
+  if (std::shared_ptr<Log> log = FindLog(tp)) return log;
   if (offline()) {
     return Status::IOError(fmt::format("KafkaStorageException: log directory {} is offline: {}",
                                        dir_, offline_reason().ToString()));
   }
-  SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<Log> log, Log::Open(dir_ + "/" + PartitionDirName(tp),
-                                                              config, OptionsFor(tp, topic_id)));
-  Log* raw = log.get();
-  logs_[tp] = std::move(log);
-  return raw;
+  const std::string path = dir_ + "/" + PartitionDirName(tp);
+  const bool is_new = !FileExists(path);
+  SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<Log> opened,
+                          Log::Open(path, config, OptionsFor(tp, topic_id)));
+  std::shared_ptr<Log> log = std::move(opened);
+  // The new partition directory's name is durable before anyone appends to it.
+  if (is_new) SEGLOG_RETURN_IF_ERROR(SyncDirectory(dir_));
+  MutexLock l(&mu_);
+  logs_[tp] = log;
+  return log;
 }
 
 Status LogDirectory::LoadAll(int threads, const std::function<void(const std::string&)>& progress,
@@ -118,10 +138,11 @@ Status LogDirectory::LoadAll(int threads, const std::function<void(const std::st
     Status status;
   };
   std::vector<Job> jobs;
+  const LogMap already = logs();
   for (const std::string& name : names) {
     if (!IsLoadablePartitionDir(name)) continue;
     TopicPartition tp = *ParsePartitionDirName(name);
-    if (logs_.count(tp)) continue;
+    if (already.count(tp)) continue;
     const TopicMetadata& md = topics[tp.topic];
     SEGLOG_ASSIGN_OR_RETURN(LogConfig config,
                             config_for ? config_for(tp.topic, md) : TopicConfig(md));
@@ -166,7 +187,10 @@ Status LogDirectory::LoadAll(int threads, const std::function<void(const std::st
   for (std::thread& t : pool) t.join();
   Status first_error;
   for (Job& job : jobs) {
-    if (job.log) logs_[job.tp] = std::move(job.log);
+    if (job.log) {
+      MutexLock l(&mu_);
+      logs_[job.tp] = std::move(job.log);
+    }
     if (first_error.ok() && !job.status.ok()) first_error = job.status;
   }
   if (!first_error.ok()) return first_error;
@@ -176,65 +200,108 @@ Status LogDirectory::LoadAll(int threads, const std::function<void(const std::st
 }
 
 void LogDirectory::RefreshCheckpointMaps() {
-  for (auto& [tp, log] : logs_) {
-    recovery_points_[tp] = log->recovery_point();
+  // Each log's values are read without mu_ (they take the log's own lock).
+  struct Values {
+    TopicPartition tp;
+    int64_t recovery_point;
+    std::optional<int64_t> log_start_offset;
+  };
+  std::vector<Values> values;
+  for (const auto& [tp, log] : logs()) {
+    Values v{tp, log->recovery_point(), std::nullopt};
     // Kafka lists only partitions whose log start is above their first segment.
-    if (!log->segment_base_offsets().empty() &&
-        log->log_start_offset() > log->segment_base_offsets().front()) {
-      log_start_offsets_[tp] = log->log_start_offset();
+    const std::vector<int64_t> bases = log->segment_base_offsets();
+    if (!bases.empty() && log->log_start_offset() > bases.front()) {
+      v.log_start_offset = log->log_start_offset();
+    }
+    values.push_back(std::move(v));
+  }
+  MutexLock l(&mu_);
+  for (const Values& v : values) {
+    if (!logs_.count(v.tp)) continue;  // removed meanwhile
+    recovery_points_[v.tp] = v.recovery_point;
+    if (v.log_start_offset) {
+      log_start_offsets_[v.tp] = *v.log_start_offset;
     } else {
-      log_start_offsets_.erase(tp);
+      log_start_offsets_.erase(v.tp);
     }
   }
+}
+
+Status LogDirectory::WriteCheckpoint(const char* file, OffsetMap LogDirectory::*map) {
+  OffsetMap copy;
+  {
+    MutexLock l(&mu_);
+    copy = this->*map;
+  }
+  return WriteOffsetCheckpoint(dir_ + "/" + file, copy);
 }
 
 Status LogDirectory::WriteCheckpoints() {
   RefreshCheckpointMaps();
   SEGLOG_RETURN_IF_ERROR(
-      WriteOffsetCheckpoint(dir_ + "/" + kRecoveryPointCheckpointFile, recovery_points_));
-  return WriteOffsetCheckpoint(dir_ + "/" + kLogStartOffsetCheckpointFile, log_start_offsets_);
+      WriteCheckpoint(kRecoveryPointCheckpointFile, &LogDirectory::recovery_points_));
+  return WriteCheckpoint(kLogStartOffsetCheckpointFile, &LogDirectory::log_start_offsets_);
 }
 
 Status LogDirectory::WriteRecoveryPointCheckpoint() {
   if (offline()) return Status::IOError(fmt::format("{} is offline", dir_));
+  MutexLock l(&checkpoint_mu_);
   RefreshCheckpointMaps();
-  return WriteOffsetCheckpoint(dir_ + "/" + kRecoveryPointCheckpointFile, recovery_points_);
+  return WriteCheckpoint(kRecoveryPointCheckpointFile, &LogDirectory::recovery_points_);
 }
 
 Status LogDirectory::WriteLogStartOffsetCheckpoint() {
   if (offline()) return Status::IOError(fmt::format("{} is offline", dir_));
+  MutexLock l(&checkpoint_mu_);
   RefreshCheckpointMaps();
-  return WriteOffsetCheckpoint(dir_ + "/" + kLogStartOffsetCheckpointFile, log_start_offsets_);
+  return WriteCheckpoint(kLogStartOffsetCheckpointFile, &LogDirectory::log_start_offsets_);
 }
 
 std::optional<int64_t> LogDirectory::CleanerCheckpoint(const TopicPartition& tp) const {
+  MutexLock l(&mu_);
   auto it = cleaner_offsets_.find(tp);
   if (it == cleaner_offsets_.end()) return std::nullopt;
   return it->second;
 }
 
 Status LogDirectory::SetCleanerCheckpoint(const TopicPartition& tp, int64_t first_dirty) {
-  cleaner_offsets_[tp] = first_dirty;
-  // Entries of partitions no longer here are dropped on rewrite (11.10).
-  for (auto it = cleaner_offsets_.begin(); it != cleaner_offsets_.end();) {
-    it = logs_.count(it->first) ? std::next(it) : cleaner_offsets_.erase(it);
+  MutexLock checkpoint_lock(&checkpoint_mu_);
+  {
+    MutexLock l(&mu_);
+    if (!logs_.count(tp)) return Status::OK();  // removed while it was being cleaned
+    cleaner_offsets_[tp] = first_dirty;
+    // Entries of partitions no longer here are dropped on rewrite (11.10).
+    for (auto it = cleaner_offsets_.begin(); it != cleaner_offsets_.end();) {
+      it = logs_.count(it->first) ? std::next(it) : cleaner_offsets_.erase(it);
+    }
   }
-  return WriteOffsetCheckpoint(dir_ + "/" + kCleanerOffsetCheckpointFile, cleaner_offsets_);
+  return WriteCheckpoint(kCleanerOffsetCheckpointFile, &LogDirectory::cleaner_offsets_);
 }
 
 Result<std::string> LogDirectory::RemoveLog(const TopicPartition& tp) {
-  auto it = logs_.find(tp);
-  if (it == logs_.end()) {
-    return Status::NotFound(fmt::format("{}: no open log for {}", dir_, PartitionDirName(tp)));
+  MutexLock checkpoint_lock(&checkpoint_mu_);
+  std::shared_ptr<Log> log;
+  bool had_cleaner_entry = false;
+  {
+    MutexLock l(&mu_);
+    auto it = logs_.find(tp);
+    if (it == logs_.end()) {
+      return Status::NotFound(fmt::format("{}: no open log for {}", dir_, PartitionDirName(tp)));
+    }
+    log = std::move(it->second);
+    logs_.erase(it);
+    recovery_points_.erase(tp);
+    log_start_offsets_.erase(tp);
+    had_cleaner_entry = cleaner_offsets_.erase(tp) > 0;
   }
-  SEGLOG_RETURN_IF_ERROR(it->second->Close());
-  logs_.erase(it);
-  recovery_points_.erase(tp);
-  log_start_offsets_.erase(tp);
+  // Holders of the log see it deleted from here on; Close waits for a running flush.
+  log->MarkDeleted();
+  SEGLOG_RETURN_IF_ERROR(log->Close());
   SEGLOG_RETURN_IF_ERROR(WriteCheckpoints());
-  if (cleaner_offsets_.erase(tp) > 0) {
+  if (had_cleaner_entry) {
     SEGLOG_RETURN_IF_ERROR(
-        WriteOffsetCheckpoint(dir_ + "/" + kCleanerOffsetCheckpointFile, cleaner_offsets_));
+        WriteCheckpoint(kCleanerOffsetCheckpointFile, &LogDirectory::cleaner_offsets_));
   }
   // Kafka's name: <topic>-<partition>.<uuid, 32 hex digits>-delete.
   std::string hex;
@@ -257,7 +324,8 @@ Result<std::vector<std::string>> LogDirectory::PendingDeleteDirs() const {
 
 Status LogDirectory::CheckpointRecoveryPoints() {
   if (offline()) return Status::IOError(fmt::format("{} is offline", dir_));
-  for (auto& [tp, log] : logs_) SEGLOG_RETURN_IF_ERROR(log->Flush(log->log_end_offset()));
+  for (const auto& [tp, log] : logs()) SEGLOG_RETURN_IF_ERROR(log->Flush(log->log_end_offset()));
+  MutexLock l(&checkpoint_mu_);
   return WriteCheckpoints();
 }
 
@@ -265,7 +333,7 @@ Status LogDirectory::Close() {
   if (closed_) return Status::OK();
   closed_ = true;
   Status result;
-  for (auto& [tp, log] : logs_) {
+  for (const auto& [tp, log] : logs()) {
     Status s = log->Close();
     if (result.ok() && !s.ok()) result = s;
   }
@@ -276,7 +344,10 @@ Status LogDirectory::Close() {
         dir_, offline_reason().ToString()));
   }
   SEGLOG_RETURN_IF_ERROR(result);
-  SEGLOG_RETURN_IF_ERROR(WriteCheckpoints());
+  {
+    MutexLock l(&checkpoint_mu_);
+    SEGLOG_RETURN_IF_ERROR(WriteCheckpoints());
+  }
   // Last: the marker says everything above is complete - for every partition, so only when
   // all were loaded (and recovered) or nothing needed recovery.
   if (!had_clean_shutdown_ && !loaded_all_) return Status::OK();

@@ -18,8 +18,12 @@
 // An fsync failure in any of its logs takes the whole directory offline: its logs refuse
 // writes and reads, Close reports it, and other directories are unaffected.
 //
-// Thread safety: GetLog, LoadAll, CheckpointRecoveryPoints and Close are not thread-safe (one
-// owner); the logs themselves are thread-safe, and offline() may be read from any thread.
+// Logs are handed out as shared_ptr: a caller that still holds one after RemoveLog or Close
+// gets the closed log's clean errors, never a dangling pointer.
+//
+// Thread safety: thread-safe. `mu_` guards the map of logs and the checkpoint maps and is held
+// only to read or change them, never over file I/O; `checkpoint_mu_` serialises the writers of
+// the checkpoint files (taken before `mu_`). Open, LoadAll and Close belong to one owner.
 #ifndef SEGLOG_MANAGER_LOG_DIRECTORY_H_
 #define SEGLOG_MANAGER_LOG_DIRECTORY_H_
 
@@ -66,9 +70,10 @@ class LogDirectory {
   bool offline() const { return offline_->load(std::memory_order_acquire); }
   Status offline_reason() const EXCLUDES(offline_mu_);
 
-  // Opens (once) the partition's log, creating its directory if needed.
-  Result<Log*> GetLog(const TopicPartition& tp, const LogConfig& config,
-                      const std::string& topic_id = "");
+  // Opens (once) the partition's log, creating its directory if needed (and making the new
+  // directory's name durable).
+  Result<std::shared_ptr<Log>> GetLog(const TopicPartition& tp, const LogConfig& config,
+                                      const std::string& topic_id = "") EXCLUDES(mu_, open_mu_);
 
   // Loads every partition directory (skipping KRaft's __cluster_metadata and -delete, -stray
   // and -future directories) with `threads` threads; configs and topic ids come from the topic
@@ -78,44 +83,50 @@ class LogDirectory {
   using ConfigFor =
       std::function<Result<LogConfig>(const std::string& topic, const TopicMetadata&)>;
   Status LoadAll(int threads, const std::function<void(const std::string&)>& progress = {},
-                 const ConfigFor& config_for = {});
+                 const ConfigFor& config_for = {}) EXCLUDES(mu_);
 
   // Flushes every open log to its end and writes recovery-point-offset-checkpoint.
-  Status CheckpointRecoveryPoints();
+  Status CheckpointRecoveryPoints() EXCLUDES(mu_, checkpoint_mu_);
   // Kafka's kafka-recovery-point-checkpoint and kafka-log-start-offset-checkpoint tasks: write
   // the checkpoint from the logs' current values, without flushing.
-  Status WriteRecoveryPointCheckpoint();
-  Status WriteLogStartOffsetCheckpoint();
+  Status WriteRecoveryPointCheckpoint() EXCLUDES(mu_, checkpoint_mu_);
+  Status WriteLogStartOffsetCheckpoint() EXCLUDES(mu_, checkpoint_mu_);
 
-  // Takes the partition out of this directory (Kafka's asyncDelete): closes its log, drops its
-  // checkpoint entries, and renames its directory to <topic>-<partition>.<uuid>-delete, which
-  // it returns; the caller removes that directory after file.delete.delay.ms.
-  Result<std::string> RemoveLog(const TopicPartition& tp);
+  // Takes the partition out of this directory (Kafka's asyncDelete): closes its log (whose
+  // holders then get NotFound), drops its checkpoint entries, and renames its directory to
+  // <topic>-<partition>.<uuid>-delete, which it returns; the caller removes that directory
+  // after file.delete.delay.ms.
+  Result<std::string> RemoveLog(const TopicPartition& tp) EXCLUDES(mu_, checkpoint_mu_);
   // Partition directories being deleted (-delete) found in this directory.
   Result<std::vector<std::string>> PendingDeleteDirs() const;
-  size_t num_logs() const { return logs_.size(); }
+  size_t num_logs() const EXCLUDES(mu_) {
+    MutexLock l(&mu_);
+    return logs_.size();
+  }
   // cleaner-offset-checkpoint: each compacted partition's first dirty offset. Read at open
   // (unreadable: warn, treat as empty); Set writes the file at once.
-  std::optional<int64_t> CleanerCheckpoint(const TopicPartition& tp) const;
-  Status SetCleanerCheckpoint(const TopicPartition& tp, int64_t first_dirty);
-  Log* FindLog(const TopicPartition& tp) const {
-    auto it = logs_.find(tp);
-    return it == logs_.end() ? nullptr : it->second.get();
-  }
+  std::optional<int64_t> CleanerCheckpoint(const TopicPartition& tp) const EXCLUDES(mu_);
+  Status SetCleanerCheckpoint(const TopicPartition& tp, int64_t first_dirty)
+      EXCLUDES(mu_, checkpoint_mu_);
+  // The open log, or nullptr.
+  std::shared_ptr<Log> FindLog(const TopicPartition& tp) const EXCLUDES(mu_);
   // Closes the logs, writes the checkpoints and then the clean-shutdown marker.
-  Status Close();
+  Status Close() EXCLUDES(mu_, checkpoint_mu_);
 
-  const std::map<TopicPartition, std::unique_ptr<Log>, TopicPartitionLess>& logs() const {
-    return logs_;
-  }
+  using LogMap = std::map<TopicPartition, std::shared_ptr<Log>, TopicPartitionLess>;
+  // A snapshot of the open logs.
+  LogMap logs() const EXCLUDES(mu_);
 
  private:
   LogDirectory(std::string dir, std::unique_ptr<LogDirLock> lock, LogDirectoryOptions options)
       : dir_(std::move(dir)), lock_(std::move(lock)), options_(std::move(options)) {}
   LogOptions OptionsFor(const TopicPartition& tp, const std::string& topic_id);
   void MarkOffline(const Status& failure) EXCLUDES(offline_mu_);
-  Status WriteCheckpoints();
-  void RefreshCheckpointMaps();
+  Status WriteCheckpoints() REQUIRES(checkpoint_mu_) EXCLUDES(mu_);
+  // Takes each log's recovery point and log start offset into the checkpoint maps.
+  void RefreshCheckpointMaps() REQUIRES(checkpoint_mu_) EXCLUDES(mu_);
+  Status WriteCheckpoint(const char* file, OffsetMap LogDirectory::*map) REQUIRES(checkpoint_mu_)
+      EXCLUDES(mu_);
 
   std::string dir_;
   std::unique_ptr<LogDirLock> lock_;
@@ -124,11 +135,16 @@ class LogDirectory {
   bool had_clean_shutdown_ = false;
   bool loaded_all_ = false;
   bool closed_ = false;
-  OffsetMap recovery_points_;
-  OffsetMap log_start_offsets_;
-  OffsetMap cleaner_offsets_;
   std::vector<std::string> warnings_;
-  std::map<TopicPartition, std::unique_ptr<Log>, TopicPartitionLess> logs_;
+  mutable Mutex checkpoint_mu_ ACQUIRED_BEFORE(mu_);
+  // Serialises GetLog's opens, so one partition is opened once (held over Log::Open, which
+  // only other openers wait for).
+  Mutex open_mu_ ACQUIRED_BEFORE(mu_);
+  mutable Mutex mu_;
+  OffsetMap recovery_points_ GUARDED_BY(mu_);
+  OffsetMap log_start_offsets_ GUARDED_BY(mu_);
+  OffsetMap cleaner_offsets_ GUARDED_BY(mu_);
+  LogMap logs_ GUARDED_BY(mu_);
   std::shared_ptr<std::atomic<bool>> offline_ = std::make_shared<std::atomic<bool>>(false);
   mutable Mutex offline_mu_;
   Status offline_reason_ GUARDED_BY(offline_mu_);

@@ -182,9 +182,9 @@ TEST(LogDirectoryTest, AFailedSyncTakesTheWholeDirectoryOffline) {
   auto da = LogDirectory::Open(a.path());
   auto db = LogDirectory::Open(b.path());
   ASSERT_TRUE(da.ok() && db.ok());
-  Log* a0 = *(*da)->GetLog({"t", 0}, {});
-  Log* a1 = *(*da)->GetLog({"t", 1}, {});
-  Log* b0 = *(*db)->GetLog({"t", 0}, {});
+  Log* a0 = (*(*da)->GetLog({"t", 0}, {})).get();
+  Log* a1 = (*(*da)->GetLog({"t", 1}, {})).get();
+  Log* b0 = (*(*db)->GetLog({"t", 0}, {})).get();
   for (Log* l : {a0, a1, b0}) ASSERT_TRUE(l->AppendAsLeader(ProducerBatch(0, 1, 5, kT0)).ok());
   SetSyncFaultHookForTesting(&FailLogSyncs);
   Status s = a0->Flush(1);

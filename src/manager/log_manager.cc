@@ -69,10 +69,17 @@ void LogManager::Info(const std::string& line) const {
   if (logger_) logger_(line);
 }
 
-std::vector<Log*> LogManager::AllLogs() const {
-  std::vector<Log*> out;
+namespace {
+// A log that was closed or deleted while a task held it: nothing to report.
+bool IsGone(const Status& s) {
+  return s.IsNotFound() || s.code() == Status::Code::kFailedPrecondition;
+}
+}  // namespace
+
+std::vector<LogManager::LogRef> LogManager::AllLogs() const {
+  std::vector<LogRef> out;
   for (const auto& d : dirs_) {
-    for (const auto& [tp, log] : d->logs()) out.push_back(log.get());
+    for (auto& [tp, log] : d->logs()) out.push_back(LogRef{d.get(), tp, log});
   }
   return out;
 }
@@ -93,21 +100,53 @@ LogDirectory* LogManager::LeastLoadedDir() const {
   return best;
 }
 
-Status LogManager::SaveTopicsLocked() {
+Status LogManager::SaveTopics() {
+  TopicMap topics;
+  {
+    MutexLock l(&mu_);
+    topics = topics_;
+  }
   for (const auto& d : dirs_) {
-    if (!d->offline()) SEGLOG_RETURN_IF_ERROR(SaveTopics(d->dir(), topics_));
+    if (!d->offline()) SEGLOG_RETURN_IF_ERROR(seglog::SaveTopics(d->dir(), topics));
   }
   return Status::OK();
 }
 
-Status LogManager::CreatePartitionsLocked(const std::string& topic, int32_t from, int32_t to) {
-  const TopicMetadata& md = topics_.at(topic);
+Status LogManager::CreatePartitions(const std::string& topic, const TopicMetadata& md, int32_t from,
+                                    int32_t to) {
   SEGLOG_ASSIGN_OR_RETURN(LogConfig config, config_.TopicConfig(md.configs));
-  for (int32_t p = from; p < to; ++p) {
+  Status failed;
+  int32_t made = from;
+  for (; made < to; ++made) {
     LogDirectory* d = LeastLoadedDir();
-    if (d == nullptr) return Status::IOError("no log directory is online");
-    SEGLOG_RETURN_IF_ERROR(d->GetLog({topic, p}, config, md.topic_id).status());
+    if (d == nullptr) {
+      failed = Status::IOError("KafkaStorageException: no log directory is online");
+      break;
+    }
+    if (auto log = d->GetLog({topic, made}, config, md.topic_id); !log.ok()) {
+      failed = log.status();
+      break;
+    }
   }
+  if (failed.ok()) return Status::OK();
+  // Undo: the partitions made so far go the delete path at once.
+  for (int32_t p = from; p < made; ++p) (void)RemovePartition({topic, p}, 0);
+  (void)DeleteLogs(true);
+  return failed.WithContext(fmt::format("creating partition {}-{}", topic, made));
+}
+
+Status LogManager::RemovePartition(const TopicPartition& tp, int64_t delay_ms) {
+  LogDirectory* d = DirFor(tp);
+  if (d == nullptr) return Status::OK();
+  auto renamed = d->RemoveLog(tp);
+  if (!renamed.ok()) {
+    return renamed.status().WithContext(
+        fmt::format("deleting partition {} in {}", PartitionDirName(tp), d->dir()));
+  }
+  Info(fmt::format("Log for partition {} is renamed to {} and is scheduled for deletion",
+                   PartitionDirName(tp), *renamed));
+  MutexLock l(&mu_);
+  pending_deletes_.push_back({*renamed, scheduler_->NowMs() + delay_ms});
   return Status::OK();
 }
 
@@ -119,55 +158,78 @@ Status LogManager::CreateTopic(const std::string& topic, int32_t partitions,
         fmt::format("Number of partitions must be larger than 0, not {}", partitions));
   }
   SEGLOG_RETURN_IF_ERROR(config_.TopicConfig(configs).status());  // nothing written if bad
-  MutexLock l(&mu_);
-  if (topics_.count(topic)) {
-    return Status::AlreadyExists(fmt::format("Topic '{}' already exists.", topic));
+  MutexLock admin(&admin_mu_);
+  {
+    MutexLock l(&mu_);
+    if (topics_.count(topic)) {
+      return Status::AlreadyExists(fmt::format("Topic '{}' already exists.", topic));
+    }
   }
-  topics_[topic] = TopicMetadata{partitions, configs, Uuid::Random().ToString()};
-  SEGLOG_RETURN_IF_ERROR(SaveTopicsLocked());
+  const TopicMetadata md{partitions, configs, Uuid::Random().ToString()};
+  // Partitions first, the store that names them after: a crash in between leaves partition
+  // directories (loaded with their partition.metadata) rather than a topic without them.
+  SEGLOG_RETURN_IF_ERROR(CreatePartitions(topic, md, 0, partitions));
+  {
+    MutexLock l(&mu_);
+    topics_[topic] = md;
+  }
+  SEGLOG_RETURN_IF_ERROR(SaveTopics());
   Info(fmt::format("Created topic {} with {} partition(s) and topic id {}", topic, partitions,
-                   topics_[topic].topic_id));
-  return CreatePartitionsLocked(topic, 0, partitions);
+                   md.topic_id));
+  return Status::OK();
 }
 
 Status LogManager::AddPartitions(const std::string& topic, int32_t total) {
-  MutexLock l(&mu_);
-  auto it = topics_.find(topic);
-  if (it == topics_.end()) {
-    return Status::NotFound(fmt::format("Topic '{}' does not exist.", topic));
+  MutexLock admin(&admin_mu_);
+  TopicMetadata md;
+  {
+    MutexLock l(&mu_);
+    auto it = topics_.find(topic);
+    if (it == topics_.end()) {
+      return Status::NotFound(fmt::format("Topic '{}' does not exist.", topic));
+    }
+    md = it->second;
   }
-  const int32_t current = it->second.partitions;
+  const int32_t current = md.partitions;
   if (total <= current) {
     return Status::InvalidArgument(
         fmt::format("Topic currently has {} partitions, which is higher than the requested {}.",
                     current, total));
   }
-  it->second.partitions = total;
-  SEGLOG_RETURN_IF_ERROR(SaveTopicsLocked());
-  return CreatePartitionsLocked(topic, current, total);
+  SEGLOG_RETURN_IF_ERROR(CreatePartitions(topic, md, current, total));
+  {
+    MutexLock l(&mu_);
+    topics_[topic].partitions = total;
+  }
+  return SaveTopics();
 }
 
 Status LogManager::DeleteTopic(const std::string& topic) {
-  MutexLock l(&mu_);
-  auto it = topics_.find(topic);
-  if (it == topics_.end()) {
-    return Status::NotFound(fmt::format("Topic '{}' does not exist.", topic));
+  MutexLock admin(&admin_mu_);
+  TopicMetadata md;
+  {
+    MutexLock l(&mu_);
+    auto it = topics_.find(topic);
+    if (it == topics_.end()) {
+      return Status::NotFound(fmt::format("Topic '{}' does not exist.", topic));
+    }
+    md = it->second;
+    topics_.erase(it);
+    for (int32_t p = 0; p < md.partitions; ++p) uncleanable_.erase(PartitionDirName({topic, p}));
   }
-  SEGLOG_ASSIGN_OR_RETURN(LogConfig config, config_.TopicConfig(it->second.configs));
-  const int32_t partitions = it->second.partitions;
-  topics_.erase(it);
-  SEGLOG_RETURN_IF_ERROR(SaveTopicsLocked());
-  for (int32_t p = 0; p < partitions; ++p) {
-    LogDirectory* d = DirFor({topic, p});
-    if (d == nullptr) continue;
-    SEGLOG_ASSIGN_OR_RETURN(const std::string renamed, d->RemoveLog({topic, p}));
-    Info(fmt::format("Log for partition {} is renamed to {} and is scheduled for deletion",
-                     PartitionDirName({topic, p}), renamed));
-    pending_deletes_.push_back({renamed, scheduler_->NowMs() + config.file_delete_delay_ms});
+  SEGLOG_ASSIGN_OR_RETURN(LogConfig config, config_.TopicConfig(md.configs));
+  SEGLOG_RETURN_IF_ERROR(SaveTopics());
+  Status first;
+  for (int32_t p = 0; p < md.partitions; ++p) {
+    Status s = RemovePartition({topic, p}, config.file_delete_delay_ms);
+    if (!s.ok()) {
+      Info("ERROR " + s.ToString());
+      if (first.ok()) first = s;
+    }
   }
   scheduler_->Schedule(
       "kafka-delete-logs", [this] { (void)DeleteLogs(false); }, config.file_delete_delay_ms);
-  return Status::OK();
+  return first;
 }
 
 std::vector<std::string> LogManager::ListTopics() const {
@@ -178,20 +240,25 @@ std::vector<std::string> LogManager::ListTopics() const {
 }
 
 Result<TopicDescription> LogManager::DescribeTopic(const std::string& topic) const {
-  MutexLock l(&mu_);
-  auto it = topics_.find(topic);
-  if (it == topics_.end()) {
-    return Status::NotFound(fmt::format("Topic '{}' does not exist.", topic));
+  TopicMetadata md;
+  {
+    MutexLock l(&mu_);
+    auto it = topics_.find(topic);
+    if (it == topics_.end()) {
+      return Status::NotFound(fmt::format("Topic '{}' does not exist.", topic));
+    }
+    md = it->second;
   }
   TopicDescription t;
   t.topic = topic;
-  t.topic_id = it->second.topic_id;
-  t.overrides = it->second.configs;
-  SEGLOG_ASSIGN_OR_RETURN(t.config, config_.TopicConfig(it->second.configs));
-  for (int32_t p = 0; p < it->second.partitions; ++p) {
+  t.topic_id = md.topic_id;
+  t.overrides = md.configs;
+  SEGLOG_ASSIGN_OR_RETURN(t.config, config_.TopicConfig(md.configs));
+  for (int32_t p = 0; p < md.partitions; ++p) {
     LogDirectory* d = DirFor({topic, p});
     if (d == nullptr) continue;
-    Log* log = d->FindLog({topic, p});
+    std::shared_ptr<Log> log = d->FindLog({topic, p});
+    if (log == nullptr) continue;  // deleted meanwhile
     t.partitions.push_back(PartitionDescription{p, d->dir(), log->num_segments(),
                                                 log->size_in_bytes(), log->log_start_offset(),
                                                 log->log_end_offset(), log->recovery_point()});
@@ -202,12 +269,17 @@ Result<TopicDescription> LogManager::DescribeTopic(const std::string& topic) con
 Status LogManager::AlterTopicConfig(const std::string& topic,
                                     const std::map<std::string, std::string>& set,
                                     const std::vector<std::string>& remove) {
-  MutexLock l(&mu_);
-  auto it = topics_.find(topic);
-  if (it == topics_.end()) {
-    return Status::NotFound(fmt::format("Topic '{}' does not exist.", topic));
+  MutexLock admin(&admin_mu_);
+  TopicMetadata md;
+  {
+    MutexLock l(&mu_);
+    auto it = topics_.find(topic);
+    if (it == topics_.end()) {
+      return Status::NotFound(fmt::format("Topic '{}' does not exist.", topic));
+    }
+    md = it->second;
   }
-  std::map<std::string, std::string> next = it->second.configs;
+  std::map<std::string, std::string> next = md.configs;
   for (const std::string& k : remove) {
     if (!LogConfig::IsKnownName(k)) {
       return Status::InvalidArgument(fmt::format("Unknown topic config name: {}", k));
@@ -216,22 +288,25 @@ Status LogManager::AlterTopicConfig(const std::string& topic,
   }
   for (const auto& [k, v] : set) next[k] = v;
   SEGLOG_ASSIGN_OR_RETURN(LogConfig config, config_.TopicConfig(next));
-  it->second.configs = next;
-  SEGLOG_RETURN_IF_ERROR(SaveTopicsLocked());
-  for (int32_t p = 0; p < it->second.partitions; ++p) {
-    if (LogDirectory* d = DirFor({topic, p})) d->FindLog({topic, p})->UpdateConfig(config);
+  {
+    MutexLock l(&mu_);
+    topics_[topic].configs = next;
+  }
+  SEGLOG_RETURN_IF_ERROR(SaveTopics());
+  for (int32_t p = 0; p < md.partitions; ++p) {
+    if (LogDirectory* d = DirFor({topic, p})) {
+      if (std::shared_ptr<Log> log = d->FindLog({topic, p})) log->UpdateConfig(config);
+    }
   }
   return Status::OK();
 }
 
-Result<Log*> LogManager::GetLog(const TopicPartition& tp) const {
-  MutexLock l(&mu_);
-  LogDirectory* d = DirFor(tp);
-  if (d == nullptr) {
-    return Status::NotFound(fmt::format(
-        "UnknownTopicOrPartitionException: {} is not in any log directory", PartitionDirName(tp)));
+Result<std::shared_ptr<Log>> LogManager::GetLog(const TopicPartition& tp) const {
+  for (const auto& d : dirs_) {
+    if (std::shared_ptr<Log> log = d->FindLog(tp)) return log;
   }
-  return d->FindLog(tp);
+  return Status::NotFound(fmt::format(
+      "UnknownTopicOrPartitionException: {} is not in any log directory", PartitionDirName(tp)));
 }
 
 void LogManager::StartTasks() {
@@ -278,31 +353,33 @@ void LogManager::ScheduleCleaner(int id, int64_t delay_ms) {
 }
 
 Status LogManager::CleanupLogs() {
-  MutexLock l(&mu_);
-  if (shut_down_) return Status::OK();
+  bool cleaner_running;
+  {
+    MutexLock l(&mu_);
+    if (shut_down_) return Status::OK();
+    cleaner_running = cleaner_running_;
+  }
   Status first;
-  for (Log* log : AllLogs()) {
+  for (const LogRef& ref : AllLogs()) {
     // With a cleaner running, compacted logs get their retention from it; without one
-    // (log.cleaner.enable=false, or before StartTasks) every log is handled here, as Kafka does.
-    if (cleaner_running_ && log->config().cleanup_compact) continue;
-    auto n = log->DeleteOldSegments();
-    if (!n.ok() && first.ok()) first = n.status();
+    // (log.cleaner.enable=false) every log is handled here, as Kafka does.
+    if (cleaner_running && ref.log->config().cleanup_compact) continue;
+    auto n = ref.log->DeleteOldSegments();
+    if (!n.ok() && !IsGone(n.status()) && first.ok()) first = n.status();
   }
   return first;
 }
 
 Status LogManager::FlushDirtyLogs() {
-  MutexLock l(&mu_);
   Status first;
-  for (Log* log : AllLogs()) {
-    Status s = log->FlushIfDue();
-    if (first.ok() && !s.ok()) first = s;
+  for (const LogRef& ref : AllLogs()) {
+    Status s = ref.log->FlushIfDue();
+    if (first.ok() && !s.ok() && !IsGone(s)) first = s;
   }
   return first;
 }
 
 Status LogManager::ForEachOnlineDir(Status (LogDirectory::*write)()) {
-  MutexLock l(&mu_);
   Status first;
   for (const auto& d : dirs_) {
     if (d->offline()) continue;
@@ -321,122 +398,165 @@ Status LogManager::CheckpointLogStartOffsets() {
 }
 
 Status LogManager::DeleteLogs(bool now) {
-  MutexLock l(&mu_);
-  const int64_t t = scheduler_->NowMs();
+  std::vector<PendingDelete> due;
+  {
+    MutexLock l(&mu_);
+    const int64_t t = scheduler_->NowMs();
+    for (auto it = pending_deletes_.begin(); it != pending_deletes_.end();) {
+      if (!now && it->due_ms > t) {
+        ++it;
+        continue;
+      }
+      due.push_back(*it);
+      it = pending_deletes_.erase(it);
+    }
+  }
   Status first;
-  for (auto it = pending_deletes_.begin(); it != pending_deletes_.end();) {
-    if (!now && it->due_ms > t) {
-      ++it;
+  for (const PendingDelete& pd : due) {
+    std::error_code ec;
+    std::filesystem::remove_all(pd.path, ec);
+    const std::string name = pd.path.substr(pd.path.rfind('/') + 1);
+    if (ec) {
+      // Kept for the next run; reported now.
+      Status s = Status::IOError(fmt::format("{}: delete: {}", pd.path, ec.message()));
+      Info(fmt::format("ERROR Exception while deleting {} in dir {}: {}", name, pd.path,
+                       s.ToString()));
+      if (first.ok()) first = s;
+      MutexLock l(&mu_);
+      pending_deletes_.push_back(pd);
       continue;
     }
-    std::error_code ec;
-    std::filesystem::remove_all(it->path, ec);
-    if (ec && first.ok()) {
-      first = Status::IOError(fmt::format("{}: delete: {}", it->path, ec.message()));
-    }
-    Info(fmt::format("Deleted log for partition {} in {}.",
-                     it->path.substr(it->path.rfind('/') + 1), it->path));
-    it = pending_deletes_.erase(it);
+    Info(fmt::format("Deleted log for partition {} in {}.", name, pd.path));
   }
   return first;
 }
 
-SkimpyOffsetMap* LogManager::MapFor(int id) {
-  auto& m = cleaner_maps_[id];
-  if (!m) {
-    const int threads = std::max(1, config_.log_cleaner_threads);
-    m = std::make_unique<SkimpyOffsetMap>(config_.log_cleaner_dedupe_buffer_size / threads,
-                                          config_.log_cleaner_io_buffer_load_factor);
-  }
-  return m.get();
+LogManager::CleanerSlot* LogManager::SlotFor(int id) {
+  MutexLock l(&mu_);
+  auto& slot = cleaner_slots_[id];
+  if (!slot) slot = std::make_unique<CleanerSlot>();
+  return slot.get();
 }
 
-Result<bool> LogManager::CleanLocked(int id, LogDirectory* dir, const TopicPartition& tp, Log* log,
-                                     bool force, int64_t now, std::optional<LogToClean> computed) {
+bool LogManager::BeginCleaning(const TopicPartition& tp) {
+  MutexLock l(&mu_);
+  return cleaning_.insert(PartitionDirName(tp)).second;
+}
+
+void LogManager::EndCleaning(const TopicPartition& tp, const Status& result, int id,
+                             const Log& log) {
+  MutexLock l(&mu_);
   const std::string name = PartitionDirName(tp);
-  Result<LogToClean> range = computed ? Result<LogToClean>(*computed)
-                                      : CleanableRange(*log, dir->CleanerCheckpoint(tp), now);
+  cleaning_.erase(name);
+  // A log deleted or closed meanwhile aborts its cleaning; it is not uncleanable.
+  if (result.ok() || result.code() == Status::Code::kAborted || IsGone(result) || shut_down_) {
+    return;
+  }
+  uncleanable_.insert(name);
+  Info(fmt::format(
+      "Cleaner {}: Unexpected exception thrown when cleaning log {}. Marking its partition ({}) "
+      "as uncleanable: {}",
+      id, log.dir(), name, result.ToString()));
+}
+
+Result<bool> LogManager::CleanOne(int id, const LogRef& ref, bool force, int64_t now,
+                                  std::optional<LogToClean> computed) {
+  const std::string name = PartitionDirName(ref.tp);
+  Result<LogToClean> range =
+      computed ? Result<LogToClean>(*computed)
+               : CleanableRange(*ref.log, ref.dir->CleanerCheckpoint(ref.tp), now);
   if (!range.ok()) return range.status();
   if (range->checkpoint_reset) {
-    SEGLOG_RETURN_IF_ERROR(dir->SetCleanerCheckpoint(tp, range->first_dirty_offset));
+    SEGLOG_RETURN_IF_ERROR(ref.dir->SetCleanerCheckpoint(ref.tp, range->first_dirty_offset));
   }
-  const bool eligible =
-      force ? range->cleanable_bytes > 0 : range->Eligible(log->config().min_cleanable_dirty_ratio);
+  const bool eligible = force ? range->cleanable_bytes > 0
+                              : range->Eligible(ref.log->config().min_cleanable_dirty_ratio);
   if (!eligible) return false;
-  Cleaner cleaner(id, MapFor(id), logger_);
+  CleanerSlot* slot = SlotFor(id);
+  MutexLock slot_lock(&slot->mu);  // only another round of cleaner `id` waits for it
+  if (!slot->map) {
+    const int threads = std::max(1, config_.log_cleaner_threads);
+    slot->map = std::make_unique<SkimpyOffsetMap>(config_.log_cleaner_dedupe_buffer_size / threads,
+                                                  config_.log_cleaner_io_buffer_load_factor);
+  }
+  Cleaner cleaner(id, slot->map.get(), logger_);
   cleaner.SetIoLimit(config_.log_cleaner_io_max_bytes_per_second);
-  auto cleaned = cleaner.Clean(*log, name, *range, now);
+  auto cleaned = cleaner.Clean(*ref.log, name, *range, now);
   if (!cleaned.ok()) return cleaned.status();
-  SEGLOG_RETURN_IF_ERROR(dir->SetCleanerCheckpoint(tp, cleaned->end_offset));
+  SEGLOG_RETURN_IF_ERROR(ref.dir->SetCleanerCheckpoint(ref.tp, cleaned->end_offset));
   return true;
 }
 
 Result<bool> LogManager::RunCleanerRound(int id) {
-  MutexLock l(&mu_);
-  if (shut_down_) return false;
-  // The filthiest eligible log (11.3).
+  std::set<std::string> skip;
+  {
+    MutexLock l(&mu_);
+    if (shut_down_) return false;
+    skip = uncleanable_;
+    skip.insert(cleaning_.begin(), cleaning_.end());
+  }
+  // The filthiest eligible log (11.3), measured without the manager lock.
   struct Candidate {
-    LogDirectory* dir;
-    TopicPartition tp;
-    Log* log;
+    LogRef ref;
     double ratio;
     LogToClean range;
   };
   std::optional<Candidate> best;
   const int64_t now = scheduler_->NowMs();
-  for (const auto& d : dirs_) {
-    if (d->offline()) continue;
-    for (const auto& [tp, log] : d->logs()) {
-      if (!log->config().cleanup_compact || uncleanable_.count(PartitionDirName(tp))) continue;
-      auto range = CleanableRange(*log, d->CleanerCheckpoint(tp), now);
-      if (!range.ok() || !range->Eligible(log->config().min_cleanable_dirty_ratio)) continue;
-      if (!best || range->cleanable_ratio() > best->ratio) {
-        best = Candidate{d.get(), tp, log.get(), range->cleanable_ratio(), *range};
-      }
+  const std::vector<LogRef> logs = AllLogs();
+  for (const LogRef& ref : logs) {
+    if (ref.dir->offline() || !ref.log->config().cleanup_compact ||
+        skip.count(PartitionDirName(ref.tp))) {
+      continue;
+    }
+    auto range = CleanableRange(*ref.log, ref.dir->CleanerCheckpoint(ref.tp), now);
+    if (!range.ok() || !range->Eligible(ref.log->config().min_cleanable_dirty_ratio)) continue;
+    if (!best || range->cleanable_ratio() > best->ratio) {
+      best = Candidate{ref, range->cleanable_ratio(), *range};
     }
   }
   bool cleaned = false;
-  if (best) {
-    // The range this round measured, not a second computation of it (same lock, same now).
-    auto r = CleanLocked(id, best->dir, best->tp, best->log, /*force=*/false, now, best->range);
-    if (!r.ok()) {
-      uncleanable_.insert(PartitionDirName(best->tp));
-      Info(
-          fmt::format("Cleaner {}: Unexpected exception thrown when cleaning log {}. Marking "
-                      "its partition ({}) as uncleanable: {}",
-                      id, best->log->dir(), PartitionDirName(best->tp), r.status().ToString()));
-    } else {
-      cleaned = *r;
-    }
+  if (best && BeginCleaning(best->ref.tp)) {
+    // The range this round measured, not a second computation of it (same now).
+    auto r = CleanOne(id, best->ref, /*force=*/false, now, best->range);
+    EndCleaning(best->ref.tp, r.status(), id, *best->ref.log);
+    cleaned = r.ok() && *r;
   }
   // Then retention for the compacted logs (11.9).
-  for (Log* log : AllLogs()) {
-    if (!log->config().cleanup_compact) continue;
-    (void)log->DeleteOldSegments();
+  for (const LogRef& ref : logs) {
+    if (!ref.log->config().cleanup_compact) continue;
+    (void)ref.log->DeleteOldSegments();
   }
   return cleaned;
 }
 
 Result<int> LogManager::CleanNow(const std::string& topic, int32_t partition) {
-  MutexLock l(&mu_);
-  auto it = topics_.find(topic);
-  if (it == topics_.end()) {
-    return Status::NotFound(fmt::format("Topic '{}' does not exist.", topic));
+  int32_t partitions;
+  {
+    MutexLock l(&mu_);
+    auto it = topics_.find(topic);
+    if (it == topics_.end()) {
+      return Status::NotFound(fmt::format("Topic '{}' does not exist.", topic));
+    }
+    partitions = it->second.partitions;
   }
   int cleaned = 0;
-  for (int32_t p = 0; p < it->second.partitions; ++p) {
+  for (int32_t p = 0; p < partitions; ++p) {
     if (partition >= 0 && p != partition) continue;
     LogDirectory* d = DirFor({topic, p});
     if (d == nullptr) continue;
-    Log* log = d->FindLog({topic, p});
-    if (!log->config().cleanup_compact) {
+    LogRef ref{d, {topic, p}, d->FindLog({topic, p})};
+    if (ref.log == nullptr) continue;
+    if (!ref.log->config().cleanup_compact) {
       return Status::InvalidArgument(fmt::format(
           "{}: cleanup.policy is {}: only compacted topics are cleaned",
-          PartitionDirName({topic, p}), log->config().cleanup_delete ? "delete" : "none"));
+          PartitionDirName({topic, p}), ref.log->config().cleanup_delete ? "delete" : "none"));
     }
-    SEGLOG_ASSIGN_OR_RETURN(
-        const bool done, CleanLocked(0, d, {topic, p}, log, /*force=*/true, scheduler_->NowMs()));
-    cleaned += done ? 1 : 0;
+    if (!BeginCleaning(ref.tp)) continue;  // a cleaner thread has it now
+    auto done = CleanOne(0, ref, /*force=*/true, scheduler_->NowMs());
+    EndCleaning(ref.tp, done.status(), 0, *ref.log);
+    SEGLOG_RETURN_IF_ERROR(done.status());
+    cleaned += *done ? 1 : 0;
   }
   return cleaned;
 }
@@ -451,7 +571,7 @@ Status LogManager::RunTask(const std::string& name) {
   }
   if (name == "delete-files") {
     // Pending deletions at once: the delayed delete-file tasks, then -delete directories.
-    if (auto* mock = dynamic_cast<MockScheduler*>(scheduler_)) mock->RunPendingNow("delete-file");
+    scheduler_->RunPendingNow("delete-file");
     return DeleteLogs(true);
   }
   return Status::InvalidArgument(fmt::format(
@@ -465,9 +585,9 @@ Status LogManager::Shutdown() {
     shut_down_ = true;
   }
   Info("Shutting down.");
-  // Outside the lock: a task that is running may be waiting for it.
+  // Running tasks finish first; none holds a manager lock while it works.
   scheduler_->Shutdown();
-  MutexLock l(&mu_);
+  MutexLock admin(&admin_mu_);
   Status first;
   for (auto& d : dirs_) {
     Status s = d->Close();

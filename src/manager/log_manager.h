@@ -18,9 +18,13 @@
 // New partitions go to the log directory holding the fewest partitions (Kafka's nextLogDirs).
 // Topic names are checked as Kafka does, so no name reaches outside a log directory.
 //
-// Thread safety: thread-safe. Topic operations and task runs are serialised by one mutex;
-// logs returned by GetLog are thread-safe and stay valid until their topic is deleted or the
-// manager shuts down.
+// Thread safety: thread-safe. Topic operations (create, add partitions, delete, alter) are
+// serialised by admin_mu_, which is held over their file I/O and which only other topic
+// operations wait for. mu_ guards the manager's maps and is never held over file I/O: GetLog
+// takes it only to find a log, and the tasks take a snapshot of the logs under it and then
+// work without it; the cleaner chooses its log under it and cleans outside it. Lock order:
+// admin_mu_, mu_, then a LogDirectory's locks, then a Log's (docs/design/threading.md).
+// GetLog hands out shared ownership: a log whose topic is deleted meanwhile answers NotFound.
 #ifndef SEGLOG_MANAGER_LOG_MANAGER_H_
 #define SEGLOG_MANAGER_LOG_MANAGER_H_
 
@@ -75,25 +79,32 @@ class LogManager {
   const ServerConfig& config() const { return config_; }
 
   // Topics. Errors in Kafka's words ("Topic 'x' already exists.", "Topic name is illegal").
+  // The partitions are created (their directories durable) before the topic store that names
+  // them is saved; if one cannot be created, those already made are removed again.
   Status CreateTopic(const std::string& topic, int32_t partitions,
-                     const std::map<std::string, std::string>& configs = {});
-  Status AddPartitions(const std::string& topic, int32_t total_partitions);
-  Status DeleteTopic(const std::string& topic);
+                     const std::map<std::string, std::string>& configs = {})
+      EXCLUDES(admin_mu_, mu_);
+  Status AddPartitions(const std::string& topic, int32_t total_partitions) EXCLUDES(admin_mu_, mu_);
+  // Removes the topic from the store, then each partition (closed, renamed -delete, removed
+  // after file.delete.delay.ms); reports the first partition that could not be removed.
+  Status DeleteTopic(const std::string& topic) EXCLUDES(admin_mu_, mu_);
   std::vector<std::string> ListTopics() const EXCLUDES(mu_);
   Result<TopicDescription> DescribeTopic(const std::string& topic) const EXCLUDES(mu_);
   // Sets and removes topic overrides; they persist, and apply to the logs at once (from their
   // next append, roll or retention pass). Nothing changes if any is invalid.
   Status AlterTopicConfig(const std::string& topic, const std::map<std::string, std::string>& set,
-                          const std::vector<std::string>& remove);
+                          const std::vector<std::string>& remove) EXCLUDES(admin_mu_, mu_);
 
-  Result<Log*> GetLog(const TopicPartition& tp) const EXCLUDES(mu_);
+  // The partition's log, shared: it stays a valid object after a delete or shutdown, and then
+  // refuses work with NotFound or FailedPrecondition.
+  Result<std::shared_ptr<Log>> GetLog(const TopicPartition& tp) const EXCLUDES(mu_);
 
   // Schedules Kafka's periodic tasks (see above).
   void StartTasks();
   // Runs one task now: "retention", "flush", "checkpoint" (both checkpoints), "delete-files"
   // (removes .deleted files and -delete directories whose deletion is pending, at once),
   // "cleaner" (one round of cleaner 0).
-  Status RunTask(const std::string& name);
+  Status RunTask(const std::string& name) EXCLUDES(mu_);
   Status CleanupLogs() EXCLUDES(mu_);
   Status FlushDirtyLogs() EXCLUDES(mu_);
   Status CheckpointRecoveryPoints() EXCLUDES(mu_);
@@ -119,18 +130,31 @@ class LogManager {
              std::function<void(const std::string&)> logger)
       : config_(std::move(config)), scheduler_(scheduler), logger_(std::move(logger)) {}
   void Info(const std::string& line) const;
-  LogDirectory* DirFor(const TopicPartition& tp) const REQUIRES(mu_);
-  LogDirectory* LeastLoadedDir() const REQUIRES(mu_);
-  Status SaveTopicsLocked() REQUIRES(mu_);
-  Status CreatePartitionsLocked(const std::string& topic, int32_t from, int32_t to) REQUIRES(mu_);
-  std::vector<Log*> AllLogs() const REQUIRES(mu_);
+  LogDirectory* DirFor(const TopicPartition& tp) const;
+  LogDirectory* LeastLoadedDir() const;
+  // Writes the topic store (a copy of topics_) into every online directory.
+  Status SaveTopics() REQUIRES(admin_mu_) EXCLUDES(mu_);
+  // Opens partitions [from, to) of `topic`; on failure removes those it made.
+  Status CreatePartitions(const std::string& topic, const TopicMetadata& md, int32_t from,
+                          int32_t to) REQUIRES(admin_mu_) EXCLUDES(mu_);
+  // Takes the partition's log out of its directory; the -delete directory is queued.
+  Status RemovePartition(const TopicPartition& tp, int64_t delay_ms) EXCLUDES(mu_);
+  struct LogRef {
+    LogDirectory* dir;
+    TopicPartition tp;
+    std::shared_ptr<Log> log;
+  };
+  // A snapshot of every open log.
+  std::vector<LogRef> AllLogs() const EXCLUDES(mu_);
   Status ForEachOnlineDir(Status (LogDirectory::*write)()) EXCLUDES(mu_);
 
   const ServerConfig config_;
   Scheduler* const scheduler_;
   const std::function<void(const std::string&)> logger_;
+  Mutex admin_mu_ ACQUIRED_BEFORE(mu_);
   mutable Mutex mu_;
-  std::vector<std::unique_ptr<LogDirectory>> dirs_ GUARDED_BY(mu_);
+  // Filled by Open, then never changed (the directories are thread-safe).
+  std::vector<std::unique_ptr<LogDirectory>> dirs_;
   TopicMap topics_ GUARDED_BY(mu_);
   struct PendingDelete {
     std::string path;
@@ -141,16 +165,25 @@ class LogManager {
   // Whether log cleaner threads run (StartTasks with log.cleaner.enable): then they, not the
   // retention task, handle the compacted logs' retention, as in Kafka.
   bool cleaner_running_ GUARDED_BY(mu_) = false;
-  // Cleans one log when it is eligible (always when `force` and anything is cleanable), as of
-  // `now`. `computed`: its cleanable range as of `now`, when the caller (a cleaner round,
-  // choosing the log under this same lock) has just measured it; else measured here.
-  Result<bool> CleanLocked(int id, LogDirectory* dir, const TopicPartition& tp, Log* log,
-                           bool force, int64_t now,
-                           std::optional<LogToClean> computed = std::nullopt) REQUIRES(mu_);
-  SkimpyOffsetMap* MapFor(int id) REQUIRES(mu_);
+  // Cleans one log, which the caller has marked in progress, when it is eligible (always when
+  // `force` and anything is cleanable), as of `now`. `computed`: its cleanable range as of
+  // `now`, when the caller has just measured it; else measured here. Runs without mu_.
+  Result<bool> CleanOne(int id, const LogRef& ref, bool force, int64_t now,
+                        std::optional<LogToClean> computed = std::nullopt) EXCLUDES(mu_);
+  // Marks the partition as being cleaned (Kafka's LogCleaningInProgress); false if it is.
+  bool BeginCleaning(const TopicPartition& tp) EXCLUDES(mu_);
+  void EndCleaning(const TopicPartition& tp, const Status& result, int id, const Log& log)
+      EXCLUDES(mu_);
   void ScheduleCleaner(int id, int64_t delay_ms);
-  std::map<int, std::unique_ptr<SkimpyOffsetMap>> cleaner_maps_ GUARDED_BY(mu_);
+  // One offset map per cleaner thread id; its mutex is held while a round uses it.
+  struct CleanerSlot {
+    Mutex mu;
+    std::unique_ptr<SkimpyOffsetMap> map GUARDED_BY(mu);
+  };
+  CleanerSlot* SlotFor(int id) EXCLUDES(mu_);
+  std::map<int, std::unique_ptr<CleanerSlot>> cleaner_slots_ GUARDED_BY(mu_);
   std::set<std::string> uncleanable_ GUARDED_BY(mu_);  // partition dir names
+  std::set<std::string> cleaning_ GUARDED_BY(mu_);     // partition dir names
 };
 
 }  // namespace seglog

@@ -64,7 +64,7 @@ TEST_F(LogManagerTest, TopicsArePlacedOnTheLeastLoadedDirectoryAndDescribed) {
   EXPECT_EQ(in_b, 2);
   EXPECT_EQ(d->config.segment_bytes, 1048576);
   EXPECT_EQ(d->topic_id.size(), 22u);
-  Log* log = *m->GetLog({"orders", 1});
+  std::shared_ptr<Log> log = *m->GetLog({"orders", 1});
   ASSERT_TRUE(log->AppendAsLeader(ProducerBatch(0, 5, 10, kT0)).ok());
   d = m->DescribeTopic("orders");
   EXPECT_EQ(d->partitions[1].log_end_offset, 5);
@@ -114,7 +114,7 @@ TEST_F(LogManagerTest, AlteredRetentionAppliesAtTheNextCheckAndPersists) {
   auto m =
       Open({{"log.retention.check.interval.ms", "1000"}, {"log.initial.task.delay.ms", "1000"}});
   ASSERT_TRUE(m->CreateTopic("t", 1, {{"internal.segment.bytes", "300"}}).ok());
-  Log* log = *m->GetLog({"t", 0});
+  std::shared_ptr<Log> log = *m->GetLog({"t", 0});
   for (int i = 0; i < 10; ++i) ASSERT_TRUE(log->AppendAsLeader(ProducerBatch(i, 1, 50, kT0)).ok());
   const int segments = log->num_segments();
   ASSERT_GT(segments, 2);
@@ -215,7 +215,7 @@ TEST_F(LogManagerTest, CleanerThreadCompactsAndCheckpointsExampleThree) {
                               {"segment.ms", "5000"},
                               {"min.cleanable.dirty.ratio", "0.01"}})
                   .ok());
-  Log* log = *m->GetLog({"cmp", 0});
+  std::shared_ptr<Log> log = *m->GetLog({"cmp", 0});
   ASSERT_TRUE(log->AppendAsLeader(KeyedBatch({{"user1", "a1"},
                                               {"user2", "b1"},
                                               {"user3", "c1"},
@@ -242,7 +242,7 @@ TEST_F(LogManagerTest, CleanerThreadCompactsAndCheckpointsExampleThree) {
   for (const std::string& l : lines_) began |= l == "Cleaner 0: Beginning cleaning of log cmp-0";
   EXPECT_TRUE(began);
   std::vector<int64_t> offsets;
-  ASSERT_TRUE(testing::ForEachBatch(log, [&](const RecordBatchView& v, Bytes) {
+  ASSERT_TRUE(testing::ForEachBatch(log.get(), [&](const RecordBatchView& v, Bytes) {
                 RecordIterator it(v);
                 while (it.Next()) offsets.push_back(it.record().offset);
               }).ok());
@@ -265,7 +265,7 @@ TEST_F(LogManagerTest, CleanerAppliesRetentionToCompactDeleteTopics) {
                               {"retention.ms", "60000"},
                               {"internal.segment.bytes", "300"}})
                   .ok());
-  Log* log = *m->GetLog({"cd", 0});
+  std::shared_ptr<Log> log = *m->GetLog({"cd", 0});
   const int64_t t = scheduler_->NowMs();
   for (int i = 0; i < 12; ++i) {
     ASSERT_TRUE(log->AppendAsLeader(KeyedBatch({{fmt::format("k{}", i), "v"}}, t)).ok());
