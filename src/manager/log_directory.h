@@ -54,6 +54,14 @@ struct LogDirectoryOptions {
   LogOptions log_options;  // clock, scheduler, quarantine ... for every log
   int32_t node_id = 1;     // node.id for a new meta.properties
   std::string cluster_id;  // cluster.id for a new meta.properties (default: a new id)
+  // A read-only view, for tools that read a directory (consume, get-offsets): as Kafka's tools
+  // read a live log directory, it takes no .lock, so a storage node may hold the directory
+  // meanwhile (each read then sees the files as they are at that moment). It writes nothing:
+  // meta.properties is read if present, never created; the clean-shutdown marker stays; no
+  // checkpoint is written and nothing is recovered (the logs open read-only) - but the
+  // checkpointed log start offsets and recovery points are applied as in a writable open.
+  // Writing operations fail with FailedPrecondition.
+  bool read_only = false;
 };
 
 class LogDirectory {
@@ -64,6 +72,7 @@ class LogDirectory {
 
   const std::string& dir() const { return dir_; }
   bool had_clean_shutdown() const { return had_clean_shutdown_; }
+  bool read_only() const { return options_.read_only; }
   const MetaProperties& meta() const { return meta_; }
   // Problems met reading the checkpoints (they were then treated as empty, as in Kafka).
   const std::vector<std::string>& warnings() const { return warnings_; }
@@ -71,7 +80,7 @@ class LogDirectory {
   Status offline_reason() const EXCLUDES(offline_mu_);
 
   // Opens (once) the partition's log, creating its directory if needed (and making the new
-  // directory's name durable).
+  // directory's name durable); read-only, NotFound when the partition directory is missing.
   Result<std::shared_ptr<Log>> GetLog(const TopicPartition& tp, const LogConfig& config,
                                       const std::string& topic_id = "") EXCLUDES(mu_, open_mu_);
 
@@ -127,6 +136,8 @@ class LogDirectory {
   void RefreshCheckpointMaps() REQUIRES(checkpoint_mu_) EXCLUDES(mu_);
   Status WriteCheckpoint(const char* file, OffsetMap LogDirectory::*map) REQUIRES(checkpoint_mu_)
       EXCLUDES(mu_);
+  // FailedPrecondition naming `what` when the directory was opened read-only.
+  Status CheckWritable(const char* what) const;
 
   std::string dir_;
   std::unique_ptr<LogDirLock> lock_;
