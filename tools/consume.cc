@@ -3,9 +3,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <nlohmann/json.hpp>
 
+#include "manager/topic_store.h"
 #include "record/batch_walker.h"
 #include "seglog/log.h"
 #include "tools/node.h"
@@ -34,11 +36,27 @@ std::vector<int32_t> Only(const std::optional<int32_t>& p) {
 Result<std::map<int32_t, std::shared_ptr<Log>>> TopicLogs(LogManager& m, const std::string& topic,
                                                           const std::vector<int32_t>& only) {
   SEGLOG_RETURN_IF_ERROR(ValidateTopicName(topic));
-  SEGLOG_ASSIGN_OR_RETURN(TopicDescription t, m.DescribeTopic(topic));
+  std::vector<int32_t> partitions;
+  if (auto t = m.DescribeTopic(topic); t.ok()) {
+    for (const PartitionDescription& p : t->partitions) partitions.push_back(p.partition);
+  } else if (t.status().IsNotFound()) {
+    // A directory without seglog's topic store (a Kafka broker's): the node loaded every
+    // partition directory, so the topic is what they hold.
+    for (const std::string& dir : m.config().log_dirs) {
+      SEGLOG_ASSIGN_OR_RETURN(std::vector<int32_t> here, ListPartitionDirs(dir, topic));
+      partitions.insert(partitions.end(), here.begin(), here.end());
+    }
+  } else {
+    return t.status();
+  }
+  if (partitions.empty()) {
+    return Status::NotFound(fmt::format("Topic '{}' does not exist in {}.", topic,
+                                        fmt::join(m.config().log_dirs, ", ")));
+  }
   std::map<int32_t, std::shared_ptr<Log>> logs;
-  for (const PartitionDescription& p : t.partitions) {
-    if (!only.empty() && std::find(only.begin(), only.end(), p.partition) == only.end()) continue;
-    SEGLOG_ASSIGN_OR_RETURN(logs[p.partition], m.GetLog({topic, p.partition}));
+  for (int32_t p : partitions) {
+    if (!only.empty() && std::find(only.begin(), only.end(), p) == only.end()) continue;
+    SEGLOG_ASSIGN_OR_RETURN(logs[p], m.GetLog({topic, p}));
   }
   for (int32_t p : only) {
     if (!logs.count(p)) {
