@@ -1,4 +1,4 @@
-// Partition log benchmarks (issue 3): append throughput, random offset lookups on a 1 GiB log
+// Partition log benchmarks: append throughput, random offset lookups on a 1 GiB log
 // with the default index interval, timestamp lookups and sequential reads, with memcpy beside
 // them. No fsync anywhere (as Kafka's defaults). Set SEGLOG_BENCH_LOG_MIB to change the size of
 // the lookup/read log (default 1024). Run:

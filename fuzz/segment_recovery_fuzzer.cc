@@ -17,11 +17,11 @@
 #include <vector>
 
 #include "io/file.h"
-#include "log/test_support.h"
 #include "record/batch_walker.h"
 #include "record/legacy_record_batch.h"
 #include "seglog/log.h"
 #include "seglog/record_batch.h"
+#include "tests/support/batches.h"
 
 using namespace seglog;  // NOLINT: a fuzz target
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Kafka 4.4.0 judges partition directories written by seglog (issue 3, interop (a) and (c)):
+# Kafka 4.4.0 judges partition directories written by seglog (interop checks (a) and (c)):
 #   1. seglog produces seed 000's Example 1, the seg2 example (segment.index.bytes=400) and
 #      compressed topics, with fixed timestamps;
 #   2. Kafka's DumpLogSegments reads every segment with --deep-iteration, --index-sanity-check

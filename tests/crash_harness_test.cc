@@ -1,4 +1,4 @@
-// Crash harness (issues 4-6): a child process appends to three partitions of one log directory -
+// Crash harness: a child process appends to three partitions of one log directory -
 // rolling often, with small indexes, and checkpointing recovery points every few appends - and
 // is killed with SIGKILL at a random moment (mid-append, during a roll, while it writes index
 // entries or a checkpoint). The parent then reopens the directory as after an unclean shutdown
@@ -30,10 +30,10 @@
 #include "base/scheduler.h"
 #include "cleaner/cleaner.h"
 #include "log/checkpoint_file.h"
-#include "log/test_support.h"
 #include "manager/log_directory.h"
 #include "record/batch_walker.h"
 #include "seglog/log.h"
+#include "tests/support/batches.h"
 
 namespace seglog {
 namespace {

@@ -1,4 +1,4 @@
-// A full disk (issue 4): the test mounts a 1 MiB tmpfs (it needs root, as CI and the README's
+// A full disk: the test mounts a 1 MiB tmpfs (it needs root, as CI and the README's
 // commands run) and appends until the file system is full. The append that hits ENOSPC must fail
 // with a clear error naming the file, change nothing readers see, and leave no partial batch
 // behind: reads keep working, and a reopen after an unclean shutdown finds exactly the batches
@@ -14,9 +14,10 @@
 
 #include "index/offset_index.h"
 #include "io/file.h"
-#include "log/test_support.h"
 #include "record/batch_walker.h"
 #include "seglog/log.h"
+#include "tests/support/batches.h"
+#include "tests/support/files.h"
 
 namespace seglog {
 namespace {

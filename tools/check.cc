@@ -5,16 +5,18 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "base/coding.h"
 #include "io/file.h"
 #include "io/file_names.h"
 #include "log/checkpoint_file.h"
+#include "log/log_loader.h"
+#include "manager/log_directory.h"
 #include "record/batch_walker.h"
 #include "record/legacy_record_batch.h"
 #include "seglog/record_batch.h"
-#include "tools/mapped_file.h"
 
 namespace seglog {
 
@@ -40,11 +42,18 @@ struct PartitionResult {
   // Files of a deletion waiting for file.delete.delay.ms (*.deleted) or of an interrupted
   // clean (*.cleaned, *.swap): normal states that the next writable open finishes.
   int transient_files = 0;
+  // After an unclean shutdown: the segments an open would recover (validate, re-index, cut at
+  // the first bad batch), and what that recovery would do beyond rebuilding indexes.
+  int segments_to_recover = 0;
+  std::vector<std::string> notes;
 };
 
 class PartitionChecker {
  public:
-  PartitionChecker(std::string dir, PartitionResult* r) : dir_(std::move(dir)), r_(r) {}
+  // `recover_from`: the recovery point an open would recover from (after an unclean
+  // shutdown), or nullopt (after a clean one).
+  PartitionChecker(std::string dir, PartitionResult* r, std::optional<int64_t> recover_from)
+      : dir_(std::move(dir)), r_(r), recover_from_(recover_from) {}
 
   Status Run() {
     SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> names, ListDirectory(dir_));
@@ -75,19 +84,35 @@ class PartitionChecker {
         Problem(fmt::format("{}/{}: index without its .log", dir_, name));
       }
     }
-    for (size_t i = 0; i < bases.size(); ++i) {
-      SEGLOG_RETURN_IF_ERROR(CheckSegment(bases[i], i + 1 == bases.size()));
-    }
     r_->segments = static_cast<int>(bases.size());
+    for (size_t i = 0; i < bases.size(); ++i) {
+      const bool last = i + 1 == bases.size();
+      // The loader's rule: the segments an open recovers get their indexes rebuilt and are cut
+      // at their first bad batch, so neither is a problem here - only a note when bytes go.
+      const bool recovered =
+          recover_from_ &&
+          RecoveredAfterUncleanShutdown(last ? std::nullopt : std::optional<int64_t>(bases[i + 1]),
+                                        *recover_from_);
+      if (recovered) ++r_->segments_to_recover;
+      bool cut = false;
+      SEGLOG_RETURN_IF_ERROR(CheckSegment(bases[i], last, recovered, &cut));
+      if (cut && !last) {
+        Note(fmt::format("recovery then removes the {} later segment(s), from {} on",
+                         bases.size() - i - 1, LogFilePath(dir_, bases[i + 1])));
+        break;
+      }
+    }
     return Status::OK();
   }
 
  private:
   void Problem(std::string p) { r_->problems.push_back(std::move(p)); }
+  void Note(std::string n) { r_->notes.push_back(std::move(n)); }
 
-  Status CheckSegment(int64_t base, bool last) {
+  // `recovered`: an open would recover this segment; *cut: that recovery would cut it.
+  Status CheckSegment(int64_t base, bool last, bool recovered, bool* cut) {
     const std::string log_path = LogFilePath(dir_, base);
-    SEGLOG_ASSIGN_OR_RETURN(auto file, MappedFile::Open(log_path));
+    SEGLOG_ASSIGN_OR_RETURN(auto file, MappedRegion::MapWholeFile(log_path));
     const auto bytes = file->bytes();
     if (base < r_->next_offset) {
       Problem(fmt::format("{}: base offset {} is below the previous segment's next offset {}",
@@ -113,7 +138,15 @@ class PartitionChecker {
         first_offset = last_offset;  // a legacy entry names its last offset
       }
       if (!valid.ok()) {
-        Problem(valid.WithContext(log_path).ToString());
+        if (recovered) {
+          *cut = true;
+          Note(
+              fmt::format("{}: recovery cuts the segment at position {}, the first invalid batch "
+                          "({})",
+                          log_path, p.position, valid.message()));
+        } else {
+          Problem(valid.WithContext(log_path).ToString());
+        }
         return Status::OK();  // nothing after a bad batch can be trusted
       }
       if (first_offset <= prev_last) {
@@ -134,14 +167,27 @@ class PartitionChecker {
       ++r_->batches;
     }
     if (!w.status().ok()) {
-      Problem(w.status().WithContext(log_path).ToString());
+      if (recovered) {
+        *cut = true;
+        Note(fmt::format("{}: recovery cuts the segment at position {} ({})", log_path,
+                         w.end_of_batches(), w.status().message()));
+      } else {
+        Problem(w.status().WithContext(log_path).ToString());
+      }
       return Status::OK();
     }
     if (w.trailing_bytes() > 0) {
-      Problem(fmt::format("{}: {} byte(s) at position {} are not a whole batch", log_path,
-                          w.trailing_bytes(), w.end_of_batches()));
+      if (recovered) {
+        *cut = true;
+        Note(fmt::format("{}: recovery cuts the {} byte(s) at position {}, not a whole batch",
+                         log_path, w.trailing_bytes(), w.end_of_batches()));
+      } else {
+        Problem(fmt::format("{}: {} byte(s) at position {} are not a whole batch", log_path,
+                            w.trailing_bytes(), w.end_of_batches()));
+      }
     }
     r_->next_offset = std::max(r_->next_offset, prev_last + 1);
+    if (recovered) return Status::OK();  // recovery rebuilds both indexes
     CheckOffsetIndex(base, last, batches);
     CheckTimeIndex(base, last, batches);
     return Status::OK();
@@ -153,7 +199,7 @@ class PartitionChecker {
                              bool* ok) {
     std::vector<Entry> out;
     *ok = true;
-    auto file = MappedFile::Open(path);
+    auto file = MappedRegion::MapWholeFile(path);
     if (!file.ok()) {
       if (!file.status().IsNotFound() && FileExists(path)) Problem(file.status().ToString());
       *ok = false;
@@ -241,6 +287,7 @@ class PartitionChecker {
 
   std::string dir_;
   PartitionResult* r_;
+  const std::optional<int64_t> recover_from_;
 };
 
 }  // namespace
@@ -248,14 +295,47 @@ class PartitionChecker {
 Result<int64_t> CheckLogDir(const CheckOptions& o, std::ostream& out) {
   SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> names, ListDirectory(o.log_dir));
   std::sort(names.begin(), names.end());
-  std::map<std::string, PartitionResult> results;             // by partition dir name
-  std::map<std::string, std::pair<int64_t, int64_t>> ranges;  // "topic partition" -> [start, end)
+  // First what an open would do: as LogDirectory::Open decides it, a directory holding
+  // partitions but no clean-shutdown marker was not shut down cleanly, and each partition is
+  // then recovered from its checkpointed recovery point (0 without one; an unreadable
+  // checkpoint counts as none, and is reported below).
+  bool any_partition = false;
+  for (const std::string& name : names) any_partition |= IsLoadablePartitionDir(name);
+  const bool unclean = any_partition && !FileExists(o.log_dir + "/" + kCleanShutdownFile);
+  OffsetMap recovery_points;
+  if (unclean && FileExists(o.log_dir + "/" + kRecoveryPointCheckpointFile)) {
+    auto m = ReadOffsetCheckpoint(o.log_dir + "/" + kRecoveryPointCheckpointFile);
+    if (m.ok()) recovery_points = std::move(m).value();
+  }
+  std::map<std::string, std::optional<int64_t>> recover_from;  // by partition dir name
   for (const std::string& name : names) {
     auto tp = ParsePartitionDirName(name);
     if (!tp.ok() || name != PartitionDirName(*tp)) continue;
     if (!o.topic.empty() && tp->topic != o.topic) continue;
+    std::optional<int64_t>& from = recover_from[name];
+    if (!unclean || !IsLoadablePartitionDir(name)) continue;
+    auto it = recovery_points.find(*tp);
+    from = it == recovery_points.end() ? 0 : it->second;
+  }
+  if (unclean) {
+    const auto recovered = std::count_if(recover_from.begin(), recover_from.end(),
+                                         [](const auto& e) { return e.second.has_value(); });
+    out << fmt::format("{}: not shut down cleanly (no {}): opening it recovers {} partition(s)\n",
+                       o.log_dir, kCleanShutdownFile, recovered);
+    for (const auto& [name, from] : recover_from) {
+      if (!from) continue;
+      auto tp = ParsePartitionDirName(name);
+      out << fmt::format(
+          "  {} from offset {} ({})\n", name, *from,
+          recovery_points.count(*tp) ? "its recovery point" : "no recovery point checkpointed");
+    }
+  }
+  std::map<std::string, PartitionResult> results;             // by partition dir name
+  std::map<std::string, std::pair<int64_t, int64_t>> ranges;  // "topic partition" -> [start, end)
+  for (const auto& [name, from] : recover_from) {
+    auto tp = ParsePartitionDirName(name);
     PartitionResult& r = results[name];
-    PartitionChecker checker(o.log_dir + "/" + name, &r);
+    PartitionChecker checker(o.log_dir + "/" + name, &r, from);
     Status s = checker.Run();
     if (!s.ok()) r.problems.push_back(s.ToString());
     ranges[tp->topic + " " + std::to_string(tp->partition)] = {r.first_offset, r.next_offset};
@@ -287,16 +367,20 @@ Result<int64_t> CheckLogDir(const CheckOptions& o, std::ostream& out) {
   for (const auto& [name, r] : results) {
     if (r.problems.empty()) {
       out << fmt::format(
-          "{}: OK ({} segment(s), {} batch(es), offsets {} to {}{})\n", name, r.segments, r.batches,
-          std::max<int64_t>(r.first_offset, 0), r.next_offset - 1,
+          "{}: OK ({} segment(s), {} batch(es), offsets {} to {}{}{})\n", name, r.segments,
+          r.batches, std::max<int64_t>(r.first_offset, 0), r.next_offset - 1,
           r.transient_files == 0
               ? ""
-              : fmt::format("; {} file(s) awaiting deletion or swap", r.transient_files));
+              : fmt::format("; {} file(s) awaiting deletion or swap", r.transient_files),
+          r.segments_to_recover == 0
+              ? ""
+              : fmt::format("; {} segment(s) to recover", r.segments_to_recover));
     } else {
       out << fmt::format("{}: {} problem(s)\n", name, r.problems.size());
       for (const std::string& p : r.problems) out << "  " << p << "\n";
       problems += static_cast<int64_t>(r.problems.size());
     }
+    for (const std::string& n : r.notes) out << "  note: " << n << "\n";
   }
   out << fmt::format("checked {} partition(s): {} problem(s)\n", results.size(), problems);
   return problems;

@@ -9,6 +9,14 @@
 // and at the directory root, the recovery-point, log-start-offset and cleaner-offset checkpoints
 // parse and name offsets inside their partitions. Problems name the file, position and the
 // expected and found values.
+//
+// A directory without .kafka_cleanshutdown was not shut down cleanly (a crash, a SIGKILL, a
+// copy of a live directory): the report then opens with the partitions an open would recover
+// and the offset each recovers from (its checkpointed recovery point, or 0), and judges the
+// segments that recovery reaches (LogLoader's rule, RecoveredAfterUncleanShutdown) as recovery
+// will leave them: their indexes are rebuilt, so an untrimmed or not yet written index is no
+// problem, and a torn or invalid batch is cut - printed as a note, not counted. What recovery
+// does not touch (segments below the recovery point) is checked as after a clean shutdown.
 // Thread safety: thread-compatible.
 #ifndef SEGLOG_TOOLS_CHECK_H_
 #define SEGLOG_TOOLS_CHECK_H_

@@ -3,13 +3,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <nlohmann/json.hpp>
 
-#include "manager/log_dir_lock.h"
+#include "manager/topic_store.h"
 #include "record/batch_walker.h"
 #include "seglog/log.h"
-#include "tools/partition_dirs.h"
+#include "tools/node.h"
 
 namespace seglog {
 
@@ -30,24 +31,51 @@ std::vector<int32_t> Only(const std::optional<int32_t>& p) {
   return p ? std::vector<int32_t>{*p} : std::vector<int32_t>{};
 }
 
-}  // namespace
+// The listed partitions (all of the topic's when `only` is empty) of a read-only node: the
+// logs as the node would serve them, with the checkpointed log start offsets applied.
+Result<std::map<int32_t, std::shared_ptr<Log>>> TopicLogs(LogManager& m, const std::string& topic,
+                                                          const std::vector<int32_t>& only) {
+  SEGLOG_RETURN_IF_ERROR(ValidateTopicName(topic));
+  std::vector<int32_t> partitions;
+  if (auto t = m.DescribeTopic(topic); t.ok()) {
+    for (const PartitionDescription& p : t->partitions) partitions.push_back(p.partition);
+  } else if (t.status().IsNotFound()) {
+    // A directory without seglog's topic store (a Kafka broker's): the node loaded every
+    // partition directory, so the topic is what they hold.
+    for (const std::string& dir : m.config().log_dirs) {
+      SEGLOG_ASSIGN_OR_RETURN(std::vector<int32_t> here, ListPartitionDirs(dir, topic));
+      partitions.insert(partitions.end(), here.begin(), here.end());
+    }
+  } else {
+    return t.status();
+  }
+  if (partitions.empty()) {
+    return Status::NotFound(fmt::format("Topic '{}' does not exist in {}.", topic,
+                                        fmt::join(m.config().log_dirs, ", ")));
+  }
+  std::map<int32_t, std::shared_ptr<Log>> logs;
+  for (int32_t p : partitions) {
+    if (!only.empty() && std::find(only.begin(), only.end(), p) == only.end()) continue;
+    SEGLOG_ASSIGN_OR_RETURN(logs[p], m.GetLog({topic, p}));
+  }
+  for (int32_t p : only) {
+    if (!logs.count(p)) {
+      return Status::NotFound(fmt::format("partition {} of topic {} is not in {}", p, topic,
+                                          fmt::join(m.config().log_dirs, ", ")));
+    }
+  }
+  return logs;
+}
 
-Result<int64_t> Consume(const ConsumeOptions& o, std::ostream& out, std::ostream* reset_out) {
-  if (o.reset != "earliest" && o.reset != "latest" && o.reset != "none") {
-    return Status::InvalidArgument(
-        fmt::format("Invalid value {} for configuration auto.offset.reset: String must be one "
-                    "of: latest, earliest, none",
-                    o.reset));
-  }
-  if (o.format != "text" && o.format != "json") {
-    return Status::InvalidArgument(
-        fmt::format("--format must be text or json, not '{}'", o.format));
-  }
-  SEGLOG_ASSIGN_OR_RETURN(auto lock, LogDirLock::Acquire(o.log_dir));
-  LogOptions lo;
-  lo.read_only = true;
-  SEGLOG_ASSIGN_OR_RETURN(auto logs,
-                          OpenTopicPartitions(o.log_dir, o.topic, Only(o.partition), lo));
+Result<OneShotNode> OpenReadOnly(const std::string& log_dir) {
+  NodeOptions node;
+  node.log_dir = log_dir;
+  return OpenNode(node, /*read_only=*/true);
+}
+
+Result<int64_t> ConsumeLogs(const ConsumeOptions& o, LogManager& m, std::ostream& out,
+                            std::ostream* reset_out) {
+  SEGLOG_ASSIGN_OR_RETURN(auto logs, TopicLogs(m, o.topic, Only(o.partition)));
   int64_t printed = 0;
   for (auto& [partition, log] : logs) {
     int64_t next;
@@ -120,6 +148,24 @@ Result<int64_t> Consume(const ConsumeOptions& o, std::ostream& out, std::ostream
   return printed;
 }
 
+}  // namespace
+
+Result<int64_t> Consume(const ConsumeOptions& o, std::ostream& out, std::ostream* reset_out) {
+  if (o.reset != "earliest" && o.reset != "latest" && o.reset != "none") {
+    return Status::InvalidArgument(
+        fmt::format("Invalid value {} for configuration auto.offset.reset: String must be one "
+                    "of: latest, earliest, none",
+                    o.reset));
+  }
+  if (o.format != "text" && o.format != "json") {
+    return Status::InvalidArgument(
+        fmt::format("--format must be text or json, not '{}'", o.format));
+  }
+  SEGLOG_ASSIGN_OR_RETURN(OneShotNode node, OpenReadOnly(o.log_dir));
+  auto printed = ConsumeLogs(o, *node.manager, out, reset_out);
+  return FinishNode(node, printed.status()).ok() ? printed : printed.status();
+}
+
 Status GetOffsets(const GetOffsetsOptions& o, std::ostream& out) {
   int64_t ts;
   if (o.time == "earliest") {
@@ -138,17 +184,19 @@ Status GetOffsets(const GetOffsetsOptions& o, std::ostream& out) {
     }
     ts = *v;
   }
-  SEGLOG_ASSIGN_OR_RETURN(auto lock, LogDirLock::Acquire(o.log_dir));
-  LogOptions lo;
-  lo.read_only = true;
-  SEGLOG_ASSIGN_OR_RETURN(auto logs, OpenTopicPartitions(o.log_dir, o.topic, o.partitions, lo));
+  SEGLOG_ASSIGN_OR_RETURN(OneShotNode node, OpenReadOnly(o.log_dir));
   // kafka-get-offsets.sh sorts by the string "topic-partition".
   std::map<std::string, std::pair<int32_t, int64_t>> lines;
-  for (auto& [partition, log] : logs) {
-    SEGLOG_ASSIGN_OR_RETURN(auto found, log->FetchOffsetByTimestamp(ts));
-    if (!found || found->offset < 0) continue;
-    lines[fmt::format("{}-{}", o.topic, partition)] = {partition, found->offset};
-  }
+  Status found_all = [&]() -> Status {
+    SEGLOG_ASSIGN_OR_RETURN(auto logs, TopicLogs(*node.manager, o.topic, o.partitions));
+    for (auto& [partition, log] : logs) {
+      SEGLOG_ASSIGN_OR_RETURN(auto found, log->FetchOffsetByTimestamp(ts));
+      if (!found || found->offset < 0) continue;
+      lines[fmt::format("{}-{}", o.topic, partition)] = {partition, found->offset};
+    }
+    return Status::OK();
+  }();
+  SEGLOG_RETURN_IF_ERROR(FinishNode(node, found_all));
   for (const auto& [name, po] : lines) {
     out << o.topic << ':' << po.first << ':' << po.second << '\n';
   }

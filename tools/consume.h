@@ -1,5 +1,8 @@
 // Consume and GetOffsets: the library functions behind `seglog consume` and `seglog
-// get-offsets`, reading a topic's partitions in a log directory.
+// get-offsets`, reading a topic's partitions in a log directory. They open it as the storage
+// node does, read-only (LogManager::OpenReadOnly, tools/node.h): the checkpointed log start
+// offsets (delete-records), recovery points and topic configs apply; no lock is taken, so they
+// also read a directory a running node holds; nothing is written.
 // Thread safety: thread-compatible.
 #ifndef SEGLOG_TOOLS_CONSUME_H_
 #define SEGLOG_TOOLS_CONSUME_H_

@@ -2,8 +2,6 @@
 // 13.2, corrected by the captures in tests/data/dump/).
 #include "tools/dump_log.h"
 
-#include "base/coding.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,20 +12,20 @@
 #include <utility>
 #include <vector>
 
+#include "base/coding.h"
 #include "base/crc32c.h"
+#include "index/offset_index.h"
+#include "index/time_index.h"
+#include "io/file.h"
 #include "record/batch_walker.h"
 #include "record/legacy_record_batch.h"
 #include "seglog/record_batch.h"
-#include "tools/mapped_file.h"
 
 namespace seglog {
 
 namespace {
 
 constexpr int32_t kJavaIntMax = std::numeric_limits<int32_t>::max();
-constexpr size_t kOffsetIndexEntrySize = 8;  // int32 relative offset, int32 position
-constexpr size_t kTimeIndexEntrySize = 12;   // int64 timestamp, int32 relative offset
-constexpr int kOffsetIndexWarmEntries = 8192 / kOffsetIndexEntrySize;
 
 // new String(bytes, UTF_8), as Kafka's StringDecoder does, printed back as UTF-8: each maximal
 // ill-formed subsequence becomes U+FFFD, except that Java decodes an encoded surrogate
@@ -77,15 +75,18 @@ std::string JavaUtf8(Bytes b) {
   return out;
 }
 
-int32_t ReadBe32(const uint8_t* p) {
-  return static_cast<int32_t>(uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 |
-                              uint32_t{p[3]});
+// The whole file at `path`, mapped read-only. A missing file is an I/O error, as Kafka's
+// NoSuchFileException is.
+Result<std::unique_ptr<MappedRegion>> MapFile(const std::string& path) {
+  auto mapped = MappedRegion::MapWholeFile(path);
+  if (mapped.status().IsNotFound()) return Status::IOError(mapped.status().message());
+  return mapped;
 }
 
-int64_t ReadBe64(const uint8_t* p) {
-  return static_cast<int64_t>(uint64_t{static_cast<uint32_t>(ReadBe32(p))} << 32 |
-                              uint64_t{static_cast<uint32_t>(ReadBe32(p + 4))});
-}
+// The index files, opened read-only as DumpLogSegments opens them (maxIndexSize -1: the file's
+// length, whatever it is; an untrimmed, zero-filled tail reads as entries). They are opened at
+// the absolute path, which Kafka's sanity-check messages name.
+constexpr int64_t kIndexSizeOfFile = -1;
 
 // A path as java.io.File holds it on Unix: repeated slashes collapsed, a trailing slash dropped.
 // Kafka prints File.toString() in "Dumping" lines and getAbsolutePath() (the working directory
@@ -344,8 +345,8 @@ Status DumpLegacyBatch(const JavaFile& file, const LogBatchWalker& walker, bool 
       v0 ? TimestampType::kNoTimestampType
          : ((attributes & ll::kTimestampTypeMask) != 0 ? TimestampType::kLogAppendTime
                                                        : TimestampType::kCreateTime);
-  const int64_t timestamp = v0 ? kNoTimestamp : ReadBe64(&entry[ll::kTimestampOffset]);
-  const auto stored_crc = static_cast<uint32_t>(ReadBe32(&entry[ll::kCrcOffset]));
+  const int64_t timestamp = v0 ? kNoTimestamp : LoadBEInt64(&entry[ll::kTimestampOffset]);
+  const uint32_t stored_crc = LoadBE32(&entry[ll::kCrcOffset]);
   const bool valid = Crc32Ieee(entry.subspan(ll::kMagicOffset)) == stored_crc;
   out << fmt::format(
       "offset: {} position: {} {}: {} size: {} magic: {} compresscodec: {} crc: {} isvalid: {}\n",
@@ -449,7 +450,7 @@ Status DumpLog(const JavaFile& file, const DumpLogOptions& options, std::ostream
   auto base = BaseOffsetOf(file);
   if (!base.ok()) return base.status();
   out << "Log starting offset: " << *base << "\n";
-  auto mapped = MappedFile::Open(file.path());
+  auto mapped = MapFile(file.path());
   if (!mapped.ok()) return mapped.status();
   if (options.max_bytes < 0) {
     return Status::InvalidArgument(
@@ -492,39 +493,25 @@ Status DumpOffsetIndex(const JavaFile& file, const DumpLogOptions& options, std:
   if (!base_or.ok()) return base_or.status();
   const int64_t base = *base_or;
   const std::string log_path = file.Sibling(file.Stem() + ".log");
-  auto log = MappedFile::Open(log_path);
+  auto log = MapFile(log_path);
   if (!log.ok()) return log.status();
-  auto index = MappedFile::Open(file.path());
+  auto index = OffsetIndex::Open(file.Absolute(), base, kIndexSizeOfFile, /*writable=*/false);
   if (!index.ok()) return index.status();
-  const std::span<const uint8_t> idx = (*index)->bytes();
-  const size_t entries = idx.size() / kOffsetIndexEntrySize;
+  const int entries = (*index)->entries();
   if (entries == 0) {
     out << file.path() << " is empty.\n";
     return Status::OK();
   }
-  auto offset_at = [&](size_t i) { return base + ReadBe32(&idx[i * kOffsetIndexEntrySize]); };
   if (options.index_sanity_check) {
     // OffsetIndex.sanityCheck, with its exception messages.
-    const int64_t last_offset = offset_at(entries - 1);
-    if (last_offset < base) {
-      return Status::Corruption(fmt::format(
-          "Corrupt index found, index file {} has non-zero size but the last offset is {} which "
-          "is less than the base offset {}",
-          file.Absolute(), last_offset, base));
-    }
-    if (idx.size() % kOffsetIndexEntrySize != 0) {
-      return Status::Corruption(fmt::format(
-          "Index file {} is corrupt, found {} bytes which is neither positive nor a multiple of 8",
-          file.Absolute(), idx.size()));
-    }
+    SEGLOG_RETURN_IF_ERROR((*index)->SanityCheck());
     out << file.path() << " passed sanity check.\n";
     return Status::OK();
   }
-  for (size_t i = 0; i < entries; ++i) {
-    const int64_t offset = offset_at(i);
+  for (int i = 0; i < entries; ++i) {
+    const auto [offset, position] = (*index)->EntryAt(i);
     // A preallocated index that was never trimmed ends in zeros: Kafka stops at the first one.
     if (offset == base && i > 0) return Status::OK();
-    const int32_t position = ReadBe32(&idx[i * kOffsetIndexEntrySize + 4]);
     auto slice =
         SliceLog(file.path(), log_path, (*log)->bytes(), position, options.max_message_size);
     if (!slice.ok()) return slice.status();
@@ -544,39 +531,6 @@ Status DumpOffsetIndex(const JavaFile& file, const DumpLogOptions& options, std:
     }
   }
   return Status::OK();
-}
-
-// OffsetIndex.lookup: the position of the entry with the largest offset <= target (Kafka's
-// search, which matters when a zero-filled tail breaks the order), or 0 if there is none.
-int32_t OffsetIndexLookup(std::span<const uint8_t> idx, int64_t base, int64_t target) {
-  const int entries = static_cast<int>(idx.size() / kOffsetIndexEntrySize);
-  if (entries == 0) return 0;
-  auto key = [&](int i) { return base + ReadBe32(&idx[static_cast<size_t>(i) * 8]); };
-  auto binary_search = [&](int lo, int hi) {
-    while (lo < hi) {
-      const int mid =
-          static_cast<int>((static_cast<unsigned>(lo) + static_cast<unsigned>(hi) + 1) >> 1);
-      const int64_t found = key(mid);
-      if (found > target) {
-        hi = mid - 1;
-      } else if (found < target) {
-        lo = mid;
-      } else {
-        return mid;
-      }
-    }
-    return lo;
-  };
-  const int first_hot = std::max(0, entries - 1 - kOffsetIndexWarmEntries);
-  int slot;
-  if (key(first_hot) < target) {
-    slot = binary_search(first_hot, entries - 1);
-  } else if (key(0) > target) {
-    slot = -1;
-  } else {
-    slot = binary_search(0, first_hot);
-  }
-  return slot < 0 ? 0 : ReadBe32(&idx[static_cast<size_t>(slot) * 8 + 4]);
 }
 
 // The largest record timestamp of the walker's current batch, -1 if none (deep iteration).
@@ -605,46 +559,27 @@ Status DumpTimeIndex(const JavaFile& file, const DumpLogOptions& options, std::o
   const int64_t base = *base_or;
   const std::string log_path = file.Sibling(file.Stem() + ".log");
   const std::string index_path = file.Sibling(file.Stem() + ".index");
-  auto log = MappedFile::Open(log_path);
+  auto log = MapFile(log_path);
   if (!log.ok()) return log.status();
   // (Kafka creates a missing .index here, empty, and then fails; seglog only reports it.)
-  auto index = MappedFile::Open(index_path);
+  auto index = OffsetIndex::Open(index_path, base, kIndexSizeOfFile, /*writable=*/false);
   if (!index.ok()) return index.status();
-  auto time_index = MappedFile::Open(file.path());
+  auto time_index = TimeIndex::Open(file.Absolute(), base, kIndexSizeOfFile, /*writable=*/false);
   if (!time_index.ok()) return time_index.status();
-  const std::span<const uint8_t> tidx = (*time_index)->bytes();
-  const size_t entries = tidx.size() / kTimeIndexEntrySize;
-  auto timestamp_at = [&](size_t i) { return ReadBe64(&tidx[i * kTimeIndexEntrySize]); };
-  auto offset_at = [&](size_t i) { return base + ReadBe32(&tidx[i * kTimeIndexEntrySize + 8]); };
+  const int entries = (*time_index)->entries();
   if (options.index_sanity_check) {
     // TimeIndex.sanityCheck, with its exception messages. The last entry is the last slot.
-    if (entries != 0 && timestamp_at(entries - 1) < timestamp_at(0)) {
-      return Status::Corruption(fmt::format(
-          "Corrupt time index found, time index file ({}) has non-zero size but the last "
-          "timestamp is {} which is less than the first timestamp {}",
-          file.Absolute(), timestamp_at(entries - 1), timestamp_at(0)));
-    }
-    if (entries != 0 && offset_at(entries - 1) < base) {
-      return Status::Corruption(fmt::format(
-          "Corrupt time index found, time index file ({}) has non-zero size but the last offset "
-          "is {} which is less than the first offset {}",
-          file.Absolute(), offset_at(entries - 1), base));
-    }
-    if (tidx.size() % kTimeIndexEntrySize != 0) {
-      return Status::Corruption(fmt::format(
-          "Time index file {} is corrupt, found {} bytes which is neither positive nor a "
-          "multiple of 12",
-          file.Absolute(), tidx.size()));
-    }
+    SEGLOG_RETURN_IF_ERROR((*time_index)->SanityCheck());
     out << file.path() << " passed sanity check.\n";
     return Status::OK();
   }
   int64_t prev_timestamp = kNoTimestamp;
-  for (size_t i = 0; i < entries; ++i) {
-    const int64_t timestamp = timestamp_at(i);
-    const int64_t offset = offset_at(i);
+  for (int i = 0; i < entries; ++i) {
+    const auto [timestamp, offset] = (*time_index)->EntryAt(i);
     if (offset == base && i > 0) return Status::OK();
-    const int32_t position = OffsetIndexLookup((*index)->bytes(), base, offset);
+    // OffsetIndex.lookup: Kafka's search, which matters when a zero-filled tail breaks the
+    // order; position 0 when no entry is at or below the offset.
+    const int32_t position = (*index)->Lookup(offset).position;
     auto slice = SliceLog(file.path(), log_path, (*log)->bytes(), position, kJavaIntMax);
     if (!slice.ok()) return slice.status();
     // Kafka reads every batch from there to the end first, so corruption anywhere after the

@@ -15,47 +15,11 @@ namespace seglog {
 
 namespace {
 
-Result<ServerConfig> LoadConfig(const NodeOptions& o) {
-  ServerConfig config;
-  if (!o.server_config.empty()) {
-    SEGLOG_ASSIGN_OR_RETURN(config, ServerConfig::Load(o.server_config));
-  }
-  if (!o.log_dir.empty()) config.log_dirs = {o.log_dir};
-  if (o.server_config.empty() && o.log_dir.empty()) {
-    return Status::InvalidArgument("give --log-dir or --server-config with log.dirs");
-  }
-  return config;
-}
-
-// A one-shot run: a manager on a MockScheduler at the wall clock (tasks run only when asked).
-struct OneShot {
-  std::unique_ptr<MockScheduler> scheduler;
-  std::unique_ptr<LogManager> manager;
-};
-
-Result<OneShot> OpenOneShot(const NodeOptions& o, std::ostream& out) {
-  SEGLOG_ASSIGN_OR_RETURN(ServerConfig config, LoadConfig(o));
-  OneShot s;
-  s.scheduler = std::make_unique<MockScheduler>(o.clock ? o.clock() : WallClockMs());
-  auto m = LogManager::Open(config, s.scheduler.get(), [&out](const std::string& line) {
-    // Recovery and deletion are worth showing; routine loading is not.
-    if (line.find("recovered ") != std::string::npos || line.find("Delet") != std::string::npos ||
-        line.find("Incremented") != std::string::npos || line.find("WARN") != std::string::npos ||
-        line.find("Cleaner") != std::string::npos || line.find("\t") != std::string::npos) {
-      out << line << "\n";
-    }
+// A one-shot run of a writing subcommand, logging what is worth showing to `out`.
+Result<OneShotNode> OpenOneShot(const NodeOptions& o, std::ostream& out) {
+  return OpenNode(o, /*read_only=*/false, [&out](const std::string& line) {
+    if (IsNoteworthyNodeLine(line)) out << line << "\n";
   });
-  if (!m.ok()) return m.status();
-  s.manager = std::move(m).value();
-  return s;
-}
-
-Status Finish(OneShot& s, Status result) {
-  // Nobody else can be reading this directory's segments (we hold its lock): files that wait
-  // for a delayed deletion go now rather than at the next open.
-  s.scheduler->RunPendingNow("delete-file");
-  Status closed = s.manager->Shutdown();
-  return result.ok() ? closed : result;
 }
 
 void PrintDescription(const TopicDescription& t, std::ostream& out) {
@@ -84,7 +48,7 @@ Status Topics(const TopicsOptions& o, std::ostream& out) {
   if (o.topic.empty() && (o.action == "create" || o.action == "alter" || o.action == "delete")) {
     return Status::InvalidArgument(fmt::format("--{} needs --topic", o.action));
   }
-  SEGLOG_ASSIGN_OR_RETURN(OneShot s, OpenOneShot(o.node, out));
+  SEGLOG_ASSIGN_OR_RETURN(OneShotNode s, OpenOneShot(o.node, out));
   LogManager& m = *s.manager;
   Status result;
   if (o.action == "create") {
@@ -114,11 +78,11 @@ Status Topics(const TopicsOptions& o, std::ostream& out) {
     result = m.DeleteTopic(o.topic);
     if (result.ok()) out << "Deleted topic " << o.topic << ".\n";
   }
-  return Finish(s, result);
+  return FinishNode(s, result);
 }
 
 Status Configs(const ConfigsOptions& o, std::ostream& out) {
-  SEGLOG_ASSIGN_OR_RETURN(OneShot s, OpenOneShot(o.node, out));
+  SEGLOG_ASSIGN_OR_RETURN(OneShotNode s, OpenOneShot(o.node, out));
   Status result;
   if (o.alter) {
     if (o.add.empty() && o.remove.empty()) {
@@ -135,11 +99,11 @@ Status Configs(const ConfigsOptions& o, std::ostream& out) {
     }
     result = d.status();
   }
-  return Finish(s, result);
+  return FinishNode(s, result);
 }
 
 Status DeleteRecordsCommand(const DeleteRecordsOptions& o, std::ostream& out) {
-  SEGLOG_ASSIGN_OR_RETURN(OneShot s, OpenOneShot(o.node, out));
+  SEGLOG_ASSIGN_OR_RETURN(OneShotNode s, OpenOneShot(o.node, out));
   Status result;
   auto log = s.manager->GetLog({o.topic, o.partition});
   if (!log.ok()) {
@@ -151,14 +115,14 @@ Status DeleteRecordsCommand(const DeleteRecordsOptions& o, std::ostream& out) {
     }
     result = low.status();
   }
-  return Finish(s, result);
+  return FinishNode(s, result);
 }
 
 Status Clean(const CleanOptions& o, std::ostream& out) {
-  SEGLOG_ASSIGN_OR_RETURN(OneShot s, OpenOneShot(o.node, out));
+  SEGLOG_ASSIGN_OR_RETURN(OneShotNode s, OpenOneShot(o.node, out));
   auto n = s.manager->CleanNow(o.topic, o.partition);
   if (n.ok()) out << fmt::format("cleaned {} partition(s) of {}\n", *n, o.topic);
-  return Finish(s, n.status());
+  return FinishNode(s, n.status());
 }
 
 Status RunTasks(const NodeOptions& node, const std::vector<std::string>& tasks, std::ostream& out) {
@@ -166,18 +130,18 @@ Status RunTasks(const NodeOptions& node, const std::vector<std::string>& tasks, 
     return Status::InvalidArgument(
         "name at least one task: retention, flush, checkpoint, delete-files, cleaner");
   }
-  SEGLOG_ASSIGN_OR_RETURN(OneShot s, OpenOneShot(node, out));
+  SEGLOG_ASSIGN_OR_RETURN(OneShotNode s, OpenOneShot(node, out));
   Status result;
   for (const std::string& t : tasks) {
     result = s.manager->RunTask(t);
     if (!result.ok()) break;
     out << "ran " << t << "\n";
   }
-  return Finish(s, result);
+  return FinishNode(s, result);
 }
 
 Status ServeStorage(const NodeOptions& node, const std::atomic<bool>& stop, std::ostream& out) {
-  SEGLOG_ASSIGN_OR_RETURN(ServerConfig config, LoadConfig(node));
+  SEGLOG_ASSIGN_OR_RETURN(ServerConfig config, LoadNodeConfig(node));
   ThreadScheduler scheduler(config.background_threads);
   std::mutex out_mu;
   auto logger = [&out, &out_mu](const std::string& line) {

@@ -1,6 +1,7 @@
 // The storage-node subcommands over a LogManager: topics, configs, delete-records, run-tasks
 // and serve-storage. Each opens the log directories as a broker does (recovering them after an
 // unclean shutdown), does its work, and shuts down cleanly.
+// They open the directories through tools/node.h, as the read tools do.
 // Thread safety: functions; one call per log directory at a time (they take its .lock).
 #ifndef SEGLOG_TOOLS_MANAGE_H_
 #define SEGLOG_TOOLS_MANAGE_H_
@@ -13,14 +14,9 @@
 #include <vector>
 
 #include "seglog/result.h"
+#include "tools/node.h"
 
 namespace seglog {
-
-struct NodeOptions {
-  std::string log_dir;             // overrides log.dirs when set
-  std::string server_config;       // server.properties (optional)
-  std::function<int64_t()> clock;  // for tests; default: wall clock
-};
 
 struct TopicsOptions {
   NodeOptions node;

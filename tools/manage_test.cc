@@ -3,11 +3,16 @@
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <sstream>
 
-#include "log/test_support.h"
+#include "base/scheduler.h"
+#include "manager/log_dir_lock.h"
+#include "manager/log_manager.h"
+#include "tests/support/files.h"
 #include "tools/consume.h"
 #include "tools/produce.h"
 
@@ -156,6 +161,94 @@ TEST_F(ManageTest, DeleteRecordsRaisesTheLogStartAndIsRefusedOnCompactedTopics) 
   EXPECT_THAT(DeleteRecordsCommand(d, out_).message(), HasSubstr("PolicyViolationException"));
   d.topic = "missing";
   EXPECT_THAT(DeleteRecordsCommand(d, out_).message(), HasSubstr("missing-0"));
+}
+
+// The read tools open the directory as the node does: a log start offset raised by
+// delete-records lives only in log-start-offset-checkpoint, and they apply it.
+TEST_F(ManageTest, ReadToolsSeeTheCheckpointedLogStartOffset) {
+  ASSERT_TRUE(Topics("create", "t", 1).ok());
+  Produce("t", 100, kT0);
+  DeleteRecordsOptions d;
+  d.node = Node();
+  d.topic = "t";
+  d.partition = 0;
+  d.offset = 50;
+  ASSERT_TRUE(DeleteRecordsCommand(d, out_).ok());
+  ASSERT_TRUE(Topics("describe", "t").ok());
+  EXPECT_THAT(out_.str(), HasSubstr("LogStartOffset: 50\tLogEndOffset: 100"));
+
+  std::ostringstream offsets;
+  ASSERT_TRUE(GetOffsets({tmp_.path(), "t", {}, "earliest"}, offsets).ok());
+  EXPECT_EQ(offsets.str(), "t:0:50\n");
+  ConsumeOptions c;
+  c.log_dir = tmp_.path();
+  c.topic = "t";
+  c.offset = "10";
+  c.reset = "none";
+  std::ostringstream records;
+  auto none = Consume(c, records);
+  EXPECT_TRUE(none.status().IsOutOfRange()) << none.status().ToString();
+  EXPECT_THAT(none.status().message(), HasSubstr("range 50 to 100"));
+  c.offset = "earliest";
+  c.max_records = 1;
+  ASSERT_EQ(*Consume(c, records), 1);
+  EXPECT_THAT(records.str(), ::testing::StartsWith("Offset:50\t"));
+}
+
+// Reading takes no lock and writes nothing: it works beside a running node, and leaves the
+// clean-shutdown marker and every file as they were.
+TEST_F(ManageTest, ReadToolsTakeNoLockAndWriteNothing) {
+  ASSERT_TRUE(Topics("create", "t", 2).ok());
+  Produce("t", 20, kT0);
+  auto listing = [this] {
+    std::map<std::string, std::pair<uintmax_t, std::filesystem::file_time_type>> files;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(tmp_.path())) {
+      if (e.is_regular_file()) files[e.path().string()] = {e.file_size(), e.last_write_time()};
+    }
+    return files;
+  };
+  const auto before = listing();
+  ASSERT_TRUE(before.count(tmp_.path() + "/.kafka_cleanshutdown"));
+  std::ostringstream out;
+  ASSERT_TRUE(GetOffsets({tmp_.path(), "t", {}, "latest"}, out).ok());
+  ConsumeOptions c;
+  c.log_dir = tmp_.path();
+  c.topic = "t";
+  ASSERT_EQ(*Consume(c, out), 20);
+  EXPECT_EQ(listing(), before);
+
+  // A node in another process holds the directory (and its .lock): the read tools still read
+  // it, and the node shuts down cleanly after them.
+  int ready[2], done[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  ASSERT_EQ(::pipe(done), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ServerConfig config;
+    config.log_dirs = {tmp_.path()};
+    MockScheduler scheduler(kT0);
+    auto node = LogManager::Open(config, &scheduler);
+    char b = node.ok() ? 'y' : 'n';
+    (void)!::write(ready[1], &b, 1);
+    (void)!::read(done[0], &b, 1);
+    ::_exit(node.ok() && (*node)->Shutdown().ok() ? 0 : 1);
+  }
+  char b = 0;
+  ASSERT_EQ(::read(ready[0], &b, 1), 1);
+  ASSERT_EQ(b, 'y');
+  EXPECT_FALSE(LogDirLock::Acquire(tmp_.path()).ok());  // the node holds it
+  std::ostringstream live;
+  EXPECT_TRUE(GetOffsets({tmp_.path(), "t", {}, "latest"}, live).ok());
+  EXPECT_THAT(live.str(), HasSubstr("t:0:"));
+  auto n = Consume(c, live);
+  EXPECT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(n.ok() ? *n : -1, 20);
+  (void)!::write(done[1], "x", 1);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  for (int fd : {ready[0], ready[1], done[0], done[1]}) ::close(fd);
 }
 
 // seglog clean compacts a topic's closed segments now; other topics are refused.

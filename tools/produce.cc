@@ -7,11 +7,9 @@
 #include <memory>
 
 #include "base/murmur2.h"
-#include "base/uuid.h"
-#include "io/file_names.h"
-#include "manager/log_directory.h"
 #include "manager/topic_store.h"
 #include "seglog/log.h"
+#include "tools/node.h"
 
 namespace seglog {
 
@@ -140,29 +138,36 @@ Result<ProduceResult> Produce(const ProduceOptions& o, std::istream& input) {
   if (o.batch_records < 1) return Status::InvalidArgument("--batch-records must be at least 1");
   if (o.value_size < 0) return Status::InvalidArgument("--value-size must not be negative");
   if (o.partitions < 1) return Status::InvalidArgument("--partitions must be at least 1");
-  LogDirectoryOptions dir_options;
-  dir_options.log_options.clock = o.clock;
-  SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<LogDirectory> dir,
-                          LogDirectory::Open(o.log_dir, dir_options));
-  if (!dir->had_clean_shutdown()) {
-    // Kafka recovers every partition before serving any: so does produce.
-    SEGLOG_RETURN_IF_ERROR(dir->LoadAll(o.recovery_threads, o.progress));
+  // The node's own path in: recovery after an unclean shutdown (every partition, before any
+  // is written, as Kafka does), the checkpoints, and the topic created by CreateTopic.
+  NodeOptions node;
+  node.log_dir = o.log_dir;
+  node.clock = o.clock;
+  node.recovery_threads = o.recovery_threads;
+  SEGLOG_ASSIGN_OR_RETURN(OneShotNode n,
+                          OpenNode(node, /*read_only=*/false, [&o](const std::string& line) {
+                            if (o.progress && IsNoteworthyNodeLine(line)) o.progress(line);
+                          }));
+  LogManager& m = *n.manager;
+  auto described = m.DescribeTopic(o.topic);
+  if (described.status().IsNotFound()) {
+    if (Status s = m.CreateTopic(o.topic, o.partitions, o.configs); !s.ok()) {
+      return FinishNode(n, s);
+    }
+    described = m.DescribeTopic(o.topic);
   }
-  SEGLOG_ASSIGN_OR_RETURN(TopicMap topics, LoadTopics(o.log_dir));
-  if (!topics.count(o.topic)) {
-    SEGLOG_RETURN_IF_ERROR(LogConfig::FromProperties(o.configs).status());
-    topics[o.topic] = TopicMetadata{o.partitions, o.configs, Uuid::Random().ToString()};
-    SEGLOG_RETURN_IF_ERROR(SaveTopics(o.log_dir, topics));
+  if (!described.ok()) return FinishNode(n, described.status());
+  const int32_t partitions = static_cast<int32_t>(described->partitions.size());
+  if (o.partition && (*o.partition < 0 || *o.partition >= partitions)) {
+    return FinishNode(
+        n, Status::InvalidArgument(fmt::format("partition {} does not exist: topic {} has {}",
+                                               *o.partition, o.topic, partitions)));
   }
-  const TopicMetadata& md = topics[o.topic];
-  if (o.partition && (*o.partition < 0 || *o.partition >= md.partitions)) {
-    return Status::InvalidArgument(fmt::format("partition {} does not exist: topic {} has {}",
-                                               *o.partition, o.topic, md.partitions));
-  }
-  SEGLOG_ASSIGN_OR_RETURN(LogConfig config, TopicConfig(md));
   std::map<int32_t, std::shared_ptr<Log>> logs;
-  for (int32_t p = 0; p < md.partitions; ++p) {
-    SEGLOG_ASSIGN_OR_RETURN(logs[p], dir->GetLog({o.topic, p}, config, md.topic_id));
+  for (const PartitionDescription& p : described->partitions) {
+    auto log = m.GetLog({o.topic, p.partition});
+    if (!log.ok()) return FinishNode(n, log.status());
+    logs[p.partition] = std::move(log).value();
   }
   ProduceResult result;
   Producer producer(o, &logs, &result);
@@ -171,8 +176,7 @@ Result<ProduceResult> Produce(const ProduceOptions& o, std::istream& input) {
     const std::string value(static_cast<size_t>(o.value_size), o.value_char);
     for (int64_t i = 0; i < *o.num_records && s.ok(); ++i) {
       auto key = FormatKey(o.key_format, i);
-      if (!key.ok()) return key.status();
-      s = producer.Add(i, *key, value);
+      s = key.ok() ? producer.Add(i, *key, value) : key.status();
     }
   } else {
     std::string line;
@@ -183,8 +187,9 @@ Result<ProduceResult> Produce(const ProduceOptions& o, std::istream& input) {
       if (!o.key_separator.empty()) {
         const size_t at = line.find(o.key_separator);
         if (at == std::string::npos) {
-          return Status::InvalidArgument(
+          s = Status::InvalidArgument(
               fmt::format("No key separator found on line number {}: '{}'", i + 1, line));
+          break;
         }
         key = line.substr(0, at);
         value = line.substr(at + o.key_separator.size());
@@ -197,10 +202,9 @@ Result<ProduceResult> Produce(const ProduceOptions& o, std::istream& input) {
     }
   }
   if (s.ok()) s = producer.SendAll();
+  logs.clear();
   // Closes every log, writes the checkpoints and then .kafka_cleanshutdown.
-  Status c = dir->Close();
-  if (s.ok()) s = c;
-  if (!s.ok()) return s;
+  SEGLOG_RETURN_IF_ERROR(FinishNode(n, s));
   return result;
 }
 

@@ -1,6 +1,8 @@
 // Produce: the library function behind `seglog produce` - writes generated records, or
 // key:value lines from a stream, to a topic's partitions in a log directory, creating the topic
-// (with its --config overrides) if it does not exist. Keys pick partitions with Kafka's murmur2
+// (LogManager::CreateTopic, with its --config overrides) if it does not exist. The directory
+// is opened as the storage node opens it (tools/node.h): recovered after an unclean shutdown,
+// and shut down cleanly at the end. Keys pick partitions with Kafka's murmur2
 // partitioner when no partition is given.
 // Thread safety: thread-compatible.
 #ifndef SEGLOG_TOOLS_PRODUCE_H_

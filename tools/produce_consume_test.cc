@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "io/file_names.h"
-#include "log/test_support.h"
+#include "tests/support/files.h"
 #include "tools/consume.h"
 #include "tools/produce.h"
 
@@ -98,6 +98,22 @@ TEST(ProduceConsumeTest, KeyValueLinesTombstonesAndTheMurmur2Partitioner) {
   out.str("");
   ConsumeOptions all{tmp.path(), "users", std::nullopt, "earliest", 2, "text"};
   EXPECT_EQ(*Consume(all, out), 2);  // --max-records across partitions
+}
+
+// A Kafka broker's directory has no seglog topic store: its topics are its partition
+// directories, read as the node loads them.
+TEST(ProduceConsumeTest, ReadsAKafkaBrokersDirectory) {
+  const std::string kafka = std::string(SEGLOG_SOURCE_DIR) + "/tests/data/kafka_written";
+  std::ostringstream out;
+  Status s = GetOffsets({kafka, "kw-none", {}, "latest"}, out);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(out.str(), "kw-none:0:2590\n");
+  ConsumeOptions c{kafka, "kw-none", std::nullopt, "earliest", 3, "text"};
+  std::ostringstream records;
+  auto n = Consume(c, records);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(*n, 3);
+  EXPECT_THAT(records.str(), ::testing::StartsWith("Offset:0\t"));
 }
 
 TEST(ProduceConsumeTest, BadInputIsRefusedClearly) {

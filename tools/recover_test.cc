@@ -4,12 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "io/file.h"
 #include "io/file_names.h"
 #include "log/checkpoint_file.h"
-#include "log/test_support.h"
+#include "tests/support/files.h"
 #include "tools/produce.h"
 
 namespace seglog {

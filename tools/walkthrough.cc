@@ -9,15 +9,16 @@
 #include <vector>
 
 #include "io/file_names.h"
-#include "manager/log_dir_lock.h"
 #include "record/batch_walker.h"
 #include "seglog/log.h"
 #include "tools/dump_log.h"
+#include "tools/node.h"
 
 namespace seglog {
 
 namespace {
 
+constexpr const char* kTopic = "walkthrough";
 constexpr int kRecords = 12000;
 constexpr int kPerBatch = 10;
 constexpr int kValueSize = 250;
@@ -38,25 +39,23 @@ std::string Head(const std::string& text, int lines) {
   return result;
 }
 
-}  // namespace
-
-Status RunWalkthrough(const std::string& log_dir, std::ostream& out) {
-  SEGLOG_ASSIGN_OR_RETURN(auto lock, LogDirLock::Acquire(log_dir));
-  const std::string dir = log_dir + "/walkthrough-0";
-  std::error_code ec;
-  std::filesystem::remove_all(dir, ec);
-  if (ec) return Status::IOError(fmt::format("{}: {}", dir, ec.message()));
-  LogConfig config;
-  SEGLOG_RETURN_IF_ERROR(config.Set("segment.bytes", "1048576"));
-  const int64_t t0 = std::chrono::duration_cast<std::chrono::milliseconds>(
-                         std::chrono::system_clock::now().time_since_epoch())
-                         .count();
+// The produce half, on a writable node: a fresh topic "walkthrough" (a previous run's is
+// deleted first), Example 1's records, and the files while its log is open.
+Status ProduceExampleOne(LogManager& m, const std::string& dir, int64_t t0, std::ostream& out) {
+  if (m.DescribeTopic(kTopic).ok()) {
+    SEGLOG_RETURN_IF_ERROR(m.DeleteTopic(kTopic));
+    SEGLOG_RETURN_IF_ERROR(m.RunTask("delete-files"));
+  } else if (m.GetLog({kTopic, 0}).ok()) {
+    return Status::AlreadyExists(
+        fmt::format("{} exists but belongs to no topic; remove it to run the walkthrough", dir));
+  }
+  SEGLOG_RETURN_IF_ERROR(m.CreateTopic(kTopic, 1, {{"segment.bytes", "1048576"}}));
+  SEGLOG_ASSIGN_OR_RETURN(std::shared_ptr<Log> log, m.GetLog({kTopic, 0}));
 
   out << fmt::format(
       "=== produce {} records to walkthrough-0, {} per batch, {}-byte values, "
       "segment.bytes=1048576 (seed 000, Example 1)\n",
       kRecords, kPerBatch, kValueSize);
-  SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<Log> log, Log::Open(dir, config));
   const std::string value(kValueSize, 'v');
   for (int b = 0; b < kRecords / kPerBatch; ++b) {
     RecordBatchBuilder builder{BatchOptions{}};
@@ -74,31 +73,12 @@ Status RunWalkthrough(const std::string& log_dir, std::ostream& out) {
 
   out << "=== files in the partition directory while the log is open (size name)\n";
   ListDir(dir, out);
-  SEGLOG_RETURN_IF_ERROR(log->Close());
-  log.reset();
-  out << "\n=== after a clean close: the active segment's indexes are trimmed\n";
-  ListDir(dir, out);
+  return Status::OK();
+}
 
-  out << "\n=== first batches of the first segment (kafka-dump-log.sh format)\n";
-  {
-    std::ostringstream dump, err;
-    const std::vector<std::string> files = {LogFilePath(dir, 0)};
-    DumpLogOptions o;
-    o.max_bytes = 4 * 2731;  // the first four batches
-    SEGLOG_RETURN_IF_ERROR(DumpFiles(files, o, dump, err));
-    out << Head(dump.str(), 6);
-  }
-  out << "\n=== first entries of the offset index (.index) and the time index (.timeindex)\n";
-  for (const std::string& file : {OffsetIndexFilePath(dir, 0), TimeIndexFilePath(dir, 0)}) {
-    std::ostringstream dump, err;
-    const std::vector<std::string> files = {file};
-    SEGLOG_RETURN_IF_ERROR(DumpFiles(files, DumpLogOptions{}, dump, err));
-    out << Head(dump.str(), 4);
-  }
-
-  LogOptions read_only;
-  read_only.read_only = true;
-  SEGLOG_ASSIGN_OR_RETURN(log, Log::Open(dir, config, read_only));
+// The read half, as consume and get-offsets read: on a read-only node.
+Status ReadExampleOne(LogManager& m, int64_t t0, std::ostream& out) {
+  SEGLOG_ASSIGN_OR_RETURN(std::shared_ptr<Log> log, m.GetLog({kTopic, 0}));
   out << "\n=== offset -> file position (floor segment, index, then a header-only walk)\n";
   for (int64_t target :
        {int64_t{0}, int64_t{35}, int64_t{49}, int64_t{50}, int64_t{3829}, int64_t{5000}}) {
@@ -138,7 +118,45 @@ Status RunWalkthrough(const std::string& log_dir, std::ostream& out) {
     }
     SEGLOG_RETURN_IF_ERROR(it.status());
   }
-  return log->Close();
+  return Status::OK();
+}
+
+}  // namespace
+
+Status RunWalkthrough(const std::string& log_dir, std::ostream& out) {
+  const std::string dir = log_dir + "/" + PartitionDirName({kTopic, 0});
+  NodeOptions node;
+  node.log_dir = log_dir;
+  const int64_t t0 = std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+  {
+    SEGLOG_ASSIGN_OR_RETURN(OneShotNode n, OpenNode(node, /*read_only=*/false));
+    SEGLOG_RETURN_IF_ERROR(FinishNode(n, ProduceExampleOne(*n.manager, dir, t0, out)));
+  }
+  out << "\n=== after a clean close: the active segment's indexes are trimmed\n";
+  ListDir(dir, out);
+
+  out << "\n=== first batches of the first segment (kafka-dump-log.sh format)\n";
+  {
+    std::ostringstream dump, err;
+    const std::vector<std::string> files = {LogFilePath(dir, 0)};
+    DumpLogOptions o;
+    o.max_bytes = 4 * 2731;  // the first four batches
+    SEGLOG_RETURN_IF_ERROR(DumpFiles(files, o, dump, err));
+    out << Head(dump.str(), 6);
+  }
+  out << "\n=== first entries of the offset index (.index) and the time index (.timeindex)\n";
+  for (const std::string& file : {OffsetIndexFilePath(dir, 0), TimeIndexFilePath(dir, 0)}) {
+    std::ostringstream dump, err;
+    const std::vector<std::string> files = {file};
+    SEGLOG_RETURN_IF_ERROR(DumpFiles(files, DumpLogOptions{}, dump, err));
+    out << Head(dump.str(), 4);
+  }
+
+  SEGLOG_ASSIGN_OR_RETURN(OneShotNode reader, OpenNode(node, /*read_only=*/true));
+  Status read = ReadExampleOne(*reader.manager, t0, out);
+  return FinishNode(reader, read);
 }
 
 }  // namespace seglog

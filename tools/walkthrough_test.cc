@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "log/test_support.h"
+#include "tests/support/files.h"
 
 namespace seglog {
 namespace {

@@ -1,4 +1,4 @@
-// seglog's half of bench/compare (issue 7): the same workloads as
+// seglog's half of bench/compare: the same workloads as
 // bench/compare/kafka/KafkaStorageBench.java on identical inputs, one JSON line per result:
 //   {"system":"seglog","workload":...,"metric":...,"higher_is_better":...,"runs":[...],
 //    "median":...,"params":{...}}
@@ -540,7 +540,7 @@ int main(int argc, char** argv) {
   // The Kafka harness's JVM starts by touching its whole heap (-Xms2g -Xmx2g, AlwaysPreTouch).
   // This harness holds as much touched memory for its life, so that both systems' page cache
   // comes from the same state of this VM's memory: which physical memory a file's pages land in
-  // changed the speed of reading them back by up to 2x here (docs/benchmarks.md, issue 7).
+  // changed the speed of reading them back by up to 2x here (docs/benchmarks.md).
   const int64_t hold_mib = Int(a, "--hold-mib", 2048);
   std::unique_ptr<uint8_t[]> held;
   if (hold_mib > 0 && mode != "limits") {

@@ -138,7 +138,8 @@ class Log {
  public:
   // Opens the partition directory `dir` (created if missing unless read-only), loading the
   // segments it holds. Files that are neither Kafka's nor seglog's are reported by name.
-  // (Recovery after an unclean shutdown arrives with issue 4; a clean directory loads as is.)
+  // Without options.had_clean_shutdown the segments from the recovery point on are recovered
+  // (see LogOptions); a clean directory loads as is.
   static Result<std::unique_ptr<Log>> Open(const std::string& dir, const LogConfig& config,
                                            LogOptions options = {});
   ~Log();

@@ -169,6 +169,12 @@ Result<std::unique_ptr<MappedRegion>> MappedRegion::Map(const File& file, size_t
   return std::unique_ptr<MappedRegion>(new MappedRegion(static_cast<uint8_t*>(p), length));
 }
 
+Result<std::unique_ptr<MappedRegion>> MappedRegion::MapWholeFile(const std::string& path) {
+  SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<File> file, File::Open(path, File::Mode::kReadOnly));
+  SEGLOG_ASSIGN_OR_RETURN(const int64_t size, file->Size());
+  return Map(*file, static_cast<size_t>(size), /*writable=*/false);
+}
+
 MappedRegion::~MappedRegion() {
   if (data_ != nullptr) ::munmap(data_, length_);
 }

@@ -68,6 +68,11 @@ class File {
 class MappedRegion {
  public:
   static Result<std::unique_ptr<MappedRegion>> Map(const File& file, size_t length, bool writable);
+  // A read-only mapping of the whole file at `path` as it is now (for tools that read segments
+  // and indexes in place); the descriptor is closed at once, the mapping stays valid. NotFound
+  // when the file is missing. A file truncated below the mapping by another process makes
+  // reads past its new end fault, as with any mapping.
+  static Result<std::unique_ptr<MappedRegion>> MapWholeFile(const std::string& path);
   ~MappedRegion();
   MappedRegion(const MappedRegion&) = delete;
   MappedRegion& operator=(const MappedRegion&) = delete;
@@ -75,6 +80,7 @@ class MappedRegion {
   uint8_t* data() { return data_; }
   const uint8_t* data() const { return data_; }
   size_t length() const { return length_; }
+  std::span<const uint8_t> bytes() const { return {data_, length_}; }
   // msync(MS_SYNC) of the whole mapping.
   Status Sync(const std::string& path_for_errors);
 

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <filesystem>
 
 namespace seglog {
@@ -68,6 +69,22 @@ TEST_F(FileTest, MappedRegionSeesWrites) {
   uint8_t b;
   ASSERT_TRUE((*f)->ReadAt(100, {&b, 1}).ok());
   EXPECT_EQ(b, 42);
+}
+
+TEST_F(FileTest, MapWholeFileMapsTheFileAsItIs) {
+  {
+    auto f = File::Open(dir_ + "/w", File::Mode::kCreate);
+    const uint8_t bytes[3] = {1, 2, 3};
+    ASSERT_TRUE((*f)->WriteAt(0, bytes).ok());
+  }
+  auto m = MappedRegion::MapWholeFile(dir_ + "/w");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_THAT((*m)->bytes(), ::testing::ElementsAre(1, 2, 3));
+  auto f = File::Open(dir_ + "/empty", File::Mode::kCreate);
+  auto empty = MappedRegion::MapWholeFile(dir_ + "/empty");
+  ASSERT_TRUE(empty.ok()) << empty.status().ToString();
+  EXPECT_TRUE((*empty)->bytes().empty());
+  EXPECT_TRUE(MappedRegion::MapWholeFile(dir_ + "/missing").status().IsNotFound());
 }
 
 }  // namespace

@@ -3,10 +3,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "io/atomic_file.h"
-#include "log/test_support.h"
+#include "tests/support/files.h"
 
 namespace seglog {
 namespace {

@@ -3,12 +3,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
 #include <random>
 #include <vector>
 
 #include "base/coding.h"
 #include "io/file.h"
-#include "log/test_support.h"
+#include "tests/support/batches.h"
+#include "tests/support/files.h"
 
 namespace seglog {
 namespace {

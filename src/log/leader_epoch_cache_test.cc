@@ -2,7 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "log/test_support.h"
+#include "tests/support/batches.h"
+#include "tests/support/files.h"
 
 namespace seglog {
 namespace {

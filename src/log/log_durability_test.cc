@@ -9,8 +9,9 @@
 #include "io/atomic_file.h"
 #include "io/file.h"
 #include "log/checkpoint_file.h"
-#include "log/test_support.h"
 #include "seglog/log.h"
+#include "tests/support/batches.h"
+#include "tests/support/files.h"
 
 namespace seglog {
 namespace {

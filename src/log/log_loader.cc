@@ -247,7 +247,9 @@ Result<LoadedLog> LoadLog(const std::string& dir, const LogConfig& config,
       auto next = std::next(it);
       const bool after_recovery_point =
           !options.had_clean_shutdown &&
-          (next == out.segments.end() || next->first > options.recovery_point);
+          RecoveredAfterUncleanShutdown(
+              next == out.segments.end() ? std::nullopt : std::optional<int64_t>(next->first),
+              options.recovery_point);
       if (!after_recovery_point && !needs_recovery.count(it->first)) continue;
       SEGLOG_ASSIGN_OR_RETURN(
           truncated,

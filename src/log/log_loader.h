@@ -22,6 +22,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "log/log_segment.h"
@@ -39,6 +40,15 @@ struct LoadedLog {
 
 Result<LoadedLog> LoadLog(const std::string& dir, const LogConfig& config,
                           const LogOptions& options, int64_t now_ms);
+
+// Step 4's rule: after an unclean shutdown, whether the segment whose successor starts at
+// `next_base` (nullopt: the active segment) is recovered - every segment that may hold offsets
+// at or above the recovery point. `seglog check` applies the same rule to say what an open
+// would mend.
+inline bool RecoveredAfterUncleanShutdown(std::optional<int64_t> next_base,
+                                          int64_t recovery_point) {
+  return !next_base || *next_base > recovery_point;
+}
 
 // The SegmentOptions a log's config implies.
 SegmentOptions MakeSegmentOptions(const LogConfig& config, bool writable, int64_t roll_jitter_ms);

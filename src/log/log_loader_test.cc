@@ -13,8 +13,9 @@
 
 #include "io/atomic_file.h"
 #include "io/file_names.h"
-#include "log/test_support.h"
 #include "record/batch_walker.h"
+#include "tests/support/batches.h"
+#include "tests/support/files.h"
 
 namespace seglog {
 namespace {

@@ -92,8 +92,8 @@ Result<int> Log::DeletePrefixLocked(const DeletablePredicate& predicate,
   auto next_map = std::make_shared<SegmentMap>(*snapshot);
   for (const auto& seg : deletable) next_map->erase(seg->base_offset());
   st.Publish(std::move(next_map));
-  // The renames are made durable (Kafka skips this fsync; issue 4 asks for it on every create,
-  // rename and removal in a partition directory).
+  // The renames are made durable (Kafka skips this fsync; seglog syncs the directory after
+  // every create, rename and removal in a partition directory).
   for (const auto& seg : deletable) {
     SEGLOG_RETURN_IF_ERROR(seg->ChangeFileSuffixes("", std::string(kDeletedFileSuffix)));
   }

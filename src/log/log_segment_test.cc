@@ -3,7 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "io/file_names.h"
-#include "log/test_support.h"
+#include "tests/support/batches.h"
+#include "tests/support/files.h"
 
 namespace seglog {
 namespace {

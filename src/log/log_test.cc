@@ -10,8 +10,10 @@
 
 #include "base/coding.h"
 #include "io/file_names.h"
-#include "log/test_support.h"
 #include "record/batch_walker.h"
+#include "tests/support/batches.h"
+#include "tests/support/files.h"
+#include "tests/support/process_resources.h"
 
 namespace seglog {
 namespace {

@@ -3,6 +3,7 @@
 #include "log/log_validator.h"
 
 #include <gmock/gmock.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -12,7 +13,8 @@
 
 #include "base/coding.h"
 #include "base/crc32c.h"
-#include "log/test_support.h"
+#include "tests/support/batches.h"
+#include "tests/support/files.h"
 #include "seglog/log.h"
 #include "seglog/validation_error.h"
 

@@ -2,6 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -9,8 +10,9 @@
 #include "base/coding.h"
 #include "base/scheduler.h"
 #include "io/file_names.h"
-#include "log/test_support.h"
 #include "seglog/log.h"
+#include "tests/support/batches.h"
+#include "tests/support/files.h"
 
 namespace seglog {
 namespace {

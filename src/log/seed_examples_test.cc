@@ -4,8 +4,9 @@
 #include "index/offset_index.h"
 #include "index/time_index.h"
 #include "io/file_names.h"
-#include "log/test_support.h"
 #include "seglog/log.h"
+#include "tests/support/batches.h"
+#include "tests/support/files.h"
 
 namespace seglog {
 namespace {

@@ -5,7 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "log/test_support.h"
+#include "tests/support/files.h"
 
 namespace seglog {
 namespace {

@@ -15,8 +15,6 @@
 
 namespace seglog {
 
-namespace {
-// Names of the partition directories LogManager loads (kafka-format.md 10.5 step 4).
 bool IsLoadablePartitionDir(const std::string& name) {
   if (name.ends_with("-delete") || name.ends_with("-stray") || name.ends_with("-future")) {
     return false;
@@ -24,16 +22,35 @@ bool IsLoadablePartitionDir(const std::string& name) {
   auto tp = ParsePartitionDirName(name);
   return tp.ok() && name == PartitionDirName(*tp) && tp->topic != "__cluster_metadata";
 }
-}  // namespace
 
 Result<std::unique_ptr<LogDirectory>> LogDirectory::Open(const std::string& log_dir,
                                                          LogDirectoryOptions options) {
-  SEGLOG_ASSIGN_OR_RETURN(auto lock, LogDirLock::Acquire(log_dir));
+  const bool read_only = options.read_only;
+  std::unique_ptr<LogDirLock> lock;
+  if (read_only) {
+    // No lock (a node may hold it), but the directory must exist: nothing is created.
+    SEGLOG_RETURN_IF_ERROR(ListDirectory(log_dir).status());
+  } else {
+    SEGLOG_ASSIGN_OR_RETURN(lock, LogDirLock::Acquire(log_dir));
+  }
   std::unique_ptr<LogDirectory> d(new LogDirectory(log_dir, std::move(lock), std::move(options)));
-  SEGLOG_ASSIGN_OR_RETURN(
-      d->meta_, LoadOrCreateMetaProperties(log_dir, d->options_.node_id, d->options_.cluster_id));
+  d->options_.log_options.read_only = read_only;
   const std::string marker = log_dir + "/" + kCleanShutdownFile;
-  if (FileExists(marker)) {
+  if (read_only) {
+    // meta.properties as it is (a directory of copied partitions may have none).
+    const std::string meta = log_dir + "/" + kMetaPropertiesFile;
+    if (auto text = ReadFileToString(meta); text.ok()) {
+      SEGLOG_ASSIGN_OR_RETURN(d->meta_, ParseMetaProperties(meta, *text));
+    } else if (!text.status().IsNotFound()) {
+      return text.status();
+    }
+  } else {
+    SEGLOG_ASSIGN_OR_RETURN(
+        d->meta_, LoadOrCreateMetaProperties(log_dir, d->options_.node_id, d->options_.cluster_id));
+  }
+  if (read_only && FileExists(marker)) {
+    d->had_clean_shutdown_ = true;  // and the marker stays for the node's next open
+  } else if (FileExists(marker)) {
     // Deleted before anything is loaded: a crash while loading is an unclean shutdown.
     SEGLOG_RETURN_IF_ERROR(RemoveFile(marker, false));
     SEGLOG_RETURN_IF_ERROR(SyncDirectory(log_dir));
@@ -63,6 +80,12 @@ Result<std::unique_ptr<LogDirectory>> LogDirectory::Open(const std::string& log_
 }
 
 LogDirectory::~LogDirectory() = default;
+
+Status LogDirectory::CheckWritable(const char* what) const {
+  if (!options_.read_only) return Status::OK();
+  return Status::FailedPrecondition(
+      fmt::format("{}: opened read-only, so it cannot {}", dir_, what));
+}
 
 Status LogDirectory::offline_reason() const {
   MutexLock l(&offline_mu_);
@@ -117,6 +140,10 @@ Result<std::shared_ptr<Log>> LogDirectory::GetLog(const TopicPartition& tp, cons
   }
   const std::string path = dir_ + "/" + PartitionDirName(tp);
   const bool is_new = !FileExists(path);
+  if (is_new && options_.read_only) {
+    return Status::NotFound(
+        fmt::format("{}: no partition directory {}", dir_, PartitionDirName(tp)));
+  }
   SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<Log> opened,
                           Log::Open(path, config, OptionsFor(tp, topic_id)));
   std::shared_ptr<Log> log = std::move(opened);
@@ -248,6 +275,7 @@ Status LogDirectory::WriteCheckpoints() {
 }
 
 Status LogDirectory::WriteRecoveryPointCheckpoint() {
+  SEGLOG_RETURN_IF_ERROR(CheckWritable("write recovery-point-offset-checkpoint"));
   if (offline()) return Status::IOError(fmt::format("{} is offline", dir_));
   MutexLock l(&checkpoint_mu_);
   RefreshCheckpointMaps();
@@ -255,6 +283,7 @@ Status LogDirectory::WriteRecoveryPointCheckpoint() {
 }
 
 Status LogDirectory::WriteLogStartOffsetCheckpoint() {
+  SEGLOG_RETURN_IF_ERROR(CheckWritable("write log-start-offset-checkpoint"));
   if (offline()) return Status::IOError(fmt::format("{} is offline", dir_));
   MutexLock l(&checkpoint_mu_);
   RefreshCheckpointMaps();
@@ -269,6 +298,7 @@ std::optional<int64_t> LogDirectory::CleanerCheckpoint(const TopicPartition& tp)
 }
 
 Status LogDirectory::SetCleanerCheckpoint(const TopicPartition& tp, int64_t first_dirty) {
+  SEGLOG_RETURN_IF_ERROR(CheckWritable("write cleaner-offset-checkpoint"));
   MutexLock checkpoint_lock(&checkpoint_mu_);
   {
     MutexLock l(&mu_);
@@ -283,6 +313,7 @@ Status LogDirectory::SetCleanerCheckpoint(const TopicPartition& tp, int64_t firs
 }
 
 Result<std::string> LogDirectory::RemoveLog(const TopicPartition& tp) {
+  SEGLOG_RETURN_IF_ERROR(CheckWritable("remove a partition"));
   MutexLock checkpoint_lock(&checkpoint_mu_);
   std::shared_ptr<Log> log;
   bool had_cleaner_entry = false;
@@ -326,6 +357,7 @@ Result<std::vector<std::string>> LogDirectory::PendingDeleteDirs() const {
 }
 
 Status LogDirectory::CheckpointRecoveryPoints() {
+  SEGLOG_RETURN_IF_ERROR(CheckWritable("write recovery-point-offset-checkpoint"));
   if (offline()) return Status::IOError(fmt::format("{} is offline", dir_));
   for (const auto& [tp, log] : logs()) SEGLOG_RETURN_IF_ERROR(log->Flush(log->log_end_offset()));
   MutexLock l(&checkpoint_mu_);
@@ -347,6 +379,7 @@ Status LogDirectory::Close() {
         dir_, offline_reason().ToString()));
   }
   SEGLOG_RETURN_IF_ERROR(result);
+  if (options_.read_only) return Status::OK();  // writes nothing, and leaves the marker be
   {
     MutexLock l(&checkpoint_mu_);
     SEGLOG_RETURN_IF_ERROR(WriteCheckpoints());

@@ -1,6 +1,6 @@
 // LogDirectory: one log directory's lifecycle as Kafka's LogManager runs it for a data dir
-// (kafka-format.md 6.4-6.5, 10.5), for the CLI and the crash harness until the full LogManager
-// (issue 5):
+// (kafka-format.md 6.4-6.5, 10.5). LogManager owns one per log directory; the crash harness
+// drives one directly:
 //   Open:    take the .lock; read or create meta.properties; if .kafka_cleanshutdown exists,
 //            delete it and remember the shutdown was clean (a crash while loading then counts
 //            as unclean); read the recovery-point and log-start-offset checkpoints (unreadable:
@@ -46,10 +46,22 @@ namespace seglog {
 
 inline constexpr const char* kCleanShutdownFile = ".kafka_cleanshutdown";
 
+// Whether `name` is a partition directory that LoadAll loads: <topic>-<partition>, but not
+// KRaft's __cluster_metadata nor a -delete, -stray or -future directory (kafka-format.md 10.5).
+bool IsLoadablePartitionDir(const std::string& name);
+
 struct LogDirectoryOptions {
   LogOptions log_options;  // clock, scheduler, quarantine ... for every log
   int32_t node_id = 1;     // node.id for a new meta.properties
   std::string cluster_id;  // cluster.id for a new meta.properties (default: a new id)
+  // A read-only view, for tools that read a directory (consume, get-offsets): as Kafka's tools
+  // read a live log directory, it takes no .lock, so a storage node may hold the directory
+  // meanwhile (each read then sees the files as they are at that moment). It writes nothing:
+  // meta.properties is read if present, never created; the clean-shutdown marker stays; no
+  // checkpoint is written and nothing is recovered (the logs open read-only) - but the
+  // checkpointed log start offsets and recovery points are applied as in a writable open.
+  // Writing operations fail with FailedPrecondition.
+  bool read_only = false;
 };
 
 class LogDirectory {
@@ -60,6 +72,7 @@ class LogDirectory {
 
   const std::string& dir() const { return dir_; }
   bool had_clean_shutdown() const { return had_clean_shutdown_; }
+  bool read_only() const { return options_.read_only; }
   const MetaProperties& meta() const { return meta_; }
   // Problems met reading the checkpoints (they were then treated as empty, as in Kafka).
   const std::vector<std::string>& warnings() const { return warnings_; }
@@ -67,7 +80,7 @@ class LogDirectory {
   Status offline_reason() const EXCLUDES(offline_mu_);
 
   // Opens (once) the partition's log, creating its directory if needed (and making the new
-  // directory's name durable).
+  // directory's name durable); read-only, NotFound when the partition directory is missing.
   Result<std::shared_ptr<Log>> GetLog(const TopicPartition& tp, const LogConfig& config,
                                       const std::string& topic_id = "") EXCLUDES(mu_, open_mu_);
 
@@ -123,6 +136,8 @@ class LogDirectory {
   void RefreshCheckpointMaps() REQUIRES(checkpoint_mu_) EXCLUDES(mu_);
   Status WriteCheckpoint(const char* file, OffsetMap LogDirectory::*map) REQUIRES(checkpoint_mu_)
       EXCLUDES(mu_);
+  // FailedPrecondition naming `what` when the directory was opened read-only.
+  Status CheckWritable(const char* what) const;
 
   std::string dir_;
   std::unique_ptr<LogDirLock> lock_;

@@ -9,7 +9,8 @@
 #include "io/atomic_file.h"
 #include "io/file.h"
 #include "io/file_names.h"
-#include "log/test_support.h"
+#include "tests/support/batches.h"
+#include "tests/support/files.h"
 
 namespace seglog {
 namespace {

@@ -17,13 +17,33 @@ namespace seglog {
 Result<std::unique_ptr<LogManager>> LogManager::Open(
     const ServerConfig& config, Scheduler* scheduler,
     std::function<void(const std::string&)> logger) {
+  return OpenDirs(config, scheduler, std::move(logger), /*read_only=*/false);
+}
+
+Result<std::unique_ptr<LogManager>> LogManager::OpenReadOnly(
+    const ServerConfig& config, Scheduler* scheduler,
+    std::function<void(const std::string&)> logger) {
+  return OpenDirs(config, scheduler, std::move(logger), /*read_only=*/true);
+}
+
+Status LogManager::CheckWritable(const char* what) const {
+  if (!read_only_) return Status::OK();
+  return Status::FailedPrecondition(
+      fmt::format("the log directories were opened read-only, so they cannot {}", what));
+}
+
+Result<std::unique_ptr<LogManager>> LogManager::OpenDirs(
+    const ServerConfig& config, Scheduler* scheduler,
+    std::function<void(const std::string&)> logger, bool read_only) {
   if (scheduler == nullptr) return Status::InvalidArgument("LogManager needs a scheduler");
   std::unique_ptr<LogManager> m(new LogManager(config, scheduler, std::move(logger)));
+  m->read_only_ = read_only;
   MutexLock l(&m->mu_);
   m->Info(fmt::format("Loading logs from log dirs {}", fmt::join(config.log_dirs, ", ")));
   for (const std::string& dir : config.log_dirs) {
-    SEGLOG_RETURN_IF_ERROR(CreateDirectories(dir));
+    if (!read_only) SEGLOG_RETURN_IF_ERROR(CreateDirectories(dir));
     LogDirectoryOptions o;
+    o.read_only = read_only;
     o.node_id = config.node_id;
     o.log_options.scheduler = scheduler;
     o.log_options.clock = [scheduler] { return scheduler->NowMs(); };
@@ -31,7 +51,10 @@ Result<std::unique_ptr<LogManager>> LogManager::Open(
     // All directories share one cluster id.
     if (!m->dirs_.empty()) o.cluster_id = m->dirs_.front()->meta().cluster_id;
     SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<LogDirectory> d, LogDirectory::Open(dir, o));
-    if (!m->dirs_.empty() && d->meta().cluster_id != m->dirs_.front()->meta().cluster_id) {
+    // (A read-only view of a directory without meta.properties has no cluster id to compare.)
+    if (!m->dirs_.empty() && d->meta().cluster_id != m->dirs_.front()->meta().cluster_id &&
+        !(read_only &&
+          (d->meta().cluster_id.empty() || m->dirs_.front()->meta().cluster_id.empty()))) {
       return Status::InvalidArgument(fmt::format(
           "{}: meta.properties has cluster.id {}, but {} has {}: the log directories belong to "
           "different clusters",
@@ -55,6 +78,7 @@ Result<std::unique_ptr<LogManager>> LogManager::Open(
                      auto it = topics.find(topic);
                      return c.TopicConfig(it != topics.end() ? it->second.configs : md.configs);
                    }));
+    if (read_only) continue;  // a read-only view deletes nothing
     SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> pending, d->PendingDeleteDirs());
     for (const std::string& p : pending) {
       m->pending_deletes_.push_back({p, scheduler->NowMs()});  // found at startup: due now
@@ -152,6 +176,7 @@ Status LogManager::RemovePartition(const TopicPartition& tp, int64_t delay_ms) {
 
 Status LogManager::CreateTopic(const std::string& topic, int32_t partitions,
                                const std::map<std::string, std::string>& configs) {
+  SEGLOG_RETURN_IF_ERROR(CheckWritable("create topics"));
   SEGLOG_RETURN_IF_ERROR(ValidateTopicName(topic));
   if (partitions < 1) {
     return Status::InvalidArgument(
@@ -180,6 +205,7 @@ Status LogManager::CreateTopic(const std::string& topic, int32_t partitions,
 }
 
 Status LogManager::AddPartitions(const std::string& topic, int32_t total) {
+  SEGLOG_RETURN_IF_ERROR(CheckWritable("add partitions"));
   MutexLock admin(&admin_mu_);
   TopicMetadata md;
   {
@@ -205,6 +231,7 @@ Status LogManager::AddPartitions(const std::string& topic, int32_t total) {
 }
 
 Status LogManager::DeleteTopic(const std::string& topic) {
+  SEGLOG_RETURN_IF_ERROR(CheckWritable("delete topics"));
   MutexLock admin(&admin_mu_);
   TopicMetadata md;
   {
@@ -269,6 +296,7 @@ Result<TopicDescription> LogManager::DescribeTopic(const std::string& topic) con
 Status LogManager::AlterTopicConfig(const std::string& topic,
                                     const std::map<std::string, std::string>& set,
                                     const std::vector<std::string>& remove) {
+  SEGLOG_RETURN_IF_ERROR(CheckWritable("alter topic configs"));
   MutexLock admin(&admin_mu_);
   TopicMetadata md;
   {
@@ -310,6 +338,7 @@ Result<std::shared_ptr<Log>> LogManager::GetLog(const TopicPartition& tp) const 
 }
 
 void LogManager::StartTasks() {
+  if (read_only_) return;  // a read-only view runs no task
   const int64_t delay = config_.log_initial_task_delay_ms;
   Info(fmt::format("Starting log cleanup with a period of {} ms.",
                    config_.log_retention_check_interval_ms));
@@ -353,6 +382,7 @@ void LogManager::ScheduleCleaner(int id, int64_t delay_ms) {
 }
 
 Status LogManager::CleanupLogs() {
+  SEGLOG_RETURN_IF_ERROR(CheckWritable("run retention"));
   bool cleaner_running;
   {
     MutexLock l(&mu_);
@@ -371,6 +401,7 @@ Status LogManager::CleanupLogs() {
 }
 
 Status LogManager::FlushDirtyLogs() {
+  SEGLOG_RETURN_IF_ERROR(CheckWritable("flush"));
   Status first;
   for (const LogRef& ref : AllLogs()) {
     Status s = ref.log->FlushIfDue();
@@ -390,14 +421,17 @@ Status LogManager::ForEachOnlineDir(Status (LogDirectory::*write)()) {
 }
 
 Status LogManager::CheckpointRecoveryPoints() {
+  SEGLOG_RETURN_IF_ERROR(CheckWritable("write checkpoints"));
   return ForEachOnlineDir(&LogDirectory::WriteRecoveryPointCheckpoint);
 }
 
 Status LogManager::CheckpointLogStartOffsets() {
+  SEGLOG_RETURN_IF_ERROR(CheckWritable("write checkpoints"));
   return ForEachOnlineDir(&LogDirectory::WriteLogStartOffsetCheckpoint);
 }
 
 Status LogManager::DeleteLogs(bool now) {
+  SEGLOG_RETURN_IF_ERROR(CheckWritable("delete partitions"));
   std::vector<PendingDelete> due;
   {
     MutexLock l(&mu_);
@@ -488,6 +522,7 @@ Result<bool> LogManager::CleanOne(int id, const LogRef& ref, bool force, int64_t
 }
 
 Result<bool> LogManager::RunCleanerRound(int id) {
+  SEGLOG_RETURN_IF_ERROR(CheckWritable("clean"));
   std::set<std::string> skip;
   {
     MutexLock l(&mu_);
@@ -531,6 +566,7 @@ Result<bool> LogManager::RunCleanerRound(int id) {
 }
 
 Result<int> LogManager::CleanNow(const std::string& topic, int32_t partition) {
+  SEGLOG_RETURN_IF_ERROR(CheckWritable("clean"));
   int32_t partitions;
   {
     MutexLock l(&mu_);
@@ -562,6 +598,7 @@ Result<int> LogManager::CleanNow(const std::string& topic, int32_t partition) {
 }
 
 Status LogManager::RunTask(const std::string& name) {
+  SEGLOG_RETURN_IF_ERROR(CheckWritable("run tasks"));
   if (name == "cleaner") return RunCleanerRound(0).status();
   if (name == "retention") return CleanupLogs();
   if (name == "flush") return FlushDirtyLogs();

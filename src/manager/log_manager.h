@@ -72,11 +72,22 @@ class LogManager {
   static Result<std::unique_ptr<LogManager>> Open(
       const ServerConfig& config, Scheduler* scheduler,
       std::function<void(const std::string&)> logger = {});
+  // The same node, read-only, for the tools that read log directories (consume, get-offsets):
+  // every directory opens with LogDirectoryOptions::read_only - no .lock (as Kafka's tools
+  // read a live directory, a node may hold it meanwhile), nothing written, the clean-shutdown
+  // marker left in place, nothing recovered - and its partitions load read-only with what the
+  // directory's files say: the checkpointed log start offsets and recovery points, the topic
+  // store's configs. Topic operations, tasks and the cleaner fail with FailedPrecondition;
+  // Shutdown closes the logs and writes nothing.
+  static Result<std::unique_ptr<LogManager>> OpenReadOnly(
+      const ServerConfig& config, Scheduler* scheduler,
+      std::function<void(const std::string&)> logger = {});
   ~LogManager();
   LogManager(const LogManager&) = delete;
   LogManager& operator=(const LogManager&) = delete;
 
   const ServerConfig& config() const { return config_; }
+  bool read_only() const { return read_only_; }
 
   // Topics. Errors in Kafka's words ("Topic 'x' already exists.", "Topic name is illegal").
   // The partitions are created (their directories durable) before the topic store that names
@@ -129,6 +140,11 @@ class LogManager {
   LogManager(ServerConfig config, Scheduler* scheduler,
              std::function<void(const std::string&)> logger)
       : config_(std::move(config)), scheduler_(scheduler), logger_(std::move(logger)) {}
+  static Result<std::unique_ptr<LogManager>> OpenDirs(
+      const ServerConfig& config, Scheduler* scheduler,
+      std::function<void(const std::string&)> logger, bool read_only);
+  // FailedPrecondition naming `what` in a read-only manager.
+  Status CheckWritable(const char* what) const;
   void Info(const std::string& line) const;
   LogDirectory* DirFor(const TopicPartition& tp) const;
   LogDirectory* LeastLoadedDir() const;
@@ -151,6 +167,7 @@ class LogManager {
   const ServerConfig config_;
   Scheduler* const scheduler_;
   const std::function<void(const std::string&)> logger_;
+  bool read_only_ = false;  // set by OpenReadOnly before the manager is shared
   Mutex admin_mu_ ACQUIRED_BEFORE(mu_);
   mutable Mutex mu_;
   // Filled by Open, then never changed (the directories are thread-safe).

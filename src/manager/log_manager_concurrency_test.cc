@@ -8,7 +8,8 @@
 #include <vector>
 
 #include "base/mutex.h"
-#include "log/test_support.h"
+#include "tests/support/batches.h"
+#include "tests/support/files.h"
 #include "manager/log_manager.h"
 
 namespace seglog {

@@ -3,13 +3,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
 #include <cstring>
 #include <filesystem>
 
 #include "io/atomic_file.h"
 #include "io/file.h"
 #include "io/file_names.h"
-#include "log/test_support.h"
+#include "tests/support/batches.h"
+#include "tests/support/files.h"
 
 namespace seglog {
 namespace {
@@ -158,6 +160,40 @@ TEST_F(LogManagerTest, DeletedTopicsAreRenamedThenRemovedAfterTheDelay) {
   EXPECT_EQ(pending(), 0);
   // A name can be reused at once.
   ASSERT_TRUE(m->CreateTopic("gone", 1).ok());
+}
+
+// The read-only view: what the node would serve (checkpointed log start offsets, topic
+// configs), with nothing written (the marker stays) and every writing operation refused.
+// (That it takes no lock is tested across processes in tools/manage_test.cc.)
+TEST_F(LogManagerTest, ReadOnlyOpenAppliesTheCheckpointsAndWritesNothing) {
+  auto m = Open();
+  ASSERT_TRUE(m->CreateTopic("t", 2, {{"retention.ms", "20000"}}).ok());
+  for (int p = 0; p < 2; ++p) {
+    ASSERT_TRUE((*m->GetLog({"t", p}))->AppendAsLeader(ProducerBatch(0, 10, 10, kT0)).ok());
+  }
+  ASSERT_TRUE((*(*m->GetLog({"t", 1}))->DeleteRecords(7)) == 7);
+  ASSERT_TRUE(m->Shutdown().ok());
+  m.reset();
+  const std::vector<std::string> before = Tree();
+
+  auto config = ServerConfig::FromProperties({{"log.dirs", a_.path() + "," + b_.path()}});
+  ASSERT_TRUE(config.ok());
+  MockScheduler s(kT0);
+  auto ro = LogManager::OpenReadOnly(*config, &s);
+  ASSERT_TRUE(ro.ok()) << ro.status().ToString();
+  EXPECT_TRUE((*ro)->read_only());
+  auto t = (*ro)->DescribeTopic("t");
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(t->config.retention_ms, 20000);
+  ASSERT_EQ(t->partitions.size(), 2u);
+  EXPECT_EQ(t->partitions[1].log_start_offset, 7);
+  EXPECT_EQ(t->partitions[1].log_end_offset, 10);
+  EXPECT_EQ((*ro)->CreateTopic("u", 1).code(), Status::Code::kFailedPrecondition);
+  EXPECT_EQ((*ro)->DeleteTopic("t").code(), Status::Code::kFailedPrecondition);
+  EXPECT_EQ((*ro)->RunTask("checkpoint").code(), Status::Code::kFailedPrecondition);
+  EXPECT_FALSE((*(*ro)->GetLog({"t", 0}))->AppendAsLeader(ProducerBatch(0, 1, 10, kT0)).ok());
+  ASSERT_TRUE((*ro)->Shutdown().ok());
+  EXPECT_EQ(Tree(), before);
 }
 
 TEST_F(LogManagerTest, ShutdownIsCleanAndTheNextOpenRecoversNothing) {

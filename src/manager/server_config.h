@@ -32,7 +32,7 @@ struct ServerConfig {
   int64_t log_flush_start_offset_checkpoint_interval_ms = 60000;  // >= 0
   int64_t log_initial_task_delay_ms = 30000;                      // >= 0
   int32_t background_threads = 10;                                // >= 1
-  // The cleaner's settings (issue 6 uses them).
+  // The log cleaner's settings (LogManager::StartTasks and RunCleanerRound).
   bool log_cleaner_enable = true;
   int32_t log_cleaner_threads = 1;
   int64_t log_cleaner_dedupe_buffer_size = 134217728;

@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "log/checkpoint_file.h"
-#include "log/test_support.h"
+#include "tests/support/files.h"
 
 namespace seglog {
 namespace {

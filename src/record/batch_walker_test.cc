@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "base/coding.h"
-#include "record/test_util.h"
 #include "seglog/record_batch.h"
+#include "tests/support/bytes.h"
 
 namespace seglog {
 namespace {

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "record/batch_walker.h"
-#include "record/test_util.h"
 #include "seglog/record_batch.h"
+#include "tests/support/files.h"
 
 namespace seglog {
 namespace {

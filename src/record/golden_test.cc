@@ -10,8 +10,10 @@
 #include <string>
 
 #include "record/batch_walker.h"
-#include "record/test_util.h"
 #include "seglog/record_batch.h"
+#include "tests/support/bytes.h"
+#include "tests/support/files.h"
+#include "tests/support/golden.h"
 
 namespace seglog {
 namespace {

@@ -16,7 +16,9 @@
 #include "base/crc32c.h"
 #include "record/batch_walker.h"
 #include "record/compression.h"
-#include "record/test_util.h"
+#include "tests/support/bytes.h"
+#include "tests/support/files.h"
+#include "tests/support/golden.h"
 
 namespace seglog {
 namespace {

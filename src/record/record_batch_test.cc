@@ -7,8 +7,8 @@
 
 #include "base/coding.h"
 #include "base/crc32c.h"
-#include "record/test_util.h"
 #include "seglog/record_batch.h"
+#include "tests/support/bytes.h"
 
 namespace seglog {
 namespace {

@@ -52,7 +52,7 @@ import java.util.concurrent.Future;
 import java.util.stream.Stream;
 
 /**
- * Kafka's half of bench/compare (issue 7): the workloads of bench/compare/seglog_bench.cc run on
+ * Kafka's half of bench/compare: the workloads of bench/compare/seglog_bench.cc run on
  * Apache Kafka 4.4.0's own storage classes (UnifiedLog, LogManager, Cleaner) loaded from the
  * Maven jars, on identical inputs. One JSON line per result on stdout:
  *

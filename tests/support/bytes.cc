@@ -1,0 +1,34 @@
+// Byte helpers for tests; see bytes.h.
+#include "tests/support/bytes.h"
+
+namespace seglog::testing {
+
+std::span<const uint8_t> AsBytes(const std::string& s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+
+std::span<const uint8_t> AsBytes(const char* literal) {
+  return {reinterpret_cast<const uint8_t*>(literal), std::char_traits<char>::length(literal)};
+}
+
+std::vector<uint8_t> Base64Decode(const std::string& in) {
+  static const std::string kChars =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::vector<uint8_t> out;
+  uint32_t buf = 0;
+  int bits = 0;
+  for (char c : in) {
+    if (c == '=') break;
+    const size_t v = kChars.find(c);
+    if (v == std::string::npos) continue;
+    buf = (buf << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<uint8_t>((buf >> bits) & 0xff));
+    }
+  }
+  return out;
+}
+
+}  // namespace seglog::testing

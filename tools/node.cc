@@ -1,0 +1,55 @@
+// Node; see node.h.
+#include "tools/node.h"
+
+#include <fmt/format.h>
+
+#include "base/clock.h"
+
+namespace seglog {
+
+Result<ServerConfig> LoadNodeConfig(const NodeOptions& o) {
+  ServerConfig config;
+  if (!o.server_config.empty()) {
+    SEGLOG_ASSIGN_OR_RETURN(config, ServerConfig::Load(o.server_config));
+  }
+  if (!o.log_dir.empty()) config.log_dirs = {o.log_dir};
+  if (o.server_config.empty() && o.log_dir.empty()) {
+    return Status::InvalidArgument("give --log-dir or --server-config with log.dirs");
+  }
+  if (o.recovery_threads) {
+    if (*o.recovery_threads < 1) {
+      return Status::InvalidArgument(
+          fmt::format("Invalid value {} for configuration num.recovery.threads.per.data.dir: "
+                      "Value must be at least 1",
+                      *o.recovery_threads));
+    }
+    config.num_recovery_threads_per_data_dir = *o.recovery_threads;
+  }
+  return config;
+}
+
+Result<OneShotNode> OpenNode(const NodeOptions& o, bool read_only,
+                             std::function<void(const std::string&)> logger) {
+  SEGLOG_ASSIGN_OR_RETURN(ServerConfig config, LoadNodeConfig(o));
+  OneShotNode n;
+  n.scheduler = std::make_unique<MockScheduler>(o.clock ? o.clock() : WallClockMs());
+  auto m = read_only ? LogManager::OpenReadOnly(config, n.scheduler.get(), std::move(logger))
+                     : LogManager::Open(config, n.scheduler.get(), std::move(logger));
+  if (!m.ok()) return m.status();
+  n.manager = std::move(m).value();
+  return n;
+}
+
+Status FinishNode(OneShotNode& n, Status result) {
+  if (!n.manager->read_only()) n.scheduler->RunPendingNow("delete-file");
+  Status closed = n.manager->Shutdown();
+  return result.ok() ? closed : result;
+}
+
+bool IsNoteworthyNodeLine(const std::string& line) {
+  return line.find("recovered ") != std::string::npos || line.find("Delet") != std::string::npos ||
+         line.find("Incremented") != std::string::npos || line.find("WARN") != std::string::npos ||
+         line.find("Cleaner") != std::string::npos || line.find("\t") != std::string::npos;
+}
+
+}  // namespace seglog
