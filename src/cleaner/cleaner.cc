@@ -15,6 +15,7 @@
 #include "index/offset_index.h"
 #include "index/time_index.h"
 #include "log/file_batch_walker.h"
+#include "log/log_cleaner_access.h"
 #include "log/log_segment.h"
 #include "seglog/record_batch.h"
 
@@ -167,7 +168,7 @@ bool LogToClean::Eligible(double min_cleanable_ratio) const {
 
 Result<LogToClean> CleanableRange(Log& log, std::optional<int64_t> checkpointed_dirty,
                                   int64_t now) {
-  const std::vector<SegmentPtr> all = log.segments();
+  const std::vector<SegmentPtr> all = LogCleanerAccess::Segments(log);
   const LogConfig config = log.config();
   LogToClean r;
   const int64_t start = log.log_start_offset();
@@ -250,7 +251,7 @@ Result<Cleaner::Result_> Cleaner::Clean(Log& log, const std::string& name, const
     }
   };
   const LogConfig config = log.config();
-  const std::vector<SegmentPtr> all = log.segments();
+  const std::vector<SegmentPtr> all = LogCleanerAccess::Segments(log);
   Info(fmt::format("Beginning cleaning of log {}", name));
 
   // 1. The offset map over the dirty part (11.5).
@@ -335,8 +336,8 @@ Result<Cleaner::Result_> Cleaner::Clean(Log& log, const std::string& name, const
                                                   range.first_uncleanable_offset}));
   const int64_t upper_bound = range.first_uncleanable_offset;
   for (const std::vector<SegmentPtr>& group : groups) {
-    SEGLOG_ASSIGN_OR_RETURN(SegmentPtr cleaned,
-                            log.CreateCleanedSegment(group.front()->base_offset()));
+    SEGLOG_ASSIGN_OR_RETURN(SegmentPtr cleaned, LogCleanerAccess::CreateCleanedSegment(
+                                                    log, group.front()->base_offset()));
     std::vector<uint8_t> chunk;
     int64_t chunk_last_offset = -1;
     auto flush_chunk = [&]() -> Status {
@@ -501,7 +502,7 @@ Result<Cleaner::Result_> Cleaner::Clean(Log& log, const std::string& name, const
     for (const SegmentPtr& s : group) olds += (olds.empty() ? "" : ", ") + s->Describe();
     Info(fmt::format("Swapping in cleaned segment(s) [{}] for segment(s) [{}] in log {}",
                      cleaned->Describe(), olds, name));
-    SEGLOG_RETURN_IF_ERROR(log.ReplaceSegments(cleaned, group));
+    SEGLOG_RETURN_IF_ERROR(LogCleanerAccess::ReplaceSegments(log, cleaned, group));
     ++stats.segments_swapped;
   }
   stats.total_seconds = static_cast<double>(MonotonicMs() - t0) / 1000.0;
