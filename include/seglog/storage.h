@@ -137,7 +137,9 @@ class Storage {
 
   // Stops the background tasks (waiting for running ones), then closes every log directory
   // cleanly: flushed logs, trimmed indexes, checkpoints, and the clean-shutdown marker, so the
-  // next Open skips recovery. Afterwards every call fails with FailedPrecondition. Idempotent.
+  // next Open skips recovery - and releases their locks, so that Open may come at once, even
+  // while this object lives on. Afterwards every call fails with FailedPrecondition.
+  // Idempotent.
   Status Shutdown();
 
  private:

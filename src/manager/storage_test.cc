@@ -100,9 +100,10 @@ TEST_F(StorageTest, ASecondStorageOnTheSameDirectoryIsRefused) {
   EXPECT_EQ(second.status().code(), Status::Code::kFailedPrecondition);
   EXPECT_THAT(second.status().ToString(), HasSubstr("Failed to acquire lock on file .lock in"));
   EXPECT_THAT(second.status().ToString(), HasSubstr(dir_.path()));
-  // The first is undisturbed, and once it is gone the directory opens again.
+  // The first is undisturbed, and once it is shut down (the object may live on) the
+  // directory opens again.
   EXPECT_TRUE(first->CreateTopic("t", 1).ok());
-  first.reset();
+  ASSERT_TRUE(first->Shutdown().ok());
   auto again = Storage::Open(o);
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_THAT((*again)->ListTopics(), ElementsAre("t"));
@@ -308,6 +309,38 @@ TEST_F(StorageTest, ServerPropertiesComeFromAFile) {
   EXPECT_EQ(d->partitions[0].log_dir, dir_.path() + "/data");
 
   EXPECT_TRUE(ReadServerProperties(dir_.path() + "/missing.properties").status().IsNotFound());
+}
+
+TEST_F(StorageTest, AppendsReadsAndTopicOperationsRunConcurrently) {
+  auto storage = OpenOk();
+  ASSERT_TRUE(storage->CreateTopic("t", 4, {{"internal.segment.bytes", "4096"}}).ok());
+  std::atomic<int> failures{0};
+  std::vector<std::thread> appenders;
+  for (int p = 0; p < 4; ++p) {
+    appenders.emplace_back([&, p] {
+      auto log = storage->GetLog({"t", p});
+      if (!log.ok()) {
+        failures++;
+        return;
+      }
+      for (int i = 0; i < 100; ++i) {
+        if (!(*log)->AppendAsLeader(ProducerBatch(i, 1, 100, kT0)).ok()) failures++;
+        if (!(*log)->Read(i / 2, 1 << 16).ok()) failures++;
+      }
+    });
+  }
+  for (int i = 0; i < 10; ++i) {
+    const std::string name = "other" + std::to_string(i);
+    EXPECT_TRUE(storage->CreateTopic(name, 1).ok());
+    EXPECT_TRUE(storage->RunTask("retention").ok());
+    EXPECT_TRUE(storage->DescribeTopic("t").ok());
+    EXPECT_TRUE(storage->DeleteTopic(name).ok());
+  }
+  for (std::thread& t : appenders) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  for (int p = 0; p < 4; ++p) EXPECT_EQ((*storage->GetLog({"t", p}))->log_end_offset(), 100);
+  EXPECT_THAT(storage->ListTopics(), ElementsAre("t"));
+  EXPECT_TRUE(storage->Shutdown().ok());
 }
 
 TEST(SchedulerTest, TheThreadSchedulerRunsTasksOnItsThreads) {
