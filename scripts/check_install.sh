@@ -9,6 +9,12 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
+# Each public header compiles on its own, against the installed tree only.
+for h in "$tmp"/prefix/include/seglog/*.h; do
+  echo "#include <seglog/$(basename "$h")>" |
+    g++ -std=c++20 -Wall -Wextra -Wpedantic -Werror -fsyntax-only -I"$tmp/prefix/include" -x c++ - ||
+    { echo "check_install: $(basename "$h") does not compile on its own" >&2; exit 1; }
+done
 cmake -S examples/embed -B "$tmp/embed" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
 cmake --build "$tmp/embed" >/dev/null
