@@ -7,8 +7,10 @@
 #      then builds with ThreadSanitizer (g++) and runs the unit tests - among them threads that
 #      append, read, flush, clean and delete topics at once;
 #   4. runs the libFuzzer target for FUZZ_SECONDS (default 60; 0 skips);
-#   5. builds the release tree (g++ -Werror) and runs every test, unit and interop (Kafka's own
-#      classes reading what seglog wrote), ending with ctest's summary.
+#   5. builds the release tree (g++ -Werror), installs it into a temporary prefix and builds and
+#      runs examples/embed against the installed package (scripts/check_install.sh);
+#   6. runs every release test, unit and interop (Kafka's own classes reading what seglog
+#      wrote), ending with ctest's summary.
 # Environment: FUZZ_SECONDS, SEGLOG_CACHE (Maven jar cache), JOBS (build parallelism).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,7 +40,12 @@ if [ "$fuzz_seconds" != "0" ]; then
   bash scripts/fuzz.sh "$fuzz_seconds"
 fi
 
-echo "== release: build, then every test (unit + interop)"
+echo "== release: build"
 cmake --preset release >/dev/null
 cmake --build --preset release -j "$jobs"
+
+echo "== install: examples/embed against the installed package (CMake and pkg-config)"
+bash scripts/check_install.sh build/release
+
+echo "== release: every test (unit + interop)"
 ctest --preset release -j "$jobs"

@@ -8,8 +8,8 @@
 // append lock; a flush syncs without it and only publishes the new recovery point under it;
 // reads and lookups take no append lock: they work on a snapshot of the segment list and on
 // bytes the appender has published (docs/design/threading.md). Shared by whoever holds it
-// (std::shared_ptr from LogDirectory and LogManager): after Close every call fails cleanly,
-// with NotFound once the partition was deleted.
+// (std::shared_ptr from Storage::GetLog, LogDirectory and the internal LogManager): after
+// Close every call fails cleanly, with NotFound once the partition was deleted.
 #ifndef SEGLOG_LOG_H_
 #define SEGLOG_LOG_H_
 
@@ -26,12 +26,12 @@
 #include "seglog/log_config.h"
 #include "seglog/record_batch.h"
 #include "seglog/result.h"
+#include "seglog/scheduler.h"
 
 namespace seglog {
 
 class File;
 class LogSegment;
-class Scheduler;
 
 // Where a batch is: the segment, the byte position in its .log, and its offsets.
 struct BatchLocation {
@@ -107,8 +107,9 @@ struct LogOptions {
   // <log dir>/.quarantine/<partition dir name>, beside the partition directory.
   std::string quarantine_dir;
 
-  // Runs the flush of a rolled segment off the append path (Kafka's `flush-log` task). Without
-  // one, that flush runs inline at the roll. Must outlive the log.
+  // Runs the flush of a rolled segment off the append path (Kafka's `flush-log` task) and the
+  // delayed removal of deleted segments (`delete-file`); seglog/scheduler.h makes one. Without
+  // one, both run inline. Must outlive the log's open life (until Close).
   Scheduler* scheduler = nullptr;
   // Called once when an fsync/msync of this log fails: the log is then offline - every later
   // append, flush, roll and read fails - and the owner takes the whole log directory offline
@@ -209,17 +210,6 @@ class Log {
   // data below goes with the next retention pass. Returns the new log start offset.
   Result<int64_t> DeleteRecords(int64_t offset);
 
-  // For the log cleaner (src/cleaner): the segments, oldest first (a snapshot); a new empty
-  // segment at `base_offset` whose files carry the ".cleaned" suffix, outside the log; and
-  // Kafka's replaceSegments (kafka-format.md 11.11): `cleaned` (.cleaned -> .swap) replaces
-  // `old` in the segment map, the old segments go through the .deleted path, and the .swap
-  // suffix is dropped - each step recoverable by the loader after a crash. Aborted (and
-  // `cleaned` deleted) if `old` are no longer all in the log.
-  std::vector<std::shared_ptr<LogSegment>> segments() const;
-  Result<std::shared_ptr<LogSegment>> CreateCleanedSegment(int64_t base_offset);
-  Status ReplaceSegments(const std::shared_ptr<LogSegment>& cleaned,
-                         const std::vector<std::shared_ptr<LogSegment>>& old);
-
   // Rolls a new active segment now (Kafka's roll()).
   Status Roll();
   // fsyncs every segment below `offset` (exclusive) and the active one if it holds offsets
@@ -244,6 +234,19 @@ class Log {
   void MarkDeleted();
 
  private:
+  // The log cleaner's hooks, reached through LogCleanerAccess (src/log/log_cleaner_access.h):
+  // the segments, oldest first (a snapshot); a new empty segment at `base_offset` whose files
+  // carry the ".cleaned" suffix, outside the log; and Kafka's replaceSegments
+  // (kafka-format.md 11.11): `cleaned` (.cleaned -> .swap) replaces `old` in the segment map,
+  // the old segments go through the .deleted path, and the .swap suffix is dropped - each step
+  // recoverable by the loader after a crash. Aborted (and `cleaned` deleted) if `old` are no
+  // longer all in the log.
+  friend class LogCleanerAccess;
+  std::vector<std::shared_ptr<LogSegment>> segments() const;
+  Result<std::shared_ptr<LogSegment>> CreateCleanedSegment(int64_t base_offset);
+  Status ReplaceSegments(const std::shared_ptr<LogSegment>& cleaned,
+                         const std::vector<std::shared_ptr<LogSegment>>& old);
+
   struct State;
   Log(std::string dir, LogConfig config, LogOptions options);
   int64_t Now() const;

@@ -8,6 +8,14 @@
 
 namespace seglog {
 
+std::unique_ptr<Scheduler> NewThreadScheduler(int threads) {
+  return std::make_unique<ThreadScheduler>(threads);
+}
+
+std::unique_ptr<ManualScheduler> NewManualScheduler(int64_t start_ms) {
+  return std::make_unique<MockScheduler>(start_ms);
+}
+
 ThreadScheduler::ThreadScheduler(int threads) {
   for (int i = 0; i < std::max(1, threads); ++i) threads_.emplace_back([this] { Work(); });
 }

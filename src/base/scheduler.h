@@ -1,6 +1,5 @@
-// Scheduler: runs named background tasks after a delay, once or periodically - Kafka's
-// KafkaScheduler, which runs the log manager's tasks (kafka-log-retention, kafka-log-flusher,
-// kafka-recovery-point-checkpoint, flush-log, delete-file ...). Two implementations:
+// The two implementations of the public Scheduler interface (seglog/scheduler.h), which
+// NewThreadScheduler and NewManualScheduler return:
 //   ThreadScheduler  a pool of threads on the wall clock;
 //   MockScheduler    no threads: tests move its clock with Advance(), which runs every task that
 //                    falls due, in time order, on the caller's thread (Kafka's MockScheduler).
@@ -20,25 +19,9 @@
 #include <vector>
 
 #include "base/mutex.h"
+#include "seglog/scheduler.h"
 
 namespace seglog {
-
-class Scheduler {
- public:
-  using Task = std::function<void()>;
-  virtual ~Scheduler() = default;
-
-  // Runs `task` `delay_ms` from now, then every `period_ms` when that is > 0.
-  virtual void Schedule(const std::string& name, Task task, int64_t delay_ms,
-                        int64_t period_ms = 0) = 0;
-  void ScheduleOnce(const std::string& name, Task task) { Schedule(name, std::move(task), 0); }
-  virtual void Shutdown() = 0;
-  // The clock the tasks are timed by, in ms since the epoch.
-  virtual int64_t NowMs() const = 0;
-  // Runs now, on the calling thread and whatever their due time, the waiting tasks named
-  // `name` (once each; a periodic one is not rescheduled): "delete the pending files now".
-  virtual void RunPendingNow(const std::string& name) = 0;
-};
 
 // A time-ordered queue of tasks; the shared part of both schedulers.
 // Thread safety: externally synchronised.
@@ -107,7 +90,7 @@ class ThreadScheduler final : public Scheduler {
   std::vector<std::thread> threads_;
 };
 
-class MockScheduler final : public Scheduler {
+class MockScheduler final : public ManualScheduler {
  public:
   explicit MockScheduler(int64_t start_ms) : now_(start_ms) {}
 
@@ -116,14 +99,9 @@ class MockScheduler final : public Scheduler {
   void Shutdown() override EXCLUDES(mu_);
   int64_t NowMs() const override EXCLUDES(mu_);
 
-  // Moves the clock forward by `ms`, running each task as its time comes (the clock reads the
-  // task's due time while it runs).
-  void Advance(int64_t ms) EXCLUDES(mu_);
-  // Runs the tasks due now.
-  void RunDue() EXCLUDES(mu_) { Advance(0); }
+  void Advance(int64_t ms) override EXCLUDES(mu_);
   void RunPendingNow(const std::string& name) override EXCLUDES(mu_);
-  // Names of the tasks waiting, in due order.
-  std::vector<std::string> PendingTaskNames() const EXCLUDES(mu_);
+  std::vector<std::string> PendingTaskNames() const override EXCLUDES(mu_);
 
  private:
   mutable Mutex mu_;

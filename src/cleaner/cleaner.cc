@@ -15,6 +15,7 @@
 #include "index/offset_index.h"
 #include "index/time_index.h"
 #include "log/file_batch_walker.h"
+#include "log/log_cleaner_access.h"
 #include "log/log_segment.h"
 #include "seglog/record_batch.h"
 
@@ -167,7 +168,7 @@ bool LogToClean::Eligible(double min_cleanable_ratio) const {
 
 Result<LogToClean> CleanableRange(Log& log, std::optional<int64_t> checkpointed_dirty,
                                   int64_t now) {
-  const std::vector<SegmentPtr> all = log.segments();
+  const std::vector<SegmentPtr> all = LogCleanerAccess::Segments(log);
   const LogConfig config = log.config();
   LogToClean r;
   const int64_t start = log.log_start_offset();
@@ -250,7 +251,7 @@ class CleaningRound {
         now_(now),
         t0_(MonotonicMs()),
         config_(log.config()),
-        all_(log.segments()) {
+        all_(LogCleanerAccess::Segments(log)) {
     read_options_.scratch = &scratch_;
   }
 
@@ -366,7 +367,7 @@ class CleaningRound {
   // FilterBatch keeps, and swaps it in for them.
   Status CleanGroup(const std::vector<SegmentPtr>& group) {
     SEGLOG_ASSIGN_OR_RETURN(SegmentPtr cleaned,
-                            log_.CreateCleanedSegment(group.front()->base_offset()));
+                            LogCleanerAccess::CreateCleanedSegment(log_, group.front()->base_offset()));
     cleaned_ = cleaned.get();
     producer_has_txn_data_.clear();
     for (const SegmentPtr& seg : group) {
@@ -396,7 +397,7 @@ class CleaningRound {
     for (const SegmentPtr& seg : group) olds += (olds.empty() ? "" : ", ") + seg->Describe();
     Info(fmt::format("Swapping in cleaned segment(s) [{}] for segment(s) [{}] in log {}",
                      cleaned->Describe(), olds, name_));
-    SEGLOG_RETURN_IF_ERROR(log_.ReplaceSegments(cleaned, group));
+    SEGLOG_RETURN_IF_ERROR(LogCleanerAccess::ReplaceSegments(log_, cleaned, group));
     ++out_.stats.segments_swapped;
     return Status::OK();
   }

@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "seglog/result.h"
+#include "seglog/topic_partition.h"
 
 namespace seglog {
 
@@ -47,13 +48,6 @@ std::string SnapshotFilePath(const std::string& dir, int64_t offset);
 // The offset a file name starts with: the digits before the first '.'. InvalidArgument when
 // they are not a non-negative decimal int64.
 Result<int64_t> OffsetFromFileName(std::string_view file_name);
-
-struct TopicPartition {
-  std::string topic;
-  int32_t partition = 0;
-  bool operator==(const TopicPartition&) const = default;
-  std::string ToString() const { return topic + "-" + std::to_string(partition); }
-};
 
 // "<topic>-<partition>".
 std::string PartitionDirName(const TopicPartition& tp);

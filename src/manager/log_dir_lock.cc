@@ -23,13 +23,16 @@ Result<std::unique_ptr<LogDirLock>> LogDirLock::Acquire(const std::string& log_d
   std::memset(&fl, 0, sizeof fl);
   fl.l_type = F_WRLCK;
   fl.l_whence = SEEK_SET;
-  if (::fcntl(fd, F_SETLK, &fl) != 0) {
+  // An open file description lock: it conflicts with a Kafka broker's POSIX lock on the same
+  // file and also with a second Acquire in this process (a classic F_SETLK would be granted
+  // again to the same process, letting two LogManagers share a directory).
+  if (::fcntl(fd, F_OFD_SETLK, &fl) != 0) {
     const int err = errno;
     ::close(fd);
     if (err == EACCES || err == EAGAIN) {
       return Status::FailedPrecondition(fmt::format(
           "Failed to acquire lock on file .lock in {}. A Kafka instance or another seglog process "
-          "is using this directory.",
+          "or Storage is using this directory.",
           log_dir));
     }
     return Status::IOError(fmt::format("{}: lock: {}", path, std::strerror(err)));

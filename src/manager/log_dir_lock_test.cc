@@ -35,5 +35,17 @@ TEST(LogDirLockTest, SecondProcessGetsAClearError) {
   EXPECT_EQ(ChildTriesLock(tmp.path()), 0);  // released when the holder goes away
 }
 
+TEST(LogDirLockTest, SecondLockInTheSameProcessFails) {
+  testing::TempDir tmp;
+  auto first = LogDirLock::Acquire(tmp.path());
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  auto second = LogDirLock::Acquire(tmp.path());
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), Status::Code::kFailedPrecondition);
+  EXPECT_THAT(second.status().ToString(), ::testing::HasSubstr("Failed to acquire lock"));
+  first->reset();
+  EXPECT_TRUE(LogDirLock::Acquire(tmp.path()).ok());  // released with the holder
+}
+
 }  // namespace
 }  // namespace seglog

@@ -367,6 +367,12 @@ Status LogDirectory::CheckpointRecoveryPoints() {
 Status LogDirectory::Close() {
   if (closed_) return Status::OK();
   closed_ = true;
+  Status s = CloseLogsAndWriteMarker();
+  lock_.reset();  // as a Kafka broker's shutdown: free for the next owner
+  return s;
+}
+
+Status LogDirectory::CloseLogsAndWriteMarker() {
   Status result;
   for (const auto& [tp, log] : logs()) {
     Status s = log->Close();

@@ -119,7 +119,8 @@ class LogDirectory {
       EXCLUDES(mu_, checkpoint_mu_);
   // The open log, or nullptr.
   std::shared_ptr<Log> FindLog(const TopicPartition& tp) const EXCLUDES(mu_);
-  // Closes the logs, writes the checkpoints and then the clean-shutdown marker.
+  // Closes the logs, writes the checkpoints and then the clean-shutdown marker, and releases
+  // the directory's lock (whatever the outcome), so the directory can be opened again.
   Status Close() EXCLUDES(mu_, checkpoint_mu_);
 
   using LogMap = std::map<TopicPartition, std::shared_ptr<Log>, TopicPartitionLess>;
@@ -131,6 +132,8 @@ class LogDirectory {
       : dir_(std::move(dir)), lock_(std::move(lock)), options_(std::move(options)) {}
   LogOptions OptionsFor(const TopicPartition& tp, const std::string& topic_id);
   void MarkOffline(const Status& failure) EXCLUDES(offline_mu_);
+  // Close without the lock's release.
+  Status CloseLogsAndWriteMarker() EXCLUDES(mu_, checkpoint_mu_);
   Status WriteCheckpoints() REQUIRES(checkpoint_mu_) EXCLUDES(mu_);
   // Takes each log's recovery point and log start offset into the checkpoint maps.
   void RefreshCheckpointMaps() REQUIRES(checkpoint_mu_) EXCLUDES(mu_);

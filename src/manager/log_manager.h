@@ -42,26 +42,9 @@
 #include "manager/log_directory.h"
 #include "manager/server_config.h"
 #include "manager/topic_store.h"
+#include "seglog/topic_description.h"
 
 namespace seglog {
-
-struct PartitionDescription {
-  int32_t partition = 0;
-  std::string log_dir;
-  int segments = 0;
-  int64_t bytes = 0;
-  int64_t log_start_offset = 0;
-  int64_t log_end_offset = 0;
-  int64_t recovery_point = 0;
-};
-
-struct TopicDescription {
-  std::string topic;
-  std::string topic_id;
-  std::map<std::string, std::string> overrides;
-  LogConfig config;  // effective
-  std::vector<PartitionDescription> partitions;
-};
 
 class LogManager {
  public:
