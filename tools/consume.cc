@@ -43,7 +43,7 @@ Result<int64_t> Consume(const ConsumeOptions& o, std::ostream& out, std::ostream
     return Status::InvalidArgument(
         fmt::format("--format must be text or json, not '{}'", o.format));
   }
-  SEGLOG_ASSIGN_OR_RETURN(auto lock, LogDirLock::Acquire(o.log_dir));
+  SEGLOG_ASSIGN_OR_RETURN(auto lock, LogDirLock::Acquire(Env::Default(), o.log_dir));
   LogOptions lo;
   lo.read_only = true;
   SEGLOG_ASSIGN_OR_RETURN(auto logs,
@@ -138,7 +138,7 @@ Status GetOffsets(const GetOffsetsOptions& o, std::ostream& out) {
     }
     ts = *v;
   }
-  SEGLOG_ASSIGN_OR_RETURN(auto lock, LogDirLock::Acquire(o.log_dir));
+  SEGLOG_ASSIGN_OR_RETURN(auto lock, LogDirLock::Acquire(Env::Default(), o.log_dir));
   LogOptions lo;
   lo.read_only = true;
   SEGLOG_ASSIGN_OR_RETURN(auto logs, OpenTopicPartitions(o.log_dir, o.topic, o.partitions, lo));

@@ -41,7 +41,7 @@ std::string Head(const std::string& text, int lines) {
 }  // namespace
 
 Status RunWalkthrough(const std::string& log_dir, std::ostream& out) {
-  SEGLOG_ASSIGN_OR_RETURN(auto lock, LogDirLock::Acquire(log_dir));
+  SEGLOG_ASSIGN_OR_RETURN(auto lock, LogDirLock::Acquire(Env::Default(), log_dir));
   const std::string dir = log_dir + "/walkthrough-0";
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);

@@ -28,6 +28,7 @@
 
 namespace seglog {
 
+class Env;
 class File;
 class LogSegment;
 class Scheduler;
@@ -87,6 +88,9 @@ struct LogOptions {
   std::function<int64_t()> clock;
   // Open an existing directory read-only (tools over a Kafka log dir): no writes at all.
   bool read_only = false;
+  // Every file and directory operation of the log goes through it (io/env.h; a test passes a
+  // FaultInjectionEnv). nullptr: Env::Default(), the POSIX one. Must outlive the log.
+  Env* env = nullptr;
 
   // Loader inputs (kafka-format.md 10), normally from the log directory: whether it had a
   // clean-shutdown marker, and this partition's recovery point and log start offset from the

@@ -13,6 +13,7 @@
 #include "base/crc32c.h"
 #include "base/mutex.h"
 #include "base/scheduler.h"
+#include "io/env.h"
 #include "io/file.h"
 #include "io/file_names.h"
 #include "log/checkpoint_file.h"
@@ -112,7 +113,8 @@ int64_t Log::Now() const {
 Result<std::unique_ptr<Log>> Log::Open(const std::string& dir, const LogConfig& config,
                                        LogOptions options) {
   const bool writable = !options.read_only;
-  if (writable) SEGLOG_RETURN_IF_ERROR(CreateDirectories(dir));
+  if (options.env == nullptr) options.env = Env::Default();
+  if (writable) SEGLOG_RETURN_IF_ERROR(options.env->CreateDirectories(dir));
   std::unique_ptr<Log> log(new Log(dir, config, std::move(options)));
   State& st = *log->state_;
   SEGLOG_ASSIGN_OR_RETURN(LoadedLog loaded, LoadLog(dir, config, log->options_, log->Now()));
@@ -141,15 +143,15 @@ Status Log::LoadEpochsAndTopicId() {
   MutexLock lock(&st.append_mu);
   if (!options_.topic_id.empty()) {
     const std::string path = dir_ + "/" + kPartitionMetadataFile;
-    if (FileExists(path)) {
-      SEGLOG_ASSIGN_OR_RETURN(const std::string id, ReadPartitionMetadata(path));
+    if (options_.env->FileExists(path)) {
+      SEGLOG_ASSIGN_OR_RETURN(const std::string id, ReadPartitionMetadata(options_.env, path));
       if (id != options_.topic_id) {
         return Status::InvalidArgument(fmt::format(
             "InconsistentTopicIdException: {} holds topic id {}, but the topic's id is {}", path,
             id, options_.topic_id));
       }
     } else {
-      SEGLOG_RETURN_IF_ERROR(WritePartitionMetadata(path, options_.topic_id));
+      SEGLOG_RETURN_IF_ERROR(WritePartitionMetadata(options_.env, path, options_.topic_id));
     }
   }
   // The leader-epoch cache as Kafka's loader leaves it: entries at or past the log end and
@@ -157,9 +159,9 @@ Status Log::LoadEpochsAndTopicId() {
   // then leads epoch 0 from the log end if nothing is left.
   const std::string path = dir_ + "/" + kLeaderEpochCheckpointFile;
   std::vector<EpochEntry> epochs;
-  const bool existed = FileExists(path);
+  const bool existed = options_.env->FileExists(path);
   if (existed) {
-    SEGLOG_ASSIGN_OR_RETURN(epochs, ReadLeaderEpochCheckpoint(path));
+    SEGLOG_ASSIGN_OR_RETURN(epochs, ReadLeaderEpochCheckpoint(options_.env, path));
   }
   const std::vector<EpochEntry> before = epochs;
   const int64_t end = log_end_offset();
@@ -175,7 +177,7 @@ Status Log::LoadEpochsAndTopicId() {
   }
   st.epochs = epochs;
   if (epochs.empty()) return AssignEpochLocked(0, end);
-  if (!existed || epochs != before) return WriteLeaderEpochCheckpoint(path, epochs);
+  if (!existed || epochs != before) return WriteLeaderEpochCheckpoint(options_.env, path, epochs);
   return Status::OK();
 }
 
@@ -184,7 +186,8 @@ Status Log::AssignEpochLocked(int32_t epoch, int64_t start_offset) {
   st.append_mu.AssertHeld();
   if (!st.epochs.empty() && epoch <= st.epochs.back().epoch) return Status::OK();
   st.epochs.push_back(EpochEntry{epoch, start_offset});
-  return WriteLeaderEpochCheckpoint(dir_ + "/" + kLeaderEpochCheckpointFile, st.epochs);
+  return WriteLeaderEpochCheckpoint(options_.env, dir_ + "/" + kLeaderEpochCheckpointFile,
+                                    st.epochs);
 }
 
 std::vector<std::pair<int32_t, int64_t>> Log::leader_epochs() const {
@@ -635,7 +638,7 @@ Status Log::RollLocked(int64_t expected_next_offset) {
   for (const std::string& path :
        {LogFilePath(dir_, new_base), OffsetIndexFilePath(dir_, new_base),
         TimeIndexFilePath(dir_, new_base), TxnIndexFilePath(dir_, new_base)}) {
-    SEGLOG_RETURN_IF_ERROR(RemoveFile(path, true));
+    SEGLOG_RETURN_IF_ERROR(options_.env->RemoveFile(path, true));
   }
   int64_t jitter = 0;
   if (config_.segment_jitter_ms > 0) {
@@ -644,11 +647,12 @@ Status Log::RollLocked(int64_t expected_next_offset) {
   }
   SEGLOG_ASSIGN_OR_RETURN(
       std::shared_ptr<LogSegment> seg,
-      LogSegment::Open(dir_, new_base, MakeSegmentOptions(config_, true, jitter), false, Now()));
+      LogSegment::Open(dir_, new_base, MakeSegmentOptions(config_, true, jitter, options_.env),
+                       false, Now()));
   auto next_map = std::make_shared<SegmentMap>(*snapshot);
   (*next_map)[new_base] = std::move(seg);
   st.Publish(std::move(next_map));
-  if (Status s = SyncDirectory(dir_); !s.ok()) return SyncFailed(s);
+  if (Status s = options_.env->SyncDirectory(dir_); !s.ok()) return SyncFailed(s);
   Info(fmt::format("Rolled new log segment at offset {} in {} ms.", new_base,
                    std::chrono::duration_cast<std::chrono::milliseconds>(
                        std::chrono::steady_clock::now() - roll_start)
@@ -744,7 +748,8 @@ Status Log::MaybeIncrementLogStartOffsetLocked(int64_t offset, const std::string
     });
     return Status::OK();
   }
-  return WriteLeaderEpochCheckpoint(dir_ + "/" + kLeaderEpochCheckpointFile, st.epochs);
+  return WriteLeaderEpochCheckpoint(options_.env, dir_ + "/" + kLeaderEpochCheckpointFile,
+                                    st.epochs);
 }
 
 Status Log::WriteLeaderEpochs() {
@@ -757,7 +762,7 @@ Status Log::WriteLeaderEpochsLocked() {
   st.append_mu.AssertHeld();
   if (!st.epochs_dirty || offline()) return Status::OK();
   SEGLOG_RETURN_IF_ERROR(
-      WriteLeaderEpochCheckpoint(dir_ + "/" + kLeaderEpochCheckpointFile, st.epochs));
+      WriteLeaderEpochCheckpoint(options_.env, dir_ + "/" + kLeaderEpochCheckpointFile, st.epochs));
   st.epochs_dirty = false;
   return Status::OK();
 }
@@ -833,14 +838,15 @@ Result<int> Log::DeletePrefixLocked(const DeletablePredicate& predicate,
   for (const auto& seg : deletable) {
     SEGLOG_RETURN_IF_ERROR(seg->ChangeFileSuffixes("", std::string(kDeletedFileSuffix)));
   }
-  if (Status s = SyncDirectory(dir_); !s.ok()) return SyncFailed(s);
+  if (Status s = options_.env->SyncDirectory(dir_); !s.ok()) return SyncFailed(s);
   // Physical deletion later, so that readers holding these segments finish first (9.11).
   ScheduleDeletion(std::move(deletable));
   return static_cast<int>(n_deleted);
 }
 
 void Log::ScheduleDeletion(std::vector<std::shared_ptr<LogSegment>> segments) {
-  auto delete_files = [segments = std::move(segments), logger = options_.logger, dir = dir_] {
+  auto delete_files = [segments = std::move(segments), logger = options_.logger, dir = dir_,
+                       env = options_.env] {
     if (logger) {
       std::string list;
       for (const auto& seg : segments) list += (list.empty() ? "" : ", ") + seg->Describe();
@@ -855,7 +861,7 @@ void Log::ScheduleDeletion(std::vector<std::shared_ptr<LogSegment>> segments) {
       }
     }
     // A removal lost in a crash only leaves *.deleted files, which the loader removes.
-    if (Status s = SyncDirectory(dir); !s.ok() && logger) logger("WARN " + s.ToString());
+    if (Status s = env->SyncDirectory(dir); !s.ok() && logger) logger("WARN " + s.ToString());
   };
   if (options_.scheduler != nullptr) {
     options_.scheduler->Schedule("delete-file", std::move(delete_files),
@@ -873,12 +879,13 @@ std::vector<std::shared_ptr<LogSegment>> Log::segments() const {
 
 Result<std::shared_ptr<LogSegment>> Log::CreateCleanedSegment(int64_t base_offset) {
   if (options_.read_only) return Status::FailedPrecondition(dir_ + ": log opened read-only");
-  SegmentOptions o = MakeSegmentOptions(config(), true, 0);
+  SegmentOptions o = MakeSegmentOptions(config(), true, 0, options_.env);
   o.file_suffix = std::string(kCleanedFileSuffix);
   for (const std::string& path :
        {LogFilePath(dir_, base_offset), OffsetIndexFilePath(dir_, base_offset),
         TimeIndexFilePath(dir_, base_offset), TxnIndexFilePath(dir_, base_offset)}) {
-    SEGLOG_RETURN_IF_ERROR(RemoveFile(path + o.file_suffix, true));  // an old attempt's output
+    SEGLOG_RETURN_IF_ERROR(
+        options_.env->RemoveFile(path + o.file_suffix, true));  // an old attempt's output
   }
   return LogSegment::Open(dir_, base_offset, o, false, Now());
 }
@@ -916,7 +923,7 @@ Status Log::ReplaceSegments(const std::shared_ptr<LogSegment>& cleaned,
   }
   // 3. .swap -> the live names.
   SEGLOG_RETURN_IF_ERROR(cleaned->ChangeFileSuffixes(swap_suffix, ""));
-  if (Status s = SyncDirectory(dir_); !s.ok()) return SyncFailed(s);
+  if (Status s = options_.env->SyncDirectory(dir_); !s.ok()) return SyncFailed(s);
   ScheduleDeletion(old);
   return Status::OK();
 }

@@ -15,6 +15,7 @@
 //            only when every partition was loaded (or the last shutdown was clean), so that
 //            partitions nobody opened are still recovered next time; and never when the
 //            directory went offline.
+// All its I/O goes through LogDirectoryOptions::log_options.env.
 // An fsync failure in any of its logs takes the whole directory offline: its logs refuse
 // writes and reads, Close reports it, and other directories are unaffected.
 //
@@ -47,7 +48,9 @@ namespace seglog {
 inline constexpr const char* kCleanShutdownFile = ".kafka_cleanshutdown";
 
 struct LogDirectoryOptions {
-  LogOptions log_options;  // clock, scheduler, quarantine ... for every log
+  // clock, scheduler, quarantine ... for every log. Its `env` (default Env::Default()) is where
+  // all of the directory's I/O goes too: the lock, meta.properties, checkpoints, topic store.
+  LogOptions log_options;
   int32_t node_id = 1;     // node.id for a new meta.properties
   std::string cluster_id;  // cluster.id for a new meta.properties (default: a new id)
 };
@@ -106,7 +109,8 @@ class LogDirectory {
       EXCLUDES(mu_, checkpoint_mu_);
   // The open log, or nullptr.
   std::shared_ptr<Log> FindLog(const TopicPartition& tp) const EXCLUDES(mu_);
-  // Closes the logs, writes the checkpoints and then the clean-shutdown marker.
+  // Closes the logs, writes the checkpoints and then the clean-shutdown marker, and releases
+  // the directory's lock.
   Status Close() EXCLUDES(mu_, checkpoint_mu_);
 
   using LogMap = std::map<TopicPartition, std::shared_ptr<Log>, TopicPartitionLess>;
@@ -117,7 +121,9 @@ class LogDirectory {
   LogDirectory(std::string dir, std::unique_ptr<LogDirLock> lock, LogDirectoryOptions options)
       : dir_(std::move(dir)), lock_(std::move(lock)), options_(std::move(options)) {}
   LogOptions OptionsFor(const TopicPartition& tp, const std::string& topic_id);
+  Env* env() const { return options_.log_options.env; }
   void MarkOffline(const Status& failure) EXCLUDES(offline_mu_);
+  Status CloseLogsAndMark() EXCLUDES(mu_, checkpoint_mu_);
   Status WriteCheckpoints() REQUIRES(checkpoint_mu_) EXCLUDES(mu_);
   // Takes each log's recovery point and log start offset into the checkpoint maps.
   void RefreshCheckpointMaps() REQUIRES(checkpoint_mu_) EXCLUDES(mu_);

@@ -68,10 +68,11 @@ class LogManager {
   // Opens (creating if needed) every log directory, loads all partitions with
   // num.recovery.threads.per.data.dir threads per directory (recovering after an unclean
   // shutdown), and queues leftover -delete directories. `scheduler` runs the tasks (a
-  // MockScheduler in tests) and supplies the clock; it must outlive the manager.
+  // MockScheduler in tests) and supplies the clock; it must outlive the manager. All file and
+  // directory operations go through `env` (nullptr: Env::Default()), which must outlive it too.
   static Result<std::unique_ptr<LogManager>> Open(
       const ServerConfig& config, Scheduler* scheduler,
-      std::function<void(const std::string&)> logger = {});
+      std::function<void(const std::string&)> logger = {}, Env* env = nullptr);
   ~LogManager();
   LogManager(const LogManager&) = delete;
   LogManager& operator=(const LogManager&) = delete;
@@ -127,8 +128,8 @@ class LogManager {
 
  private:
   LogManager(ServerConfig config, Scheduler* scheduler,
-             std::function<void(const std::string&)> logger)
-      : config_(std::move(config)), scheduler_(scheduler), logger_(std::move(logger)) {}
+             std::function<void(const std::string&)> logger, Env* env)
+      : config_(std::move(config)), scheduler_(scheduler), logger_(std::move(logger)), env_(env) {}
   void Info(const std::string& line) const;
   LogDirectory* DirFor(const TopicPartition& tp) const;
   LogDirectory* LeastLoadedDir() const;
@@ -151,6 +152,7 @@ class LogManager {
   const ServerConfig config_;
   Scheduler* const scheduler_;
   const std::function<void(const std::string&)> logger_;
+  Env* const env_;
   Mutex admin_mu_ ACQUIRED_BEFORE(mu_);
   mutable Mutex mu_;
   // Filled by Open, then never changed (the directories are thread-safe).
