@@ -253,7 +253,8 @@ class Log {
   // After a write: flush when flush.messages are unflushed; a new leader epoch is recorded.
   Status AfterAppendLocked(int32_t leader_epoch, int64_t first_offset);
   Status AssignEpochLocked(int32_t epoch, int64_t start_offset);
-  // Marks the log offline after a failed sync and tells the owner; returns the failure.
+  // Marks the log offline after a failed sync, or a failed rename that left the segment files
+  // and the published segment map apart, and tells the owner; returns the failure.
   Status SyncFailed(const Status& failure);
   Status CheckOnline() const;
   Status LoadEpochsAndTopicId();

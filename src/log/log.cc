@@ -246,9 +246,9 @@ Status Log::SyncFailed(const Status& failure) {
     }
   }
   if (first && options_.on_storage_failure) options_.on_storage_failure(failure);
-  return Status::IOError(
-      fmt::format("KafkaStorageException: {} is now offline; a failed sync is never retried: {}",
-                  dir_, failure.ToString()));
+  return Status::IOError(fmt::format(
+      "KafkaStorageException: {} is now offline; a failed sync or rename is never retried: {}",
+      dir_, failure.ToString()));
 }
 
 int64_t Log::unflushed_messages() const {
@@ -834,9 +834,12 @@ Result<int> Log::DeletePrefixLocked(const DeletablePredicate& predicate,
   for (const auto& seg : deletable) next_map->erase(seg->base_offset());
   st.Publish(std::move(next_map));
   // The renames are made durable (Kafka skips this fsync; issue 4 asks for it on every create,
-  // rename and removal in a partition directory).
+  // rename and removal in a partition directory). A failed rename leaves files under live names
+  // that the published map no longer has (Kafka's LogDirFailureChannel takes the directory
+  // offline then too): the log goes offline, and the next open sorts the files out.
   for (const auto& seg : deletable) {
-    SEGLOG_RETURN_IF_ERROR(seg->ChangeFileSuffixes("", std::string(kDeletedFileSuffix)));
+    Status renamed = seg->ChangeFileSuffixes("", std::string(kDeletedFileSuffix));
+    if (!renamed.ok()) return SyncFailed(renamed);
   }
   if (Status s = options_.env->SyncDirectory(dir_); !s.ok()) return SyncFailed(s);
   // Physical deletion later, so that readers holding these segments finish first (9.11).
@@ -911,18 +914,28 @@ Status Log::ReplaceSegments(const std::shared_ptr<LogSegment>& cleaned,
                : online;
   }
   const std::string cleaned_suffix(kCleanedFileSuffix), swap_suffix(kSwapFileSuffix);
-  // 1. .cleaned -> .swap, and into the map in place of the old segments.
-  SEGLOG_RETURN_IF_ERROR(cleaned->ChangeFileSuffixes(cleaned_suffix, swap_suffix));
+  // 1. .cleaned -> .swap, and into the map in place of the old segments. A failure here leaves
+  // the log as it was (the loader deletes .swap files at or above a .cleaned one): the output is
+  // removed and the log stays online.
+  if (Status s = cleaned->ChangeFileSuffixes(cleaned_suffix, swap_suffix); !s.ok()) {
+    (void)cleaned->Close();
+    Status removed = cleaned->DeleteFiles();
+    if (removed.ok()) return s;
+    return Status::IOError(fmt::format("{}; removing the cleaned output failed too: {}",
+                                       s.message(), removed.message()));
+  }
   auto next_map = std::make_shared<SegmentMap>(*snapshot);
   for (const auto& seg : old) next_map->erase(seg->base_offset());
   (*next_map)[cleaned->base_offset()] = cleaned;
   st.Publish(std::move(next_map));
-  // 2. The old segments go the two-step way.
+  // 2. The old segments go the two-step way. 3. .swap -> the live names. Once the map is
+  // published, a failed rename leaves it over files it does not describe: the log goes offline
+  // (the loader completes or undoes the swap at the next open).
   for (const auto& seg : old) {
-    SEGLOG_RETURN_IF_ERROR(seg->ChangeFileSuffixes("", std::string(kDeletedFileSuffix)));
+    Status renamed = seg->ChangeFileSuffixes("", std::string(kDeletedFileSuffix));
+    if (!renamed.ok()) return SyncFailed(renamed);
   }
-  // 3. .swap -> the live names.
-  SEGLOG_RETURN_IF_ERROR(cleaned->ChangeFileSuffixes(swap_suffix, ""));
+  if (Status s = cleaned->ChangeFileSuffixes(swap_suffix, ""); !s.ok()) return SyncFailed(s);
   if (Status s = options_.env->SyncDirectory(dir_); !s.ok()) return SyncFailed(s);
   ScheduleDeletion(old);
   return Status::OK();
