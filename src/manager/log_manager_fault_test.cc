@@ -83,6 +83,23 @@ TEST_F(LogManagerFaultTest, ASecondOpenOfALogDirectoryInTheSameProcessIsRefused)
   EXPECT_TRUE(LogManager::Open(*config, &scheduler).ok());  // released by the shutdown
 }
 
+// Opening the directory writes meta.properties and takes the lock: each failure is returned,
+// naming the file, and the directory is not left locked.
+TEST_F(LogManagerFaultTest, AnOpenThatCannotWriteMetaPropertiesOrLockFailsNamingTheFile) {
+  auto config = ServerConfig::FromProperties({{"log.dirs", dir_.path()}});
+  MockScheduler scheduler(kT0);
+  env_.Fail(EnvOp::kWrite, "meta.properties", ENOSPC, 1);
+  auto m = LogManager::Open(*config, &scheduler, {}, &env_);
+  ASSERT_FALSE(m.ok());
+  EXPECT_THAT(m.status().message(), HasSubstr("meta.properties.tmp: pwrite: No space left"));
+  env_.Fail(EnvOp::kLock, "/.lock", EIO, 1);
+  m = LogManager::Open(*config, &scheduler, {}, &env_);
+  ASSERT_FALSE(m.ok());
+  EXPECT_THAT(m.status().message(), HasSubstr("/.lock: lock: Input/output error"));
+  m = LogManager::Open(*config, &scheduler, {}, &env_);
+  EXPECT_TRUE(m.ok()) << m.status().ToString();
+}
+
 TEST_F(LogManagerFaultTest, ACreateTopicWhosePartitionDirectoryCannotBeMadeLeavesNothing) {
   auto m = Open(&env_);
   ASSERT_TRUE(m->CreateTopic("kept", 1).ok());
