@@ -59,7 +59,8 @@ const char* EnvOpName(EnvOp op);
 // IOError "<what>: <op>: <strerror(err)>", the form every Env error takes.
 Status ErrnoStatus(const std::string& what, const char* op, int err);
 
-// A held lock file (LockFile); destroying it releases the lock.
+// A held lock file (LockFile); destroying it releases the lock. Not thread-safe: owned by the
+// one holder of the lock.
 class FileLock {
  public:
   virtual ~FileLock();

@@ -13,7 +13,7 @@ namespace seglog {
 namespace {
 
 // The directories this process holds. A child made by fork() inherits a copy of the set but not
-// the fcntl locks, so the set belongs to the process that filled it.
+// the fcntl locks, so the set belongs to the process that filled it. Thread-safe (mu_).
 class LockedDirs {
  public:
   // False when `id` is held already.
