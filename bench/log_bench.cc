@@ -138,6 +138,7 @@ void BM_WarmIndexLookup(benchmark::State& state) {
   Log* log = LookupLog();
   // The first segment's index; the lookup log has one 1 GiB segment per default segment.bytes.
   auto index = OffsetIndex::Open(
+      Env::Default(),
       std::filesystem::temp_directory_path() / "seglog_bench_lookup" / "00000000000000000000.index",
       0, 10485760, /*writable=*/false);
   if (!index.ok()) {

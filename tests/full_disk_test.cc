@@ -93,7 +93,8 @@ TEST_F(FullDiskTest, AppendThatHitsEnospcFailsCleanlyAndLosesNothing) {
 TEST_F(FullDiskTest, IndexEntriesOnAFullDiskAreAnErrorNotASignal) {
   // Index entries go straight into the mapped file once fallocate has given its blocks; on a
   // full disk that fallocate fails. A store into an unbacked page would be SIGBUS instead.
-  auto index = OffsetIndex::Open(mount_ + "/00000000000000000000.index", 0, 1 << 20);
+  auto index =
+      OffsetIndex::Open(Env::Default(), mount_ + "/00000000000000000000.index", 0, 1 << 20);
   ASSERT_TRUE(index.ok()) << index.status().ToString();  // a sparse file takes no blocks
   {
     auto filler = File::Open(mount_ + "/filler", File::Mode::kCreate);

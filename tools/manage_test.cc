@@ -237,7 +237,7 @@ TEST_F(ManageTest, ReadToolsTakeNoLockAndWriteNothing) {
   char b = 0;
   ASSERT_EQ(::read(ready[0], &b, 1), 1);
   ASSERT_EQ(b, 'y');
-  EXPECT_FALSE(LogDirLock::Acquire(tmp_.path()).ok());  // the node holds it
+  EXPECT_FALSE(LogDirLock::Acquire(Env::Default(), tmp_.path()).ok());  // the node holds it
   std::ostringstream live;
   EXPECT_TRUE(GetOffsets({tmp_.path(), "t", {}, "latest"}, live).ok());
   EXPECT_THAT(live.str(), HasSubstr("t:0:"));

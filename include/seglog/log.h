@@ -30,6 +30,7 @@
 
 namespace seglog {
 
+class Env;
 class File;
 class LogSegment;
 
@@ -95,6 +96,9 @@ struct LogOptions {
   std::function<int64_t()> clock;
   // Open an existing directory read-only (tools over a Kafka log dir): no writes at all.
   bool read_only = false;
+  // Every file and directory operation of the log goes through it (io/env.h; a test passes a
+  // FaultInjectionEnv). nullptr: Env::Default(), the POSIX one. Must outlive the log.
+  Env* env = nullptr;
 
   // Loader inputs (kafka-format.md 10), normally from the log directory: whether it had a
   // clean-shutdown marker, and this partition's recovery point and log start offset from the
@@ -266,7 +270,8 @@ class Log {
   // After a write: flush when flush.messages are unflushed; a new leader epoch is recorded.
   Status AfterAppendLocked(int32_t leader_epoch, int64_t first_offset);
   Status AssignEpochLocked(int32_t epoch, int64_t start_offset);
-  // Marks the log offline after a failed sync and tells the owner; returns the failure.
+  // Marks the log offline after a failed sync, or a failed rename that left the segment files
+  // and the published segment map apart, and tells the owner; returns the failure.
   Status SyncFailed(const Status& failure);
   Status CheckOnline() const;
   Status LoadEpochsAndTopicId();

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "base/mutex.h"
-#include "io/file.h"
+#include "io/env.h"
 #include "seglog/result.h"
 
 namespace seglog {
@@ -20,8 +20,10 @@ namespace seglog {
 template <typename T>
 class LazyIndex {
  public:
-  LazyIndex(std::string path, int64_t base_offset, int64_t max_index_size, bool writable)
-      : path_(std::move(path)),
+  // All I/O of the index goes through `env`.
+  LazyIndex(Env* env, std::string path, int64_t base_offset, int64_t max_index_size, bool writable)
+      : env_(env),
+        path_(std::move(path)),
         base_offset_(base_offset),
         max_index_size_(max_index_size),
         writable_(writable) {}
@@ -31,7 +33,7 @@ class LazyIndex {
     if (T* p = loaded_.load(std::memory_order_acquire)) return p;
     MutexLock l(&mu_);
     if (!index_) {
-      auto opened = T::Open(path_, base_offset_, max_index_size_, writable_);
+      auto opened = T::Open(env_, path_, base_offset_, max_index_size_, writable_);
       if (!opened.ok()) return opened.status();
       if (resize_on_open_ && writable_) {
         SEGLOG_RETURN_IF_ERROR((*opened)->Resize(*resize_on_open_));
@@ -64,8 +66,8 @@ class LazyIndex {
     MutexLock l(&mu_);
     if (index_) {
       SEGLOG_RETURN_IF_ERROR(index_->RenameTo(new_path));
-    } else if (FileExists(path_)) {
-      SEGLOG_RETURN_IF_ERROR(RenameFile(path_, new_path));
+    } else if (env_->FileExists(path_)) {
+      SEGLOG_RETURN_IF_ERROR(env_->RenameFile(path_, new_path));
     }
     path_ = new_path;
     return Status::OK();
@@ -81,10 +83,11 @@ class LazyIndex {
   Status Delete() EXCLUDES(mu_) {
     MutexLock l(&mu_);
     if (index_) return index_->Delete();
-    return RemoveFile(path_, /*missing_ok=*/true);
+    return env_->RemoveFile(path_, /*missing_ok=*/true);
   }
 
  private:
+  Env* const env_;
   Mutex mu_;
   std::string path_ GUARDED_BY(mu_);
   const int64_t base_offset_;

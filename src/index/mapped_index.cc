@@ -26,7 +26,7 @@ Status MappedIndex::Init(const std::string& path, bool writable) {
   allocated_end_.store(0, std::memory_order_relaxed);
   bool created = false;
   if (writable) {
-    auto existing = File::Open(path, File::Mode::kReadWrite);
+    auto existing = env_->OpenFile(path, File::Mode::kReadWrite);
     if (existing.ok()) {
       file_ = std::move(existing).value();
     } else if (existing.status().IsNotFound()) {
@@ -34,7 +34,7 @@ Status MappedIndex::Init(const std::string& path, bool writable) {
         return Status::InvalidArgument(
             fmt::format("{}: invalid max index size {}", path, max_index_size_));
       }
-      auto f = File::Open(path, File::Mode::kCreate);
+      auto f = env_->OpenFile(path, File::Mode::kCreate);
       if (!f.ok()) return f.status();
       file_ = std::move(f).value();
       created = true;
@@ -42,7 +42,7 @@ Status MappedIndex::Init(const std::string& path, bool writable) {
       return existing.status();
     }
   } else {
-    auto f = File::Open(path, File::Mode::kReadOnly);
+    auto f = env_->OpenFile(path, File::Mode::kReadOnly);
     if (!f.ok()) return f.status();
     file_ = std::move(f).value();
   }
@@ -140,7 +140,7 @@ Status MappedIndex::Close() {
 
 Status MappedIndex::RenameTo(const std::string& new_path) {
   WriterMutexLock l(&remap_mu_);
-  SEGLOG_RETURN_IF_ERROR(RenameFile(path_, new_path));
+  SEGLOG_RETURN_IF_ERROR(env_->RenameFile(path_, new_path));
   path_ = new_path;
   return Status::OK();
 }
@@ -149,7 +149,7 @@ Status MappedIndex::Delete() {
   WriterMutexLock l(&remap_mu_);
   map_.reset();
   file_.reset();
-  return RemoveFile(path_, /*missing_ok=*/true);
+  return env_->RemoveFile(path_, /*missing_ok=*/true);
 }
 
 }  // namespace seglog

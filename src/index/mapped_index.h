@@ -14,6 +14,7 @@
 // number of concurrent readers. Readers take the shared side of remap_mu_ only while they read
 // the mapping; remapping (Resize, Trim, Close, Rename) takes the exclusive side. The entry
 // count is published with release/acquire ordering after the entry bytes are written.
+// All its I/O goes through the Env it was opened with.
 #ifndef SEGLOG_INDEX_MAPPED_INDEX_H_
 #define SEGLOG_INDEX_MAPPED_INDEX_H_
 
@@ -24,6 +25,7 @@
 #include <string>
 
 #include "base/mutex.h"
+#include "io/env.h"
 #include "io/file.h"
 #include "seglog/result.h"
 
@@ -66,8 +68,11 @@ class MappedIndex {
   Status Delete() EXCLUDES(remap_mu_);
 
  protected:
-  MappedIndex(int64_t base_offset, int64_t max_index_size, size_t entry_size)
-      : base_offset_(base_offset), max_index_size_(max_index_size), entry_size_(entry_size) {}
+  MappedIndex(Env* env, int64_t base_offset, int64_t max_index_size, size_t entry_size)
+      : env_(env),
+        base_offset_(base_offset),
+        max_index_size_(max_index_size),
+        entry_size_(entry_size) {}
 
   // Opens or creates (preallocated) the file and maps it.
   Status Init(const std::string& path, bool writable) EXCLUDES(remap_mu_);
@@ -120,6 +125,7 @@ class MappedIndex {
  private:
   Status ResizeLocked(int64_t new_size) REQUIRES(remap_mu_);
 
+  Env* const env_;  // all the index's I/O
   const int64_t base_offset_;
   const int64_t max_index_size_;
   const size_t entry_size_;

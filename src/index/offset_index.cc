@@ -7,15 +7,17 @@
 
 namespace seglog {
 
-Result<std::unique_ptr<OffsetIndex>> OffsetIndex::Open(const std::string& path, int64_t base_offset,
-                                                       int64_t max_index_size, bool writable) {
-  std::unique_ptr<OffsetIndex> index(new OffsetIndex(base_offset, max_index_size, kEntrySize));
+Result<std::unique_ptr<OffsetIndex>> OffsetIndex::Open(Env* env, const std::string& path,
+                                                       int64_t base_offset, int64_t max_index_size,
+                                                       bool writable) {
+  std::unique_ptr<OffsetIndex> index(new OffsetIndex(env, base_offset, max_index_size, kEntrySize));
   SEGLOG_RETURN_IF_ERROR(index->Init(path, writable));
   return index;
 }
 
-Result<OffsetPosition> OffsetIndex::ReadLastEntry(const std::string& path, int64_t base_offset) {
-  auto file = File::Open(path, File::Mode::kReadOnly);
+Result<OffsetPosition> OffsetIndex::ReadLastEntry(Env* env, const std::string& path,
+                                                  int64_t base_offset) {
+  auto file = env->OpenFile(path, File::Mode::kReadOnly);
   if (!file.ok()) {
     if (file.status().IsNotFound()) return OffsetPosition{base_offset, 0};
     return file.status();

@@ -32,12 +32,15 @@ class OffsetIndex final : public MappedIndex {
 
   // Opens `path`, creating it preallocated to max_index_size (rounded down to whole entries)
   // when missing and writable.
-  static Result<std::unique_ptr<OffsetIndex>> Open(const std::string& path, int64_t base_offset,
-                                                   int64_t max_index_size, bool writable = true);
+  // All its I/O goes through `env`.
+  static Result<std::unique_ptr<OffsetIndex>> Open(Env* env, const std::string& path,
+                                                   int64_t base_offset, int64_t max_index_size,
+                                                   bool writable = true);
 
   // The last whole entry of the index file at `path` read with pread, without mapping it (a
   // clean open finds the log end this way); (base offset, 0) when the file is missing or empty.
-  static Result<OffsetPosition> ReadLastEntry(const std::string& path, int64_t base_offset);
+  static Result<OffsetPosition> ReadLastEntry(Env* env, const std::string& path,
+                                              int64_t base_offset);
 
   bool IsFull() const override { return entries() >= max_entries(); }
 

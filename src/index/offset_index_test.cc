@@ -29,18 +29,19 @@ class OffsetIndexTest : public ::testing::Test {
 };
 
 TEST_F(OffsetIndexTest, NewFileIsPreallocatedToWholeEntries) {
-  auto idx = OffsetIndex::Open(path_, 100, 1000);
+  auto idx = OffsetIndex::Open(Env::Default(), path_, 100, 1000);
   ASSERT_TRUE(idx.ok());
   EXPECT_EQ(std::filesystem::file_size(path_), 1000u);  // 1000 / 8 = 125 entries exactly
   EXPECT_EQ((*idx)->entries(), 0);
   EXPECT_EQ((*idx)->max_entries(), 125);
-  auto idx2 = OffsetIndex::Open(dir_ + "/x.index", 0, 1001);
+  auto idx2 = OffsetIndex::Open(Env::Default(), dir_ + "/x.index", 0, 1001);
   EXPECT_EQ(std::filesystem::file_size(dir_ + "/x.index"), 1000u);
-  EXPECT_FALSE(OffsetIndex::Open(dir_ + "/y.index", 0, 7).ok());  // smaller than one entry
+  EXPECT_FALSE(
+      OffsetIndex::Open(Env::Default(), dir_ + "/y.index", 0, 7).ok());  // smaller than one entry
 }
 
 TEST_F(OffsetIndexTest, LookupIsLargestLowerBound) {
-  auto idx = *OffsetIndex::Open(path_, 100, 8 * 10);
+  auto idx = *OffsetIndex::Open(Env::Default(), path_, 100, 8 * 10);
   EXPECT_EQ(idx->Lookup(500), (OffsetPosition{100, 0}));  // empty: base, 0
   ASSERT_TRUE(idx->Append(129, 5462).ok());
   ASSERT_TRUE(idx->Append(149, 10924).ok());
@@ -60,7 +61,7 @@ TEST_F(OffsetIndexTest, LookupIsLargestLowerBound) {
 }
 
 TEST_F(OffsetIndexTest, WarmAndColdSearchesAgreeWithALinearScan) {
-  auto idx = *OffsetIndex::Open(path_, 100, 8 * 5000);
+  auto idx = *OffsetIndex::Open(Env::Default(), path_, 100, 8 * 5000);
   std::vector<OffsetPosition> all;
   int64_t off = 100;
   for (int i = 0; i < 5000; ++i) {
@@ -81,7 +82,7 @@ TEST_F(OffsetIndexTest, WarmAndColdSearchesAgreeWithALinearScan) {
 }
 
 TEST_F(OffsetIndexTest, AppendRefusesFullNonIncreasingAndOverflow) {
-  auto idx = *OffsetIndex::Open(path_, 100, 16);
+  auto idx = *OffsetIndex::Open(Env::Default(), path_, 100, 16);
   ASSERT_TRUE(idx->Append(105, 0).ok());
   EXPECT_THAT(idx->Append(105, 10).ToString(), HasSubstr("no larger than the last offset"));
   EXPECT_THAT(idx->Append(100LL + INT32_MAX + 1, 10).ToString(), HasSubstr("relative"));
@@ -92,7 +93,7 @@ TEST_F(OffsetIndexTest, AppendRefusesFullNonIncreasingAndOverflow) {
 
 TEST_F(OffsetIndexTest, TrimReopenAndTruncate) {
   {
-    auto idx = *OffsetIndex::Open(path_, 100, 8 * 100);
+    auto idx = *OffsetIndex::Open(Env::Default(), path_, 100, 8 * 100);
     for (int i = 1; i <= 10; ++i) ASSERT_TRUE(idx->Append(100 + i * 10, i * 1000).ok());
     ASSERT_TRUE(idx->TruncateTo(150).ok());  // exact match: drop 150 and later
     EXPECT_EQ(idx->entries(), 4);
@@ -102,7 +103,7 @@ TEST_F(OffsetIndexTest, TrimReopenAndTruncate) {
     EXPECT_EQ(std::filesystem::file_size(path_), 24u);
     ASSERT_TRUE(idx->Close().ok());
   }
-  auto idx = *OffsetIndex::Open(path_, 100, 8 * 100);
+  auto idx = *OffsetIndex::Open(Env::Default(), path_, 100, 8 * 100);
   EXPECT_EQ(idx->entries(), 3);  // from the length
   EXPECT_EQ(idx->LastEntry(), (OffsetPosition{130, 3000}));
   ASSERT_TRUE(idx->Resize(8 * 100).ok());
@@ -114,11 +115,11 @@ TEST_F(OffsetIndexTest, TrimReopenAndTruncate) {
 
 TEST_F(OffsetIndexTest, UntrimmedFileReadsAsFullAsInKafka) {
   {
-    auto idx = *OffsetIndex::Open(path_, 100, 80);
+    auto idx = *OffsetIndex::Open(Env::Default(), path_, 100, 80);
     ASSERT_TRUE(idx->Append(110, 50).ok());
   }
   // Never closed (as after a crash): the file is still preallocated, zeros after entry 0.
-  auto idx = *OffsetIndex::Open(path_, 100, 80);
+  auto idx = *OffsetIndex::Open(Env::Default(), path_, 100, 80);
   EXPECT_EQ(idx->entries(), 10);
   EXPECT_EQ(idx->EntryAt(1), (OffsetPosition{100, 0}));  // a zero slot decodes to (base, 0)
 }
@@ -131,7 +132,7 @@ TEST_F(OffsetIndexTest, SanityCheckFindsBadLengthAndOffsets) {
     std::fwrite(bytes, 1, sizeof bytes, f);
     std::fclose(f);
   }
-  auto idx = *OffsetIndex::Open(path_, 100, 80, /*writable=*/false);
+  auto idx = *OffsetIndex::Open(Env::Default(), path_, 100, 80, /*writable=*/false);
   Status s = idx->SanityCheck();
   EXPECT_TRUE(s.IsCorruption());
   EXPECT_THAT(s.ToString(), HasSubstr(path_));
@@ -139,7 +140,7 @@ TEST_F(OffsetIndexTest, SanityCheckFindsBadLengthAndOffsets) {
 }
 
 TEST_F(OffsetIndexTest, LazyIndexCreatesNothingUntilUsed) {
-  LazyIndex<OffsetIndex> lazy(path_, 100, 800, true);
+  LazyIndex<OffsetIndex> lazy(Env::Default(), path_, 100, 800, true);
   EXPECT_FALSE(lazy.IsLoaded());
   EXPECT_FALSE(std::filesystem::exists(path_));
   ASSERT_TRUE(lazy.RenameTo(path_ + ".deleted").ok());  // nothing on disk yet: just the name

@@ -7,9 +7,10 @@
 
 namespace seglog {
 
-Result<std::unique_ptr<TimeIndex>> TimeIndex::Open(const std::string& path, int64_t base_offset,
-                                                   int64_t max_index_size, bool writable) {
-  std::unique_ptr<TimeIndex> index(new TimeIndex(base_offset, max_index_size, kEntrySize));
+Result<std::unique_ptr<TimeIndex>> TimeIndex::Open(Env* env, const std::string& path,
+                                                   int64_t base_offset, int64_t max_index_size,
+                                                   bool writable) {
+  std::unique_ptr<TimeIndex> index(new TimeIndex(env, base_offset, max_index_size, kEntrySize));
   SEGLOG_RETURN_IF_ERROR(index->Init(path, writable));
   return index;
 }

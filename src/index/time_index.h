@@ -30,8 +30,10 @@ class TimeIndex final : public MappedIndex {
  public:
   static constexpr size_t kEntrySize = 12;
 
-  static Result<std::unique_ptr<TimeIndex>> Open(const std::string& path, int64_t base_offset,
-                                                 int64_t max_index_size, bool writable = true);
+  // All its I/O goes through `env`.
+  static Result<std::unique_ptr<TimeIndex>> Open(Env* env, const std::string& path,
+                                                 int64_t base_offset, int64_t max_index_size,
+                                                 bool writable = true);
 
   bool IsFull() const override { return entries() >= max_entries() - 1; }
 

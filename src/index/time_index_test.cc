@@ -28,7 +28,7 @@ class TimeIndexTest : public ::testing::Test {
 };
 
 TEST_F(TimeIndexTest, OnlyGrowingTimestampsAreWritten) {
-  auto idx = *TimeIndex::Open(path_, 0, 12 * 10);
+  auto idx = *TimeIndex::Open(Env::Default(), path_, 0, 12 * 10);
   EXPECT_EQ(idx->LastEntry(), (TimestampOffset{-1, 0}));
   ASSERT_TRUE(idx->MaybeAppend(-1, 5).ok());  // not above -1: ignored
   EXPECT_EQ(idx->entries(), 0);
@@ -47,8 +47,8 @@ TEST_F(TimeIndexTest, OnlyGrowingTimestampsAreWritten) {
 // seed 000, "shrink the index": segment.index.bytes=400 gives 50 offset slots and 33 time slots
 // (396 bytes); the time index reports full at 32 entries, keeping a slot for the roll entry.
 TEST_F(TimeIndexTest, KeepsOneSlotForTheRollEntry) {
-  auto time = *TimeIndex::Open(path_, 0, 400);
-  auto offsets = *OffsetIndex::Open(dir_ + "/0.index", 0, 400);
+  auto time = *TimeIndex::Open(Env::Default(), path_, 0, 400);
+  auto offsets = *OffsetIndex::Open(Env::Default(), dir_ + "/0.index", 0, 400);
   EXPECT_EQ(std::filesystem::file_size(path_), 396u);
   EXPECT_EQ(time->max_entries(), 33);
   EXPECT_EQ(offsets->max_entries(), 50);
@@ -63,18 +63,18 @@ TEST_F(TimeIndexTest, KeepsOneSlotForTheRollEntry) {
 
 TEST_F(TimeIndexTest, TruncateTrimReopenAndSanity) {
   {
-    auto idx = *TimeIndex::Open(path_, 0, 12 * 50);
+    auto idx = *TimeIndex::Open(Env::Default(), path_, 0, 12 * 50);
     for (int i = 1; i <= 10; ++i) ASSERT_TRUE(idx->MaybeAppend(i * 100, i * 10).ok());
     ASSERT_TRUE(idx->TruncateTo(50).ok());
     EXPECT_EQ(idx->entries(), 4);
     ASSERT_TRUE(idx->Close().ok());
   }
   EXPECT_EQ(std::filesystem::file_size(path_), 48u);
-  auto idx = *TimeIndex::Open(path_, 0, 12 * 50);
+  auto idx = *TimeIndex::Open(Env::Default(), path_, 0, 12 * 50);
   EXPECT_EQ(idx->LastEntry(), (TimestampOffset{400, 40}));
   EXPECT_TRUE(idx->SanityCheck().ok());
   std::filesystem::resize_file(path_, 50);
-  auto bad = *TimeIndex::Open(path_, 0, 600, false);
+  auto bad = *TimeIndex::Open(Env::Default(), path_, 0, 600, false);
   EXPECT_THAT(bad->SanityCheck().ToString(), HasSubstr("multiple of 12"));
 }
 

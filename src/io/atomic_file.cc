@@ -7,26 +7,26 @@
 
 namespace seglog {
 
-Status WriteFileAtomically(const std::string& path, std::string_view content) {
+Status WriteFileAtomically(Env* env, const std::string& path, std::string_view content) {
   const std::string tmp = path + ".tmp";
   {
-    SEGLOG_ASSIGN_OR_RETURN(auto f, File::Open(tmp, File::Mode::kCreate));
+    SEGLOG_ASSIGN_OR_RETURN(auto f, env->OpenFile(tmp, File::Mode::kCreate));
     SEGLOG_RETURN_IF_ERROR(f->Truncate(0));
     SEGLOG_RETURN_IF_ERROR(
         f->WriteAt(0, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(content.data()),
                                                content.size())));
     SEGLOG_RETURN_IF_ERROR(f->Sync());
   }
-  SEGLOG_RETURN_IF_ERROR(RenameFile(tmp, path));
+  SEGLOG_RETURN_IF_ERROR(env->RenameFile(tmp, path));
   const size_t slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? std::string(".")
                           : slash == 0               ? std::string("/")
                                                      : path.substr(0, slash);
-  return SyncDirectory(dir);
+  return env->SyncDirectory(dir);
 }
 
-Result<std::string> ReadFileToString(const std::string& path) {
-  SEGLOG_ASSIGN_OR_RETURN(auto f, File::Open(path, File::Mode::kReadOnly));
+Result<std::string> ReadFileToString(Env* env, const std::string& path) {
+  SEGLOG_ASSIGN_OR_RETURN(auto f, env->OpenFile(path, File::Mode::kReadOnly));
   SEGLOG_ASSIGN_OR_RETURN(const int64_t size, f->Size());
   std::string out(static_cast<size_t>(size), '\0');
   SEGLOG_ASSIGN_OR_RETURN(

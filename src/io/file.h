@@ -1,6 +1,8 @@
 // File: a POSIX file descriptor with positional reads and writes, returning Status with the
-// path and errno text on failure; plus the directory operations the log needs (list, rename,
-// remove, fsync of a directory). MappedRegion: an mmap of a file range.
+// path and errno text on failure. Opened by an Env (io/env.h), through which each of its
+// operations is dispatched. MappedRegion: an mmap of a file range, likewise. Plus the free
+// directory operations over Env::Default(), for tools and tests (hidden from engine code, which
+// uses the Env it is given; see env.h).
 //
 // Thread safety: File is thread-safe for concurrent ReadAt calls (pread); writes, truncation and
 // Sync must be externally synchronised with each other. MappedRegion is externally synchronised.
@@ -18,6 +20,17 @@
 
 namespace seglog {
 
+class Env;
+
+// stat(2) by path or descriptor.
+struct FileStat {
+  int64_t size = 0;
+  int64_t last_modified_ms = 0;
+  bool is_directory = false;
+  uint64_t device = 0;  // st_dev and st_ino: the file's identity
+  uint64_t inode = 0;
+};
+
 class File {
  public:
   enum class Mode {
@@ -26,6 +39,7 @@ class File {
     kCreate,          // read-write, created if missing
     kCreateExclusive  // read-write, must not exist
   };
+  // Opens through Env::Default() (tools and tests; engine code calls env->OpenFile).
   static Result<std::unique_ptr<File>> Open(const std::string& path, Mode mode);
   ~File();
   File(const File&) = delete;
@@ -34,6 +48,8 @@ class File {
   const std::string& path() const { return path_; }
   int fd() const { return fd_; }
   bool writable() const { return writable_; }
+  // The Env that opened the file; its operations go through it.
+  Env* env() const { return env_; }
 
   Result<int64_t> Size() const;
   // Reads exactly out.size() bytes at `position`; Corruption naming the path when the file ends
@@ -55,16 +71,18 @@ class File {
   Result<int64_t> LastModifiedMs() const;
 
  private:
-  File(std::string path, int fd, bool writable)
-      : path_(std::move(path)), fd_(fd), writable_(writable) {}
-  Status Error(const char* op) const;
+  friend class Env;
+  File(Env* env, std::string path, int fd, bool writable)
+      : env_(env), path_(std::move(path)), fd_(fd), writable_(writable) {}
 
+  Env* const env_;
   std::string path_;
   int fd_;
   bool writable_;
 };
 
-// A shared mapping of [0, length) of a file.
+// A shared mapping of [0, length) of a file, made (and synced and unmapped) through the file's
+// Env.
 class MappedRegion {
  public:
   static Result<std::unique_ptr<MappedRegion>> Map(const File& file, size_t length, bool writable);
@@ -85,35 +103,23 @@ class MappedRegion {
   Status Sync(const std::string& path_for_errors);
 
  private:
-  MappedRegion(uint8_t* data, size_t length) : data_(data), length_(length) {}
+  MappedRegion(Env* env, uint8_t* data, size_t length) : env_(env), data_(data), length_(length) {}
+  Env* const env_;
   uint8_t* data_;
   size_t length_;
 };
 
+#ifndef SEGLOG_ENGINE_NO_DEFAULT_ENV
+// Env::Default()'s operations by path, for tools and tests; see Env for each.
 bool FileExists(const std::string& path);
-// stat(2) by path, without keeping a descriptor.
-struct FileStat {
-  int64_t size = 0;
-  int64_t last_modified_ms = 0;
-};
 Result<FileStat> StatFile(const std::string& path);
-// utimensat: sets the file's access and modification times to `ms` since the epoch.
 Status SetLastModifiedMs(const std::string& path, int64_t ms);
-// File names (not paths) in `dir`, unsorted, without "." and "..".
 Result<std::vector<std::string>> ListDirectory(const std::string& dir);
 Status CreateDirectories(const std::string& dir);
-// rename(2); atomic within a file system.
 Status RenameFile(const std::string& from, const std::string& to);
-// unlink(2); a missing file is OK when `missing_ok`.
 Status RemoveFile(const std::string& path, bool missing_ok);
-// fsync of a directory, so that creates, renames and removals in it are durable.
 Status SyncDirectory(const std::string& dir);
-
-// Test seam for durability failures: when set, every fsync, fdatasync and msync first asks the
-// hook, which may return an error to report instead of syncing (the fsyncgate tests). Set it
-// only while no other thread syncs; nullptr removes it.
-using SyncFaultHook = Status (*)(const std::string& path);
-void SetSyncFaultHookForTesting(SyncFaultHook hook);
+#endif  // SEGLOG_ENGINE_NO_DEFAULT_ENV
 
 }  // namespace seglog
 

@@ -27,8 +27,8 @@ bool ParseNumber(const std::string& s, T* out) {
 }
 
 // Reads the version and count lines and returns the entry lines, checking the count.
-Result<std::vector<std::string>> ReadLines(const std::string& path) {
-  SEGLOG_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
+Result<std::vector<std::string>> ReadLines(Env* env, const std::string& path) {
+  SEGLOG_ASSIGN_OR_RETURN(std::string text, ReadFileToString(env, path));
   std::vector<std::string> lines;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
@@ -63,8 +63,8 @@ std::string Malformed(const std::string& path, size_t index, const std::string& 
 
 }  // namespace
 
-Result<OffsetMap> ReadOffsetCheckpoint(const std::string& path) {
-  SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> lines, ReadLines(path));
+Result<OffsetMap> ReadOffsetCheckpoint(Env* env, const std::string& path) {
+  SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> lines, ReadLines(env, path));
   OffsetMap out;
   for (size_t i = 0; i < lines.size(); ++i) {
     const auto f = SplitWhitespace(lines[i]);
@@ -79,16 +79,16 @@ Result<OffsetMap> ReadOffsetCheckpoint(const std::string& path) {
   return out;
 }
 
-Status WriteOffsetCheckpoint(const std::string& path, const OffsetMap& offsets) {
+Status WriteOffsetCheckpoint(Env* env, const std::string& path, const OffsetMap& offsets) {
   std::string text = fmt::format("0\n{}\n", offsets.size());
   for (const auto& [tp, offset] : offsets) {
     text += fmt::format("{} {} {}\n", tp.topic, tp.partition, offset);
   }
-  return WriteFileAtomically(path, text);
+  return WriteFileAtomically(env, path, text);
 }
 
-Result<std::vector<EpochEntry>> ReadLeaderEpochCheckpoint(const std::string& path) {
-  SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> lines, ReadLines(path));
+Result<std::vector<EpochEntry>> ReadLeaderEpochCheckpoint(Env* env, const std::string& path) {
+  SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> lines, ReadLines(env, path));
   std::vector<EpochEntry> out;
   for (size_t i = 0; i < lines.size(); ++i) {
     const auto f = SplitWhitespace(lines[i]);
@@ -101,18 +101,19 @@ Result<std::vector<EpochEntry>> ReadLeaderEpochCheckpoint(const std::string& pat
   return out;
 }
 
-Status WriteLeaderEpochCheckpoint(const std::string& path, const std::vector<EpochEntry>& entries) {
+Status WriteLeaderEpochCheckpoint(Env* env, const std::string& path,
+                                  const std::vector<EpochEntry>& entries) {
   std::string text = fmt::format("0\n{}\n", entries.size());
   for (const EpochEntry& e : entries) text += fmt::format("{} {}\n", e.epoch, e.start_offset);
-  return WriteFileAtomically(path, text);
+  return WriteFileAtomically(env, path, text);
 }
 
-Status WritePartitionMetadata(const std::string& path, const std::string& topic_id) {
-  return WriteFileAtomically(path, fmt::format("version: 0\ntopic_id: {}", topic_id));
+Status WritePartitionMetadata(Env* env, const std::string& path, const std::string& topic_id) {
+  return WriteFileAtomically(env, path, fmt::format("version: 0\ntopic_id: {}", topic_id));
 }
 
-Result<std::string> ReadPartitionMetadata(const std::string& path) {
-  SEGLOG_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
+Result<std::string> ReadPartitionMetadata(Env* env, const std::string& path) {
+  SEGLOG_ASSIGN_OR_RETURN(std::string text, ReadFileToString(env, path));
   std::vector<std::string> lines;
   for (size_t start = 0; start <= text.size();) {
     const size_t nl = text.find('\n', start);

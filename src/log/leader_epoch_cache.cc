@@ -3,8 +3,6 @@
 
 #include <optional>
 
-#include "io/file.h"
-
 namespace seglog {
 
 namespace {
@@ -24,10 +22,10 @@ bool DropBelow(std::vector<EpochEntry>* entries, int64_t offset) {
 }  // namespace
 
 Status LeaderEpochCache::Load(int64_t log_start_offset, int64_t log_end_offset) {
-  const bool existed = FileExists(path_);
+  const bool existed = env_->FileExists(path_);
   std::vector<EpochEntry> read;
   if (existed) {
-    SEGLOG_ASSIGN_OR_RETURN(read, ReadLeaderEpochCheckpoint(path_));
+    SEGLOG_ASSIGN_OR_RETURN(read, ReadLeaderEpochCheckpoint(env_, path_));
   }
   entries_ = read;
   while (!entries_.empty() && entries_.back().start_offset >= log_end_offset) entries_.pop_back();
@@ -56,7 +54,7 @@ Status LeaderEpochCache::WriteIfDirty() {
 }
 
 Status LeaderEpochCache::Write() {
-  SEGLOG_RETURN_IF_ERROR(WriteLeaderEpochCheckpoint(path_, entries_));
+  SEGLOG_RETURN_IF_ERROR(WriteLeaderEpochCheckpoint(env_, path_, entries_));
   dirty_ = false;
   return Status::OK();
 }

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "io/env.h"
 #include "log/checkpoint_file.h"
 #include "seglog/status.h"
 
@@ -23,7 +24,8 @@ namespace seglog {
 
 class LeaderEpochCache {
  public:
-  explicit LeaderEpochCache(std::string path) : path_(std::move(path)) {}
+  // The file's I/O goes through `env`, which must outlive the cache.
+  LeaderEpochCache(Env* env, std::string path) : env_(env), path_(std::move(path)) {}
 
   // Reads the checkpoint (when it exists) and trims it as Kafka's loader does: entries at or
   // past `log_end_offset` go, and so do those below `log_start_offset` (the last of them moves
@@ -48,6 +50,7 @@ class LeaderEpochCache {
  private:
   Status Write();
 
+  Env* const env_;
   const std::string path_;
   std::vector<EpochEntry> entries_;
   bool dirty_ = false;  // changed by TruncateFromStart, not yet written

@@ -15,7 +15,7 @@ class LeaderEpochCacheTest : public ::testing::Test {
  protected:
   std::string path() const { return dir_.path() + "/" + kLeaderEpochCheckpointFile; }
   Entries OnDisk() const {
-    auto e = ReadLeaderEpochCheckpoint(path());
+    auto e = ReadLeaderEpochCheckpoint(Env::Default(), path());
     EXPECT_TRUE(e.ok()) << e.status().ToString();
     return e.ok() ? *e : Entries{};
   }
@@ -23,30 +23,30 @@ class LeaderEpochCacheTest : public ::testing::Test {
 };
 
 TEST_F(LeaderEpochCacheTest, ANewLogLeadsEpochZeroFromItsEnd) {
-  LeaderEpochCache cache(path());
+  LeaderEpochCache cache(Env::Default(), path());
   ASSERT_TRUE(cache.Load(0, 42).ok());
   EXPECT_EQ(cache.entries(), (Entries{{0, 42}}));
   EXPECT_EQ(OnDisk(), (Entries{{0, 42}}));
 }
 
 TEST_F(LeaderEpochCacheTest, LoadDropsEntriesPastTheEndAndMovesTheLastOneBelowTheStart) {
-  ASSERT_TRUE(WriteLeaderEpochCheckpoint(path(), {{0, 0}, {3, 100}, {5, 250}, {6, 400}}).ok());
-  LeaderEpochCache cache(path());
+  ASSERT_TRUE(WriteLeaderEpochCheckpoint(Env::Default(), path(), {{0, 0}, {3, 100}, {5, 250}, {6, 400}}).ok());
+  LeaderEpochCache cache(Env::Default(), path());
   ASSERT_TRUE(cache.Load(/*log_start_offset=*/150, /*log_end_offset=*/400).ok());
   EXPECT_EQ(cache.entries(), (Entries{{3, 150}, {5, 250}}));
   EXPECT_EQ(OnDisk(), cache.entries());
 }
 
 TEST_F(LeaderEpochCacheTest, AnUnchangedCheckpointIsNotRewritten) {
-  ASSERT_TRUE(WriteLeaderEpochCheckpoint(path(), {{2, 10}}).ok());
+  ASSERT_TRUE(WriteLeaderEpochCheckpoint(Env::Default(), path(), {{2, 10}}).ok());
   ASSERT_TRUE(SetLastModifiedMs(path(), 1000000).ok());
-  LeaderEpochCache cache(path());
+  LeaderEpochCache cache(Env::Default(), path());
   ASSERT_TRUE(cache.Load(10, 50).ok());
   EXPECT_EQ(StatFile(path())->last_modified_ms, 1000000);
 }
 
 TEST_F(LeaderEpochCacheTest, OnlyANewerEpochStartsAnEntryAndIsWrittenAtOnce) {
-  LeaderEpochCache cache(path());
+  LeaderEpochCache cache(Env::Default(), path());
   ASSERT_TRUE(cache.Load(0, 0).ok());
   ASSERT_TRUE(cache.Assign(0, 7).ok());  // same epoch: nothing
   ASSERT_TRUE(cache.Assign(4, 10).ok());
@@ -56,7 +56,7 @@ TEST_F(LeaderEpochCacheTest, OnlyANewerEpochStartsAnEntryAndIsWrittenAtOnce) {
 }
 
 TEST_F(LeaderEpochCacheTest, TruncateFromStartWaitsForWriteIfDirty) {
-  LeaderEpochCache cache(path());
+  LeaderEpochCache cache(Env::Default(), path());
   ASSERT_TRUE(cache.Load(0, 0).ok());
   ASSERT_TRUE(cache.Assign(1, 20).ok());
   EXPECT_FALSE(cache.TruncateFromStart(0));  // nothing below 0

@@ -13,6 +13,7 @@
 #include "base/crc32c.h"
 #include "base/mutex.h"
 #include "base/scheduler.h"
+#include "io/env.h"
 #include "io/file.h"
 #include "io/file_names.h"
 #include "log/checkpoint_file.h"
@@ -43,7 +44,7 @@ Log::Log(std::string dir, LogConfig config, LogOptions options)
     : dir_(std::move(dir)),
       config_(std::move(config)),
       options_(std::move(options)),
-      state_(std::make_unique<State>(dir_ + "/" + kLeaderEpochCheckpointFile)) {}
+      state_(std::make_unique<State>(options_.env, dir_ + "/" + kLeaderEpochCheckpointFile)) {}
 
 Log::~Log() {
   // Close() is the clean path; the destructor only releases resources.
@@ -60,7 +61,8 @@ int64_t Log::Now() const {
 Result<std::unique_ptr<Log>> Log::Open(const std::string& dir, const LogConfig& config,
                                        LogOptions options) {
   const bool writable = !options.read_only;
-  if (writable) SEGLOG_RETURN_IF_ERROR(CreateDirectories(dir));
+  if (options.env == nullptr) options.env = Env::Default();
+  if (writable) SEGLOG_RETURN_IF_ERROR(options.env->CreateDirectories(dir));
   std::unique_ptr<Log> log(new Log(dir, config, std::move(options)));
   State& st = *log->state_;
   SEGLOG_ASSIGN_OR_RETURN(LoadedLog loaded, LoadLog(dir, config, log->options_, log->Now()));
@@ -89,15 +91,15 @@ Status Log::LoadEpochsAndTopicId() {
   MutexLock lock(&st.append_mu);
   if (!options_.topic_id.empty()) {
     const std::string path = dir_ + "/" + kPartitionMetadataFile;
-    if (FileExists(path)) {
-      SEGLOG_ASSIGN_OR_RETURN(const std::string id, ReadPartitionMetadata(path));
+    if (options_.env->FileExists(path)) {
+      SEGLOG_ASSIGN_OR_RETURN(const std::string id, ReadPartitionMetadata(options_.env, path));
       if (id != options_.topic_id) {
         return Status::InvalidArgument(fmt::format(
             "InconsistentTopicIdException: {} holds topic id {}, but the topic's id is {}", path,
             id, options_.topic_id));
       }
     } else {
-      SEGLOG_RETURN_IF_ERROR(WritePartitionMetadata(path, options_.topic_id));
+      SEGLOG_RETURN_IF_ERROR(WritePartitionMetadata(options_.env, path, options_.topic_id));
     }
   }
   return st.epochs.Load(log_start_offset(), log_end_offset());
@@ -164,9 +166,9 @@ Status Log::SyncFailed(const Status& failure) {
     }
   }
   if (first && options_.on_storage_failure) options_.on_storage_failure(failure);
-  return Status::IOError(
-      fmt::format("KafkaStorageException: {} is now offline; a failed sync is never retried: {}",
-                  dir_, failure.ToString()));
+  return Status::IOError(fmt::format(
+      "KafkaStorageException: {} is now offline; a failed sync or rename is never retried: {}",
+      dir_, failure.ToString()));
 }
 
 int64_t Log::unflushed_messages() const {
@@ -439,7 +441,7 @@ Status Log::RollLocked(int64_t expected_next_offset) {
   for (const std::string& path :
        {LogFilePath(dir_, new_base), OffsetIndexFilePath(dir_, new_base),
         TimeIndexFilePath(dir_, new_base), TxnIndexFilePath(dir_, new_base)}) {
-    SEGLOG_RETURN_IF_ERROR(RemoveFile(path, true));
+    SEGLOG_RETURN_IF_ERROR(options_.env->RemoveFile(path, true));
   }
   int64_t jitter = 0;
   if (config_.segment_jitter_ms > 0) {
@@ -448,11 +450,12 @@ Status Log::RollLocked(int64_t expected_next_offset) {
   }
   SEGLOG_ASSIGN_OR_RETURN(
       std::shared_ptr<LogSegment> seg,
-      LogSegment::Open(dir_, new_base, MakeSegmentOptions(config_, true, jitter), false, Now()));
+      LogSegment::Open(dir_, new_base, MakeSegmentOptions(config_, true, jitter, options_.env),
+                       false, Now()));
   auto next_map = std::make_shared<SegmentMap>(*snapshot);
   (*next_map)[new_base] = std::move(seg);
   st.Publish(std::move(next_map));
-  if (Status s = SyncDirectory(dir_); !s.ok()) return SyncFailed(s);
+  if (Status s = options_.env->SyncDirectory(dir_); !s.ok()) return SyncFailed(s);
   Info(fmt::format("Rolled new log segment at offset {} in {} ms.", new_base,
                    std::chrono::duration_cast<std::chrono::milliseconds>(
                        std::chrono::steady_clock::now() - roll_start)
@@ -548,12 +551,13 @@ std::vector<std::shared_ptr<LogSegment>> Log::segments() const {
 
 Result<std::shared_ptr<LogSegment>> Log::CreateCleanedSegment(int64_t base_offset) {
   if (options_.read_only) return Status::FailedPrecondition(dir_ + ": log opened read-only");
-  SegmentOptions o = MakeSegmentOptions(config(), true, 0);
+  SegmentOptions o = MakeSegmentOptions(config(), true, 0, options_.env);
   o.file_suffix = std::string(kCleanedFileSuffix);
   for (const std::string& path :
        {LogFilePath(dir_, base_offset), OffsetIndexFilePath(dir_, base_offset),
         TimeIndexFilePath(dir_, base_offset), TxnIndexFilePath(dir_, base_offset)}) {
-    SEGLOG_RETURN_IF_ERROR(RemoveFile(path + o.file_suffix, true));  // an old attempt's output
+    SEGLOG_RETURN_IF_ERROR(
+        options_.env->RemoveFile(path + o.file_suffix, true));  // an old attempt's output
   }
   return LogSegment::Open(dir_, base_offset, o, false, Now());
 }
@@ -579,19 +583,29 @@ Status Log::ReplaceSegments(const std::shared_ptr<LogSegment>& cleaned,
                : online;
   }
   const std::string cleaned_suffix(kCleanedFileSuffix), swap_suffix(kSwapFileSuffix);
-  // 1. .cleaned -> .swap, and into the map in place of the old segments.
-  SEGLOG_RETURN_IF_ERROR(cleaned->ChangeFileSuffixes(cleaned_suffix, swap_suffix));
+  // 1. .cleaned -> .swap, and into the map in place of the old segments. A failure here leaves
+  // the log as it was (the loader deletes .swap files at or above a .cleaned one): the output is
+  // removed and the log stays online.
+  if (Status s = cleaned->ChangeFileSuffixes(cleaned_suffix, swap_suffix); !s.ok()) {
+    (void)cleaned->Close();
+    Status removed = cleaned->DeleteFiles();
+    if (removed.ok()) return s;
+    return Status::IOError(fmt::format("{}; removing the cleaned output failed too: {}",
+                                       s.message(), removed.message()));
+  }
   auto next_map = std::make_shared<SegmentMap>(*snapshot);
   for (const auto& seg : old) next_map->erase(seg->base_offset());
   (*next_map)[cleaned->base_offset()] = cleaned;
   st.Publish(std::move(next_map));
-  // 2. The old segments go the two-step way.
+  // 2. The old segments go the two-step way. 3. .swap -> the live names. Once the map is
+  // published, a failed rename leaves it over files it does not describe: the log goes offline
+  // (the loader completes or undoes the swap at the next open).
   for (const auto& seg : old) {
-    SEGLOG_RETURN_IF_ERROR(seg->ChangeFileSuffixes("", std::string(kDeletedFileSuffix)));
+    Status renamed = seg->ChangeFileSuffixes("", std::string(kDeletedFileSuffix));
+    if (!renamed.ok()) return SyncFailed(renamed);
   }
-  // 3. .swap -> the live names.
-  SEGLOG_RETURN_IF_ERROR(cleaned->ChangeFileSuffixes(swap_suffix, ""));
-  if (Status s = SyncDirectory(dir_); !s.ok()) return SyncFailed(s);
+  if (Status s = cleaned->ChangeFileSuffixes(swap_suffix, ""); !s.ok()) return SyncFailed(s);
+  if (Status s = options_.env->SyncDirectory(dir_); !s.ok()) return SyncFailed(s);
   ScheduleDeletion(old);
   return Status::OK();
 }

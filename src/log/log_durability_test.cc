@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cerrno>
 
 #include "base/scheduler.h"
 #include "io/atomic_file.h"
+#include "io/fault_injection_env.h"
 #include "io/file.h"
 #include "log/checkpoint_file.h"
 #include "seglog/log.h"
@@ -97,26 +99,22 @@ TEST_F(LogDurabilityTest, RollSchedulesFlushLogThatAdvancesTheRecoveryPoint) {
   scheduler.RunDue();
 }
 
-Status FailEveryIndexSync(const std::string& path) {
-  if (path.ends_with(".index") || path.ends_with(".log")) {
-    return Status::IOError(path + ": fsync: Input/output error (injected)");
-  }
-  return Status::OK();
-}
-
 // fsyncgate: a failed fsync may have dropped dirty pages, so retrying could report success
 // for lost data. The log goes offline instead and tells its owner, once.
 TEST_F(LogDurabilityTest, AFailedSyncTakesTheLogOfflineForGood) {
   std::vector<std::string> reported;
+  FaultInjectionEnv env(Env::Default());
   LogOptions o;
+  o.env = &env;
   o.on_storage_failure = [&](const Status& s) { reported.push_back(s.ToString()); };
   auto log = OpenLog({}, o);
   auto healthy = Log::Open(tmp_.path() + "/healthy-0", {}, {});
   ASSERT_TRUE(healthy.ok());
   Append(log.get(), 3);
-  SetSyncFaultHookForTesting(&FailEveryIndexSync);
+  env.Fail(EnvOp::kSync, ".log", EIO);
+  env.Fail(EnvOp::kMsync, ".index", EIO);
   Status flushed = log->Flush(log->log_end_offset());
-  SetSyncFaultHookForTesting(nullptr);
+  env.ClearFailures();
   EXPECT_TRUE(flushed.IsIOError());
   EXPECT_THAT(flushed.message(), HasSubstr("offline"));
   EXPECT_THAT(flushed.message(), HasSubstr("injected"));

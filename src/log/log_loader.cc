@@ -14,8 +14,9 @@
 
 namespace seglog {
 
-SegmentOptions MakeSegmentOptions(const LogConfig& c, bool writable, int64_t jitter) {
+SegmentOptions MakeSegmentOptions(const LogConfig& c, bool writable, int64_t jitter, Env* env) {
   SegmentOptions o;
+  o.env = env;
   o.index_interval_bytes = c.index_interval_bytes;
   o.max_index_size = c.segment_index_bytes;
   o.roll_jitter_ms = jitter;
@@ -46,21 +47,22 @@ bool IsSegmentFileName(const std::string& name) {
 // Quarantine: keeps what recovery removes, outside the partition directory.
 class Quarantine {
  public:
-  Quarantine(std::string dir, std::string partition_dir, int64_t now, LoadReport* report)
-      : dir_(std::move(dir)),
+  Quarantine(Env* env, std::string dir, std::string partition_dir, int64_t now, LoadReport* report)
+      : env_(env),
+        dir_(std::move(dir)),
         partition_dir_(std::move(partition_dir)),
         now_(now),
         report_(report) {}
 
   // Copies bytes [from, to) of `log` before they are cut.
   Status KeepRange(const File& log, int64_t from, int64_t to, const std::string& reason) {
-    SEGLOG_RETURN_IF_ERROR(CreateDirectories(dir_));
+    SEGLOG_RETURN_IF_ERROR(env_->CreateDirectories(dir_));
     const std::string name = std::filesystem::path(log.path()).filename().string();
     const std::string target = fmt::format("{}/{}.{}-{}.{}", dir_, name, from, to, now_);
     std::vector<uint8_t> bytes(static_cast<size_t>(to - from));
     SEGLOG_RETURN_IF_ERROR(log.ReadAt(from, bytes));
     SEGLOG_RETURN_IF_ERROR(WriteFileAtomically(
-        target, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size())));
+        env_, target, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size())));
     report_->bytes_quarantined += to - from;
     return Note(fmt::format("cut bytes [{}, {}) of {} ({}), kept in {}", from, to, log.path(),
                             reason, target));
@@ -68,21 +70,20 @@ class Quarantine {
 
   // Moves a whole file out of the partition directory.
   Status KeepFile(const std::string& path, const std::string& reason) {
-    if (!FileExists(path)) return Status::OK();
-    SEGLOG_RETURN_IF_ERROR(CreateDirectories(dir_));
+    if (!env_->FileExists(path)) return Status::OK();
+    SEGLOG_RETURN_IF_ERROR(env_->CreateDirectories(dir_));
     const std::string name = std::filesystem::path(path).filename().string();
     const std::string target = fmt::format("{}/{}.{}", dir_, name, now_);
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(path, ec);
-    SEGLOG_RETURN_IF_ERROR(RenameFile(path, target));
-    if (!ec) report_->bytes_quarantined += static_cast<int64_t>(size);
+    auto st = env_->Stat(path);
+    SEGLOG_RETURN_IF_ERROR(env_->RenameFile(path, target));
+    if (st.ok()) report_->bytes_quarantined += st->size;
     return Note(fmt::format("removed {} ({}), kept as {}", path, reason, target));
   }
 
   Status Note(const std::string& line) {
     report_->actions.push_back(line);
-    SEGLOG_RETURN_IF_ERROR(CreateDirectories(dir_));
-    SEGLOG_ASSIGN_OR_RETURN(auto f, File::Open(dir_ + "/cuts.log", File::Mode::kCreate));
+    SEGLOG_RETURN_IF_ERROR(env_->CreateDirectories(dir_));
+    SEGLOG_ASSIGN_OR_RETURN(auto f, env_->OpenFile(dir_ + "/cuts.log", File::Mode::kCreate));
     SEGLOG_ASSIGN_OR_RETURN(const int64_t end, f->Size());
     const std::string text = fmt::format("{} {}\n", now_, line);
     SEGLOG_RETURN_IF_ERROR(f->WriteAt(
@@ -91,6 +92,7 @@ class Quarantine {
   }
 
  private:
+  Env* const env_;
   std::string dir_;
   std::string partition_dir_;
   int64_t now_;
@@ -98,8 +100,8 @@ class Quarantine {
 };
 
 // The offset after the last whole batch of a .log file (or `base` when it has none).
-Result<int64_t> NextOffsetOfFile(const std::string& path, int64_t base) {
-  SEGLOG_ASSIGN_OR_RETURN(auto f, File::Open(path, File::Mode::kReadOnly));
+Result<int64_t> NextOffsetOfFile(Env* env, const std::string& path, int64_t base) {
+  SEGLOG_ASSIGN_OR_RETURN(auto f, env->OpenFile(path, File::Mode::kReadOnly));
   SEGLOG_ASSIGN_OR_RETURN(const int64_t size, f->Size());
   FileBatchWalker w(*f, 0, size);
   int64_t next = base;
@@ -112,21 +114,22 @@ Result<int64_t> NextOffsetOfFile(const std::string& path, int64_t base) {
 Result<LoadedLog> LoadLog(const std::string& dir, const LogConfig& config,
                           const LogOptions& options, int64_t now) {
   const bool writable = !options.read_only;
+  Env* const env = options.env;
   LoadedLog out;
   const std::string partition = std::filesystem::path(dir).filename().string();
   const std::string quarantine_dir =
       options.quarantine_dir.empty()
           ? (std::filesystem::path(dir).parent_path() / ".quarantine" / partition).string()
           : options.quarantine_dir;
-  Quarantine quarantine(quarantine_dir, dir, now, &out.report);
+  Quarantine quarantine(env, quarantine_dir, dir, now, &out.report);
   auto remove = [&](const std::string& name, const char* why) -> Status {
-    SEGLOG_RETURN_IF_ERROR(RemoveFile(dir + "/" + name, true));
+    SEGLOG_RETURN_IF_ERROR(env->RemoveFile(dir + "/" + name, true));
     out.report.actions.push_back(fmt::format("deleted {}/{} ({})", dir, name, why));
     return Status::OK();
   };
 
   // Pass 1 (10.1): temporary files.
-  SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> names, ListDirectory(dir));
+  SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> names, env->ListDirectory(dir));
   std::sort(names.begin(), names.end());
   int64_t min_cleaned = INT64_MAX;
   std::vector<std::string> swaps, cleaned;
@@ -166,11 +169,11 @@ Result<LoadedLog> LoadLog(const std::string& dir, const LogConfig& config,
     for (const std::string& name : valid_swaps) {
       if (!EndsWith(name, std::string(kLogFileSuffix) + std::string(kSwapFileSuffix))) continue;
       SEGLOG_ASSIGN_OR_RETURN(const int64_t base, OffsetFromFileName(name));
-      SEGLOG_ASSIGN_OR_RETURN(const int64_t next, NextOffsetOfFile(dir + "/" + name, base));
+      SEGLOG_ASSIGN_OR_RETURN(const int64_t next, NextOffsetOfFile(env, dir + "/" + name, base));
       min_swap = std::min(min_swap, base);
       max_swap = std::max(max_swap, next);
     }
-    SEGLOG_ASSIGN_OR_RETURN(names, ListDirectory(dir));
+    SEGLOG_ASSIGN_OR_RETURN(names, env->ListDirectory(dir));
     for (const std::string& name : names) {
       if (EndsWith(name, kSwapFileSuffix) || !IsSegmentFileName(name)) continue;
       auto offset = OffsetFromFileName(name);
@@ -180,14 +183,14 @@ Result<LoadedLog> LoadLog(const std::string& dir, const LogConfig& config,
     }
     for (const std::string& name : valid_swaps) {
       const std::string target = name.substr(0, name.size() - kSwapFileSuffix.size());
-      SEGLOG_RETURN_IF_ERROR(RenameFile(dir + "/" + name, dir + "/" + target));
+      SEGLOG_RETURN_IF_ERROR(env->RenameFile(dir + "/" + name, dir + "/" + target));
       out.report.actions.push_back(fmt::format("completed swap {}/{} -> {}", dir, name, target));
     }
-    SEGLOG_RETURN_IF_ERROR(SyncDirectory(dir));
+    SEGLOG_RETURN_IF_ERROR(env->SyncDirectory(dir));
   }
 
   // Pass 3: the file list, orphan indexes, segments.
-  SEGLOG_ASSIGN_OR_RETURN(names, ListDirectory(dir));
+  SEGLOG_ASSIGN_OR_RETURN(names, env->ListDirectory(dir));
   std::sort(names.begin(), names.end());
   std::set<int64_t> log_bases;
   for (const std::string& name : names) {
@@ -216,13 +219,14 @@ Result<LoadedLog> LoadLog(const std::string& dir, const LogConfig& config,
       SEGLOG_RETURN_IF_ERROR(remove(name, "index without its .log"));
     }
   }
-  const SegmentOptions seg_options = MakeSegmentOptions(config, writable, 0);
+  const SegmentOptions seg_options = MakeSegmentOptions(config, writable, 0, env);
   for (int64_t base : log_bases) {
     SEGLOG_ASSIGN_OR_RETURN(std::shared_ptr<LogSegment> seg,
                             LogSegment::Open(dir, base, seg_options, true, now));
     // A missing offset index is rebuilt by recovery - unless the .log is empty, whose index is
     // empty too (seglog creates index files lazily, on first use).
-    if (!FileExists(OffsetIndexFilePath(dir, base)) && seg->size() > 0) needs_recovery.insert(base);
+    if (!env->FileExists(OffsetIndexFilePath(dir, base)) && seg->size() > 0)
+      needs_recovery.insert(base);
     out.segments[base] = std::move(seg);
   }
 
@@ -295,7 +299,7 @@ Result<LoadedLog> LoadLog(const std::string& dir, const LogConfig& config,
     SEGLOG_ASSIGN_OR_RETURN(std::shared_ptr<LogSegment> seg,
                             LogSegment::Open(dir, base, seg_options, false, now));
     out.segments[base] = std::move(seg);
-    SEGLOG_RETURN_IF_ERROR(SyncDirectory(dir));
+    SEGLOG_RETURN_IF_ERROR(env->SyncDirectory(dir));
   }
   LogSegment& active = *out.segments.rbegin()->second;
   SEGLOG_ASSIGN_OR_RETURN(out.log_end_offset, active.ReadNextOffset());

@@ -38,6 +38,7 @@ struct LoadedLog {
   LoadReport report;
 };
 
+// REQUIRES: options.env is set.
 Result<LoadedLog> LoadLog(const std::string& dir, const LogConfig& config,
                           const LogOptions& options, int64_t now_ms);
 
@@ -51,7 +52,8 @@ inline bool RecoveredAfterUncleanShutdown(std::optional<int64_t> next_base,
 }
 
 // The SegmentOptions a log's config implies.
-SegmentOptions MakeSegmentOptions(const LogConfig& config, bool writable, int64_t roll_jitter_ms);
+SegmentOptions MakeSegmentOptions(const LogConfig& config, bool writable, int64_t roll_jitter_ms,
+                                  Env* env);
 
 }  // namespace seglog
 

@@ -94,17 +94,22 @@ Result<int> Log::DeletePrefixLocked(const DeletablePredicate& predicate,
   st.Publish(std::move(next_map));
   // The renames are made durable (Kafka skips this fsync; seglog syncs the directory after
   // every create, rename and removal in a partition directory).
+  // A failed rename leaves files under live names that the published map no longer has
+  // (Kafka's LogDirFailureChannel takes the directory offline then too): the log goes offline,
+  // and the next open sorts the files out.
   for (const auto& seg : deletable) {
-    SEGLOG_RETURN_IF_ERROR(seg->ChangeFileSuffixes("", std::string(kDeletedFileSuffix)));
+    Status renamed = seg->ChangeFileSuffixes("", std::string(kDeletedFileSuffix));
+    if (!renamed.ok()) return SyncFailed(renamed);
   }
-  if (Status s = SyncDirectory(dir_); !s.ok()) return SyncFailed(s);
+  if (Status s = options_.env->SyncDirectory(dir_); !s.ok()) return SyncFailed(s);
   // Physical deletion later, so that readers holding these segments finish first (9.11).
   ScheduleDeletion(std::move(deletable));
   return static_cast<int>(n_deleted);
 }
 
 void Log::ScheduleDeletion(std::vector<std::shared_ptr<LogSegment>> segments) {
-  auto delete_files = [segments = std::move(segments), logger = options_.logger, dir = dir_] {
+  auto delete_files = [segments = std::move(segments), logger = options_.logger, dir = dir_,
+                       env = options_.env] {
     if (logger) {
       std::string list;
       for (const auto& seg : segments) list += (list.empty() ? "" : ", ") + seg->Describe();
@@ -119,7 +124,7 @@ void Log::ScheduleDeletion(std::vector<std::shared_ptr<LogSegment>> segments) {
       }
     }
     // A removal lost in a crash only leaves *.deleted files, which the loader removes.
-    if (Status s = SyncDirectory(dir); !s.ok() && logger) logger("WARN " + s.ToString());
+    if (Status s = env->SyncDirectory(dir); !s.ok() && logger) logger("WARN " + s.ToString());
   };
   if (options_.scheduler != nullptr) {
     options_.scheduler->Schedule("delete-file", std::move(delete_files),

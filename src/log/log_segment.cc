@@ -20,10 +20,14 @@ Result<std::shared_ptr<LogSegment>> LogSegment::Open(const std::string& dir, int
                                                      const SegmentOptions& options,
                                                      bool file_already_exists, int64_t now_ms) {
   const std::string path = LogFilePath(dir, base_offset) + options.file_suffix;
+  if (options.env == nullptr) {
+    return Status::InvalidArgument(fmt::format("{}: SegmentOptions.env is not set", path));
+  }
+  Env* const env = options.env;
   std::shared_ptr<File> log;
   int64_t size = 0;
   if (file_already_exists) {
-    SEGLOG_ASSIGN_OR_RETURN(const FileStat st, StatFile(path));
+    SEGLOG_ASSIGN_OR_RETURN(const FileStat st, env->Stat(path));
     if (st.size > INT32_MAX) {
       return Status::Corruption(
           fmt::format("{}: {} bytes, larger than a segment can be (2^31-1)", path, st.size));
@@ -34,7 +38,7 @@ Result<std::shared_ptr<LogSegment>> LogSegment::Open(const std::string& dir, int
       return Status::FailedPrecondition(fmt::format("{}: cannot create a read-only segment", path));
     }
     SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<File> created,
-                            File::Open(path, File::Mode::kCreateExclusive));
+                            env->OpenFile(path, File::Mode::kCreateExclusive));
     log = std::move(created);
     if (options.preallocate) SEGLOG_RETURN_IF_ERROR(log->Truncate(options.segment_bytes));
   }
@@ -49,10 +53,10 @@ LogSegment::LogSegment(std::string dir, int64_t base_offset, const SegmentOption
       options_(options),
       log_path_(LogFilePath(dir_, base_offset) + options.file_suffix),
       log_(std::move(log)),
-      offset_index_(OffsetIndexFilePath(dir_, base_offset) + options.file_suffix, base_offset,
-                    options.max_index_size, options.writable),
-      time_index_(TimeIndexFilePath(dir_, base_offset) + options.file_suffix, base_offset,
-                  options.max_index_size, options.writable),
+      offset_index_(options.env, OffsetIndexFilePath(dir_, base_offset) + options.file_suffix,
+                    base_offset, options.max_index_size, options.writable),
+      time_index_(options.env, TimeIndexFilePath(dir_, base_offset) + options.file_suffix,
+                  base_offset, options.max_index_size, options.writable),
       size_(size),
       created_ms_(now_ms) {}
 
@@ -63,7 +67,8 @@ Result<std::shared_ptr<File>> LogSegment::log_file() const {
   if (!log_) {
     SEGLOG_ASSIGN_OR_RETURN(
         std::unique_ptr<File> f,
-        File::Open(log_path_, options_.writable ? File::Mode::kReadWrite : File::Mode::kReadOnly));
+        options_.env->OpenFile(log_path_,
+                               options_.writable ? File::Mode::kReadWrite : File::Mode::kReadOnly));
     log_ = std::move(f);
   }
   return log_;
@@ -86,32 +91,36 @@ Status LogSegment::ChangeFileSuffixes(const std::string& old_suffix,
           fmt::format("{}: does not end with '{}'", log_path_, old_suffix));
     }
     const std::string to = renamed(log_path_);
-    SEGLOG_RETURN_IF_ERROR(RenameFile(log_path_, to));
+    SEGLOG_RETURN_IF_ERROR(options_.env->RenameFile(log_path_, to));
     log_path_ = to;
   }
   SEGLOG_RETURN_IF_ERROR(offset_index_.RenameTo(renamed(offset_index_.path())));
   SEGLOG_RETURN_IF_ERROR(time_index_.RenameTo(renamed(time_index_.path())));
   const std::string txn = TxnIndexFilePath(dir_, base_offset_) + old_suffix;
-  if (FileExists(txn)) SEGLOG_RETURN_IF_ERROR(RenameFile(txn, renamed(txn)));
+  if (options_.env->FileExists(txn)) {
+    SEGLOG_RETURN_IF_ERROR(options_.env->RenameFile(txn, renamed(txn)));
+  }
   return Status::OK();
 }
 
 Status LogSegment::SetLastModified(int64_t ms) {
-  SEGLOG_RETURN_IF_ERROR(SetLastModifiedMs(log_path(), ms));
+  SEGLOG_RETURN_IF_ERROR(options_.env->SetLastModifiedMs(log_path(), ms));
   for (const std::string& index : {offset_index_.path(), time_index_.path()}) {
-    if (FileExists(index)) SEGLOG_RETURN_IF_ERROR(SetLastModifiedMs(index, ms));
+    if (options_.env->FileExists(index)) {
+      SEGLOG_RETURN_IF_ERROR(options_.env->SetLastModifiedMs(index, ms));
+    }
   }
   return Status::OK();
 }
 
 Result<int64_t> LogSegment::LastModified() const {
-  SEGLOG_ASSIGN_OR_RETURN(const FileStat st, StatFile(log_path()));
+  SEGLOG_ASSIGN_OR_RETURN(const FileStat st, options_.env->Stat(log_path()));
   return st.last_modified_ms;
 }
 
 std::string LogSegment::Describe() {
   const std::string path = log_path();
-  auto st = StatFile(path);
+  auto st = options_.env->Stat(path);
   auto max = MaxTimestampAndOffsetSoFar();
   return fmt::format(
       "LogSegment(baseOffset={}, size={}, lastModifiedTime={}, largestRecordTimestamp={})",
@@ -130,7 +139,8 @@ Result<std::shared_ptr<File>> LogSegment::OpenOrTransientLogFile() const {
     if (log_) return log_;
     path = log_path_;
   }
-  SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<File> f, File::Open(path, File::Mode::kReadOnly));
+  SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<File> f,
+                          options_.env->OpenFile(path, File::Mode::kReadOnly));
   return std::shared_ptr<File>(std::move(f));
 }
 
@@ -203,7 +213,7 @@ Result<TimestampOffset> LogSegment::MaxTimestampAndOffsetSoFar() {
 Result<int64_t> LogSegment::LargestTimestamp() {
   SEGLOG_ASSIGN_OR_RETURN(const TimestampOffset max, MaxTimestampAndOffsetSoFar());
   if (max.timestamp >= 0) return max.timestamp;
-  SEGLOG_ASSIGN_OR_RETURN(const FileStat st, StatFile(log_path()));
+  SEGLOG_ASSIGN_OR_RETURN(const FileStat st, options_.env->Stat(log_path()));
   return st.last_modified_ms;
 }
 
@@ -339,7 +349,8 @@ Result<int64_t> LogSegment::ReadNextOffset() {
     SEGLOG_ASSIGN_OR_RETURN(OffsetIndex * oi, offset_index());
     last = oi->LastEntry();
   } else {
-    SEGLOG_ASSIGN_OR_RETURN(last, OffsetIndex::ReadLastEntry(offset_index_.path(), base_offset_));
+    SEGLOG_ASSIGN_OR_RETURN(
+        last, OffsetIndex::ReadLastEntry(options_.env, offset_index_.path(), base_offset_));
   }
   if (size() == 0) return base_offset_;
   SEGLOG_ASSIGN_OR_RETURN(std::shared_ptr<File> log, OpenOrTransientLogFile());
@@ -497,8 +508,8 @@ Status LogSegment::ResizeIndexes(int64_t size) {
 Status LogSegment::DeleteFiles() {
   SEGLOG_RETURN_IF_ERROR(offset_index_.Delete());
   SEGLOG_RETURN_IF_ERROR(time_index_.Delete());
-  SEGLOG_RETURN_IF_ERROR(RemoveFile(TxnIndexFilePath(dir_, base_offset_), true));
-  return RemoveFile(log_path(), true);
+  SEGLOG_RETURN_IF_ERROR(options_.env->RemoveFile(TxnIndexFilePath(dir_, base_offset_), true));
+  return options_.env->RemoveFile(log_path(), true);
 }
 
 }  // namespace seglog

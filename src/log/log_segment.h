@@ -27,6 +27,7 @@
 #include "index/lazy_index.h"
 #include "index/offset_index.h"
 #include "index/time_index.h"
+#include "io/env.h"
 #include "io/file.h"
 #include "seglog/log.h"
 
@@ -42,6 +43,8 @@ struct SegmentOptions {
   bool writable = true;                 // false: a read-only view (tools on Kafka's dirs)
   // Appended to every file name: "" for a live segment, ".cleaned" for the cleaner's output.
   std::string file_suffix;
+  // Where all the segment's I/O goes (its log's Env). Required: Open refuses nullptr.
+  Env* env = nullptr;
 };
 
 struct RollParams {

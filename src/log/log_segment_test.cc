@@ -30,6 +30,7 @@ std::vector<uint8_t> Batch(int64_t base, int n, int64_t ts, int value_size = 100
 class LogSegmentTest : public ::testing::Test {
  protected:
   std::shared_ptr<LogSegment> Make(int64_t base, SegmentOptions o = {}) {
+    if (o.env == nullptr) o.env = Env::Default();
     auto s = LogSegment::Open(tmp_.path(), base, o, false, kT0);
     EXPECT_TRUE(s.ok()) << s.status().ToString();
     return *s;

@@ -20,7 +20,8 @@ namespace seglog {
 using SegmentMap = std::map<int64_t, std::shared_ptr<LogSegment>>;
 
 struct Log::State {
-  explicit State(std::string epoch_checkpoint_path) : epochs(std::move(epoch_checkpoint_path)) {}
+  State(Env* env, std::string epoch_checkpoint_path)
+      : epochs(env, std::move(epoch_checkpoint_path)) {}
   // Serialises flushes (each fsyncs outside append_mu, then publishes its recovery point) and
   // Close, which waits for a running flush. Lock order: flush_mu, then append_mu.
   Mutex flush_mu ACQUIRED_BEFORE(append_mu);

@@ -79,13 +79,13 @@ TEST(SeedExamplesTest, ExampleOneSegmentsIndexesAndLookups) {
   EXPECT_EQ(FileSize(LogFilePath(dir, 11490)), 139281);
 
   // The first offset-index entries of segment 0: 29 -> 5462, 49 -> 10924, 69 -> 16386.
-  auto index = OffsetIndex::Open(OffsetIndexFilePath(dir, 0), 0, 10485760, false);
+  auto index = OffsetIndex::Open(Env::Default(), OffsetIndexFilePath(dir, 0), 0, 10485760, false);
   ASSERT_TRUE(index.ok());
   EXPECT_EQ((*index)->entries(), 191);
   EXPECT_EQ((*index)->EntryAt(0), (OffsetPosition{29, 5462}));
   EXPECT_EQ((*index)->EntryAt(1), (OffsetPosition{49, 10924}));
   EXPECT_EQ((*index)->EntryAt(2), (OffsetPosition{69, 16386}));
-  auto tindex = TimeIndex::Open(TimeIndexFilePath(dir, 0), 0, 10485760, false);
+  auto tindex = TimeIndex::Open(Env::Default(), TimeIndexFilePath(dir, 0), 0, 10485760, false);
   ASSERT_TRUE(tindex.ok());
   EXPECT_EQ((*tindex)->EntryAt(0), (TimestampOffset{kT0 + 29, 29}));
   EXPECT_EQ((*tindex)->EntryAt(190), (TimestampOffset{kT0 + 3829, 3829}));
@@ -166,8 +166,8 @@ TEST(SeedExamplesTest, Seed001PictureLookups) {
 
   // "Demo: find offset 9": floor segment 6, index entry 2 -> 115 (offset 8), skip offset 8's
   // 35 B, offset 9 at byte 150.
-  auto seg6_index =
-      OffsetIndex::Open(OffsetIndexFilePath(tmp.path() + "/orders-0", 6), 6, 10485760, false);
+  auto seg6_index = OffsetIndex::Open(
+      Env::Default(), OffsetIndexFilePath(tmp.path() + "/orders-0", 6), 6, 10485760, false);
   ASSERT_TRUE(seg6_index.ok());
   EXPECT_EQ((*seg6_index)->Lookup(9), (OffsetPosition{8, 115 * kScale}));
   auto loc = log->LookupOffset(9);
@@ -178,12 +178,12 @@ TEST(SeedExamplesTest, Seed001PictureLookups) {
   // "Demo: find by timestamp (t=31 s)": segments 0 and 6 are too old, segment 11's time index
   // gives t=30 -> 3 (offset 14), the offset index sends the scan to byte 140, and the answer is
   // offset 15 (t=32).
-  auto seg11_time =
-      TimeIndex::Open(TimeIndexFilePath(tmp.path() + "/orders-0", 11), 11, 10485760, false);
+  auto seg11_time = TimeIndex::Open(Env::Default(), TimeIndexFilePath(tmp.path() + "/orders-0", 11),
+                                    11, 10485760, false);
   ASSERT_TRUE(seg11_time.ok());
   EXPECT_EQ((*seg11_time)->Lookup(t0 + 31000), (TimestampOffset{t0 + 30000, 14}));
-  auto seg11_index =
-      OffsetIndex::Open(OffsetIndexFilePath(tmp.path() + "/orders-0", 11), 11, 10485760, false);
+  auto seg11_index = OffsetIndex::Open(
+      Env::Default(), OffsetIndexFilePath(tmp.path() + "/orders-0", 11), 11, 10485760, false);
   EXPECT_EQ((*seg11_index)->Lookup(14), (OffsetPosition{14, 140 * kScale}));
   auto found = log->FetchOffsetByTimestamp(t0 + 31000);
   ASSERT_TRUE(found.ok() && found->has_value());

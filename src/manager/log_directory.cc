@@ -25,13 +25,15 @@ bool IsLoadablePartitionDir(const std::string& name) {
 
 Result<std::unique_ptr<LogDirectory>> LogDirectory::Open(const std::string& log_dir,
                                                          LogDirectoryOptions options) {
+  if (options.log_options.env == nullptr) options.log_options.env = Env::Default();
+  Env* const env = options.log_options.env;
   const bool read_only = options.read_only;
   std::unique_ptr<LogDirLock> lock;
   if (read_only) {
     // No lock (a node may hold it), but the directory must exist: nothing is created.
-    SEGLOG_RETURN_IF_ERROR(ListDirectory(log_dir).status());
+    SEGLOG_RETURN_IF_ERROR(env->ListDirectory(log_dir).status());
   } else {
-    SEGLOG_ASSIGN_OR_RETURN(lock, LogDirLock::Acquire(log_dir));
+    SEGLOG_ASSIGN_OR_RETURN(lock, LogDirLock::Acquire(env, log_dir));
   }
   std::unique_ptr<LogDirectory> d(new LogDirectory(log_dir, std::move(lock), std::move(options)));
   d->options_.log_options.read_only = read_only;
@@ -39,25 +41,25 @@ Result<std::unique_ptr<LogDirectory>> LogDirectory::Open(const std::string& log_
   if (read_only) {
     // meta.properties as it is (a directory of copied partitions may have none).
     const std::string meta = log_dir + "/" + kMetaPropertiesFile;
-    if (auto text = ReadFileToString(meta); text.ok()) {
+    if (auto text = ReadFileToString(env, meta); text.ok()) {
       SEGLOG_ASSIGN_OR_RETURN(d->meta_, ParseMetaProperties(meta, *text));
     } else if (!text.status().IsNotFound()) {
       return text.status();
     }
   } else {
-    SEGLOG_ASSIGN_OR_RETURN(
-        d->meta_, LoadOrCreateMetaProperties(log_dir, d->options_.node_id, d->options_.cluster_id));
+    SEGLOG_ASSIGN_OR_RETURN(d->meta_, LoadOrCreateMetaProperties(env, log_dir, d->options_.node_id,
+                                                                 d->options_.cluster_id));
   }
-  if (read_only && FileExists(marker)) {
+  if (read_only && env->FileExists(marker)) {
     d->had_clean_shutdown_ = true;  // and the marker stays for the node's next open
-  } else if (FileExists(marker)) {
+  } else if (env->FileExists(marker)) {
     // Deleted before anything is loaded: a crash while loading is an unclean shutdown.
-    SEGLOG_RETURN_IF_ERROR(RemoveFile(marker, false));
-    SEGLOG_RETURN_IF_ERROR(SyncDirectory(log_dir));
+    SEGLOG_RETURN_IF_ERROR(env->RemoveFile(marker, false));
+    SEGLOG_RETURN_IF_ERROR(env->SyncDirectory(log_dir));
     d->had_clean_shutdown_ = true;
   } else {
     // A directory that never held a log has nothing to recover.
-    SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> names, ListDirectory(log_dir));
+    SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> names, env->ListDirectory(log_dir));
     bool any_partition = false;
     for (const std::string& n : names) any_partition |= ParsePartitionDirName(n).ok();
     d->had_clean_shutdown_ = !any_partition;
@@ -67,8 +69,8 @@ Result<std::unique_ptr<LogDirectory>> LogDirectory::Open(const std::string& log_
                            {kLogStartOffsetCheckpointFile, &LogDirectory::log_start_offsets_},
                            {kCleanerOffsetCheckpointFile, &LogDirectory::cleaner_offsets_}}) {
     const std::string path = log_dir + "/" + file;
-    if (!FileExists(path)) continue;
-    auto m = ReadOffsetCheckpoint(path);
+    if (!env->FileExists(path)) continue;
+    auto m = ReadOffsetCheckpoint(env, path);
     if (m.ok()) {
       MutexLock l(&d->mu_);
       (*d).*map = *m;
@@ -139,7 +141,7 @@ Result<std::shared_ptr<Log>> LogDirectory::GetLog(const TopicPartition& tp, cons
                                        dir_, offline_reason().ToString()));
   }
   const std::string path = dir_ + "/" + PartitionDirName(tp);
-  const bool is_new = !FileExists(path);
+  const bool is_new = !env()->FileExists(path);
   if (is_new && options_.read_only) {
     return Status::NotFound(
         fmt::format("{}: no partition directory {}", dir_, PartitionDirName(tp)));
@@ -148,7 +150,7 @@ Result<std::shared_ptr<Log>> LogDirectory::GetLog(const TopicPartition& tp, cons
                           Log::Open(path, config, OptionsFor(tp, topic_id)));
   std::shared_ptr<Log> log = std::move(opened);
   // The new partition directory's name is durable before anyone appends to it.
-  if (is_new) SEGLOG_RETURN_IF_ERROR(SyncDirectory(dir_));
+  if (is_new) SEGLOG_RETURN_IF_ERROR(env()->SyncDirectory(dir_));
   MutexLock l(&mu_);
   logs_[tp] = log;
   return log;
@@ -157,8 +159,8 @@ Result<std::shared_ptr<Log>> LogDirectory::GetLog(const TopicPartition& tp, cons
 Status LogDirectory::LoadAll(int threads, const std::function<void(const std::string&)>& progress,
                              const ConfigFor& config_for) {
   const int64_t start = MonotonicMs();
-  SEGLOG_ASSIGN_OR_RETURN(TopicMap topics, LoadTopics(dir_));
-  SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> names, ListDirectory(dir_));
+  SEGLOG_ASSIGN_OR_RETURN(TopicMap topics, LoadTopics(env(), dir_));
+  SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> names, env()->ListDirectory(dir_));
   std::sort(names.begin(), names.end());
   struct Job {
     TopicPartition tp;
@@ -264,7 +266,7 @@ Status LogDirectory::WriteCheckpoint(const char* file, OffsetMap LogDirectory::*
     MutexLock l(&mu_);
     copy = this->*map;
   }
-  return WriteOffsetCheckpoint(dir_ + "/" + file, copy);
+  return WriteOffsetCheckpoint(env(), dir_ + "/" + file, copy);
 }
 
 Status LogDirectory::WriteCheckpoints() {
@@ -341,13 +343,13 @@ Result<std::string> LogDirectory::RemoveLog(const TopicPartition& tp) {
   std::string hex;
   for (uint8_t b : Uuid::Random().bytes) hex += fmt::format("{:02x}", b);
   const std::string deleted = fmt::format("{}/{}.{}-delete", dir_, PartitionDirName(tp), hex);
-  SEGLOG_RETURN_IF_ERROR(RenameFile(dir_ + "/" + PartitionDirName(tp), deleted));
-  SEGLOG_RETURN_IF_ERROR(SyncDirectory(dir_));
+  SEGLOG_RETURN_IF_ERROR(env()->RenameFile(dir_ + "/" + PartitionDirName(tp), deleted));
+  SEGLOG_RETURN_IF_ERROR(env()->SyncDirectory(dir_));
   return deleted;
 }
 
 Result<std::vector<std::string>> LogDirectory::PendingDeleteDirs() const {
-  SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> names, ListDirectory(dir_));
+  SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> names, env()->ListDirectory(dir_));
   std::vector<std::string> out;
   for (const std::string& n : names) {
     if (n.ends_with("-delete") && ParsePartitionDirName(n).ok()) out.push_back(dir_ + "/" + n);
@@ -393,7 +395,8 @@ Status LogDirectory::CloseLogsAndWriteMarker() {
   // Last: the marker says everything above is complete - for every partition, so only when
   // all were loaded (and recovered) or nothing needed recovery.
   if (!had_clean_shutdown_ && !loaded_all_) return Status::OK();
-  return WriteFileAtomically(dir_ + "/" + kCleanShutdownFile, "{\"version\":0,\"brokerEpoch\":-1}");
+  return WriteFileAtomically(env(), dir_ + "/" + kCleanShutdownFile,
+                             "{\"version\":0,\"brokerEpoch\":-1}");
 }
 
 }  // namespace seglog

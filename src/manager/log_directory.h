@@ -15,6 +15,7 @@
 //            only when every partition was loaded (or the last shutdown was clean), so that
 //            partitions nobody opened are still recovered next time; and never when the
 //            directory went offline.
+// All its I/O goes through LogDirectoryOptions::log_options.env.
 // An fsync failure in any of its logs takes the whole directory offline: its logs refuse
 // writes and reads, Close reports it, and other directories are unaffected.
 //
@@ -51,7 +52,9 @@ inline constexpr const char* kCleanShutdownFile = ".kafka_cleanshutdown";
 bool IsLoadablePartitionDir(const std::string& name);
 
 struct LogDirectoryOptions {
-  LogOptions log_options;  // clock, scheduler, quarantine ... for every log
+  // clock, scheduler, quarantine ... for every log. Its `env` (default Env::Default()) is where
+  // all of the directory's I/O goes too: the lock, meta.properties, checkpoints, topic store.
+  LogOptions log_options;
   int32_t node_id = 1;     // node.id for a new meta.properties
   std::string cluster_id;  // cluster.id for a new meta.properties (default: a new id)
   // A read-only view, for tools that read a directory (consume, get-offsets): as Kafka's tools
@@ -131,6 +134,7 @@ class LogDirectory {
   LogDirectory(std::string dir, std::unique_ptr<LogDirLock> lock, LogDirectoryOptions options)
       : dir_(std::move(dir)), lock_(std::move(lock)), options_(std::move(options)) {}
   LogOptions OptionsFor(const TopicPartition& tp, const std::string& topic_id);
+  Env* env() const { return options_.log_options.env; }
   void MarkOffline(const Status& failure) EXCLUDES(offline_mu_);
   // Close without the lock's release.
   Status CloseLogsAndWriteMarker() EXCLUDES(mu_, checkpoint_mu_);

@@ -3,10 +3,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <set>
 
 #include "io/atomic_file.h"
+#include "io/fault_injection_env.h"
 #include "io/file.h"
 #include "io/file_names.h"
 #include "tests/support/batches.h"
@@ -170,25 +172,23 @@ TEST(LogDirectoryTest, NoCleanMarkerUnlessEveryPartitionWasLoaded) {
   EXPECT_FALSE((*d)->had_clean_shutdown());
 }
 
-Status FailLogSyncs(const std::string& path) {
-  if (path.ends_with(".log")) return Status::IOError(path + ": fdatasync: EIO (injected)");
-  return Status::OK();
-}
-
 // fsyncgate: one failed sync takes the whole directory offline, leaves it marked unclean,
 // and other directories keep working.
 TEST(LogDirectoryTest, AFailedSyncTakesTheWholeDirectoryOffline) {
   TempDir a, b;
-  auto da = LogDirectory::Open(a.path());
-  auto db = LogDirectory::Open(b.path());
+  FaultInjectionEnv env(Env::Default());
+  LogDirectoryOptions o;
+  o.log_options.env = &env;
+  auto da = LogDirectory::Open(a.path(), o);
+  auto db = LogDirectory::Open(b.path(), o);
   ASSERT_TRUE(da.ok() && db.ok());
   Log* a0 = (*(*da)->GetLog({"t", 0}, {})).get();
   Log* a1 = (*(*da)->GetLog({"t", 1}, {})).get();
   Log* b0 = (*(*db)->GetLog({"t", 0}, {})).get();
   for (Log* l : {a0, a1, b0}) ASSERT_TRUE(l->AppendAsLeader(ProducerBatch(0, 1, 5, kT0)).ok());
-  SetSyncFaultHookForTesting(&FailLogSyncs);
+  env.Fail(EnvOp::kSync, a.path() + "/t-0/", EIO);
   Status s = a0->Flush(1);
-  SetSyncFaultHookForTesting(nullptr);
+  env.ClearFailures();
   EXPECT_TRUE(s.IsIOError());
   EXPECT_TRUE((*da)->offline());
   EXPECT_THAT((*da)->offline_reason().message(), HasSubstr("injected"));

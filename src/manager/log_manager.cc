@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <filesystem>
 
 #include <fmt/ranges.h>
 
@@ -14,16 +13,17 @@
 
 namespace seglog {
 
-Result<std::unique_ptr<LogManager>> LogManager::Open(
-    const ServerConfig& config, Scheduler* scheduler,
-    std::function<void(const std::string&)> logger) {
-  return OpenDirs(config, scheduler, std::move(logger), /*read_only=*/false);
+Result<std::unique_ptr<LogManager>> LogManager::Open(const ServerConfig& config,
+                                                     Scheduler* scheduler,
+                                                     std::function<void(const std::string&)> logger,
+                                                     Env* env) {
+  return OpenDirs(config, scheduler, std::move(logger), /*read_only=*/false, env);
 }
 
 Result<std::unique_ptr<LogManager>> LogManager::OpenReadOnly(
     const ServerConfig& config, Scheduler* scheduler,
-    std::function<void(const std::string&)> logger) {
-  return OpenDirs(config, scheduler, std::move(logger), /*read_only=*/true);
+    std::function<void(const std::string&)> logger, Env* env) {
+  return OpenDirs(config, scheduler, std::move(logger), /*read_only=*/true, env);
 }
 
 Status LogManager::CheckWritable(const char* what) const {
@@ -34,16 +34,18 @@ Status LogManager::CheckWritable(const char* what) const {
 
 Result<std::unique_ptr<LogManager>> LogManager::OpenDirs(
     const ServerConfig& config, Scheduler* scheduler,
-    std::function<void(const std::string&)> logger, bool read_only) {
+    std::function<void(const std::string&)> logger, bool read_only, Env* env) {
   if (scheduler == nullptr) return Status::InvalidArgument("LogManager needs a scheduler");
-  std::unique_ptr<LogManager> m(new LogManager(config, scheduler, std::move(logger)));
+  if (env == nullptr) env = Env::Default();
+  std::unique_ptr<LogManager> m(new LogManager(config, scheduler, std::move(logger), env));
   m->read_only_ = read_only;
   MutexLock l(&m->mu_);
   m->Info(fmt::format("Loading logs from log dirs {}", fmt::join(config.log_dirs, ", ")));
   for (const std::string& dir : config.log_dirs) {
-    if (!read_only) SEGLOG_RETURN_IF_ERROR(CreateDirectories(dir));
+    if (!read_only) SEGLOG_RETURN_IF_ERROR(env->CreateDirectories(dir));
     LogDirectoryOptions o;
     o.read_only = read_only;
+    o.log_options.env = env;
     o.node_id = config.node_id;
     o.log_options.scheduler = scheduler;
     o.log_options.clock = [scheduler] { return scheduler->NowMs(); };
@@ -60,7 +62,7 @@ Result<std::unique_ptr<LogManager>> LogManager::OpenDirs(
           "different clusters",
           dir, d->meta().cluster_id, m->dirs_.front()->dir(), m->dirs_.front()->meta().cluster_id));
     }
-    SEGLOG_ASSIGN_OR_RETURN(TopicMap topics, LoadTopics(dir));
+    SEGLOG_ASSIGN_OR_RETURN(TopicMap topics, LoadTopics(env, dir));
     for (auto& [name, md] : topics) {
       TopicMetadata& known = m->topics_[name];
       known.partitions = std::max(known.partitions, md.partitions);
@@ -131,7 +133,7 @@ Status LogManager::SaveTopics() {
     topics = topics_;
   }
   for (const auto& d : dirs_) {
-    if (!d->offline()) SEGLOG_RETURN_IF_ERROR(seglog::SaveTopics(d->dir(), topics));
+    if (!d->offline()) SEGLOG_RETURN_IF_ERROR(seglog::SaveTopics(env_, d->dir(), topics));
   }
   return Status::OK();
 }
@@ -447,12 +449,9 @@ Status LogManager::DeleteLogs(bool now) {
   }
   Status first;
   for (const PendingDelete& pd : due) {
-    std::error_code ec;
-    std::filesystem::remove_all(pd.path, ec);
     const std::string name = pd.path.substr(pd.path.rfind('/') + 1);
-    if (ec) {
+    if (Status s = env_->RemoveTree(pd.path); !s.ok()) {
       // Kept for the next run; reported now.
-      Status s = Status::IOError(fmt::format("{}: delete: {}", pd.path, ec.message()));
       Info(fmt::format("ERROR Exception while deleting {} in dir {}: {}", name, pd.path,
                        s.ToString()));
       if (first.ok()) first = s;

@@ -51,10 +51,11 @@ class LogManager {
   // Opens (creating if needed) every log directory, loads all partitions with
   // num.recovery.threads.per.data.dir threads per directory (recovering after an unclean
   // shutdown), and queues leftover -delete directories. `scheduler` runs the tasks (a
-  // MockScheduler in tests) and supplies the clock; it must outlive the manager.
+  // MockScheduler in tests) and supplies the clock; it must outlive the manager. All file and
+  // directory operations go through `env` (nullptr: Env::Default()), which must outlive it too.
   static Result<std::unique_ptr<LogManager>> Open(
       const ServerConfig& config, Scheduler* scheduler,
-      std::function<void(const std::string&)> logger = {});
+      std::function<void(const std::string&)> logger = {}, Env* env = nullptr);
   // The same node, read-only, for the tools that read log directories (consume, get-offsets):
   // every directory opens with LogDirectoryOptions::read_only - no .lock (as Kafka's tools
   // read a live directory, a node may hold it meanwhile), nothing written, the clean-shutdown
@@ -64,7 +65,7 @@ class LogManager {
   // Shutdown closes the logs and writes nothing.
   static Result<std::unique_ptr<LogManager>> OpenReadOnly(
       const ServerConfig& config, Scheduler* scheduler,
-      std::function<void(const std::string&)> logger = {});
+      std::function<void(const std::string&)> logger = {}, Env* env = nullptr);
   ~LogManager();
   LogManager(const LogManager&) = delete;
   LogManager& operator=(const LogManager&) = delete;
@@ -121,11 +122,11 @@ class LogManager {
 
  private:
   LogManager(ServerConfig config, Scheduler* scheduler,
-             std::function<void(const std::string&)> logger)
-      : config_(std::move(config)), scheduler_(scheduler), logger_(std::move(logger)) {}
+             std::function<void(const std::string&)> logger, Env* env)
+      : config_(std::move(config)), scheduler_(scheduler), logger_(std::move(logger)), env_(env) {}
   static Result<std::unique_ptr<LogManager>> OpenDirs(
       const ServerConfig& config, Scheduler* scheduler,
-      std::function<void(const std::string&)> logger, bool read_only);
+      std::function<void(const std::string&)> logger, bool read_only, Env* env);
   // FailedPrecondition naming `what` in a read-only manager.
   Status CheckWritable(const char* what) const;
   void Info(const std::string& line) const;
@@ -151,6 +152,7 @@ class LogManager {
   Scheduler* const scheduler_;
   const std::function<void(const std::string&)> logger_;
   bool read_only_ = false;  // set by OpenReadOnly before the manager is shared
+  Env* const env_;
   Mutex admin_mu_ ACQUIRED_BEFORE(mu_);
   mutable Mutex mu_;
   // Filled by Open, then never changed (the directories are thread-safe).

@@ -88,10 +88,10 @@ std::string FormatMetaProperties(const MetaProperties& p, const std::string& dat
   return out;
 }
 
-Result<MetaProperties> LoadOrCreateMetaProperties(const std::string& log_dir, int32_t node_id,
-                                                  const std::string& cluster_id) {
+Result<MetaProperties> LoadOrCreateMetaProperties(Env* env, const std::string& log_dir,
+                                                  int32_t node_id, const std::string& cluster_id) {
   const std::string path = log_dir + "/" + kMetaPropertiesFile;
-  auto text = ReadFileToString(path);
+  auto text = ReadFileToString(env, path);
   if (text.ok()) return ParseMetaProperties(path, *text);
   if (!text.status().IsNotFound()) return text.status();
   MetaProperties m;
@@ -99,7 +99,7 @@ Result<MetaProperties> LoadOrCreateMetaProperties(const std::string& log_dir, in
   m.node_id = node_id;
   m.cluster_id = cluster_id.empty() ? Uuid::Random().ToString() : cluster_id;
   m.directory_id = Uuid::Random().ToString();
-  SEGLOG_RETURN_IF_ERROR(WriteFileAtomically(path, FormatMetaProperties(m, JavaDateNow())));
+  SEGLOG_RETURN_IF_ERROR(WriteFileAtomically(env, path, FormatMetaProperties(m, JavaDateNow())));
   return m;
 }
 

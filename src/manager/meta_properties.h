@@ -18,6 +18,8 @@
 #include <map>
 #include <string>
 
+#include "io/env.h"
+
 #include "seglog/result.h"
 
 namespace seglog {
@@ -40,9 +42,9 @@ std::string FormatMetaProperties(const MetaProperties& props, const std::string&
 
 // Reads <log_dir>/meta.properties, or - when it is missing and the directory is writable -
 // creates one (version 1, node.id `node_id`, a new cluster.id unless `cluster_id` is given, a
-// new directory.id), written atomically.
-Result<MetaProperties> LoadOrCreateMetaProperties(const std::string& log_dir, int32_t node_id,
-                                                  const std::string& cluster_id);
+// new directory.id), written atomically; through `env`.
+Result<MetaProperties> LoadOrCreateMetaProperties(Env* env, const std::string& log_dir,
+                                                  int32_t node_id, const std::string& cluster_id);
 
 }  // namespace seglog
 

@@ -267,7 +267,8 @@ Result<ServerConfig> ServerConfig::FromProperties(const std::map<std::string, st
 }
 
 Result<ServerConfig> ServerConfig::Load(const std::string& path) {
-  SEGLOG_ASSIGN_OR_RETURN(const std::string text, ReadFileToString(path));
+  // The server's own config file, read before any engine (and its Env) exists.
+  SEGLOG_ASSIGN_OR_RETURN(const std::string text, ReadFileToString(Env::Default(), path));
   auto c = FromProperties(ParseProperties(text));
   if (!c.ok()) return c.status().WithContext(path);
   return c;

@@ -17,7 +17,8 @@
 namespace seglog {
 
 Result<std::map<std::string, std::string>> ReadServerProperties(const std::string& path) {
-  SEGLOG_ASSIGN_OR_RETURN(const std::string text, ReadFileToString(path));
+  // A file the embedder names, read before any engine exists.
+  SEGLOG_ASSIGN_OR_RETURN(const std::string text, ReadFileToString(Env::Default(), path));
   return ParseProperties(text);
 }
 

@@ -4,11 +4,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "base/uuid.h"
+#include "io/atomic_file.h"
 #include "io/file.h"
 #include "io/file_names.h"
 #include "log/checkpoint_file.h"
@@ -19,11 +18,11 @@ namespace {
 constexpr const char* kStoreFile = "seglog-topics.json";
 }
 
-Result<std::vector<int32_t>> ListPartitionDirs(const std::string& log_dir,
+Result<std::vector<int32_t>> ListPartitionDirs(Env* env, const std::string& log_dir,
                                                const std::string& topic) {
   std::vector<int32_t> out;
-  if (!FileExists(log_dir)) return out;
-  SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> names, ListDirectory(log_dir));
+  if (!env->FileExists(log_dir)) return out;
+  SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> names, env->ListDirectory(log_dir));
   for (const std::string& name : names) {
     if (name.find('.') != std::string::npos && name.ends_with("-delete")) continue;
     auto tp = ParsePartitionDirName(name);
@@ -34,14 +33,12 @@ Result<std::vector<int32_t>> ListPartitionDirs(const std::string& log_dir,
   return out;
 }
 
-Result<TopicMap> LoadTopics(const std::string& log_dir) {
+Result<TopicMap> LoadTopics(Env* env, const std::string& log_dir) {
   TopicMap topics;
   const std::string path = log_dir + "/" + kStoreFile;
-  if (FileExists(path)) {
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
+  if (env->FileExists(path)) {
+    SEGLOG_ASSIGN_OR_RETURN(const std::string text, ReadFileToString(env, path));
+    const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded() || !j.is_object() || !j.contains("topics") || !j["topics"].is_object()) {
       return Status::Corruption(
           fmt::format("{}: not a seglog topic store (expected JSON with "
@@ -74,8 +71,8 @@ Result<TopicMap> LoadTopics(const std::string& log_dir) {
     }
   }
   // Partition directories without an entry (for example, written by Kafka).
-  if (FileExists(log_dir)) {
-    SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> names, ListDirectory(log_dir));
+  if (env->FileExists(log_dir)) {
+    SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> names, env->ListDirectory(log_dir));
     for (const std::string& name : names) {
       auto tp = ParsePartitionDirName(name);
       if (!tp.ok() || name != PartitionDirName(*tp)) continue;
@@ -83,7 +80,7 @@ Result<TopicMap> LoadTopics(const std::string& log_dir) {
       TopicMetadata& md = topics[tp->topic];
       md.partitions = std::max(md.partitions, tp->partition + 1);
       if (md.topic_id.empty()) {
-        auto id = ReadPartitionMetadata(log_dir + "/" + name + "/" + kPartitionMetadataFile);
+        auto id = ReadPartitionMetadata(env, log_dir + "/" + name + "/" + kPartitionMetadataFile);
         if (id.ok()) md.topic_id = *id;
       }
     }
@@ -91,7 +88,7 @@ Result<TopicMap> LoadTopics(const std::string& log_dir) {
   return topics;
 }
 
-Status SaveTopics(const std::string& log_dir, const TopicMap& topics) {
+Status SaveTopics(Env* env, const std::string& log_dir, const TopicMap& topics) {
   nlohmann::json j;
   j["version"] = 1;
   j["topics"] = nlohmann::json::object();
@@ -99,18 +96,7 @@ Status SaveTopics(const std::string& log_dir, const TopicMap& topics) {
     j["topics"][name] = {{"partitions", md.partitions}, {"configs", md.configs}};
     if (!md.topic_id.empty()) j["topics"][name]["topic_id"] = md.topic_id;
   }
-  const std::string path = log_dir + "/" + kStoreFile;
-  const std::string tmp = path + ".tmp";
-  const std::string text = j.dump(1) + "\n";
-  {
-    SEGLOG_ASSIGN_OR_RETURN(auto f, File::Open(tmp, File::Mode::kCreate));
-    SEGLOG_RETURN_IF_ERROR(f->Truncate(0));
-    SEGLOG_RETURN_IF_ERROR(f->WriteAt(
-        0, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size())));
-    SEGLOG_RETURN_IF_ERROR(f->Sync());
-  }
-  SEGLOG_RETURN_IF_ERROR(RenameFile(tmp, path));
-  return SyncDirectory(log_dir);
+  return WriteFileAtomically(env, log_dir + "/" + kStoreFile, j.dump(1) + "\n");
 }
 
 Result<LogConfig> TopicConfig(const TopicMetadata& topic) {

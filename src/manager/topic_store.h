@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "io/env.h"
 #include "seglog/log_config.h"
 #include "seglog/result.h"
 
@@ -33,12 +34,27 @@ using TopicMap = std::map<std::string, TopicMetadata>;
 
 // Reads the store; topics that exist only as partition directories (written by Kafka, or before
 // the store existed) are added with default configs and the partition count found on disk.
-Result<TopicMap> LoadTopics(const std::string& log_dir);
-Status SaveTopics(const std::string& log_dir, const TopicMap& topics);
+// Both through `env`; SaveTopics replaces the file atomically (WriteFileAtomically).
+Result<TopicMap> LoadTopics(Env* env, const std::string& log_dir);
+Status SaveTopics(Env* env, const std::string& log_dir, const TopicMap& topics);
 
 // Partition numbers of `topic` that have a directory in `log_dir`, sorted.
-Result<std::vector<int32_t>> ListPartitionDirs(const std::string& log_dir,
+Result<std::vector<int32_t>> ListPartitionDirs(Env* env, const std::string& log_dir,
                                                const std::string& topic);
+
+#ifndef SEGLOG_ENGINE_NO_DEFAULT_ENV
+// Over Env::Default(), for tools and tests.
+inline Result<TopicMap> LoadTopics(const std::string& log_dir) {
+  return LoadTopics(Env::Default(), log_dir);
+}
+inline Status SaveTopics(const std::string& log_dir, const TopicMap& topics) {
+  return SaveTopics(Env::Default(), log_dir, topics);
+}
+inline Result<std::vector<int32_t>> ListPartitionDirs(const std::string& log_dir,
+                                                      const std::string& topic) {
+  return ListPartitionDirs(Env::Default(), log_dir, topic);
+}
+#endif  // SEGLOG_ENGINE_NO_DEFAULT_ENV
 
 // The topic's LogConfig: defaults plus its overrides.
 Result<LogConfig> TopicConfig(const TopicMetadata& topic);

@@ -1,0 +1,300 @@
+// LogManager over a FaultInjectionEnv: failing calls in topic creation and deletion, checkpoint
+// writes and the cleaner's swap (each returned, naming the file and the operation, with nothing
+// acknowledged lost after a reopen with the default Env); a second open of a log directory in
+// the same process; and (issue 12 item 2) appends, GetLog and DescribeTopic completing while
+// another thread is blocked inside an fsync - of a flush of the same log, and of a cleaner
+// round's .cleaned output.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <chrono>
+#include <future>
+#include <thread>
+
+#include "io/atomic_file.h"
+#include "io/fault_injection_env.h"
+#include "tests/support/batches.h"
+#include "tests/support/files.h"
+#include "manager/log_manager.h"
+
+namespace seglog {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::ProducerBatch;
+using testing::TempDir;
+
+constexpr int64_t kT0 = 1794024676000;
+
+class LogManagerFaultTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<LogManager> Open(Env* env, std::map<std::string, std::string> props = {}) {
+    props["log.dirs"] = dir_.path();
+    auto config = ServerConfig::FromProperties(props);
+    EXPECT_TRUE(config.ok()) << config.status().ToString();
+    schedulers_.push_back(std::make_unique<MockScheduler>(kT0));
+    auto m = LogManager::Open(
+        *config, schedulers_.back().get(), [this](const std::string& l) { lines_.push_back(l); },
+        env);
+    EXPECT_TRUE(m.ok()) << m.status().ToString();
+    return m.ok() ? std::move(m).value() : nullptr;
+  }
+  // Appends `n` one-record batches to `tp`, keys "k-<i>" or the same key for all when `one_key`.
+  void Append(LogManager* m, const TopicPartition& tp, int n, int value_size = 100,
+              bool one_key = false) {
+    std::shared_ptr<Log> log = *m->GetLog(tp);
+    for (int i = 0; i < n; ++i) {
+      auto a = log->AppendAsLeader(
+          ProducerBatch(i, 1, value_size, kT0, CompressionType::kNone, one_key ? "k" : "k-{:06d}"));
+      ASSERT_TRUE(a.ok()) << a.status().ToString();
+    }
+  }
+  // The records of `tp` after a shutdown and a reopen with the default Env.
+  int64_t RecordsAfterReopen(std::unique_ptr<LogManager>& m, const TopicPartition& tp) {
+    (void)m->Shutdown();
+    m.reset();
+    auto reopened = Open(nullptr);
+    if (reopened == nullptr) return -1;
+    auto log = reopened->GetLog(tp);
+    if (!log.ok()) return -1;
+    int64_t records = 0;
+    Status s = testing::ForEachBatch(
+        log->get(), [&](const RecordBatchView& v, Bytes) { records += v.records_count(); });
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    m = std::move(reopened);
+    return records;
+  }
+
+  TempDir dir_;
+  FaultInjectionEnv env_{Env::Default()};
+  std::vector<std::unique_ptr<MockScheduler>> schedulers_;
+  std::vector<std::string> lines_;
+};
+
+TEST_F(LogManagerFaultTest, ASecondOpenOfALogDirectoryInTheSameProcessIsRefused) {
+  auto m = Open(nullptr);
+  auto config = ServerConfig::FromProperties({{"log.dirs", dir_.path()}});
+  MockScheduler scheduler(kT0);
+  auto again = LogManager::Open(*config, &scheduler);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.status().code(), Status::Code::kFailedPrecondition);
+  EXPECT_THAT(again.status().message(), HasSubstr(dir_.path()));
+  ASSERT_TRUE(m->Shutdown().ok());
+  EXPECT_TRUE(LogManager::Open(*config, &scheduler).ok());  // released by the shutdown
+}
+
+// Opening the directory writes meta.properties and takes the lock: each failure is returned,
+// naming the file, and the directory is not left locked.
+TEST_F(LogManagerFaultTest, AnOpenThatCannotWriteMetaPropertiesOrLockFailsNamingTheFile) {
+  auto config = ServerConfig::FromProperties({{"log.dirs", dir_.path()}});
+  MockScheduler scheduler(kT0);
+  env_.Fail(EnvOp::kWrite, "meta.properties", ENOSPC, 1);
+  auto m = LogManager::Open(*config, &scheduler, {}, &env_);
+  ASSERT_FALSE(m.ok());
+  EXPECT_THAT(m.status().message(), HasSubstr("meta.properties.tmp: pwrite: No space left"));
+  env_.Fail(EnvOp::kLock, "/.lock", EIO, 1);
+  m = LogManager::Open(*config, &scheduler, {}, &env_);
+  ASSERT_FALSE(m.ok());
+  EXPECT_THAT(m.status().message(), HasSubstr("/.lock: lock: Input/output error"));
+  m = LogManager::Open(*config, &scheduler, {}, &env_);
+  EXPECT_TRUE(m.ok()) << m.status().ToString();
+}
+
+TEST_F(LogManagerFaultTest, ACreateTopicWhosePartitionDirectoryCannotBeMadeLeavesNothing) {
+  auto m = Open(&env_);
+  ASSERT_TRUE(m->CreateTopic("kept", 1).ok());
+  Append(m.get(), {"kept", 0}, 5);
+  env_.Fail(EnvOp::kMkdir, "/orders-1", ENOSPC);
+  Status s = m->CreateTopic("orders", 3);
+  EXPECT_TRUE(s.IsIOError());
+  EXPECT_THAT(s.message(), HasSubstr("orders-1: mkdir: No space left on device"));
+  EXPECT_EQ(m->ListTopics(), (std::vector<std::string>{"kept"}));
+  EXPECT_FALSE(Env::Default()->FileExists(dir_.path() + "/orders-0"));  // undone
+  env_.ClearFailures();
+  EXPECT_EQ(RecordsAfterReopen(m, {"kept", 0}), 5);
+  EXPECT_EQ(m->ListTopics(), (std::vector<std::string>{"kept"}));
+}
+
+TEST_F(LogManagerFaultTest, ATopicStoreThatCannotBeSyncedFailsTheCreate) {
+  auto m = Open(&env_);
+  ASSERT_TRUE(m->CreateTopic("kept", 1).ok());
+  Append(m.get(), {"kept", 0}, 5);
+  env_.Fail(EnvOp::kSync, "seglog-topics.json", EIO, 1);
+  Status s = m->CreateTopic("orders", 1);
+  EXPECT_TRUE(s.IsIOError());
+  EXPECT_THAT(s.message(), HasSubstr("seglog-topics.json.tmp: fdatasync: Input/output error"));
+  EXPECT_EQ(RecordsAfterReopen(m, {"kept", 0}), 5);
+}
+
+TEST_F(LogManagerFaultTest, ADeleteTopicWhoseRenameFailsReportsThePartition) {
+  auto m = Open(&env_);
+  ASSERT_TRUE(m->CreateTopic("gone", 2).ok());
+  ASSERT_TRUE(m->CreateTopic("kept", 1).ok());
+  Append(m.get(), {"kept", 0}, 5);
+  env_.Fail(EnvOp::kRename, "-delete", EIO, 1);
+  Status s = m->DeleteTopic("gone");
+  EXPECT_TRUE(s.IsIOError());
+  EXPECT_THAT(s.message(), HasSubstr("gone-0"));
+  EXPECT_THAT(s.message(), HasSubstr("rename"));
+  EXPECT_EQ(RecordsAfterReopen(m, {"kept", 0}), 5);
+}
+
+TEST_F(LogManagerFaultTest, ACheckpointThatCannotBeReplacedKeepsThePreviousOne) {
+  auto m = Open(&env_);
+  ASSERT_TRUE(m->CreateTopic("t", 1).ok());
+  Append(m.get(), {"t", 0}, 3);
+  ASSERT_TRUE((*m->GetLog({"t", 0}))->Flush(3).ok());
+  ASSERT_TRUE(m->CheckpointRecoveryPoints().ok());
+  const std::string path = dir_.path() + "/recovery-point-offset-checkpoint";
+  EXPECT_EQ(*ReadFileToString(path), "0\n1\nt 0 3\n");
+  Append(m.get(), {"t", 0}, 2);
+  ASSERT_TRUE((*m->GetLog({"t", 0}))->Flush(5).ok());
+  env_.Fail(EnvOp::kRename, "recovery-point-offset-checkpoint", EIO, 1);
+  Status s = m->CheckpointRecoveryPoints();
+  EXPECT_TRUE(s.IsIOError());
+  EXPECT_THAT(s.message(), HasSubstr("rename " + path + ".tmp to " + path));
+  EXPECT_EQ(*ReadFileToString(path), "0\n1\nt 0 3\n");  // the old one, whole
+  ASSERT_TRUE(m->CheckpointRecoveryPoints().ok());
+  EXPECT_EQ(*ReadFileToString(path), "0\n1\nt 0 5\n");
+  EXPECT_EQ(RecordsAfterReopen(m, {"t", 0}), 5);
+}
+
+// The cleaner's swap publishes the cleaned segment, then renames the old ones to .deleted: a
+// failure there takes the log (and its directory) offline; the next open completes the swap
+// from the files, and the latest value of every key is there.
+TEST_F(LogManagerFaultTest, ACleanerSwapWhoseRenameFailsTakesTheLogOffline) {
+  auto m = Open(&env_);
+  ASSERT_TRUE(m->CreateTopic("cmp", 1, {{"cleanup.policy", "compact"}}).ok());
+  Append(m.get(), {"cmp", 0}, 10, 100, /*one_key=*/true);
+  std::shared_ptr<Log> log = *m->GetLog({"cmp", 0});
+  ASSERT_TRUE(log->Roll().ok());
+  ASSERT_TRUE(log->Flush(log->log_end_offset()).ok());
+  env_.Fail(EnvOp::kRename, ".deleted", EIO, 1);
+  auto cleaned = m->CleanNow("cmp", 0);
+  ASSERT_FALSE(cleaned.ok());
+  EXPECT_THAT(cleaned.status().message(), HasSubstr("00000000000000000000.log.deleted: rename"));
+  EXPECT_TRUE(log->offline());
+  EXPECT_TRUE(log->AppendAsLeader(ProducerBatch(0, 1, 1, kT0)).status().IsIOError());
+  auto described = m->DescribeTopic("cmp");
+  ASSERT_TRUE(described.ok());
+  EXPECT_EQ(RecordsAfterReopen(m, {"cmp", 0}), 1);  // key "k": its last value, offset 9
+  EXPECT_EQ((*m->GetLog({"cmp", 0}))->log_end_offset(), 10);
+}
+
+// A failure of the swap's first rename (.cleaned -> .swap) changes nothing yet: the cleaned
+// output is removed, the log stays online and is cleaned by a later round.
+TEST_F(LogManagerFaultTest, ACleanerSwapWhoseFirstRenameFailsLeavesTheLogOnline) {
+  auto m = Open(&env_);
+  ASSERT_TRUE(m->CreateTopic("cmp", 1, {{"cleanup.policy", "compact"}}).ok());
+  Append(m.get(), {"cmp", 0}, 10, 100, /*one_key=*/true);
+  std::shared_ptr<Log> log = *m->GetLog({"cmp", 0});
+  ASSERT_TRUE(log->Roll().ok());
+  env_.Fail(EnvOp::kRename, ".swap", ENOSPC, 1);
+  auto cleaned = m->CleanNow("cmp", 0);
+  ASSERT_FALSE(cleaned.ok());
+  EXPECT_THAT(cleaned.status().message(), HasSubstr(".cleaned to "));
+  EXPECT_FALSE(log->offline());
+  auto names = Env::Default()->ListDirectory(dir_.path() + "/cmp-0");
+  ASSERT_TRUE(names.ok());
+  const std::vector<std::string> files = *names;
+  for (const std::string& name : files) {
+    EXPECT_FALSE(name.ends_with(".cleaned") || name.ends_with(".swap")) << name;
+  }
+  ASSERT_TRUE(log->AppendAsLeader(ProducerBatch(0, 1, 1, kT0)).ok());
+  EXPECT_EQ(RecordsAfterReopen(m, {"cmp", 0}), 11);
+}
+
+// Runs `fn` on another thread and waits for it; a call that does not complete within a minute
+// is waiting on the blocked fsync (a lock held over I/O): the test then fails instead of
+// hanging. The caller releases the block and then waits for the future.
+template <typename Fn>
+std::future<void> RunWhileBlocked(Fn fn, bool* completed) {
+  auto done = std::async(std::launch::async, std::move(fn));
+  *completed = done.wait_for(std::chrono::seconds(60)) == std::future_status::ready;
+  return done;
+}
+
+// Issue 12 item 2: an fsync of a large segment's flush, blocked in the Env, holds up neither
+// appends to that log, nor GetLog and DescribeTopic.
+TEST_F(LogManagerFaultTest, AppendsCompleteWhileAFlushOfTheSameLogIsBlockedInFsync) {
+  auto m = Open(&env_);
+  ASSERT_TRUE(m->CreateTopic("big", 1).ok());
+  Append(m.get(), {"big", 0}, 512, 16 * 1024);  // an 8 MiB active segment
+  std::shared_ptr<Log> log = *m->GetLog({"big", 0});
+  const int64_t end = log->log_end_offset();
+  const int block = env_.Block(EnvOp::kSync, "big-0/00000000000000000000.log");
+  Status flushed = Status::Aborted("not run");
+  std::thread flusher([&] { flushed = log->Flush(end); });
+  env_.WaitUntilBlocked(block);
+  // The flusher is now inside fdatasync of the segment it flushes.
+  Result<LogAppendInfo> appended = Status::Aborted("not run");
+  Result<TopicDescription> described = Status::Aborted("not run");
+  bool completed = false;
+  std::future<void> done = RunWhileBlocked(
+      [&] {
+        appended = log->AppendAsLeader(ProducerBatch(0, 1, 100, kT0));
+        ASSERT_TRUE(appended.ok()) << appended.status().ToString();
+        auto read = log->Read(appended->first_offset, 1 << 20);
+        ASSERT_TRUE(read.ok()) << read.status().ToString();
+        EXPECT_EQ(read->first_batch.base_offset, end);
+        EXPECT_TRUE(m->GetLog({"big", 0}).ok());
+        described = m->DescribeTopic("big");
+      },
+      &completed);
+  EXPECT_TRUE(completed) << "an append, GetLog or DescribeTopic waited for the blocked fsync";
+  env_.Release(block);
+  done.wait();
+  flusher.join();
+  ASSERT_TRUE(completed);
+  ASSERT_TRUE(appended.ok());
+  EXPECT_EQ(appended->first_offset, end);
+  ASSERT_TRUE(described.ok()) << described.status().ToString();
+  EXPECT_EQ(described->partitions.at(0).log_end_offset, end + 1);
+  EXPECT_TRUE(flushed.ok()) << flushed.ToString();
+  EXPECT_EQ(log->recovery_point(), end);
+}
+
+TEST_F(LogManagerFaultTest, AppendsCompleteWhileACleanerRoundIsBlockedInFsyncOfItsOutput) {
+  auto m = Open(&env_, {{"log.cleaner.dedupe.buffer.size", "1048576"}});
+  ASSERT_TRUE(m->CreateTopic("cmp", 1,
+                             {{"cleanup.policy", "compact"}, {"min.cleanable.dirty.ratio", "0.01"}})
+                  .ok());
+  Append(m.get(), {"cmp", 0}, 200, 1000, /*one_key=*/true);
+  std::shared_ptr<Log> log = *m->GetLog({"cmp", 0});
+  ASSERT_TRUE(log->Roll().ok());
+  const int64_t end = log->log_end_offset();
+  const int block = env_.Block(EnvOp::kSync, ".cleaned");
+  Result<bool> round = Status::Aborted("not run");
+  std::thread cleaner([&] { round = m->RunCleanerRound(0); });
+  env_.WaitUntilBlocked(block);
+  // The cleaner is now inside fdatasync of cmp-0's 00000000000000000000.log.cleaned.
+  Result<LogAppendInfo> appended = Status::Aborted("not run");
+  Result<TopicDescription> described = Status::Aborted("not run");
+  bool completed = false;
+  std::future<void> done = RunWhileBlocked(
+      [&] {
+        appended = log->AppendAsLeader(ProducerBatch(7, 1, 100, kT0, CompressionType::kNone, "k"));
+        ASSERT_TRUE(appended.ok()) << appended.status().ToString();
+        auto read = log->Read(appended->first_offset, 1 << 20);
+        ASSERT_TRUE(read.ok()) << read.status().ToString();
+        EXPECT_EQ(read->first_batch.base_offset, end);
+        EXPECT_TRUE(m->GetLog({"cmp", 0}).ok());
+        described = m->DescribeTopic("cmp");
+      },
+      &completed);
+  EXPECT_TRUE(completed) << "an append, GetLog or DescribeTopic waited for the cleaner's fsync";
+  env_.Release(block);
+  done.wait();
+  cleaner.join();
+  ASSERT_TRUE(completed);
+  ASSERT_TRUE(described.ok()) << described.status().ToString();
+  EXPECT_EQ(described->partitions.at(0).log_end_offset, end + 1);
+  ASSERT_TRUE(round.ok()) << round.status().ToString();
+  EXPECT_TRUE(*round);  // the round went on to swap the cleaned segment in
+  EXPECT_EQ(log->log_end_offset(), end + 1);
+  EXPECT_EQ(RecordsAfterReopen(m, {"cmp", 0}), 2);  // key "k" cleaned to one, plus the new one
+}
+
+}  // namespace
+}  // namespace seglog
