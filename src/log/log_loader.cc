@@ -111,204 +111,260 @@ Result<int64_t> NextOffsetOfFile(Env* env, const std::string& path, int64_t base
 
 }  // namespace
 
-Result<LoadedLog> LoadLog(const std::string& dir, const LogConfig& config,
-                          const LogOptions& options, int64_t now) {
-  const bool writable = !options.read_only;
-  Env* const env = options.env;
-  LoadedLog out;
-  const std::string partition = std::filesystem::path(dir).filename().string();
-  const std::string quarantine_dir =
-      options.quarantine_dir.empty()
-          ? (std::filesystem::path(dir).parent_path() / ".quarantine" / partition).string()
-          : options.quarantine_dir;
-  Quarantine quarantine(env, quarantine_dir, dir, now, &out.report);
-  auto remove = [&](const std::string& name, const char* why) -> Status {
-    SEGLOG_RETURN_IF_ERROR(env->RemoveFile(dir + "/" + name, true));
-    out.report.actions.push_back(fmt::format("deleted {}/{} ({})", dir, name, why));
+namespace {
+
+// One load of one partition directory, as the named passes of kafka-format.md 10 (see
+// log_loader.h): RemoveTemporaryFiles, CompleteSwaps, LoadSegments, Recover, then
+// EnsureActiveSegment. Lives for one LoadLog call. Thread safety: not thread-safe.
+class LogLoader {
+ public:
+  LogLoader(const std::string& dir, const LogConfig& config, const LogOptions& options, int64_t now)
+      : dir_(dir),
+        config_(config),
+        options_(options),
+        now_(now),
+        writable_(!options.read_only),
+        env_(options.env),
+        quarantine_(env_, QuarantineDir(dir, options), dir, now, &out_.report),
+        seg_options_(MakeSegmentOptions(config, writable_, 0, env_)) {}
+
+  Result<LoadedLog> Run() {
+    SEGLOG_ASSIGN_OR_RETURN(const std::vector<std::string> swaps, RemoveTemporaryFiles());
+    SEGLOG_RETURN_IF_ERROR(CompleteSwaps(swaps));
+    SEGLOG_RETURN_IF_ERROR(LoadSegments());
+    if (writable_) SEGLOG_RETURN_IF_ERROR(Recover());
+    SEGLOG_RETURN_IF_ERROR(EnsureActiveSegment());
+    return std::move(out_);
+  }
+
+ private:
+  static std::string QuarantineDir(const std::string& dir, const LogOptions& options) {
+    if (!options.quarantine_dir.empty()) return options.quarantine_dir;
+    const std::string partition = std::filesystem::path(dir).filename().string();
+    return (std::filesystem::path(dir).parent_path() / ".quarantine" / partition).string();
+  }
+
+  Status Remove(const std::string& name, const char* why) {
+    SEGLOG_RETURN_IF_ERROR(env_->RemoveFile(dir_ + "/" + name, true));
+    out_.report.actions.push_back(fmt::format("deleted {}/{} ({})", dir_, name, why));
     return Status::OK();
-  };
+  }
 
-  // Pass 1 (10.1): temporary files.
-  SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> names, env->ListDirectory(dir));
-  std::sort(names.begin(), names.end());
-  int64_t min_cleaned = INT64_MAX;
-  std::vector<std::string> swaps, cleaned;
-  for (const std::string& name : names) {
-    if (EndsWith(name, kDeletedFileSuffix)) {
-      if (writable) SEGLOG_RETURN_IF_ERROR(remove(name, "left by an interrupted delete"));
-    } else if (EndsWith(name, kCleanedFileSuffix)) {
+  // Moves every file of the segment at `base` into the quarantine.
+  Status QuarantineSegment(int64_t base, LogSegment& seg, const char* why) {
+    SEGLOG_RETURN_IF_ERROR(seg.Close());
+    for (const std::string& path : {LogFilePath(dir_, base), OffsetIndexFilePath(dir_, base),
+                                    TimeIndexFilePath(dir_, base), TxnIndexFilePath(dir_, base)}) {
+      SEGLOG_RETURN_IF_ERROR(quarantine_.KeepFile(path, why));
+    }
+    return Status::OK();
+  }
+
+  // Pass 1 (10.1): *.deleted leftovers and *.cleaned output go, and so do the .swap files of
+  // an unfinished split (at or above the smallest .cleaned offset). Returns the .swap files of
+  // completed cleanings, whose swap Pass 2 finishes. A read-only view refuses a directory with
+  // either, rather than change it.
+  Result<std::vector<std::string>> RemoveTemporaryFiles() {
+    SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> names, env_->ListDirectory(dir_));
+    std::sort(names.begin(), names.end());
+    int64_t min_cleaned = INT64_MAX;
+    std::vector<std::string> swaps, cleaned;
+    for (const std::string& name : names) {
+      if (EndsWith(name, kDeletedFileSuffix)) {
+        if (writable_) SEGLOG_RETURN_IF_ERROR(Remove(name, "left by an interrupted delete"));
+      } else if (EndsWith(name, kCleanedFileSuffix)) {
+        auto offset = OffsetFromFileName(name);
+        if (offset.ok()) min_cleaned = std::min(min_cleaned, *offset);
+        cleaned.push_back(name);
+      } else if (EndsWith(name, kSwapFileSuffix)) {
+        swaps.push_back(name);
+      }
+    }
+    if (!writable_ && (!swaps.empty() || !cleaned.empty())) {
+      return Status::FailedPrecondition(fmt::format(
+          "{}: an interrupted clean or swap ({} .cleaned, {} .swap files); open it writable to "
+          "complete it",
+          dir_, cleaned.size(), swaps.size()));
+    }
+    std::vector<std::string> valid_swaps;
+    for (const std::string& name : swaps) {
       auto offset = OffsetFromFileName(name);
-      if (offset.ok()) min_cleaned = std::min(min_cleaned, *offset);
-      cleaned.push_back(name);
-    } else if (EndsWith(name, kSwapFileSuffix)) {
-      swaps.push_back(name);
+      if (offset.ok() && *offset >= min_cleaned) {
+        SEGLOG_RETURN_IF_ERROR(Remove(name, "swap of an unfinished segment split"));
+      } else {
+        valid_swaps.push_back(name);
+      }
     }
-  }
-  if (!writable && (!swaps.empty() || !cleaned.empty())) {
-    return Status::FailedPrecondition(fmt::format(
-        "{}: an interrupted clean or swap ({} .cleaned, {} .swap files); open it writable to "
-        "complete it",
-        dir, cleaned.size(), swaps.size()));
-  }
-  std::vector<std::string> valid_swaps;
-  for (const std::string& name : swaps) {
-    auto offset = OffsetFromFileName(name);
-    if (offset.ok() && *offset >= min_cleaned) {
-      SEGLOG_RETURN_IF_ERROR(remove(name, "swap of an unfinished segment split"));
-    } else {
-      valid_swaps.push_back(name);
+    for (const std::string& name : cleaned) {
+      SEGLOG_RETURN_IF_ERROR(Remove(name, "output of an unfinished cleaning"));
     }
-  }
-  for (const std::string& name : cleaned) {
-    SEGLOG_RETURN_IF_ERROR(remove(name, "output of an unfinished cleaning"));
+    return valid_swaps;
   }
 
-  // Pass 2 (10.2): complete interrupted swaps.
-  if (!valid_swaps.empty()) {
+  // Pass 2 (10.2): completes interrupted swaps - the segment files in the swapped range go,
+  // then the .swap suffix is dropped.
+  Status CompleteSwaps(const std::vector<std::string>& swaps) {
+    if (swaps.empty()) return Status::OK();
     int64_t min_swap = INT64_MAX, max_swap = INT64_MIN;
-    for (const std::string& name : valid_swaps) {
+    for (const std::string& name : swaps) {
       if (!EndsWith(name, std::string(kLogFileSuffix) + std::string(kSwapFileSuffix))) continue;
       SEGLOG_ASSIGN_OR_RETURN(const int64_t base, OffsetFromFileName(name));
-      SEGLOG_ASSIGN_OR_RETURN(const int64_t next, NextOffsetOfFile(env, dir + "/" + name, base));
+      SEGLOG_ASSIGN_OR_RETURN(const int64_t next, NextOffsetOfFile(env_, dir_ + "/" + name, base));
       min_swap = std::min(min_swap, base);
       max_swap = std::max(max_swap, next);
     }
-    SEGLOG_ASSIGN_OR_RETURN(names, env->ListDirectory(dir));
+    SEGLOG_ASSIGN_OR_RETURN(const std::vector<std::string> names, env_->ListDirectory(dir_));
     for (const std::string& name : names) {
       if (EndsWith(name, kSwapFileSuffix) || !IsSegmentFileName(name)) continue;
       auto offset = OffsetFromFileName(name);
       if (offset.ok() && *offset >= min_swap && *offset < max_swap) {
-        SEGLOG_RETURN_IF_ERROR(remove(name, "replaced by a completed swap"));
+        SEGLOG_RETURN_IF_ERROR(Remove(name, "replaced by a completed swap"));
       }
     }
-    for (const std::string& name : valid_swaps) {
+    for (const std::string& name : swaps) {
       const std::string target = name.substr(0, name.size() - kSwapFileSuffix.size());
-      SEGLOG_RETURN_IF_ERROR(env->RenameFile(dir + "/" + name, dir + "/" + target));
-      out.report.actions.push_back(fmt::format("completed swap {}/{} -> {}", dir, name, target));
+      SEGLOG_RETURN_IF_ERROR(env_->RenameFile(dir_ + "/" + name, dir_ + "/" + target));
+      out_.report.actions.push_back(fmt::format("completed swap {}/{} -> {}", dir_, name, target));
     }
-    SEGLOG_RETURN_IF_ERROR(env->SyncDirectory(dir));
+    return env_->SyncDirectory(dir_);
   }
 
-  // Pass 3: the file list, orphan indexes, segments.
-  SEGLOG_ASSIGN_OR_RETURN(names, env->ListDirectory(dir));
-  std::sort(names.begin(), names.end());
-  std::set<int64_t> log_bases;
-  for (const std::string& name : names) {
-    if (IsKnownMetadataFile(name)) continue;
-    // A read-only view leaves a pending deletion's files alone (a writable open deletes them).
-    if (!writable && EndsWith(name, kDeletedFileSuffix)) continue;
-    if (!IsSegmentFileName(name)) {
-      return Status::InvalidArgument(fmt::format(
-          "{}/{}: not a file Kafka or seglog keeps in a partition directory", dir, name));
+  // Pass 3: checks every file name, removes orphan indexes (no .log), and opens a segment per
+  // .log (lazily: no descriptor or mapping yet). A non-empty segment without its offset index
+  // is marked for recovery, which rebuilds it.
+  Status LoadSegments() {
+    SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> names, env_->ListDirectory(dir_));
+    std::sort(names.begin(), names.end());
+    std::set<int64_t> log_bases;
+    for (const std::string& name : names) {
+      if (IsKnownMetadataFile(name)) continue;
+      // A read-only view leaves a pending deletion's files alone (a writable open deletes them).
+      if (!writable_ && EndsWith(name, kDeletedFileSuffix)) continue;
+      if (!IsSegmentFileName(name)) {
+        return Status::InvalidArgument(fmt::format(
+            "{}/{}: not a file Kafka or seglog keeps in a partition directory", dir_, name));
+      }
+      auto offset = OffsetFromFileName(name);
+      const size_t dot = name.find('.');
+      if (!offset.ok() || name.substr(0, dot).size() != 20) {
+        return Status::InvalidArgument(
+            fmt::format("{}/{}: file name does not start with a 20-digit offset", dir_, name));
+      }
+      if (EndsWith(name, kLogFileSuffix)) log_bases.insert(*offset);
     }
-    auto offset = OffsetFromFileName(name);
-    const size_t dot = name.find('.');
-    if (!offset.ok() || name.substr(0, dot).size() != 20) {
-      return Status::InvalidArgument(
-          fmt::format("{}/{}: file name does not start with a 20-digit offset", dir, name));
+    for (const std::string& name : names) {
+      const bool index = EndsWith(name, kIndexFileSuffix) || EndsWith(name, kTimeIndexFileSuffix) ||
+                         EndsWith(name, kTxnIndexFileSuffix);
+      if (!index) continue;
+      const int64_t offset = *OffsetFromFileName(name);
+      if (!log_bases.count(offset) && writable_) {
+        SEGLOG_RETURN_IF_ERROR(Remove(name, "index without its .log"));
+      }
     }
-    if (EndsWith(name, kLogFileSuffix)) log_bases.insert(*offset);
-  }
-  std::set<int64_t> needs_recovery;
-  for (const std::string& name : names) {
-    const bool index = EndsWith(name, kIndexFileSuffix) || EndsWith(name, kTimeIndexFileSuffix) ||
-                       EndsWith(name, kTxnIndexFileSuffix);
-    if (!index) continue;
-    const int64_t offset = *OffsetFromFileName(name);
-    if (!log_bases.count(offset) && writable) {
-      SEGLOG_RETURN_IF_ERROR(remove(name, "index without its .log"));
+    for (int64_t base : log_bases) {
+      SEGLOG_ASSIGN_OR_RETURN(std::shared_ptr<LogSegment> seg,
+                              LogSegment::Open(dir_, base, seg_options_, true, now_));
+      // A missing offset index is rebuilt by recovery - unless the .log is empty, whose index
+      // is empty too (seglog creates index files lazily, on first use).
+      if (!env_->FileExists(OffsetIndexFilePath(dir_, base)) && seg->size() > 0) {
+        missing_index_.insert(base);
+      }
+      out_.segments[base] = std::move(seg);
     }
-  }
-  const SegmentOptions seg_options = MakeSegmentOptions(config, writable, 0, env);
-  for (int64_t base : log_bases) {
-    SEGLOG_ASSIGN_OR_RETURN(std::shared_ptr<LogSegment> seg,
-                            LogSegment::Open(dir, base, seg_options, true, now));
-    // A missing offset index is rebuilt by recovery - unless the .log is empty, whose index is
-    // empty too (seglog creates index files lazily, on first use).
-    if (!env->FileExists(OffsetIndexFilePath(dir, base)) && seg->size() > 0)
-      needs_recovery.insert(base);
-    out.segments[base] = std::move(seg);
+    return Status::OK();
   }
 
-  // Pass 4 (10.2-10.3): recovery.
-  auto recover = [&](std::map<int64_t, std::shared_ptr<LogSegment>>::iterator it,
-                     const char* why) -> Result<bool> {
-    LogSegment& seg = *it->second;
+  // Recovers one segment; returns whether bytes were cut (they go to the quarantine).
+  Result<bool> RecoverSegment(LogSegment& seg, const char* why) {
     auto result = seg.Recover([&](const File& log, int64_t from, int64_t to) {
-      return quarantine.KeepRange(log, from, to, "invalid or partial batch");
+      return quarantine_.KeepRange(log, from, to, "invalid or partial batch");
     });
-    ++out.report.segments_recovered;
+    ++out_.report.segments_recovered;
     if (!result.ok()) return result.status();
-    out.report.actions.push_back(fmt::format(
+    out_.report.actions.push_back(fmt::format(
         "recovered {} ({}): {} valid batch(es), {} byte(s) cut{}", seg.log_path(), why,
         result->batches, result->truncated_bytes,
         result->stop_reason.ok() ? "" : fmt::format(": {}", result->stop_reason.message())));
     return result->truncated_bytes > 0;
-  };
-  if (writable) {
-    bool truncated = false;
-    for (auto it = out.segments.begin(); it != out.segments.end() && !truncated; ++it) {
-      auto next = std::next(it);
-      const bool after_recovery_point =
-          !options.had_clean_shutdown &&
-          RecoveredAfterUncleanShutdown(
-              next == out.segments.end() ? std::nullopt : std::optional<int64_t>(next->first),
-              options.recovery_point);
-      if (!after_recovery_point && !needs_recovery.count(it->first)) continue;
-      SEGLOG_ASSIGN_OR_RETURN(
-          truncated,
-          recover(it, after_recovery_point ? "unclean shutdown" : "missing offset index"));
-      if (truncated && after_recovery_point) {
-        // Every later segment goes (Kafka deletes them); seglog keeps their files.
-        for (auto later = std::next(it); later != out.segments.end();) {
-          const int64_t base = later->first;
-          SEGLOG_RETURN_IF_ERROR(later->second->Close());
-          for (const std::string& path :
-               {LogFilePath(dir, base), OffsetIndexFilePath(dir, base),
-                TimeIndexFilePath(dir, base), TxnIndexFilePath(dir, base)}) {
-            SEGLOG_RETURN_IF_ERROR(quarantine.KeepFile(path, "after a cut in an earlier segment"));
-          }
-          later = out.segments.erase(later);
-        }
-      } else {
-        truncated = false;  // a cut in a segment recovered only for its index stops nothing
-      }
-    }
   }
 
-  // Pass 5: the log end, start and an active segment.
-  if (!out.segments.empty() && writable) {
-    SEGLOG_ASSIGN_OR_RETURN(const int64_t next, out.segments.rbegin()->second->ReadNextOffset());
-    if (next < options.log_start_offset) {
-      // Files were lost: everything below the checkpointed log start offset goes.
-      for (auto& [base, seg] : out.segments) {
-        SEGLOG_RETURN_IF_ERROR(seg->Close());
-        for (const std::string& path :
-             {LogFilePath(dir, base), OffsetIndexFilePath(dir, base), TimeIndexFilePath(dir, base),
-              TxnIndexFilePath(dir, base)}) {
-          SEGLOG_RETURN_IF_ERROR(quarantine.KeepFile(path, "below the log start offset"));
-        }
+  // Pass 4 (10.2-10.3): after an unclean shutdown, every segment from the recovery point on is
+  // recovered, and a cut in one removes every later segment (Kafka deletes them; seglog
+  // quarantines their files); a segment recovered only for a missing index stops nothing.
+  Status Recover() {
+    for (auto it = out_.segments.begin(); it != out_.segments.end(); ++it) {
+      auto next = std::next(it);
+      const bool after_recovery_point =
+          !options_.had_clean_shutdown &&
+          RecoveredAfterUncleanShutdown(
+              next == out_.segments.end() ? std::nullopt : std::optional<int64_t>(next->first),
+              options_.recovery_point);
+      if (!after_recovery_point && !missing_index_.count(it->first)) continue;
+      SEGLOG_ASSIGN_OR_RETURN(
+          const bool truncated,
+          RecoverSegment(*it->second,
+                         after_recovery_point ? "unclean shutdown" : "missing offset index"));
+      if (!truncated || !after_recovery_point) continue;
+      for (auto later = std::next(it); later != out_.segments.end();) {
+        SEGLOG_RETURN_IF_ERROR(
+            QuarantineSegment(later->first, *later->second, "after a cut in an earlier segment"));
+        later = out_.segments.erase(later);
       }
-      out.segments.clear();
+      break;
     }
+    return Status::OK();
   }
-  if (out.segments.empty()) {
-    if (!writable)
-      return Status::NotFound(fmt::format("{}: no segments (.log files) to read", dir));
-    const int64_t base = std::max<int64_t>(0, options.log_start_offset);
-    SEGLOG_ASSIGN_OR_RETURN(std::shared_ptr<LogSegment> seg,
-                            LogSegment::Open(dir, base, seg_options, false, now));
-    out.segments[base] = std::move(seg);
-    SEGLOG_RETURN_IF_ERROR(env->SyncDirectory(dir));
+
+  // Pass 5: segments whose data ends below the checkpointed log start offset (files were lost)
+  // go; a log left without segments gets an empty one at the log start offset; then the log
+  // end, log start and recovery point, and the active segment's indexes regrown.
+  Status EnsureActiveSegment() {
+    if (!out_.segments.empty() && writable_) {
+      SEGLOG_ASSIGN_OR_RETURN(const int64_t next, out_.segments.rbegin()->second->ReadNextOffset());
+      if (next < options_.log_start_offset) {
+        for (auto& [base, seg] : out_.segments) {
+          SEGLOG_RETURN_IF_ERROR(QuarantineSegment(base, *seg, "below the log start offset"));
+        }
+        out_.segments.clear();
+      }
+    }
+    if (out_.segments.empty()) {
+      if (!writable_) {
+        return Status::NotFound(fmt::format("{}: no segments (.log files) to read", dir_));
+      }
+      const int64_t base = std::max<int64_t>(0, options_.log_start_offset);
+      SEGLOG_ASSIGN_OR_RETURN(std::shared_ptr<LogSegment> seg,
+                              LogSegment::Open(dir_, base, seg_options_, false, now_));
+      out_.segments[base] = std::move(seg);
+      SEGLOG_RETURN_IF_ERROR(env_->SyncDirectory(dir_));
+    }
+    LogSegment& active = *out_.segments.rbegin()->second;
+    SEGLOG_ASSIGN_OR_RETURN(out_.log_end_offset, active.ReadNextOffset());
+    if (writable_) SEGLOG_RETURN_IF_ERROR(active.ResizeIndexes(config_.segment_index_bytes));
+    out_.log_start_offset = std::max(options_.log_start_offset, out_.segments.begin()->first);
+    out_.recovery_point = options_.had_clean_shutdown
+                              ? out_.log_end_offset
+                              : std::min(options_.recovery_point, out_.log_end_offset);
+    return Status::OK();
   }
-  LogSegment& active = *out.segments.rbegin()->second;
-  SEGLOG_ASSIGN_OR_RETURN(out.log_end_offset, active.ReadNextOffset());
-  if (writable) SEGLOG_RETURN_IF_ERROR(active.ResizeIndexes(config.segment_index_bytes));
-  out.log_start_offset = std::max(options.log_start_offset, out.segments.begin()->first);
-  out.recovery_point = options.had_clean_shutdown
-                           ? out.log_end_offset
-                           : std::min(options.recovery_point, out.log_end_offset);
-  return out;
+
+  const std::string& dir_;
+  const LogConfig& config_;
+  const LogOptions& options_;
+  const int64_t now_;
+  const bool writable_;
+  Env* const env_;
+  LoadedLog out_;
+  Quarantine quarantine_;
+  const SegmentOptions seg_options_;
+  std::set<int64_t> missing_index_;  // segments recovered to rebuild their offset index
+};
+
+}  // namespace
+
+Result<LoadedLog> LoadLog(const std::string& dir, const LogConfig& config,
+                          const LogOptions& options, int64_t now) {
+  return LogLoader(dir, config, options, now).Run();
 }
 
 }  // namespace seglog
