@@ -201,21 +201,12 @@ TEST_F(CheckCrashedTest, RecoveryCutsATornTailAsANote) {
 // Below the recovery point nothing is recovered: problems there are still problems.
 TEST_F(CheckCrashedTest, ProblemsBelowTheRecoveryPointAreStillReported) {
   const std::string dir = crashed_.path() + "/t-0";
-  {
-    std::fstream f(OffsetIndexFilePath(dir, 0), std::ios::in | std::ios::out | std::ios::binary);
-    const char wrong[4] = {0, 0, 0, 30};  // entry 0 says offset 30 (it is 29)
-    f.write(wrong, 4);
-  }
+  // Entry 0 says offset 30 (it is 29).
+  testing::OverwriteBytes(OffsetIndexFilePath(dir, 0), 0, std::vector<uint8_t>{0, 0, 0, 30});
   auto [problems, text] = Check();
   EXPECT_EQ(problems, 1) << text;
   EXPECT_THAT(text, HasSubstr("expected the batch's last offset 29, found 30"));
-  {
-    std::fstream f(LogFilePath(dir, 0), std::ios::in | std::ios::out | std::ios::binary);
-    f.seekp(100000);
-    const char c = static_cast<char>(f.peek());
-    f.seekp(100000);
-    f.put(static_cast<char>(c ^ 0x10));
-  }
+  testing::FlipBits(LogFilePath(dir, 0), 100000, 0x10);
   std::tie(problems, text) = Check();
   EXPECT_EQ(problems, 1) << text;
   EXPECT_THAT(text, HasSubstr("position 98316"));
@@ -227,22 +218,13 @@ TEST_F(CheckCrashedTest, ProblemsBelowTheRecoveryPointAreStillReported) {
 TEST_F(CheckCrashedTest, WithoutARecoveryPointEverySegmentIsRecovered) {
   const std::string dir = crashed_.path() + "/t-0";
   std::filesystem::remove(crashed_.path() + "/recovery-point-offset-checkpoint");
-  {
-    std::fstream f(OffsetIndexFilePath(dir, 0), std::ios::in | std::ios::out | std::ios::binary);
-    const char wrong[4] = {0, 0, 0, 30};
-    f.write(wrong, 4);
-  }
+  // Entry 0 says offset 30 (it is 29).
+  testing::OverwriteBytes(OffsetIndexFilePath(dir, 0), 0, std::vector<uint8_t>{0, 0, 0, 30});
   auto [problems, text] = Check();
   EXPECT_EQ(problems, 0) << text;
   EXPECT_THAT(text, HasSubstr("  t-0 from offset 0 (no recovery point checkpointed)\n"));
   EXPECT_THAT(text, HasSubstr("; 2 segment(s) to recover)"));
-  {
-    std::fstream f(LogFilePath(dir, 0), std::ios::in | std::ios::out | std::ios::binary);
-    f.seekp(100000);
-    const char c = static_cast<char>(f.peek());
-    f.seekp(100000);
-    f.put(static_cast<char>(c ^ 0x10));
-  }
+  testing::FlipBits(LogFilePath(dir, 0), 100000, 0x10);
   std::tie(problems, text) = Check();
   EXPECT_EQ(problems, 0) << text;
   EXPECT_THAT(text, HasSubstr(fmt::format("note: {}: recovery cuts the segment at position 98316",

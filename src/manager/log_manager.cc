@@ -209,15 +209,7 @@ Status LogManager::CreateTopic(const std::string& topic, int32_t partitions,
 Status LogManager::AddPartitions(const std::string& topic, int32_t total) {
   SEGLOG_RETURN_IF_ERROR(CheckWritable("add partitions"));
   MutexLock admin(&admin_mu_);
-  TopicMetadata md;
-  {
-    MutexLock l(&mu_);
-    auto it = topics_.find(topic);
-    if (it == topics_.end()) {
-      return Status::NotFound(fmt::format("Topic '{}' does not exist.", topic));
-    }
-    md = it->second;
-  }
+  SEGLOG_ASSIGN_OR_RETURN(const TopicMetadata md, FindTopic(topic));
   const int32_t current = md.partitions;
   if (total <= current) {
     return Status::InvalidArgument(
@@ -261,6 +253,15 @@ Status LogManager::DeleteTopic(const std::string& topic) {
   return first;
 }
 
+Result<TopicMetadata> LogManager::FindTopic(const std::string& topic) const {
+  MutexLock l(&mu_);
+  auto it = topics_.find(topic);
+  if (it == topics_.end()) {
+    return Status::NotFound(fmt::format("Topic '{}' does not exist.", topic));
+  }
+  return it->second;
+}
+
 std::vector<std::string> LogManager::ListTopics() const {
   MutexLock l(&mu_);
   std::vector<std::string> out;
@@ -269,15 +270,7 @@ std::vector<std::string> LogManager::ListTopics() const {
 }
 
 Result<TopicDescription> LogManager::DescribeTopic(const std::string& topic) const {
-  TopicMetadata md;
-  {
-    MutexLock l(&mu_);
-    auto it = topics_.find(topic);
-    if (it == topics_.end()) {
-      return Status::NotFound(fmt::format("Topic '{}' does not exist.", topic));
-    }
-    md = it->second;
-  }
+  SEGLOG_ASSIGN_OR_RETURN(const TopicMetadata md, FindTopic(topic));
   TopicDescription t;
   t.topic = topic;
   t.topic_id = md.topic_id;
@@ -300,15 +293,7 @@ Status LogManager::AlterTopicConfig(const std::string& topic,
                                     const std::vector<std::string>& remove) {
   SEGLOG_RETURN_IF_ERROR(CheckWritable("alter topic configs"));
   MutexLock admin(&admin_mu_);
-  TopicMetadata md;
-  {
-    MutexLock l(&mu_);
-    auto it = topics_.find(topic);
-    if (it == topics_.end()) {
-      return Status::NotFound(fmt::format("Topic '{}' does not exist.", topic));
-    }
-    md = it->second;
-  }
+  SEGLOG_ASSIGN_OR_RETURN(const TopicMetadata md, FindTopic(topic));
   std::map<std::string, std::string> next = md.configs;
   for (const std::string& k : remove) {
     if (!LogConfig::IsKnownName(k)) {
@@ -566,15 +551,8 @@ Result<bool> LogManager::RunCleanerRound(int id) {
 
 Result<int> LogManager::CleanNow(const std::string& topic, int32_t partition) {
   SEGLOG_RETURN_IF_ERROR(CheckWritable("clean"));
-  int32_t partitions;
-  {
-    MutexLock l(&mu_);
-    auto it = topics_.find(topic);
-    if (it == topics_.end()) {
-      return Status::NotFound(fmt::format("Topic '{}' does not exist.", topic));
-    }
-    partitions = it->second.partitions;
-  }
+  SEGLOG_ASSIGN_OR_RETURN(const TopicMetadata md, FindTopic(topic));
+  const int32_t partitions = md.partitions;
   int cleaned = 0;
   for (int32_t p = 0; p < partitions; ++p) {
     if (partition >= 0 && p != partition) continue;

@@ -130,6 +130,8 @@ class LogManager {
   // FailedPrecondition naming `what` in a read-only manager.
   Status CheckWritable(const char* what) const;
   void Info(const std::string& line) const;
+  // A copy of the topic's metadata; NotFound in Kafka's words.
+  Result<TopicMetadata> FindTopic(const std::string& topic) const EXCLUDES(mu_);
   LogDirectory* DirFor(const TopicPartition& tp) const;
   LogDirectory* LeastLoadedDir() const;
   // Writes the topic store (a copy of topics_) into every online directory.

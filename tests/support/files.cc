@@ -31,6 +31,20 @@ std::vector<uint8_t> ReadFileBytes(const std::string& path) {
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
 }
 
+void OverwriteBytes(const std::string& path, int64_t position, std::span<const uint8_t> bytes) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(position);
+  f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+void FlipBits(const std::string& path, int64_t position, uint8_t mask) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(position);
+  const char c = static_cast<char>(f.peek());
+  f.seekp(position);
+  f.put(static_cast<char>(c ^ static_cast<char>(mask)));
+}
+
 std::string SourcePath(const std::string& rel) {
   return std::string(SEGLOG_SOURCE_DIR) + "/" + rel;
 }

@@ -5,6 +5,7 @@
 #define SEGLOG_TESTS_SUPPORT_FILES_H_
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,11 @@ int64_t FileSize(const std::string& path);
 
 // The whole file at `path` (empty when it cannot be read).
 std::vector<uint8_t> ReadFileBytes(const std::string& path);
+
+// Damage for corruption tests: overwrites bytes of an existing file at `position`, or flips the
+// bits of `mask` in the byte there. The file must be long enough.
+void OverwriteBytes(const std::string& path, int64_t position, std::span<const uint8_t> bytes);
+void FlipBits(const std::string& path, int64_t position, uint8_t mask);
 
 // `rel` (e.g. "tests/data/golden/manifest.json") inside the source tree.
 std::string SourcePath(const std::string& rel);
