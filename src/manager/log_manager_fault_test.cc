@@ -1,7 +1,7 @@
 // LogManager over a FaultInjectionEnv: failing calls in topic creation and deletion, checkpoint
 // writes and the cleaner's swap (each returned, naming the file and the operation, with nothing
 // acknowledged lost after a reopen with the default Env); a second open of a log directory in
-// the same process; and (issue 12 item 2) appends, GetLog and DescribeTopic completing while
+// the same process; and appends, GetLog and DescribeTopic completing while
 // another thread is blocked inside an fsync - of a flush of the same log, and of a cleaner
 // round's .cleaned output.
 #include <gmock/gmock.h>
