@@ -14,9 +14,9 @@
 
 #include "io/atomic_file.h"
 #include "io/fault_injection_env.h"
+#include "manager/log_manager.h"
 #include "tests/support/batches.h"
 #include "tests/support/files.h"
-#include "manager/log_manager.h"
 
 namespace seglog {
 namespace {
