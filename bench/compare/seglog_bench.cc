@@ -23,6 +23,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -83,6 +85,15 @@ class ThreadCpu {
 
 // Runs the tasks already due on a one-thread scheduler, as the Kafka harness's drain() does:
 // before a log is closed or a timed section starts, no background flush is still running.
+// Appends one batch; a refused append ends the run (a benchmark of refusals measures nothing).
+void MustAppend(Log& log, const std::vector<uint8_t>& batch) {
+  auto r = log.AppendAsLeader(batch);
+  if (!r.ok()) {
+    std::fprintf(stderr, "seglog_bench: append refused: %s\n", r.status().ToString().c_str());
+    std::exit(2);
+  }
+}
+
 void Drain(Scheduler* scheduler) {
   for (int i = 0; i < 2; ++i) {
     std::promise<void> done;
@@ -183,7 +194,7 @@ void Append(const Args& a, const std::string& workload, int64_t record_size, int
         auto log = Log::Open(fmt::format("{}/bench-0", dir), {}, o);
         const ThreadCpu cpu;
         const auto t0 = std::chrono::steady_clock::now();
-        for (const auto& b : batches) (void)(*log)->AppendAsLeader(b);
+        for (const auto& b : batches) MustAppend(**log, b);
         const double s = Seconds(t0);
         const double gb = static_cast<double>(bytes) / 1e9;
         const double user = cpu.UserSeconds() / gb, kernel = cpu.KernelSeconds() / gb;
@@ -213,7 +224,7 @@ std::unique_ptr<Log> BuildLog(const Args& a, int64_t log_bytes, int64_t* records
   int64_t n = 0;
   ForEachBatch(1024, 16, log_bytes, CompressionType::kNone, 1000000,
                [&](const std::vector<uint8_t>& b) {
-                 (void)(*log)->AppendAsLeader(b);
+                 MustAppend(**log, b);
                  n += 16;
                });
   *records = n;
@@ -398,7 +409,7 @@ void MakeRecoverDir(const Args& a) {
   fs::remove_all(dir);
   auto log = Log::Open(dir + "/rec-0", {}, {});
   ForEachBatch(1024, 16, Int(a, "--bytes", 2 * (int64_t{1} << 30)), CompressionType::kNone, 1000000,
-               [&](const std::vector<uint8_t>& b) { (void)(*log)->AppendAsLeader(b); });
+               [&](const std::vector<uint8_t>& b) { MustAppend(**log, b); });
   (void)(*log)->Close();  // then the marker is absent: the shutdown counts as unclean
 }
 
@@ -440,7 +451,7 @@ void MakeCleanDir(const Args& a) {
   auto log = Log::Open(dir + "/cmp-0", *c, {});
   ForEachBatch(100, 100, Int(a, "--bytes", int64_t{1} << 30), CompressionType::kNone,
                Int(a, "--keys", 1000000),
-               [&](const std::vector<uint8_t>& b) { (void)(*log)->AppendAsLeader(b); });
+               [&](const std::vector<uint8_t>& b) { MustAppend(**log, b); });
   (void)(*log)->Roll();
   (void)(*log)->Close();
 }
@@ -498,7 +509,7 @@ void MakeOpenDir(const Args& a) {
   const auto batch = Batches(100, 4, 1, CompressionType::kNone).front();
   for (int64_t p = 0; p < Int(a, "--partitions", 10000); ++p) {
     auto log = Log::Open(fmt::format("{}/scale-{}", dir, p), c, {});
-    for (int64_t s = 0; s < Int(a, "--segments", 10); ++s) (void)(*log)->AppendAsLeader(batch);
+    for (int64_t s = 0; s < Int(a, "--segments", 10); ++s) MustAppend(**log, batch);
     (void)(*log)->Close();
   }
   std::FILE* m = std::fopen((dir + "/.kafka_cleanshutdown").c_str(), "w");
