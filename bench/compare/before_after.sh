@@ -21,8 +21,8 @@ run() {  # run <label> <args...>: median of the first metric of each build, 3 ro
     local label="$1"; shift
     local o=() n=()
     for _ in 1 2 3; do
-        o+=("$("$OLD" "$@" --iterations 1 --warmup 1 --hold-mib 0 | head -1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["median"])')")
-        n+=("$("$NEW" "$@" --iterations 1 --warmup 1 --hold-mib 0 | head -1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["median"])')")
+        o+=("$("$OLD" "$@" --iterations 1 --warmup 1 --hold-mib 0 | sed -n 1p | python3 -c 'import json,sys; print(json.load(sys.stdin)["median"])')")
+        n+=("$("$NEW" "$@" --iterations 1 --warmup 1 --hold-mib 0 | sed -n 1p | python3 -c 'import json,sys; print(json.load(sys.stdin)["median"])')")
     done
     python3 - "$label" "${o[@]}" "${n[@]}" <<'PY'
 import statistics, sys
