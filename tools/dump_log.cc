@@ -495,7 +495,8 @@ Status DumpOffsetIndex(const JavaFile& file, const DumpLogOptions& options, std:
   const std::string log_path = file.Sibling(file.Stem() + ".log");
   auto log = MapFile(log_path);
   if (!log.ok()) return log.status();
-  auto index = OffsetIndex::Open(Env::Default(), file.Absolute(), base, kIndexSizeOfFile, /*writable=*/false);
+  auto index = OffsetIndex::Open(Env::Default(), file.Absolute(), base, kIndexSizeOfFile,
+                                 /*writable=*/false);
   if (!index.ok()) return index.status();
   const int entries = (*index)->entries();
   if (entries == 0) {
@@ -562,9 +563,11 @@ Status DumpTimeIndex(const JavaFile& file, const DumpLogOptions& options, std::o
   auto log = MapFile(log_path);
   if (!log.ok()) return log.status();
   // (Kafka creates a missing .index here, empty, and then fails; seglog only reports it.)
-  auto index = OffsetIndex::Open(Env::Default(), index_path, base, kIndexSizeOfFile, /*writable=*/false);
+  auto index =
+      OffsetIndex::Open(Env::Default(), index_path, base, kIndexSizeOfFile, /*writable=*/false);
   if (!index.ok()) return index.status();
-  auto time_index = TimeIndex::Open(Env::Default(), file.Absolute(), base, kIndexSizeOfFile, /*writable=*/false);
+  auto time_index =
+      TimeIndex::Open(Env::Default(), file.Absolute(), base, kIndexSizeOfFile, /*writable=*/false);
   if (!time_index.ok()) return time_index.status();
   const int entries = (*time_index)->entries();
   if (options.index_sanity_check) {

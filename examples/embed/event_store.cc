@@ -136,6 +136,7 @@ int main(int argc, char** argv) {
   if (argc > 1) {
     dir = argv[1];
   } else {
+    // mkdtemp(3) replaces the six Xs with a unique suffix.
     std::string tmpl = (std::filesystem::temp_directory_path() / "event-store-XXXXXX").string();
     if (::mkdtemp(tmpl.data()) == nullptr) Fail("mkdtemp");
     dir = tmpl;

@@ -366,8 +366,8 @@ class CleaningRound {
   // Phase 2 (11.6-11.8): copies a group of segments into one cleaned segment, keeping what
   // FilterBatch keeps, and swaps it in for them.
   Status CleanGroup(const std::vector<SegmentPtr>& group) {
-    SEGLOG_ASSIGN_OR_RETURN(SegmentPtr cleaned,
-                            LogCleanerAccess::CreateCleanedSegment(log_, group.front()->base_offset()));
+    SEGLOG_ASSIGN_OR_RETURN(SegmentPtr cleaned, LogCleanerAccess::CreateCleanedSegment(
+                                                    log_, group.front()->base_offset()));
     cleaned_ = cleaned.get();
     producer_has_txn_data_.clear();
     for (const SegmentPtr& seg : group) {

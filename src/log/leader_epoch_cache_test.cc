@@ -30,7 +30,9 @@ TEST_F(LeaderEpochCacheTest, ANewLogLeadsEpochZeroFromItsEnd) {
 }
 
 TEST_F(LeaderEpochCacheTest, LoadDropsEntriesPastTheEndAndMovesTheLastOneBelowTheStart) {
-  ASSERT_TRUE(WriteLeaderEpochCheckpoint(Env::Default(), path(), {{0, 0}, {3, 100}, {5, 250}, {6, 400}}).ok());
+  ASSERT_TRUE(
+      WriteLeaderEpochCheckpoint(Env::Default(), path(), {{0, 0}, {3, 100}, {5, 250}, {6, 400}})
+          .ok());
   LeaderEpochCache cache(Env::Default(), path());
   ASSERT_TRUE(cache.Load(/*log_start_offset=*/150, /*log_end_offset=*/400).ok());
   EXPECT_EQ(cache.entries(), (Entries{{3, 150}, {5, 250}}));

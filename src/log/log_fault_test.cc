@@ -11,9 +11,9 @@
 #include <set>
 
 #include "io/fault_injection_env.h"
+#include "seglog/log.h"
 #include "tests/support/batches.h"
 #include "tests/support/files.h"
-#include "seglog/log.h"
 
 namespace seglog {
 namespace {

@@ -2,8 +2,8 @@
 // exception name and wording, and the append path through Log::AppendAsLeader.
 #include "log/log_validator.h"
 
-#include <gmock/gmock.h>
 #include <fmt/format.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -13,10 +13,10 @@
 
 #include "base/coding.h"
 #include "base/crc32c.h"
-#include "tests/support/batches.h"
-#include "tests/support/files.h"
 #include "seglog/log.h"
 #include "seglog/validation_error.h"
+#include "tests/support/batches.h"
+#include "tests/support/files.h"
 
 namespace seglog {
 namespace {

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "base/mutex.h"
+#include "manager/log_manager.h"
 #include "tests/support/batches.h"
 #include "tests/support/files.h"
-#include "manager/log_manager.h"
 
 namespace seglog {
 namespace {
