@@ -208,14 +208,34 @@ TEST_F(LogManagerFaultTest, ACleanerSwapWhoseFirstRenameFailsLeavesTheLogOnline)
 // Runs `fn` on another thread and waits for it; a call that does not complete within a minute
 // is waiting on the blocked fsync (a lock held over I/O): the test then fails instead of
 // hanging. The caller releases the block and then waits for the future.
-template <typename Fn>
-std::future<void> RunWhileBlocked(Fn fn, bool* completed) {
-  auto done = std::async(std::launch::async, std::move(fn));
-  *completed = done.wait_for(std::chrono::seconds(60)) == std::future_status::ready;
-  return done;
+// What the probe of a blocked test did: whether it completed within 60 s, the append, and
+// DescribeTopic.
+struct Probe {
+  bool completed = false;
+  Result<LogAppendInfo> appended = Status::Aborted("not run");
+  Result<TopicDescription> described = Status::Aborted("not run");
+  std::future<void> done;
+};
+
+// While another thread is blocked in an fsync: appends `batch` to `log` (its first offset must
+// be `end`), reads it back, and calls GetLog and DescribeTopic for `topic`, on a thread. Waits
+// up to 60 s for that, so a probe that waits on the blocked fsync (a lock held over I/O) fails
+// the test instead of hanging it. The caller releases the block, then waits for `done`.
+void ProbeWhileBlocked(LogManager* m, Log* log, const std::string& topic,
+                       std::vector<uint8_t> batch, int64_t end, Probe* probe) {
+  probe->done = std::async(std::launch::async, [=] {
+    probe->appended = log->AppendAsLeader(batch);
+    ASSERT_TRUE(probe->appended.ok()) << probe->appended.status().ToString();
+    auto read = log->Read(probe->appended->first_offset, 1 << 20);
+    ASSERT_TRUE(read.ok()) << read.status().ToString();
+    EXPECT_EQ(read->first_batch.base_offset, end);
+    EXPECT_TRUE(m->GetLog({topic, 0}).ok());
+    probe->described = m->DescribeTopic(topic);
+  });
+  probe->completed = probe->done.wait_for(std::chrono::seconds(60)) == std::future_status::ready;
 }
 
-// Issue 12 item 2: an fsync of a large segment's flush, blocked in the Env, holds up neither
+// An fsync of a large segment's flush, blocked in the Env, holds up neither
 // appends to that log, nor GetLog and DescribeTopic.
 TEST_F(LogManagerFaultTest, AppendsCompleteWhileAFlushOfTheSameLogIsBlockedInFsync) {
   auto m = Open(&env_);
@@ -228,29 +248,17 @@ TEST_F(LogManagerFaultTest, AppendsCompleteWhileAFlushOfTheSameLogIsBlockedInFsy
   std::thread flusher([&] { flushed = log->Flush(end); });
   env_.WaitUntilBlocked(block);
   // The flusher is now inside fdatasync of the segment it flushes.
-  Result<LogAppendInfo> appended = Status::Aborted("not run");
-  Result<TopicDescription> described = Status::Aborted("not run");
-  bool completed = false;
-  std::future<void> done = RunWhileBlocked(
-      [&] {
-        appended = log->AppendAsLeader(ProducerBatch(0, 1, 100, kT0));
-        ASSERT_TRUE(appended.ok()) << appended.status().ToString();
-        auto read = log->Read(appended->first_offset, 1 << 20);
-        ASSERT_TRUE(read.ok()) << read.status().ToString();
-        EXPECT_EQ(read->first_batch.base_offset, end);
-        EXPECT_TRUE(m->GetLog({"big", 0}).ok());
-        described = m->DescribeTopic("big");
-      },
-      &completed);
-  EXPECT_TRUE(completed) << "an append, GetLog or DescribeTopic waited for the blocked fsync";
+  Probe probe;
+  ProbeWhileBlocked(m.get(), log.get(), "big", ProducerBatch(0, 1, 100, kT0), end, &probe);
+  EXPECT_TRUE(probe.completed) << "an append, GetLog or DescribeTopic waited for the blocked fsync";
   env_.Release(block);
-  done.wait();
+  probe.done.wait();
   flusher.join();
-  ASSERT_TRUE(completed);
-  ASSERT_TRUE(appended.ok());
-  EXPECT_EQ(appended->first_offset, end);
-  ASSERT_TRUE(described.ok()) << described.status().ToString();
-  EXPECT_EQ(described->partitions.at(0).log_end_offset, end + 1);
+  ASSERT_TRUE(probe.completed);
+  ASSERT_TRUE(probe.appended.ok());
+  EXPECT_EQ(probe.appended->first_offset, end);
+  ASSERT_TRUE(probe.described.ok()) << probe.described.status().ToString();
+  EXPECT_EQ(probe.described->partitions.at(0).log_end_offset, end + 1);
   EXPECT_TRUE(flushed.ok()) << flushed.ToString();
   EXPECT_EQ(log->recovery_point(), end);
 }
@@ -269,27 +277,18 @@ TEST_F(LogManagerFaultTest, AppendsCompleteWhileACleanerRoundIsBlockedInFsyncOfI
   std::thread cleaner([&] { round = m->RunCleanerRound(0); });
   env_.WaitUntilBlocked(block);
   // The cleaner is now inside fdatasync of cmp-0's 00000000000000000000.log.cleaned.
-  Result<LogAppendInfo> appended = Status::Aborted("not run");
-  Result<TopicDescription> described = Status::Aborted("not run");
-  bool completed = false;
-  std::future<void> done = RunWhileBlocked(
-      [&] {
-        appended = log->AppendAsLeader(ProducerBatch(7, 1, 100, kT0, CompressionType::kNone, "k"));
-        ASSERT_TRUE(appended.ok()) << appended.status().ToString();
-        auto read = log->Read(appended->first_offset, 1 << 20);
-        ASSERT_TRUE(read.ok()) << read.status().ToString();
-        EXPECT_EQ(read->first_batch.base_offset, end);
-        EXPECT_TRUE(m->GetLog({"cmp", 0}).ok());
-        described = m->DescribeTopic("cmp");
-      },
-      &completed);
-  EXPECT_TRUE(completed) << "an append, GetLog or DescribeTopic waited for the cleaner's fsync";
+  Probe probe;
+  ProbeWhileBlocked(m.get(), log.get(), "cmp",
+                    ProducerBatch(7, 1, 100, kT0, CompressionType::kNone, "k"), end, &probe);
+  EXPECT_TRUE(probe.completed)
+      << "an append, GetLog or DescribeTopic waited for the cleaner's fsync";
   env_.Release(block);
-  done.wait();
+  probe.done.wait();
   cleaner.join();
-  ASSERT_TRUE(completed);
-  ASSERT_TRUE(described.ok()) << described.status().ToString();
-  EXPECT_EQ(described->partitions.at(0).log_end_offset, end + 1);
+  ASSERT_TRUE(probe.completed);
+  ASSERT_TRUE(probe.appended.ok());
+  ASSERT_TRUE(probe.described.ok()) << probe.described.status().ToString();
+  EXPECT_EQ(probe.described->partitions.at(0).log_end_offset, end + 1);
   ASSERT_TRUE(round.ok()) << round.status().ToString();
   EXPECT_TRUE(*round);  // the round went on to swap the cleaned segment in
   EXPECT_EQ(log->log_end_offset(), end + 1);
