@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 bash scripts/install-deps.sh
 cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz --target record_batch_fuzzer segment_recovery_fuzzer
+cmake --build --preset fuzz --target record_batch_fuzzer segment_recovery_fuzzer request_fuzzer protocol_samples_dump
 mkdir -p build/fuzz/artifacts
 # Both targets start from the golden batches (whole .log files of every codec and magic).
 for target in record_batch segment_recovery; do
@@ -21,3 +21,12 @@ for target in record_batch segment_recovery; do
     -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=build/fuzz/artifacts/ 2>&1 | tail -n 15
   echo "fuzz: ${target}_fuzzer ran ${seconds}s with no crash"
 done
+
+# Requests of every API and version: seeded with the sample of every request message (as
+# "<api key><version><body>", the fuzzer's input layout).
+corpus=build/fuzz/corpus/request
+mkdir -p "$corpus"
+build/fuzz/interop/protocol_samples_dump --corpus "$corpus"
+build/fuzz/fuzz/request_fuzzer "$corpus" -max_total_time="$seconds" -max_len=65536 \
+  -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=build/fuzz/artifacts/ 2>&1 | tail -n 15
+echo "fuzz: request_fuzzer ran ${seconds}s with no crash"

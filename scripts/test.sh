@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, on a fresh Debian 12 machine or an old one:
 #   1. installs missing apt packages and fetches Kafka 4.4.0's jars with Maven (cached in
-#      ~/.cache/seglog, reused on later runs);
+#      ~/.cache/seglog, reused on later runs); checks src/protocol/generated is what
+#      src/protocol/codegen/generate.py makes of the jar's schemas;
 #   2. builds and runs the unit tests under ASan+UBSan (g++);
 #   3. builds everything with clang 14 and -Wthread-safety -Werror, and runs the unit tests;
 #      then builds with ThreadSanitizer (g++) and runs the unit tests - among them threads that
@@ -19,6 +20,8 @@ fuzz_seconds=${FUZZ_SECONDS:-60}
 
 bash scripts/install-deps.sh
 interop/kafka/oracle.sh compile >/dev/null
+# The committed protocol code is what the generator makes of Kafka 4.4.0's schemas.
+bash scripts/check_generated.sh
 
 echo "== asan-ubsan: build and unit tests"
 cmake --preset asan-ubsan >/dev/null

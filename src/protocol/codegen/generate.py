@@ -1,0 +1,1201 @@
+#!/usr/bin/env python3
+"""Generates seglog's Kafka protocol messages from Kafka's own JSON schemas.
+
+Kafka defines every request, response and header in `common/message/*.json` inside the
+kafka-clients jar. This script reads them straight from the jar (no unpacking), strips the `//`
+comments, and writes one C++ header and source per schema into src/protocol/generated/:
+a struct per message with every nested structure, in-class defaults from the schema, and
+Decode/Encode for every version (non-flexible and flexible encodings, nullable and compact
+strings, arrays and bytes, tagged fields with unknown tags kept and written back).
+
+It also writes api_messages.{h,cc} (the API table and header versions) and, for tests only,
+message_samples.{h,cc} (a sample of every message at every version, for round trips).
+
+    generate.py --jar kafka-clients-4.4.0.jar --out src/protocol/generated
+
+The output is committed; scripts/check_generated.sh regenerates it from the pinned jar and
+fails when anything differs.
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+import zipfile
+
+KAFKA_VERSION = "4.4.0"
+
+CPP_KEYWORDS = {
+    "alignas", "alignof", "and", "asm", "auto", "bool", "break", "case", "catch", "char",
+    "class", "concept", "const", "constexpr", "continue", "default", "delete", "do", "double",
+    "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto",
+    "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "nullptr",
+    "operator", "or", "private", "protected", "public", "register", "requires", "return",
+    "short", "signed", "sizeof", "static", "struct", "switch", "template", "this", "throw",
+    "true", "try", "typedef", "typename", "union", "unsigned", "using", "virtual", "void",
+    "volatile", "while", "xor", "module", "import",
+}
+
+PRIMITIVES = {
+    "bool": "bool", "int8": "int8_t", "int16": "int16_t", "uint16": "uint16_t",
+    "int32": "int32_t", "uint32": "uint32_t", "int64": "int64_t", "float64": "double",
+    "string": "std::string", "bytes": "std::vector<uint8_t>", "records": "::seglog::protocol::Records",
+    "uuid": "::seglog::Uuid",
+}
+
+# RequestHeader.json says 1-2 since Kafka 4.0 dropped ControlledShutdown v0, the only user of
+# header v0; seglog still decodes header v0 (no client id) as the issue asks.
+VALID_VERSION_OVERRIDES = {"RequestHeader": (0, 2)}
+
+
+def strip_comments(text):
+    out = []
+    for line in text.split("\n"):
+        # A `//` outside a string starts a comment. Schemas put comments on their own lines or
+        # after a value; strings never contain `//` except in URLs, which Kafka's files avoid.
+        in_str = False
+        cut = len(line)
+        i = 0
+        while i < len(line):
+            c = line[i]
+            if c == '"' and (i == 0 or line[i - 1] != "\\"):
+                in_str = not in_str
+            elif not in_str and line.startswith("//", i):
+                cut = i
+                break
+            i += 1
+        out.append(line[:cut])
+    return "\n".join(out)
+
+
+class Versions:
+    """A version range: lo..hi inclusive, or empty."""
+
+    def __init__(self, lo, hi):
+        self.lo, self.hi = lo, hi
+
+    @staticmethod
+    def parse(text, cap=None):
+        text = (text or "none").strip()
+        if text == "none":
+            return Versions(1, 0)
+        if text.endswith("+"):
+            v = Versions(int(text[:-1]), 0x7FFF)
+        elif "-" in text:
+            a, b = text.split("-")
+            v = Versions(int(a), int(b))
+        else:
+            v = Versions(int(text), int(text))
+        return v.intersect(cap) if cap else v
+
+    def empty(self):
+        return self.lo > self.hi
+
+    def intersect(self, other):
+        return Versions(max(self.lo, other.lo), min(self.hi, other.hi))
+
+    def contains_all(self, other):
+        return other.empty() or (self.lo <= other.lo and other.hi <= self.hi)
+
+    def contains(self, v):
+        return self.lo <= v <= self.hi
+
+    def cond(self, var=None, within=None):
+        """A C++ condition for `var` in this range; `within` is a range known to hold."""
+        var = var or VERSION_VAR[0]
+        if self.empty():
+            return "false"
+        if within is not None and self.contains_all(within):
+            return "true"
+        parts = []
+        if within is None or self.lo > within.lo:
+            parts.append(f"{var} >= {self.lo}")
+        if self.hi != 0x7FFF and (within is None or self.hi < within.hi):
+            parts.append(f"{var} <= {self.hi}")
+        return " && ".join(parts) if parts else "true"
+
+    def __str__(self):
+        if self.empty():
+            return "none"
+        if self.hi == 0x7FFF:
+            return f"{self.lo}+"
+        return f"{self.lo}-{self.hi}" if self.lo != self.hi else f"{self.lo}"
+
+
+# The name of the version parameter in the code being emitted: "version", or "message_version"
+# in structures that have a field named Version.
+VERSION_VAR = ["version"]
+
+
+def V():
+    return VERSION_VAR[0]
+
+
+def snake(name):
+    s = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", name)
+    s = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", s).lower()
+    if s in CPP_KEYWORDS:
+        s += "_"
+    return s
+
+
+def file_stem(name):
+    return snake(name).rstrip("_")
+
+
+class Field:
+    def __init__(self, spec, msg, valid):
+        self.name = spec["name"]
+        self.member = snake(self.name)
+        self.type = spec["type"]
+        self.about = spec.get("about", "")
+        self.versions = Versions.parse(spec.get("versions"), valid)
+        self.nullable = Versions.parse(spec.get("nullableVersions"), valid)
+        self.tagged = Versions.parse(spec.get("taggedVersions"), valid)
+        self.tag = spec.get("tag")
+        self.ignorable = bool(spec.get("ignorable", False))
+        self.default = spec.get("default")
+        self.flexible_override = spec.get("flexibleVersions")
+        self.msg = msg
+        self.is_array = self.type.startswith("[]")
+        self.elem = self.type[2:] if self.is_array else self.type
+        self.struct = None  # the Struct for struct and struct-array types
+        if self.elem not in PRIMITIVES:
+            if "fields" in spec:
+                self.struct = Struct(self.elem, spec["fields"], msg, self.versions)
+                msg.add_struct(self.struct)
+            else:
+                self.struct = msg.pending_ref(self.elem)
+        if self.tag is not None and self.tagged.empty():
+            raise ValueError(f"{msg.name}.{self.name}: tag without taggedVersions")
+        # A tagged field is only tagged; its wire versions are the tagged ones.
+        if not self.tagged.empty() and not self.versions.contains_all(self.tagged):
+            raise ValueError(f"{msg.name}.{self.name}: taggedVersions outside versions")
+
+    # ----- C++ types and defaults -----
+
+    def nullable_any(self):
+        return not self.nullable.empty()
+
+    def elem_cpp(self):
+        return PRIMITIVES[self.elem] if self.struct is None else self.struct.name
+
+    def cpp_type(self):
+        if self.is_array:
+            t = f"std::vector<{self.elem_cpp()}>"
+        else:
+            t = self.elem_cpp()
+        if self.nullable_any() and (self.is_array or self.elem in ("string", "bytes", "records")
+                                    or self.struct is not None):
+            return f"std::optional<{t}>"
+        return t
+
+    def is_optional(self):
+        return self.cpp_type().startswith("std::optional<")
+
+    def default_is_null(self):
+        return self.default == "null"
+
+    def default_expr(self):
+        """The in-class initializer, or '' for the type's own default."""
+        if self.is_optional():
+            if self.default_is_null():
+                return "std::nullopt"
+            inner = self.cpp_type()[len("std::optional<"):-1]
+            if self.elem == "string" and not self.is_array and self.default:
+                return f"std::string({json.dumps(self.default)})"
+            return f"{inner}{{}}"
+        if self.is_array or self.struct is not None:
+            return ""
+        d = self.default
+        t = self.elem
+        if t == "bool":
+            return "true" if str(d).lower() == "true" else "false"
+        if t in ("int8", "int16", "uint16", "int32", "uint32", "int64"):
+            if d is None or d == "":
+                return "0"
+            v = int(str(d), 0)
+            if t == "int64" and v == -(2 ** 63):
+                return "INT64_MIN"
+            if t == "int32" and v == -(2 ** 31):
+                return "INT32_MIN"
+            return f"{v}" + ("LL" if t == "int64" and abs(v) > 2 ** 31 else "")
+        if t == "float64":
+            return str(float(d)) if d not in (None, "") else "0.0"
+        if t == "string":
+            return json.dumps(d) if d not in (None, "null") else ""
+        if t == "uuid" or t == "bytes" or t == "records":
+            return ""
+        raise ValueError(f"no default for {t}")
+
+    def is_default_expr(self, value):
+        """C++ expression: `value` equals the field's default."""
+        if self.is_optional():
+            if self.default_is_null():
+                return f"!{value}.has_value()"
+            d = self.default_expr()
+            return f"({value} == {d})"
+        if self.is_array:
+            return f"{value}.empty()"
+        if self.struct is not None:
+            return f"({value} == {self.struct.name}{{}})"
+        if self.elem == "string":
+            d = self.default_expr()
+            return f"({value} == {d})" if d else f"{value}.empty()"
+        if self.elem in ("bytes",):
+            return f"{value}.empty()"
+        if self.elem == "records":
+            return f"{value}.empty()"
+        if self.elem == "uuid":
+            return f"{value}.IsZero()"
+        return f"({value} == {self.default_expr()})"
+
+    def compact_cond(self):
+        """Whether this field uses the compact form, as a C++ expression."""
+        if self.flexible_override is not None:
+            fv = Versions.parse(self.flexible_override)
+            return fv.cond() if not fv.empty() else "false"
+        return "flexible"
+
+
+class Struct:
+    def __init__(self, name, fields, msg, versions):
+        self.name = name
+        self.msg = msg
+        self.versions = versions
+        self.fields = [Field(f, msg, msg.valid) for f in fields]
+        tags = {}
+        for f in self.fields:
+            if f.tag is not None:
+                if f.tag in tags:
+                    raise ValueError(f"{msg.name}.{name}: duplicate tag {f.tag}")
+                tags[f.tag] = f
+
+
+class Message:
+    def __init__(self, spec):
+        self.spec = spec
+        self.name = spec["name"]
+        self.kind = spec["type"]
+        self.api_key = spec.get("apiKey")
+        lo, hi = VALID_VERSION_OVERRIDES.get(self.name, (None, None))
+        valid = Versions.parse(spec["validVersions"])
+        if lo is not None:
+            valid = Versions(lo, hi)
+        self.valid = valid
+        self.flexible = Versions.parse(spec.get("flexibleVersions", "none"))
+        self.latest_unstable = bool(spec.get("latestVersionUnstable", False))
+        self.listeners = spec.get("listeners", [])
+        self.structs = []  # in definition order: each struct after the ones it uses
+        self.by_name = {}
+        self.refs = []
+        self.common = {}
+        for cs in spec.get("commonStructs", []):
+            self.common[cs["name"]] = cs
+        self.common_built = {}
+        self.root = Struct(self.class_name(), spec.get("fields", []), self, valid)
+        for f in self.refs:
+            f_struct = self.by_name.get(f[0]) or self.build_common(f[0])
+            f[1].__dict__.update(f_struct.__dict__)
+
+    def class_name(self):
+        # Kafka's generated Java classes: ProduceRequestData, RequestHeaderData, but
+        # ConsumerProtocolAssignment for the "data" structures.
+        return self.name + "Data" if self.kind in ("request", "response", "header") else self.name
+
+    def add_struct(self, s):
+        if s.name in self.by_name:
+            raise ValueError(f"{self.name}: struct {s.name} defined twice")
+        self.by_name[s.name] = s
+        self.structs.append(s)
+
+    def build_common(self, name):
+        if name in self.common_built:
+            return self.common_built[name]
+        if name not in self.common:
+            raise ValueError(f"{self.name}: unknown struct type {name}")
+        s = Struct(name, self.common[name]["fields"], self, self.valid)
+        self.common_built[name] = s
+        self.add_struct(s)
+        return s
+
+    def pending_ref(self, name):
+        if name in self.by_name:
+            return self.by_name[name]
+        if name in self.common:
+            return self.build_common(name)
+        placeholder = Struct.__new__(Struct)
+        self.refs.append((name, placeholder))
+        return placeholder
+
+
+# ---------------------------------------------------------------------------------------------
+# C++ emission
+
+
+class Out:
+    def __init__(self):
+        self.lines = []
+        self.ind = 0
+
+    def __call__(self, line=""):
+        self.lines.append(("  " * self.ind + line) if line else "")
+
+    def block(self, head):
+        self(head)
+        self.ind += 1
+
+    def end(self, tail="}"):
+        self.ind -= 1
+        self(tail)
+
+    def text(self):
+        return "\n".join(self.lines) + "\n"
+
+
+def cpp_comment(text, width=96):
+    words = text.split()
+    lines, cur = [], ""
+    for w in words:
+        if len(cur) + len(w) + 1 > width:
+            lines.append(cur)
+            cur = w
+        else:
+            cur = f"{cur} {w}" if cur else w
+    if cur:
+        lines.append(cur)
+    return [f"// {l}" for l in lines]
+
+
+def header_guard(stem):
+    return f"SEGLOG_PROTOCOL_GENERATED_{stem.upper()}_H_"
+
+
+def flex_const(msg):
+    return msg.flexible.lo if not msg.flexible.empty() else 0x7FFF
+
+
+def emit_struct_decl(o, s, msg, is_root):
+    o.block(f"struct {s.name} {{")
+    if is_root:
+        if msg.api_key is not None:
+            o(f"static constexpr int16_t kApiKey = {msg.api_key};")
+        o(f"static constexpr int16_t kLowestSupportedVersion = {msg.valid.lo};")
+        o(f"static constexpr int16_t kHighestSupportedVersion = {msg.valid.hi};")
+        o("// The first flexible version (KIP-482); 0x7fff: none.")
+        o(f"static constexpr int16_t kLowestFlexibleVersion = {flex_const(msg)};")
+        o()
+        for inner in msg.structs:
+            emit_struct_decl(o, inner, msg, False)
+            o()
+    for f in s.fields:
+        about = f.about.strip()
+        if about and not about.endswith("."):
+            about += "."
+        for c in cpp_comment(f"{about} Versions {f.versions}"
+                             + (f", nullable {f.nullable}" if not f.nullable.empty() else "")
+                             + (f", tagged {f.tagged} (tag {f.tag})" if not f.tagged.empty() else "")
+                             + ("." if True else "")):
+            o(c)
+        d = f.default_expr()
+        o(f"{f.cpp_type()} {f.member}{{{d}}};" if d else f"{f.cpp_type()} {f.member};")
+    o("// Tagged fields this build does not know, kept to be written back.")
+    o("UnknownTaggedFields unknown_tagged_fields;")
+    o()
+    if is_root:
+        o("// Reads this message at `version`; Corruption naming the field for bad bytes.")
+        o("// Records fields are views of `reader`'s bytes, which must outlive them.")
+    o("::seglog::Status Decode(ProtocolReader* reader, int16_t version);")
+    if is_root:
+        o("// Appends this message at `version`. Fails (also in writer->status()) on a value")
+        o("// the version cannot carry: a non-default non-ignorable field the version lacks, a")
+        o("// null where the version has none, a non-compact string over 32767 bytes.")
+    o("::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;")
+    if is_root:
+        o("// Decodes all of `bytes`: Corruption when bytes are left over.")
+        o("static ::seglog::Result<" + s.name + "> Parse(std::span<const uint8_t> bytes, int16_t version);")
+    o(f"bool operator==(const {s.name}&) const = default;")
+    o.end("};")
+
+
+def read_scalar(f, elem_target, compact, field_label):
+    """Statements reading one non-array value of field f into elem_target."""
+    t = f.elem
+    L = json.dumps(field_label)
+    if f.struct is not None:
+        return [f"SEGLOG_RETURN_IF_ERROR({elem_target}.Decode(reader, {V()}));"]
+    m = {
+        "bool": "ReadBool", "int8": "ReadInt8", "int16": "ReadInt16", "uint16": "ReadUint16",
+        "int32": "ReadInt32", "uint32": "ReadUint32", "int64": "ReadInt64",
+        "float64": "ReadFloat64", "uuid": "ReadUuid",
+    }
+    if t in m:
+        return [f"SEGLOG_RETURN_IF_ERROR(reader->{m[t]}({L}, &{elem_target}));"]
+    if t == "string":
+        return [f"SEGLOG_RETURN_IF_ERROR(reader->ReadString({L}, {compact}, &{elem_target}));"]
+    if t == "bytes":
+        return [f"SEGLOG_RETURN_IF_ERROR(reader->ReadBytes({L}, {compact}, &{elem_target}));"]
+    if t == "records":
+        return [f"SEGLOG_RETURN_IF_ERROR(reader->ReadRecords({L}, {compact}, &{elem_target}));"]
+    raise ValueError(t)
+
+
+def emit_read_field(o, f, s, msg, target):
+    """Reads field f (in its wire form) into `target`."""
+    compact = f.compact_cond()
+    label = f"{s.name}.{f.name}"
+    L = json.dumps(label)
+    nullable_cond = f.nullable.cond(within=None)
+    if f.is_array:
+        o("{")
+        o.ind += 1
+        o("int32_t n_ = 0;")
+        o(f"SEGLOG_RETURN_IF_ERROR(reader->ReadArrayLength({L}, {compact}, {nullable_cond}, &n_));")
+        if f.is_optional():
+            o.block("if (n_ < 0) {")
+            o(f"{target}.reset();")
+            o.end()
+            o.block("else {")
+            o(f"auto& vec_ = {target}.emplace();")
+        else:
+            o.block("{")
+            o(f"auto& vec_ = {target};")
+            o("vec_.clear();")
+        o("vec_.reserve(static_cast<size_t>(n_));")
+        o.block("for (int32_t i = 0; i < n_; ++i) {")
+        o(f"{f.elem_cpp()} elem_{{}};")
+        for line in read_scalar(f, "elem_", compact, label):
+            o(line)
+        o("vec_.push_back(std::move(elem_));")
+        o.end()
+        o.end()
+        o.ind -= 1
+        o("}")
+        return
+    if f.is_optional():
+        if f.elem == "string":
+            o(f"SEGLOG_RETURN_IF_ERROR(reader->ReadNullableString({L}, {compact}, &{target}));")
+        elif f.elem == "bytes":
+            o(f"SEGLOG_RETURN_IF_ERROR(reader->ReadNullableBytes({L}, {compact}, &{target}));")
+        elif f.elem == "records":
+            o(f"SEGLOG_RETURN_IF_ERROR(reader->ReadNullableRecords({L}, {compact}, &{target}));")
+        elif f.struct is not None:
+            o("{")
+            o.ind += 1
+            o("bool present_ = true;")
+            o.block(f"if ({nullable_cond}) {{")
+            o(f"SEGLOG_RETURN_IF_ERROR(reader->ReadStructPresence({L}, &present_));")
+            o.end()
+            o.block("if (present_) {")
+            o(f"SEGLOG_RETURN_IF_ERROR({target}.emplace().Decode(reader, {V()}));")
+            o.end()
+            o.block("else {")
+            o(f"{target}.reset();")
+            o.end()
+            o.ind -= 1
+            o("}")
+            return
+        else:
+            raise ValueError(f.type)
+        o.block(f"if (!{target}.has_value() && !({nullable_cond})) {{")
+        o(f"return ::seglog::Status::Corruption(\"non-nullable field {label} was serialized as null\");")
+        o.end()
+        return
+    for line in read_scalar(f, target, compact, label):
+        o(line)
+
+
+def write_scalar(f, value, compact):
+    t = f.elem
+    m = {
+        "bool": "WriteBool", "int8": "WriteInt8", "int16": "WriteInt16", "uint16": "WriteUint16",
+        "int32": "WriteInt32", "uint32": "WriteUint32", "int64": "WriteInt64",
+        "float64": "WriteFloat64", "uuid": "WriteUuid",
+    }
+    if f.struct is not None:
+        return [f"SEGLOG_RETURN_IF_ERROR({value}.Encode(writer, {V()}));"]
+    if t in m:
+        return [f"writer->{m[t]}({value});"]
+    if t == "string":
+        return [f"writer->WriteString({json.dumps(f.name)}, {compact}, {value});"]
+    if t == "bytes":
+        return [f"writer->WriteBytes({compact}, {value});"]
+    if t == "records":
+        return [f"writer->WriteRecords({compact}, {value});"]
+    raise ValueError(t)
+
+
+def emit_write_field(o, f, s, msg, value):
+    compact = f.compact_cond()
+    label = f"{s.name}.{f.name}"
+    nullable_cond = f.nullable.cond()
+    if f.is_optional():
+        o.block(f"if (!{value}.has_value()) {{")
+        o.block(f"if (!({nullable_cond})) {{")
+        o(f"return FailEncode(writer, \"non-nullable field {label} was serialized as null at version \", {V()});")
+        o.end()
+        if f.is_array:
+            o(f"writer->WriteNullArray({compact});")
+        elif f.struct is not None:
+            o("writer->WriteStructPresence(false);")
+        elif f.elem == "string":
+            o(f"writer->WriteNullableString({json.dumps(f.name)}, {compact}, {value});")
+        elif f.elem == "bytes":
+            o(f"writer->WriteNullableBytes({compact}, {value});")
+        elif f.elem == "records":
+            o(f"writer->WriteNullableRecords({compact}, {value});")
+        o.end()
+        o.block("else {")
+        if f.struct is not None and not f.is_array:
+            o(f"if ({nullable_cond}) writer->WriteStructPresence(true);")
+        inner = f"(*{value})"
+        emit_write_plain(o, f, inner, compact)
+        o.end()
+        return
+    emit_write_plain(o, f, value, compact)
+
+
+def emit_write_plain(o, f, value, compact):
+    if f.is_array:
+        o(f"writer->WriteArrayLength({compact}, {value}.size());")
+        o.block(f"for (const auto& elem_ : {value}) {{")
+        for line in write_scalar(f, "elem_", compact):
+            o(line)
+        o.end()
+        return
+    for line in write_scalar(f, value, compact):
+        o(line)
+
+
+def emit_struct_impl(o, s, msg, qual):
+    valid = msg.valid
+    has_flex = not msg.flexible.empty()
+    VERSION_VAR[0] = "message_version" if any(f.member == "version" for f in s.fields) else "version"
+    o(f"::seglog::Status {qual}::Decode(ProtocolReader* reader, int16_t {V()}) {{")
+    o.ind += 1
+    o(f"(void){V()};")
+    o("(void)reader;")
+    o(f"*this = {s.name}{{}};")
+    if has_flex:
+        o(f"[[maybe_unused]] const bool flexible = {V()} >= {msg.flexible.lo};")
+    else:
+        o("[[maybe_unused]] constexpr bool flexible = false;")
+    for f in s.fields:
+        if f.versions.empty():
+            continue
+        wire = f.versions  # non-tagged presence
+        if not f.tagged.empty():
+            # Present only as a tagged field in the tagged versions; as a plain field outside.
+            plain = [v for v in range(max(valid.lo, wire.lo), min(valid.hi, wire.hi) + 1)
+                     if not f.tagged.contains(v)]
+            if not plain:
+                continue
+            cond = f"({f.versions.cond()}) && !({f.tagged.cond()})"
+        else:
+            cond = f.versions.cond(within=valid)
+        if cond == "true":
+            emit_read_field(o, f, s, msg, f.member)
+        else:
+            o.block(f"if ({cond}) {{")
+            emit_read_field(o, f, s, msg, f.member)
+            o.end()
+    if has_flex:
+        tagged = [f for f in s.fields if not f.tagged.empty()]
+        o.block("if (flexible) {")
+        o("uint32_t count_ = 0;")
+        o(f"SEGLOG_RETURN_IF_ERROR(reader->ReadUnsignedVarint(\"{s.name} tagged field count\", &count_));")
+        o.block("for (uint32_t tag_index_ = 0; tag_index_ < count_; ++tag_index_) {")
+        o("uint32_t tag_ = 0;")
+        o("uint32_t size_ = 0;")
+        o("std::span<const uint8_t> data_;")
+        o(f"SEGLOG_RETURN_IF_ERROR(reader->ReadUnsignedVarint(\"{s.name} tag\", &tag_));")
+        o(f"SEGLOG_RETURN_IF_ERROR(reader->ReadUnsignedVarint(\"{s.name} tag size\", &size_));")
+        o(f"SEGLOG_RETURN_IF_ERROR(reader->ReadRaw(\"{s.name} tagged field\", size_, &data_));")
+        if tagged:
+            o("bool known_ = false;")
+            o.block("switch (tag_) {")
+            for f in sorted(tagged, key=lambda x: x.tag):
+                o.block(f"case {f.tag}: {{")
+                o.block(f"if ({f.tagged.cond()}) {{")
+                o("ProtocolReader field_reader_(data_);")
+                o("ProtocolReader* outer_ = reader;")
+                o("reader = &field_reader_;")
+                emit_read_field_guarded(o, f, s, msg)
+                o("reader = outer_;")
+                o("known_ = true;")
+                o.end()
+                o("break;")
+                o.end()
+            o("default:")
+            o("  break;")
+            o.end()
+            o("if (!known_) unknown_tagged_fields.push_back(RawTaggedField{tag_, {data_.begin(), data_.end()}});")
+        else:
+            o("unknown_tagged_fields.push_back(RawTaggedField{tag_, {data_.begin(), data_.end()}});")
+        o.end()
+        o.end()
+    o("return ::seglog::Status::OK();")
+    o.ind -= 1
+    o("}")
+    o()
+
+    # ----- Encode -----
+    o(f"::seglog::Status {qual}::Encode(ProtocolWriter* writer, int16_t {V()}) const {{")
+    o.ind += 1
+    o(f"(void){V()};")
+    o("(void)writer;")
+    if has_flex:
+        o(f"[[maybe_unused]] const bool flexible = {V()} >= {msg.flexible.lo};")
+    else:
+        o("[[maybe_unused]] constexpr bool flexible = false;")
+    for f in s.fields:
+        label = f"{s.name}.{f.name}"
+        if not f.tagged.empty():
+            plain_cond = f"({f.versions.cond()}) && !({f.tagged.cond()})"
+            plain_any = any(not f.tagged.contains(v) and f.versions.contains(v)
+                            for v in range(valid.lo, valid.hi + 1))
+        else:
+            plain_cond = f.versions.cond(within=valid)
+            plain_any = not f.versions.intersect(valid).empty()
+        if plain_any:
+            if plain_cond == "true":
+                emit_write_field(o, f, s, msg, f.member)
+            else:
+                o.block(f"if ({plain_cond}) {{")
+                emit_write_field(o, f, s, msg, f.member)
+                o.end()
+                if f.tagged.empty():
+                    o.block(f"else if (!{f.is_default_expr(f.member)}) {{")
+                    if f.ignorable:
+                        o("// Ignorable: dropped at versions without it.")
+                    else:
+                        o(f"return FailEncode(writer, \"Attempted to write a non-default {f.name} at version \", {V()});")
+                    o.end()
+        elif f.tagged.empty():
+            o.block(f"if (!{f.is_default_expr(f.member)}) {{")
+            if f.ignorable:
+                o("// Ignorable: this field is in no version of this struct.")
+            else:
+                o(f"return FailEncode(writer, \"Attempted to write a non-default {f.name} at version \", {V()});")
+            o.end()
+    if has_flex:
+        tagged = sorted([f for f in s.fields if not f.tagged.empty()], key=lambda x: x.tag)
+        o.block("if (flexible) {")
+        o("uint32_t count_ = static_cast<uint32_t>(unknown_tagged_fields.size());")
+        for f in tagged:
+            o(f"const bool write_{f.member} = ({f.tagged.cond()}) && !{f.is_default_expr(f.member)};")
+            o(f"if (write_{f.member}) ++count_;")
+        o("writer->WriteUnsignedVarint(count_);")
+        if tagged:
+            o("// Known and unknown_ tagged fields, merged in tag_ order.")
+            o("size_t next_unknown_ = 0;")
+            o("std::vector<const RawTaggedField*> unknown_;")
+            o("for (const RawTaggedField& t : unknown_tagged_fields) unknown_.push_back(&t);")
+            o("std::stable_sort(unknown_.begin(), unknown_.end(), [](const RawTaggedField* a, const RawTaggedField* b) { return a->tag < b->tag; });")
+            for f in tagged:
+                o.block(f"if (write_{f.member}) {{")
+                if f.tag > 0:
+                    o(f"while (next_unknown_ < unknown_.size() && unknown_[next_unknown_]->tag < {f.tag}u) {{")
+                    o("  writer->WriteRawTaggedField(*unknown_[next_unknown_++]);")
+                    o("}")
+                o("ProtocolWriter field_writer_;")
+                o("{")
+                o.ind += 1
+                o("ProtocolWriter* outer_ = writer;")
+                o("writer = &field_writer_;")
+                emit_write_field(o, f, s, msg, f.member)
+                o("writer = outer_;")
+                o.ind -= 1
+                o("}")
+                o(f"writer->WriteTaggedField({f.tag}, field_writer_);")
+                o.end()
+            o("while (next_unknown_ < unknown_.size()) writer->WriteRawTaggedField(*unknown_[next_unknown_++]);")
+        else:
+            o("WriteUnknownTaggedFields(writer, unknown_tagged_fields);")
+        o.end()
+        for f in tagged:
+            o.block(f"if (!({f.tagged.cond()}) && !({f.versions.cond()}) && !{f.is_default_expr(f.member)}) {{")
+            if f.ignorable:
+                o("// Ignorable: dropped at versions without it.")
+            else:
+                o(f"return FailEncode(writer, \"Attempted to write a non-default {f.name} at version \", {V()});")
+            o.end()
+    else:
+        pass
+    o("return writer->status();")
+    o.ind -= 1
+    o("}")
+    o()
+    VERSION_VAR[0] = "version"
+
+
+def emit_read_field_guarded(o, f, s, msg):
+    # The `reader` variable is a non-const pointer in Decode; rebinding it reads the field from
+    # the tagged field's own bytes.
+    emit_read_field(o, f, s, msg, f.member)
+
+
+def message_header(msg, stem, src_name):
+    o = Out()
+    o(f"// Generated by src/protocol/codegen/generate.py from Kafka {KAFKA_VERSION}'s")
+    o(f"// common/message/{src_name}. Do not edit: change the generator and regenerate.")
+    o("//")
+    kind = msg.kind
+    if msg.api_key is not None:
+        o(f"// {msg.name}: the {kind} of API key {msg.api_key}, versions {msg.valid}, flexible {msg.flexible}.")
+    else:
+        o(f"// {msg.name}: a {kind} structure, versions {msg.valid}, flexible {msg.flexible}.")
+    o("//")
+    o("// Thread safety: value types; distinct objects may be used from any thread.")
+    g = header_guard(stem)
+    o(f"#ifndef {g}")
+    o(f"#define {g}")
+    o()
+    o("#include <cstdint>")
+    o("#include <optional>")
+    o("#include <span>")
+    o("#include <string>")
+    o("#include <vector>")
+    o()
+    o("#include \"base/uuid.h\"")
+    o("#include \"protocol/protocol_reader.h\"")
+    o("#include \"protocol/protocol_writer.h\"")
+    o("#include \"protocol/records.h\"")
+    o("#include \"protocol/tagged_fields.h\"")
+    o("#include \"seglog/result.h\"")
+    o("#include \"seglog/status.h\"")
+    o()
+    o("namespace seglog::protocol {")
+    o()
+    emit_struct_decl(o, msg.root, msg, True)
+    o()
+    o("}  // namespace seglog::protocol")
+    o()
+    o(f"#endif  // {g}")
+    return o.text()
+
+
+def message_source(msg, stem, src_name):
+    o = Out()
+    o(f"// Generated by src/protocol/codegen/generate.py from Kafka {KAFKA_VERSION}'s")
+    o(f"// common/message/{src_name}. Do not edit: change the generator and regenerate.")
+    o(f"#include \"protocol/generated/{stem}.h\"")
+    o()
+    o("#include <algorithm>")
+    o("#include <string>")
+    o("#include <utility>")
+    o()
+    o("namespace seglog::protocol {")
+    o()
+    root = msg.class_name()
+    for s in msg.structs:
+        emit_struct_impl(o, s, msg, f"{root}::{s.name}")
+    emit_struct_impl(o, msg.root, msg, root)
+    o(f"::seglog::Result<{root}> {root}::Parse(std::span<const uint8_t> bytes, int16_t version) {{")
+    o(f"  {root} message;")
+    o("  ProtocolReader reader(bytes);")
+    o("  SEGLOG_RETURN_IF_ERROR(message.Decode(&reader, version));")
+    o("  if (reader.remaining() != 0) {")
+    o(f"    return ::seglog::Status::Corruption(\"{msg.name} v\" + std::to_string(version) + \": \" +")
+    o("                              std::to_string(reader.remaining()) + \" bytes left over\");")
+    o("  }")
+    o("  return message;")
+    o("}")
+    o()
+    o("}  // namespace seglog::protocol")
+    return o.text()
+
+
+# ---------------------------------------------------------------------------------------------
+# API table and samples
+
+
+def api_table(msgs):
+    reqs = {m.api_key: m for m in msgs if m.kind == "request"}
+    resps = {m.api_key: m for m in msgs if m.kind == "response"}
+    keys = sorted(reqs)
+    h = Out()
+    h(f"// Generated by src/protocol/codegen/generate.py from Kafka {KAFKA_VERSION}'s schemas.")
+    h("// Do not edit: change the generator and regenerate.")
+    h("//")
+    h("// The API table: every API key with its name and the versions Kafka's schemas define, and")
+    h("// the header versions (request header v2 and response header v1 in flexible versions,")
+    h("// except ApiVersions' response header, always v0 so any client can read it; KIP-511).")
+    h("//")
+    h("// Thread safety: immutable tables and pure functions.")
+    g = header_guard("api_messages")
+    h(f"#ifndef {g}")
+    h(f"#define {g}")
+    h()
+    h("#include <cstdint>")
+    h("#include <span>")
+    h("#include <string_view>")
+    h("#include <vector>")
+    h()
+    h("#include \"seglog/status.h\"")
+    h()
+    h("namespace seglog::protocol {")
+    h()
+    h("enum class ApiKey : int16_t {")
+    for k in keys:
+        h(f"  k{reqs[k].name[:-len('Request')]} = {k},")
+    h("};")
+    h()
+    h("struct ApiMessageInfo {")
+    h("  int16_t api_key;")
+    h("  std::string_view name;  // \"Produce\"")
+    h("  int16_t lowest_version;")
+    h("  int16_t highest_version;")
+    h("  int16_t lowest_flexible_version;  // 0x7fff: none")
+    h("  bool latest_version_unstable;")
+    h("  bool broker_listener;  // \"broker\" is among the schema's listeners")
+    h("};")
+    h()
+    h("// Every API in key order.")
+    h("std::span<const ApiMessageInfo> AllApis();")
+    h("// nullptr when `api_key` is unknown.")
+    h("const ApiMessageInfo* FindApi(int16_t api_key);")
+    h("// REQUIRES: FindApi(api_key) != nullptr.")
+    h("int16_t RequestHeaderVersion(int16_t api_key, int16_t api_version);")
+    h("int16_t ResponseHeaderVersion(int16_t api_key, int16_t api_version);")
+    h()
+    h("// Decodes a request or response body of `api_key` at `version`, then encodes it again")
+    h("// into *encoded (the fuzzer's and tests' entry to every message).")
+    h("Status RoundTripRequest(int16_t api_key, int16_t version, std::span<const uint8_t> body,")
+    h("                        std::vector<uint8_t>* encoded);")
+    h("Status RoundTripResponse(int16_t api_key, int16_t version, std::span<const uint8_t> body,")
+    h("                         std::vector<uint8_t>* encoded);")
+    h()
+    h("}  // namespace seglog::protocol")
+    h()
+    h(f"#endif  // {g}")
+
+    c = Out()
+    c(f"// Generated by src/protocol/codegen/generate.py from Kafka {KAFKA_VERSION}'s schemas.")
+    c("// Do not edit: change the generator and regenerate.")
+    c("#include \"protocol/generated/api_messages.h\"")
+    c()
+    c("#include <algorithm>")
+    c("#include <string>")
+    c()
+    for k in keys:
+        c(f"#include \"protocol/generated/{file_stem(reqs[k].name)}.h\"")
+        c(f"#include \"protocol/generated/{file_stem(resps[k].name)}.h\"")
+    c()
+    c("namespace seglog::protocol {")
+    c()
+    c("namespace {")
+    c("constexpr ApiMessageInfo kApis[] = {")
+    for k in keys:
+        m = reqs[k]
+        c(f"    {{{k}, \"{m.name[:-len('Request')]}\", {m.valid.lo}, {m.valid.hi}, {flex_const(m)}, "
+          f"{'true' if m.latest_unstable else 'false'}, {'true' if 'broker' in m.listeners else 'false'}}},")
+    c("};")
+    c()
+    c("template <typename T>")
+    c("Status RoundTrip(int16_t version, std::span<const uint8_t> body, std::vector<uint8_t>* encoded) {")
+    c("  auto parsed = T::Parse(body, version);")
+    c("  if (!parsed.ok()) return parsed.status();")
+    c("  ProtocolWriter writer;")
+    c("  SEGLOG_RETURN_IF_ERROR(parsed.value().Encode(&writer, version));")
+    c("  return writer.Flatten(encoded);")
+    c("}")
+    c("}  // namespace")
+    c()
+    c("std::span<const ApiMessageInfo> AllApis() { return kApis; }")
+    c()
+    c("const ApiMessageInfo* FindApi(int16_t api_key) {")
+    c("  for (const ApiMessageInfo& info : kApis) {")
+    c("    if (info.api_key == api_key) return &info;")
+    c("  }")
+    c("  return nullptr;")
+    c("}")
+    c()
+    c("int16_t RequestHeaderVersion(int16_t api_key, int16_t api_version) {")
+    c("  return api_version >= FindApi(api_key)->lowest_flexible_version ? 2 : 1;")
+    c("}")
+    c()
+    c("int16_t ResponseHeaderVersion(int16_t api_key, int16_t api_version) {")
+    c("  if (api_key == static_cast<int16_t>(ApiKey::kApiVersions)) return 0;")
+    c("  return api_version >= FindApi(api_key)->lowest_flexible_version ? 1 : 0;")
+    c("}")
+    c()
+    for kind, table in (("Request", reqs), ("Response", resps)):
+        c(f"Status RoundTrip{kind}(int16_t api_key, int16_t version, std::span<const uint8_t> body,")
+        c(f"                       std::vector<uint8_t>* encoded) {{")
+        c("  const ApiMessageInfo* info = FindApi(api_key);")
+        c("  if (info == nullptr || version < info->lowest_version || version > info->highest_version) {")
+        c("    return Status::InvalidArgument(\"unsupported api key \" + std::to_string(api_key) +")
+        c("                                   \" version \" + std::to_string(version));")
+        c("  }")
+        c("  switch (api_key) {")
+        for k in keys:
+            c(f"    case {k}:")
+            c(f"      return RoundTrip<{table[k].class_name()}>(version, body, encoded);")
+        c("    default:")
+        c("      return Status::InvalidArgument(\"unknown api key\");")
+        c("  }")
+        c("}")
+        c()
+    c("}  // namespace seglog::protocol")
+    return h.text(), c.text()
+
+
+def sample_fn_name(msg, s):
+    return f"Fill{msg.class_name()}{'' if s is msg.root else '_' + s.name}"
+
+
+def samples(msgs):
+    """Test-only code: a filled sample of every message at every version."""
+    h = Out()
+    h(f"// Generated by src/protocol/codegen/generate.py from Kafka {KAFKA_VERSION}'s schemas.")
+    h("// Do not edit. Test support only: for each message, a sample with a value in every field")
+    h("// the version has, so round trips cover every field of every version.")
+    h("//")
+    h("// Thread safety: the table is immutable; each call builds its own message.")
+    g = header_guard("message_samples")
+    h(f"#ifndef {g}")
+    h(f"#define {g}")
+    h()
+    h("#include <cstdint>")
+    h("#include <span>")
+    h("#include <string_view>")
+    h("#include <vector>")
+    h()
+    h("#include \"seglog/status.h\"")
+    h()
+    h("namespace seglog::protocol::testing {")
+    h()
+    h("struct MessageCase {")
+    h("  std::string_view name;  // the schema's name, e.g. \"ProduceRequest\"")
+    h("  int16_t api_key;        // -1 for headers and data structures")
+    h("  bool is_request;")
+    h("  int16_t lowest_version;")
+    h("  int16_t highest_version;")
+    h("  int16_t lowest_flexible_version;")
+    h("  // Encodes the sample for (version, seed) into *encoded.")
+    h("  Status (*encode_sample)(int16_t version, uint32_t seed, std::vector<uint8_t>* encoded);")
+    h("  // Decodes `bytes` (all of them), checks the result equals the sample for (version, seed)")
+    h("  // when `seed` is not kNoSeed, and encodes it again into *encoded.")
+    h("  Status (*decode_check)(int16_t version, uint32_t seed, std::span<const uint8_t> bytes,")
+    h("                         std::vector<uint8_t>* encoded);")
+    h("};")
+    h("inline constexpr uint32_t kNoSeed = 0xffffffff;")
+    h()
+    h("std::span<const MessageCase> AllMessageCases();")
+    h()
+    h("}  // namespace seglog::protocol::testing")
+    h()
+    h(f"#endif  // {g}")
+
+    c = Out()
+    c(f"// Generated by src/protocol/codegen/generate.py from Kafka {KAFKA_VERSION}'s schemas.")
+    c("// Do not edit.")
+    c("#include \"protocol/generated/message_samples.h\"")
+    c()
+    c("#include <string>")
+    c()
+    for m in msgs:
+        c(f"#include \"protocol/generated/{file_stem(m.name)}.h\"")
+    c()
+    c("namespace seglog::protocol::testing {")
+    c()
+    c("namespace {")
+    c()
+    c("// Record bytes the samples' records fields view (any bytes: the protocol layer does not")
+    c("// look inside them).")
+    c("const uint8_t kRecordBytes[] = {0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 3, 1, 2, 3};")
+    c()
+    c("Uuid SampleUuid(uint32_t seed) {")
+    c("  Uuid u;")
+    c("  for (int i = 0; i < 16; ++i) u.bytes[i] = static_cast<uint8_t>(seed * 31 + i + 1);")
+    c("  return u;")
+    c("}")
+    c()
+    for m in msgs:
+        root = m.class_name()
+        for s in m.structs:
+            c(f"void {sample_fn_name(m, s)}({root}::{s.name}* out, int16_t version, uint32_t seed, int depth);")
+        c(f"void {sample_fn_name(m, m.root)}({root}* out, int16_t version, uint32_t seed, int depth);")
+    c()
+    for m in msgs:
+        root = m.class_name()
+        for s in m.structs + [m.root]:
+            qual = root if s is m.root else f"{root}::{s.name}"
+            c(f"void {sample_fn_name(m, s)}({qual}* out, int16_t version, uint32_t seed, int depth) {{")
+            c.ind += 1
+            c("(void)out; (void)version; (void)seed; (void)depth;")
+            for i, f in enumerate(s.fields):
+                if f.versions.empty():
+                    continue
+                present = f.versions.cond()
+                c.block(f"if ({present}) {{")
+                salt = f"(seed + {i * 7 + 1}u)"
+                emit_sample_value(c, m, f, f"out->{f.member}", salt)
+                c.end()
+            if not m.flexible.empty():
+                c(f"if (version >= {m.flexible.lo} && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{{1000u + seed % 7, {{1, 2, static_cast<uint8_t>(seed)}}}});")
+            c.ind -= 1
+            c("}")
+            c()
+    c("template <typename T, void (*Fill)(T*, int16_t, uint32_t, int)>")
+    c("Status EncodeSample(int16_t version, uint32_t seed, std::vector<uint8_t>* encoded) {")
+    c("  T message;")
+    c("  Fill(&message, version, seed, 0);")
+    c("  ProtocolWriter writer;")
+    c("  SEGLOG_RETURN_IF_ERROR(message.Encode(&writer, version));")
+    c("  return writer.Flatten(encoded);")
+    c("}")
+    c()
+    c("template <typename T, void (*Fill)(T*, int16_t, uint32_t, int)>")
+    c("Status DecodeCheck(int16_t version, uint32_t seed, std::span<const uint8_t> bytes,")
+    c("                   std::vector<uint8_t>* encoded) {")
+    c("  auto parsed = T::Parse(bytes, version);")
+    c("  if (!parsed.ok()) return parsed.status();")
+    c("  if (seed != kNoSeed) {")
+    c("    T expected;")
+    c("    Fill(&expected, version, seed, 0);")
+    c("    if (!(parsed.value() == expected)) {")
+    c("      return Status::Corruption(\"decoded message differs from the sample\");")
+    c("    }")
+    c("  }")
+    c("  ProtocolWriter writer;")
+    c("  SEGLOG_RETURN_IF_ERROR(parsed.value().Encode(&writer, version));")
+    c("  return writer.Flatten(encoded);")
+    c("}")
+    c()
+    c("constexpr MessageCase kCases[] = {")
+    for m in msgs:
+        root = m.class_name()
+        fn = sample_fn_name(m, m.root)
+        api = m.api_key if m.api_key is not None and m.kind in ("request", "response") else -1
+        c(f"    {{\"{m.name}\", {api}, {'true' if m.kind == 'request' else 'false'}, {m.valid.lo}, {m.valid.hi}, {flex_const(m)},")
+        c(f"     &EncodeSample<{root}, &{fn}>, &DecodeCheck<{root}, &{fn}>}},")
+    c("};")
+    c()
+    c("}  // namespace")
+    c()
+    c("std::span<const MessageCase> AllMessageCases() { return kCases; }")
+    c()
+    c("}  // namespace seglog::protocol::testing")
+    return h.text(), c.text()
+
+
+def sample_scalar(m, f, target, salt):
+    t = f.elem
+    if f.struct is not None:
+        return [f"{sample_fn_name(m, f.struct)}(&{target}, version, {salt}, depth + 1);"]
+    if t == "bool":
+        return [f"{target} = ({salt} % 2) == 0;"]
+    if t in ("int8", "int16", "uint16", "int32", "uint32", "int64"):
+        return [f"{target} = static_cast<{PRIMITIVES[t]}>({salt} * 2654435761u);"]
+    if t == "float64":
+        return [f"{target} = static_cast<double>({salt}) / 8.0;"]
+    if t == "uuid":
+        return [f"{target} = SampleUuid({salt});"]
+    if t == "string":
+        return [f"{target} = \"s\" + std::to_string({salt});"]
+    if t == "bytes":
+        return [f"{target} = std::vector<uint8_t>{{1, 2, static_cast<uint8_t>({salt})}};"]
+    if t == "records":
+        return [f"{target} = ::seglog::protocol::Records::View(kRecordBytes);"]
+    raise ValueError(t)
+
+
+def emit_sample_value(c, m, f, target, salt):
+    nullable = f.nullable.cond()
+    if f.is_optional():
+        if nullable != "false":
+            c.block(f"if (({nullable}) && {salt} % 4 == 3) {{")
+            c(f"{target}.reset();")
+            c(f"return_null_{f.member}:;") if False else None
+            c.end()
+            c.block("else {")
+        else:
+            c.block("{")
+        inner = f"(*{target})"
+        c(f"{target}.emplace();")
+        emit_sample_plain(c, m, f, inner, salt)
+        c.end()
+        return
+    emit_sample_plain(c, m, f, target, salt)
+
+
+def emit_sample_plain(c, m, f, target, salt):
+    if f.is_array:
+        c(f"{target}.clear();")
+        c.block(f"for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {{")
+        elem_type = f.elem_cpp() if f.struct is None else f"{m.class_name()}::{f.struct.name}"
+        c(f"{elem_type} elem{{}};")
+        for line in sample_scalar(m, f, "elem", f"({salt} + i)"):
+            c(line)
+        c(f"{target}.push_back(std::move(elem));")
+        c.end()
+        return
+    if f.struct is not None:
+        c.block("if (depth < 3) {")
+        for line in sample_scalar(m, f, target, salt):
+            c(line)
+        c.end()
+        return
+    for line in sample_scalar(m, f, target, salt):
+        c(line)
+
+
+def load_schemas(jar):
+    msgs = []
+    with zipfile.ZipFile(jar) as z:
+        names = sorted(n for n in z.namelist()
+                       if n.startswith("common/message/") and n.endswith(".json"))
+        for n in names:
+            spec = json.loads(strip_comments(z.read(n).decode("utf-8")))
+            msgs.append((os.path.basename(n), Message(spec)))
+    return msgs
+
+
+def write_if_changed(path, text):
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            if f.read() == text:
+                return
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--jar", required=True, help=f"kafka-clients-{KAFKA_VERSION}.jar")
+    ap.add_argument("--out", required=True, help="output directory (src/protocol/generated)")
+    args = ap.parse_args()
+    msgs = load_schemas(args.jar)
+    os.makedirs(args.out, exist_ok=True)
+    wanted = set()
+    for src_name, m in msgs:
+        stem = file_stem(m.name)
+        for ext, text in ((".h", message_header(m, stem, src_name)),
+                          (".cc", message_source(m, stem, src_name))):
+            write_if_changed(os.path.join(args.out, stem + ext), text)
+            wanted.add(stem + ext)
+    only = [m for _, m in msgs]
+    h, c = api_table([m for m in only if m.kind in ("request", "response")])
+    write_if_changed(os.path.join(args.out, "api_messages.h"), h)
+    write_if_changed(os.path.join(args.out, "api_messages.cc"), c)
+    h, c = samples(only)
+    write_if_changed(os.path.join(args.out, "message_samples.h"), h)
+    write_if_changed(os.path.join(args.out, "message_samples.cc"), c)
+    wanted |= {"api_messages.h", "api_messages.cc", "message_samples.h", "message_samples.cc"}
+    stems = sorted(file_stem(m.name) for m in only)
+    lst = "".join(f"  {s}.cc\n" for s in stems)
+    write_if_changed(os.path.join(args.out, "sources.cmake"),
+                     "# Generated by src/protocol/codegen/generate.py. Do not edit.\n"
+                     "set(SEGLOG_PROTOCOL_GENERATED_SOURCES\n" + lst + "  api_messages.cc\n)\n")
+    wanted.add("sources.cmake")
+    for n in os.listdir(args.out):
+        if n not in wanted:
+            os.remove(os.path.join(args.out, n))
+    print(f"generate.py: {len(msgs)} schemas -> {args.out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
