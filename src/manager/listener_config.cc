@@ -91,10 +91,10 @@ Result<std::map<std::string, std::string>> ParseSecurityProtocolMap(const std::s
   for (const std::string& entry : SplitList(value)) {
     const size_t colon = entry.find(':');
     if (colon == std::string::npos || colon == 0 || colon + 1 == entry.size()) {
-      return Status::InvalidArgument(fmt::format(
-          "Invalid value {} for configuration {}: Map entry should be of form "
-          "<key><separator><value>",
-          value, config));
+      return Status::InvalidArgument(
+          fmt::format("Invalid value {} for configuration {}: Map entry should be of form "
+                      "<key><separator><value>",
+                      value, config));
     }
     out[Upper(Trim(entry.substr(0, colon)))] = Upper(Trim(entry.substr(colon + 1)));
   }
@@ -131,8 +131,8 @@ Result<std::vector<ListenerEndpoint>> ParseListeners(
     }
     if (!names.insert(e.name).second) {
       return Status::InvalidArgument(fmt::format(
-          "Invalid value {} for configuration {}: Each listener must have a different name",
-          value, config));
+          "Invalid value {} for configuration {}: Each listener must have a different name", value,
+          config));
     }
     out.push_back(std::move(e));
   }

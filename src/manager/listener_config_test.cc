@@ -9,11 +9,9 @@ namespace {
 using ::testing::HasSubstr;
 
 TEST(ListenerConfigTest, ParsesKafkasListenerForms) {
-  auto l = ParseListeners("listeners", "PLAINTEXT://:9092, plaintext2://127.0.0.1:0,V6://[::1]:19092",
-                          {{"PLAINTEXT", "PLAINTEXT"},
-                           {"PLAINTEXT2", "PLAINTEXT"},
-                           {"V6", "PLAINTEXT"}},
-                          {});
+  auto l = ParseListeners(
+      "listeners", "PLAINTEXT://:9092, plaintext2://127.0.0.1:0,V6://[::1]:19092",
+      {{"PLAINTEXT", "PLAINTEXT"}, {"PLAINTEXT2", "PLAINTEXT"}, {"V6", "PLAINTEXT"}}, {});
   ASSERT_TRUE(l.ok()) << l.status().ToString();
   ASSERT_EQ(l->size(), 3u);
   EXPECT_EQ((*l)[0], (ListenerEndpoint{"PLAINTEXT", "", 9092}));
@@ -33,16 +31,17 @@ TEST(ListenerConfigTest, RefusesWhatSeglogCannotServe) {
               HasSubstr("No security protocol defined for listener CLIENT"));
   EXPECT_THAT(
       ParseListeners("listeners", "SASL_SSL://:9092", protocols, {}).status().message(),
-      HasSubstr("listener SASL_SSL uses security protocol SASL_SSL; seglog supports only PLAINTEXT"));
+      HasSubstr(
+          "listener SASL_SSL uses security protocol SASL_SSL; seglog supports only PLAINTEXT"));
   EXPECT_THAT(ParseListeners("listeners", "PLAINTEXT://:9092,PLAINTEXT://:9093", protocols, {})
                   .status()
                   .message(),
               HasSubstr("Each listener must have a different name"));
   EXPECT_THAT(ParseListeners("listeners", "PLAINTEXT://:70000", protocols, {}).status().message(),
               HasSubstr("port 70000 out of range"));
-  auto skipped = ParseListeners("listeners", "PLAINTEXT://:9092,CONTROLLER://:9093",
-                                {{"PLAINTEXT", "PLAINTEXT"}, {"CONTROLLER", "PLAINTEXT"}},
-                                {"CONTROLLER"});
+  auto skipped =
+      ParseListeners("listeners", "PLAINTEXT://:9092,CONTROLLER://:9093",
+                     {{"PLAINTEXT", "PLAINTEXT"}, {"CONTROLLER", "PLAINTEXT"}}, {"CONTROLLER"});
   ASSERT_TRUE(skipped.ok());
   EXPECT_EQ(skipped->size(), 1u);
 }

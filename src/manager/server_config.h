@@ -50,9 +50,9 @@ struct ServerConfig {
   std::vector<ListenerEndpoint> listeners = {{"PLAINTEXT", "", 9092}};
   // advertised.listeners: what Metadata tells clients; `listeners` when not set.
   std::vector<ListenerEndpoint> advertised_listeners = {{"PLAINTEXT", "", 9092}};
-  int32_t num_network_threads = 3;             // >= 1: threads owning connections
-  int32_t num_io_threads = 8;                  // >= 1: request handler threads
-  int32_t queued_max_requests = 500;           // >= 1: requests queued for the handlers
+  int32_t num_network_threads = 3;               // >= 1: threads owning connections
+  int32_t num_io_threads = 8;                    // >= 1: request handler threads
+  int32_t queued_max_requests = 500;             // >= 1: requests queued for the handlers
   int32_t socket_request_max_bytes = 104857600;  // >= 1: largest request frame
   int32_t socket_send_buffer_bytes = 102400;     // SO_SNDBUF; -1: the OS default
   int32_t socket_receive_buffer_bytes = 102400;  // SO_RCVBUF; -1: the OS default
