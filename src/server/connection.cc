@@ -96,7 +96,8 @@ void Connection::Close() {
   idle_timer_.cancel();
   pending_.clear();
   frame_ = {};
-  response_ = {};  // lets go of the files of a response cut short
+  // response_ stays until the connection is destroyed: a cancelled write may still name its
+  // buffers until its handler has run.
   processor_->Remove(id_);
   state_->handler->OnConnectionClosed(id_);
   state_->ConnectionClosed();
@@ -348,7 +349,8 @@ void Connection::OnWriteError(const asio::error_code& ec, const char* what) {
 // ---- Idleness ----
 
 void Connection::ArmIdleTimer(std::chrono::milliseconds after) {
-  idle_timer_.expires_after(after);
+  // A day at most: the steady clock's time points must not overflow; the timer re-arms.
+  idle_timer_.expires_after(std::min(after, std::chrono::milliseconds(86400000)));
   idle_timer_.async_wait(
       [self = shared_from_this()](const asio::error_code& ec) { self->OnIdleTimer(ec); });
 }

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <pthread.h>
 
+#include <atomic>
 #include <csignal>
 #include <thread>
 #include "server/asio.h"
@@ -72,6 +73,7 @@ class SocketServer::Impl {
   std::vector<std::thread> io_threads_;
   std::thread accept_thread_;
   size_t next_processor_ = 0;  // acceptor thread only
+  std::atomic<bool> accepting_{true};
   Mutex shutdown_mu_;
   bool shut_down_ GUARDED_BY(shutdown_mu_) = false;
 };
@@ -164,7 +166,11 @@ void SocketServer::Impl::Accept(Listener* listener) {
 
 void SocketServer::Impl::OnAccept(Listener* listener, const asio::error_code& ec,
                                   asio::ip::tcp::socket socket) {
-  if (ec == asio::error::operation_aborted) return;
+  if (ec == asio::error::operation_aborted || !accepting_.load()) {
+    asio::error_code ignored;
+    socket.close(ignored);  // accepted as the server stops: closed at once
+    return;
+  }
   if (ec) {
     state_.Warn(fmt::format("Error occurred while accepting a connection on listener {}: {}",
                             listener->name, ec.message()));
@@ -200,12 +206,18 @@ void SocketServer::Impl::Shutdown() {
   }
   state_.Info("Stopping socket server request processors");
   // 1. No new connections.
+  accepting_.store(false);
   accept_io_.stop();
   if (accept_thread_.joinable()) accept_thread_.join();
   for (auto& l : listeners_) {
     asio::error_code ec;
     l->acceptor.close(ec);
+    l->retry.cancel();
   }
+  // Runs the cancelled accepts' handlers now: their operations hold sockets of the network
+  // threads' io_contexts, which must be destroyed before those are.
+  accept_io_.restart();
+  accept_io_.poll();
   // 2. Every connection finishes its request in progress, writes its response and closes.
   for (auto& p : processors_) p->Drain();
   {
