@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <functional>
 #include <set>
 
@@ -41,15 +42,9 @@ const std::map<std::string, std::string>& DirectSynonyms() {
 // Keys of a Kafka broker's server.properties that are not about log storage.
 bool IsOtherBrokerKey(const std::string& k) {
   static const std::set<std::string> exact = {"process.roles",
-                                              "listeners",
-                                              "advertised.listeners",
-                                              "controller.listener.names",
                                               "controller.quorum.voters",
                                               "controller.quorum.bootstrap.servers",
-                                              "listener.security.protocol.map",
                                               "inter.broker.listener.name",
-                                              "num.network.threads",
-                                              "num.io.threads",
                                               "default.replication.factor",
                                               "min.insync.replicas",
                                               "broker.id",
@@ -87,6 +82,62 @@ std::vector<std::string> SplitDirs(const std::string& v) {
     start = comma + 1;
   }
   return out;
+}
+
+// listeners, advertised.listeners, with listener.security.protocol.map and
+// controller.listener.names.
+void ParseListenerConfigs(const std::map<std::string, std::string>& props, ServerConfig* c,
+                          std::vector<std::string>* errors) {
+  auto get = [&](const char* key) -> const std::string* {
+    auto it = props.find(key);
+    return it == props.end() ? nullptr : &it->second;
+  };
+  std::map<std::string, std::string> protocols = DefaultSecurityProtocolMap();
+  if (const std::string* v = get("listener.security.protocol.map")) {
+    auto m = ParseSecurityProtocolMap("listener.security.protocol.map", *v);
+    if (!m.ok()) {
+      errors->emplace_back(m.status().message());
+      return;
+    }
+    protocols = *m;
+  }
+  std::vector<std::string> controller_names;
+  if (const std::string* v = get("controller.listener.names")) {
+    for (const std::string& name : SplitDirs(*v)) {
+      std::string upper = name;
+      for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      controller_names.push_back(upper);
+      // KRaft maps controller listeners to PLAINTEXT when the map does not name them.
+      protocols.emplace(upper, "PLAINTEXT");
+    }
+  }
+  if (const std::string* v = get("listeners")) {
+    auto l = ParseListeners("listeners", *v, protocols, controller_names);
+    if (!l.ok()) {
+      errors->emplace_back(l.status().message());
+    } else if (l->empty()) {
+      errors->push_back(fmt::format(
+          "Invalid value {} for configuration listeners: no PLAINTEXT listener given", *v));
+    } else {
+      c->listeners = *l;
+    }
+  }
+  c->advertised_listeners = c->listeners;
+  if (const std::string* v = get("advertised.listeners")) {
+    auto l = ParseListeners("advertised.listeners", *v, protocols, controller_names);
+    if (!l.ok()) {
+      errors->emplace_back(l.status().message());
+      return;
+    }
+    for (const ListenerEndpoint& e : *l) {
+      if (e.host == "0.0.0.0") {
+        errors->push_back(
+            "advertised.listeners cannot use the nonroutable meta-address 0.0.0.0. Use a "
+            "routable IP address.");
+      }
+    }
+    if (!l->empty()) c->advertised_listeners = *l;
+  }
 }
 
 }  // namespace
@@ -221,6 +272,52 @@ Result<ServerConfig> ServerConfig::FromProperties(const std::map<std::string, st
        [&](const std::string& v) {
          return ParseConfigInt<int64_t>("log.cleaner.backoff.ms", v, 0, &c.log_cleaner_backoff_ms);
        }},
+      {"num.network.threads",
+       [&](const std::string& v) {
+         return ParseConfigInt<int32_t>("num.network.threads", v, 1, &c.num_network_threads);
+       }},
+      {"num.io.threads",
+       [&](const std::string& v) {
+         return ParseConfigInt<int32_t>("num.io.threads", v, 1, &c.num_io_threads);
+       }},
+      {"queued.max.requests",
+       [&](const std::string& v) {
+         return ParseConfigInt<int32_t>("queued.max.requests", v, 1, &c.queued_max_requests);
+       }},
+      {"socket.request.max.bytes",
+       [&](const std::string& v) {
+         return ParseConfigInt<int32_t>("socket.request.max.bytes", v, 1,
+                                        &c.socket_request_max_bytes);
+       }},
+      {"socket.send.buffer.bytes",
+       [&](const std::string& v) {
+         return ParseConfigInt<int32_t>("socket.send.buffer.bytes", v, INT32_MIN,
+                                        &c.socket_send_buffer_bytes);
+       }},
+      {"socket.receive.buffer.bytes",
+       [&](const std::string& v) {
+         return ParseConfigInt<int32_t>("socket.receive.buffer.bytes", v, INT32_MIN,
+                                        &c.socket_receive_buffer_bytes);
+       }},
+      {"socket.listen.backlog.size",
+       [&](const std::string& v) {
+         return ParseConfigInt<int32_t>("socket.listen.backlog.size", v, 1,
+                                        &c.socket_listen_backlog_size);
+       }},
+      {"max.connections",
+       [&](const std::string& v) {
+         return ParseConfigInt<int32_t>("max.connections", v, 0, &c.max_connections);
+       }},
+      {"connections.max.idle.ms",
+       [&](const std::string& v) {
+         return ParseConfigInt<int64_t>("connections.max.idle.ms", v, INT64_MIN,
+                                        &c.connections_max_idle_ms);
+       }},
+      // Read with `listeners` below, as they depend on each other.
+      {"listeners", [](const std::string&) { return Status::OK(); }},
+      {"advertised.listeners", [](const std::string&) { return Status::OK(); }},
+      {"listener.security.protocol.map", [](const std::string&) { return Status::OK(); }},
+      {"controller.listener.names", [](const std::string&) { return Status::OK(); }},
       {"log.cleaner.io.buffer.load.factor",
        [&](const std::string& v) {
          try {
@@ -256,6 +353,7 @@ Result<ServerConfig> ServerConfig::FromProperties(const std::map<std::string, st
       errors.push_back(fmt::format("Unknown configuration '{}'", k));
     }
   }
+  ParseListenerConfigs(props, &c, &errors);
   if (!errors.empty()) {
     std::string all;
     for (const std::string& e : errors) all += (all.empty() ? "" : "; ") + e;

@@ -4,7 +4,10 @@
 // Kafka's synonyms (12.1: log.retention.ms over .minutes over .hours, log.roll.ms over
 // .hours, ...), and a topic's overrides apply on top (TopicConfig).
 //
-// Keys that configure other parts of a Kafka broker (listeners, quorum, replication ...) are
+// The socket server's settings (listeners, network and I/O threads, socket limits) carry Kafka's
+// names and defaults too (SocketServerConfigs, ServerConfigs); the server layer reads them.
+//
+// Keys that configure other parts of a Kafka broker (quorum, replication, SSL ...) are
 // accepted and listed in `ignored`; any other unknown key is an error naming it.
 //
 // Thread safety: a value type.
@@ -16,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "manager/listener_config.h"
 #include "seglog/log_config.h"
 #include "seglog/result.h"
 
@@ -40,6 +44,21 @@ struct ServerConfig {
   double log_cleaner_io_buffer_load_factor = 0.9;
   double log_cleaner_io_max_bytes_per_second = 1.7976931348623157e308;
   int64_t log_cleaner_backoff_ms = 15000;
+
+  // The socket server (src/server). `listeners`: where to accept connections, PLAINTEXT only;
+  // listeners named in controller.listener.names are left out (there is no KRaft controller).
+  std::vector<ListenerEndpoint> listeners = {{"PLAINTEXT", "", 9092}};
+  // advertised.listeners: what Metadata tells clients; `listeners` when not set.
+  std::vector<ListenerEndpoint> advertised_listeners = {{"PLAINTEXT", "", 9092}};
+  int32_t num_network_threads = 3;               // >= 1: threads owning connections
+  int32_t num_io_threads = 8;                    // >= 1: request handler threads
+  int32_t queued_max_requests = 500;             // >= 1: requests queued for the handlers
+  int32_t socket_request_max_bytes = 104857600;  // >= 1: largest request frame
+  int32_t socket_send_buffer_bytes = 102400;     // SO_SNDBUF; -1: the OS default
+  int32_t socket_receive_buffer_bytes = 102400;  // SO_RCVBUF; -1: the OS default
+  int32_t socket_listen_backlog_size = 50;       // >= 1
+  int32_t max_connections = INT32_MAX;           // >= 0: open connections at any time
+  int64_t connections_max_idle_ms = 600000;      // a connection idle this long is closed
 
   // Topic config names -> the broker's default for them (after the synonym rules).
   std::map<std::string, std::string> topic_defaults;

@@ -66,9 +66,10 @@ TEST(ServerConfigTest, BadValuesAndUnknownKeysAreRefusedInKafkasWords) {
   // A Kafka broker's other settings are accepted and listed as unused.
   auto k = ServerConfig::FromProperties({{"process.roles", "broker,controller"},
                                          {"listeners", "PLAINTEXT://:9092"},
+                                         {"ssl.keystore.location", "/x"},
                                          {"socket.send.buffer.bytes", "102400"}});
   ASSERT_TRUE(k.ok());
-  EXPECT_EQ(k->ignored.size(), 3u);
+  EXPECT_EQ(k->ignored, (std::vector<std::string>{"process.roles", "ssl.keystore.location"}));
   // Cross-field rules apply to the defaults too.
   auto lag = ServerConfig::FromProperties(
       {{"log.cleaner.min.compaction.lag.ms", "10"}, {"log.cleaner.max.compaction.lag.ms", "5"}});
@@ -80,6 +81,66 @@ TEST(ServerConfigTest, BadValuesAndUnknownKeysAreRefusedInKafkasWords) {
               HasSubstr("Invalid value 102400 for configuration segment.bytes"));
   EXPECT_THAT(ok->TopicConfig({{"retention.mss", "1"}}).status().message(),
               HasSubstr("retention.mss"));
+}
+
+TEST(ServerConfigTest, SocketServerSettingsHaveKafkasNamesAndDefaults) {
+  auto d = ServerConfig::FromProperties({});
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->listeners, (std::vector<ListenerEndpoint>{{"PLAINTEXT", "", 9092}}));
+  EXPECT_EQ(d->advertised_listeners, d->listeners);
+  EXPECT_EQ(d->num_network_threads, 3);
+  EXPECT_EQ(d->num_io_threads, 8);
+  EXPECT_EQ(d->queued_max_requests, 500);
+  EXPECT_EQ(d->socket_request_max_bytes, 104857600);
+  EXPECT_EQ(d->socket_send_buffer_bytes, 102400);
+  EXPECT_EQ(d->socket_receive_buffer_bytes, 102400);
+  EXPECT_EQ(d->socket_listen_backlog_size, 50);
+  EXPECT_EQ(d->max_connections, INT32_MAX);
+  EXPECT_EQ(d->connections_max_idle_ms, 600000);
+
+  // Kafka's own KRaft server.properties: the controller listener is left out.
+  auto kraft = ServerConfig::FromProperties(
+      {{"listeners", "PLAINTEXT://:9092,CONTROLLER://:9093"},
+       {"advertised.listeners", "PLAINTEXT://localhost:9092,CONTROLLER://localhost:9093"},
+       {"controller.listener.names", "CONTROLLER"},
+       {"listener.security.protocol.map",
+        "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT"},
+       {"num.network.threads", "2"},
+       {"num.io.threads", "4"},
+       {"socket.send.buffer.bytes", "-1"},
+       {"socket.request.max.bytes", "1048576"},
+       {"connections.max.idle.ms", "1000"},
+       {"max.connections", "10"},
+       {"queued.max.requests", "16"}});
+  ASSERT_TRUE(kraft.ok()) << kraft.status().ToString();
+  EXPECT_EQ(kraft->listeners, (std::vector<ListenerEndpoint>{{"PLAINTEXT", "", 9092}}));
+  EXPECT_EQ(kraft->advertised_listeners,
+            (std::vector<ListenerEndpoint>{{"PLAINTEXT", "localhost", 9092}}));
+  EXPECT_EQ(kraft->num_network_threads, 2);
+  EXPECT_EQ(kraft->num_io_threads, 4);
+  EXPECT_EQ(kraft->socket_send_buffer_bytes, -1);
+  EXPECT_EQ(kraft->socket_request_max_bytes, 1048576);
+  EXPECT_EQ(kraft->connections_max_idle_ms, 1000);
+  EXPECT_EQ(kraft->max_connections, 10);
+  EXPECT_EQ(kraft->queued_max_requests, 16);
+  EXPECT_TRUE(kraft->ignored.empty());
+
+  auto bad = ServerConfig::FromProperties({{"listeners", "SSL://:9093"},
+                                           {"num.io.threads", "0"},
+                                           {"socket.request.max.bytes", "0"},
+                                           {"queued.max.requests", "0"}});
+  ASSERT_FALSE(bad.ok());
+  const std::string m(bad.status().message());
+  EXPECT_THAT(m, HasSubstr("listener SSL uses security protocol SSL; seglog supports only "
+                           "PLAINTEXT"));
+  EXPECT_THAT(m, HasSubstr("Invalid value 0 for configuration num.io.threads: Value must be at "
+                           "least 1"));
+  EXPECT_THAT(m, HasSubstr("configuration socket.request.max.bytes: Value must be at least 1"));
+  EXPECT_THAT(m, HasSubstr("configuration queued.max.requests: Value must be at least 1"));
+  EXPECT_THAT(ServerConfig::FromProperties({{"advertised.listeners", "PLAINTEXT://0.0.0.0:9092"}})
+                  .status()
+                  .message(),
+              HasSubstr("nonroutable meta-address 0.0.0.0"));
 }
 
 }  // namespace

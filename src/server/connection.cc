@@ -1,0 +1,378 @@
+// Connection; see connection.h.
+#include "server/connection.h"
+
+#include <fmt/format.h>
+#include <sys/sendfile.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "base/coding.h"
+#include "io/file.h"
+#include "server/processor.h"
+
+namespace seglog {
+
+namespace {
+
+// Read-ahead: complete frames kept behind the request in progress. Past either bound the
+// connection stops reading until the handlers catch up (the socket's buffers then fill and the
+// client's writes block: backpressure).
+constexpr size_t kMaxReadAheadRequests = 64;
+constexpr size_t kMaxReadAheadBytes = 1 << 20;
+// A new frame's buffer starts at most this big and grows only as bytes arrive, so a size
+// prefix that claims 100 MB costs nothing until the bytes come.
+constexpr size_t kInitialFrameReserve = 64 * 1024;
+// sendfile(2) bytes per turn of the network thread before it lets other connections run.
+constexpr int64_t kSendFileTurnBytes = 4 << 20;
+
+std::string EndpointString(const asio::ip::tcp::endpoint& e) {
+  const std::string host = e.address().to_string();
+  return e.address().is_v6() ? fmt::format("[{}]:{}", host, e.port())
+                             : fmt::format("{}:{}", host, e.port());
+}
+
+int64_t WallClockMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+Connection::Connection(Processor* processor, ServerState* state, asio::ip::tcp::socket socket,
+                       uint64_t id, std::string listener)
+    : processor_(processor),
+      state_(state),
+      socket_(std::move(socket)),
+      idle_timer_(socket_.get_executor()),
+      id_(id),
+      listener_(std::move(listener)) {
+  asio::error_code ec;
+  const asio::ip::tcp::endpoint remote = socket_.remote_endpoint(ec);
+  const asio::ip::tcp::endpoint local = socket_.local_endpoint(ec);
+  client_address_ = EndpointString(remote);
+  client_host_ = remote.address().to_string();
+  channel_id_ = fmt::format("{}-{}-{}", EndpointString(local), client_address_, id_);
+}
+
+void Connection::Start() {
+  asio::error_code ec;
+  // sendfile(2) is called on the descriptor directly and must not block the network thread.
+  socket_.non_blocking(true, ec);
+  socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+  socket_.set_option(asio::socket_base::keep_alive(true), ec);
+  if (state_->options.socket_send_buffer_bytes != -1) {
+    socket_.set_option(
+        asio::socket_base::send_buffer_size(state_->options.socket_send_buffer_bytes), ec);
+  }
+  if (state_->options.socket_receive_buffer_bytes != -1) {
+    socket_.set_option(
+        asio::socket_base::receive_buffer_size(state_->options.socket_receive_buffer_bytes), ec);
+  }
+  Touch();
+  if (state_->options.connections_max_idle_ms >= 0) {
+    ArmIdleTimer(std::chrono::milliseconds(state_->options.connections_max_idle_ms));
+  }
+  ReadMore();
+}
+
+void Connection::Drain() {
+  if (closed_) return;
+  draining_ = true;
+  pending_.clear();
+  pending_bytes_ = 0;
+  if (!in_progress_) Close();
+}
+
+void Connection::Close() {
+  if (closed_) return;
+  auto self = shared_from_this();  // Remove() below may drop the processor's reference
+  closed_ = true;
+  asio::error_code ec;
+  socket_.shutdown(asio::socket_base::shutdown_both, ec);
+  socket_.close(ec);
+  idle_timer_.cancel();
+  pending_.clear();
+  frame_ = {};
+  // response_ stays until the connection is destroyed: a cancelled write may still name its
+  // buffers until its handler has run.
+  processor_->Remove(id_);
+  state_->handler->OnConnectionClosed(id_);
+  state_->ConnectionClosed();
+}
+
+// ---- Reading ----
+
+bool Connection::ReadAheadFull() const {
+  return pending_.size() >= kMaxReadAheadRequests || pending_bytes_ >= kMaxReadAheadBytes;
+}
+
+void Connection::ReadMore() {
+  if (closed_ || draining_ || read_pending_ || ReadAheadFull()) return;
+  read_pending_ = true;
+  socket_.async_read_some(
+      asio::buffer(read_buffer_),
+      [self = shared_from_this()](const asio::error_code& ec, size_t n) { self->OnRead(ec, n); });
+}
+
+void Connection::OnRead(const asio::error_code& ec, size_t n) {
+  read_pending_ = false;
+  if (closed_) return;
+  if (ec) {
+    if (ec != asio::error::operation_aborted) {
+      state_->Debug(fmt::format("Connection with /{} (channelId={}) disconnected: {}", client_host_,
+                                channel_id_, ec.message()));
+    }
+    Close();
+    return;
+  }
+  Touch();
+  if (draining_) return;  // shutting down: no new requests
+  if (!Consume(read_buffer_.data(), n)) return;
+  MaybeDispatch();
+  ReadMore();
+}
+
+bool Connection::Consume(const uint8_t* data, size_t n) {
+  size_t at = 0;
+  while (at < n) {
+    if (size_have_ < 4) {
+      const size_t take = std::min(4 - size_have_, n - at);
+      std::memcpy(size_bytes_.data() + size_have_, data + at, take);
+      size_have_ += take;
+      at += take;
+      if (size_have_ < 4) break;
+      frame_size_ = LoadBEInt32(size_bytes_.data());
+      const int32_t max = state_->options.socket_request_max_bytes;
+      if (frame_size_ < 0 || frame_size_ > max) {
+        // Kafka's NetworkReceive refuses the size; its Selector logs and closes the channel.
+        const std::string why =
+            frame_size_ < 0
+                ? fmt::format("Invalid receive (size = {})", frame_size_)
+                : fmt::format("Invalid receive (size = {} larger than {})", frame_size_, max);
+        state_->Warn(
+            fmt::format("Unexpected error from /{} (channelId={}); closing connection: "
+                        "org.apache.kafka.common.network.InvalidReceiveException: {}",
+                        client_host_, channel_id_, why));
+        Close();
+        return false;
+      }
+      frame_.clear();
+      frame_.reserve(std::min(static_cast<size_t>(frame_size_), kInitialFrameReserve));
+    } else {
+      const size_t take = std::min(static_cast<size_t>(frame_size_) - frame_.size(), n - at);
+      frame_.insert(frame_.end(), data + at, data + at + take);
+      at += take;
+    }
+    if (size_have_ == 4 && frame_.size() == static_cast<size_t>(frame_size_)) {
+      pending_bytes_ += frame_.size();
+      pending_.push_back(Frame{std::move(frame_), WallClockMs()});
+      frame_ = {};
+      size_have_ = 0;
+    }
+  }
+  return true;
+}
+
+// ---- Requests ----
+
+void Connection::MaybeDispatch() {
+  if (closed_ || draining_ || in_progress_ || pending_.empty()) return;
+  Frame frame = std::move(pending_.front());
+  pending_.pop_front();
+  pending_bytes_ -= frame.bytes.size();
+  in_progress_ = true;
+  RequestContext context{id_, client_address_, listener_, frame.received_ms};
+  std::weak_ptr<Connection> weak = weak_from_this();
+  Responder responder([mailbox = processor_->mailbox(), weak](Response response) {
+    mailbox->Post([weak, response = std::move(response)]() mutable {
+      if (auto c = weak.lock()) c->OnAnswer(std::move(response));
+    });
+  });
+  state_->queue.Push(
+      QueuedRequest{std::move(context), std::move(frame.bytes), std::move(responder)});
+}
+
+void Connection::OnAnswer(Response response) {
+  if (closed_) return;
+  // Invariant: one answer per request handed over (Responder enforces it).
+  if (!in_progress_ || writing_) {
+    state_->Warn(fmt::format("An answer arrived for connection {} with no request in progress",
+                             channel_id_));
+    return;
+  }
+  switch (response.action) {
+    case Response::Action::kNoResponse:
+      RequestDone();
+      return;
+    case Response::Action::kCloseConnection:
+      state_->Debug(fmt::format("Closing connection {} as its request handler asked", channel_id_));
+      Close();
+      return;
+    case Response::Action::kAbandoned:
+      if (!draining_) {
+        state_->Warn(
+            fmt::format("A request from /{} (channelId={}) was dropped without an answer; closing "
+                        "connection",
+                        client_host_, channel_id_));
+      }
+      Close();
+      return;
+    case Response::Action::kSend:
+      break;
+  }
+  if (response.buffer.size() > INT32_MAX) {
+    state_->Warn(
+        fmt::format("A response of {} bytes for /{} (channelId={}) does not fit a frame; "
+                    "closing connection",
+                    response.buffer.size(), client_host_, channel_id_));
+    Close();
+    return;
+  }
+  response_ = std::move(response);
+  StoreBE32(response_size_.data(), static_cast<uint32_t>(response_.buffer.size()));
+  next_chunk_ = 0;
+  file_sent_ = 0;
+  size_sent_ = false;
+  writing_ = true;
+  WriteNext();
+}
+
+void Connection::RequestDone() {
+  in_progress_ = false;
+  writing_ = false;
+  response_ = {};
+  Touch();
+  if (draining_) {
+    Close();
+    return;
+  }
+  MaybeDispatch();
+  ReadMore();
+}
+
+// ---- Writing ----
+
+void Connection::WriteNext() {
+  if (closed_) return;
+  const auto& chunks = response_.buffer.chunks();
+  gather_.clear();
+  if (!size_sent_) gather_.push_back(asio::buffer(response_size_));
+  size_t end = next_chunk_;
+  while (end < chunks.size()) {
+    const auto* bytes = std::get_if<std::vector<uint8_t>>(&chunks[end]);
+    if (bytes == nullptr) break;
+    gather_.push_back(asio::buffer(*bytes));
+    ++end;
+  }
+  if (!gather_.empty()) {
+    asio::async_write(socket_, gather_,
+                      [self = shared_from_this(), end](const asio::error_code& ec, size_t) {
+                        if (self->closed_) return;
+                        if (ec) {
+                          self->OnWriteError(ec, "write");
+                          return;
+                        }
+                        self->Touch();
+                        self->size_sent_ = true;
+                        self->next_chunk_ = end;
+                        self->WriteNext();
+                      });
+    return;
+  }
+  if (next_chunk_ < chunks.size()) {
+    SendFile();
+    return;
+  }
+  RequestDone();
+}
+
+void Connection::SendFile() {
+  if (closed_) return;
+  const FileRegion& region = std::get<FileRegion>(response_.buffer.chunks()[next_chunk_]);
+  int64_t this_turn = 0;
+  while (file_sent_ < region.length) {
+    if (this_turn >= kSendFileTurnBytes) {
+      asio::post(socket_.get_executor(), [self = shared_from_this()] { self->SendFile(); });
+      return;
+    }
+    off_t offset = static_cast<off_t>(region.position + file_sent_);
+    const size_t want = static_cast<size_t>(std::min<int64_t>(region.length - file_sent_, 1 << 30));
+    const ssize_t n = ::sendfile(socket_.native_handle(), region.file->fd(), &offset, want);
+    if (n > 0) {
+      file_sent_ += n;
+      this_turn += n;
+      Touch();
+      continue;
+    }
+    if (n == 0) {
+      // The file is shorter than the region (truncated meanwhile): the frame cannot be
+      // completed, so the client must not wait for the rest of it.
+      state_->Warn(fmt::format(
+          "Size of {} has been truncated during write: {} bytes of the region at {} missing; "
+          "closing connection {}",
+          region.file->path(), region.length - file_sent_, region.position, channel_id_));
+      Close();
+      return;
+    }
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      socket_.async_wait(asio::socket_base::wait_write,
+                         [self = shared_from_this()](const asio::error_code& ec) {
+                           if (self->closed_) return;
+                           if (ec) {
+                             self->OnWriteError(ec, "sendfile");
+                             return;
+                           }
+                           self->SendFile();
+                         });
+      return;
+    }
+    OnWriteError(asio::error_code(errno, asio::system_category()), "sendfile");
+    return;
+  }
+  ++next_chunk_;
+  file_sent_ = 0;
+  WriteNext();
+}
+
+void Connection::OnWriteError(const asio::error_code& ec, const char* what) {
+  if (ec != asio::error::operation_aborted) {
+    state_->Debug(fmt::format("Connection with /{} (channelId={}) disconnected during {}: {}",
+                              client_host_, channel_id_, what, ec.message()));
+  }
+  Close();
+}
+
+// ---- Idleness ----
+
+void Connection::ArmIdleTimer(std::chrono::milliseconds after) {
+  // A day at most: the steady clock's time points must not overflow; the timer re-arms.
+  idle_timer_.expires_after(std::min(after, std::chrono::milliseconds(86400000)));
+  idle_timer_.async_wait(
+      [self = shared_from_this()](const asio::error_code& ec) { self->OnIdleTimer(ec); });
+}
+
+void Connection::OnIdleTimer(const asio::error_code& ec) {
+  if (ec || closed_) return;
+  const auto idle = std::chrono::milliseconds(state_->options.connections_max_idle_ms);
+  if (in_progress_) {
+    ArmIdleTimer(idle);  // a request in progress is not idleness
+    return;
+  }
+  const auto elapsed = std::chrono::steady_clock::now() - last_activity_;
+  if (elapsed >= idle) {
+    state_->Debug(fmt::format(
+        "About to close the idle connection from {} due to being idle for "
+        "{} millis",
+        channel_id_, std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count()));
+    Close();
+    return;
+  }
+  ArmIdleTimer(std::chrono::duration_cast<std::chrono::milliseconds>(idle - elapsed) +
+               std::chrono::milliseconds(1));
+}
+
+}  // namespace seglog

@@ -1,0 +1,110 @@
+// Connection: one client connection on its network thread (Kafka's KafkaChannel with its
+// Selector's bookkeeping). It reads request frames (size, then bytes) ahead into a bounded
+// line, hands them to the RequestQueue one at a time, writes each answer (bytes with
+// gathered async writes, FileRegions with sendfile(2) on the non-blocking socket), and only
+// then hands over the next request. It closes on a bad frame size, an I/O error, the client's
+// disconnect, idleness (connections.max.idle.ms), a handler's "close connection", or shutdown.
+//
+// Lifecycle: created by its Processor, which holds it in its map until it closes; every
+// pending asio operation holds a shared_ptr to it, so it lives until the last one completes.
+//
+// Thread safety: not thread-safe; every method runs on its processor's network thread.
+// Answers from other threads arrive through the processor's Mailbox.
+#ifndef SEGLOG_SERVER_CONNECTION_H_
+#define SEGLOG_SERVER_CONNECTION_H_
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+#include "server/asio.h"
+
+#include "server/server_state.h"
+
+namespace seglog {
+
+class Processor;
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(Processor* processor, ServerState* state, asio::ip::tcp::socket socket, uint64_t id,
+             std::string listener);
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  // Starts reading and the idle timer.
+  void Start();
+  // Shutdown: reads no more requests; closes once the request in progress (if any) is
+  // answered and written.
+  void Drain();
+  // Closes now; pending operations end with operation_aborted. Idempotent.
+  void Close();
+  // The answer to the request in progress (posted here from the answering thread).
+  void OnAnswer(Response response);
+
+  uint64_t id() const { return id_; }
+
+ private:
+  struct Frame {
+    std::vector<uint8_t> bytes;
+    int64_t received_ms;
+  };
+
+  void ReadMore();
+  void OnRead(const asio::error_code& ec, size_t n);
+  // Splits bytes read into frames; false (connection closed) on a bad size.
+  bool Consume(const uint8_t* data, size_t n);
+  bool ReadAheadFull() const;
+  void MaybeDispatch();
+  void RequestDone();
+
+  // Writing one response: chunks_[next_chunk_...] of response_.
+  void WriteNext();
+  void SendFile();
+  void OnWriteError(const asio::error_code& ec, const char* what);
+
+  void ArmIdleTimer(std::chrono::milliseconds after);
+  void OnIdleTimer(const asio::error_code& ec);
+  void Touch() { last_activity_ = std::chrono::steady_clock::now(); }
+
+  Processor* const processor_;
+  ServerState* const state_;
+  asio::ip::tcp::socket socket_;
+  asio::steady_timer idle_timer_;
+  const uint64_t id_;
+  const std::string listener_;
+  std::string client_address_;  // "ip:port"
+  std::string client_host_;     // "ip", as Kafka prints it after a '/'
+  std::string channel_id_;      // Kafka's "local-remote-id"
+
+  // Reading.
+  std::array<uint8_t, 64 * 1024> read_buffer_;
+  bool read_pending_ = false;  // an async read is outstanding
+  std::array<uint8_t, 4> size_bytes_{};
+  size_t size_have_ = 0;  // bytes of the size prefix read so far
+  int32_t frame_size_ = 0;
+  std::vector<uint8_t> frame_;  // grows as bytes arrive, never ahead of them
+  std::deque<Frame> pending_;   // complete frames behind the one in progress
+  size_t pending_bytes_ = 0;
+
+  // The request in progress: handed to a handler, or its response being written.
+  bool in_progress_ = false;
+  bool writing_ = false;
+  Response response_;
+  size_t next_chunk_ = 0;
+  int64_t file_sent_ = 0;   // of the FileRegion chunk being sent
+  bool size_sent_ = false;  // the 4-byte size prefix is written
+  std::array<uint8_t, 4> response_size_{};
+  std::vector<asio::const_buffer> gather_;  // the write in flight
+
+  std::chrono::steady_clock::time_point last_activity_;
+  bool draining_ = false;
+  bool closed_ = false;
+};
+
+}  // namespace seglog
+
+#endif  // SEGLOG_SERVER_CONNECTION_H_

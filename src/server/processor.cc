@@ -1,0 +1,64 @@
+// Processor; see processor.h.
+#include "server/processor.h"
+
+#include <pthread.h>
+
+#include <string>
+#include <vector>
+
+#include "server/connection.h"
+
+namespace seglog {
+
+Processor::Processor(int id, ServerState* state)
+    : id_(id),
+      state_(state),
+      work_(asio::make_work_guard(io_)),
+      mailbox_(std::make_shared<Mailbox>(&io_)) {}
+
+Processor::~Processor() {
+  mailbox_->Close();
+  if (thread_.joinable()) Stop();
+}
+
+void Processor::Start() {
+  thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), ("seglog-net-" + std::to_string(id_)).substr(0, 15).c_str());
+    io_.run();
+  });
+}
+
+void Processor::Adopt(asio::ip::tcp::socket socket, std::string listener) {
+  asio::post(io_, [this, socket = std::move(socket), listener = std::move(listener)]() mutable {
+    const uint64_t id = state_->next_connection_id.fetch_add(1, std::memory_order_relaxed);
+    auto c = std::make_shared<Connection>(this, state_, std::move(socket), id, std::move(listener));
+    connections_.emplace(id, c);
+    c->Start();
+    if (draining_) c->Drain();
+  });
+}
+
+void Processor::Remove(uint64_t connection_id) { connections_.erase(connection_id); }
+
+void Processor::Drain() {
+  asio::post(io_, [this] {
+    draining_ = true;
+    std::vector<std::shared_ptr<Connection>> all;
+    for (auto& [id, c] : connections_) all.push_back(c);
+    for (auto& c : all) c->Drain();  // may Remove() from connections_
+  });
+}
+
+void Processor::Stop() {
+  // Answers from now on go nowhere; then close what is left and let run() end.
+  mailbox_->Close();
+  asio::post(io_, [this] {
+    std::vector<std::shared_ptr<Connection>> all;
+    for (auto& [id, c] : connections_) all.push_back(c);
+    for (auto& c : all) c->Close();
+    work_.reset();
+  });
+  if (thread_.joinable()) thread_.join();
+}
+
+}  // namespace seglog

@@ -1,0 +1,86 @@
+// Internal to the socket server: what every network thread and connection shares (the
+// options, the handler, the request queue, the log, the connection count), and the Mailbox
+// through which answers from any thread reach a network thread.
+//
+// Thread safety: ServerState is thread-safe (immutable fields, atomics, and `mu`). A Mailbox
+// is thread-safe.
+#ifndef SEGLOG_SERVER_SERVER_STATE_H_
+#define SEGLOG_SERVER_SERVER_STATE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include "server/asio.h"
+
+#include "base/mutex.h"
+#include "server/request_queue.h"
+#include "server/socket_server.h"
+
+namespace seglog {
+
+class Connection;
+
+struct ServerState {
+  ServerState(SocketServerOptions o, RequestHandler* h)
+      : options(std::move(o)),
+        handler(h),
+        queue(options.queued_max_requests),
+        log_prefix("[SocketServer listenerType=BROKER, nodeId=" + std::to_string(options.node_id) +
+                   "] ") {}
+
+  void Info(const std::string& line) const {
+    if (options.logger) options.logger(log_prefix + line);
+  }
+  void Warn(const std::string& line) const {
+    if (options.logger) options.logger("WARN " + log_prefix + line);
+  }
+  void Debug(const std::string& line) const {
+    if (options.logger && options.log_debug) options.logger("DEBUG " + log_prefix + line);
+  }
+
+  // A connection was closed: counts it and wakes a Shutdown waiting for the last one.
+  void ConnectionClosed() EXCLUDES(mu) {
+    MutexLock lock(&mu);
+    open_connections.fetch_sub(1, std::memory_order_relaxed);
+    all_closed.SignalAll();
+  }
+
+  const SocketServerOptions options;
+  RequestHandler* const handler;
+  RequestQueue queue;
+  const std::string log_prefix;
+  std::atomic<uint64_t> next_connection_id{1};
+  std::atomic<int64_t> accepted{0};
+  std::atomic<int64_t> rejected{0};
+  // Changed under `mu` when decremented (so Shutdown's wait sees it); read anywhere.
+  std::atomic<int64_t> open_connections{0};
+  Mutex mu;
+  CondVar all_closed{&mu};
+};
+
+// Posts work to one network thread's io_context for as long as the thread exists; after
+// Close(), posts are dropped (an answer that arrives after the server shut down goes nowhere).
+class Mailbox {
+ public:
+  explicit Mailbox(asio::io_context* io) : io_(io) {}
+
+  // Runs `fn` on the network thread, unless closed. `fn` may be move-only.
+  template <typename Fn>
+  void Post(Fn&& fn) EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
+    if (io_ != nullptr) asio::post(*io_, std::forward<Fn>(fn));
+  }
+  void Close() EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
+    io_ = nullptr;
+  }
+
+ private:
+  Mutex mu_;
+  asio::io_context* io_ GUARDED_BY(mu_);
+};
+
+}  // namespace seglog
+
+#endif  // SEGLOG_SERVER_SERVER_STATE_H_

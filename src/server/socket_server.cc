@@ -1,0 +1,305 @@
+// SocketServer; see socket_server.h.
+#include "server/socket_server.h"
+
+#include <fmt/format.h>
+#include <pthread.h>
+
+#include <atomic>
+#include <csignal>
+#include <thread>
+#include "server/asio.h"
+
+#include "manager/server_config.h"
+#include "server/processor.h"
+#include "server/server_state.h"
+
+namespace seglog {
+
+SocketServerOptions SocketServerOptions::FromServerConfig(const ServerConfig& config) {
+  SocketServerOptions o;
+  o.listeners = config.listeners;
+  o.node_id = config.node_id;
+  o.num_network_threads = config.num_network_threads;
+  o.num_io_threads = config.num_io_threads;
+  o.queued_max_requests = config.queued_max_requests;
+  o.socket_request_max_bytes = config.socket_request_max_bytes;
+  o.socket_send_buffer_bytes = config.socket_send_buffer_bytes;
+  o.socket_receive_buffer_bytes = config.socket_receive_buffer_bytes;
+  o.socket_listen_backlog_size = config.socket_listen_backlog_size;
+  o.max_connections = config.max_connections;
+  o.connections_max_idle_ms = config.connections_max_idle_ms;
+  return o;
+}
+
+class SocketServer::Impl {
+ public:
+  Impl(SocketServerOptions options, RequestHandler* handler)
+      : state_(std::move(options), handler) {}
+  ~Impl() { Shutdown(); }
+
+  Status Bind();
+  void StartThreads();
+  void Shutdown() EXCLUDES(shutdown_mu_);
+
+  int port(std::string_view name) const {
+    for (const auto& l : listeners_) {
+      if (name.empty() || l->name == name) return l->port;
+    }
+    return -1;
+  }
+  Stats stats() const {
+    return Stats{state_.open_connections.load(), state_.accepted.load(), state_.rejected.load(),
+                 state_.queue.queued(), state_.queue.waiting()};
+  }
+
+ private:
+  struct Listener {
+    Listener(asio::io_context& io, std::string n) : name(std::move(n)), acceptor(io), retry(io) {}
+    std::string name;
+    asio::ip::tcp::acceptor acceptor;
+    asio::steady_timer retry;  // after an accept error (e.g. out of descriptors)
+    int port = -1;
+  };
+
+  Status BindOne(const ListenerEndpoint& endpoint);
+  // Acceptor thread only.
+  void Accept(Listener* listener);
+  void OnAccept(Listener* listener, const asio::error_code& ec, asio::ip::tcp::socket socket);
+
+  ServerState state_;
+  asio::io_context accept_io_{1};
+  std::vector<std::unique_ptr<Listener>> listeners_;
+  std::vector<std::unique_ptr<Processor>> processors_;
+  std::vector<std::thread> io_threads_;
+  std::thread accept_thread_;
+  size_t next_processor_ = 0;  // acceptor thread only
+  std::atomic<bool> accepting_{true};
+  Mutex shutdown_mu_;
+  bool shut_down_ GUARDED_BY(shutdown_mu_) = false;
+};
+
+Status SocketServer::Impl::Bind() {
+  for (const ListenerEndpoint& e : state_.options.listeners) SEGLOG_RETURN_IF_ERROR(BindOne(e));
+  return Status::OK();
+}
+
+Status SocketServer::Impl::BindOne(const ListenerEndpoint& endpoint) {
+  auto fail = [&](const asio::error_code& ec) {
+    return Status::IOError(fmt::format("Socket server failed to bind to {}:{}: {}.", endpoint.host,
+                                       endpoint.port, ec.message()));
+  };
+  asio::error_code ec;
+  asio::ip::tcp::endpoint bind_to;
+  if (endpoint.host.empty()) {
+    // Kafka binds the wildcard address: IPv6 and IPv4 at once where the host has IPv6.
+    bind_to = asio::ip::tcp::endpoint(asio::ip::tcp::v6(), static_cast<uint16_t>(endpoint.port));
+  } else {
+    asio::ip::address address = asio::ip::make_address(endpoint.host, ec);
+    if (ec) {
+      asio::ip::tcp::resolver resolver(accept_io_);
+      auto results = resolver.resolve(endpoint.host, std::to_string(endpoint.port), ec);
+      if (ec || results.empty()) return fail(ec);
+      address = results.begin()->endpoint().address();
+    }
+    bind_to = asio::ip::tcp::endpoint(address, static_cast<uint16_t>(endpoint.port));
+  }
+  auto listener = std::make_unique<Listener>(accept_io_, endpoint.name);
+  asio::ip::tcp::acceptor& a = listener->acceptor;
+  a.open(bind_to.protocol(), ec);
+  if (ec && endpoint.host.empty()) {  // no IPv6 here
+    bind_to = asio::ip::tcp::endpoint(asio::ip::tcp::v4(), static_cast<uint16_t>(endpoint.port));
+    a.open(bind_to.protocol(), ec);
+  }
+  if (ec) return fail(ec);
+  if (bind_to.protocol() == asio::ip::tcp::v6() && endpoint.host.empty()) {
+    a.set_option(asio::ip::v6_only(false), ec);
+  }
+  a.set_option(asio::socket_base::reuse_address(true), ec);
+  if (state_.options.socket_receive_buffer_bytes != -1) {
+    a.set_option(asio::socket_base::receive_buffer_size(state_.options.socket_receive_buffer_bytes),
+                 ec);
+  }
+  a.bind(bind_to, ec);
+  if (ec) return fail(ec);
+  a.listen(state_.options.socket_listen_backlog_size, ec);
+  if (ec) return fail(ec);
+  const asio::ip::tcp::endpoint bound = a.local_endpoint(ec);
+  if (ec) return fail(ec);
+  listener->port = bound.port();
+  state_.Info(fmt::format("Awaiting socket connections on {}:{}.",
+                          endpoint.host.empty() ? "0.0.0.0" : endpoint.host, listener->port));
+  listeners_.push_back(std::move(listener));
+  return Status::OK();
+}
+
+void SocketServer::Impl::StartThreads() {
+  // sendfile(2) to a socket the client closed raises SIGPIPE, which would end the process;
+  // the JVM ignores it for Kafka, and so does a seglog server.
+  std::signal(SIGPIPE, SIG_IGN);
+  for (int i = 0; i < state_.options.num_network_threads; ++i) {
+    processors_.push_back(std::make_unique<Processor>(i, &state_));
+    processors_.back()->Start();
+  }
+  for (int i = 0; i < state_.options.num_io_threads; ++i) {
+    io_threads_.emplace_back([this, i] {
+      pthread_setname_np(pthread_self(), ("seglog-io-" + std::to_string(i)).substr(0, 15).c_str());
+      // Kafka's KafkaRequestHandler: take a request, hand it to the broker, repeat.
+      while (std::optional<QueuedRequest> r = state_.queue.Pop()) {
+        state_.handler->Handle(r->context, std::move(r->frame), std::move(r->responder));
+      }
+    });
+  }
+  for (auto& l : listeners_) Accept(l.get());
+  accept_thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "seglog-accept");
+    accept_io_.run();
+  });
+}
+
+void SocketServer::Impl::Accept(Listener* listener) {
+  Processor* p = processors_[next_processor_].get();
+  listener->acceptor.async_accept(
+      p->io_context(), [this, listener](const asio::error_code& ec, asio::ip::tcp::socket socket) {
+        OnAccept(listener, ec, std::move(socket));
+      });
+}
+
+void SocketServer::Impl::OnAccept(Listener* listener, const asio::error_code& ec,
+                                  asio::ip::tcp::socket socket) {
+  if (ec == asio::error::operation_aborted || !accepting_.load()) {
+    asio::error_code ignored;
+    socket.close(ignored);  // accepted as the server stops: closed at once
+    return;
+  }
+  if (ec) {
+    state_.Warn(fmt::format("Error occurred while accepting a connection on listener {}: {}",
+                            listener->name, ec.message()));
+    listener->retry.expires_after(std::chrono::milliseconds(100));
+    listener->retry.async_wait([this, listener](const asio::error_code& e) {
+      if (!e) Accept(listener);
+    });
+    return;
+  }
+  state_.accepted.fetch_add(1, std::memory_order_relaxed);
+  if (state_.open_connections.load() >= state_.options.max_connections) {
+    state_.rejected.fetch_add(1, std::memory_order_relaxed);
+    asio::error_code ignored;
+    const auto remote = socket.remote_endpoint(ignored);
+    state_.Info(fmt::format(
+        "Rejected connection from /{}, the broker already has the configured maximum of {} "
+        "connections (max.connections).",
+        remote.address().to_string(), state_.options.max_connections));
+    socket.close(ignored);
+  } else {
+    state_.open_connections.fetch_add(1);
+    processors_[next_processor_]->Adopt(std::move(socket), listener->name);
+    next_processor_ = (next_processor_ + 1) % processors_.size();
+  }
+  Accept(listener);
+}
+
+void SocketServer::Impl::Shutdown() {
+  {
+    MutexLock lock(&shutdown_mu_);
+    if (shut_down_) return;
+    shut_down_ = true;
+  }
+  state_.Info("Stopping socket server request processors");
+  // 1. No new connections.
+  accepting_.store(false);
+  accept_io_.stop();
+  if (accept_thread_.joinable()) accept_thread_.join();
+  for (auto& l : listeners_) {
+    asio::error_code ec;
+    l->acceptor.close(ec);
+    l->retry.cancel();
+  }
+  // Runs the cancelled accepts' handlers now: their operations hold sockets of the network
+  // threads' io_contexts, which must be destroyed before those are.
+  accept_io_.restart();
+  accept_io_.poll();
+  // 2. Every connection finishes its request in progress, writes its response and closes.
+  for (auto& p : processors_) p->Drain();
+  {
+    MutexLock lock(&state_.mu);
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::milliseconds(state_.options.shutdown_timeout_ms);
+    while (state_.open_connections.load() > 0) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            deadline - std::chrono::steady_clock::now())
+                            .count();
+      if (left <= 0) break;
+      state_.all_closed.WaitForMs(&state_.mu, left);
+    }
+  }
+  if (state_.open_connections.load() > 0) {
+    state_.Warn(
+        fmt::format("{} connections still had a request in progress after {} ms; closing them",
+                    state_.open_connections.load(), state_.options.shutdown_timeout_ms));
+  }
+  state_.Info("Stopped socket server request processors");
+  // 3. The request handler threads finish the request each is in and end.
+  state_.queue.Close();
+  for (auto& t : io_threads_) t.join();
+  io_threads_.clear();
+  // 4. Close what is left and join the network threads.
+  state_.Info("Shutting down socket server");
+  for (auto& p : processors_) p->Stop();
+  processors_.clear();
+  state_.Info("Shutdown completed");
+}
+
+Result<std::unique_ptr<SocketServer>> SocketServer::Start(SocketServerOptions options,
+                                                          RequestHandler* handler) {
+  std::vector<std::string> errors;
+  auto at_least = [&](const char* name, int64_t v, int64_t min) {
+    if (v < min) {
+      errors.push_back(fmt::format(
+          "Invalid value {} for configuration {}: Value must be at least {}", v, name, min));
+    }
+  };
+  at_least("num.network.threads", options.num_network_threads, 1);
+  at_least("num.io.threads", options.num_io_threads, 1);
+  at_least("queued.max.requests", options.queued_max_requests, 1);
+  at_least("socket.request.max.bytes", options.socket_request_max_bytes, 1);
+  at_least("socket.listen.backlog.size", options.socket_listen_backlog_size, 1);
+  at_least("max.connections", options.max_connections, 0);
+  if (options.listeners.empty()) errors.push_back("No listener given (listeners)");
+  if (handler == nullptr) errors.push_back("No request handler given");
+  if (!errors.empty()) {
+    std::string all;
+    for (const std::string& e : errors) all += (all.empty() ? "" : "; ") + e;
+    return Status::InvalidArgument(all);
+  }
+  auto impl = std::make_unique<Impl>(std::move(options), handler);
+  SEGLOG_RETURN_IF_ERROR(impl->Bind());
+  impl->StartThreads();
+  return std::unique_ptr<SocketServer>(new SocketServer(std::move(impl)));
+}
+
+SocketServer::SocketServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+SocketServer::~SocketServer() { Shutdown(); }
+int SocketServer::port() const { return impl_->port(""); }
+int SocketServer::port(std::string_view listener) const {
+  return listener.empty() ? -1 : impl_->port(listener);
+}
+void SocketServer::Shutdown() { impl_->Shutdown(); }
+SocketServer::Stats SocketServer::stats() const { return impl_->stats(); }
+
+Result<int> WaitForTerminationSignal() {
+  asio::io_context io(1);
+  asio::signal_set signals(io);
+  asio::error_code ec;
+  signals.add(SIGINT, ec);
+  if (!ec) signals.add(SIGTERM, ec);
+  if (ec) return Status::IOError("Cannot watch SIGINT and SIGTERM: " + ec.message());
+  int received = 0;
+  signals.async_wait([&](const asio::error_code& e, int signal_number) {
+    if (!e) received = signal_number;
+  });
+  io.run();
+  if (received == 0) return Status::Aborted("Stopped waiting for a signal");
+  return received;
+}
+
+}  // namespace seglog

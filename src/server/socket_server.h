@@ -1,0 +1,111 @@
+// SocketServer: Kafka's SocketServer for seglog - the listeners' acceptor, the network
+// threads ("processors") that own connections, read request frames and write responses, and
+// the request handler threads that call the broker's RequestHandler.
+//
+//   acceptor thread    network threads (num.network.threads)     handler threads (num.io.threads)
+//   accept, count  ->  read size + frame, mute, queue it  ->  RequestQueue  ->  Handle()
+//                      write response (bytes, sendfile), unmute  <-  Responder (any thread)
+//
+// Framing: each request is a 4-byte big-endian size and that many bytes; a size below 0 or
+// above socket.request.max.bytes closes the connection (logged in Kafka's words). Each
+// response is written as its 4-byte size and its bytes.
+//
+// Ordering: a connection has one request in a handler at a time; the next is handed over only
+// after the previous response was written (or answered with no response), as Kafka mutes a
+// channel until its response is sent. The network thread reads ahead of that (bounded), so a
+// pipelining client is never stalled by the round trip, and responses go out in request order.
+//
+// Lifecycle: Start() binds every listener and starts the threads; Shutdown() (or the
+// destructor) stops accepting, lets the requests already in handlers finish and their responses
+// be written (up to shutdown_timeout_ms), closes every connection and joins the threads.
+//
+// Thread safety: thread-safe. port() and stats() may be called from any thread at any time;
+// Shutdown() from any thread except the server's own.
+#ifndef SEGLOG_SERVER_SOCKET_SERVER_H_
+#define SEGLOG_SERVER_SOCKET_SERVER_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "manager/listener_config.h"
+#include "seglog/result.h"
+#include "seglog/status.h"
+#include "server/request_handler.h"
+
+namespace seglog {
+
+struct ServerConfig;
+
+struct SocketServerOptions {
+  // Where to accept connections; an empty host is the wildcard address, port 0 any free port.
+  std::vector<ListenerEndpoint> listeners = {{"PLAINTEXT", "", 9092}};  // listeners
+  int32_t node_id = 1;                           // node.id, in the log lines' prefix
+  int32_t num_network_threads = 3;               // num.network.threads, >= 1
+  int32_t num_io_threads = 8;                    // num.io.threads, >= 1
+  int32_t queued_max_requests = 500;             // queued.max.requests, >= 1
+  int32_t socket_request_max_bytes = 104857600;  // socket.request.max.bytes, >= 1
+  int32_t socket_send_buffer_bytes = 102400;     // socket.send.buffer.bytes; -1: OS default
+  int32_t socket_receive_buffer_bytes = 102400;  // socket.receive.buffer.bytes; -1: OS default
+  int32_t socket_listen_backlog_size = 50;       // socket.listen.backlog.size, >= 1
+  int32_t max_connections = INT32_MAX;  // max.connections: more are closed as they are accepted
+  // connections.max.idle.ms: a connection with no bytes read or written for this long, and no
+  // request in progress, is closed. Negative: never.
+  int64_t connections_max_idle_ms = 600000;
+  // How long Shutdown() waits for requests in progress to be answered and written.
+  int64_t shutdown_timeout_ms = 30000;
+  // Receives the server's log lines, in Kafka's words ("WARN " prefixes warnings). Called from
+  // the server's threads; must be thread-safe. Null: no logging.
+  std::function<void(const std::string&)> logger;
+  // Also log what Kafka logs at DEBUG (disconnects, idle closes), prefixed "DEBUG ".
+  bool log_debug = false;
+
+  // The socket server settings of a server.properties (listeners, num.network.threads ...).
+  static SocketServerOptions FromServerConfig(const ServerConfig& config);
+};
+
+class SocketServer {
+ public:
+  struct Stats {
+    int64_t open_connections = 0;  // accepted and not yet closed
+    int64_t accepted = 0;          // ever accepted (rejected ones included)
+    int64_t rejected = 0;          // closed at accept: max.connections reached
+    size_t queued_requests = 0;    // in the RequestQueue
+    size_t waiting_requests = 0;   // waiting for room in it
+  };
+
+  // Binds every listener and starts the threads. `handler` must outlive the server.
+  // InvalidArgument for bad options; IOError naming the address when a bind fails.
+  static Result<std::unique_ptr<SocketServer>> Start(SocketServerOptions options,
+                                                     RequestHandler* handler);
+  ~SocketServer();  // Shutdown()
+  SocketServer(const SocketServer&) = delete;
+  SocketServer& operator=(const SocketServer&) = delete;
+
+  // The bound port of the first listener, or of the listener named `listener` (-1: none).
+  int port() const;
+  int port(std::string_view listener) const;
+
+  // Idempotent; returns when every thread has been joined.
+  void Shutdown();
+
+  Stats stats() const;
+
+ private:
+  class Impl;
+  explicit SocketServer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Blocks the calling thread until the process receives SIGINT or SIGTERM (asio::signal_set;
+// the signals are handled only while it waits) and returns the signal's number, or an
+// IOError if the signals cannot be watched. A broker's main: start the SocketServer, call
+// this, then Shutdown().
+Result<int> WaitForTerminationSignal();
+
+}  // namespace seglog
+
+#endif  // SEGLOG_SERVER_SOCKET_SERVER_H_

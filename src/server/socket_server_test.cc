@@ -1,0 +1,722 @@
+// SocketServer over real sockets on 127.0.0.1 (port 0): framing, ordering, limits, sendfile,
+// misbehaving clients and shutdown. Every wait is bounded.
+#include "server/socket_server.h"
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "io/file.h"
+#include "manager/server_config.h"
+#include "server/test_client.h"
+#include "tests/support/files.h"
+
+namespace seglog {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::TestClient;
+
+// Collects log lines; waits for one to appear.
+class LogLines {
+ public:
+  std::function<void(const std::string&)> Logger() {
+    return [this](const std::string& line) {
+      std::lock_guard<std::mutex> lock(mu_);
+      lines_.push_back(line);
+      cv_.notify_all();
+    };
+  }
+  bool WaitFor(const std::string& part, int timeout_ms = 10000) {
+    std::unique_lock<std::mutex> lock(mu_);
+    return cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] {
+      for (const auto& l : lines_) {
+        if (l.find(part) != std::string::npos) return true;
+      }
+      return false;
+    });
+  }
+  std::string All() {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::string out;
+    for (const auto& l : lines_) out += l + "\n";
+    return out;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<std::string> lines_;
+};
+
+// A handler built from a function.
+class FnHandler : public RequestHandler {
+ public:
+  using Fn = std::function<void(const RequestContext&, std::vector<uint8_t>, Responder)>;
+  explicit FnHandler(Fn fn) : fn_(std::move(fn)) {}
+  void Handle(const RequestContext& c, std::vector<uint8_t> frame, Responder r) override {
+    fn_(c, std::move(frame), std::move(r));
+  }
+  void OnConnectionClosed(uint64_t) override { closed.fetch_add(1); }
+  std::atomic<int> closed{0};
+
+ private:
+  Fn fn_;
+};
+
+ResponseBuffer Text(const std::string& s) {
+  ResponseBuffer b;
+  b.Append(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(s.data()), s.size()));
+  return b;
+}
+
+std::string AsString(const std::vector<uint8_t>& v) { return std::string(v.begin(), v.end()); }
+
+// Answers "echo:<payload>" at once.
+void Echo(const RequestContext&, std::vector<uint8_t> frame, Responder r) {
+  r.Send(Text("echo:" + AsString(frame)));
+}
+
+class SocketServerTest : public ::testing::Test {
+ protected:
+  SocketServerOptions Options() {
+    SocketServerOptions o;
+    o.listeners = {{"PLAINTEXT", "127.0.0.1", 0}};
+    o.num_network_threads = 2;
+    o.num_io_threads = 4;
+    o.shutdown_timeout_ms = 5000;
+    o.logger = log_.Logger();
+    o.log_debug = true;
+    return o;
+  }
+  void StartServer(SocketServerOptions o, RequestHandler* h) {
+    auto s = SocketServer::Start(std::move(o), h);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    server_ = std::move(*s);
+    ASSERT_GT(server_->port(), 0);
+  }
+  std::unique_ptr<TestClient> Connect() {
+    auto c = TestClient::Connect(server_->port());
+    EXPECT_NE(c, nullptr);
+    return c;
+  }
+  // Polls `pred` for up to 10 s.
+  static bool Eventually(const std::function<bool()>& pred) {
+    for (int i = 0; i < 1000; ++i) {
+      if (pred()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return pred();
+  }
+  void ExpectEchoWorks() {
+    auto c = Connect();
+    ASSERT_NE(c, nullptr);
+    ASSERT_TRUE(c->SendFrame("still-there"));
+    EXPECT_EQ(c->ReadFrameString(), "echo:still-there");
+  }
+
+  // The handler lives in the fixture, so it outlives the server (destroyed first).
+  FnHandler* MakeHandler(FnHandler::Fn fn) {
+    handlers_.push_back(std::make_unique<FnHandler>(std::move(fn)));
+    return handlers_.back().get();
+  }
+
+  LogLines log_;
+  std::vector<std::unique_ptr<FnHandler>> handlers_;
+  std::unique_ptr<SocketServer> server_;
+};
+
+TEST_F(SocketServerTest, FrameRoundTripWithContext) {
+  std::mutex mu;
+  std::vector<RequestContext> seen;
+  FnHandler& h = *MakeHandler([&](const RequestContext& c, std::vector<uint8_t> f, Responder r) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      seen.push_back(c);
+    }
+    Echo(c, std::move(f), std::move(r));
+  });
+  StartServer(Options(), &h);
+  EXPECT_TRUE(
+      log_.WaitFor(fmt::format("Awaiting socket connections on 127.0.0.1:{}", server_->port())));
+  EXPECT_EQ(server_->port("PLAINTEXT"), server_->port());
+  EXPECT_EQ(server_->port("OTHER"), -1);
+  auto c = Connect();
+  ASSERT_NE(c, nullptr);
+  ASSERT_TRUE(c->SendFrame("hello"));
+  EXPECT_EQ(c->ReadFrameString(), "echo:hello");
+  ASSERT_TRUE(c->SendFrame(""));  // a zero-size frame reaches the handler too
+  EXPECT_EQ(c->ReadFrameString(), "echo:");
+  // A frame split across many small writes.
+  const std::vector<uint8_t> f = TestClient::Frame("split-into-bytes");
+  for (uint8_t b : f) ASSERT_TRUE(c->Send(std::span<const uint8_t>(&b, 1)));
+  EXPECT_EQ(c->ReadFrameString(), "echo:split-into-bytes");
+  std::lock_guard<std::mutex> lock(mu);
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_EQ(seen[0].client_address, fmt::format("127.0.0.1:{}", c->local_port()));
+  EXPECT_EQ(seen[0].listener, "PLAINTEXT");
+  EXPECT_GT(seen[0].connection_id, 0u);
+  EXPECT_EQ(seen[1].connection_id, seen[0].connection_id);
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  EXPECT_LE(seen[0].received_ms, now_ms);
+  EXPECT_GT(seen[0].received_ms, now_ms - 60000);
+}
+
+// A pool that answers requests from its own threads after random delays.
+class DelayedAnswers {
+ public:
+  explicit DelayedAnswers(int threads) {
+    for (int i = 0; i < threads; ++i) {
+      threads_.emplace_back([this, i] {
+        std::mt19937 rng(static_cast<unsigned>(i));
+        while (true) {
+          std::function<void()> job;
+          {
+            std::unique_lock<std::mutex> lock(mu_);
+            cv_.wait(lock, [&] { return stop_ || !jobs_.empty(); });
+            if (jobs_.empty()) return;
+            job = std::move(jobs_.front());
+            jobs_.pop_front();
+          }
+          std::this_thread::sleep_for(std::chrono::microseconds(rng() % 2000));
+          job();
+        }
+      });
+    }
+  }
+  ~DelayedAnswers() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+  void Run(std::function<void()> job) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      jobs_.push_back(std::move(job));
+    }
+    cv_.notify_one();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> jobs_;
+  bool stop_ = false;
+  std::vector<std::thread> threads_;
+};
+
+TEST_F(SocketServerTest, PipelinedRequestsAreHandledOneAtATimeAndAnsweredInOrder) {
+  constexpr int kConnections = 3;
+  constexpr int kRequests = 100;
+  std::mutex mu;
+  std::map<uint64_t, int> active;                // per connection, in a handler now
+  std::map<uint64_t, std::vector<int>> handled;  // per connection, in handling order
+  std::atomic<int> max_per_connection{0};
+  std::atomic<int> all_active{0};
+  std::atomic<int> max_all{0};
+  auto pool = std::make_unique<DelayedAnswers>(4);
+  FnHandler& h = *MakeHandler([&](const RequestContext& c, std::vector<uint8_t> f, Responder r) {
+    const int n = std::stoi(AsString(f));
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      const int a = ++active[c.connection_id];
+      if (a > max_per_connection) max_per_connection = a;
+      handled[c.connection_id].push_back(n);
+    }
+    const int all = ++all_active;
+    if (all > max_all) max_all = all;
+    auto shared = std::make_shared<Responder>(std::move(r));
+    pool->Run([&, shared, n, id = c.connection_id] {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        --active[id];
+      }
+      --all_active;
+      shared->Send(Text(fmt::format("r{}", n)));
+    });
+  });
+  StartServer(Options(), &h);
+  std::vector<std::unique_ptr<TestClient>> clients;
+  for (int i = 0; i < kConnections; ++i) clients.push_back(Connect());
+  // Every request of every connection is sent before any response is read.
+  for (auto& c : clients) {
+    std::vector<uint8_t> all;
+    for (int i = 0; i < kRequests; ++i) {
+      auto f = TestClient::Frame(std::to_string(i));
+      all.insert(all.end(), f.begin(), f.end());
+    }
+    ASSERT_TRUE(c->Send(all));
+  }
+  for (auto& c : clients) {
+    for (int i = 0; i < kRequests; ++i) {
+      ASSERT_EQ(c->ReadFrameString(), fmt::format("r{}", i));
+    }
+  }
+  EXPECT_EQ(max_per_connection.load(), 1);
+  std::lock_guard<std::mutex> lock(mu);
+  ASSERT_EQ(handled.size(), static_cast<size_t>(kConnections));
+  for (const auto& [id, order] : handled) {
+    ASSERT_EQ(order.size(), static_cast<size_t>(kRequests));
+    for (int i = 0; i < kRequests; ++i) EXPECT_EQ(order[static_cast<size_t>(i)], i);
+  }
+  std::cout << "requests of different connections in handlers at once, at most: " << max_all.load()
+            << "\n";
+  server_->Shutdown();
+  pool.reset();
+}
+
+TEST_F(SocketServerTest, ABlockedRequestDoesNotBlockAnotherConnection) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool release = false;
+  FnHandler& h = *MakeHandler([&](const RequestContext& c, std::vector<uint8_t> f, Responder r) {
+    if (AsString(f) == "block") {
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait_for(lock, std::chrono::seconds(10), [&] { return release; });
+    }
+    Echo(c, std::move(f), std::move(r));
+  });
+  StartServer(Options(), &h);
+  auto blocked = Connect();
+  auto other = Connect();
+  ASSERT_TRUE(blocked->SendFrame("block"));
+  ASSERT_TRUE(blocked->SendFrame("after-block"));
+  ASSERT_TRUE(other->SendFrame("free"));
+  EXPECT_EQ(other->ReadFrameString(), "echo:free");
+  EXPECT_TRUE(blocked->QuietFor(100));  // still blocked, and its next request waits behind it
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    release = true;
+  }
+  cv.notify_all();
+  EXPECT_EQ(blocked->ReadFrameString(), "echo:block");
+  EXPECT_EQ(blocked->ReadFrameString(), "echo:after-block");
+}
+
+TEST_F(SocketServerTest, BadSizesCloseTheConnectionInKafkasWords) {
+  FnHandler& h = *MakeHandler(Echo);
+  SocketServerOptions o = Options();
+  o.socket_request_max_bytes = 1024;
+  StartServer(std::move(o), &h);
+  {
+    auto c = Connect();
+    ASSERT_TRUE(c->SendFrame(std::string(1024, 'a')));  // exactly the limit: served
+    auto r = c->ReadFrameString();
+    ASSERT_TRUE(r.has_value());
+    EXPECT_EQ(r->size(), 5u + 1024u);
+    ASSERT_TRUE(c->SendSize(1025));
+    EXPECT_TRUE(c->WaitClosed());
+  }
+  EXPECT_TRUE(log_.WaitFor("Invalid receive (size = 1025 larger than 1024)"));
+  EXPECT_TRUE(log_.WaitFor("Unexpected error from /127.0.0.1 (channelId=127.0.0.1:"));
+  EXPECT_THAT(log_.All(),
+              HasSubstr("WARN [SocketServer listenerType=BROKER, nodeId=1] Unexpected error "));
+  EXPECT_THAT(log_.All(), HasSubstr("closing connection: "
+                                    "org.apache.kafka.common.network.InvalidReceiveException"));
+  {
+    auto c = Connect();
+    ASSERT_TRUE(c->SendSize(-1));
+    EXPECT_TRUE(c->WaitClosed());
+  }
+  EXPECT_TRUE(log_.WaitFor("Invalid receive (size = -1)"));
+  // "GET " read as a size, as when a browser opens the port.
+  {
+    auto c = Connect();
+    ASSERT_TRUE(c->Send("GET / HTTP/1.1\r\n\r\n"));
+    EXPECT_TRUE(c->WaitClosed());
+  }
+  EXPECT_TRUE(log_.WaitFor("Invalid receive (size = 1195725856 larger than 1024)"));
+  ExpectEchoWorks();
+  EXPECT_TRUE(Eventually([&] { return server_->stats().open_connections == 0; }));
+}
+
+TEST_F(SocketServerTest, TruncatedFrameThenDisconnect) {
+  FnHandler& h = *MakeHandler(Echo);
+  StartServer(Options(), &h);
+  for (int i = 0; i < 20; ++i) {
+    auto c = Connect();
+    ASSERT_TRUE(c->SendSize(100));
+    ASSERT_TRUE(c->Send(std::string(static_cast<size_t>(i * 4), 'z')));
+    if (i % 2) {
+      c->Reset();
+    } else {
+      c->Close();
+    }
+  }
+  ExpectEchoWorks();
+  EXPECT_TRUE(Eventually([&] { return server_->stats().open_connections == 0; }));
+  EXPECT_TRUE(Eventually([&] { return h.closed.load() == 21; }));
+}
+
+TEST_F(SocketServerTest, NoResponseAndCloseConnectionAnswers) {
+  FnHandler& h = *MakeHandler([](const RequestContext& c, std::vector<uint8_t> f, Responder r) {
+    const std::string s = AsString(f);
+    if (s == "acks=0") {
+      r.NoResponse();
+    } else if (s == "garbage") {
+      r.CloseConnection();
+    } else if (s == "drop") {
+      // The Responder dies unanswered.
+    } else {
+      Echo(c, std::move(f), std::move(r));
+    }
+  });
+  StartServer(Options(), &h);
+  auto c = Connect();
+  ASSERT_TRUE(c->SendFrame("acks=0"));
+  ASSERT_TRUE(c->SendFrame("acks=0"));
+  ASSERT_TRUE(c->SendFrame("next"));
+  EXPECT_EQ(c->ReadFrameString(), "echo:next");  // nothing came for the first two
+  ASSERT_TRUE(c->SendFrame("garbage"));
+  ASSERT_TRUE(c->SendFrame("never-read"));
+  EXPECT_TRUE(c->WaitClosed());
+
+  auto d = Connect();
+  ASSERT_TRUE(d->SendFrame("drop"));
+  EXPECT_TRUE(d->WaitClosed());
+  EXPECT_TRUE(log_.WaitFor("was dropped without an answer; closing connection"));
+  ExpectEchoWorks();
+}
+
+// A file of `size` bytes with a pattern; returns it opened.
+std::shared_ptr<const File> PatternFile(const std::string& path, int64_t size,
+                                        std::vector<uint8_t>* contents) {
+  contents->resize(static_cast<size_t>(size));
+  std::mt19937 rng(7);
+  for (auto& b : *contents) b = static_cast<uint8_t>(rng());
+  auto f = File::Open(path, File::Mode::kCreate);
+  EXPECT_TRUE(f.ok());
+  EXPECT_TRUE((*f)->WriteAt(0, *contents).ok());
+  return std::shared_ptr<const File>(std::move(*f));
+}
+
+TEST_F(SocketServerTest, FileRegionsAreSentWithSendfile) {
+  testing::TempDir dir;
+  std::vector<uint8_t> contents;
+  constexpr int64_t kSize = 6 << 20;
+  auto file = PatternFile(dir.path() + "/segment.log", kSize, &contents);
+  // Two regions, one of several MiB, between bytes chunks.
+  FnHandler& h = *MakeHandler([&](const RequestContext&, std::vector<uint8_t>, Responder r) {
+    ResponseBuffer b = Text("head");
+    b.AppendFileRegion({file, 10, kSize - 20});
+    b.Append(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>("mid"), 3));
+    b.AppendFileRegion({file, 0, 5});
+    b.Append(std::vector<uint8_t>(600, 't'));
+    r.Send(std::move(b));
+  });
+  SocketServerOptions o = Options();
+  o.socket_send_buffer_bytes = 16 * 1024;  // many partial sends
+  StartServer(std::move(o), &h);
+  auto c = TestClient::Connect(server_->port(), 16 * 1024);
+  ASSERT_NE(c, nullptr);
+  std::vector<uint8_t> want = {'h', 'e', 'a', 'd'};
+  want.insert(want.end(), contents.begin() + 10, contents.end() - 10);
+  want.insert(want.end(), {'m', 'i', 'd'});
+  want.insert(want.end(), contents.begin(), contents.begin() + 5);
+  want.insert(want.end(), 600, 't');
+  for (int round = 0; round < 2; ++round) {  // the connection goes on after a region
+    ASSERT_TRUE(c->SendFrame("fetch"));
+    auto got = c->ReadFrame(30000);
+    ASSERT_TRUE(got.has_value());
+    ASSERT_EQ(got->size(), want.size());
+    EXPECT_TRUE(*got == want);
+  }
+}
+
+TEST_F(SocketServerTest, AFileShorterThanItsRegionClosesTheConnection) {
+  testing::TempDir dir;
+  std::vector<uint8_t> contents;
+  auto file = PatternFile(dir.path() + "/short.log", 1000, &contents);
+  FnHandler& h = *MakeHandler([&](const RequestContext&, std::vector<uint8_t>, Responder r) {
+    ResponseBuffer b;
+    b.AppendFileRegion({file, 500, 1000});  // 500 bytes past the end
+    r.Send(std::move(b));
+  });
+  StartServer(Options(), &h);
+  auto c = Connect();
+  ASSERT_TRUE(c->SendFrame("fetch"));
+  EXPECT_TRUE(c->WaitClosed());
+  EXPECT_TRUE(log_.WaitFor("has been truncated during write: 500 bytes"));
+}
+
+TEST_F(SocketServerTest, ClientLeavingMidResponseIsHarmless) {
+  testing::TempDir dir;
+  std::vector<uint8_t> contents;
+  auto file = PatternFile(dir.path() + "/big.log", 32 << 20, &contents);
+  FnHandler& h = *MakeHandler([&](const RequestContext& c, std::vector<uint8_t> f, Responder r) {
+    if (AsString(f) != "fetch") {
+      Echo(c, std::move(f), std::move(r));
+      return;
+    }
+    ResponseBuffer b = Text("x");
+    b.AppendFileRegion({file, 0, 32 << 20});
+    b.Append(std::vector<uint8_t>(100000, 'y'));  // a bytes chunk still to go
+    r.Send(std::move(b));
+  });
+  SocketServerOptions o = Options();
+  o.socket_send_buffer_bytes = 64 * 1024;
+  StartServer(std::move(o), &h);
+  for (int i = 0; i < 6; ++i) {
+    auto c = TestClient::Connect(server_->port(), 64 * 1024);
+    ASSERT_NE(c, nullptr);
+    ASSERT_TRUE(c->SendFrame("fetch"));
+    std::vector<uint8_t> some(static_cast<size_t>(1000 + i * 100000));
+    ASSERT_TRUE(c->ReadExact(some.data(), some.size()));
+    if (i % 2) {
+      c->Reset();
+    } else {
+      c->Close();
+    }
+  }
+  ExpectEchoWorks();
+  EXPECT_TRUE(Eventually([&] { return server_->stats().open_connections == 0; }));
+}
+
+TEST_F(SocketServerTest, MaxConnectionsClosesTheExtraOnes) {
+  FnHandler& h = *MakeHandler(Echo);
+  SocketServerOptions o = Options();
+  o.max_connections = 2;
+  StartServer(std::move(o), &h);
+  auto a = Connect();
+  auto b = Connect();
+  ASSERT_TRUE(a->SendFrame("a"));
+  ASSERT_TRUE(b->SendFrame("b"));
+  EXPECT_EQ(a->ReadFrameString(), "echo:a");
+  EXPECT_EQ(b->ReadFrameString(), "echo:b");
+  auto extra = Connect();
+  ASSERT_NE(extra, nullptr);
+  EXPECT_TRUE(extra->WaitClosed());
+  EXPECT_TRUE(
+      log_.WaitFor("Rejected connection from /127.0.0.1, the broker already has the "
+                   "configured maximum of 2 connections"));
+  EXPECT_EQ(server_->stats().rejected, 1);
+  a.reset();  // frees a slot
+  EXPECT_TRUE(Eventually([&] { return server_->stats().open_connections == 1; }));
+  ExpectEchoWorks();
+}
+
+TEST_F(SocketServerTest, IdleConnectionsAreClosed) {
+  FnHandler& h = *MakeHandler(Echo);
+  SocketServerOptions o = Options();
+  o.connections_max_idle_ms = 300;
+  StartServer(std::move(o), &h);
+  auto idle = Connect();
+  auto busy = Connect();
+  ASSERT_TRUE(idle->SendFrame("once"));
+  EXPECT_EQ(idle->ReadFrameString(), "echo:once");
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 16; ++i) {  // 800 ms of a request every 50 ms
+    ASSERT_TRUE(busy->SendFrame("ping"));
+    ASSERT_EQ(busy->ReadFrameString(), "echo:ping");
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(idle->WaitClosed(5000));
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(250));
+  ASSERT_TRUE(busy->SendFrame("still"));
+  EXPECT_EQ(busy->ReadFrameString(), "echo:still");
+  EXPECT_TRUE(log_.WaitFor("About to close the idle connection from"));
+}
+
+TEST_F(SocketServerTest, ShutdownFinishesTheRequestsInProgress) {
+  std::atomic<int> arrived{0};
+  std::vector<std::thread> answerers;
+  std::mutex mu;
+  FnHandler& h = *MakeHandler([&](const RequestContext&, std::vector<uint8_t> f, Responder r) {
+    arrived.fetch_add(1);
+    std::lock_guard<std::mutex> lock(mu);
+    answerers.emplace_back([r = std::move(r), s = AsString(f)]() mutable {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      r.Send(Text("late:" + s));
+    });
+  });
+  StartServer(Options(), &h);
+  auto a = Connect();
+  auto b = Connect();
+  auto quiet = Connect();  // no request: closed at once
+  ASSERT_TRUE(a->SendFrame("one"));
+  ASSERT_TRUE(a->SendFrame("queued-behind"));  // read ahead, not handled: dropped
+  ASSERT_TRUE(b->SendFrame("two"));
+  ASSERT_TRUE(Eventually([&] { return arrived.load() == 2; }));
+  std::thread stopper([&] { server_->Shutdown(); });
+  EXPECT_EQ(a->ReadFrameString(), "late:one");
+  EXPECT_EQ(b->ReadFrameString(), "late:two");
+  EXPECT_TRUE(a->WaitClosed());
+  EXPECT_TRUE(b->WaitClosed());
+  EXPECT_TRUE(quiet->WaitClosed());
+  stopper.join();
+  EXPECT_EQ(arrived.load(), 2);
+  EXPECT_TRUE(log_.WaitFor("Shutdown completed"));
+  EXPECT_EQ(TestClient::Connect(server_->port()), nullptr);  // no longer listening
+  server_->Shutdown();                                       // idempotent
+  std::lock_guard<std::mutex> lock(mu);
+  for (auto& t : answerers) t.join();
+}
+
+TEST_F(SocketServerTest, ShutdownGivesUpOnARequestNeverAnswered) {
+  std::mutex mu;
+  std::vector<Responder> parked;  // answered only after the server is gone
+  FnHandler& h = *MakeHandler([&](const RequestContext&, std::vector<uint8_t>, Responder r) {
+    std::lock_guard<std::mutex> lock(mu);
+    parked.push_back(std::move(r));
+  });
+  SocketServerOptions o = Options();
+  o.shutdown_timeout_ms = 200;
+  StartServer(std::move(o), &h);
+  auto a = Connect();
+  ASSERT_TRUE(a->SendFrame("parked"));
+  ASSERT_TRUE(Eventually([&] {
+    std::lock_guard<std::mutex> lock(mu);
+    return parked.size() == 1;
+  }));
+  server_->Shutdown();
+  EXPECT_TRUE(a->WaitClosed());
+  EXPECT_TRUE(log_.WaitFor("connections still had a request in progress after 200 ms"));
+  server_.reset();
+  std::lock_guard<std::mutex> lock(mu);
+  parked[0].Send(Text("too late"));  // goes nowhere, harmlessly
+}
+
+TEST_F(SocketServerTest, AFullRequestQueueLinesRequestsUp) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool release = false;
+  std::atomic<int> handled{0};
+  FnHandler& h = *MakeHandler([&](const RequestContext& c, std::vector<uint8_t> f, Responder r) {
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait_for(lock, std::chrono::seconds(10), [&] { return release; });
+    }
+    handled.fetch_add(1);
+    Echo(c, std::move(f), std::move(r));
+  });
+  SocketServerOptions o = Options();
+  o.num_io_threads = 1;
+  o.queued_max_requests = 1;
+  StartServer(std::move(o), &h);
+  std::vector<std::unique_ptr<TestClient>> clients;
+  for (int i = 0; i < 4; ++i) {
+    clients.push_back(Connect());
+    ASSERT_TRUE(clients.back()->SendFrame(fmt::format("c{}", i)));
+  }
+  // One in the handler, one queued, two waiting for room.
+  EXPECT_TRUE(Eventually([&] {
+    auto s = server_->stats();
+    return s.queued_requests == 1 && s.waiting_requests == 2;
+  }));
+  EXPECT_EQ(handled.load(), 0);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    release = true;
+  }
+  cv.notify_all();
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(clients[static_cast<size_t>(i)]->ReadFrameString(), fmt::format("echo:c{}", i));
+  }
+}
+
+TEST_F(SocketServerTest, HundredsOfGarbageConnectionsDoNotDisturbAGoodOne) {
+  FnHandler& h = *MakeHandler(Echo);
+  SocketServerOptions o = Options();
+  o.socket_request_max_bytes = 1 << 20;
+  o.socket_listen_backlog_size = 1024;  // connects are not delayed by SYN retries
+  o.log_debug = false;
+  StartServer(std::move(o), &h);
+  const int port = server_->port();
+  std::atomic<bool> stop{false};
+  std::atomic<int> good_rounds{0};
+  std::thread good([&] {
+    auto c = TestClient::Connect(port);
+    ASSERT_NE(c, nullptr);
+    for (int i = 0; i < 300 && !stop; ++i) {
+      const std::string payload = fmt::format("good-{}", i);
+      ASSERT_TRUE(c->SendFrame(payload));
+      ASSERT_EQ(c->ReadFrameString(), "echo:" + payload);
+      good_rounds.fetch_add(1);
+    }
+  });
+  constexpr int kGarbage = 300;
+  std::vector<std::thread> senders;
+  for (int t = 0; t < 4; ++t) {
+    senders.emplace_back([&, t] {
+      std::mt19937 rng(static_cast<unsigned>(100 + t));
+      std::vector<std::unique_ptr<TestClient>> mine;
+      for (int i = 0; i < kGarbage / 4; ++i) {
+        auto c = TestClient::Connect(port);
+        if (c == nullptr) continue;
+        const int kind = static_cast<int>(rng() % 4);
+        std::vector<uint8_t> bytes(1 + rng() % 300);
+        for (auto& b : bytes) b = static_cast<uint8_t>(rng());
+        if (kind == 0) {  // a valid frame of random bytes
+          auto f = TestClient::Frame(bytes);
+          c->Send(f);
+        } else if (kind == 1) {  // a size that promises more than comes
+          c->SendSize(static_cast<int32_t>(1000 + rng() % 100000));
+          c->Send(bytes);
+        } else {  // random bytes
+          c->Send(bytes);
+        }
+        mine.push_back(std::move(c));
+      }
+      for (size_t i = 0; i < mine.size(); ++i) {
+        if (i % 2) mine[i]->Reset();
+      }
+    });
+  }
+  for (auto& s : senders) s.join();
+  good.join();
+  stop = true;
+  EXPECT_EQ(good_rounds.load(), 300);
+  EXPECT_TRUE(Eventually([&] { return server_->stats().accepted >= kGarbage + 1; }));
+  ExpectEchoWorks();
+}
+
+TEST_F(SocketServerTest, BadOptionsAndBindFailures) {
+  FnHandler& h = *MakeHandler(Echo);
+  SocketServerOptions o = Options();
+  o.num_io_threads = 0;
+  o.queued_max_requests = 0;
+  auto bad = SocketServer::Start(o, &h);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()),
+              HasSubstr("Invalid value 0 for configuration num.io.threads"));
+  EXPECT_THAT(std::string(bad.status().message()),
+              HasSubstr("Invalid value 0 for configuration queued.max.requests"));
+  StartServer(Options(), &h);
+  SocketServerOptions same = Options();
+  same.listeners = {{"PLAINTEXT", "127.0.0.1", server_->port()}};
+  auto taken = SocketServer::Start(same, &h);
+  ASSERT_FALSE(taken.ok());
+  EXPECT_THAT(
+      std::string(taken.status().message()),
+      HasSubstr(fmt::format("Socket server failed to bind to 127.0.0.1:{}", server_->port())));
+}
+
+TEST(SocketServerOptionsTest, FromServerConfig) {
+  ServerConfig c;
+  c.listeners = {{"PLAINTEXT", "127.0.0.1", 0}};
+  c.num_io_threads = 2;
+  c.connections_max_idle_ms = 5;
+  SocketServerOptions o = SocketServerOptions::FromServerConfig(c);
+  EXPECT_EQ(o.listeners, c.listeners);
+  EXPECT_EQ(o.num_io_threads, 2);
+  EXPECT_EQ(o.num_network_threads, 3);
+  EXPECT_EQ(o.connections_max_idle_ms, 5);
+  EXPECT_EQ(o.socket_request_max_bytes, 104857600);
+}
+
+}  // namespace
+}  // namespace seglog
