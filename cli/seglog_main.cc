@@ -14,6 +14,7 @@
 #include "tools/manage.h"
 #include "tools/produce.h"
 #include "tools/recover.h"
+#include "tools/serve.h"
 #include "tools/walkthrough.h"
 
 namespace {
@@ -186,6 +187,14 @@ int main(int argc, char** argv) {
                                    "Run the storage node and its background tasks until SIGTERM");
   node_options(serve, &sso);
 
+  seglog::ServeOptions svo;
+  std::vector<std::string> serve_overrides;
+  auto* serve_broker = app.add_subcommand(
+      "serve", "Run the broker: Kafka's wire protocol on the configured listeners, until SIGTERM");
+  node_options(serve_broker, &svo.node);
+  serve_broker->add_option("--override", serve_overrides,
+                           "A server.properties setting, key=value (repeatable)");
+
   CLI11_PARSE(app, argc, argv);
 
   seglog::Status s;
@@ -198,6 +207,18 @@ int main(int argc, char** argv) {
       std::cerr << s.message() << "\n";
       return 1;
     }
+  } else if (*serve_broker) {
+    for (const std::string& kv : serve_overrides) {
+      if (!SplitConfig(kv, &svo.node.overrides)) {
+        std::cerr << "seglog: --override takes key=value, not '" << kv << "'\n"
+                  << serve_broker->help();
+        return 2;
+      }
+    }
+    static std::atomic<bool> stop_serving{false};
+    std::signal(SIGTERM, [](int) { stop_serving = true; });
+    std::signal(SIGINT, [](int) { stop_serving = true; });
+    s = seglog::Serve(svo, stop_serving, std::cout);
   } else if (*walk) {
     s = seglog::RunWalkthrough(log_dir, std::cout);
   } else if (*produce) {

@@ -4,12 +4,28 @@
 #include <fmt/format.h>
 
 #include "base/clock.h"
+#include "base/properties.h"
+#include "io/atomic_file.h"
+#include "io/env.h"
 
 namespace seglog {
 
 Result<ServerConfig> LoadNodeConfig(const NodeOptions& o) {
   ServerConfig config;
-  if (!o.server_config.empty()) {
+  if (!o.overrides.empty()) {
+    std::map<std::string, std::string> props;
+    if (!o.server_config.empty()) {
+      SEGLOG_ASSIGN_OR_RETURN(const std::string text,
+                              ReadFileToString(Env::Default(), o.server_config));
+      props = ParseProperties(text);
+    }
+    for (const auto& [k, v] : o.overrides) props[k] = v;
+    auto c = ServerConfig::FromProperties(props);
+    if (!c.ok()) {
+      return o.server_config.empty() ? c.status() : c.status().WithContext(o.server_config);
+    }
+    config = std::move(c).value();
+  } else if (!o.server_config.empty()) {
     SEGLOG_ASSIGN_OR_RETURN(config, ServerConfig::Load(o.server_config));
   }
   if (!o.log_dir.empty()) config.log_dirs = {o.log_dir};

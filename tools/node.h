@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,6 +30,9 @@ struct NodeOptions {
   std::function<int64_t()> clock;  // for tests; default: wall clock
   // num.recovery.threads.per.data.dir, overriding the server config when set.
   std::optional<int> recovery_threads;
+  // `--override key=value` (kafka-server-start's): set over the server config's properties
+  // before they are parsed, so they are validated as if written there.
+  std::map<std::string, std::string> overrides;
 };
 
 // The server config the options name: server.properties (if any) with --log-dir over log.dirs.

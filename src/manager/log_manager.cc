@@ -262,6 +262,16 @@ Result<TopicMetadata> LogManager::FindTopic(const std::string& topic) const {
   return it->second;
 }
 
+TopicMap LogManager::AllTopicMetadata() const {
+  MutexLock l(&mu_);
+  return topics_;
+}
+
+std::string LogManager::cluster_id() const {
+  // Invariant: every directory of one node carries the same cluster.id (checked at Open).
+  return dirs_.empty() ? std::string() : dirs_.front()->meta().cluster_id;
+}
+
 std::vector<std::string> LogManager::ListTopics() const {
   MutexLock l(&mu_);
   std::vector<std::string> out;

@@ -84,6 +84,13 @@ class LogManager {
   // after file.delete.delay.ms); reports the first partition that could not be removed.
   Status DeleteTopic(const std::string& topic) EXCLUDES(admin_mu_, mu_);
   std::vector<std::string> ListTopics() const EXCLUDES(mu_);
+  // A copy of the topic's metadata (partition count, configs, topic id) without touching its
+  // logs: the broker's Metadata path. NotFound in Kafka's words.
+  Result<TopicMetadata> FindTopic(const std::string& topic) const EXCLUDES(mu_);
+  // Every topic's metadata at one moment.
+  TopicMap AllTopicMetadata() const EXCLUDES(mu_);
+  // The cluster.id of meta.properties (the first log directory's).
+  std::string cluster_id() const;
   Result<TopicDescription> DescribeTopic(const std::string& topic) const EXCLUDES(mu_);
   // Sets and removes topic overrides; they persist, and apply to the logs at once (from their
   // next append, roll or retention pass). Nothing changes if any is invalid.
@@ -130,8 +137,6 @@ class LogManager {
   // FailedPrecondition naming `what` in a read-only manager.
   Status CheckWritable(const char* what) const;
   void Info(const std::string& line) const;
-  // A copy of the topic's metadata; NotFound in Kafka's words.
-  Result<TopicMetadata> FindTopic(const std::string& topic) const EXCLUDES(mu_);
   LogDirectory* DirFor(const TopicPartition& tp) const;
   LogDirectory* LeastLoadedDir() const;
   // Writes the topic store (a copy of topics_) into every online directory.

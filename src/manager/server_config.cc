@@ -45,13 +45,11 @@ bool IsOtherBrokerKey(const std::string& k) {
                                               "controller.quorum.voters",
                                               "controller.quorum.bootstrap.servers",
                                               "inter.broker.listener.name",
-                                              "default.replication.factor",
                                               "min.insync.replicas",
                                               "broker.id",
                                               "offsets.topic.replication.factor",
                                               "share.coordinator.state.topic.replication.factor",
                                               "share.coordinator.state.topic.min.isr",
-                                              "auto.create.topics.enable",
                                               "delete.topic.enable",
                                               "unclean.leader.election.enable",
                                               "log.dir.failure.timeout.ms",
@@ -212,6 +210,24 @@ Result<ServerConfig> ServerConfig::FromProperties(const std::map<std::string, st
        }},
       {"node.id",
        [&](const std::string& v) { return ParseConfigInt<int32_t>("node.id", v, 0, &c.node_id); }},
+      {"auto.create.topics.enable",
+       [&](const std::string& v) {
+         return ParseConfigBool("auto.create.topics.enable", v, &c.auto_create_topics_enable);
+       }},
+      // One node holds every replica there is: a factor above 1 could never be met (Kafka
+      // refuses such a topic with InvalidReplicationFactorException, too few brokers).
+      {"default.replication.factor",
+       [&](const std::string& v) {
+         Status st = ParseConfigInt<int16_t>("default.replication.factor", v, 1,
+                                             &c.default_replication_factor);
+         if (st.ok() && c.default_replication_factor != 1) {
+           return Status::InvalidArgument(
+               "Invalid value " + v +
+               " for configuration default.replication.factor: seglog is a single broker, so "
+               "the replication factor must be 1");
+         }
+         return st;
+       }},
       {"num.partitions",
        [&](const std::string& v) {
          return ParseConfigInt<int32_t>("num.partitions", v, 1, &c.num_partitions);

@@ -29,6 +29,8 @@ struct ServerConfig {
   std::vector<std::string> log_dirs = {"/tmp/kafka-logs"};  // log.dirs, else log.dir
   int32_t node_id = 1;
   int32_t num_partitions = 1;                        // default partitions of a new topic
+  bool auto_create_topics_enable = true;             // Metadata creates unknown topics
+  int16_t default_replication_factor = 1;            // must be 1: one node holds every replica
   int32_t num_recovery_threads_per_data_dir = 2;     // >= 1
   int64_t log_retention_check_interval_ms = 300000;  // >= 1
   int64_t log_flush_scheduler_interval_ms = INT64_MAX;

@@ -1,0 +1,239 @@
+// Broker: decode, dispatch, encode. See broker.h.
+#include "server/broker.h"
+
+#include <fmt/format.h>
+
+#include "base/coding.h"
+#include "protocol/generated/api_messages.h"
+#include "protocol/generated/request_header.h"
+#include "protocol/generated/response_header.h"
+#include "server/fetch_handler.h"
+#include "server/handlers.h"
+#include "server/kafka_error.h"
+
+namespace seglog {
+
+namespace {
+using protocol::ApiKey;
+using protocol::ProtocolReader;
+using protocol::ProtocolWriter;
+
+std::string ApiName(int16_t api_key) {
+  const protocol::ApiMessageInfo* info = protocol::FindApi(api_key);
+  return info ? std::string(info->name) : std::to_string(api_key);
+}
+
+// Header then body at `version`; false (and a log line) when the body cannot be encoded.
+template <typename Body>
+bool EncodeResponse(const BrokerContext& ctx, int16_t api_key, int16_t version,
+                    int32_t correlation_id, const Body& body, ProtocolWriter* w) {
+  protocol::ResponseHeaderData header;
+  header.correlation_id = correlation_id;
+  Status s = header.Encode(w, protocol::ResponseHeaderVersion(api_key, version));
+  if (s.ok()) s = body.Encode(w, version);
+  if (!s.ok()) {
+    ctx.Log(fmt::format("Failed to encode the {} v{} response: {}", ApiName(api_key), version,
+                        s.ToString()));
+    return false;
+  }
+  return true;
+}
+
+template <typename Body>
+void Reply(const BrokerContext& ctx, int16_t api_key, int16_t version, int32_t correlation_id,
+           const Body& body, Responder& respond) {
+  ProtocolWriter w;
+  if (!EncodeResponse(ctx, api_key, version, correlation_id, body, &w)) {
+    respond.CloseConnection();
+    return;
+  }
+  respond.Send(Broker::ToResponseBuffer(w));
+}
+
+}  // namespace
+
+Broker::Broker(BrokerContext context) : ctx_(std::move(context)) {}
+
+Broker::~Broker() { Shutdown(); }
+
+void Broker::Shutdown() { purgatory_.Shutdown(); }
+
+void Broker::OnConnectionClosed(uint64_t connection_id) {
+  purgatory_.DropConnection(connection_id);
+}
+
+ResponseBuffer Broker::ToResponseBuffer(const ProtocolWriter& writer) {
+  ResponseBuffer out;
+  const std::vector<uint8_t>& bytes = writer.bytes();
+  size_t from = 0;
+  for (const ProtocolWriter::Splice& s : writer.splices()) {
+    out.Append(std::span<const uint8_t>(bytes.data() + from, s.offset - from));
+    out.AppendFileRegion(FileRegion{s.region.file, s.region.position, s.region.length});
+    from = s.offset;
+  }
+  out.Append(std::span<const uint8_t>(bytes.data() + from, bytes.size() - from));
+  return out;
+}
+
+void Broker::Handle(const RequestContext& rc, std::vector<uint8_t> frame, Responder respond) {
+  auto close = [&](const std::string& why) {
+    ctx_.Log(fmt::format("Closing socket connection to {} (connectionId={}): {}",
+                         rc.client_address, rc.connection_id, why));
+    respond.CloseConnection();
+  };
+  if (frame.size() < 8) {
+    close(fmt::format("Invalid request: {} bytes cannot hold a request header", frame.size()));
+    return;
+  }
+  const int16_t api_key = LoadBEInt16(frame.data());
+  const int16_t version = LoadBEInt16(frame.data() + 2);
+  const int32_t correlation_id = LoadBEInt32(frame.data() + 4);
+  const ServedVersions* served = FindServedApi(api_key);
+  const int16_t api_versions_key = static_cast<int16_t>(ApiKey::kApiVersions);
+  if (api_key == api_versions_key && version > served->max_version) {
+    // KIP-511: a v0 answer the client can read, naming the versions it may retry with.
+    protocol::ApiVersionsResponseData resp;
+    resp.error_code = kafka_error::kUnsupportedVersion;
+    auto& v = resp.api_keys.emplace_back();
+    v.api_key = api_versions_key;
+    v.min_version = served->min_version;
+    v.max_version = served->max_version;
+    Reply(ctx_, api_key, 0, correlation_id, resp, respond);
+    return;
+  }
+  if (served == nullptr || version < served->min_accepted_version ||
+      version > served->max_version) {
+    close(fmt::format("Received request api key {} with version {} which is not enabled",
+                      ApiName(api_key), version));
+    return;
+  }
+  ProtocolReader reader(frame);
+  protocol::RequestHeaderData header;
+  Status hs = header.Decode(&reader, protocol::RequestHeaderVersion(api_key, version));
+  if (!hs.ok()) {
+    close("Error parsing request header: " + hs.ToString());
+    return;
+  }
+  const size_t body_offset = reader.position();
+  const std::span<const uint8_t> body(frame.data() + body_offset, frame.size() - body_offset);
+  auto parse_failed = [&](const Status& s) {
+    close(fmt::format("Error getting request for apiKey: {}, apiVersion: {}, connectionId: {}, "
+                      "listenerName: {}, principal: User:ANONYMOUS: {}",
+                      ApiName(api_key), version, rc.connection_id, rc.listener, s.ToString()));
+  };
+#define SEGLOG_PARSE(Type, var)                  \
+  auto var##_parsed = Type::Parse(body, version); \
+  if (!var##_parsed.ok()) {                       \
+    parse_failed(var##_parsed.status());          \
+    return;                                       \
+  }                                               \
+  const Type& var = var##_parsed.value()
+
+  switch (static_cast<ApiKey>(api_key)) {
+    case ApiKey::kApiVersions: {
+      SEGLOG_PARSE(protocol::ApiVersionsRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleApiVersions(ctx_, req, version),
+            respond);
+      return;
+    }
+    case ApiKey::kMetadata: {
+      SEGLOG_PARSE(protocol::MetadataRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleMetadata(ctx_, req, version), respond);
+      return;
+    }
+    case ApiKey::kProduce: {
+      SEGLOG_PARSE(protocol::ProduceRequestData, req);
+      std::vector<TopicPartition> appended;
+      bool any_error = false;
+      protocol::ProduceResponseData resp = HandleProduce(ctx_, req, version, &appended, &any_error);
+      purgatory_.Notify(appended);
+      if (req.acks == 0) {
+        // No answer for acks=0; a failed one closes the connection so the client notices
+        // (Kafka's handleProduceRequest).
+        if (any_error) {
+          close("a Produce request with acks=0 failed");
+        } else {
+          respond.NoResponse();
+        }
+        return;
+      }
+      Reply(ctx_, api_key, version, correlation_id, resp, respond);
+      return;
+    }
+    case ApiKey::kFetch:
+      HandleFetch(rc, version, correlation_id, std::move(frame), body_offset, std::move(respond));
+      return;
+    case ApiKey::kListOffsets: {
+      SEGLOG_PARSE(protocol::ListOffsetsRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleListOffsets(ctx_, req, version),
+            respond);
+      return;
+    }
+    case ApiKey::kInitProducerId: {
+      SEGLOG_PARSE(protocol::InitProducerIdRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleInitProducerId(ctx_, req, version),
+            respond);
+      return;
+    }
+    case ApiKey::kCreateTopics: {
+      SEGLOG_PARSE(protocol::CreateTopicsRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleCreateTopics(ctx_, req, version),
+            respond);
+      return;
+    }
+    case ApiKey::kDeleteTopics: {
+      SEGLOG_PARSE(protocol::DeleteTopicsRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleDeleteTopics(ctx_, req, version),
+            respond);
+      return;
+    }
+    case ApiKey::kDescribeCluster: {
+      SEGLOG_PARSE(protocol::DescribeClusterRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleDescribeCluster(ctx_, req, version),
+            respond);
+      return;
+    }
+    default:
+      break;
+  }
+#undef SEGLOG_PARSE
+  // Invariant: every served API has a case above.
+  close(fmt::format("No handler for request api key {}", ApiName(api_key)));
+}
+
+void Broker::HandleFetch(const RequestContext& rc, int16_t version, int32_t correlation_id,
+                         std::vector<uint8_t> frame, size_t body_offset, Responder respond) {
+  const std::span<const uint8_t> body(frame.data() + body_offset, frame.size() - body_offset);
+  auto parsed = protocol::FetchRequestData::Parse(body, version);
+  if (!parsed.ok()) {
+    ctx_.Log(fmt::format("Closing socket connection to {} (connectionId={}): Error getting "
+                         "request for apiKey: FETCH, apiVersion: {}: {}",
+                         rc.client_address, rc.connection_id, version,
+                         parsed.status().ToString()));
+    respond.CloseConnection();
+    return;
+  }
+  // The request no longer needs the frame (it has no records), so the parked copy owns it.
+  auto request = std::make_shared<protocol::FetchRequestData>(std::move(parsed).value());
+  const int16_t api_key = static_cast<int16_t>(ApiKey::kFetch);
+  const uint64_t sequence = purgatory_.append_sequence();
+  FetchRead read = ReadFetch(ctx_, *request, version);
+  if (read.has_error || read.bytes >= request->min_bytes || request->max_wait_ms <= 0 ||
+      read.bytes >= request->max_bytes) {
+    Reply(ctx_, api_key, version, correlation_id, read.response, respond);
+    return;
+  }
+  auto shared_respond = std::make_shared<Responder>(std::move(respond));
+  purgatory_.Park(rc.connection_id, read.partitions, request->max_wait_ms, sequence,
+                  [this, request, version, correlation_id, shared_respond](bool passed) {
+                    FetchRead again = ReadFetch(ctx_, *request, version);
+                    if (!passed && !again.has_error && again.bytes < request->min_bytes) {
+                      return false;
+                    }
+                    Reply(ctx_, api_key, version, correlation_id, again.response,
+                          *shared_respond);
+                    return true;
+                  });
+}
+
+}  // namespace seglog

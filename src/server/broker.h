@@ -1,0 +1,54 @@
+// Broker: the API dispatcher. It implements the socket server's RequestHandler: decodes each
+// request frame (header and body, at the version the header names), calls the API's handler
+// (handlers.h), and encodes the response header and body into the ResponseBuffer, record
+// batches as file regions. Requests it cannot parse, for APIs or versions it does not serve,
+// close the connection with a log line naming the client, as Kafka's SocketServer does;
+// ApiVersions of a version too new gets KIP-511's v0 answer instead.
+//
+// Lifecycle: built over an open LogManager; Shutdown() answers the parked fetches before the
+// socket server stops. Owns the fetch purgatory.
+// Thread safety: thread-safe (Handle runs on every request handler thread at once).
+#ifndef SEGLOG_SERVER_BROKER_H_
+#define SEGLOG_SERVER_BROKER_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "protocol/protocol_writer.h"
+#include "server/broker_context.h"
+#include "server/fetch_purgatory.h"
+#include "server/request_handler.h"
+
+namespace seglog {
+
+class Broker : public RequestHandler {
+ public:
+  explicit Broker(BrokerContext context);
+  ~Broker() override;
+
+  void Handle(const RequestContext& context, std::vector<uint8_t> frame,
+              Responder respond) override;
+  void OnConnectionClosed(uint64_t connection_id) override;
+
+  // Ends every parked fetch's wait (each is answered) and stops the purgatory's thread.
+  void Shutdown();
+
+  const BrokerContext& context() const { return ctx_; }
+  size_t parked_fetches() const { return purgatory_.parked(); }
+
+  // The response frame's content (header then body) as the socket server sends it: the
+  // writer's bytes with its file regions spliced in.
+  static ResponseBuffer ToResponseBuffer(const protocol::ProtocolWriter& writer);
+
+ private:
+  void HandleFetch(const RequestContext& rc, int16_t version, int32_t correlation_id,
+                   std::vector<uint8_t> frame, size_t body_offset, Responder respond);
+
+  BrokerContext ctx_;
+  FetchPurgatory purgatory_;
+};
+
+}  // namespace seglog
+
+#endif  // SEGLOG_SERVER_BROKER_H_

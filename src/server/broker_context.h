@@ -1,0 +1,44 @@
+// BrokerContext: what the API handlers see of the broker - the engine's LogManager, who this
+// node is (id, advertised endpoint, cluster id), its settings, and the producer id source.
+// Handlers are functions of (context, request) -> response, tested without sockets.
+//
+// Thread safety: immutable after construction; the LogManager and the producer id source
+// are thread-safe.
+#ifndef SEGLOG_SERVER_BROKER_CONTEXT_H_
+#define SEGLOG_SERVER_BROKER_CONTEXT_H_
+
+#include <cstdint>
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "manager/log_manager.h"
+#include "seglog/result.h"
+
+namespace seglog {
+
+struct BrokerContext {
+  LogManager* logs = nullptr;
+  int32_t node_id = 1;
+  std::string cluster_id;
+  // What Metadata and DescribeCluster tell clients to connect to.
+  std::string advertised_host = "localhost";
+  // Shared so a server started on port 0 can publish the port it bound before clients learn it.
+  std::shared_ptr<std::atomic<int32_t>> advertised_port =
+      std::make_shared<std::atomic<int32_t>>(9092);
+  bool auto_create_topics = true;   // auto.create.topics.enable
+  int32_t num_partitions = 1;       // num.partitions: a new topic's default
+  int64_t transaction_max_timeout_ms = 900000;
+  // A producer id never handed out before (persisted blocks, so never again after a restart).
+  std::function<Result<int64_t>()> next_producer_id;
+  // Log lines in Kafka's words.
+  std::function<void(const std::string&)> logger;
+  void Log(const std::string& line) const {
+    if (logger) logger(line);
+  }
+};
+
+}  // namespace seglog
+
+#endif  // SEGLOG_SERVER_BROKER_CONTEXT_H_

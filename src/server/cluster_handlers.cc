@@ -1,0 +1,119 @@
+// ApiVersions, DescribeCluster and InitProducerId: who this broker is and what it speaks.
+#include <fmt/format.h>
+
+#include <regex>
+
+#include "protocol/generated/api_messages.h"
+#include "server/handlers.h"
+#include "server/kafka_error.h"
+
+namespace seglog {
+
+namespace {
+using protocol::ApiKey;
+
+constexpr int16_t Key(ApiKey k) { return static_cast<int16_t>(k); }
+
+// Kafka 4.4.0's version ranges (KIP-896 minimums), from the schemas.
+const std::vector<ServedVersions> kServed = {
+    // Produce: advertised from 0 because older librdkafka needs it (KAFKA-18659), refused
+    // below 3 as Kafka 4 does.
+    {Key(ApiKey::kProduce), 0, 13, 3},
+    {Key(ApiKey::kFetch), 4, 18, 4},
+    {Key(ApiKey::kListOffsets), 1, 11, 1},
+    {Key(ApiKey::kMetadata), 0, 13, 0},
+    {Key(ApiKey::kApiVersions), 0, 5, 0},
+    {Key(ApiKey::kCreateTopics), 2, 7, 2},
+    {Key(ApiKey::kDeleteTopics), 1, 6, 1},
+    {Key(ApiKey::kInitProducerId), 0, 6, 0},
+    {Key(ApiKey::kDescribeCluster), 0, 2, 0},
+};
+
+// The bits of every ACL operation Kafka's AclOperation enum defines (2..14): with no
+// authorizer, a client may do all of them (Kafka's authorizedOperations without ACLs).
+constexpr int32_t kAllOperations = 0x7ff8;
+}  // namespace
+
+const std::vector<ServedVersions>& ServedApis() { return kServed; }
+
+const ServedVersions* FindServedApi(int16_t api_key) {
+  for (const ServedVersions& s : kServed) {
+    if (s.api_key == api_key) return &s;
+  }
+  return nullptr;
+}
+
+protocol::ApiVersionsResponseData HandleApiVersions(const BrokerContext& ctx,
+                                                    const protocol::ApiVersionsRequestData& req,
+                                                    int16_t version) {
+  (void)ctx;
+  protocol::ApiVersionsResponseData resp;
+  if (version >= 3) {
+    // Kafka's ApiVersionsRequest.isValid: software name and version must match this pattern.
+    static const std::regex kSoftware("[a-zA-Z0-9](?:[a-zA-Z0-9\\-.]*[a-zA-Z0-9])?");
+    if (!std::regex_match(req.client_software_name, kSoftware) ||
+        !std::regex_match(req.client_software_version, kSoftware)) {
+      resp.error_code = kafka_error::kInvalidRequest;
+      return resp;
+    }
+  }
+  for (const ServedVersions& s : kServed) {
+    protocol::ApiVersionsResponseData::ApiVersion v;
+    v.api_key = s.api_key;
+    v.min_version = s.min_version;
+    v.max_version = s.max_version;
+    resp.api_keys.push_back(v);
+  }
+  return resp;
+}
+
+protocol::DescribeClusterResponseData HandleDescribeCluster(
+    const BrokerContext& ctx, const protocol::DescribeClusterRequestData& req, int16_t version) {
+  (void)version;
+  protocol::DescribeClusterResponseData resp;
+  // endpoint_type 1 is brokers; 2 (controllers) has no answer on a broker listener.
+  if (req.endpoint_type != 1) {
+    resp.error_code = kafka_error::kUnsupportedVersion;
+    resp.error_message = "The request was sent to an endpoint of type BROKER, but we wanted an "
+                         "endpoint of type CONTROLLER";
+    return resp;
+  }
+  resp.cluster_id = ctx.cluster_id;
+  resp.controller_id = ctx.node_id;
+  auto& b = resp.brokers.emplace_back();
+  b.broker_id = ctx.node_id;
+  b.host = ctx.advertised_host;
+  b.port = ctx.advertised_port->load();
+  if (req.include_cluster_authorized_operations) resp.cluster_authorized_operations = kAllOperations;
+  return resp;
+}
+
+protocol::InitProducerIdResponseData HandleInitProducerId(
+    const BrokerContext& ctx, const protocol::InitProducerIdRequestData& req, int16_t version) {
+  (void)version;
+  protocol::InitProducerIdResponseData resp;
+  if (req.transactional_id.has_value()) {
+    // Transactions come with the transaction coordinator; a transactional producer finds
+    // no coordinator (FindCoordinator is not served) and fails fast.
+    resp.error_code = kafka_error::kCoordinatorNotAvailable;
+    ctx.Log(fmt::format("InitProducerId for transactional id {} refused: transactions are not "
+                        "supported yet",
+                        *req.transactional_id));
+    return resp;
+  }
+  // An idempotent producer gets a fresh id each time (Kafka's non-transactional path), also
+  // when it asks to bump the epoch of an old one (KIP-360).
+  Result<int64_t> id = ctx.next_producer_id ? ctx.next_producer_id()
+                                            : Result<int64_t>(Status::FailedPrecondition(
+                                                  "no producer id source"));
+  if (!id.ok()) {
+    ctx.Log("InitProducerId failed: " + id.status().ToString());
+    resp.error_code = kafka_error::kUnknownServerError;
+    return resp;
+  }
+  resp.producer_id = id.value();
+  resp.producer_epoch = 0;
+  return resp;
+}
+
+}  // namespace seglog

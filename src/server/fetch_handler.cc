@@ -1,0 +1,105 @@
+// Fetch: record batches from the logs, as file regions the socket server sends with
+// sendfile(2). Long polling lives in fetch_purgatory.h; this is one read of every partition.
+#include <fmt/format.h>
+
+#include "server/fetch_handler.h"
+#include "server/kafka_error.h"
+
+namespace seglog {
+
+FetchRead ReadFetch(const BrokerContext& ctx, const protocol::FetchRequestData& req,
+                    int16_t version) {
+  FetchRead out;
+  protocol::FetchResponseData& resp = out.response;
+  // KIP-227 sessions: seglog keeps none. A full fetch without a session (id 0, epoch -1) and
+  // a request for a new one (id 0, epoch 0) are both answered in full with session id 0,
+  // which tells the client no session was made; anything naming a session is refused.
+  if (version >= 7) {
+    if (req.session_id != 0) {
+      resp.error_code = kafka_error::kFetchSessionIdNotFound;
+      out.has_error = true;
+      return out;
+    }
+    if (req.session_epoch != -1 && req.session_epoch != 0) {
+      resp.error_code = kafka_error::kInvalidFetchSessionEpoch;
+      out.has_error = true;
+      return out;
+    }
+  }
+  const bool read_committed = req.isolation_level == 1;
+  int64_t budget = req.max_bytes > 0 ? req.max_bytes : 0;
+  bool min_one_message = true;
+  for (const auto& topic : req.topics) {
+    auto& tr = resp.responses.emplace_back();
+    tr.topic = topic.topic;
+    tr.topic_id = topic.topic_id;
+    std::optional<std::string> name = topic.topic;
+    if (version >= 13) name = TopicNameForId(ctx, topic.topic_id);
+    for (const auto& part : topic.partitions) {
+      auto& pr = tr.partitions.emplace_back();
+      pr.partition_index = part.partition;
+      pr.high_watermark = -1;
+      pr.aborted_transactions = std::nullopt;
+      auto fail = [&](int16_t code) {
+        pr.error_code = code;
+        out.has_error = true;
+      };
+      if (!name) {
+        fail(kafka_error::kUnknownTopicId);
+        continue;
+      }
+      const TopicPartition tp{*name, part.partition};
+      out.partitions.push_back(tp);
+      Result<std::shared_ptr<Log>> log = ctx.logs->GetLog(tp);
+      if (!log.ok()) {
+        fail(kafka_error::kUnknownTopicOrPartition);
+        continue;
+      }
+      if (part.current_leader_epoch > 0) {
+        fail(kafka_error::kUnknownLeaderEpoch);
+        continue;
+      }
+      const std::shared_ptr<Log>& l = log.value();
+      const int64_t log_start = l->log_start_offset();
+      const int64_t high_watermark = l->high_watermark();
+      if (part.fetch_offset < log_start || part.fetch_offset > high_watermark) {
+        fail(kafka_error::kOffsetOutOfRange);
+        continue;
+      }
+      pr.high_watermark = high_watermark;
+      pr.last_stable_offset = high_watermark;  // no transactions: the high watermark
+      pr.log_start_offset = log_start;
+      if (read_committed) pr.aborted_transactions.emplace();
+      pr.records.emplace();
+      const int64_t limit = std::min<int64_t>(part.partition_max_bytes, budget);
+      if (part.fetch_offset == high_watermark || (limit <= 0 && !min_one_message)) continue;
+      Result<FetchDataInfo> data =
+          l->Read(part.fetch_offset, static_cast<int32_t>(std::max<int64_t>(limit, 0)),
+                  min_one_message, high_watermark);
+      if (!data.ok()) {
+        if (data.status().IsOutOfRange()) {
+          fail(kafka_error::kOffsetOutOfRange);
+        } else {
+          fail(kafka_error::FromStatus(data.status()));
+          ctx.Log(fmt::format("Error processing fetch with max size {} from partition {}: {}",
+                              limit, tp.ToString(), data.status().ToString()));
+        }
+        pr.high_watermark = -1;
+        pr.last_stable_offset = -1;
+        pr.log_start_offset = -1;
+        pr.records.emplace();
+        continue;
+      }
+      const FileSlice& slice = data.value().slice;
+      if (slice.length > 0 && slice.file != nullptr) {
+        pr.records->AppendFile(protocol::FileRegion{slice.file, slice.position, slice.length});
+        budget -= slice.length;
+        out.bytes += slice.length;
+        min_one_message = false;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace seglog

@@ -1,0 +1,70 @@
+// FetchPurgatory: where a Fetch waits (Kafka's DelayedFetch) when it found fewer than
+// min_bytes and may wait up to max_wait_ms. Appends wake the fetches that watch the appended
+// partitions; a fetch whose wait has passed is answered with what there is.
+//
+// One thread runs every attempt to complete a parked fetch, so neither the producing nor the
+// network threads do that work. An attempt returns true once it has answered.
+//
+// Lifecycle: constructed by the Broker, Shutdown() answers every parked fetch (their waits
+// end) and joins the thread.
+// Thread safety: thread-safe.
+#ifndef SEGLOG_SERVER_FETCH_PURGATORY_H_
+#define SEGLOG_SERVER_FETCH_PURGATORY_H_
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <list>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "seglog/topic_partition.h"
+
+namespace seglog {
+
+class FetchPurgatory {
+ public:
+  // `deadline_passed`: answer with what there is. Returns whether it answered.
+  using Attempt = std::function<bool(bool deadline_passed)>;
+
+  FetchPurgatory();
+  ~FetchPurgatory();
+  FetchPurgatory(const FetchPurgatory&) = delete;
+  FetchPurgatory& operator=(const FetchPurgatory&) = delete;
+
+  // A counter of appends: read it before a fetch reads the logs and pass it to Park, so an
+  // append in between wakes the fetch at once.
+  uint64_t append_sequence() const;
+  // Parks `attempt` until an append to one of `watched` or `wait_ms` from now.
+  void Park(uint64_t connection_id, std::vector<TopicPartition> watched, int64_t wait_ms,
+            uint64_t sequence_seen, Attempt attempt);
+  // Partitions that grew.
+  void Notify(const std::vector<TopicPartition>& appended);
+  // The connection closed: its parked fetch is dropped unanswered.
+  void DropConnection(uint64_t connection_id);
+  // Answers every parked fetch with what there is and stops the thread.
+  void Shutdown();
+  size_t parked() const;
+
+ private:
+  struct Parked {
+    uint64_t connection_id;
+    std::vector<TopicPartition> watched;
+    std::chrono::steady_clock::time_point deadline;
+    bool woken;
+    Attempt attempt;
+  };
+  void Run();
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::list<Parked> parked_;  // guarded by mu_
+  uint64_t sequence_ = 0;     // guarded by mu_
+  bool stop_ = false;         // guarded by mu_
+  std::thread thread_;
+};
+
+}  // namespace seglog
+
+#endif  // SEGLOG_SERVER_FETCH_PURGATORY_H_

@@ -1,0 +1,79 @@
+// The API handlers: one function per API, (context, request, version) -> response, each in
+// the file named after its API family. They never see sockets or frames (broker.cc decodes
+// the request and encodes what they return), so each is unit-tested with generated messages.
+//
+// Thread safety: every handler may run on many threads at once.
+#ifndef SEGLOG_SERVER_HANDLERS_H_
+#define SEGLOG_SERVER_HANDLERS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "protocol/generated/api_versions_request.h"
+#include "protocol/generated/api_versions_response.h"
+#include "protocol/generated/create_topics_request.h"
+#include "protocol/generated/create_topics_response.h"
+#include "protocol/generated/delete_topics_request.h"
+#include "protocol/generated/delete_topics_response.h"
+#include "protocol/generated/describe_cluster_request.h"
+#include "protocol/generated/describe_cluster_response.h"
+#include "protocol/generated/init_producer_id_request.h"
+#include "protocol/generated/init_producer_id_response.h"
+#include "protocol/generated/list_offsets_request.h"
+#include "protocol/generated/list_offsets_response.h"
+#include "protocol/generated/metadata_request.h"
+#include "protocol/generated/metadata_response.h"
+#include "protocol/generated/produce_request.h"
+#include "protocol/generated/produce_response.h"
+#include "seglog/topic_partition.h"
+#include "server/broker_context.h"
+
+namespace seglog {
+
+// The versions seglog serves of one API (what ApiVersions advertises).
+struct ServedVersions {
+  int16_t api_key;
+  int16_t min_version;  // advertised
+  int16_t max_version;
+  // Below this the API is advertised but refused (Produce v0-2: KAFKA-18659).
+  int16_t min_accepted_version;
+};
+// Every served API, in key order.
+const std::vector<ServedVersions>& ServedApis();
+const ServedVersions* FindServedApi(int16_t api_key);
+
+protocol::ApiVersionsResponseData HandleApiVersions(const BrokerContext& ctx,
+                                                    const protocol::ApiVersionsRequestData& req,
+                                                    int16_t version);
+protocol::MetadataResponseData HandleMetadata(const BrokerContext& ctx,
+                                              const protocol::MetadataRequestData& req,
+                                              int16_t version);
+// Appends each partition's batch; `appended` lists the partitions that grew (to wake fetches).
+protocol::ProduceResponseData HandleProduce(const BrokerContext& ctx,
+                                            const protocol::ProduceRequestData& req,
+                                            int16_t version, std::vector<TopicPartition>* appended,
+                                            bool* any_error);
+protocol::ListOffsetsResponseData HandleListOffsets(const BrokerContext& ctx,
+                                                    const protocol::ListOffsetsRequestData& req,
+                                                    int16_t version);
+protocol::InitProducerIdResponseData HandleInitProducerId(
+    const BrokerContext& ctx, const protocol::InitProducerIdRequestData& req, int16_t version);
+protocol::CreateTopicsResponseData HandleCreateTopics(const BrokerContext& ctx,
+                                                      const protocol::CreateTopicsRequestData& req,
+                                                      int16_t version);
+protocol::DeleteTopicsResponseData HandleDeleteTopics(const BrokerContext& ctx,
+                                                      const protocol::DeleteTopicsRequestData& req,
+                                                      int16_t version);
+protocol::DescribeClusterResponseData HandleDescribeCluster(
+    const BrokerContext& ctx, const protocol::DescribeClusterRequestData& req, int16_t version);
+
+// Topic ids: the name of the topic with `id`, if there is one.
+std::optional<std::string> TopicNameForId(const BrokerContext& ctx, const Uuid& id);
+// Kafka's Topic.validate: "Topic name is illegal, it ..." when the name is not allowed.
+Status ValidateTopicNameForClient(const std::string& name);
+
+}  // namespace seglog
+
+#endif  // SEGLOG_SERVER_HANDLERS_H_

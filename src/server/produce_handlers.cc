@@ -1,0 +1,163 @@
+// Produce and ListOffsets: appending batches from clients, and finding offsets.
+#include <fmt/format.h>
+
+#include "server/handlers.h"
+#include "server/kafka_error.h"
+
+namespace seglog {
+
+namespace {
+
+// Kafka's ProduceRequest.validateRecords for v3+: one v2 batch; ZStandard only from v7.
+Status ValidateProduceRecords(std::span<const uint8_t> bytes, int16_t version) {
+  // Invariant: byte 16 of a batch is its magic, bytes 21-22 its attributes (record_batch.h).
+  if (bytes.size() < 61) {
+    return Status::Corruption("InvalidRecordException: Produce request has no record batch");
+  }
+  if (bytes[16] != 2) {
+    return Status::InvalidArgument(
+        "InvalidRecordException: Produce requests with version 3 and above must use message "
+        "format v2 (magic 2)");
+  }
+  const int codec = bytes[22] & 0x07;
+  if (codec == 4 && version < 7) {
+    return Status::InvalidArgument(
+        "UnsupportedCompressionTypeException: Produce requests with version " +
+        std::to_string(version) + " are not allowed to use ZStandard compression");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+protocol::ProduceResponseData HandleProduce(const BrokerContext& ctx,
+                                            const protocol::ProduceRequestData& req,
+                                            int16_t version, std::vector<TopicPartition>* appended,
+                                            bool* any_error) {
+  protocol::ProduceResponseData resp;
+  *any_error = false;
+  const bool acks_ok = req.acks == -1 || req.acks == 0 || req.acks == 1;
+  for (const auto& topic : req.topic_data) {
+    auto& tr = resp.responses.emplace_back();
+    tr.name = topic.name;
+    tr.topic_id = topic.topic_id;
+    std::optional<std::string> name = topic.name;
+    if (version >= 13) name = TopicNameForId(ctx, topic.topic_id);
+    for (const auto& part : topic.partition_data) {
+      auto& pr = tr.partition_responses.emplace_back();
+      pr.index = part.index;
+      pr.base_offset = -1;
+      auto fail = [&](int16_t code) {
+        pr.error_code = code;
+        *any_error = true;
+      };
+      if (!acks_ok) {
+        fail(kafka_error::kInvalidRequiredAcks);
+        continue;
+      }
+      if (!name) {
+        fail(kafka_error::kUnknownTopicId);
+        continue;
+      }
+      const TopicPartition tp{*name, part.index};
+      Result<std::shared_ptr<Log>> log = ctx.logs->GetLog(tp);
+      if (!log.ok()) {
+        fail(kafka_error::kUnknownTopicOrPartition);
+        continue;
+      }
+      std::span<const uint8_t> bytes;
+      if (part.records.has_value()) bytes = part.records->contiguous();
+      Status valid = ValidateProduceRecords(bytes, version);
+      Result<LogAppendInfo> info =
+          valid.ok() ? log.value()->AppendAsLeader(bytes, 0, AppendOrigin::kClient)
+                     : Result<LogAppendInfo>(valid);
+      if (!info.ok()) {
+        ValidationError e = ValidationError::FromStatus(info.status());
+        int16_t code = e.error_code;
+        if (code == kafka_error::kUnknownServerError) code = kafka_error::FromStatus(info.status());
+        fail(code);
+        if (!e.record_errors.empty()) {
+          for (const RecordError& re : e.record_errors) {
+            auto& out = pr.record_errors.emplace_back();
+            out.batch_index = re.batch_index;
+            out.batch_index_error_message = re.message;
+          }
+          pr.error_message = e.message;
+        }
+        ctx.Log(fmt::format("Error processing append operation on partition {}: {}",
+                            tp.ToString(), info.status().ToString()));
+        continue;
+      }
+      pr.base_offset = info.value().first_offset;
+      pr.log_append_time_ms = info.value().log_append_time;
+      pr.log_start_offset = log.value()->log_start_offset();
+      appended->push_back(tp);
+    }
+  }
+  return resp;
+}
+
+protocol::ListOffsetsResponseData HandleListOffsets(const BrokerContext& ctx,
+                                                    const protocol::ListOffsetsRequestData& req,
+                                                    int16_t version) {
+  (void)version;
+  protocol::ListOffsetsResponseData resp;
+  for (const auto& topic : req.topics) {
+    auto& tr = resp.topics.emplace_back();
+    tr.name = topic.name;
+    for (const auto& part : topic.partitions) {
+      auto& pr = tr.partitions.emplace_back();
+      pr.partition_index = part.partition_index;
+      Result<std::shared_ptr<Log>> log = ctx.logs->GetLog({topic.name, part.partition_index});
+      if (!log.ok()) {
+        pr.error_code = kafka_error::kUnknownTopicOrPartition;
+        continue;
+      }
+      if (part.current_leader_epoch > 0) {
+        pr.error_code = kafka_error::kUnknownLeaderEpoch;
+        continue;
+      }
+      if (part.current_leader_epoch < -1) {
+        pr.error_code = kafka_error::kFencedLeaderEpoch;
+        continue;
+      }
+      const std::shared_ptr<Log>& l = log.value();
+      switch (part.timestamp) {
+        case -1:  // latest: the high watermark (= last stable offset without transactions)
+          pr.timestamp = -1;
+          pr.offset = l->high_watermark();
+          pr.leader_epoch = 0;
+          continue;
+        case -2:  // earliest
+        case -4:  // earliest local: everything is local
+          pr.timestamp = -1;
+          pr.offset = l->log_start_offset();
+          pr.leader_epoch = 0;
+          continue;
+        case -5:  // earliest pending upload: nothing is uploaded without tiered storage
+          pr.timestamp = -1;
+          pr.offset = -1;
+          continue;
+        default:
+          break;
+      }
+      if (part.timestamp < 0 && part.timestamp != -3) {
+        pr.error_code = kafka_error::kInvalidRequest;
+        continue;
+      }
+      Result<std::optional<TimestampAndOffset>> found = l->FetchOffsetByTimestamp(part.timestamp);
+      if (!found.ok()) {
+        pr.error_code = kafka_error::FromStatus(found.status());
+        continue;
+      }
+      if (found.value().has_value()) {
+        pr.timestamp = found.value()->timestamp;
+        pr.offset = found.value()->offset;
+        pr.leader_epoch = found.value()->leader_epoch.value_or(-1);
+      }
+    }
+  }
+  return resp;
+}
+
+}  // namespace seglog

@@ -1,0 +1,291 @@
+// Metadata, CreateTopics and DeleteTopics: the topics a client sees and manages.
+#include <fmt/format.h>
+
+#include <set>
+
+#include "server/handlers.h"
+#include "server/kafka_error.h"
+
+namespace seglog {
+
+namespace {
+
+// Kafka's Topic.validate (its words).
+constexpr size_t kMaxTopicNameLength = 249;
+
+bool IsInternalTopic(const std::string& name) {
+  return name == "__consumer_offsets" || name == "__transaction_state" ||
+         name == "__share_group_state";
+}
+
+// The bits of every ACL operation (see cluster_handlers.cc).
+constexpr int32_t kAllTopicOperations = 0x7ff8;
+
+Uuid TopicIdOf(const TopicMetadata& md) {
+  Result<Uuid> id = Uuid::Parse(md.topic_id);
+  return id.ok() ? id.value() : Uuid{};
+}
+
+void FillTopic(const BrokerContext& ctx, const std::string& name, const TopicMetadata& md,
+               bool include_operations, protocol::MetadataResponseData::MetadataResponseTopic* t) {
+  t->error_code = kafka_error::kNone;
+  t->name = name;
+  t->topic_id = TopicIdOf(md);
+  t->is_internal = IsInternalTopic(name);
+  for (int32_t p = 0; p < md.partitions; ++p) {
+    auto& part = t->partitions.emplace_back();
+    part.partition_index = p;
+    part.leader_id = ctx.node_id;
+    part.leader_epoch = 0;  // seglog's one leader keeps epoch 0 (it appends with epoch 0)
+    part.replica_nodes = {ctx.node_id};
+    part.isr_nodes = {ctx.node_id};
+  }
+  if (include_operations) t->topic_authorized_operations = kAllTopicOperations;
+}
+
+}  // namespace
+
+Status ValidateTopicNameForClient(const std::string& name) {
+  if (name.empty()) return Status::InvalidArgument("Topic name is illegal, it can't be empty");
+  if (name == "." || name == "..") {
+    return Status::InvalidArgument("Topic name cannot be \".\" or \"..\"");
+  }
+  if (name.size() > kMaxTopicNameLength) {
+    return Status::InvalidArgument(fmt::format(
+        "Topic name is illegal, it can't be longer than {} characters, topic name: {}",
+        kMaxTopicNameLength, name));
+  }
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '-';
+    if (!ok) {
+      return Status::InvalidArgument(fmt::format(
+          "Topic name {} is illegal, it contains a character other than ASCII alphanumerics, "
+          "'.', '_' and '-'",
+          name));
+    }
+  }
+  return Status::OK();
+}
+
+std::optional<std::string> TopicNameForId(const BrokerContext& ctx, const Uuid& id) {
+  if (id.IsZero()) return std::nullopt;
+  const std::string text = id.ToString();
+  for (const auto& [name, md] : ctx.logs->AllTopicMetadata()) {
+    if (md.topic_id == text) return name;
+  }
+  return std::nullopt;
+}
+
+protocol::MetadataResponseData HandleMetadata(const BrokerContext& ctx,
+                                              const protocol::MetadataRequestData& req,
+                                              int16_t version) {
+  protocol::MetadataResponseData resp;
+  auto& broker = resp.brokers.emplace_back();
+  broker.node_id = ctx.node_id;
+  broker.host = ctx.advertised_host;
+  broker.port = ctx.advertised_port->load();
+  resp.cluster_id = ctx.cluster_id;
+  resp.controller_id = ctx.node_id;
+  if (version >= 8 && version <= 10 && req.include_cluster_authorized_operations) {
+    resp.cluster_authorized_operations = kAllTopicOperations;
+  }
+  const bool include_ops = version >= 8 && req.include_topic_authorized_operations;
+  // All topics: null topics (v1+), or an empty list at v0.
+  const bool all = !req.topics.has_value() || (version == 0 && req.topics->empty());
+  if (all) {
+    for (const auto& [name, md] : ctx.logs->AllTopicMetadata()) {
+      FillTopic(ctx, name, md, include_ops, &resp.topics.emplace_back());
+    }
+    return resp;
+  }
+  // Before v4 there is no allow_auto_topic_creation: creation follows the broker's setting.
+  const bool may_create = ctx.auto_create_topics && (version < 4 || req.allow_auto_topic_creation);
+  for (const auto& want : *req.topics) {
+    auto& t = resp.topics.emplace_back();
+    std::string name;
+    if (want.name.has_value()) {
+      name = *want.name;
+    } else {
+      // v10+: by topic id.
+      std::optional<std::string> found = TopicNameForId(ctx, want.topic_id);
+      if (!found) {
+        t.error_code = kafka_error::kUnknownTopicId;
+        t.name = std::nullopt;
+        t.topic_id = want.topic_id;
+        continue;
+      }
+      name = *found;
+    }
+    Result<TopicMetadata> md = ctx.logs->FindTopic(name);
+    if (!md.ok() && may_create) {
+      Status valid = ValidateTopicNameForClient(name);
+      if (!valid.ok()) {
+        t.error_code = kafka_error::kInvalidTopic;
+        t.name = name;
+        continue;
+      }
+      Status created = ctx.logs->CreateTopic(name, ctx.num_partitions);
+      if (created.ok()) {
+        ctx.Log(fmt::format("Auto-created topic {} with {} partition(s)", name,
+                            ctx.num_partitions));
+      } else if (!(created.code() == Status::Code::kAlreadyExists)) {  // another client may have just created it
+        ctx.Log(fmt::format("Auto-creation of topic {} failed: {}", name, created.ToString()));
+      }
+      md = ctx.logs->FindTopic(name);
+    }
+    if (!md.ok()) {
+      t.error_code = kafka_error::kUnknownTopicOrPartition;
+      t.name = name;
+      continue;
+    }
+    FillTopic(ctx, name, md.value(), include_ops, &t);
+  }
+  return resp;
+}
+
+protocol::CreateTopicsResponseData HandleCreateTopics(const BrokerContext& ctx,
+                                                      const protocol::CreateTopicsRequestData& req,
+                                                      int16_t version) {
+  protocol::CreateTopicsResponseData resp;
+  std::set<std::string> seen, duplicates;
+  for (const auto& t : req.topics) {
+    if (!seen.insert(t.name).second) duplicates.insert(t.name);
+  }
+  for (const auto& t : req.topics) {
+    auto& r = resp.topics.emplace_back();
+    r.name = t.name;
+    auto fail = [&](int16_t code, std::string message) {
+      r.error_code = code;
+      r.error_message = version >= 1 ? std::optional<std::string>(std::move(message)) : std::nullopt;
+    };
+    r.error_message = std::nullopt;
+    if (duplicates.count(t.name)) {
+      fail(kafka_error::kInvalidRequest, "Duplicate topic name.");
+      continue;
+    }
+    if (Status s = ValidateTopicNameForClient(t.name); !s.ok()) {
+      fail(kafka_error::kInvalidTopic, std::string(s.message()));
+      continue;
+    }
+    int32_t partitions = t.num_partitions;
+    int16_t replication = t.replication_factor;
+    if (!t.assignments.empty()) {
+      if (partitions != -1 || replication != -1) {
+        fail(kafka_error::kInvalidRequest,
+             "Both numPartitions or replicationFactor and replicasAssignments were set. Both "
+             "cannot be used at the same time.");
+        continue;
+      }
+      bool ok = true;
+      for (const auto& a : t.assignments) {
+        if (a.broker_ids.size() != 1 || a.broker_ids[0] != ctx.node_id) ok = false;
+      }
+      if (!ok) {
+        fail(kafka_error::kInvalidReplicaAssignment,
+             fmt::format("The manual partition assignment includes a broker other than {}, the "
+                         "only one registered.",
+                         ctx.node_id));
+        continue;
+      }
+      partitions = static_cast<int32_t>(t.assignments.size());
+      replication = 1;
+    }
+    if (partitions == -1) partitions = ctx.num_partitions;
+    if (replication == -1) replication = 1;
+    if (partitions <= 0) {
+      fail(kafka_error::kInvalidPartitions,
+           "Number of partitions was set to an invalid non-positive value.");
+      continue;
+    }
+    if (replication <= 0) {
+      fail(kafka_error::kInvalidReplicationFactor,
+           "Replication factor must be larger than 0, or -1 to use the default value.");
+      continue;
+    }
+    if (replication > 1) {
+      fail(kafka_error::kInvalidReplicationFactor,
+           fmt::format("Unable to replicate the partition {} time(s): The target replication "
+                       "factor of {} cannot be reached because only 1 broker(s) are registered.",
+                       replication, replication));
+      continue;
+    }
+    std::map<std::string, std::string> configs;
+    bool config_ok = true;
+    for (const auto& c : t.configs) {
+      if (!c.value.has_value()) {
+        fail(kafka_error::kInvalidConfig, fmt::format("Null value not supported for topic "
+                                                      "configs: {}",
+                                                      c.name));
+        config_ok = false;
+        break;
+      }
+      configs[c.name] = *c.value;
+    }
+    if (!config_ok) continue;
+    if (Result<LogConfig> lc = ctx.logs->config().TopicConfig(configs); !lc.ok()) {
+      fail(kafka_error::kInvalidConfig, kafka_error::MessageOf(lc.status()));
+      continue;
+    }
+    if (ctx.logs->FindTopic(t.name).ok()) {
+      fail(kafka_error::kTopicAlreadyExists, fmt::format("Topic '{}' already exists.", t.name));
+      continue;
+    }
+    if (!req.validate_only) {
+      Status s = ctx.logs->CreateTopic(t.name, partitions, configs);
+      if (!s.ok()) {
+        const int16_t code = s.code() == Status::Code::kAlreadyExists ? kafka_error::kTopicAlreadyExists
+                                                 : kafka_error::FromStatus(s);
+        fail(code, kafka_error::MessageOf(s));
+        continue;
+      }
+      ctx.Log(fmt::format("Created topic {} with {} partition(s)", t.name, partitions));
+      if (Result<TopicMetadata> md = ctx.logs->FindTopic(t.name); md.ok()) {
+        if (Result<Uuid> id = Uuid::Parse(md.value().topic_id); id.ok()) r.topic_id = id.value();
+      }
+    }
+    r.num_partitions = partitions;
+    r.replication_factor = replication;
+    r.configs = std::vector<protocol::CreateTopicsResponseData::CreatableTopicConfigs>{};
+  }
+  return resp;
+}
+
+protocol::DeleteTopicsResponseData HandleDeleteTopics(const BrokerContext& ctx,
+                                                      const protocol::DeleteTopicsRequestData& req,
+                                                      int16_t version) {
+  protocol::DeleteTopicsResponseData resp;
+  auto delete_one = [&](std::optional<std::string> name, const Uuid& id) {
+    auto& r = resp.responses.emplace_back();
+    r.topic_id = id;
+    r.error_message = std::nullopt;
+    if (!name.has_value()) {
+      name = TopicNameForId(ctx, id);
+      if (!name) {
+        r.name = std::nullopt;
+        r.error_code = kafka_error::kUnknownTopicId;
+        return;
+      }
+    }
+    r.name = *name;
+    if (Result<TopicMetadata> md = ctx.logs->FindTopic(*name); md.ok() && version >= 6) {
+      if (Result<Uuid> tid = Uuid::Parse(md.value().topic_id); tid.ok()) r.topic_id = tid.value();
+    }
+    Status s = ctx.logs->DeleteTopic(*name);
+    if (!s.ok()) {
+      r.error_code = s.IsNotFound() ? kafka_error::kUnknownTopicOrPartition
+                                    : kafka_error::FromStatus(s);
+      if (version >= 5) r.error_message = kafka_error::MessageOf(s);
+      return;
+    }
+    ctx.Log(fmt::format("Deleted topic {}", *name));
+  };
+  if (version >= 6) {
+    for (const auto& t : req.topics) delete_one(t.name, t.topic_id);
+  } else {
+    for (const auto& n : req.topic_names) delete_one(n, Uuid{});
+  }
+  return resp;
+}
+
+}  // namespace seglog

@@ -1,0 +1,29 @@
+// Serve: `seglog serve`, the single-node broker - the LogManager with its background tasks,
+// the Broker (API handlers) and the SocketServer on the configured listeners, until `stop`.
+// Then a clean shutdown: stop accepting, answer the requests in progress, close the logs
+// (clean-shutdown marker, checkpoints), so the next start needs no recovery.
+//
+// Thread safety: a function; runs on the caller's thread until stopped.
+#ifndef SEGLOG_TOOLS_SERVE_H_
+#define SEGLOG_TOOLS_SERVE_H_
+
+#include <atomic>
+#include <functional>
+#include <ostream>
+
+#include "seglog/status.h"
+#include "tools/node.h"
+
+namespace seglog {
+
+struct ServeOptions {
+  NodeOptions node;  // --server-config, --override k=v (node.overrides), --log-dir
+  // Called once the listeners are bound, with the first listener's port (tests bind port 0).
+  std::function<void(int port)> on_listening;
+};
+
+Status Serve(const ServeOptions& options, const std::atomic<bool>& stop, std::ostream& out);
+
+}  // namespace seglog
+
+#endif  // SEGLOG_TOOLS_SERVE_H_
