@@ -485,6 +485,30 @@ TEST_F(ProducerStateLogTest, RetentionAndDeleteRecordsDeleteSnapshotsWithTheirSe
   EXPECT_EQ(Find(*reopened, kPid)->last_sequence, 8);
 }
 
+TEST_F(ProducerStateLogTest, AKafkaWrittenDirectoryLoadsItsProducerState) {
+  // Kafka 4.4.0 wrote kw-none-0 (clean shutdown): producer 0, epoch 0, offsets 0-2589, the
+  // last batch 10 records (sequences 2580-2589); snapshots at 950, 1950 and 2590.
+  std::filesystem::copy(testing::SourcePath("tests/data/kafka_written/kw-none-0"), dir());
+  now_ = 1700000025890 + 1000;
+  auto log = OpenLog();
+  auto p = Find(*log, 0);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->producer_epoch, 0);
+  EXPECT_EQ(p->last_sequence, 2589);
+  EXPECT_EQ(p->last_offset, 2589);
+  // Kafka's producer retrying its last batch gets the original offsets.
+  auto dup = log->AppendAsLeader(IdempotentBatch(0, 0, 2580, 10, now_.load()));
+  ASSERT_TRUE(dup.ok()) << dup.status().ToString();
+  EXPECT_TRUE(dup->duplicate);
+  EXPECT_EQ(dup->first_offset, 2580);
+  EXPECT_EQ(dup->last_offset, 2589);
+  EXPECT_EQ(ExceptionOf(log->AppendAsLeader(IdempotentBatch(0, 0, 2591, 1, now_.load())).status()),
+            "OutOfOrderSequenceException");
+  auto next = log->AppendAsLeader(IdempotentBatch(0, 0, 2590, 1, now_.load()));
+  ASSERT_TRUE(next.ok());
+  EXPECT_EQ(next->first_offset, 2590);
+}
+
 TEST_F(ProducerStateLogTest, ExpirationFollowsTheClock) {
   expiration_ms_ = 60000;
   auto log = OpenLog();
