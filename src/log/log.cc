@@ -745,12 +745,11 @@ Status Log::Close() {
     }
     st.recovery_point = log_end_offset();
     if (Status s = WriteLeaderEpochsLocked(); result.ok() && !s.ok()) result = s;
-    // The producer state at the log end offset (Kafka's close), durable.
+    // The producer state at the log end offset (Kafka's close), durable. A failure (a full
+    // disk) fails nothing: the next open replays from an older snapshot instead.
     if (st.producers && !offline()) {
       st.producers->UpdateMapEndOffset(log_end_offset());
-      if (auto s = st.producers->TakeSnapshot(/*sync=*/true); result.ok() && !s.ok()) {
-        result = s.status();
-      }
+      st.producers->TakeSnapshotOrWarn();
     }
   }
   for (auto& [base, seg] : *snapshot) {

@@ -353,17 +353,28 @@ Result<std::optional<int64_t>> ProducerStateManager::TakeSnapshot(bool sync) {
   const std::vector<uint8_t> bytes = SerializeProducerSnapshot(producers_);
   const std::string path = SnapshotFilePath(dir_, map_end_offset_);
   const std::string tmp = path + ".tmp";
-  {
+  Status written = [&]() -> Status {
     SEGLOG_ASSIGN_OR_RETURN(auto f, env_->OpenFile(tmp, File::Mode::kCreate));
     SEGLOG_RETURN_IF_ERROR(f->Truncate(0));
     SEGLOG_RETURN_IF_ERROR(f->WriteAt(0, bytes));
     if (sync) SEGLOG_RETURN_IF_ERROR(f->Sync());
+    return env_->RenameFile(tmp, path);
+  }();
+  if (!written.ok()) {
+    (void)env_->RemoveFile(tmp, true);  // best effort; the next open removes it otherwise
+    return written;
   }
-  SEGLOG_RETURN_IF_ERROR(env_->RenameFile(tmp, path));
   if (sync) SEGLOG_RETURN_IF_ERROR(env_->SyncDirectory(dir_));
   snapshots_[map_end_offset_] = path;
   last_snapshot_offset_ = map_end_offset_;
   return std::optional<int64_t>(map_end_offset_);
+}
+
+void ProducerStateManager::TakeSnapshotOrWarn() {
+  if (auto s = TakeSnapshot(true); !s.ok()) {
+    Warn(fmt::format("Failed to write producer snapshot at offset {}: {}", map_end_offset_,
+                     s.status().ToString()));
+  }
 }
 
 Status SyncProducerSnapshot(Env* env, const std::string& dir, int64_t offset) {
@@ -483,7 +494,7 @@ Status RebuildProducerState(ProducerStateManager* state, const SegmentMap& segme
     // A log written before producer state existed: nothing to replay after a clean shutdown.
     for (const int64_t offset : to_snapshot) {
       state->UpdateMapEndOffset(offset);
-      SEGLOG_RETURN_IF_ERROR(state->TakeSnapshot(true).status());
+      state->TakeSnapshotOrWarn();
     }
     return Status::OK();
   }
@@ -496,9 +507,7 @@ Status RebuildProducerState(ProducerStateManager* state, const SegmentMap& segme
       const int64_t start =
           std::max({seg.base_offset(), state->map_end_offset(), log_start_offset});
       state->UpdateMapEndOffset(start);
-      if (to_snapshot.count(seg.base_offset())) {
-        SEGLOG_RETURN_IF_ERROR(state->TakeSnapshot(true).status());
-      }
+      if (to_snapshot.count(seg.base_offset())) state->TakeSnapshotOrWarn();
       SEGLOG_ASSIGN_OR_RETURN(std::shared_ptr<File> file, seg.log_file());
       FileBatchWalker walker(*file, 0, seg.size(), int64_t{1} << 20);
       while (walker.Next()) {
@@ -512,7 +521,8 @@ Status RebuildProducerState(ProducerStateManager* state, const SegmentMap& segme
     }
   }
   state->UpdateMapEndOffset(log_end_offset);
-  return state->TakeSnapshot(true).status();
+  state->TakeSnapshotOrWarn();
+  return Status::OK();
 }
 
 }  // namespace seglog

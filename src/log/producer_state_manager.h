@@ -179,6 +179,9 @@ class ProducerStateManager {
   // takeSnapshot), as <path>.tmp renamed over <path>; fsynced (file and directory) when `sync`.
   // Returns the offset written, if one was.
   Result<std::optional<int64_t>> TakeSnapshot(bool sync);
+  // TakeSnapshot(true) where a failure (a full disk) is only warned about: a missing snapshot
+  // costs a longer replay at the next open, never state (the loader's snapshots).
+  void TakeSnapshotOrWarn();
   // Kafka's removeStraySnapshots: snapshots that are not at a segment base offset go, except
   // the newest stray one when it is above every base offset (written by a clean shutdown).
   Status RemoveStraySnapshots(const std::vector<int64_t>& segment_base_offsets);

@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "base/coding.h"
+#include "io/fault_injection_env.h"
 #include "io/file_names.h"
 #include "seglog/validation_error.h"
 #include "tests/support/files.h"
@@ -507,6 +508,44 @@ TEST_F(ProducerStateLogTest, AKafkaWrittenDirectoryLoadsItsProducerState) {
   auto next = log->AppendAsLeader(IdempotentBatch(0, 0, 2590, 1, now_.load()));
   ASSERT_TRUE(next.ok());
   EXPECT_EQ(next->first_offset, 2590);
+}
+
+TEST_F(ProducerStateLogTest, FailedSnapshotWritesCostOnlyAReplay) {
+  // A full disk at roll, close and open: no append, close or open fails, nothing is lost.
+  FaultInjectionEnv env(Env::Default());
+  LogOptions o;
+  o.clock = [this] { return now_.load(); };
+  o.env = &env;
+  {
+    auto log = Log::Open(dir(), {}, o);
+    ASSERT_TRUE(log.ok());
+    ASSERT_TRUE((*log)->AppendAsLeader(IdempotentBatch(kPid, 0, 0, 2, kT0)).ok());
+    env.Fail(EnvOp::kWrite, ".snapshot.tmp", ENOSPC);
+    ASSERT_TRUE((*log)->Roll().ok());
+    ASSERT_TRUE((*log)->AppendAsLeader(IdempotentBatch(kPid, 0, 2, 2, kT0)).ok());
+    ASSERT_TRUE((*log)->Close().ok());
+  }
+  EXPECT_TRUE(SnapshotFiles().empty());
+  // After a clean close without any snapshot the loader takes the log for one written before
+  // producer state existed and replays nothing (Kafka's rule): kPid is forgotten, and like any
+  // producer without state may go on at any sequence (here its retry is appended again).
+  auto log = Log::Open(dir(), {}, o);  // still failing: the open does not fail for it
+  ASSERT_TRUE(log.ok()) << log.status().ToString();
+  EXPECT_TRUE(SnapshotFiles().empty());
+  EXPECT_TRUE((*log)->active_producers().empty());
+  auto again = (*log)->AppendAsLeader(IdempotentBatch(kPid, 0, 2, 2, kT0));
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(again->duplicate);
+  env.ClearFailures();
+  ASSERT_TRUE((*log)->Close().ok());
+  EXPECT_THAT(SnapshotFiles(), ElementsAre("00000000000000000006.snapshot"));
+  // An unclean open replays the segments instead: the state is back.
+  log->reset();
+  std::filesystem::remove(SnapshotPath(6));
+  o.had_clean_shutdown = false;
+  auto replayed = Log::Open(dir(), {}, o);
+  ASSERT_TRUE(replayed.ok());
+  EXPECT_EQ(Find(**replayed, kPid)->last_sequence, 3);
 }
 
 TEST_F(ProducerStateLogTest, ExpirationFollowsTheClock) {
