@@ -178,7 +178,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> task_names;
   auto* run_tasks = app.add_subcommand(
       "run-tasks",
-      "Run background tasks once: retention, flush, checkpoint, delete-files, cleaner");
+      "Run background tasks once: retention, flush, checkpoint, delete-files, cleaner, "
+      "producer-expiration");
   node_options(run_tasks, &rto);
   run_tasks->add_option("tasks", task_names, "Task names")->required();
 

@@ -61,7 +61,9 @@ class PartitionChecker {
     std::vector<int64_t> bases;
     for (const std::string& name : names) {
       if (name == "leader-epoch-checkpoint" || name == "partition.metadata") continue;
-      if ((EndsWith(name, ".deleted") || EndsWith(name, ".cleaned") || EndsWith(name, ".swap")) &&
+      // (.snapshot.tmp: a producer snapshot whose write a crash interrupted; an open removes it.)
+      if ((EndsWith(name, ".deleted") || EndsWith(name, ".cleaned") || EndsWith(name, ".swap") ||
+           EndsWith(name, ".snapshot.tmp")) &&
           OffsetFromFileName(name).ok() && name.find('.') == 20) {
         ++r_->transient_files;
         continue;

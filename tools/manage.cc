@@ -128,7 +128,8 @@ Status Clean(const CleanOptions& o, std::ostream& out) {
 Status RunTasks(const NodeOptions& node, const std::vector<std::string>& tasks, std::ostream& out) {
   if (tasks.empty()) {
     return Status::InvalidArgument(
-        "name at least one task: retention, flush, checkpoint, delete-files, cleaner");
+        "name at least one task: retention, flush, checkpoint, delete-files, cleaner, "
+        "producer-expiration");
   }
   SEGLOG_ASSIGN_OR_RETURN(OneShotNode s, OpenOneShot(node, out));
   Status result;

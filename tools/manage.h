@@ -52,7 +52,8 @@ struct CleanOptions {
 // Cleans a compacted topic's partitions now (a cleaner round each, whatever the dirty ratio).
 Status Clean(const CleanOptions& options, std::ostream& out);
 
-// Runs each named task once (retention, flush, checkpoint, delete-files, cleaner), in order.
+// Runs each named task once (retention, flush, checkpoint, delete-files, cleaner,
+// producer-expiration), in order.
 Status RunTasks(const NodeOptions& node, const std::vector<std::string>& tasks, std::ostream& out);
 
 // Runs the manager and its tasks on a thread pool until `stop` becomes true, logging in

@@ -89,6 +89,25 @@ struct LogAppendInfo {
   int32_t batch_count = 0;
   int32_t record_count = 0;
   int64_t valid_bytes = 0;
+  // An idempotent producer's retry of one of its last five batches (same producer id, epoch,
+  // first and last sequence): nothing was written, and first_offset, last_offset, and both
+  // max_timestamp and log_append_time (as Kafka's LogAppendInfo, whatever the timestamp type)
+  // are the ORIGINAL batch's; batch_count, record_count and valid_bytes are 0. A
+  // ProduceResponse answers it with error NONE and these offsets.
+  bool duplicate = false;
+};
+
+// One producer id's state in a partition (Kafka's ProducerStateEntry), for inspection.
+struct ActiveProducer {
+  int64_t producer_id = -1;
+  int16_t producer_epoch = -1;
+  int32_t first_sequence = -1;  // of the oldest retained batch
+  int32_t last_sequence = -1;   // of the newest batch
+  int64_t last_offset = -1;     // of the newest batch
+  int64_t last_timestamp = kNoTimestamp;
+  int32_t coordinator_epoch = -1;
+  int64_t current_txn_first_offset = -1;
+  int32_t retained_batches = 0;  // at most 5
 };
 
 struct LogOptions {
@@ -129,6 +148,10 @@ struct LogOptions {
   // The topic's id (Kafka Uuid text). When set, partition.metadata is written (or checked
   // against it) at open, as Kafka does before a partition's first append.
   std::string topic_id;
+  // producer.id.expiration.ms (a broker config, Kafka's default): a producer without an
+  // ongoing transaction whose last batch timestamp is at least this old is forgotten by
+  // RemoveExpiredProducers, and left out when a snapshot is loaded.
+  int64_t producer_id_expiration_ms = 86400000;
 };
 
 // What the loader did (kafka-format.md 10): one line per file it removed, renamed, rebuilt or
@@ -162,9 +185,16 @@ class Log {
   // against max.message.bytes, CRC, offset range against the record count, producer fields,
   // control batches only from a coordinator, record timestamps, keys on compacted topics),
   // assigns offsets from the log end offset, stamps `leader_epoch`, applies LogAppendTime and
-  // the topic's codec, rolls as needed, and writes. All or nothing. A refusal's message begins
-  // with Kafka's exception name; ValidationError::FromStatus (seglog/validation_error.h) turns
-  // it into what a ProduceResponse carries, record errors included.
+  // the topic's codec, then checks the batch against the producer state (idempotent
+  // producers, src/log/producer_state_manager.h): a retry of one of the producer's last five
+  // batches returns the original offsets with LogAppendInfo::duplicate and writes nothing; an
+  // older epoch is InvalidProducerEpochException (error 47), a sequence gap or a new epoch not
+  // starting at 0 OutOfOrderSequenceException (45; also a retry older than the last five), a
+  // plain batch during a transaction InvalidTxnStateException (48); the coordinator origin
+  // gets the epoch checks only, replication none. Then it rolls as needed, writes, and only
+  // then updates the producer state. All or nothing. A refusal's message begins with Kafka's
+  // exception name; ValidationError::FromStatus (seglog/validation_error.h) turns it into
+  // what a ProduceResponse carries, record errors included.
   Result<LogAppendInfo> AppendAsLeader(std::span<const uint8_t> batches, int32_t leader_epoch = 0,
                                        AppendOrigin origin = AppendOrigin::kClient);
   // Appends batches whose offsets are already assigned (imports, replication): they must be
@@ -229,6 +259,16 @@ class Log {
   Status offline_reason() const;
   // The leader-epoch cache (leader-epoch-checkpoint): epoch and its first offset.
   std::vector<std::pair<int32_t, int64_t>> leader_epochs() const;
+  // The producer state (ascending producer id), and the offsets of the <offset>.snapshot files
+  // that persist it: one per roll (at the new segment's base offset), one at Close (at the log
+  // end offset); they go with their segments. Loaded at open from the newest valid snapshot at
+  // or below the log end offset, then the batches after it.
+  std::vector<ActiveProducer> active_producers() const;
+  std::vector<int64_t> producer_snapshot_offsets() const;
+  // Kafka's removeExpiredProducers (the broker's producer.id.expiration.check.interval.ms
+  // task): forgets every producer without an ongoing transaction whose last batch timestamp is
+  // producer.id.expiration.ms or more before now. Returns how many.
+  Result<int> RemoveExpiredProducers();
   // Clean close: final time-index entry and trimmed indexes on the active segment, flush.
   // Waits for a flush that is running. Afterwards appends, reads and lookups fail with
   // FailedPrecondition ("log is closed"), or NotFound after MarkDeleted.
@@ -275,6 +315,9 @@ class Log {
   Status SyncFailed(const Status& failure);
   Status CheckOnline() const;
   Status LoadEpochsAndTopicId();
+  // Creates the producer state and, for a writable log, rebuilds it (stray snapshots removed,
+  // newest valid snapshot loaded, later batches replayed).
+  Status LoadProducerState();
   Status WriteLeaderEpochs();
   Status WriteLeaderEpochsLocked();
   // REQUIRES: the append lock is held.
@@ -285,7 +328,12 @@ class Log {
   void Info(const std::string& line) const;
   // Removes the segments' (already renamed) files file.delete.delay.ms later (a delete-file
   // task), or now without a scheduler.
-  void ScheduleDeletion(std::vector<std::shared_ptr<LogSegment>> segments);
+  // `files`: other files (renamed producer snapshots) removed with them.
+  void ScheduleDeletion(std::vector<std::shared_ptr<LogSegment>> segments,
+                        std::vector<std::string> files = {});
+  // Renames the producer snapshots of deleted segments to *.deleted; returns the new paths.
+  std::vector<std::string> MarkSnapshotsForDeletionLocked(
+      const std::vector<std::shared_ptr<LogSegment>>& segments, int64_t keep_base_offset);
 
   std::string dir_;
   LogConfig config_;  // read and replaced only under the append lock

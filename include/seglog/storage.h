@@ -132,6 +132,8 @@ class Storage {
   //   "delete-files"  removes deleted segments and partitions whose file.delete.delay.ms has
   //                   not yet passed, at once
   //   "cleaner"       one round of the log cleaner (compacted topics)
+  //   "producer-expiration"  PeriodicProducerExpirationCheck: forgets idempotent producers
+  //                   idle for producer.id.expiration.ms (Log::RemoveExpiredProducers)
   // InvalidArgument naming the choices for any other name.
   Status RunTask(const std::string& name);
 

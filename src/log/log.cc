@@ -22,6 +22,7 @@
 #include "log/log_segment.h"
 #include "log/log_state.h"
 #include "log/log_validator.h"
+#include "log/producer_state_manager.h"
 #include "record/batch_walker.h"
 
 namespace seglog {
@@ -79,6 +80,7 @@ Result<std::unique_ptr<Log>> Log::Open(const std::string& dir, const LogConfig& 
     st.last_flush_ms = log->Now();
   }
   if (writable) SEGLOG_RETURN_IF_ERROR(log->LoadEpochsAndTopicId());
+  SEGLOG_RETURN_IF_ERROR(log->LoadProducerState());
   {
     MutexLock l(&st.flush_handle->mu);
     st.flush_handle->log = log.get();
@@ -103,6 +105,54 @@ Status Log::LoadEpochsAndTopicId() {
     }
   }
   return st.epochs.Load(log_start_offset(), log_end_offset());
+}
+
+Status Log::LoadProducerState() {
+  State& st = *state_;
+  MutexLock lock(&st.append_mu);
+  st.producers =
+      std::make_unique<ProducerStateManager>(options_.env, dir_, dir_.substr(dir_.rfind('/') + 1),
+                                             options_.producer_id_expiration_ms, options_.logger);
+  // A read-only view (the tools) needs no producer state and must not write its snapshots.
+  if (options_.read_only) return Status::OK();
+  // Kafka's LogLoader: stray snapshots go, then rebuildProducerState up to the log end.
+  const auto snapshot = st.Snapshot();
+  std::vector<int64_t> bases;
+  for (const auto& [base, seg] : *snapshot) bases.push_back(base);
+  SEGLOG_RETURN_IF_ERROR(st.producers->RemoveStraySnapshots(bases));
+  return RebuildProducerState(st.producers.get(), *snapshot, log_start_offset(), log_end_offset(),
+                              options_.had_clean_shutdown, Now());
+}
+
+std::vector<ActiveProducer> Log::active_producers() const {
+  MutexLock l(&state_->append_mu);
+  std::vector<ActiveProducer> out;
+  if (!state_->producers) return out;
+  for (const auto& [id, e] : state_->producers->producers()) {
+    ActiveProducer p;
+    p.producer_id = id;
+    p.producer_epoch = e.producer_epoch;
+    p.first_sequence = e.FirstSeq();
+    p.last_sequence = e.LastSeq();
+    p.last_offset = e.LastDataOffset();
+    p.last_timestamp = e.last_timestamp;
+    p.coordinator_epoch = e.coordinator_epoch;
+    p.current_txn_first_offset = e.current_txn_first_offset;
+    p.retained_batches = static_cast<int32_t>(e.batches.size());
+    out.push_back(p);
+  }
+  return out;
+}
+
+std::vector<int64_t> Log::producer_snapshot_offsets() const {
+  MutexLock l(&state_->append_mu);
+  return state_->producers ? state_->producers->snapshot_offsets() : std::vector<int64_t>{};
+}
+
+Result<int> Log::RemoveExpiredProducers() {
+  MutexLock l(&state_->append_mu);
+  SEGLOG_RETURN_IF_ERROR(CheckOpen());
+  return state_->producers->RemoveExpiredProducers(Now());
 }
 
 Status Log::AssignEpochLocked(int32_t epoch, int64_t start_offset) {
@@ -309,7 +359,24 @@ Result<LogAppendInfo> Log::AppendAsLeaderUnflushed(std::span<const uint8_t> batc
         out.size(), PartitionName(dir_), config_.SegmentSize()));
   }
 
-  // 4. Roll if needed, then write.
+  // 4. The producer state (Kafka's analyzeAndValidateProducerState): a duplicate returns the
+  // original batch's offsets and writes nothing. Kafka rolls before this check; seglog checks
+  // first, so that a refused or duplicate append never rolls.
+  SEGLOG_ASSIGN_OR_RETURN(const RecordBatchView written, RecordBatchView::Parse(out));
+  ProducerStateManager::PendingUpdate producer_update;
+  std::optional<BatchMetadata> duplicate;
+  SEGLOG_RETURN_IF_ERROR(st.producers->Prepare(written, origin, &producer_update, &duplicate));
+  if (duplicate) {
+    LogAppendInfo dup;
+    dup.duplicate = true;
+    dup.first_offset = duplicate->FirstOffset();
+    dup.last_offset = duplicate->last_offset;
+    dup.max_timestamp = duplicate->timestamp;
+    dup.log_append_time = duplicate->timestamp;
+    return dup;
+  }
+
+  // 5. Roll if needed, then write; the producer state changes only once the write succeeded.
   auto snapshot = st.Snapshot();
   std::shared_ptr<LogSegment> active = snapshot->rbegin()->second;
   RollParams rp;
@@ -326,6 +393,8 @@ Result<LogAppendInfo> Log::AppendAsLeaderUnflushed(std::span<const uint8_t> batc
   }
   SEGLOG_RETURN_IF_ERROR(active->Append(info.last_offset, out));
   st.log_end_offset.store(info.last_offset + 1, std::memory_order_release);
+  st.producers->Commit(std::move(producer_update));
+  st.producers->UpdateMapEndOffset(info.last_offset + 1);
   SEGLOG_RETURN_IF_ERROR(AfterAppendLocked(leader_epoch, info.first_offset));
   return info;
 }
@@ -343,6 +412,7 @@ Result<LogAppendInfo> Log::AppendWithAssignedOffsetsUnflushed(std::span<const ui
   SEGLOG_RETURN_IF_ERROR(CheckOpen());
   LogAppendInfo info;
   int64_t expected_min = st.log_end_offset.load(std::memory_order_relaxed);
+  ProducerStateManager::PendingUpdate producer_update;
   LogBatchWalker walker(batches);
   while (walker.Next()) {
     if (walker.current().magic != kMagicV2) {
@@ -363,6 +433,10 @@ Result<LogAppendInfo> Log::AppendWithAssignedOffsetsUnflushed(std::span<const ui
           "{}: out of order offsets: batch at byte {} has offsets {}..{}, expected at least {}",
           dir_, walker.current().position, b.base_offset(), b.last_offset(), expected_min));
     }
+    // A replica's batches update the producer state unchecked (Kafka's REPLICATION origin).
+    std::optional<BatchMetadata> unused;
+    SEGLOG_RETURN_IF_ERROR(
+        st.producers->Prepare(b, AppendOrigin::kReplication, &producer_update, &unused));
     if (info.first_offset < 0) info.first_offset = b.base_offset();
     info.last_offset = b.last_offset();
     info.max_timestamp = std::max(info.max_timestamp, b.max_timestamp());
@@ -399,6 +473,8 @@ Result<LogAppendInfo> Log::AppendWithAssignedOffsetsUnflushed(std::span<const ui
   }
   SEGLOG_RETURN_IF_ERROR(active->Append(info.last_offset, batches));
   st.log_end_offset.store(info.last_offset + 1, std::memory_order_release);
+  st.producers->Commit(std::move(producer_update));
+  st.producers->UpdateMapEndOffset(info.last_offset + 1);
   // Each batch's leader epoch, as a follower's log records them.
   for (LogBatchWalker w(batches); w.Next();) {
     const int32_t epoch = LoadBEInt32(w.current_bytes().data() + bl::kPartitionLeaderEpochOffset);
@@ -456,6 +532,15 @@ Status Log::RollLocked(int64_t expected_next_offset) {
   (*next_map)[new_base] = std::move(seg);
   st.Publish(std::move(next_map));
   if (Status s = options_.env->SyncDirectory(dir_); !s.ok()) return SyncFailed(s);
+  // The producer state as of the new segment's base offset (Kafka's roll), written without an
+  // fsync; the flush of the rolled segment syncs it. A failed write only costs a longer replay
+  // at the next open (the loader falls back to an older snapshot), so the roll stands.
+  st.producers->UpdateMapEndOffset(new_base);
+  if (auto written = st.producers->TakeSnapshot(/*sync=*/false); !written.ok()) {
+    Info("WARN Failed to write producer snapshot: " + written.status().ToString());
+  } else if (*written) {
+    st.unsynced_snapshots.push_back(**written);
+  }
   Info(fmt::format("Rolled new log segment at offset {} in {} ms.", new_base,
                    std::chrono::duration_cast<std::chrono::milliseconds>(
                        std::chrono::steady_clock::now() - roll_start)
@@ -481,12 +566,21 @@ Status Log::Flush(int64_t offset) {
   State& st = *state_;
   MutexLock flush_lock(&st.flush_mu);
   std::vector<std::shared_ptr<LogSegment>> to_sync;
+  std::vector<int64_t> snapshots_to_sync;
   int64_t end;
   {
     MutexLock lock(&st.append_mu);
     if (options_.read_only || st.closed) return Status::OK();  // Close flushes by itself
     SEGLOG_RETURN_IF_ERROR(CheckOnline());
-    if (offset <= st.recovery_point) return Status::OK();
+    for (auto it = st.unsynced_snapshots.begin(); it != st.unsynced_snapshots.end();) {
+      if (*it <= offset) {
+        snapshots_to_sync.push_back(*it);
+        it = st.unsynced_snapshots.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    if (offset <= st.recovery_point && snapshots_to_sync.empty()) return Status::OK();
     end = log_end_offset();
     auto snapshot = st.Snapshot();
     for (auto it = snapshot->begin(); it != snapshot->end(); ++it) {
@@ -505,6 +599,13 @@ Status Log::Flush(int64_t offset) {
     auto now = st.Snapshot();
     auto it = now->find(seg->base_offset());
     if (it != now->end() && it->second == seg) return SyncFailed(s);
+  }
+  // The producer snapshots a roll wrote (Kafka's flush task syncs them too). Reached without
+  // the append lock: SyncProducerSnapshot only opens the file by name (gone: nothing to sync).
+  for (const int64_t snapshot_offset : snapshots_to_sync) {
+    if (Status s = SyncProducerSnapshot(options_.env, dir_, snapshot_offset); !s.ok()) {
+      return SyncFailed(s);
+    }
   }
   MutexLock lock(&st.append_mu);
   st.recovery_point = std::max(st.recovery_point, std::min(offset, end));
@@ -605,8 +706,12 @@ Status Log::ReplaceSegments(const std::shared_ptr<LogSegment>& cleaned,
     if (!renamed.ok()) return SyncFailed(renamed);
   }
   if (Status s = cleaned->ChangeFileSuffixes(swap_suffix, ""); !s.ok()) return SyncFailed(s);
+  // The snapshots of the replaced segments go with them (Kafka's replaceSegments), except the
+  // one at the cleaned segment's base offset, which still describes the log there.
+  std::vector<std::string> snapshot_files =
+      MarkSnapshotsForDeletionLocked(old, cleaned->base_offset());
   if (Status s = options_.env->SyncDirectory(dir_); !s.ok()) return SyncFailed(s);
-  ScheduleDeletion(old);
+  ScheduleDeletion(old, std::move(snapshot_files));
   return Status::OK();
 }
 
@@ -640,6 +745,12 @@ Status Log::Close() {
     }
     st.recovery_point = log_end_offset();
     if (Status s = WriteLeaderEpochsLocked(); result.ok() && !s.ok()) result = s;
+    // The producer state at the log end offset (Kafka's close), durable. A failure (a full
+    // disk) fails nothing: the next open replays from an older snapshot instead.
+    if (st.producers && !offline()) {
+      st.producers->UpdateMapEndOffset(log_end_offset());
+      st.producers->TakeSnapshotOrWarn();
+    }
   }
   for (auto& [base, seg] : *snapshot) {
     Status s = seg->Close();

@@ -38,6 +38,12 @@ bool IsKnownMetadataFile(const std::string& name) {
          name == "leader-epoch-checkpoint.tmp" || name == "partition.metadata.tmp";
 }
 
+// A producer snapshot being written (ProducerStateManager::TakeSnapshot writes <name>.tmp and
+// renames it): a leftover of a crash mid-write, removed at open. Kafka's loader ignores it.
+bool IsSnapshotTempFileName(const std::string& name) {
+  return EndsWith(name, std::string(kSnapshotFileSuffix) + ".tmp");
+}
+
 bool IsSegmentFileName(const std::string& name) {
   return EndsWith(name, kLogFileSuffix) || EndsWith(name, kIndexFileSuffix) ||
          EndsWith(name, kTimeIndexFileSuffix) || EndsWith(name, kTxnIndexFileSuffix) ||
@@ -172,6 +178,8 @@ class LogLoader {
     for (const std::string& name : names) {
       if (EndsWith(name, kDeletedFileSuffix)) {
         if (writable_) SEGLOG_RETURN_IF_ERROR(Remove(name, "left by an interrupted delete"));
+      } else if (IsSnapshotTempFileName(name)) {
+        if (writable_) SEGLOG_RETURN_IF_ERROR(Remove(name, "producer snapshot never completed"));
       } else if (EndsWith(name, kCleanedFileSuffix)) {
         auto offset = OffsetFromFileName(name);
         if (offset.ok()) min_cleaned = std::min(min_cleaned, *offset);
@@ -237,7 +245,7 @@ class LogLoader {
     std::sort(names.begin(), names.end());
     std::set<int64_t> log_bases;
     for (const std::string& name : names) {
-      if (IsKnownMetadataFile(name)) continue;
+      if (IsKnownMetadataFile(name) || IsSnapshotTempFileName(name)) continue;
       // A read-only view leaves a pending deletion's files alone (a writable open deletes them).
       if (!writable_ && EndsWith(name, kDeletedFileSuffix)) continue;
       if (!IsSegmentFileName(name)) {

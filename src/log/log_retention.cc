@@ -22,6 +22,7 @@ Status Log::MaybeIncrementLogStartOffsetLocked(int64_t offset, const std::string
   if (offset <= log_start_offset()) return Status::OK();
   st.log_start_offset.store(offset, std::memory_order_release);
   Info(fmt::format("Incremented log start offset to {} due to {}", offset, reason));
+  st.producers->OnLogStartOffsetIncremented(offset);
   // The leader-epoch cache loses its entries below the new start (the last one moves up).
   if (!st.epochs.TruncateFromStart(offset)) return Status::OK();
   // Flushed off this path, as Kafka's truncateFromStartAsyncFlush: a crash before it leaves
@@ -101,15 +102,35 @@ Result<int> Log::DeletePrefixLocked(const DeletablePredicate& predicate,
     Status renamed = seg->ChangeFileSuffixes("", std::string(kDeletedFileSuffix));
     if (!renamed.ok()) return SyncFailed(renamed);
   }
+  // Their producer snapshots go with them (Kafka's deleteProducerSnapshots).
+  std::vector<std::string> snapshot_files = MarkSnapshotsForDeletionLocked(deletable, -1);
   if (Status s = options_.env->SyncDirectory(dir_); !s.ok()) return SyncFailed(s);
   // Physical deletion later, so that readers holding these segments finish first (9.11).
-  ScheduleDeletion(std::move(deletable));
+  ScheduleDeletion(std::move(deletable), std::move(snapshot_files));
   return static_cast<int>(n_deleted);
 }
 
-void Log::ScheduleDeletion(std::vector<std::shared_ptr<LogSegment>> segments) {
-  auto delete_files = [segments = std::move(segments), logger = options_.logger, dir = dir_,
-                       env = options_.env] {
+std::vector<std::string> Log::MarkSnapshotsForDeletionLocked(
+    const std::vector<std::shared_ptr<LogSegment>>& segments, int64_t keep_base_offset) {
+  state_->append_mu.AssertHeld();
+  std::vector<std::string> out;
+  for (const auto& seg : segments) {
+    if (seg->base_offset() == keep_base_offset) continue;
+    auto renamed = state_->producers->RenameSnapshotForDeletion(seg->base_offset());
+    if (!renamed.ok()) {
+      // Left under its live name, it is a stray snapshot that the next open removes.
+      Info("WARN Failed to rename producer state snapshot: " + renamed.status().ToString());
+    } else if (*renamed) {
+      out.push_back(**renamed);
+    }
+  }
+  return out;
+}
+
+void Log::ScheduleDeletion(std::vector<std::shared_ptr<LogSegment>> segments,
+                           std::vector<std::string> files) {
+  auto delete_files = [segments = std::move(segments), files = std::move(files),
+                       logger = options_.logger, dir = dir_, env = options_.env] {
     if (logger) {
       std::string list;
       for (const auto& seg : segments) list += (list.empty() ? "" : ", ") + seg->Describe();
@@ -122,6 +143,10 @@ void Log::ScheduleDeletion(std::vector<std::shared_ptr<LogSegment>> segments) {
         logger(s.ok() ? fmt::format("Deleted log {}.", name)
                       : fmt::format("Error deleting {}: {}", name, s.ToString()));
       }
+    }
+    for (const std::string& path : files) {
+      Status s = env->RemoveFile(path, true);
+      if (!s.ok() && logger) logger("WARN " + s.ToString());
     }
     // A removal lost in a crash only leaves *.deleted files, which the loader removes.
     if (Status s = env->SyncDirectory(dir); !s.ok() && logger) logger("WARN " + s.ToString());

@@ -13,6 +13,7 @@
 #include "base/mutex.h"
 #include "log/leader_epoch_cache.h"
 #include "log/log_segment.h"
+#include "log/producer_state_manager.h"
 #include "seglog/log.h"
 
 namespace seglog {
@@ -45,6 +46,10 @@ struct Log::State {
   std::mt19937_64 rng GUARDED_BY(append_mu){std::random_device{}()};
   int64_t last_flush_ms GUARDED_BY(append_mu) = 0;
   LeaderEpochCache epochs GUARDED_BY(append_mu);
+  // Idempotent producers' state and its snapshot files (set by Open).
+  std::unique_ptr<ProducerStateManager> producers GUARDED_BY(append_mu);
+  // Producer snapshots written by a roll without fsync; the flush up to their offset syncs them.
+  std::vector<int64_t> unsynced_snapshots GUARDED_BY(append_mu);
 
   // Offline after a failed sync (never retried).
   std::atomic<bool> offline{false};

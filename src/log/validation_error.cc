@@ -14,7 +14,7 @@ struct ExceptionCode {
 };
 
 // Kafka's Errors table, for the exceptions seglog's log reports.
-constexpr std::array<ExceptionCode, 12> kCodes{{
+constexpr std::array<ExceptionCode, 18> kCodes{{
     {"OffsetOutOfRangeException", kafka_error::kOffsetOutOfRange},
     {"CorruptRecordException", kafka_error::kCorruptMessage},
     {"RecordTooLargeException", kafka_error::kMessageTooLarge},
@@ -22,7 +22,13 @@ constexpr std::array<ExceptionCode, 12> kCodes{{
     {"InvalidTimestampException", kafka_error::kInvalidTimestamp},
     {"UnsupportedForMessageFormatException", kafka_error::kUnsupportedForMessageFormat},
     {"PolicyViolationException", kafka_error::kPolicyViolation},
+    {"OutOfOrderSequenceException", kafka_error::kOutOfOrderSequenceNumber},
+    {"DuplicateSequenceException", kafka_error::kDuplicateSequenceNumber},
+    {"InvalidProducerEpochException", kafka_error::kInvalidProducerEpoch},
+    {"InvalidTxnStateException", kafka_error::kInvalidTxnState},
+    {"TransactionCoordinatorFencedException", kafka_error::kTransactionCoordinatorFenced},
     {"KafkaStorageException", kafka_error::kKafkaStorageError},
+    {"UnknownProducerIdException", kafka_error::kUnknownProducerId},
     {"UnsupportedCompressionTypeException", kafka_error::kUnsupportedCompressionType},
     {"InvalidRecordException", kafka_error::kInvalidRecord},
     {"InconsistentTopicIdException", kafka_error::kInconsistentTopicId},

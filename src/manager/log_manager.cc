@@ -50,6 +50,7 @@ Result<std::unique_ptr<LogManager>> LogManager::OpenDirs(
     o.log_options.scheduler = scheduler;
     o.log_options.clock = [scheduler] { return scheduler->NowMs(); };
     o.log_options.logger = m->logger_;
+    o.log_options.producer_id_expiration_ms = config.producer_id_expiration_ms;
     // All directories share one cluster id.
     if (!m->dirs_.empty()) o.cluster_id = m->dirs_.front()->meta().cluster_id;
     SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<LogDirectory> d, LogDirectory::Open(dir, o));
@@ -85,6 +86,12 @@ Result<std::unique_ptr<LogManager>> LogManager::OpenDirs(
     for (const std::string& p : pending) {
       m->pending_deletes_.push_back({p, scheduler->NowMs()});  // found at startup: due now
     }
+  }
+  if (!read_only && !m->dirs_.empty()) {
+    // (Before the manager is shared: nobody waits on mu_ yet.)
+    SEGLOG_ASSIGN_OR_RETURN(
+        m->producer_ids_,
+        ProducerIdManager::Open(env, m->dirs_.front()->dir() + "/" + kProducerIdBlockFile));
   }
   return m;
 }
@@ -358,6 +365,10 @@ void LogManager::StartTasks() {
       config_.log_flush_start_offset_checkpoint_interval_ms);
   scheduler_->Schedule(
       "kafka-delete-logs", [this] { (void)DeleteLogs(false); }, delay);
+  scheduler_->Schedule(
+      "PeriodicProducerExpirationCheck", [this] { (void)RemoveExpiredProducers(); },
+      config_.producer_id_expiration_check_interval_ms,
+      config_.producer_id_expiration_check_interval_ms);
   if (config_.log_cleaner_enable && config_.log_cleaner_threads > 0) {
     {
       MutexLock l(&mu_);
@@ -395,6 +406,22 @@ Status LogManager::CleanupLogs() {
     if (!n.ok() && !IsGone(n.status()) && first.ok()) first = n.status();
   }
   return first;
+}
+
+Status LogManager::RemoveExpiredProducers() {
+  SEGLOG_RETURN_IF_ERROR(CheckWritable("expire producers"));
+  Status first;
+  for (const LogRef& ref : AllLogs()) {
+    auto n = ref.log->RemoveExpiredProducers();
+    if (!n.ok() && !IsGone(n.status()) && first.ok()) first = n.status();
+  }
+  return first;
+}
+
+Result<int64_t> LogManager::NextProducerId() {
+  SEGLOG_RETURN_IF_ERROR(CheckWritable("hand out producer ids"));
+  if (producer_ids_ == nullptr) return Status::FailedPrecondition("no producer id manager");
+  return producer_ids_->NextProducerId();
 }
 
 Status LogManager::FlushDirtyLogs() {
@@ -589,6 +616,7 @@ Status LogManager::RunTask(const std::string& name) {
   if (name == "cleaner") return RunCleanerRound(0).status();
   if (name == "retention") return CleanupLogs();
   if (name == "flush") return FlushDirtyLogs();
+  if (name == "producer-expiration") return RemoveExpiredProducers();
   if (name == "checkpoint") {
     SEGLOG_RETURN_IF_ERROR(CheckpointRecoveryPoints());
     return CheckpointLogStartOffsets();
@@ -599,7 +627,9 @@ Status LogManager::RunTask(const std::string& name) {
     return DeleteLogs(true);
   }
   return Status::InvalidArgument(fmt::format(
-      "unknown task '{}': expected retention, flush, checkpoint, delete-files or cleaner", name));
+      "unknown task '{}': expected retention, flush, checkpoint, delete-files, cleaner or "
+      "producer-expiration",
+      name));
 }
 
 Status LogManager::Shutdown() {

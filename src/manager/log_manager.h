@@ -11,6 +11,9 @@
 //   kafka-log-start-offset-checkpoint every log.flush.start.offset.checkpoint.interval.ms
 //   kafka-delete-logs                removes deleted partitions' -delete directories after
 //                                    file.delete.delay.ms
+//   PeriodicProducerExpirationCheck  every producer.id.expiration.check.interval.ms (first run
+//                                    after one interval, as Kafka's ReplicaManager schedules
+//                                    it): Log::RemoveExpiredProducers of every log
 // plus the per-log flush-log (after a roll) and delete-file (after retention) tasks. All start
 // after log.initial.task.delay.ms. Shutdown stops the tasks, then closes every directory
 // cleanly (flush, trimmed indexes, checkpoints, marker last).
@@ -25,6 +28,11 @@
 // work without it; the cleaner chooses its log under it and cleans outside it. Lock order:
 // admin_mu_, mu_, then a LogDirectory's locks, then a Log's (docs/design/threading.md).
 // GetLog hands out shared ownership: a log whose topic is deleted meanwhile answers NotFound.
+// NextProducerId takes only the ProducerIdManager's own mutex (never with mu_ held).
+//
+// Producer ids (InitProducerId): NextProducerId hands out ids from blocks of 1000 reserved in
+// <first log dir>/seglog-producer-ids (manager/producer_id_manager.h), never reused across
+// restarts.
 #ifndef SEGLOG_MANAGER_LOG_MANAGER_H_
 #define SEGLOG_MANAGER_LOG_MANAGER_H_
 
@@ -40,6 +48,7 @@
 #include "base/scheduler.h"
 #include "cleaner/cleaner.h"
 #include "manager/log_directory.h"
+#include "manager/producer_id_manager.h"
 #include "manager/server_config.h"
 #include "manager/topic_store.h"
 #include "seglog/topic_description.h"
@@ -101,11 +110,18 @@ class LogManager {
   // refuses work with NotFound or FailedPrecondition.
   Result<std::shared_ptr<Log>> GetLog(const TopicPartition& tp) const EXCLUDES(mu_);
 
+  // A new producer id for InitProducerId: above every id this node handed out before, across
+  // restarts. FailedPrecondition on a read-only manager; IOError when the block file cannot be
+  // written (then nothing is handed out).
+  Result<int64_t> NextProducerId() EXCLUDES(mu_);
+  // Forgets the expired producers of every log (the PeriodicProducerExpirationCheck task).
+  Status RemoveExpiredProducers() EXCLUDES(mu_);
+
   // Schedules Kafka's periodic tasks (see above).
   void StartTasks();
   // Runs one task now: "retention", "flush", "checkpoint" (both checkpoints), "delete-files"
   // (removes .deleted files and -delete directories whose deletion is pending, at once),
-  // "cleaner" (one round of cleaner 0).
+  // "cleaner" (one round of cleaner 0), "producer-expiration".
   Status RunTask(const std::string& name) EXCLUDES(mu_);
   Status CleanupLogs() EXCLUDES(mu_);
   Status FlushDirtyLogs() EXCLUDES(mu_);
@@ -164,6 +180,8 @@ class LogManager {
   mutable Mutex mu_;
   // Filled by Open, then never changed (the directories are thread-safe).
   std::vector<std::unique_ptr<LogDirectory>> dirs_;
+  // Set by Open for a writable manager, then never changed (thread-safe itself).
+  std::unique_ptr<ProducerIdManager> producer_ids_;
   TopicMap topics_ GUARDED_BY(mu_);
   struct PendingDelete {
     std::string path;

@@ -54,8 +54,6 @@ bool IsOtherBrokerKey(const std::string& k) {
                                               "unclean.leader.election.enable",
                                               "log.dir.failure.timeout.ms",
                                               "metadata.log.dir",
-                                              "producer.id.expiration.ms",
-                                              "producer.id.expiration.check.interval.ms",
                                               "transaction.max.timeout.ms",
                                               "replica.high.watermark.checkpoint.interval.ms"};
   if (exact.count(k)) return true;
@@ -283,6 +281,20 @@ Result<ServerConfig> ServerConfig::FromProperties(const std::map<std::string, st
        [&](const std::string& v) {
          return ParseConfigInt<int32_t>("log.cleaner.io.buffer.size", v, 0,
                                         &c.log_cleaner_io_buffer_size);
+       }},
+      {"producer.id.expiration.ms",
+       [&](const std::string& v) {
+         int32_t x = 0;
+         Status s = ParseConfigInt<int32_t>("producer.id.expiration.ms", v, 1, &x);
+         if (s.ok()) c.producer_id_expiration_ms = x;
+         return s;
+       }},
+      {"producer.id.expiration.check.interval.ms",
+       [&](const std::string& v) {
+         int32_t x = 0;
+         Status s = ParseConfigInt<int32_t>("producer.id.expiration.check.interval.ms", v, 1, &x);
+         if (s.ok()) c.producer_id_expiration_check_interval_ms = x;
+         return s;
        }},
       {"log.cleaner.backoff.ms",
        [&](const std::string& v) {

@@ -46,6 +46,11 @@ struct ServerConfig {
   double log_cleaner_io_buffer_load_factor = 0.9;
   double log_cleaner_io_max_bytes_per_second = 1.7976931348623157e308;
   int64_t log_cleaner_backoff_ms = 15000;
+  // Idempotent producers (Kafka's ProducerStateManagerConfig; both int, >= 1): a producer
+  // without an ongoing transaction is forgotten once its last batch timestamp is
+  // producer.id.expiration.ms old, checked every producer.id.expiration.check.interval.ms.
+  int64_t producer_id_expiration_ms = 86400000;
+  int64_t producer_id_expiration_check_interval_ms = 600000;
 
   // The socket server (src/server). `listeners`: where to accept connections, PLAINTEXT only;
   // listeners named in controller.listener.names are left out (there is no KRaft controller).
