@@ -39,7 +39,8 @@ const std::map<std::string, std::string>& DirectSynonyms() {
   return m;
 }
 
-// Keys of a Kafka broker's server.properties that are not about log storage.
+// Keys of a Kafka broker's server.properties that seglog does not use (not about log storage,
+// or socket server limits it does not apply).
 bool IsOtherBrokerKey(const std::string& k) {
   static const std::set<std::string> exact = {"process.roles",
                                               "controller.quorum.voters",
@@ -59,7 +60,12 @@ bool IsOtherBrokerKey(const std::string& k) {
                                               "producer.id.expiration.ms",
                                               "producer.id.expiration.check.interval.ms",
                                               "transaction.max.timeout.ms",
-                                              "replica.high.watermark.checkpoint.interval.ms"};
+                                              "replica.high.watermark.checkpoint.interval.ms",
+                                              "max.connections.per.ip",
+                                              "max.connections.per.ip.overrides",
+                                              "max.connection.creation.rate",
+                                              "queued.max.request.bytes",
+                                              "connection.failed.authentication.delay.ms"};
   if (exact.count(k)) return true;
   for (const char* prefix : {"socket.", "transaction.state.log.", "group.", "listener.name.",
                              "ssl.", "sasl.", "metric.", "metrics.", "replica.", "controller.",
