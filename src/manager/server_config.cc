@@ -39,7 +39,8 @@ const std::map<std::string, std::string>& DirectSynonyms() {
   return m;
 }
 
-// Keys of a Kafka broker's server.properties that are not about log storage.
+// Keys of a Kafka broker's server.properties that seglog does not use (not about log storage,
+// or socket server limits it does not apply).
 bool IsOtherBrokerKey(const std::string& k) {
   static const std::set<std::string> exact = {"process.roles",
                                               "controller.quorum.voters",
@@ -55,7 +56,12 @@ bool IsOtherBrokerKey(const std::string& k) {
                                               "log.dir.failure.timeout.ms",
                                               "metadata.log.dir",
                                               "transaction.max.timeout.ms",
-                                              "replica.high.watermark.checkpoint.interval.ms"};
+                                              "replica.high.watermark.checkpoint.interval.ms",
+                                              "max.connections.per.ip",
+                                              "max.connections.per.ip.overrides",
+                                              "max.connection.creation.rate",
+                                              "queued.max.request.bytes",
+                                              "connection.failed.authentication.delay.ms"};
   if (exact.count(k)) return true;
   for (const char* prefix : {"socket.", "transaction.state.log.", "group.", "listener.name.",
                              "ssl.", "sasl.", "metric.", "metrics.", "replica.", "controller.",

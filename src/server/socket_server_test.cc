@@ -6,6 +6,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -703,6 +706,43 @@ TEST_F(SocketServerTest, BadOptionsAndBindFailures) {
   EXPECT_THAT(
       std::string(taken.status().message()),
       HasSubstr(fmt::format("Socket server failed to bind to 127.0.0.1:{}", server_->port())));
+}
+
+TEST_F(SocketServerTest, EveryListenerAcceptsAndNamesItself) {
+  std::mutex mu;
+  std::vector<std::string> listeners;
+  FnHandler& h = *MakeHandler([&](const RequestContext& c, std::vector<uint8_t> f, Responder r) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      listeners.push_back(c.listener);
+    }
+    Echo(c, std::move(f), std::move(r));
+  });
+  SocketServerOptions o = Options();
+  o.listeners = {{"PLAINTEXT", "127.0.0.1", 0}, {"INTERNAL", "127.0.0.1", 0}};
+  StartServer(std::move(o), &h);
+  const int internal = server_->port("INTERNAL");
+  ASSERT_GT(internal, 0);
+  EXPECT_NE(internal, server_->port());
+  for (int port : {server_->port(), internal}) {
+    auto c = TestClient::Connect(port);
+    ASSERT_NE(c, nullptr);
+    ASSERT_TRUE(c->SendFrame("x"));
+    EXPECT_EQ(c->ReadFrameString(), "echo:x");
+  }
+  std::lock_guard<std::mutex> lock(mu);
+  EXPECT_EQ(listeners, (std::vector<std::string>{"PLAINTEXT", "INTERNAL"}));
+}
+
+TEST(WaitForTerminationSignalTest, ReturnsOnSigterm) {
+  std::thread sender([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    ::kill(::getpid(), SIGTERM);
+  });
+  Result<int> got = WaitForTerminationSignal();
+  sender.join();
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(*got, SIGTERM);
 }
 
 TEST(SocketServerOptionsTest, FromServerConfig) {
