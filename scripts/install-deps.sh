@@ -9,6 +9,7 @@ PACKAGES=(
   libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev libasio-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libxxhash-dev
+  kcat python3-venv
   libssl-dev
   gnuplot-nox python3
   clang-14 libclang-rt-14-dev clang-format

@@ -19,6 +19,7 @@ jobs=${JOBS:-2}
 fuzz_seconds=${FUZZ_SECONDS:-60}
 
 bash scripts/install-deps.sh
+bash scripts/install-clients.sh
 interop/kafka/oracle.sh compile >/dev/null
 # The committed protocol code is what the generator makes of Kafka 4.4.0's schemas.
 bash scripts/check_generated.sh

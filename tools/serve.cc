@@ -83,16 +83,15 @@ Status Serve(const ServeOptions& options, const std::atomic<bool>& stop, std::os
   }
   const int port = server.value()->port();
   if (advertised.port == 0) ctx.advertised_port->store(port);
-  logger(fmt::format("[KafkaServer id={}] started (seglog {}); cluster id {}; listening on {}:{}",
-                     config.node_id, "0.1.0", ctx.cluster_id,
-                     config.listeners.front().host.empty() ? "0.0.0.0"
-                                                           : config.listeners.front().host,
-                     port));
+  logger(fmt::format(
+      "[KafkaServer id={}] started (seglog {}); cluster id {}; listening on {}:{}", config.node_id,
+      "0.1.0", ctx.cluster_id,
+      config.listeners.front().host.empty() ? "0.0.0.0" : config.listeners.front().host, port));
   if (options.on_listening) options.on_listening(port);
   while (!stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
 
   logger(fmt::format("[KafkaServer id={}] shutting down", config.node_id));
-  broker->Shutdown();         // parked fetches are answered first ...
+  broker->Shutdown();          // parked fetches are answered first ...
   server.value()->Shutdown();  // ... then in-flight requests finish and connections close
   Status s = logs->Shutdown();
   scheduler.Shutdown();

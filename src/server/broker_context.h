@@ -7,8 +7,8 @@
 #ifndef SEGLOG_SERVER_BROKER_CONTEXT_H_
 #define SEGLOG_SERVER_BROKER_CONTEXT_H_
 
-#include <cstdint>
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -27,8 +27,8 @@ struct BrokerContext {
   // Shared so a server started on port 0 can publish the port it bound before clients learn it.
   std::shared_ptr<std::atomic<int32_t>> advertised_port =
       std::make_shared<std::atomic<int32_t>>(9092);
-  bool auto_create_topics = true;   // auto.create.topics.enable
-  int32_t num_partitions = 1;       // num.partitions: a new topic's default
+  bool auto_create_topics = true;  // auto.create.topics.enable
+  int32_t num_partitions = 1;      // num.partitions: a new topic's default
   int64_t transaction_max_timeout_ms = 900000;
   // A producer id never handed out before (persisted blocks, so never again after a restart).
   std::function<Result<int64_t>()> next_producer_id;

@@ -17,8 +17,8 @@ namespace seglog {
 
 struct FetchRead {
   protocol::FetchResponseData response;
-  int64_t bytes = 0;        // record bytes in the response
-  bool has_error = false;   // some partition (or the request) failed: answer at once
+  int64_t bytes = 0;                       // record bytes in the response
+  bool has_error = false;                  // some partition (or the request) failed: answer at once
   std::vector<TopicPartition> partitions;  // what a parked fetch waits on
 };
 

@@ -88,10 +88,10 @@ void FetchPurgatory::Run() {
       if (parked_.empty()) {
         cv_.wait(l);
       } else {
-        auto earliest = std::min_element(parked_.begin(), parked_.end(),
-                                         [](const Parked& a, const Parked& b) {
-                                           return a.deadline < b.deadline;
-                                         })->deadline;
+        auto earliest =
+            std::min_element(parked_.begin(), parked_.end(), [](const Parked& a, const Parked& b) {
+              return a.deadline < b.deadline;
+            })->deadline;
         cv_.wait_until(l, earliest);
       }
       continue;

@@ -84,14 +84,15 @@ protocol::ProduceResponseData HandleProduce(const BrokerContext& ctx,
           }
           pr.error_message = e.message;
         }
-        ctx.Log(fmt::format("Error processing append operation on partition {}: {}",
-                            tp.ToString(), info.status().ToString()));
+        ctx.Log(fmt::format("Error processing append operation on partition {}: {}", tp.ToString(),
+                            info.status().ToString()));
         continue;
       }
+      // A retried batch (LogAppendInfo::duplicate) is answered with its original offsets.
       pr.base_offset = info.value().first_offset;
       pr.log_append_time_ms = info.value().log_append_time;
       pr.log_start_offset = log.value()->log_start_offset();
-      appended->push_back(tp);
+      if (!info.value().duplicate) appended->push_back(tp);
     }
   }
   return resp;
@@ -100,8 +101,9 @@ protocol::ProduceResponseData HandleProduce(const BrokerContext& ctx,
 protocol::ListOffsetsResponseData HandleListOffsets(const BrokerContext& ctx,
                                                     const protocol::ListOffsetsRequestData& req,
                                                     int16_t version) {
-  (void)version;
   protocol::ListOffsetsResponseData resp;
+  // Leader epochs are in the response from v4.
+  const int32_t epoch = version >= 4 ? 0 : -1;
   for (const auto& topic : req.topics) {
     auto& tr = resp.topics.emplace_back();
     tr.name = topic.name;
@@ -126,13 +128,13 @@ protocol::ListOffsetsResponseData HandleListOffsets(const BrokerContext& ctx,
         case -1:  // latest: the high watermark (= last stable offset without transactions)
           pr.timestamp = -1;
           pr.offset = l->high_watermark();
-          pr.leader_epoch = 0;
+          pr.leader_epoch = epoch;
           continue;
         case -2:  // earliest
         case -4:  // earliest local: everything is local
           pr.timestamp = -1;
           pr.offset = l->log_start_offset();
-          pr.leader_epoch = 0;
+          pr.leader_epoch = epoch;
           continue;
         case -5:  // earliest pending upload: nothing is uploaded without tiered storage
           pr.timestamp = -1;
@@ -153,7 +155,7 @@ protocol::ListOffsetsResponseData HandleListOffsets(const BrokerContext& ctx,
       if (found.value().has_value()) {
         pr.timestamp = found.value()->timestamp;
         pr.offset = found.value()->offset;
-        pr.leader_epoch = found.value()->leader_epoch.value_or(-1);
+        if (version >= 4) pr.leader_epoch = found.value()->leader_epoch.value_or(-1);
       }
     }
   }

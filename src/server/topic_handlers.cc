@@ -51,9 +51,9 @@ Status ValidateTopicNameForClient(const std::string& name) {
     return Status::InvalidArgument("Topic name cannot be \".\" or \"..\"");
   }
   if (name.size() > kMaxTopicNameLength) {
-    return Status::InvalidArgument(fmt::format(
-        "Topic name is illegal, it can't be longer than {} characters, topic name: {}",
-        kMaxTopicNameLength, name));
+    return Status::InvalidArgument(
+        fmt::format("Topic name is illegal, it can't be longer than {} characters, topic name: {}",
+                    kMaxTopicNameLength, name));
   }
   for (char c : name) {
     const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -127,9 +127,10 @@ protocol::MetadataResponseData HandleMetadata(const BrokerContext& ctx,
       }
       Status created = ctx.logs->CreateTopic(name, ctx.num_partitions);
       if (created.ok()) {
-        ctx.Log(fmt::format("Auto-created topic {} with {} partition(s)", name,
-                            ctx.num_partitions));
-      } else if (!(created.code() == Status::Code::kAlreadyExists)) {  // another client may have just created it
+        ctx.Log(
+            fmt::format("Auto-created topic {} with {} partition(s)", name, ctx.num_partitions));
+      } else if (!(created.code() ==
+                   Status::Code::kAlreadyExists)) {  // another client may have just created it
         ctx.Log(fmt::format("Auto-creation of topic {} failed: {}", name, created.ToString()));
       }
       md = ctx.logs->FindTopic(name);
@@ -157,7 +158,8 @@ protocol::CreateTopicsResponseData HandleCreateTopics(const BrokerContext& ctx,
     r.name = t.name;
     auto fail = [&](int16_t code, std::string message) {
       r.error_code = code;
-      r.error_message = version >= 1 ? std::optional<std::string>(std::move(message)) : std::nullopt;
+      r.error_message =
+          version >= 1 ? std::optional<std::string>(std::move(message)) : std::nullopt;
     };
     r.error_message = std::nullopt;
     if (duplicates.count(t.name)) {
@@ -234,8 +236,9 @@ protocol::CreateTopicsResponseData HandleCreateTopics(const BrokerContext& ctx,
     if (!req.validate_only) {
       Status s = ctx.logs->CreateTopic(t.name, partitions, configs);
       if (!s.ok()) {
-        const int16_t code = s.code() == Status::Code::kAlreadyExists ? kafka_error::kTopicAlreadyExists
-                                                 : kafka_error::FromStatus(s);
+        const int16_t code = s.code() == Status::Code::kAlreadyExists
+                                 ? kafka_error::kTopicAlreadyExists
+                                 : kafka_error::FromStatus(s);
         fail(code, kafka_error::MessageOf(s));
         continue;
       }
@@ -273,8 +276,8 @@ protocol::DeleteTopicsResponseData HandleDeleteTopics(const BrokerContext& ctx,
     }
     Status s = ctx.logs->DeleteTopic(*name);
     if (!s.ok()) {
-      r.error_code = s.IsNotFound() ? kafka_error::kUnknownTopicOrPartition
-                                    : kafka_error::FromStatus(s);
+      r.error_code =
+          s.IsNotFound() ? kafka_error::kUnknownTopicOrPartition : kafka_error::FromStatus(s);
       if (version >= 5) r.error_message = kafka_error::MessageOf(s);
       return;
     }
