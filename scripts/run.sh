@@ -1,9 +1,28 @@
 #!/usr/bin/env bash
-# The main job: installs what is missing, builds seglog (release), and runs the walkthrough on
-# the embedded default log directory ./data (the seeds' Example 1, step by step).
+# The main job: installs what is missing, builds seglog (release), and starts the broker -
+# `seglog serve` on ./data at 127.0.0.1:9092 - printing how to connect with Kafka's console
+# tools and kcat. Stop it with Ctrl-C (a clean shutdown). Environment: SEGLOG_LOG_DIR (default
+# ./data), SEGLOG_PORT (default 9092).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 cmake --preset release >/dev/null
 cmake --build --preset release --target seglog
-./build/release/cli/seglog walkthrough --log-dir "${SEGLOG_LOG_DIR:-./data}"
+port="${SEGLOG_PORT:-9092}"
+dir="${SEGLOG_LOG_DIR:-./data}"
+cat <<MSG
+seglog serve: a single Kafka broker on 127.0.0.1:$port over $dir. In another shell:
+
+  echo hello | kcat -b 127.0.0.1:$port -P -t demo
+  kcat -b 127.0.0.1:$port -C -t demo -o beginning -e
+
+or with Kafka 4.4.0's own tools (fetched into ~/.cache/seglog by the test command):
+
+  printf 'one\\ntwo\\n' | interop/kafka/oracle.sh kafka-class org.apache.kafka.tools.ConsoleProducer \\
+      --bootstrap-server 127.0.0.1:$port --topic demo
+  interop/kafka/oracle.sh kafka-class org.apache.kafka.tools.consumer.ConsoleConsumer \\
+      --bootstrap-server 127.0.0.1:$port --topic demo --partition 0 --offset earliest
+
+MSG
+exec ./build/release/cli/seglog serve --log-dir "$dir" \
+  --override "listeners=PLAINTEXT://127.0.0.1:$port"
