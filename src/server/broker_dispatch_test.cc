@@ -4,6 +4,7 @@
 // response that decodes at that version.
 #include "server/broker.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -33,6 +34,7 @@
 #include "protocol/generated/produce_response.h"
 #include "protocol/generated/request_header.h"
 #include "protocol/generated/response_header.h"
+#include "seglog/record_batch.h"
 #include "server/handlers.h"
 #include "server/kafka_error.h"
 #include "tests/support/batches.h"
@@ -367,6 +369,53 @@ TEST_F(BrokerDispatchTest, MetadataAutoCreatesAndDescribesTopics) {
   resp = Decode<MetadataResponseData>(Call(Frame(3, 12, req)), 3, 12);
   EXPECT_EQ(resp.topics[0].error_code, kafka_error::kInvalidTopic);
   EXPECT_EQ(logs_->ListTopics(), std::vector<std::string>{"auto"});
+}
+
+// An idempotent producer's batch as it would send it.
+std::vector<uint8_t> IdempotentBatch(int64_t pid, int32_t base_seq, int count) {
+  BatchOptions o;
+  o.producer_id = pid;
+  o.producer_epoch = 0;
+  o.base_sequence = base_seq;
+  RecordBatchBuilder b(o);
+  for (int i = 0; i < count; ++i) {
+    const std::string v = fmt::format("v{}", base_seq + i);
+    EXPECT_TRUE(
+        b.Append(kT0, std::nullopt, Bytes(reinterpret_cast<const uint8_t*>(v.data()), v.size()))
+            .ok());
+  }
+  auto built = b.Build();
+  EXPECT_TRUE(built.ok());
+  return built.ok() ? std::move(built).value() : std::vector<uint8_t>{};
+}
+
+TEST_F(BrokerDispatchTest, IdempotentProducerRetriesAndGaps) {
+  ASSERT_TRUE(logs_->CreateTopic("t", 1).ok());
+  auto init = Decode<InitProducerIdResponseData>(Call(Frame(22, 4,
+                                                            [] {
+                                                              InitProducerIdRequestData r;
+                                                              r.transactional_id = std::nullopt;
+                                                              return r;
+                                                            }())),
+                                                 22, 4);
+  ASSERT_EQ(init.error_code, 0);
+  const int64_t pid = init.producer_id;
+  std::vector<uint8_t> first = IdempotentBatch(pid, 0, 5);
+  std::vector<uint8_t> second = IdempotentBatch(pid, 5, 5);
+  auto base_of = [&](const std::vector<uint8_t>& batch) {
+    auto r = Decode<ProduceResponseData>(Call(Frame(0, 9, ProduceOne("t", batch))), 0, 9);
+    const auto& p = r.responses[0].partition_responses[0];
+    return std::make_pair(p.error_code, p.base_offset);
+  };
+  EXPECT_EQ(base_of(first), std::make_pair(int16_t{0}, int64_t{0}));
+  EXPECT_EQ(base_of(second), std::make_pair(int16_t{0}, int64_t{5}));
+  // A retry of either is answered with its original offsets and writes nothing.
+  EXPECT_EQ(base_of(first), std::make_pair(int16_t{0}, int64_t{0}));
+  EXPECT_EQ(base_of(second), std::make_pair(int16_t{0}, int64_t{5}));
+  EXPECT_EQ(logs_->GetLog({"t", 0}).value()->log_end_offset(), 10);
+  // A gap in the sequence: OUT_OF_ORDER_SEQUENCE_NUMBER, nothing written.
+  EXPECT_EQ(base_of(IdempotentBatch(pid, 12, 1)).first, kafka_error::kOutOfOrderSequenceNumber);
+  EXPECT_EQ(logs_->GetLog({"t", 0}).value()->log_end_offset(), 10);
 }
 
 // Every served API at every version it advertises: a plausible request gets a response that

@@ -414,6 +414,13 @@ def main():
         ctx.broker.start()
         CASES[args.case](ctx)
         ctx.broker.stop()
+        # The SIGTERM shutdown was clean: the next start loads the logs without recovery.
+        before = len(ctx.broker.log())
+        ctx.broker.start()
+        ctx.broker.stop()
+        restart = ctx.broker.log()[before:]
+        check("after a clean shutdown" in restart and "unclean" not in restart,
+              f"restart after SIGTERM was not clean:\n{restart[-2000:]}")
         n = judge_directories(ctx.broker.seglog, ctx.ws.data, ctx.expect_records)
         print(f"{args.case}: passed in {time.time() - started:.1f}s ({n} records judged by "
               f"DumpLogSegments)")
