@@ -1,5 +1,6 @@
 // Kafka's error codes (org.apache.kafka.common.protocol.Errors) that seglog's broker answers
-// with, and the mapping from an engine Status to them.
+// with, and the mapping from an engine Status to them (the codes an append can end in are in
+// seglog/validation_error.h).
 //
 // Thread safety: constants and pure functions.
 #ifndef SEGLOG_SERVER_KAFKA_ERROR_H_
@@ -27,9 +28,6 @@ inline constexpr int16_t kInvalidReplicationFactor = 38;
 inline constexpr int16_t kInvalidReplicaAssignment = 39;
 inline constexpr int16_t kInvalidConfig = 40;
 inline constexpr int16_t kInvalidRequest = 42;
-inline constexpr int16_t kOutOfOrderSequenceNumber = 45;
-inline constexpr int16_t kDuplicateSequenceNumber = 46;
-inline constexpr int16_t kInvalidProducerEpoch = 47;
 inline constexpr int16_t kInvalidTransactionTimeout = 50;
 inline constexpr int16_t kFetchSessionIdNotFound = 70;
 inline constexpr int16_t kInvalidFetchSessionEpoch = 71;
