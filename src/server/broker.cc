@@ -77,8 +77,8 @@ ResponseBuffer Broker::ToResponseBuffer(const ProtocolWriter& writer) {
 
 void Broker::Handle(const RequestContext& rc, std::vector<uint8_t> frame, Responder respond) {
   auto close = [&](const std::string& why) {
-    ctx_.Log(fmt::format("Closing socket connection to {} (connectionId={}): {}",
-                         rc.client_address, rc.connection_id, why));
+    ctx_.Log(fmt::format("Closing socket connection to {} (connectionId={}): {}", rc.client_address,
+                         rc.connection_id, why));
     respond.CloseConnection();
   };
   if (frame.size() < 8) {
@@ -117,11 +117,12 @@ void Broker::Handle(const RequestContext& rc, std::vector<uint8_t> frame, Respon
   const size_t body_offset = reader.position();
   const std::span<const uint8_t> body(frame.data() + body_offset, frame.size() - body_offset);
   auto parse_failed = [&](const Status& s) {
-    close(fmt::format("Error getting request for apiKey: {}, apiVersion: {}, connectionId: {}, "
-                      "listenerName: {}, principal: User:ANONYMOUS: {}",
-                      ApiName(api_key), version, rc.connection_id, rc.listener, s.ToString()));
+    close(
+        fmt::format("Error getting request for apiKey: {}, apiVersion: {}, connectionId: {}, "
+                    "listenerName: {}, principal: User:ANONYMOUS: {}",
+                    ApiName(api_key), version, rc.connection_id, rc.listener, s.ToString()));
   };
-#define SEGLOG_PARSE(Type, var)                  \
+#define SEGLOG_PARSE(Type, var)                   \
   auto var##_parsed = Type::Parse(body, version); \
   if (!var##_parsed.ok()) {                       \
     parse_failed(var##_parsed.status());          \
@@ -132,8 +133,7 @@ void Broker::Handle(const RequestContext& rc, std::vector<uint8_t> frame, Respon
   switch (static_cast<ApiKey>(api_key)) {
     case ApiKey::kApiVersions: {
       SEGLOG_PARSE(protocol::ApiVersionsRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id, HandleApiVersions(ctx_, req, version),
-            respond);
+      Reply(ctx_, api_key, version, correlation_id, HandleApiVersions(ctx_, req, version), respond);
       return;
     }
     case ApiKey::kMetadata: {
@@ -165,8 +165,7 @@ void Broker::Handle(const RequestContext& rc, std::vector<uint8_t> frame, Respon
       return;
     case ApiKey::kListOffsets: {
       SEGLOG_PARSE(protocol::ListOffsetsRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id, HandleListOffsets(ctx_, req, version),
-            respond);
+      Reply(ctx_, api_key, version, correlation_id, HandleListOffsets(ctx_, req, version), respond);
       return;
     }
     case ApiKey::kInitProducerId: {
@@ -193,6 +192,54 @@ void Broker::Handle(const RequestContext& rc, std::vector<uint8_t> frame, Respon
             respond);
       return;
     }
+    case ApiKey::kCreatePartitions: {
+      SEGLOG_PARSE(protocol::CreatePartitionsRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleCreatePartitions(ctx_, req, version),
+            respond);
+      return;
+    }
+    case ApiKey::kDeleteRecords: {
+      SEGLOG_PARSE(protocol::DeleteRecordsRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleDeleteRecords(ctx_, req, version),
+            respond);
+      return;
+    }
+    case ApiKey::kOffsetForLeaderEpoch: {
+      SEGLOG_PARSE(protocol::OffsetForLeaderEpochRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleOffsetForLeaderEpoch(ctx_, req, version),
+            respond);
+      return;
+    }
+    case ApiKey::kDescribeLogDirs: {
+      SEGLOG_PARSE(protocol::DescribeLogDirsRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleDescribeLogDirs(ctx_, req, version),
+            respond);
+      return;
+    }
+    case ApiKey::kDescribeTopicPartitions: {
+      SEGLOG_PARSE(protocol::DescribeTopicPartitionsRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id,
+            HandleDescribeTopicPartitions(ctx_, req, version), respond);
+      return;
+    }
+    case ApiKey::kDescribeConfigs: {
+      SEGLOG_PARSE(protocol::DescribeConfigsRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleDescribeConfigs(ctx_, req, version),
+            respond);
+      return;
+    }
+    case ApiKey::kAlterConfigs: {
+      SEGLOG_PARSE(protocol::AlterConfigsRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleAlterConfigs(ctx_, req, version),
+            respond);
+      return;
+    }
+    case ApiKey::kIncrementalAlterConfigs: {
+      SEGLOG_PARSE(protocol::IncrementalAlterConfigsRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id,
+            HandleIncrementalAlterConfigs(ctx_, req, version), respond);
+      return;
+    }
     default:
       break;
   }
@@ -206,10 +253,10 @@ void Broker::HandleFetch(const RequestContext& rc, int16_t version, int32_t corr
   const std::span<const uint8_t> body(frame.data() + body_offset, frame.size() - body_offset);
   auto parsed = protocol::FetchRequestData::Parse(body, version);
   if (!parsed.ok()) {
-    ctx_.Log(fmt::format("Closing socket connection to {} (connectionId={}): Error getting "
-                         "request for apiKey: FETCH, apiVersion: {}: {}",
-                         rc.client_address, rc.connection_id, version,
-                         parsed.status().ToString()));
+    ctx_.Log(
+        fmt::format("Closing socket connection to {} (connectionId={}): Error getting "
+                    "request for apiKey: FETCH, apiVersion: {}: {}",
+                    rc.client_address, rc.connection_id, version, parsed.status().ToString()));
     respond.CloseConnection();
     return;
   }
@@ -230,8 +277,7 @@ void Broker::HandleFetch(const RequestContext& rc, int16_t version, int32_t corr
                     if (!passed && !again.has_error && again.bytes < request->min_bytes) {
                       return false;
                     }
-                    Reply(ctx_, api_key, version, correlation_id, again.response,
-                          *shared_respond);
+                    Reply(ctx_, api_key, version, correlation_id, again.response, *shared_respond);
                     return true;
                   });
 }

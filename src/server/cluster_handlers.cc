@@ -25,8 +25,16 @@ const std::vector<ServedVersions> kServed = {
     {Key(ApiKey::kApiVersions), 0, 5, 0},
     {Key(ApiKey::kCreateTopics), 2, 7, 2},
     {Key(ApiKey::kDeleteTopics), 1, 6, 1},
+    {Key(ApiKey::kDeleteRecords), 0, 2, 0},
     {Key(ApiKey::kInitProducerId), 0, 6, 0},
+    {Key(ApiKey::kOffsetForLeaderEpoch), 2, 4, 2},
+    {Key(ApiKey::kDescribeConfigs), 1, 4, 1},
+    {Key(ApiKey::kAlterConfigs), 0, 2, 0},
+    {Key(ApiKey::kDescribeLogDirs), 1, 5, 1},
+    {Key(ApiKey::kCreatePartitions), 0, 3, 0},
+    {Key(ApiKey::kIncrementalAlterConfigs), 0, 1, 0},
     {Key(ApiKey::kDescribeCluster), 0, 2, 0},
+    {Key(ApiKey::kDescribeTopicPartitions), 0, 0, 0},
 };
 
 // The bits of every ACL operation Kafka's AclOperation enum defines (2..14): with no
@@ -74,8 +82,9 @@ protocol::DescribeClusterResponseData HandleDescribeCluster(
   // endpoint_type 1 is brokers; 2 (controllers) has no answer on a broker listener.
   if (req.endpoint_type != 1) {
     resp.error_code = kafka_error::kUnsupportedVersion;
-    resp.error_message = "The request was sent to an endpoint of type BROKER, but we wanted an "
-                         "endpoint of type CONTROLLER";
+    resp.error_message =
+        "The request was sent to an endpoint of type BROKER, but we wanted an "
+        "endpoint of type CONTROLLER";
     return resp;
   }
   resp.cluster_id = ctx.cluster_id;
@@ -84,7 +93,8 @@ protocol::DescribeClusterResponseData HandleDescribeCluster(
   b.broker_id = ctx.node_id;
   b.host = ctx.advertised_host;
   b.port = ctx.advertised_port->load();
-  if (req.include_cluster_authorized_operations) resp.cluster_authorized_operations = kAllOperations;
+  if (req.include_cluster_authorized_operations)
+    resp.cluster_authorized_operations = kAllOperations;
   return resp;
 }
 
@@ -96,16 +106,17 @@ protocol::InitProducerIdResponseData HandleInitProducerId(
     // Transactions come with the transaction coordinator; a transactional producer finds
     // no coordinator (FindCoordinator is not served) and fails fast.
     resp.error_code = kafka_error::kCoordinatorNotAvailable;
-    ctx.Log(fmt::format("InitProducerId for transactional id {} refused: transactions are not "
-                        "supported yet",
-                        *req.transactional_id));
+    ctx.Log(
+        fmt::format("InitProducerId for transactional id {} refused: transactions are not "
+                    "supported yet",
+                    *req.transactional_id));
     return resp;
   }
   // An idempotent producer gets a fresh id each time (Kafka's non-transactional path), also
   // when it asks to bump the epoch of an old one (KIP-360).
-  Result<int64_t> id = ctx.next_producer_id ? ctx.next_producer_id()
-                                            : Result<int64_t>(Status::FailedPrecondition(
-                                                  "no producer id source"));
+  Result<int64_t> id = ctx.next_producer_id
+                           ? ctx.next_producer_id()
+                           : Result<int64_t>(Status::FailedPrecondition("no producer id source"));
   if (!id.ok()) {
     ctx.Log("InitProducerId failed: " + id.status().ToString());
     resp.error_code = kafka_error::kUnknownServerError;
