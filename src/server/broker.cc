@@ -192,6 +192,54 @@ void Broker::Handle(const RequestContext& rc, std::vector<uint8_t> frame, Respon
             respond);
       return;
     }
+    case ApiKey::kCreatePartitions: {
+      SEGLOG_PARSE(protocol::CreatePartitionsRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleCreatePartitions(ctx_, req, version),
+            respond);
+      return;
+    }
+    case ApiKey::kDeleteRecords: {
+      SEGLOG_PARSE(protocol::DeleteRecordsRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleDeleteRecords(ctx_, req, version),
+            respond);
+      return;
+    }
+    case ApiKey::kOffsetForLeaderEpoch: {
+      SEGLOG_PARSE(protocol::OffsetForLeaderEpochRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleOffsetForLeaderEpoch(ctx_, req, version),
+            respond);
+      return;
+    }
+    case ApiKey::kDescribeLogDirs: {
+      SEGLOG_PARSE(protocol::DescribeLogDirsRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleDescribeLogDirs(ctx_, req, version),
+            respond);
+      return;
+    }
+    case ApiKey::kDescribeTopicPartitions: {
+      SEGLOG_PARSE(protocol::DescribeTopicPartitionsRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id,
+            HandleDescribeTopicPartitions(ctx_, req, version), respond);
+      return;
+    }
+    case ApiKey::kDescribeConfigs: {
+      SEGLOG_PARSE(protocol::DescribeConfigsRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleDescribeConfigs(ctx_, req, version),
+            respond);
+      return;
+    }
+    case ApiKey::kAlterConfigs: {
+      SEGLOG_PARSE(protocol::AlterConfigsRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleAlterConfigs(ctx_, req, version),
+            respond);
+      return;
+    }
+    case ApiKey::kIncrementalAlterConfigs: {
+      SEGLOG_PARSE(protocol::IncrementalAlterConfigsRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id,
+            HandleIncrementalAlterConfigs(ctx_, req, version), respond);
+      return;
+    }
     default:
       break;
   }

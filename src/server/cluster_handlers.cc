@@ -18,11 +18,25 @@ constexpr int16_t Key(ApiKey k) { return static_cast<int16_t>(k); }
 const std::vector<ServedVersions> kServed = {
     // Produce: advertised from 0 because older librdkafka needs it (KAFKA-18659), refused
     // below 3 as Kafka 4 does.
-    {Key(ApiKey::kProduce), 0, 13, 3},        {Key(ApiKey::kFetch), 4, 18, 4},
-    {Key(ApiKey::kListOffsets), 1, 11, 1},    {Key(ApiKey::kMetadata), 0, 13, 0},
-    {Key(ApiKey::kApiVersions), 0, 5, 0},     {Key(ApiKey::kCreateTopics), 2, 7, 2},
-    {Key(ApiKey::kDeleteTopics), 1, 6, 1},    {Key(ApiKey::kInitProducerId), 0, 6, 0},
+    // clang-format off
+    {Key(ApiKey::kProduce), 0, 13, 3},
+    {Key(ApiKey::kFetch), 4, 18, 4},
+    {Key(ApiKey::kListOffsets), 1, 11, 1},
+    {Key(ApiKey::kMetadata), 0, 13, 0},
+    {Key(ApiKey::kApiVersions), 0, 5, 0},
+    {Key(ApiKey::kCreateTopics), 2, 7, 2},
+    {Key(ApiKey::kDeleteTopics), 1, 6, 1},
+    {Key(ApiKey::kDeleteRecords), 0, 2, 0},
+    {Key(ApiKey::kInitProducerId), 0, 6, 0},
+    {Key(ApiKey::kOffsetForLeaderEpoch), 2, 4, 2},
+    {Key(ApiKey::kDescribeConfigs), 1, 4, 1},
+    {Key(ApiKey::kAlterConfigs), 0, 2, 0},
+    {Key(ApiKey::kDescribeLogDirs), 1, 5, 1},
+    {Key(ApiKey::kCreatePartitions), 0, 3, 0},
+    {Key(ApiKey::kIncrementalAlterConfigs), 0, 1, 0},
     {Key(ApiKey::kDescribeCluster), 0, 2, 0},
+    {Key(ApiKey::kDescribeTopicPartitions), 0, 0, 0},
+    // clang-format on
 };
 
 // The bits of every ACL operation Kafka's AclOperation enum defines (2..14): with no

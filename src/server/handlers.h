@@ -11,20 +11,36 @@
 #include <string>
 #include <vector>
 
+#include "protocol/generated/alter_configs_request.h"
+#include "protocol/generated/alter_configs_response.h"
 #include "protocol/generated/api_versions_request.h"
 #include "protocol/generated/api_versions_response.h"
+#include "protocol/generated/create_partitions_request.h"
+#include "protocol/generated/create_partitions_response.h"
 #include "protocol/generated/create_topics_request.h"
 #include "protocol/generated/create_topics_response.h"
+#include "protocol/generated/delete_records_request.h"
+#include "protocol/generated/delete_records_response.h"
 #include "protocol/generated/delete_topics_request.h"
 #include "protocol/generated/delete_topics_response.h"
 #include "protocol/generated/describe_cluster_request.h"
 #include "protocol/generated/describe_cluster_response.h"
+#include "protocol/generated/describe_configs_request.h"
+#include "protocol/generated/describe_configs_response.h"
+#include "protocol/generated/describe_log_dirs_request.h"
+#include "protocol/generated/describe_log_dirs_response.h"
+#include "protocol/generated/describe_topic_partitions_request.h"
+#include "protocol/generated/describe_topic_partitions_response.h"
+#include "protocol/generated/incremental_alter_configs_request.h"
+#include "protocol/generated/incremental_alter_configs_response.h"
 #include "protocol/generated/init_producer_id_request.h"
 #include "protocol/generated/init_producer_id_response.h"
 #include "protocol/generated/list_offsets_request.h"
 #include "protocol/generated/list_offsets_response.h"
 #include "protocol/generated/metadata_request.h"
 #include "protocol/generated/metadata_response.h"
+#include "protocol/generated/offset_for_leader_epoch_request.h"
+#include "protocol/generated/offset_for_leader_epoch_response.h"
 #include "protocol/generated/produce_request.h"
 #include "protocol/generated/produce_response.h"
 #include "seglog/topic_partition.h"
@@ -68,6 +84,30 @@ protocol::DeleteTopicsResponseData HandleDeleteTopics(const BrokerContext& ctx,
                                                       int16_t version);
 protocol::DescribeClusterResponseData HandleDescribeCluster(
     const BrokerContext& ctx, const protocol::DescribeClusterRequestData& req, int16_t version);
+
+// Partitions (partition_handlers.cc).
+protocol::CreatePartitionsResponseData HandleCreatePartitions(
+    const BrokerContext& ctx, const protocol::CreatePartitionsRequestData& req, int16_t version);
+protocol::DeleteRecordsResponseData HandleDeleteRecords(
+    const BrokerContext& ctx, const protocol::DeleteRecordsRequestData& req, int16_t version);
+protocol::OffsetForLeaderEpochResponseData HandleOffsetForLeaderEpoch(
+    const BrokerContext& ctx, const protocol::OffsetForLeaderEpochRequestData& req,
+    int16_t version);
+protocol::DescribeLogDirsResponseData HandleDescribeLogDirs(
+    const BrokerContext& ctx, const protocol::DescribeLogDirsRequestData& req, int16_t version);
+protocol::DescribeTopicPartitionsResponseData HandleDescribeTopicPartitions(
+    const BrokerContext& ctx, const protocol::DescribeTopicPartitionsRequestData& req,
+    int16_t version);
+
+// Configs (config_handlers.cc).
+protocol::DescribeConfigsResponseData HandleDescribeConfigs(
+    const BrokerContext& ctx, const protocol::DescribeConfigsRequestData& req, int16_t version);
+protocol::AlterConfigsResponseData HandleAlterConfigs(const BrokerContext& ctx,
+                                                      const protocol::AlterConfigsRequestData& req,
+                                                      int16_t version);
+protocol::IncrementalAlterConfigsResponseData HandleIncrementalAlterConfigs(
+    const BrokerContext& ctx, const protocol::IncrementalAlterConfigsRequestData& req,
+    int16_t version);
 
 // Topic ids: the name of the topic with `id`, if there is one.
 std::optional<std::string> TopicNameForId(const BrokerContext& ctx, const Uuid& id);

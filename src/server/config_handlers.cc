@@ -1,0 +1,631 @@
+// DescribeConfigs, AlterConfigs and IncrementalAlterConfigs: the topic configs (Kafka's
+// TopicConfig names, types and defaults, the broker's log.* synonyms, the topic's overrides)
+// and the broker's own settings, which are static: seglog changes no broker config at runtime.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "server/handlers.h"
+#include "server/kafka_error.h"
+
+namespace seglog {
+
+namespace {
+
+// ConfigResource.Type ids.
+constexpr int8_t kTopicResource = 2;
+constexpr int8_t kBrokerResource = 4;
+
+// DescribeConfigsResponse.ConfigSource ids.
+constexpr int8_t kTopicConfigSource = 1;  // DYNAMIC_TOPIC_CONFIG
+constexpr int8_t kStaticBrokerConfig = 4;
+constexpr int8_t kDefaultConfig = 5;
+
+// DescribeConfigsResponse.ConfigType ids.
+enum ConfigType : int8_t {
+  kBoolean = 1,
+  kString = 2,
+  kInt = 3,
+  kLong = 5,
+  kDouble = 6,
+  kList = 7,
+};
+
+// IncrementalAlterConfigs operations (AlterConfigOp.OpType).
+constexpr int8_t kSet = 0;
+constexpr int8_t kDelete = 1;
+constexpr int8_t kAppend = 2;
+constexpr int8_t kSubtract = 3;
+
+struct BrokerSynonym {
+  const char* name;
+  const char* default_value;  // nullptr: the broker config has no default (Kafka's null)
+};
+
+// One topic config as Kafka 4.4.0's LogConfig defines it.
+struct TopicConfigDef {
+  const char* name;
+  ConfigType type;
+  const char* default_value;
+  // Kafka's ServerTopicConfigSynonyms, most specific first; seglog's ServerConfig folds them
+  // into one topic default.
+  std::vector<BrokerSynonym> synonyms;
+};
+
+constexpr const char* kLongMax = "9223372036854775807";
+
+// Every config of Kafka's TopicConfig that LogConfig defines, by name. Those seglog's LogConfig
+// does not know are described with Kafka's default and cannot be altered.
+const std::vector<TopicConfigDef>& TopicConfigDefs() {
+  static const std::vector<TopicConfigDef> defs = {
+      {"cleanup.policy", kList, "delete", {{"log.cleanup.policy", "delete"}}},
+      {"compression.gzip.level", kInt, "-1", {{"compression.gzip.level", "-1"}}},
+      {"compression.lz4.level", kInt, "9", {{"compression.lz4.level", "9"}}},
+      {"compression.type", kString, "producer", {{"compression.type", "producer"}}},
+      {"compression.zstd.level", kInt, "3", {{"compression.zstd.level", "3"}}},
+      {"delete.retention.ms", kLong, "86400000", {{"log.cleaner.delete.retention.ms", "86400000"}}},
+      {"file.delete.delay.ms", kLong, "60000", {{"log.segment.delete.delay.ms", "60000"}}},
+      {"flush.messages", kLong, kLongMax, {{"log.flush.interval.messages", kLongMax}}},
+      {"flush.ms",
+       kLong,
+       kLongMax,
+       {{"log.flush.interval.ms", nullptr}, {"log.flush.scheduler.interval.ms", kLongMax}}},
+      {"follower.replication.throttled.replicas", kList, "", {}},
+      {"index.interval.bytes", kInt, "4096", {{"log.index.interval.bytes", "4096"}}},
+      {"leader.replication.throttled.replicas", kList, "", {}},
+      {"local.retention.bytes", kLong, "-2", {{"log.local.retention.bytes", "-2"}}},
+      {"local.retention.ms", kLong, "-2", {{"log.local.retention.ms", "-2"}}},
+      {"max.compaction.lag.ms", kLong, kLongMax, {{"log.cleaner.max.compaction.lag.ms", kLongMax}}},
+      {"max.decompressed.message.bytes", kInt, "2147483639", {}},
+      {"max.message.bytes", kInt, "1048588", {{"message.max.bytes", "1048588"}}},
+      {"message.timestamp.after.max.ms",
+       kLong,
+       "3600000",
+       {{"log.message.timestamp.after.max.ms", "3600000"}}},
+      {"message.timestamp.before.max.ms",
+       kLong,
+       kLongMax,
+       {{"log.message.timestamp.before.max.ms", kLongMax}}},
+      {"message.timestamp.type",
+       kString,
+       "CreateTime",
+       {{"log.message.timestamp.type", "CreateTime"}}},
+      {"min.cleanable.dirty.ratio", kDouble, "0.5", {{"log.cleaner.min.cleanable.ratio", "0.5"}}},
+      {"min.compaction.lag.ms", kLong, "0", {{"log.cleaner.min.compaction.lag.ms", "0"}}},
+      {"min.insync.replicas", kInt, "1", {{"min.insync.replicas", "1"}}},
+      {"preallocate", kBoolean, "false", {{"log.preallocate", "false"}}},
+      {"remote.log.copy.disable", kBoolean, "false", {}},
+      {"remote.log.delete.on.disable", kBoolean, "false", {}},
+      {"remote.storage.enable", kBoolean, "false", {}},
+      {"retention.bytes", kLong, "-1", {{"log.retention.bytes", "-1"}}},
+      {"retention.ms",
+       kLong,
+       "604800000",
+       {{"log.retention.ms", nullptr},
+        {"log.retention.minutes", nullptr},
+        {"log.retention.hours", "168"}}},
+      {"segment.bytes", kInt, "1073741824", {{"log.segment.bytes", "1073741824"}}},
+      {"segment.index.bytes", kInt, "10485760", {{"log.index.size.max.bytes", "10485760"}}},
+      {"segment.jitter.ms",
+       kLong,
+       "0",
+       {{"log.roll.jitter.ms", nullptr}, {"log.roll.jitter.hours", "0"}}},
+      {"segment.ms", kLong, "604800000", {{"log.roll.ms", nullptr}, {"log.roll.hours", "168"}}},
+      {"unclean.leader.election.enable",
+       kBoolean,
+       "false",
+       {{"unclean.leader.election.enable", "false"}}},
+  };
+  return defs;
+}
+
+const TopicConfigDef* FindTopicConfigDef(const std::string& name) {
+  for (const TopicConfigDef& d : TopicConfigDefs()) {
+    if (name == d.name) return &d;
+  }
+  return nullptr;
+}
+
+const char* ResourceTypeName(int8_t type) {
+  switch (type) {
+    case kTopicResource:
+      return "TOPIC";
+    case kBrokerResource:
+      return "BROKER";
+    case 8:
+      return "BROKER_LOGGER";
+    case 16:
+      return "CLIENT_METRICS";
+    case 32:
+      return "GROUP";
+    default:
+      return "UNKNOWN";
+  }
+}
+
+struct ApiError {
+  int16_t code = kafka_error::kNone;
+  std::optional<std::string> message;
+  bool ok() const { return code == kafka_error::kNone; }
+};
+
+ApiError Error(int16_t code, std::string message) { return ApiError{code, std::move(message)}; }
+
+// The topic must be a valid name of an existing topic (Kafka's ConfigHelper and
+// ConfigurationControlManager).
+ApiError CheckTopic(const BrokerContext& ctx, const std::string& name, TopicMetadata* md) {
+  if (Status s = ValidateTopicNameForClient(name); !s.ok()) {
+    return Error(kafka_error::kInvalidTopic, std::string(s.message()));
+  }
+  Result<TopicMetadata> found = ctx.logs->FindTopic(name);
+  if (!found.ok()) {
+    return Error(kafka_error::kUnknownTopicOrPartition,
+                 fmt::format("The topic '{}' does not exist.", name));
+  }
+  if (md != nullptr) *md = std::move(found).value();
+  return {};
+}
+
+// A BROKER resource names this node, or (empty) the cluster-wide defaults.
+ApiError CheckBroker(const BrokerContext& ctx, const std::string& name) {
+  if (name.empty()) return {};
+  int32_t id = 0;
+  std::istringstream in(name);
+  if (!(in >> id) || !in.eof()) {
+    return Error(kafka_error::kInvalidRequest,
+                 fmt::format("Broker id must be an integer, but it is: {}", name));
+  }
+  if (id != ctx.node_id) {
+    return Error(kafka_error::kInvalidRequest,
+                 fmt::format("Unexpected broker id, expected {} or empty string, but received {}",
+                             ctx.node_id, name));
+  }
+  return {};
+}
+
+std::string FormatDouble(double v) {
+  std::string s = fmt::format("{}", v);
+  if (s.find_first_of(".eE") == std::string::npos) s += ".0";  // Java's Double.toString
+  return s;
+}
+
+std::string Join(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : ",") + p;
+  return out;
+}
+
+std::vector<std::string> SplitList(const std::string& value) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= value.size()) {
+    size_t comma = value.find(',', start);
+    if (comma == std::string::npos) comma = value.size();
+    std::string item = value.substr(start, comma - start);
+    item.erase(0, item.find_first_not_of(' '));
+    item.erase(item.find_last_not_of(' ') + 1);
+    if (!item.empty()) out.push_back(item);
+    start = comma + 1;
+  }
+  return out;
+}
+
+using Resp = protocol::DescribeConfigsResponseData;
+
+// Whether `name` passes the request's configuration_keys filter (null: every key).
+bool Wanted(const std::optional<std::vector<std::string>>& keys, const std::string& name) {
+  return !keys.has_value() || std::find(keys->begin(), keys->end(), name) != keys->end();
+}
+
+Resp::DescribeConfigsResourceResult Entry(const std::string& name, std::optional<std::string> value,
+                                          int8_t source, ConfigType type, bool read_only,
+                                          int16_t version) {
+  Resp::DescribeConfigsResourceResult e;
+  e.name = name;
+  e.value = std::move(value);
+  e.read_only = read_only;
+  e.config_source = source;
+  e.is_sensitive = false;
+  if (version >= 3) {
+    e.config_type = type;
+    e.documentation = std::nullopt;
+  }
+  return e;
+}
+
+void DescribeTopic(const BrokerContext& ctx, const TopicMetadata& md,
+                   const protocol::DescribeConfigsRequestData& req,
+                   const protocol::DescribeConfigsRequestData::DescribeConfigsResource& resource,
+                   int16_t version, Resp::DescribeConfigsResult* out) {
+  const std::map<std::string, std::string>& broker = ctx.logs->config().topic_defaults;
+  for (const TopicConfigDef& def : TopicConfigDefs()) {
+    if (!Wanted(resource.configuration_keys, def.name)) continue;
+    std::vector<Resp::DescribeConfigsSynonym> synonyms;
+    auto add_synonym = [&](const std::string& name, std::optional<std::string> value,
+                           int8_t source) {
+      auto& s = synonyms.emplace_back();
+      s.name = name;
+      s.value = std::move(value);
+      s.source = source;
+    };
+    auto override_it = md.configs.find(def.name);
+    if (override_it != md.configs.end()) {
+      add_synonym(def.name, override_it->second, kTopicConfigSource);
+    }
+    // server.properties' value arrives folded into the topic default (the finest time unit
+    // given, in ms); it is reported under the most specific synonym.
+    auto broker_it = broker.find(def.name);
+    if (broker_it != broker.end() && !def.synonyms.empty()) {
+      add_synonym(def.synonyms.front().name, broker_it->second, kStaticBrokerConfig);
+    }
+    for (const BrokerSynonym& s : def.synonyms) {
+      if (s.default_value != nullptr) add_synonym(s.name, s.default_value, kDefaultConfig);
+    }
+    std::string value = def.default_value;
+    int8_t source = kDefaultConfig;
+    if (override_it != md.configs.end()) {
+      value = override_it->second;
+      source = kTopicConfigSource;
+    } else if (broker_it != broker.end()) {
+      value = broker_it->second;
+      source = kStaticBrokerConfig;
+    }
+    auto e = Entry(def.name, value, source, def.type, /*read_only=*/false, version);
+    if (req.include_synonyms) e.synonyms = std::move(synonyms);
+    out->configs.push_back(std::move(e));
+  }
+}
+
+// The broker configs seglog has: ServerConfig's fields and the log.* topic defaults, each with
+// its value and whether server.properties changed it from Kafka's default.
+struct BrokerConfigValue {
+  std::string name;
+  ConfigType type;
+  std::optional<std::string> value;
+  bool set;
+};
+
+std::vector<BrokerConfigValue> BrokerConfigs(const BrokerContext& ctx) {
+  const ServerConfig& c = ctx.logs->config();
+  const ServerConfig d;
+  std::map<std::string, BrokerConfigValue> out;
+  auto add = [&](const std::string& name, ConfigType type, const std::string& value,
+                 const std::string& default_value) {
+    out[name] = BrokerConfigValue{name, type, value, value != default_value};
+  };
+  auto i = [](int64_t v) { return std::to_string(v); };
+  add("node.id", kInt, i(ctx.node_id), "-1");
+  add("log.dirs", kString, Join(c.log_dirs), Join(d.log_dirs));
+  add("num.partitions", kInt, i(c.num_partitions), i(d.num_partitions));
+  add("auto.create.topics.enable", kBoolean, c.auto_create_topics_enable ? "true" : "false",
+      "true");
+  add("default.replication.factor", kInt, i(c.default_replication_factor),
+      i(d.default_replication_factor));
+  add("num.recovery.threads.per.data.dir", kInt, i(c.num_recovery_threads_per_data_dir),
+      i(d.num_recovery_threads_per_data_dir));
+  add("log.retention.check.interval.ms", kLong, i(c.log_retention_check_interval_ms),
+      i(d.log_retention_check_interval_ms));
+  add("log.flush.scheduler.interval.ms", kLong, i(c.log_flush_scheduler_interval_ms),
+      i(d.log_flush_scheduler_interval_ms));
+  add("log.flush.offset.checkpoint.interval.ms", kInt, i(c.log_flush_offset_checkpoint_interval_ms),
+      i(d.log_flush_offset_checkpoint_interval_ms));
+  add("log.flush.start.offset.checkpoint.interval.ms", kInt,
+      i(c.log_flush_start_offset_checkpoint_interval_ms),
+      i(d.log_flush_start_offset_checkpoint_interval_ms));
+  add("log.initial.task.delay.ms", kLong, i(c.log_initial_task_delay_ms),
+      i(d.log_initial_task_delay_ms));
+  add("background.threads", kInt, i(c.background_threads), i(d.background_threads));
+  add("log.cleaner.enable", kBoolean, c.log_cleaner_enable ? "true" : "false", "true");
+  add("log.cleaner.threads", kInt, i(c.log_cleaner_threads), i(d.log_cleaner_threads));
+  add("log.cleaner.dedupe.buffer.size", kLong, i(c.log_cleaner_dedupe_buffer_size),
+      i(d.log_cleaner_dedupe_buffer_size));
+  add("log.cleaner.io.buffer.size", kInt, i(c.log_cleaner_io_buffer_size),
+      i(d.log_cleaner_io_buffer_size));
+  add("log.cleaner.io.buffer.load.factor", kDouble,
+      FormatDouble(c.log_cleaner_io_buffer_load_factor),
+      FormatDouble(d.log_cleaner_io_buffer_load_factor));
+  add("log.cleaner.io.max.bytes.per.second", kDouble,
+      FormatDouble(c.log_cleaner_io_max_bytes_per_second),
+      FormatDouble(d.log_cleaner_io_max_bytes_per_second));
+  add("log.cleaner.backoff.ms", kLong, i(c.log_cleaner_backoff_ms), i(d.log_cleaner_backoff_ms));
+  add("producer.id.expiration.ms", kInt, i(c.producer_id_expiration_ms),
+      i(d.producer_id_expiration_ms));
+  add("producer.id.expiration.check.interval.ms", kInt,
+      i(c.producer_id_expiration_check_interval_ms), i(d.producer_id_expiration_check_interval_ms));
+  add("num.network.threads", kInt, i(c.num_network_threads), i(d.num_network_threads));
+  add("num.io.threads", kInt, i(c.num_io_threads), i(d.num_io_threads));
+  add("queued.max.requests", kInt, i(c.queued_max_requests), i(d.queued_max_requests));
+  add("socket.request.max.bytes", kInt, i(c.socket_request_max_bytes),
+      i(d.socket_request_max_bytes));
+  add("socket.send.buffer.bytes", kInt, i(c.socket_send_buffer_bytes),
+      i(d.socket_send_buffer_bytes));
+  add("socket.receive.buffer.bytes", kInt, i(c.socket_receive_buffer_bytes),
+      i(d.socket_receive_buffer_bytes));
+  add("socket.listen.backlog.size", kInt, i(c.socket_listen_backlog_size),
+      i(d.socket_listen_backlog_size));
+  add("max.connections", kInt, i(c.max_connections), i(d.max_connections));
+  add("connections.max.idle.ms", kLong, i(c.connections_max_idle_ms), i(d.connections_max_idle_ms));
+  // The topic defaults, under their broker names.
+  for (const TopicConfigDef& def : TopicConfigDefs()) {
+    if (def.synonyms.empty()) continue;
+    auto set = c.topic_defaults.find(def.name);
+    for (size_t k = 0; k < def.synonyms.size(); ++k) {
+      const BrokerSynonym& s = def.synonyms[k];
+      if (out.count(s.name)) continue;
+      BrokerConfigValue v{s.name, def.type, std::nullopt, false};
+      if (s.default_value != nullptr) v.value = s.default_value;
+      if (k == 0 && set != c.topic_defaults.end()) {
+        v.value = set->second;
+        v.set = true;
+      }
+      out[s.name] = v;
+    }
+  }
+  std::vector<BrokerConfigValue> list;
+  for (auto& [name, v] : out) list.push_back(std::move(v));
+  return list;
+}
+
+void DescribeBroker(const BrokerContext& ctx, const protocol::DescribeConfigsRequestData& req,
+                    const protocol::DescribeConfigsRequestData::DescribeConfigsResource& resource,
+                    int16_t version, Resp::DescribeConfigsResult* out) {
+  // The cluster-wide dynamic defaults (empty name): seglog has none.
+  if (resource.resource_name.empty()) return;
+  for (const BrokerConfigValue& v : BrokerConfigs(ctx)) {
+    if (!Wanted(resource.configuration_keys, v.name)) continue;
+    const int8_t source = v.set ? kStaticBrokerConfig : kDefaultConfig;
+    // Every broker config is read-only here: seglog has no dynamic broker configs.
+    auto e = Entry(v.name, v.value, source, v.type, /*read_only=*/true, version);
+    if (req.include_synonyms) {
+      auto& s = e.synonyms.emplace_back();
+      s.name = v.name;
+      s.value = v.value;
+      s.source = source;
+    }
+    out->configs.push_back(std::move(e));
+  }
+}
+
+// Every resource may appear once (Kafka's ConfigAdminManager.preprocess).
+template <typename Resource>
+std::set<std::pair<int8_t, std::string>> DuplicateResources(const std::vector<Resource>& rs) {
+  std::set<std::pair<int8_t, std::string>> seen, dup;
+  for (const auto& r : rs) {
+    if (!seen.insert({r.resource_type, r.resource_name}).second) {
+      dup.insert({r.resource_type, r.resource_name});
+    }
+  }
+  return dup;
+}
+
+template <typename Resource>
+bool DuplicateKeys(const Resource& r) {
+  std::set<std::string> names;
+  for (const auto& c : r.configs) {
+    if (!names.insert(c.name).second) return true;
+  }
+  return false;
+}
+
+// A BROKER resource's change: the name must be this node (or empty), and seglog has no
+// dynamic broker configs, so every key is refused as Kafka refuses a read-only one.
+template <typename Resource>
+ApiError RefuseBrokerChange(const BrokerContext& ctx, const Resource& r) {
+  ApiError e = CheckBroker(ctx, r.resource_name);
+  if (!e.ok()) return e;
+  std::vector<std::string> names;
+  for (const auto& c : r.configs) names.push_back(c.name);
+  std::string list;
+  for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+  return Error(kafka_error::kInvalidConfig,
+               fmt::format("Invalid config value for resource ConfigResource(type=BROKER, "
+                           "name='{}'): Cannot update these configs dynamically: Set({})",
+                           r.resource_name, list));
+}
+
+// Validates the topic's new overrides and, unless `validate_only`, stores them.
+ApiError ApplyTopicConfigs(const BrokerContext& ctx, const std::string& topic,
+                           const std::map<std::string, std::string>& current,
+                           const std::map<std::string, std::string>& next, bool validate_only) {
+  for (const auto& [name, value] : next) {
+    if (!LogConfig::IsKnownName(name)) {
+      return Error(kafka_error::kInvalidConfig, fmt::format("Unknown topic config name: {}", name));
+    }
+  }
+  if (Result<LogConfig> lc = ctx.logs->config().TopicConfig(next); !lc.ok()) {
+    return Error(kafka_error::kInvalidConfig, kafka_error::MessageOf(lc.status()));
+  }
+  if (validate_only) return {};
+  std::map<std::string, std::string> set;
+  std::vector<std::string> remove;
+  for (const auto& [name, value] : next) {
+    auto it = current.find(name);
+    if (it == current.end() || it->second != value) set[name] = value;
+  }
+  for (const auto& [name, value] : current) {
+    if (!next.count(name)) remove.push_back(name);
+  }
+  if (set.empty() && remove.empty()) return {};
+  Status s = ctx.logs->AlterTopicConfig(topic, set, remove);
+  if (!s.ok()) {
+    const int16_t code = s.code() == Status::Code::kInvalidArgument ? kafka_error::kInvalidConfig
+                                                                    : kafka_error::FromStatus(s);
+    return Error(code, kafka_error::MessageOf(s));
+  }
+  ctx.Log(fmt::format("Altered the configs of topic {}", topic));
+  return {};
+}
+
+// The value an APPEND or SUBTRACT starts from: the override, else the broker's default, else
+// Kafka's.
+std::string CurrentValue(const BrokerContext& ctx,
+                         const std::map<std::string, std::string>& current,
+                         const TopicConfigDef& def) {
+  if (auto it = current.find(def.name); it != current.end()) return it->second;
+  const auto& broker = ctx.logs->config().topic_defaults;
+  if (auto it = broker.find(def.name); it != broker.end()) return it->second;
+  return def.default_value;
+}
+
+}  // namespace
+
+protocol::DescribeConfigsResponseData HandleDescribeConfigs(
+    const BrokerContext& ctx, const protocol::DescribeConfigsRequestData& req, int16_t version) {
+  Resp resp;
+  for (const auto& resource : req.resources) {
+    auto& r = resp.results.emplace_back();
+    r.resource_type = resource.resource_type;
+    r.resource_name = resource.resource_name;
+    r.error_message = std::nullopt;
+    ApiError e;
+    if (resource.resource_type == kTopicResource) {
+      TopicMetadata md;
+      e = CheckTopic(ctx, resource.resource_name, &md);
+      if (e.ok()) DescribeTopic(ctx, md, req, resource, version, &r);
+    } else if (resource.resource_type == kBrokerResource) {
+      e = CheckBroker(ctx, resource.resource_name);
+      if (e.ok()) DescribeBroker(ctx, req, resource, version, &r);
+    } else {
+      e = Error(
+          kafka_error::kInvalidRequest,
+          fmt::format("Unsupported resource type: {}", ResourceTypeName(resource.resource_type)));
+    }
+    if (!e.ok()) {
+      r.error_code = e.code;
+      r.error_message = e.message;
+      r.configs.clear();
+    }
+  }
+  return resp;
+}
+
+protocol::AlterConfigsResponseData HandleAlterConfigs(const BrokerContext& ctx,
+                                                      const protocol::AlterConfigsRequestData& req,
+                                                      int16_t version) {
+  (void)version;
+  protocol::AlterConfigsResponseData resp;
+  const auto duplicates = DuplicateResources(req.resources);
+  for (const auto& resource : req.resources) {
+    auto& r = resp.responses.emplace_back();
+    r.resource_type = resource.resource_type;
+    r.resource_name = resource.resource_name;
+    ApiError e;
+    if (duplicates.count({resource.resource_type, resource.resource_name})) {
+      e = Error(kafka_error::kInvalidRequest, "Each resource must appear at most once.");
+    } else if (DuplicateKeys(resource)) {
+      e = Error(kafka_error::kInvalidRequest, "Error due to duplicate config keys");
+    } else if (resource.resource_type == kTopicResource) {
+      TopicMetadata md;
+      e = CheckTopic(ctx, resource.resource_name, &md);
+      if (e.ok()) {
+        // The legacy API replaces the whole set of overrides.
+        std::map<std::string, std::string> next;
+        for (const auto& c : resource.configs) {
+          if (!c.value.has_value()) {
+            e = Error(kafka_error::kInvalidConfig,
+                      fmt::format("Null value not supported for topic configs: {}", c.name));
+            break;
+          }
+          next[c.name] = *c.value;
+        }
+        if (e.ok()) {
+          e = ApplyTopicConfigs(ctx, resource.resource_name, md.configs, next, req.validate_only);
+        }
+      }
+    } else if (resource.resource_type == kBrokerResource) {
+      e = RefuseBrokerChange(ctx, resource);
+    } else {
+      e = Error(
+          kafka_error::kInvalidRequest,
+          fmt::format("Unsupported resource type: {}", ResourceTypeName(resource.resource_type)));
+    }
+    r.error_code = e.code;
+    r.error_message = e.message;
+  }
+  return resp;
+}
+
+protocol::IncrementalAlterConfigsResponseData HandleIncrementalAlterConfigs(
+    const BrokerContext& ctx, const protocol::IncrementalAlterConfigsRequestData& req,
+    int16_t version) {
+  (void)version;
+  protocol::IncrementalAlterConfigsResponseData resp;
+  const auto duplicates = DuplicateResources(req.resources);
+  for (const auto& resource : req.resources) {
+    auto& r = resp.responses.emplace_back();
+    r.resource_type = resource.resource_type;
+    r.resource_name = resource.resource_name;
+    ApiError e;
+    if (duplicates.count({resource.resource_type, resource.resource_name})) {
+      e = Error(kafka_error::kInvalidRequest, "Each resource must appear at most once.");
+    } else if (DuplicateKeys(resource)) {
+      e = Error(kafka_error::kInvalidRequest, "Error due to duplicate config keys");
+    } else if (resource.resource_type == kTopicResource) {
+      TopicMetadata md;
+      e = CheckTopic(ctx, resource.resource_name, &md);
+      std::map<std::string, std::string> next = md.configs;
+      for (const auto& c : resource.configs) {
+        if (!e.ok()) break;
+        const TopicConfigDef* def = FindTopicConfigDef(c.name);
+        switch (c.config_operation) {
+          case kSet:
+            if (!c.value.has_value()) {
+              e = Error(kafka_error::kInvalidConfig,
+                        fmt::format("Null value not supported for topic configs: {}", c.name));
+            } else {
+              next[c.name] = *c.value;
+            }
+            break;
+          case kDelete:
+            next.erase(c.name);
+            break;
+          case kAppend:
+          case kSubtract: {
+            const char* op = c.config_operation == kAppend ? "APPEND" : "SUBTRACT";
+            if (def == nullptr) {
+              e = Error(kafka_error::kInvalidConfig,
+                        fmt::format("Unknown topic config name: {}", c.name));
+              break;
+            }
+            if (def->type != kList) {
+              e = Error(
+                  kafka_error::kInvalidConfig,
+                  fmt::format("Can't {} to key {} because its type is not LIST.", op, c.name));
+              break;
+            }
+            std::vector<std::string> items = SplitList(CurrentValue(ctx, next, *def));
+            for (const std::string& v : SplitList(c.value.value_or(""))) {
+              auto at = std::find(items.begin(), items.end(), v);
+              if (c.config_operation == kAppend && at == items.end()) items.push_back(v);
+              if (c.config_operation == kSubtract && at != items.end()) items.erase(at);
+            }
+            next[c.name] = Join(items);
+            break;
+          }
+          default:
+            e = Error(kafka_error::kInvalidRequest,
+                      fmt::format("Unknown alter configs operation type {}",
+                                  static_cast<int>(c.config_operation)));
+            break;
+        }
+      }
+      if (e.ok()) {
+        e = ApplyTopicConfigs(ctx, resource.resource_name, md.configs, next, req.validate_only);
+      }
+    } else if (resource.resource_type == kBrokerResource) {
+      e = RefuseBrokerChange(ctx, resource);
+    } else {
+      e = Error(
+          kafka_error::kInvalidRequest,
+          fmt::format("Unsupported resource type: {}", ResourceTypeName(resource.resource_type)));
+    }
+    r.error_code = e.code;
+    r.error_message = e.message;
+  }
+  return resp;
+}
+
+}  // namespace seglog

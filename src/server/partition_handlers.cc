@@ -1,0 +1,360 @@
+// CreatePartitions, DeleteRecords, OffsetForLeaderEpoch, DescribeLogDirs and
+// DescribeTopicPartitions: what a client asks of and about a topic's partitions.
+#include <fmt/format.h>
+#include <sys/statvfs.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "server/handlers.h"
+#include "server/kafka_error.h"
+
+namespace seglog {
+
+namespace {
+
+// Kafka's DeleteRecordsResponse.INVALID_LOW_WATERMARK.
+constexpr int64_t kInvalidLowWatermark = -1;
+// OffsetsForLeaderEpochResponse.UNDEFINED_EPOCH and UNDEFINED_EPOCH_OFFSET.
+constexpr int32_t kUndefinedEpoch = -1;
+constexpr int64_t kUndefinedEpochOffset = -1;
+// The leader epoch of every partition: seglog's one leader appends with epoch 0.
+constexpr int32_t kLeaderEpoch = 0;
+// Kafka's max.request.partition.size.limit default: DescribeTopicPartitions answers at most
+// this many partitions whatever the request asks.
+constexpr int32_t kMaxRequestPartitionSizeLimit = 2000;
+// AclOperation bits a TOPIC supports (READ 3, WRITE 4, CREATE 5, DELETE 6, ALTER 7, DESCRIBE 8,
+// DESCRIBE_CONFIGS 10, ALTER_CONFIGS 11): what Kafka's AuthHelper.authorizedOperations grants on
+// a topic with no authorizer.
+constexpr int32_t kTopicOperations =
+    (1 << 3) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8) | (1 << 10) | (1 << 11);
+
+bool IsInternalTopic(const std::string& name) {
+  return name == "__consumer_offsets" || name == "__transaction_state" ||
+         name == "__share_group_state";
+}
+
+Uuid TopicIdOf(const TopicMetadata& md) {
+  Result<Uuid> id = Uuid::Parse(md.topic_id);
+  return id.ok() ? id.value() : Uuid{};
+}
+
+// Kafka's ReplicationControlManager.validateManualPartitionAssignment, for a node that is the
+// only registered broker.
+Status ValidateAssignment(const std::vector<int32_t>& replicas, int32_t node_id) {
+  if (replicas.empty()) {
+    return Status::InvalidArgument(
+        "The manual partition assignment includes an empty replica list.");
+  }
+  std::set<int32_t> seen;
+  for (int32_t b : replicas) {
+    if (!seen.insert(b).second) {
+      return Status::InvalidArgument(
+          fmt::format("The manual partition assignment includes the broker {} more than once.", b));
+    }
+    if (b != node_id) {
+      return Status::InvalidArgument(
+          fmt::format("The manual partition assignment includes broker {}, but no such broker is "
+                      "registered.",
+                      b));
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+protocol::CreatePartitionsResponseData HandleCreatePartitions(
+    const BrokerContext& ctx, const protocol::CreatePartitionsRequestData& req, int16_t version) {
+  (void)version;
+  protocol::CreatePartitionsResponseData resp;
+  std::set<std::string> seen, duplicates;
+  for (const auto& t : req.topics) {
+    if (!seen.insert(t.name).second) duplicates.insert(t.name);
+  }
+  std::set<std::string> answered_duplicates;
+  for (const auto& t : req.topics) {
+    // Kafka's ControllerApis answers a duplicated name once.
+    if (duplicates.count(t.name) && !answered_duplicates.insert(t.name).second) continue;
+    auto& r = resp.results.emplace_back();
+    r.name = t.name;
+    r.error_message = std::nullopt;
+    auto fail = [&](int16_t code, std::optional<std::string> message) {
+      r.error_code = code;
+      r.error_message = std::move(message);
+    };
+    if (duplicates.count(t.name)) {
+      fail(kafka_error::kInvalidRequest, "Duplicate topic name.");
+      continue;
+    }
+    Result<TopicMetadata> md = ctx.logs->FindTopic(t.name);
+    if (!md.ok()) {
+      // Kafka throws UnknownTopicOrPartitionException() without a message.
+      fail(kafka_error::kUnknownTopicOrPartition, std::nullopt);
+      continue;
+    }
+    const int32_t current = md.value().partitions;
+    if (t.count < current) {
+      fail(kafka_error::kInvalidPartitions,
+           fmt::format("The topic {} currently has {} partition(s); {} would not be an increase.",
+                       t.name, current, t.count));
+      continue;
+    }
+    if (t.count == current) {
+      fail(kafka_error::kInvalidPartitions,
+           fmt::format("Topic already has {} partition(s).", current));
+      continue;
+    }
+    const int32_t additional = t.count - current;
+    if (t.assignments.has_value()) {
+      if (static_cast<int32_t>(t.assignments->size()) != additional) {
+        fail(kafka_error::kInvalidReplicaAssignment,
+             fmt::format("Attempted to add {} additional partition(s), but only {} "
+                         "assignment(s) were specified.",
+                         additional, t.assignments->size()));
+        continue;
+      }
+      Status bad;
+      for (const auto& a : *t.assignments) {
+        bad = ValidateAssignment(a.broker_ids, ctx.node_id);
+        if (!bad.ok()) break;
+      }
+      if (!bad.ok()) {
+        fail(kafka_error::kInvalidReplicaAssignment, std::string(bad.message()));
+        continue;
+      }
+    }
+    if (req.validate_only) continue;
+    Status s = ctx.logs->AddPartitions(t.name, t.count);
+    if (!s.ok()) {
+      fail(kafka_error::FromStatus(s), kafka_error::MessageOf(s));
+      continue;
+    }
+    ctx.Log(fmt::format("Added {} partition(s) to topic {}, now {}", additional, t.name, t.count));
+  }
+  return resp;
+}
+
+protocol::DeleteRecordsResponseData HandleDeleteRecords(
+    const BrokerContext& ctx, const protocol::DeleteRecordsRequestData& req, int16_t version) {
+  (void)version;
+  protocol::DeleteRecordsResponseData resp;
+  for (const auto& t : req.topics) {
+    auto& rt = resp.topics.emplace_back();
+    rt.name = t.name;
+    for (const auto& p : t.partitions) {
+      auto& rp = rt.partitions.emplace_back();
+      rp.partition_index = p.partition_index;
+      rp.low_watermark = kInvalidLowWatermark;
+      Result<std::shared_ptr<Log>> log =
+          ctx.logs->GetLog(TopicPartition{t.name, p.partition_index});
+      if (!log.ok()) {
+        rp.error_code = kafka_error::kUnknownTopicOrPartition;
+        continue;
+      }
+      // -1 means the high watermark; the log refuses other negative offsets, offsets above the
+      // high watermark (OffsetOutOfRangeException) and a log without the delete policy
+      // (PolicyViolationException), as Kafka's Partition.deleteRecordsOnLeader does.
+      Result<int64_t> start = log.value()->DeleteRecords(p.offset);
+      if (!start.ok()) {
+        rp.error_code = kafka_error::FromStatus(start.status());
+        ctx.Log(fmt::format("DeleteRecords on {}-{} failed: {}", t.name, p.partition_index,
+                            start.status().ToString()));
+        continue;
+      }
+      rp.low_watermark = start.value();
+    }
+  }
+  return resp;
+}
+
+protocol::OffsetForLeaderEpochResponseData HandleOffsetForLeaderEpoch(
+    const BrokerContext& ctx, const protocol::OffsetForLeaderEpochRequestData& req,
+    int16_t version) {
+  (void)version;
+  protocol::OffsetForLeaderEpochResponseData resp;
+  for (const auto& t : req.topics) {
+    auto& rt = resp.topics.emplace_back();
+    rt.topic = t.topic;
+    for (const auto& p : t.partitions) {
+      auto& rp = rt.partitions.emplace_back();
+      rp.partition = p.partition;
+      rp.leader_epoch = kUndefinedEpoch;
+      rp.end_offset = kUndefinedEpochOffset;
+      Result<std::shared_ptr<Log>> log = ctx.logs->GetLog(TopicPartition{t.topic, p.partition});
+      if (!log.ok()) {
+        rp.error_code = kafka_error::kUnknownTopicOrPartition;
+        continue;
+      }
+      // Kafka's Partition.localLogWithEpochOrThrow: -1 means "no epoch given".
+      if (p.current_leader_epoch != -1 && p.current_leader_epoch < kLeaderEpoch) {
+        rp.error_code = kafka_error::kFencedLeaderEpoch;
+        continue;
+      }
+      if (p.current_leader_epoch > kLeaderEpoch) {
+        rp.error_code = kafka_error::kUnknownLeaderEpoch;
+        continue;
+      }
+      // Kafka's LeaderEpochFileCache.endOffsetFor.
+      const std::vector<std::pair<int32_t, int64_t>> epochs = log.value()->leader_epochs();
+      const int32_t requested = p.leader_epoch;
+      if (requested == kUndefinedEpoch) continue;
+      if (!epochs.empty() && epochs.back().first == requested) {
+        rp.leader_epoch = requested;
+        rp.end_offset = log.value()->log_end_offset();
+        continue;
+      }
+      // The first epoch above the requested one, and the last at or below it.
+      auto higher = std::upper_bound(
+          epochs.begin(), epochs.end(), requested,
+          [](int32_t e, const std::pair<int32_t, int64_t>& entry) { return e < entry.first; });
+      if (higher == epochs.end()) continue;  // above every known epoch: undefined
+      rp.end_offset = higher->second;
+      rp.leader_epoch = higher == epochs.begin() ? requested : std::prev(higher)->first;
+    }
+  }
+  return resp;
+}
+
+protocol::DescribeLogDirsResponseData HandleDescribeLogDirs(
+    const BrokerContext& ctx, const protocol::DescribeLogDirsRequestData& req, int16_t version) {
+  protocol::DescribeLogDirsResponseData resp;
+  // Which partitions to report, by topic; nullopt: every partition.
+  std::map<std::string, std::optional<std::set<int32_t>>> wanted;
+  const TopicMap all = ctx.logs->AllTopicMetadata();
+  if (!req.topics.has_value()) {
+    for (const auto& [name, md] : all) wanted[name] = std::nullopt;
+  } else {
+    for (const auto& t : *req.topics) {
+      auto& set = wanted[t.topic];
+      if (!set) set.emplace();
+      set->insert(t.partitions.begin(), t.partitions.end());
+    }
+  }
+  std::map<std::string, std::map<std::string, std::vector<std::pair<int32_t, int64_t>>>> by_dir;
+  for (const auto& [name, partitions] : wanted) {
+    if (!all.count(name)) continue;
+    Result<TopicDescription> d = ctx.logs->DescribeTopic(name);
+    if (!d.ok()) continue;
+    for (const PartitionDescription& p : d.value().partitions) {
+      if (partitions && !partitions->count(p.partition)) continue;
+      by_dir[p.log_dir][name].emplace_back(p.partition, p.bytes);
+    }
+  }
+  for (const std::string& dir : ctx.logs->config().log_dirs) {
+    auto& r = resp.results.emplace_back();
+    std::error_code ec;
+    std::filesystem::path abs = std::filesystem::absolute(dir, ec);
+    r.log_dir = ec ? dir : abs.lexically_normal().string();
+    if (r.log_dir.size() > 1 && r.log_dir.back() == '/') r.log_dir.pop_back();
+    auto it = by_dir.find(dir);
+    if (it != by_dir.end()) {
+      for (const auto& [name, parts] : it->second) {
+        auto& t = r.topics.emplace_back();
+        t.name = name;
+        for (const auto& [index, bytes] : parts) {
+          auto& p = t.partitions.emplace_back();
+          p.partition_index = index;
+          p.partition_size = bytes;
+          p.offset_lag = 0;
+          p.is_future_key = false;
+        }
+      }
+    }
+    if (version >= 4) {
+      struct statvfs st {};
+      if (statvfs(dir.c_str(), &st) == 0) {
+        r.total_bytes = static_cast<int64_t>(st.f_blocks) * static_cast<int64_t>(st.f_frsize);
+        r.usable_bytes = static_cast<int64_t>(st.f_bavail) * static_cast<int64_t>(st.f_frsize);
+      }
+    }
+  }
+  return resp;
+}
+
+protocol::DescribeTopicPartitionsResponseData HandleDescribeTopicPartitions(
+    const BrokerContext& ctx, const protocol::DescribeTopicPartitionsRequestData& req,
+    int16_t version) {
+  (void)version;
+  using Resp = protocol::DescribeTopicPartitionsResponseData;
+  Resp resp;
+  const TopicMap all = ctx.logs->AllTopicMetadata();
+  // The topics in name order: all of them for an empty list (Kafka's fetchAllTopics).
+  std::set<std::string> names;
+  if (req.topics.empty()) {
+    for (const auto& [name, md] : all) names.insert(name);
+  } else {
+    for (const auto& t : req.topics) names.insert(t.name);
+  }
+  auto refuse = [&](const std::string& message) {
+    ctx.Log("DescribeTopicPartitions refused: " + message);
+    for (const std::string& name : names) {
+      auto& t = resp.topics.emplace_back();
+      t.error_code = kafka_error::kInvalidRequest;
+      t.name = name;
+    }
+    return resp;
+  };
+  std::string first_topic;
+  int32_t first_partition = 0;
+  if (req.cursor.has_value()) {
+    first_topic = req.cursor->topic_name;
+    first_partition = req.cursor->partition_index;
+    if (!req.topics.empty() && !names.count(first_topic)) {
+      return refuse(fmt::format(
+          "DescribeTopicPartitionsRequest topic list should contain the cursor topic: {}",
+          first_topic));
+    }
+    if (first_partition < 0) {
+      return refuse(fmt::format("DescribeTopicPartitionsRequest cursor partition must be valid: {}",
+                                first_partition));
+    }
+  }
+  int32_t remaining = std::min(req.response_partition_limit, kMaxRequestPartitionSizeLimit);
+  for (auto it = names.lower_bound(first_topic); it != names.end(); ++it) {
+    const std::string& name = *it;
+    if (remaining <= 0) {
+      // The limit was used up exactly at the end of the previous topic.
+      resp.next_cursor = Resp::Cursor{};
+      resp.next_cursor->topic_name = name;
+      resp.next_cursor->partition_index = 0;
+      break;
+    }
+    auto& t = resp.topics.emplace_back();
+    t.name = name;
+    t.topic_authorized_operations = kTopicOperations;
+    auto md = all.find(name);
+    if (md == all.end()) {
+      t.error_code = kafka_error::kUnknownTopicOrPartition;
+      continue;
+    }
+    t.topic_id = TopicIdOf(md->second);
+    t.is_internal = IsInternalTopic(name);
+    const int32_t count = md->second.partitions;
+    const int32_t start = name == first_topic ? first_partition : 0;
+    const int32_t end =
+        static_cast<int32_t>(std::min<int64_t>(static_cast<int64_t>(start) + remaining, count));
+    for (int32_t p = start; p < end; ++p) {
+      auto& part = t.partitions.emplace_back();
+      part.partition_index = p;
+      part.leader_id = ctx.node_id;
+      part.leader_epoch = kLeaderEpoch;
+      part.replica_nodes = {ctx.node_id};
+      part.isr_nodes = {ctx.node_id};
+      part.eligible_leader_replicas = std::vector<int32_t>{};
+      part.last_known_elr = std::vector<int32_t>{};
+    }
+    if (end > start) remaining -= end - start;
+    if (end < count) {
+      resp.next_cursor = Resp::Cursor{};
+      resp.next_cursor->topic_name = name;
+      resp.next_cursor->partition_index = end;
+      break;
+    }
+  }
+  return resp;
+}
+
+}  // namespace seglog
