@@ -144,20 +144,7 @@ Status RunTasks(const NodeOptions& node, const std::vector<std::string>& tasks, 
 Status ServeStorage(const NodeOptions& node, const std::atomic<bool>& stop, std::ostream& out) {
   SEGLOG_ASSIGN_OR_RETURN(ServerConfig config, LoadNodeConfig(node));
   ThreadScheduler scheduler(config.background_threads);
-  std::mutex out_mu;
-  auto logger = [&out, &out_mu](const std::string& line) {
-    const auto now = std::chrono::system_clock::now();
-    const auto ms =
-        std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()) % 1000;
-    const std::time_t t = std::chrono::system_clock::to_time_t(now);
-    std::tm tm{};
-    localtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
-    std::lock_guard<std::mutex> l(out_mu);
-    out << "[" << buf << "," << fmt::format("{:03d}", ms.count()) << "] INFO " << line << "\n";
-    out.flush();
-  };
+  auto logger = KafkaLayoutLogger(out);
   SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<LogManager> m,
                           LogManager::Open(config, &scheduler, logger));
   for (const std::string& k : config.ignored) logger("Ignoring broker setting " + k);

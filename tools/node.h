@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
 
 #include "base/scheduler.h"
@@ -52,6 +53,11 @@ Result<OneShotNode> OpenNode(const NodeOptions& options, bool read_only,
 // than leave them to the next open (a reading tool running at that moment, which takes no
 // lock, may then find a segment gone and fail with NotFound: run it again).
 Status FinishNode(OneShotNode& node, Status result);
+
+// A thread-safe logger writing Kafka's log4j layout to `out`: "[2026-12-01 14:33:38,810] INFO
+// line". A line starting "WARN ", "ERROR " or "DEBUG " is logged at that level. `out` must
+// outlive the logger.
+std::function<void(const std::string&)> KafkaLayoutLogger(std::ostream& out);
 
 // Whether a manager line is worth showing to the user of a one-shot tool: recovery, deletions,
 // cleaning and warnings, not routine loading.

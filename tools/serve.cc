@@ -5,8 +5,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <ctime>
-#include <mutex>
 #include <thread>
 
 #include "manager/log_manager.h"
@@ -26,31 +24,7 @@ std::string LocalHostName() {
 
 Status Serve(const ServeOptions& options, const std::atomic<bool>& stop, std::ostream& out) {
   SEGLOG_ASSIGN_OR_RETURN(ServerConfig config, LoadNodeConfig(options.node));
-  std::mutex out_mu;
-  // Kafka's log4j layout: "[date time,ms] LEVEL message".
-  auto logger = [&out, &out_mu](const std::string& line) {
-    const auto now = std::chrono::system_clock::now();
-    const auto ms =
-        std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()) % 1000;
-    const std::time_t t = std::chrono::system_clock::to_time_t(now);
-    std::tm tm{};
-    localtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
-    std::string level = "INFO";
-    std::string text = line;
-    for (const char* l : {"WARN", "ERROR", "DEBUG"}) {
-      const std::string prefix = std::string(l) + " ";
-      if (text.rfind(prefix, 0) == 0) {
-        level = l;
-        text = text.substr(prefix.size());
-      }
-    }
-    std::lock_guard<std::mutex> lock(out_mu);
-    out << "[" << buf << "," << fmt::format("{:03d}", ms.count()) << "] " << level << " " << text
-        << "\n";
-    out.flush();
-  };
+  auto logger = KafkaLayoutLogger(out);
   ThreadScheduler scheduler(config.background_threads);
   SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<LogManager> logs,
                           LogManager::Open(config, &scheduler, logger));

@@ -502,57 +502,13 @@ protocol::DescribeConfigsResponseData HandleDescribeConfigs(
   return resp;
 }
 
-protocol::AlterConfigsResponseData HandleAlterConfigs(const BrokerContext& ctx,
-                                                      const protocol::AlterConfigsRequestData& req,
-                                                      int16_t version) {
-  (void)version;
-  protocol::AlterConfigsResponseData resp;
-  const auto duplicates = DuplicateResources(req.resources);
-  for (const auto& resource : req.resources) {
-    auto& r = resp.responses.emplace_back();
-    r.resource_type = resource.resource_type;
-    r.resource_name = resource.resource_name;
-    ApiError e;
-    if (duplicates.count({resource.resource_type, resource.resource_name})) {
-      e = Error(kafka_error::kInvalidRequest, "Each resource must appear at most once.");
-    } else if (DuplicateKeys(resource)) {
-      e = Error(kafka_error::kInvalidRequest, "Error due to duplicate config keys");
-    } else if (resource.resource_type == kTopicResource) {
-      TopicMetadata md;
-      e = CheckTopic(ctx, resource.resource_name, &md);
-      if (e.ok()) {
-        // The legacy API replaces the whole set of overrides.
-        std::map<std::string, std::string> next;
-        for (const auto& c : resource.configs) {
-          if (!c.value.has_value()) {
-            e = Error(kafka_error::kInvalidConfig,
-                      fmt::format("Null value not supported for topic configs: {}", c.name));
-            break;
-          }
-          next[c.name] = *c.value;
-        }
-        if (e.ok()) {
-          e = ApplyTopicConfigs(ctx, resource.resource_name, md.configs, next, req.validate_only);
-        }
-      }
-    } else if (resource.resource_type == kBrokerResource) {
-      e = RefuseBrokerChange(ctx, resource);
-    } else {
-      e = Error(
-          kafka_error::kInvalidRequest,
-          fmt::format("Unsupported resource type: {}", ResourceTypeName(resource.resource_type)));
-    }
-    r.error_code = e.code;
-    r.error_message = e.message;
-  }
-  return resp;
-}
+namespace {
 
-protocol::IncrementalAlterConfigsResponseData HandleIncrementalAlterConfigs(
-    const BrokerContext& ctx, const protocol::IncrementalAlterConfigsRequestData& req,
-    int16_t version) {
-  (void)version;
-  protocol::IncrementalAlterConfigsResponseData resp;
+// What both AlterConfigs forms share: the duplicate checks, the resource dispatch and the
+// answer. `next_configs(resource, current, &next)` computes a topic's new overrides.
+template <typename Response, typename Request, typename NextConfigs>
+Response AlterResources(const BrokerContext& ctx, const Request& req, NextConfigs next_configs) {
+  Response resp;
   const auto duplicates = DuplicateResources(req.resources);
   for (const auto& resource : req.resources) {
     auto& r = resp.responses.emplace_back();
@@ -566,52 +522,8 @@ protocol::IncrementalAlterConfigsResponseData HandleIncrementalAlterConfigs(
     } else if (resource.resource_type == kTopicResource) {
       TopicMetadata md;
       e = CheckTopic(ctx, resource.resource_name, &md);
-      std::map<std::string, std::string> next = md.configs;
-      for (const auto& c : resource.configs) {
-        if (!e.ok()) break;
-        const TopicConfigDef* def = FindTopicConfigDef(c.name);
-        switch (c.config_operation) {
-          case kSet:
-            if (!c.value.has_value()) {
-              e = Error(kafka_error::kInvalidConfig,
-                        fmt::format("Null value not supported for topic configs: {}", c.name));
-            } else {
-              next[c.name] = *c.value;
-            }
-            break;
-          case kDelete:
-            next.erase(c.name);
-            break;
-          case kAppend:
-          case kSubtract: {
-            const char* op = c.config_operation == kAppend ? "APPEND" : "SUBTRACT";
-            if (def == nullptr) {
-              e = Error(kafka_error::kInvalidConfig,
-                        fmt::format("Unknown topic config name: {}", c.name));
-              break;
-            }
-            if (def->type != kList) {
-              e = Error(
-                  kafka_error::kInvalidConfig,
-                  fmt::format("Can't {} to key {} because its type is not LIST.", op, c.name));
-              break;
-            }
-            std::vector<std::string> items = SplitList(CurrentValue(ctx, next, *def));
-            for (const std::string& v : SplitList(c.value.value_or(""))) {
-              auto at = std::find(items.begin(), items.end(), v);
-              if (c.config_operation == kAppend && at == items.end()) items.push_back(v);
-              if (c.config_operation == kSubtract && at != items.end()) items.erase(at);
-            }
-            next[c.name] = Join(items);
-            break;
-          }
-          default:
-            e = Error(kafka_error::kInvalidRequest,
-                      fmt::format("Unknown alter configs operation type {}",
-                                  static_cast<int>(c.config_operation)));
-            break;
-        }
-      }
+      std::map<std::string, std::string> next;
+      if (e.ok()) e = next_configs(resource, md.configs, &next);
       if (e.ok()) {
         e = ApplyTopicConfigs(ctx, resource.resource_name, md.configs, next, req.validate_only);
       }
@@ -626,6 +538,89 @@ protocol::IncrementalAlterConfigsResponseData HandleIncrementalAlterConfigs(
     r.error_message = e.message;
   }
   return resp;
+}
+
+}  // namespace
+
+protocol::AlterConfigsResponseData HandleAlterConfigs(const BrokerContext& ctx,
+                                                      const protocol::AlterConfigsRequestData& req,
+                                                      int16_t version) {
+  (void)version;
+  // The legacy API replaces the whole set of overrides.
+  return AlterResources<protocol::AlterConfigsResponseData>(
+      ctx, req,
+      [](const auto& resource, const std::map<std::string, std::string>& current,
+         std::map<std::string, std::string>* next) {
+        (void)current;
+        for (const auto& c : resource.configs) {
+          if (!c.value.has_value()) {
+            return Error(kafka_error::kInvalidConfig,
+                         fmt::format("Null value not supported for topic configs: {}", c.name));
+          }
+          (*next)[c.name] = *c.value;
+        }
+        return ApiError{};
+      });
+}
+
+protocol::IncrementalAlterConfigsResponseData HandleIncrementalAlterConfigs(
+    const BrokerContext& ctx, const protocol::IncrementalAlterConfigsRequestData& req,
+    int16_t version) {
+  (void)version;
+  return AlterResources<protocol::IncrementalAlterConfigsResponseData>(
+      ctx, req,
+      [&ctx](const auto& resource, const std::map<std::string, std::string>& current,
+             std::map<std::string, std::string>* out) {
+        std::map<std::string, std::string> next = current;
+        ApiError e;
+        for (const auto& c : resource.configs) {
+          if (!e.ok()) break;
+          const TopicConfigDef* def = FindTopicConfigDef(c.name);
+          switch (c.config_operation) {
+            case kSet:
+              if (!c.value.has_value()) {
+                e = Error(kafka_error::kInvalidConfig,
+                          fmt::format("Null value not supported for topic configs: {}", c.name));
+              } else {
+                next[c.name] = *c.value;
+              }
+              break;
+            case kDelete:
+              next.erase(c.name);
+              break;
+            case kAppend:
+            case kSubtract: {
+              const char* op = c.config_operation == kAppend ? "APPEND" : "SUBTRACT";
+              if (def == nullptr) {
+                e = Error(kafka_error::kInvalidConfig,
+                          fmt::format("Unknown topic config name: {}", c.name));
+                break;
+              }
+              if (def->type != kList) {
+                e = Error(
+                    kafka_error::kInvalidConfig,
+                    fmt::format("Can't {} to key {} because its type is not LIST.", op, c.name));
+                break;
+              }
+              std::vector<std::string> items = SplitList(CurrentValue(ctx, next, *def));
+              for (const std::string& v : SplitList(c.value.value_or(""))) {
+                auto at = std::find(items.begin(), items.end(), v);
+                if (c.config_operation == kAppend && at == items.end()) items.push_back(v);
+                if (c.config_operation == kSubtract && at != items.end()) items.erase(at);
+              }
+              next[c.name] = Join(items);
+              break;
+            }
+            default:
+              e = Error(kafka_error::kInvalidRequest,
+                        fmt::format("Unknown alter configs operation type {}",
+                                    static_cast<int>(c.config_operation)));
+              break;
+          }
+        }
+        *out = std::move(next);
+        return e;
+      });
 }
 
 }  // namespace seglog
