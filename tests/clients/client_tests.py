@@ -426,12 +426,14 @@ def main():
               f"DumpLogSegments)")
         ctx.ws.cleanup()
         return 0
-    except Failure as e:
-        print(f"{args.case}: FAILED: {e}")
+    except Exception as e:  # a Failure, or a client library's own error: never leave a broker
+        print(f"{args.case}: FAILED: {type(e).__name__}: {e}")
         print(f"broker log ({ctx.broker.log_path}):\n{ctx.broker.log()[-4000:]}")
+        return 1
+    finally:
         if ctx.broker.proc is not None:
             ctx.broker.proc.kill()
-        return 1
+            ctx.broker.proc.wait(timeout=30)
 
 
 if __name__ == "__main__":
