@@ -1,8 +1,6 @@
 // ApiVersions, DescribeCluster and InitProducerId: who this broker is and what it speaks.
 #include <fmt/format.h>
 
-#include <regex>
-
 #include "protocol/generated/api_messages.h"
 #include "server/handlers.h"
 #include "server/kafka_error.h"
@@ -42,6 +40,19 @@ const std::vector<ServedVersions> kServed = {
 // The bits of every ACL operation Kafka's AclOperation enum defines (2..14): with no
 // authorizer, a client may do all of them (Kafka's authorizedOperations without ACLs).
 constexpr int32_t kAllOperations = 0x7ff8;
+// Kafka's ApiVersionsRequest.isValid pattern for the client software name and version,
+// [a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?: alphanumerics, with '-' and '.' inside.
+bool IsValidSoftwareToken(const std::string& s) {
+  auto alnum = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+  };
+  if (s.empty() || !alnum(s.front()) || !alnum(s.back())) return false;
+  for (char c : s) {
+    if (!alnum(c) && c != '-' && c != '.') return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 const std::vector<ServedVersions>& ServedApis() { return kServed; }
@@ -59,10 +70,8 @@ protocol::ApiVersionsResponseData HandleApiVersions(const BrokerContext& ctx,
   (void)ctx;
   protocol::ApiVersionsResponseData resp;
   if (version >= 3) {
-    // Kafka's ApiVersionsRequest.isValid: software name and version must match this pattern.
-    static const std::regex kSoftware("[a-zA-Z0-9](?:[a-zA-Z0-9\\-.]*[a-zA-Z0-9])?");
-    if (!std::regex_match(req.client_software_name, kSoftware) ||
-        !std::regex_match(req.client_software_version, kSoftware)) {
+    if (!IsValidSoftwareToken(req.client_software_name) ||
+        !IsValidSoftwareToken(req.client_software_version)) {
       resp.error_code = kafka_error::kInvalidRequest;
       return resp;
     }

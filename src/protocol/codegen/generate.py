@@ -368,6 +368,11 @@ def cpp_comment(text, width=96):
     return [f"// {l}" for l in lines]
 
 
+def nested_ns(msg):
+    """The namespace of a message's nested structures: produce_request_data."""
+    return file_stem(msg.class_name())
+
+
 def header_guard(stem):
     return f"SEGLOG_PROTOCOL_GENERATED_{stem.upper()}_H_"
 
@@ -386,8 +391,11 @@ def emit_struct_decl(o, s, msg, is_root):
         o("// The first flexible version (KIP-482); 0x7fff: none.")
         o(f"static constexpr int16_t kLowestFlexibleVersion = {flex_const(msg)};")
         o()
-        for inner in msg.structs:
-            emit_struct_decl(o, inner, msg, False)
+        if msg.structs:
+            o("// The nested structures, defined in their own namespace (complete before this")
+            o("// struct, so std::optional of them is default-constructible under every compiler).")
+            for inner in msg.structs:
+                o(f"using {inner.name} = {nested_ns(msg)}::{inner.name};")
             o()
     for f in s.fields:
         about = f.about.strip()
@@ -768,6 +776,15 @@ def message_header(msg, stem, src_name):
     o()
     o("namespace seglog::protocol {")
     o()
+    if msg.structs:
+        o(f"// The structures nested in {msg.class_name()}.")
+        o(f"namespace {nested_ns(msg)} {{")
+        o()
+        for inner in msg.structs:
+            emit_struct_decl(o, inner, msg, False)
+            o()
+        o(f"}}  // namespace {nested_ns(msg)}")
+        o()
     emit_struct_decl(o, msg.root, msg, True)
     o()
     o("}  // namespace seglog::protocol")
@@ -790,7 +807,7 @@ def message_source(msg, stem, src_name):
     o()
     root = msg.class_name()
     for s in msg.structs:
-        emit_struct_impl(o, s, msg, f"{root}::{s.name}")
+        emit_struct_impl(o, s, msg, f"{nested_ns(msg)}::{s.name}")
     emit_struct_impl(o, msg.root, msg, root)
     o(f"::seglog::Result<{root}> {root}::Parse(std::span<const uint8_t> bytes, int16_t version) {{")
     o(f"  {root} message;")

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status AddPartitionsToTxnRequestData::AddPartitionsToTxnTopic::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status add_partitions_to_txn_request_data::AddPartitionsToTxnTopic::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = AddPartitionsToTxnTopic{};
@@ -44,7 +44,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AddPartitionsToTxnRequestData::AddPartitionsToTxnTopic::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status add_partitions_to_txn_request_data::AddPartitionsToTxnTopic::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 3;
@@ -61,7 +61,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status AddPartitionsToTxnRequestData::AddPartitionsToTxnTransaction::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status add_partitions_to_txn_request_data::AddPartitionsToTxnTransaction::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = AddPartitionsToTxnTransaction{};
@@ -110,7 +110,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AddPartitionsToTxnRequestData::AddPartitionsToTxnTransaction::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status add_partitions_to_txn_request_data::AddPartitionsToTxnTransaction::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 3;

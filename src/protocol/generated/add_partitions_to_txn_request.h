@@ -23,6 +23,44 @@
 
 namespace seglog::protocol {
 
+// The structures nested in AddPartitionsToTxnRequestData.
+namespace add_partitions_to_txn_request_data {
+
+struct AddPartitionsToTxnTopic {
+  // The name of the topic. Versions 0-5.
+  std::string name;
+  // The partition indexes to add to the transaction. Versions 0-5.
+  std::vector<int32_t> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const AddPartitionsToTxnTopic&) const = default;
+};
+
+struct AddPartitionsToTxnTransaction {
+  // The transactional id corresponding to the transaction. Versions 4-5.
+  std::string transactional_id;
+  // Current producer id in use by the transactional id. Versions 4-5.
+  int64_t producer_id{0};
+  // Current epoch associated with the producer id. Versions 4-5.
+  int16_t producer_epoch{0};
+  // Boolean to signify if we want to check if the partition is in the transaction rather than add
+  // it. Versions 4-5.
+  bool verify_only{false};
+  // The partitions to add to the transaction. Versions 4-5.
+  std::vector<AddPartitionsToTxnTopic> topics;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const AddPartitionsToTxnTransaction&) const = default;
+};
+
+}  // namespace add_partitions_to_txn_request_data
+
 struct AddPartitionsToTxnRequestData {
   static constexpr int16_t kApiKey = 24;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,38 +68,10 @@ struct AddPartitionsToTxnRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 3;
 
-  struct AddPartitionsToTxnTopic {
-    // The name of the topic. Versions 0-5.
-    std::string name;
-    // The partition indexes to add to the transaction. Versions 0-5.
-    std::vector<int32_t> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const AddPartitionsToTxnTopic&) const = default;
-  };
-
-  struct AddPartitionsToTxnTransaction {
-    // The transactional id corresponding to the transaction. Versions 4-5.
-    std::string transactional_id;
-    // Current producer id in use by the transactional id. Versions 4-5.
-    int64_t producer_id{0};
-    // Current epoch associated with the producer id. Versions 4-5.
-    int16_t producer_epoch{0};
-    // Boolean to signify if we want to check if the partition is in the transaction rather than add
-    // it. Versions 4-5.
-    bool verify_only{false};
-    // The partitions to add to the transaction. Versions 4-5.
-    std::vector<AddPartitionsToTxnTopic> topics;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const AddPartitionsToTxnTransaction&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using AddPartitionsToTxnTopic = add_partitions_to_txn_request_data::AddPartitionsToTxnTopic;
+  using AddPartitionsToTxnTransaction = add_partitions_to_txn_request_data::AddPartitionsToTxnTransaction;
 
   // List of transactions to add partitions to. Versions 4-5.
   std::vector<AddPartitionsToTxnTransaction> transactions;

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status AddPartitionsToTxnResponseData::AddPartitionsToTxnPartitionResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status add_partitions_to_txn_response_data::AddPartitionsToTxnPartitionResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = AddPartitionsToTxnPartitionResult{};
@@ -31,7 +31,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AddPartitionsToTxnResponseData::AddPartitionsToTxnPartitionResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status add_partitions_to_txn_response_data::AddPartitionsToTxnPartitionResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 3;
@@ -45,7 +45,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status AddPartitionsToTxnResponseData::AddPartitionsToTxnTopicResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status add_partitions_to_txn_response_data::AddPartitionsToTxnTopicResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = AddPartitionsToTxnTopicResult{};
@@ -81,7 +81,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AddPartitionsToTxnResponseData::AddPartitionsToTxnTopicResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status add_partitions_to_txn_response_data::AddPartitionsToTxnTopicResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 3;
@@ -98,7 +98,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status AddPartitionsToTxnResponseData::AddPartitionsToTxnResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status add_partitions_to_txn_response_data::AddPartitionsToTxnResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = AddPartitionsToTxnResult{};
@@ -138,7 +138,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AddPartitionsToTxnResponseData::AddPartitionsToTxnResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status add_partitions_to_txn_response_data::AddPartitionsToTxnResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 3;

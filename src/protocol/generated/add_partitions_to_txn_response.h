@@ -23,6 +23,50 @@
 
 namespace seglog::protocol {
 
+// The structures nested in AddPartitionsToTxnResponseData.
+namespace add_partitions_to_txn_response_data {
+
+struct AddPartitionsToTxnPartitionResult {
+  // The partition indexes. Versions 0-5.
+  int32_t partition_index{0};
+  // The response error code. Versions 0-5.
+  int16_t partition_error_code{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const AddPartitionsToTxnPartitionResult&) const = default;
+};
+
+struct AddPartitionsToTxnTopicResult {
+  // The topic name. Versions 0-5.
+  std::string name;
+  // The results for each partition. Versions 0-5.
+  std::vector<AddPartitionsToTxnPartitionResult> results_by_partition;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const AddPartitionsToTxnTopicResult&) const = default;
+};
+
+struct AddPartitionsToTxnResult {
+  // The transactional id corresponding to the transaction. Versions 4-5.
+  std::string transactional_id;
+  // The results for each topic. Versions 4-5.
+  std::vector<AddPartitionsToTxnTopicResult> topic_results;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const AddPartitionsToTxnResult&) const = default;
+};
+
+}  // namespace add_partitions_to_txn_response_data
+
 struct AddPartitionsToTxnResponseData {
   static constexpr int16_t kApiKey = 24;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,44 +74,11 @@ struct AddPartitionsToTxnResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 3;
 
-  struct AddPartitionsToTxnPartitionResult {
-    // The partition indexes. Versions 0-5.
-    int32_t partition_index{0};
-    // The response error code. Versions 0-5.
-    int16_t partition_error_code{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const AddPartitionsToTxnPartitionResult&) const = default;
-  };
-
-  struct AddPartitionsToTxnTopicResult {
-    // The topic name. Versions 0-5.
-    std::string name;
-    // The results for each partition. Versions 0-5.
-    std::vector<AddPartitionsToTxnPartitionResult> results_by_partition;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const AddPartitionsToTxnTopicResult&) const = default;
-  };
-
-  struct AddPartitionsToTxnResult {
-    // The transactional id corresponding to the transaction. Versions 4-5.
-    std::string transactional_id;
-    // The results for each topic. Versions 4-5.
-    std::vector<AddPartitionsToTxnTopicResult> topic_results;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const AddPartitionsToTxnResult&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using AddPartitionsToTxnPartitionResult = add_partitions_to_txn_response_data::AddPartitionsToTxnPartitionResult;
+  using AddPartitionsToTxnTopicResult = add_partitions_to_txn_response_data::AddPartitionsToTxnTopicResult;
+  using AddPartitionsToTxnResult = add_partitions_to_txn_response_data::AddPartitionsToTxnResult;
 
   // Duration in milliseconds for which the request was throttled due to a quota violation, or zero
   // if the request did not violate any quota. Versions 0-5.

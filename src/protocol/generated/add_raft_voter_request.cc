@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status AddRaftVoterRequestData::Listener::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status add_raft_voter_request_data::Listener::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = Listener{};
@@ -32,7 +32,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AddRaftVoterRequestData::Listener::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status add_raft_voter_request_data::Listener::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

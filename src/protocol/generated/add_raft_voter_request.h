@@ -23,6 +23,26 @@
 
 namespace seglog::protocol {
 
+// The structures nested in AddRaftVoterRequestData.
+namespace add_raft_voter_request_data {
+
+struct Listener {
+  // The name of the endpoint. Versions 0-1.
+  std::string name;
+  // The hostname. Versions 0-1.
+  std::string host;
+  // The port. Versions 0-1.
+  uint16_t port{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const Listener&) const = default;
+};
+
+}  // namespace add_raft_voter_request_data
+
 struct AddRaftVoterRequestData {
   static constexpr int16_t kApiKey = 80;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,20 +50,9 @@ struct AddRaftVoterRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct Listener {
-    // The name of the endpoint. Versions 0-1.
-    std::string name;
-    // The hostname. Versions 0-1.
-    std::string host;
-    // The port. Versions 0-1.
-    uint16_t port{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const Listener&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using Listener = add_raft_voter_request_data::Listener;
 
   // The cluster id. Versions 0-1, nullable 0-1.
   std::optional<std::string> cluster_id{std::string{}};

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status AlterClientQuotasRequestData::EntityData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status alter_client_quotas_request_data::EntityData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = EntityData{};
@@ -34,7 +34,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AlterClientQuotasRequestData::EntityData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status alter_client_quotas_request_data::EntityData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 1;
@@ -56,7 +56,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status AlterClientQuotasRequestData::OpData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status alter_client_quotas_request_data::OpData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = OpData{};
@@ -80,7 +80,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AlterClientQuotasRequestData::OpData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status alter_client_quotas_request_data::OpData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 1;
@@ -95,7 +95,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status AlterClientQuotasRequestData::EntryData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status alter_client_quotas_request_data::EntryData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = EntryData{};
@@ -144,7 +144,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AlterClientQuotasRequestData::EntryData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status alter_client_quotas_request_data::EntryData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 1;

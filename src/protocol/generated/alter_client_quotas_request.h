@@ -23,6 +23,52 @@
 
 namespace seglog::protocol {
 
+// The structures nested in AlterClientQuotasRequestData.
+namespace alter_client_quotas_request_data {
+
+struct EntityData {
+  // The entity type. Versions 0-1.
+  std::string entity_type;
+  // The name of the entity, or null if the default. Versions 0-1, nullable 0-1.
+  std::optional<std::string> entity_name{std::string{}};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const EntityData&) const = default;
+};
+
+struct OpData {
+  // The quota configuration key. Versions 0-1.
+  std::string key;
+  // The value to set, otherwise ignored if the value is to be removed. Versions 0-1.
+  double value{0.0};
+  // Whether the quota configuration value should be removed, otherwise set. Versions 0-1.
+  bool remove{false};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const OpData&) const = default;
+};
+
+struct EntryData {
+  // The quota entity to alter. Versions 0-1.
+  std::vector<EntityData> entity;
+  // An individual quota configuration entry to alter. Versions 0-1.
+  std::vector<OpData> ops;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const EntryData&) const = default;
+};
+
+}  // namespace alter_client_quotas_request_data
+
 struct AlterClientQuotasRequestData {
   static constexpr int16_t kApiKey = 49;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,46 +76,11 @@ struct AlterClientQuotasRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 1;
 
-  struct EntityData {
-    // The entity type. Versions 0-1.
-    std::string entity_type;
-    // The name of the entity, or null if the default. Versions 0-1, nullable 0-1.
-    std::optional<std::string> entity_name{std::string{}};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const EntityData&) const = default;
-  };
-
-  struct OpData {
-    // The quota configuration key. Versions 0-1.
-    std::string key;
-    // The value to set, otherwise ignored if the value is to be removed. Versions 0-1.
-    double value{0.0};
-    // Whether the quota configuration value should be removed, otherwise set. Versions 0-1.
-    bool remove{false};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const OpData&) const = default;
-  };
-
-  struct EntryData {
-    // The quota entity to alter. Versions 0-1.
-    std::vector<EntityData> entity;
-    // An individual quota configuration entry to alter. Versions 0-1.
-    std::vector<OpData> ops;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const EntryData&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using EntityData = alter_client_quotas_request_data::EntityData;
+  using OpData = alter_client_quotas_request_data::OpData;
+  using EntryData = alter_client_quotas_request_data::EntryData;
 
   // The quota configuration entries to alter. Versions 0-1.
   std::vector<EntryData> entries;

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status AlterClientQuotasResponseData::EntityData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status alter_client_quotas_response_data::EntityData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = EntityData{};
@@ -34,7 +34,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AlterClientQuotasResponseData::EntityData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status alter_client_quotas_response_data::EntityData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 1;
@@ -56,7 +56,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status AlterClientQuotasResponseData::EntryData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status alter_client_quotas_response_data::EntryData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = EntryData{};
@@ -96,7 +96,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AlterClientQuotasResponseData::EntryData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status alter_client_quotas_response_data::EntryData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 1;

@@ -23,6 +23,39 @@
 
 namespace seglog::protocol {
 
+// The structures nested in AlterClientQuotasResponseData.
+namespace alter_client_quotas_response_data {
+
+struct EntityData {
+  // The entity type. Versions 0-1.
+  std::string entity_type;
+  // The name of the entity, or null if the default. Versions 0-1, nullable 0-1.
+  std::optional<std::string> entity_name{std::string{}};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const EntityData&) const = default;
+};
+
+struct EntryData {
+  // The error code, or `0` if the quota alteration succeeded. Versions 0-1.
+  int16_t error_code{0};
+  // The error message, or `null` if the quota alteration succeeded. Versions 0-1, nullable 0-1.
+  std::optional<std::string> error_message{std::string{}};
+  // The quota entity to alter. Versions 0-1.
+  std::vector<EntityData> entity;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const EntryData&) const = default;
+};
+
+}  // namespace alter_client_quotas_response_data
+
 struct AlterClientQuotasResponseData {
   static constexpr int16_t kApiKey = 49;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,33 +63,10 @@ struct AlterClientQuotasResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 1;
 
-  struct EntityData {
-    // The entity type. Versions 0-1.
-    std::string entity_type;
-    // The name of the entity, or null if the default. Versions 0-1, nullable 0-1.
-    std::optional<std::string> entity_name{std::string{}};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const EntityData&) const = default;
-  };
-
-  struct EntryData {
-    // The error code, or `0` if the quota alteration succeeded. Versions 0-1.
-    int16_t error_code{0};
-    // The error message, or `null` if the quota alteration succeeded. Versions 0-1, nullable 0-1.
-    std::optional<std::string> error_message{std::string{}};
-    // The quota entity to alter. Versions 0-1.
-    std::vector<EntityData> entity;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const EntryData&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using EntityData = alter_client_quotas_response_data::EntityData;
+  using EntryData = alter_client_quotas_response_data::EntryData;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 0-1.

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status AlterConfigsRequestData::AlterableConfig::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status alter_configs_request_data::AlterableConfig::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = AlterableConfig{};
@@ -34,7 +34,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AlterConfigsRequestData::AlterableConfig::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status alter_configs_request_data::AlterableConfig::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 2;
@@ -56,7 +56,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status AlterConfigsRequestData::AlterConfigsResource::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status alter_configs_request_data::AlterConfigsResource::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = AlterConfigsResource{};
@@ -93,7 +93,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AlterConfigsRequestData::AlterConfigsResource::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status alter_configs_request_data::AlterConfigsResource::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 2;

@@ -23,6 +23,28 @@
 
 namespace seglog::protocol {
 
+// The structures nested in AlterConfigsResponseData.
+namespace alter_configs_response_data {
+
+struct AlterConfigsResourceResponse {
+  // The resource error code. Versions 0-2.
+  int16_t error_code{0};
+  // The resource error message, or null if there was no error. Versions 0-2, nullable 0-2.
+  std::optional<std::string> error_message{std::string{}};
+  // The resource type. Versions 0-2.
+  int8_t resource_type{0};
+  // The resource name. Versions 0-2.
+  std::string resource_name;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const AlterConfigsResourceResponse&) const = default;
+};
+
+}  // namespace alter_configs_response_data
+
 struct AlterConfigsResponseData {
   static constexpr int16_t kApiKey = 33;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,22 +52,9 @@ struct AlterConfigsResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 2;
 
-  struct AlterConfigsResourceResponse {
-    // The resource error code. Versions 0-2.
-    int16_t error_code{0};
-    // The resource error message, or null if there was no error. Versions 0-2, nullable 0-2.
-    std::optional<std::string> error_message{std::string{}};
-    // The resource type. Versions 0-2.
-    int8_t resource_type{0};
-    // The resource name. Versions 0-2.
-    std::string resource_name;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const AlterConfigsResourceResponse&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using AlterConfigsResourceResponse = alter_configs_response_data::AlterConfigsResourceResponse;
 
   // Duration in milliseconds for which the request was throttled due to a quota violation, or zero
   // if the request did not violate any quota. Versions 0-2.

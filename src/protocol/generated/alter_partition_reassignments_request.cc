@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status AlterPartitionReassignmentsRequestData::ReassignablePartition::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status alter_partition_reassignments_request_data::ReassignablePartition::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = ReassignablePartition{};
@@ -46,7 +46,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AlterPartitionReassignmentsRequestData::ReassignablePartition::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status alter_partition_reassignments_request_data::ReassignablePartition::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -71,7 +71,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status AlterPartitionReassignmentsRequestData::ReassignableTopic::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status alter_partition_reassignments_request_data::ReassignableTopic::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = ReassignableTopic{};
@@ -107,7 +107,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AlterPartitionReassignmentsRequestData::ReassignableTopic::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status alter_partition_reassignments_request_data::ReassignableTopic::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

@@ -23,6 +23,38 @@
 
 namespace seglog::protocol {
 
+// The structures nested in AlterPartitionReassignmentsRequestData.
+namespace alter_partition_reassignments_request_data {
+
+struct ReassignablePartition {
+  // The partition index. Versions 0-1.
+  int32_t partition_index{0};
+  // The replicas to place the partitions on, or null to cancel a pending reassignment for this
+  // partition. Versions 0-1, nullable 0-1.
+  std::optional<std::vector<int32_t>> replicas{std::nullopt};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const ReassignablePartition&) const = default;
+};
+
+struct ReassignableTopic {
+  // The topic name. Versions 0-1.
+  std::string name;
+  // The partitions to reassign. Versions 0-1.
+  std::vector<ReassignablePartition> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const ReassignableTopic&) const = default;
+};
+
+}  // namespace alter_partition_reassignments_request_data
+
 struct AlterPartitionReassignmentsRequestData {
   static constexpr int16_t kApiKey = 45;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,32 +62,10 @@ struct AlterPartitionReassignmentsRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct ReassignablePartition {
-    // The partition index. Versions 0-1.
-    int32_t partition_index{0};
-    // The replicas to place the partitions on, or null to cancel a pending reassignment for this
-    // partition. Versions 0-1, nullable 0-1.
-    std::optional<std::vector<int32_t>> replicas{std::nullopt};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const ReassignablePartition&) const = default;
-  };
-
-  struct ReassignableTopic {
-    // The topic name. Versions 0-1.
-    std::string name;
-    // The partitions to reassign. Versions 0-1.
-    std::vector<ReassignablePartition> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const ReassignableTopic&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using ReassignablePartition = alter_partition_reassignments_request_data::ReassignablePartition;
+  using ReassignableTopic = alter_partition_reassignments_request_data::ReassignableTopic;
 
   // The time in ms to wait for the request to complete. Versions 0-1.
   int32_t timeout_ms{60000};

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status AlterPartitionReassignmentsResponseData::ReassignablePartitionResponse::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status alter_partition_reassignments_response_data::ReassignablePartitionResponse::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = ReassignablePartitionResponse{};
@@ -35,7 +35,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AlterPartitionReassignmentsResponseData::ReassignablePartitionResponse::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status alter_partition_reassignments_response_data::ReassignablePartitionResponse::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -58,7 +58,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status AlterPartitionReassignmentsResponseData::ReassignableTopicResponse::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status alter_partition_reassignments_response_data::ReassignableTopicResponse::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = ReassignableTopicResponse{};
@@ -94,7 +94,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AlterPartitionReassignmentsResponseData::ReassignableTopicResponse::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status alter_partition_reassignments_response_data::ReassignableTopicResponse::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

@@ -23,6 +23,39 @@
 
 namespace seglog::protocol {
 
+// The structures nested in AlterPartitionReassignmentsResponseData.
+namespace alter_partition_reassignments_response_data {
+
+struct ReassignablePartitionResponse {
+  // The partition index. Versions 0-1.
+  int32_t partition_index{0};
+  // The error code for this partition, or 0 if there was no error. Versions 0-1.
+  int16_t error_code{0};
+  // The error message for this partition, or null if there was no error. Versions 0-1, nullable 0-1.
+  std::optional<std::string> error_message{std::string{}};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const ReassignablePartitionResponse&) const = default;
+};
+
+struct ReassignableTopicResponse {
+  // The topic name. Versions 0-1.
+  std::string name;
+  // The responses to partitions to reassign. Versions 0-1.
+  std::vector<ReassignablePartitionResponse> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const ReassignableTopicResponse&) const = default;
+};
+
+}  // namespace alter_partition_reassignments_response_data
+
 struct AlterPartitionReassignmentsResponseData {
   static constexpr int16_t kApiKey = 45;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,33 +63,10 @@ struct AlterPartitionReassignmentsResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct ReassignablePartitionResponse {
-    // The partition index. Versions 0-1.
-    int32_t partition_index{0};
-    // The error code for this partition, or 0 if there was no error. Versions 0-1.
-    int16_t error_code{0};
-    // The error message for this partition, or null if there was no error. Versions 0-1, nullable 0-1.
-    std::optional<std::string> error_message{std::string{}};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const ReassignablePartitionResponse&) const = default;
-  };
-
-  struct ReassignableTopicResponse {
-    // The topic name. Versions 0-1.
-    std::string name;
-    // The responses to partitions to reassign. Versions 0-1.
-    std::vector<ReassignablePartitionResponse> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const ReassignableTopicResponse&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using ReassignablePartitionResponse = alter_partition_reassignments_response_data::ReassignablePartitionResponse;
+  using ReassignableTopicResponse = alter_partition_reassignments_response_data::ReassignableTopicResponse;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 0-1.

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status AlterPartitionRequestData::BrokerState::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status alter_partition_request_data::BrokerState::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = BrokerState{};
@@ -35,7 +35,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AlterPartitionRequestData::BrokerState::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status alter_partition_request_data::BrokerState::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -59,7 +59,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status AlterPartitionRequestData::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status alter_partition_request_data::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = PartitionData{};
@@ -116,7 +116,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AlterPartitionRequestData::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status alter_partition_request_data::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -150,7 +150,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status AlterPartitionRequestData::TopicData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status alter_partition_request_data::TopicData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopicData{};
@@ -186,7 +186,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AlterPartitionRequestData::TopicData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status alter_partition_request_data::TopicData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

@@ -23,6 +23,58 @@
 
 namespace seglog::protocol {
 
+// The structures nested in AlterPartitionRequestData.
+namespace alter_partition_request_data {
+
+struct BrokerState {
+  // The ID of the broker. Versions 3.
+  int32_t broker_id{0};
+  // The epoch of the broker. It will be -1 if the epoch check is not supported. Versions 3.
+  int64_t broker_epoch{-1};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const BrokerState&) const = default;
+};
+
+struct PartitionData {
+  // The partition index. Versions 2-3.
+  int32_t partition_index{0};
+  // The leader epoch of this partition. Versions 2-3.
+  int32_t leader_epoch{0};
+  // The ISR for this partition. Deprecated since version 3. Versions 2.
+  std::vector<int32_t> new_isr;
+  // The ISR for this partition. Versions 3.
+  std::vector<BrokerState> new_isr_with_epochs;
+  // 1 if the partition is recovering from an unclean leader election; 0 otherwise. Versions 2-3.
+  int8_t leader_recovery_state{0};
+  // The expected epoch of the partition which is being updated. Versions 2-3.
+  int32_t partition_epoch{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const PartitionData&) const = default;
+};
+
+struct TopicData {
+  // The ID of the topic to alter ISRs for. Versions 2-3.
+  ::seglog::Uuid topic_id;
+  // The partitions to alter ISRs for. Versions 2-3.
+  std::vector<PartitionData> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TopicData&) const = default;
+};
+
+}  // namespace alter_partition_request_data
+
 struct AlterPartitionRequestData {
   static constexpr int16_t kApiKey = 56;
   static constexpr int16_t kLowestSupportedVersion = 2;
@@ -30,52 +82,11 @@ struct AlterPartitionRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct BrokerState {
-    // The ID of the broker. Versions 3.
-    int32_t broker_id{0};
-    // The epoch of the broker. It will be -1 if the epoch check is not supported. Versions 3.
-    int64_t broker_epoch{-1};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const BrokerState&) const = default;
-  };
-
-  struct PartitionData {
-    // The partition index. Versions 2-3.
-    int32_t partition_index{0};
-    // The leader epoch of this partition. Versions 2-3.
-    int32_t leader_epoch{0};
-    // The ISR for this partition. Deprecated since version 3. Versions 2.
-    std::vector<int32_t> new_isr;
-    // The ISR for this partition. Versions 3.
-    std::vector<BrokerState> new_isr_with_epochs;
-    // 1 if the partition is recovering from an unclean leader election; 0 otherwise. Versions 2-3.
-    int8_t leader_recovery_state{0};
-    // The expected epoch of the partition which is being updated. Versions 2-3.
-    int32_t partition_epoch{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const PartitionData&) const = default;
-  };
-
-  struct TopicData {
-    // The ID of the topic to alter ISRs for. Versions 2-3.
-    ::seglog::Uuid topic_id;
-    // The partitions to alter ISRs for. Versions 2-3.
-    std::vector<PartitionData> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TopicData&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using BrokerState = alter_partition_request_data::BrokerState;
+  using PartitionData = alter_partition_request_data::PartitionData;
+  using TopicData = alter_partition_request_data::TopicData;
 
   // The ID of the requesting broker. Versions 2-3.
   int32_t broker_id{0};

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status AlterPartitionResponseData::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status alter_partition_response_data::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = PartitionData{};
@@ -49,7 +49,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AlterPartitionResponseData::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status alter_partition_response_data::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -71,7 +71,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status AlterPartitionResponseData::TopicData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status alter_partition_response_data::TopicData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopicData{};
@@ -107,7 +107,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AlterPartitionResponseData::TopicData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status alter_partition_response_data::TopicData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

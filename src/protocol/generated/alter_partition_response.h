@@ -23,6 +23,47 @@
 
 namespace seglog::protocol {
 
+// The structures nested in AlterPartitionResponseData.
+namespace alter_partition_response_data {
+
+struct PartitionData {
+  // The partition index. Versions 2-3.
+  int32_t partition_index{0};
+  // The partition level error code. Versions 2-3.
+  int16_t error_code{0};
+  // The broker ID of the leader. Versions 2-3.
+  int32_t leader_id{0};
+  // The leader epoch. Versions 2-3.
+  int32_t leader_epoch{0};
+  // The in-sync replica IDs. Versions 2-3.
+  std::vector<int32_t> isr;
+  // 1 if the partition is recovering from an unclean leader election; 0 otherwise. Versions 2-3.
+  int8_t leader_recovery_state{0};
+  // The current epoch for the partition for KRaft controllers. Versions 2-3.
+  int32_t partition_epoch{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const PartitionData&) const = default;
+};
+
+struct TopicData {
+  // The ID of the topic. Versions 2-3.
+  ::seglog::Uuid topic_id;
+  // The responses for each partition. Versions 2-3.
+  std::vector<PartitionData> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TopicData&) const = default;
+};
+
+}  // namespace alter_partition_response_data
+
 struct AlterPartitionResponseData {
   static constexpr int16_t kApiKey = 56;
   static constexpr int16_t kLowestSupportedVersion = 2;
@@ -30,41 +71,10 @@ struct AlterPartitionResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct PartitionData {
-    // The partition index. Versions 2-3.
-    int32_t partition_index{0};
-    // The partition level error code. Versions 2-3.
-    int16_t error_code{0};
-    // The broker ID of the leader. Versions 2-3.
-    int32_t leader_id{0};
-    // The leader epoch. Versions 2-3.
-    int32_t leader_epoch{0};
-    // The in-sync replica IDs. Versions 2-3.
-    std::vector<int32_t> isr;
-    // 1 if the partition is recovering from an unclean leader election; 0 otherwise. Versions 2-3.
-    int8_t leader_recovery_state{0};
-    // The current epoch for the partition for KRaft controllers. Versions 2-3.
-    int32_t partition_epoch{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const PartitionData&) const = default;
-  };
-
-  struct TopicData {
-    // The ID of the topic. Versions 2-3.
-    ::seglog::Uuid topic_id;
-    // The responses for each partition. Versions 2-3.
-    std::vector<PartitionData> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TopicData&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using PartitionData = alter_partition_response_data::PartitionData;
+  using TopicData = alter_partition_response_data::TopicData;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 2-3.

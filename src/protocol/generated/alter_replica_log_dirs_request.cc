@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status AlterReplicaLogDirsRequestData::AlterReplicaLogDirTopic::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status alter_replica_log_dirs_request_data::AlterReplicaLogDirTopic::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = AlterReplicaLogDirTopic{};
@@ -44,7 +44,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AlterReplicaLogDirsRequestData::AlterReplicaLogDirTopic::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status alter_replica_log_dirs_request_data::AlterReplicaLogDirTopic::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 2;
@@ -61,7 +61,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status AlterReplicaLogDirsRequestData::AlterReplicaLogDir::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status alter_replica_log_dirs_request_data::AlterReplicaLogDir::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = AlterReplicaLogDir{};
@@ -97,7 +97,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AlterReplicaLogDirsRequestData::AlterReplicaLogDir::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status alter_replica_log_dirs_request_data::AlterReplicaLogDir::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 2;

@@ -23,6 +23,37 @@
 
 namespace seglog::protocol {
 
+// The structures nested in AlterReplicaLogDirsRequestData.
+namespace alter_replica_log_dirs_request_data {
+
+struct AlterReplicaLogDirTopic {
+  // The topic name. Versions 1-2.
+  std::string name;
+  // The partition indexes. Versions 1-2.
+  std::vector<int32_t> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const AlterReplicaLogDirTopic&) const = default;
+};
+
+struct AlterReplicaLogDir {
+  // The absolute directory path. Versions 1-2.
+  std::string path;
+  // The topics to add to the directory. Versions 1-2.
+  std::vector<AlterReplicaLogDirTopic> topics;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const AlterReplicaLogDir&) const = default;
+};
+
+}  // namespace alter_replica_log_dirs_request_data
+
 struct AlterReplicaLogDirsRequestData {
   static constexpr int16_t kApiKey = 34;
   static constexpr int16_t kLowestSupportedVersion = 1;
@@ -30,31 +61,10 @@ struct AlterReplicaLogDirsRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 2;
 
-  struct AlterReplicaLogDirTopic {
-    // The topic name. Versions 1-2.
-    std::string name;
-    // The partition indexes. Versions 1-2.
-    std::vector<int32_t> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const AlterReplicaLogDirTopic&) const = default;
-  };
-
-  struct AlterReplicaLogDir {
-    // The absolute directory path. Versions 1-2.
-    std::string path;
-    // The topics to add to the directory. Versions 1-2.
-    std::vector<AlterReplicaLogDirTopic> topics;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const AlterReplicaLogDir&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using AlterReplicaLogDirTopic = alter_replica_log_dirs_request_data::AlterReplicaLogDirTopic;
+  using AlterReplicaLogDir = alter_replica_log_dirs_request_data::AlterReplicaLogDir;
 
   // The alterations to make for each directory. Versions 1-2.
   std::vector<AlterReplicaLogDir> dirs;

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status AlterReplicaLogDirsResponseData::AlterReplicaLogDirPartitionResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status alter_replica_log_dirs_response_data::AlterReplicaLogDirPartitionResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = AlterReplicaLogDirPartitionResult{};
@@ -31,7 +31,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AlterReplicaLogDirsResponseData::AlterReplicaLogDirPartitionResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status alter_replica_log_dirs_response_data::AlterReplicaLogDirPartitionResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 2;
@@ -45,7 +45,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status AlterReplicaLogDirsResponseData::AlterReplicaLogDirTopicResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status alter_replica_log_dirs_response_data::AlterReplicaLogDirTopicResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = AlterReplicaLogDirTopicResult{};
@@ -81,7 +81,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AlterReplicaLogDirsResponseData::AlterReplicaLogDirTopicResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status alter_replica_log_dirs_response_data::AlterReplicaLogDirTopicResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 2;

@@ -23,6 +23,37 @@
 
 namespace seglog::protocol {
 
+// The structures nested in AlterReplicaLogDirsResponseData.
+namespace alter_replica_log_dirs_response_data {
+
+struct AlterReplicaLogDirPartitionResult {
+  // The partition index. Versions 1-2.
+  int32_t partition_index{0};
+  // The error code, or 0 if there was no error. Versions 1-2.
+  int16_t error_code{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const AlterReplicaLogDirPartitionResult&) const = default;
+};
+
+struct AlterReplicaLogDirTopicResult {
+  // The name of the topic. Versions 1-2.
+  std::string topic_name;
+  // The results for each partition. Versions 1-2.
+  std::vector<AlterReplicaLogDirPartitionResult> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const AlterReplicaLogDirTopicResult&) const = default;
+};
+
+}  // namespace alter_replica_log_dirs_response_data
+
 struct AlterReplicaLogDirsResponseData {
   static constexpr int16_t kApiKey = 34;
   static constexpr int16_t kLowestSupportedVersion = 1;
@@ -30,31 +61,10 @@ struct AlterReplicaLogDirsResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 2;
 
-  struct AlterReplicaLogDirPartitionResult {
-    // The partition index. Versions 1-2.
-    int32_t partition_index{0};
-    // The error code, or 0 if there was no error. Versions 1-2.
-    int16_t error_code{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const AlterReplicaLogDirPartitionResult&) const = default;
-  };
-
-  struct AlterReplicaLogDirTopicResult {
-    // The name of the topic. Versions 1-2.
-    std::string topic_name;
-    // The results for each partition. Versions 1-2.
-    std::vector<AlterReplicaLogDirPartitionResult> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const AlterReplicaLogDirTopicResult&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using AlterReplicaLogDirPartitionResult = alter_replica_log_dirs_response_data::AlterReplicaLogDirPartitionResult;
+  using AlterReplicaLogDirTopicResult = alter_replica_log_dirs_response_data::AlterReplicaLogDirTopicResult;
 
   // Duration in milliseconds for which the request was throttled due to a quota violation, or zero
   // if the request did not violate any quota. Versions 1-2.

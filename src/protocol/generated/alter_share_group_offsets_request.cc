@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status AlterShareGroupOffsetsRequestData::AlterShareGroupOffsetsRequestPartition::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status alter_share_group_offsets_request_data::AlterShareGroupOffsetsRequestPartition::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = AlterShareGroupOffsetsRequestPartition{};
@@ -31,7 +31,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AlterShareGroupOffsetsRequestData::AlterShareGroupOffsetsRequestPartition::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status alter_share_group_offsets_request_data::AlterShareGroupOffsetsRequestPartition::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -45,7 +45,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status AlterShareGroupOffsetsRequestData::AlterShareGroupOffsetsRequestTopic::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status alter_share_group_offsets_request_data::AlterShareGroupOffsetsRequestTopic::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = AlterShareGroupOffsetsRequestTopic{};
@@ -81,7 +81,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AlterShareGroupOffsetsRequestData::AlterShareGroupOffsetsRequestTopic::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status alter_share_group_offsets_request_data::AlterShareGroupOffsetsRequestTopic::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

@@ -23,6 +23,37 @@
 
 namespace seglog::protocol {
 
+// The structures nested in AlterShareGroupOffsetsRequestData.
+namespace alter_share_group_offsets_request_data {
+
+struct AlterShareGroupOffsetsRequestPartition {
+  // The partition index. Versions 0.
+  int32_t partition_index{0};
+  // The share-partition start offset. Versions 0.
+  int64_t start_offset{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const AlterShareGroupOffsetsRequestPartition&) const = default;
+};
+
+struct AlterShareGroupOffsetsRequestTopic {
+  // The topic name. Versions 0.
+  std::string topic_name;
+  // Each partition to alter offsets for. Versions 0.
+  std::vector<AlterShareGroupOffsetsRequestPartition> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const AlterShareGroupOffsetsRequestTopic&) const = default;
+};
+
+}  // namespace alter_share_group_offsets_request_data
+
 struct AlterShareGroupOffsetsRequestData {
   static constexpr int16_t kApiKey = 91;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,31 +61,10 @@ struct AlterShareGroupOffsetsRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct AlterShareGroupOffsetsRequestPartition {
-    // The partition index. Versions 0.
-    int32_t partition_index{0};
-    // The share-partition start offset. Versions 0.
-    int64_t start_offset{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const AlterShareGroupOffsetsRequestPartition&) const = default;
-  };
-
-  struct AlterShareGroupOffsetsRequestTopic {
-    // The topic name. Versions 0.
-    std::string topic_name;
-    // Each partition to alter offsets for. Versions 0.
-    std::vector<AlterShareGroupOffsetsRequestPartition> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const AlterShareGroupOffsetsRequestTopic&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using AlterShareGroupOffsetsRequestPartition = alter_share_group_offsets_request_data::AlterShareGroupOffsetsRequestPartition;
+  using AlterShareGroupOffsetsRequestTopic = alter_share_group_offsets_request_data::AlterShareGroupOffsetsRequestTopic;
 
   // The group identifier. Versions 0.
   std::string group_id;

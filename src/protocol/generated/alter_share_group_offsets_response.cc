@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status AlterShareGroupOffsetsResponseData::AlterShareGroupOffsetsResponsePartition::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status alter_share_group_offsets_response_data::AlterShareGroupOffsetsResponsePartition::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = AlterShareGroupOffsetsResponsePartition{};
@@ -35,7 +35,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AlterShareGroupOffsetsResponseData::AlterShareGroupOffsetsResponsePartition::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status alter_share_group_offsets_response_data::AlterShareGroupOffsetsResponsePartition::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -58,7 +58,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status AlterShareGroupOffsetsResponseData::AlterShareGroupOffsetsResponseTopic::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status alter_share_group_offsets_response_data::AlterShareGroupOffsetsResponseTopic::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = AlterShareGroupOffsetsResponseTopic{};
@@ -95,7 +95,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AlterShareGroupOffsetsResponseData::AlterShareGroupOffsetsResponseTopic::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status alter_share_group_offsets_response_data::AlterShareGroupOffsetsResponseTopic::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

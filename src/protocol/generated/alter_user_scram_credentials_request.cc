@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status AlterUserScramCredentialsRequestData::ScramCredentialDeletion::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status alter_user_scram_credentials_request_data::ScramCredentialDeletion::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = ScramCredentialDeletion{};
@@ -31,7 +31,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AlterUserScramCredentialsRequestData::ScramCredentialDeletion::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status alter_user_scram_credentials_request_data::ScramCredentialDeletion::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -45,7 +45,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status AlterUserScramCredentialsRequestData::ScramCredentialUpsertion::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status alter_user_scram_credentials_request_data::ScramCredentialUpsertion::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = ScramCredentialUpsertion{};
@@ -71,7 +71,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AlterUserScramCredentialsRequestData::ScramCredentialUpsertion::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status alter_user_scram_credentials_request_data::ScramCredentialUpsertion::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

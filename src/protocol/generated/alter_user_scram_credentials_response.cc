@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status AlterUserScramCredentialsResponseData::AlterUserScramCredentialsResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status alter_user_scram_credentials_response_data::AlterUserScramCredentialsResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = AlterUserScramCredentialsResult{};
@@ -35,7 +35,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AlterUserScramCredentialsResponseData::AlterUserScramCredentialsResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status alter_user_scram_credentials_response_data::AlterUserScramCredentialsResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

@@ -23,6 +23,26 @@
 
 namespace seglog::protocol {
 
+// The structures nested in AlterUserScramCredentialsResponseData.
+namespace alter_user_scram_credentials_response_data {
+
+struct AlterUserScramCredentialsResult {
+  // The user name. Versions 0.
+  std::string user;
+  // The error code. Versions 0.
+  int16_t error_code{0};
+  // The error message, if any. Versions 0, nullable 0.
+  std::optional<std::string> error_message{std::string{}};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const AlterUserScramCredentialsResult&) const = default;
+};
+
+}  // namespace alter_user_scram_credentials_response_data
+
 struct AlterUserScramCredentialsResponseData {
   static constexpr int16_t kApiKey = 51;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,20 +50,9 @@ struct AlterUserScramCredentialsResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct AlterUserScramCredentialsResult {
-    // The user name. Versions 0.
-    std::string user;
-    // The error code. Versions 0.
-    int16_t error_code{0};
-    // The error message, if any. Versions 0, nullable 0.
-    std::optional<std::string> error_message{std::string{}};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const AlterUserScramCredentialsResult&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using AlterUserScramCredentialsResult = alter_user_scram_credentials_response_data::AlterUserScramCredentialsResult;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 0.

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status ApiVersionsResponseData::ApiVersion::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status api_versions_response_data::ApiVersion::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = ApiVersion{};
@@ -32,7 +32,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ApiVersionsResponseData::ApiVersion::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status api_versions_response_data::ApiVersion::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 3;
@@ -47,7 +47,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ApiVersionsResponseData::SupportedFeatureKey::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status api_versions_response_data::SupportedFeatureKey::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = SupportedFeatureKey{};
@@ -77,7 +77,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ApiVersionsResponseData::SupportedFeatureKey::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status api_versions_response_data::SupportedFeatureKey::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 3;
@@ -107,7 +107,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ApiVersionsResponseData::FinalizedFeatureKey::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status api_versions_response_data::FinalizedFeatureKey::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = FinalizedFeatureKey{};
@@ -137,7 +137,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ApiVersionsResponseData::FinalizedFeatureKey::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status api_versions_response_data::FinalizedFeatureKey::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 3;

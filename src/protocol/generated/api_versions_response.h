@@ -23,6 +23,56 @@
 
 namespace seglog::protocol {
 
+// The structures nested in ApiVersionsResponseData.
+namespace api_versions_response_data {
+
+struct ApiVersion {
+  // The API index. Versions 0-5.
+  int16_t api_key{0};
+  // The minimum supported version, inclusive. Versions 0-5.
+  int16_t min_version{0};
+  // The maximum supported version, inclusive. Versions 0-5.
+  int16_t max_version{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const ApiVersion&) const = default;
+};
+
+struct SupportedFeatureKey {
+  // The name of the feature. Versions 3-5.
+  std::string name;
+  // The minimum supported version for the feature. Versions 3-5.
+  int16_t min_version{0};
+  // The maximum supported version for the feature. Versions 3-5.
+  int16_t max_version{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const SupportedFeatureKey&) const = default;
+};
+
+struct FinalizedFeatureKey {
+  // The name of the feature. Versions 3-5.
+  std::string name;
+  // The cluster-wide finalized max version level for the feature. Versions 3-5.
+  int16_t max_version_level{0};
+  // The cluster-wide finalized min version level for the feature. Versions 3-5.
+  int16_t min_version_level{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const FinalizedFeatureKey&) const = default;
+};
+
+}  // namespace api_versions_response_data
+
 struct ApiVersionsResponseData {
   static constexpr int16_t kApiKey = 18;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,50 +80,11 @@ struct ApiVersionsResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 3;
 
-  struct ApiVersion {
-    // The API index. Versions 0-5.
-    int16_t api_key{0};
-    // The minimum supported version, inclusive. Versions 0-5.
-    int16_t min_version{0};
-    // The maximum supported version, inclusive. Versions 0-5.
-    int16_t max_version{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const ApiVersion&) const = default;
-  };
-
-  struct SupportedFeatureKey {
-    // The name of the feature. Versions 3-5.
-    std::string name;
-    // The minimum supported version for the feature. Versions 3-5.
-    int16_t min_version{0};
-    // The maximum supported version for the feature. Versions 3-5.
-    int16_t max_version{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const SupportedFeatureKey&) const = default;
-  };
-
-  struct FinalizedFeatureKey {
-    // The name of the feature. Versions 3-5.
-    std::string name;
-    // The cluster-wide finalized max version level for the feature. Versions 3-5.
-    int16_t max_version_level{0};
-    // The cluster-wide finalized min version level for the feature. Versions 3-5.
-    int16_t min_version_level{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const FinalizedFeatureKey&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using ApiVersion = api_versions_response_data::ApiVersion;
+  using SupportedFeatureKey = api_versions_response_data::SupportedFeatureKey;
+  using FinalizedFeatureKey = api_versions_response_data::FinalizedFeatureKey;
 
   // The top-level error code. Versions 0-5.
   int16_t error_code{0};

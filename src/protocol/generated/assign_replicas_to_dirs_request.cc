@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status AssignReplicasToDirsRequestData::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status assign_replicas_to_dirs_request_data::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = PartitionData{};
@@ -30,7 +30,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AssignReplicasToDirsRequestData::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status assign_replicas_to_dirs_request_data::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -43,7 +43,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status AssignReplicasToDirsRequestData::TopicData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status assign_replicas_to_dirs_request_data::TopicData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopicData{};
@@ -79,7 +79,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AssignReplicasToDirsRequestData::TopicData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status assign_replicas_to_dirs_request_data::TopicData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -96,7 +96,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status AssignReplicasToDirsRequestData::DirectoryData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status assign_replicas_to_dirs_request_data::DirectoryData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DirectoryData{};
@@ -132,7 +132,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AssignReplicasToDirsRequestData::DirectoryData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status assign_replicas_to_dirs_request_data::DirectoryData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status AssignReplicasToDirsResponseData::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status assign_replicas_to_dirs_response_data::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = PartitionData{};
@@ -31,7 +31,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AssignReplicasToDirsResponseData::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status assign_replicas_to_dirs_response_data::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -45,7 +45,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status AssignReplicasToDirsResponseData::TopicData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status assign_replicas_to_dirs_response_data::TopicData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopicData{};
@@ -81,7 +81,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AssignReplicasToDirsResponseData::TopicData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status assign_replicas_to_dirs_response_data::TopicData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -98,7 +98,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status AssignReplicasToDirsResponseData::DirectoryData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status assign_replicas_to_dirs_response_data::DirectoryData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DirectoryData{};
@@ -134,7 +134,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status AssignReplicasToDirsResponseData::DirectoryData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status assign_replicas_to_dirs_response_data::DirectoryData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

@@ -23,6 +23,50 @@
 
 namespace seglog::protocol {
 
+// The structures nested in AssignReplicasToDirsResponseData.
+namespace assign_replicas_to_dirs_response_data {
+
+struct PartitionData {
+  // The partition index. Versions 0.
+  int32_t partition_index{0};
+  // The partition level error code. Versions 0.
+  int16_t error_code{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const PartitionData&) const = default;
+};
+
+struct TopicData {
+  // The ID of the assigned topic. Versions 0.
+  ::seglog::Uuid topic_id;
+  // The list of assigned partitions. Versions 0.
+  std::vector<PartitionData> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TopicData&) const = default;
+};
+
+struct DirectoryData {
+  // The ID of the directory. Versions 0.
+  ::seglog::Uuid id;
+  // The list of topics and their assigned partitions. Versions 0.
+  std::vector<TopicData> topics;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DirectoryData&) const = default;
+};
+
+}  // namespace assign_replicas_to_dirs_response_data
+
 struct AssignReplicasToDirsResponseData {
   static constexpr int16_t kApiKey = 73;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,44 +74,11 @@ struct AssignReplicasToDirsResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct PartitionData {
-    // The partition index. Versions 0.
-    int32_t partition_index{0};
-    // The partition level error code. Versions 0.
-    int16_t error_code{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const PartitionData&) const = default;
-  };
-
-  struct TopicData {
-    // The ID of the assigned topic. Versions 0.
-    ::seglog::Uuid topic_id;
-    // The list of assigned partitions. Versions 0.
-    std::vector<PartitionData> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TopicData&) const = default;
-  };
-
-  struct DirectoryData {
-    // The ID of the directory. Versions 0.
-    ::seglog::Uuid id;
-    // The list of topics and their assigned partitions. Versions 0.
-    std::vector<TopicData> topics;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DirectoryData&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using PartitionData = assign_replicas_to_dirs_response_data::PartitionData;
+  using TopicData = assign_replicas_to_dirs_response_data::TopicData;
+  using DirectoryData = assign_replicas_to_dirs_response_data::DirectoryData;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 0.

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status BeginQuorumEpochRequestData::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status begin_quorum_epoch_request_data::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = PartitionData{};
@@ -35,7 +35,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status BeginQuorumEpochRequestData::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status begin_quorum_epoch_request_data::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 1;
@@ -56,7 +56,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status BeginQuorumEpochRequestData::TopicData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status begin_quorum_epoch_request_data::TopicData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopicData{};
@@ -92,7 +92,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status BeginQuorumEpochRequestData::TopicData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status begin_quorum_epoch_request_data::TopicData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 1;
@@ -109,7 +109,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status BeginQuorumEpochRequestData::LeaderEndpoint::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status begin_quorum_epoch_request_data::LeaderEndpoint::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = LeaderEndpoint{};
@@ -139,7 +139,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status BeginQuorumEpochRequestData::LeaderEndpoint::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status begin_quorum_epoch_request_data::LeaderEndpoint::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 1;

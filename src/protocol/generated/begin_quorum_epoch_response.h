@@ -23,6 +23,56 @@
 
 namespace seglog::protocol {
 
+// The structures nested in BeginQuorumEpochResponseData.
+namespace begin_quorum_epoch_response_data {
+
+struct PartitionData {
+  // The partition index. Versions 0-1.
+  int32_t partition_index{0};
+  // The error code for this partition. Versions 0-1.
+  int16_t error_code{0};
+  // The ID of the current leader or -1 if the leader is unknown. Versions 0-1.
+  int32_t leader_id{0};
+  // The latest known leader epoch. Versions 0-1.
+  int32_t leader_epoch{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const PartitionData&) const = default;
+};
+
+struct TopicData {
+  // The topic name. Versions 0-1.
+  std::string topic_name;
+  // The partition data. Versions 0-1.
+  std::vector<PartitionData> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TopicData&) const = default;
+};
+
+struct NodeEndpoint {
+  // The ID of the associated node. Versions 1.
+  int32_t node_id{0};
+  // The node's hostname. Versions 1.
+  std::string host;
+  // The node's port. Versions 1.
+  uint16_t port{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const NodeEndpoint&) const = default;
+};
+
+}  // namespace begin_quorum_epoch_response_data
+
 struct BeginQuorumEpochResponseData {
   static constexpr int16_t kApiKey = 53;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,50 +80,11 @@ struct BeginQuorumEpochResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 1;
 
-  struct PartitionData {
-    // The partition index. Versions 0-1.
-    int32_t partition_index{0};
-    // The error code for this partition. Versions 0-1.
-    int16_t error_code{0};
-    // The ID of the current leader or -1 if the leader is unknown. Versions 0-1.
-    int32_t leader_id{0};
-    // The latest known leader epoch. Versions 0-1.
-    int32_t leader_epoch{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const PartitionData&) const = default;
-  };
-
-  struct TopicData {
-    // The topic name. Versions 0-1.
-    std::string topic_name;
-    // The partition data. Versions 0-1.
-    std::vector<PartitionData> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TopicData&) const = default;
-  };
-
-  struct NodeEndpoint {
-    // The ID of the associated node. Versions 1.
-    int32_t node_id{0};
-    // The node's hostname. Versions 1.
-    std::string host;
-    // The node's port. Versions 1.
-    uint16_t port{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const NodeEndpoint&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using PartitionData = begin_quorum_epoch_response_data::PartitionData;
+  using TopicData = begin_quorum_epoch_response_data::TopicData;
+  using NodeEndpoint = begin_quorum_epoch_response_data::NodeEndpoint;
 
   // The top level error code. Versions 0-1.
   int16_t error_code{0};

@@ -23,6 +23,43 @@
 
 namespace seglog::protocol {
 
+// The structures nested in BrokerRegistrationRequestData.
+namespace broker_registration_request_data {
+
+struct Listener {
+  // The name of the endpoint. Versions 0-4.
+  std::string name;
+  // The hostname. Versions 0-4.
+  std::string host;
+  // The port. Versions 0-4.
+  uint16_t port{0};
+  // The security protocol. Versions 0-4.
+  int16_t security_protocol{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const Listener&) const = default;
+};
+
+struct Feature {
+  // The feature name. Versions 0-4.
+  std::string name;
+  // The minimum supported feature level. Versions 0-4.
+  int16_t min_supported_version{0};
+  // The maximum supported feature level. Versions 0-4.
+  int16_t max_supported_version{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const Feature&) const = default;
+};
+
+}  // namespace broker_registration_request_data
+
 struct BrokerRegistrationRequestData {
   static constexpr int16_t kApiKey = 62;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,37 +67,10 @@ struct BrokerRegistrationRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct Listener {
-    // The name of the endpoint. Versions 0-4.
-    std::string name;
-    // The hostname. Versions 0-4.
-    std::string host;
-    // The port. Versions 0-4.
-    uint16_t port{0};
-    // The security protocol. Versions 0-4.
-    int16_t security_protocol{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const Listener&) const = default;
-  };
-
-  struct Feature {
-    // The feature name. Versions 0-4.
-    std::string name;
-    // The minimum supported feature level. Versions 0-4.
-    int16_t min_supported_version{0};
-    // The maximum supported feature level. Versions 0-4.
-    int16_t max_supported_version{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const Feature&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using Listener = broker_registration_request_data::Listener;
+  using Feature = broker_registration_request_data::Feature;
 
   // The broker ID. Versions 0-4.
   int32_t broker_id{0};

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status ConsumerGroupDescribeResponseData::TopicPartitions::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status consumer_group_describe_response_data::TopicPartitions::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopicPartitions{};
@@ -45,7 +45,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ConsumerGroupDescribeResponseData::TopicPartitions::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status consumer_group_describe_response_data::TopicPartitions::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -63,7 +63,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ConsumerGroupDescribeResponseData::Assignment::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status consumer_group_describe_response_data::Assignment::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = Assignment{};
@@ -98,7 +98,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ConsumerGroupDescribeResponseData::Assignment::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status consumer_group_describe_response_data::Assignment::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -114,7 +114,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ConsumerGroupDescribeResponseData::Member::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status consumer_group_describe_response_data::Member::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = Member{};
@@ -170,7 +170,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ConsumerGroupDescribeResponseData::Member::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status consumer_group_describe_response_data::Member::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -225,7 +225,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ConsumerGroupDescribeResponseData::DescribedGroup::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status consumer_group_describe_response_data::DescribedGroup::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DescribedGroup{};
@@ -271,7 +271,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ConsumerGroupDescribeResponseData::DescribedGroup::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status consumer_group_describe_response_data::DescribedGroup::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

@@ -23,6 +23,95 @@
 
 namespace seglog::protocol {
 
+// The structures nested in ConsumerGroupDescribeResponseData.
+namespace consumer_group_describe_response_data {
+
+struct TopicPartitions {
+  // The topic ID. Versions 0-1.
+  ::seglog::Uuid topic_id;
+  // The topic name. Versions 0-1.
+  std::string topic_name;
+  // The partitions. Versions 0-1.
+  std::vector<int32_t> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TopicPartitions&) const = default;
+};
+
+struct Assignment {
+  // The assigned topic-partitions to the member. Versions 0-1.
+  std::vector<TopicPartitions> topic_partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const Assignment&) const = default;
+};
+
+struct Member {
+  // The member ID. Versions 0-1.
+  std::string member_id;
+  // The member instance ID. Versions 0-1, nullable 0-1.
+  std::optional<std::string> instance_id{std::nullopt};
+  // The member rack ID. Versions 0-1, nullable 0-1.
+  std::optional<std::string> rack_id{std::nullopt};
+  // The current member epoch. Versions 0-1.
+  int32_t member_epoch{0};
+  // The client ID. Versions 0-1.
+  std::string client_id;
+  // The client host. Versions 0-1.
+  std::string client_host;
+  // The subscribed topic names. Versions 0-1.
+  std::vector<std::string> subscribed_topic_names;
+  // the subscribed topic regex otherwise or null of not provided. Versions 0-1, nullable 0-1.
+  std::optional<std::string> subscribed_topic_regex{std::nullopt};
+  // The current assignment. Versions 0-1.
+  Assignment assignment;
+  // The target assignment. Versions 0-1.
+  Assignment target_assignment;
+  // -1 for unknown. 0 for classic member. +1 for consumer member. Versions 1.
+  int8_t member_type{-1};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const Member&) const = default;
+};
+
+struct DescribedGroup {
+  // The describe error, or 0 if there was no error. Versions 0-1.
+  int16_t error_code{0};
+  // The top-level error message, or null if there was no error. Versions 0-1, nullable 0-1.
+  std::optional<std::string> error_message{std::nullopt};
+  // The group ID string. Versions 0-1.
+  std::string group_id;
+  // The group state string, or the empty string. Versions 0-1.
+  std::string group_state;
+  // The group epoch. Versions 0-1.
+  int32_t group_epoch{0};
+  // The assignment epoch. Versions 0-1.
+  int32_t assignment_epoch{0};
+  // The selected assignor. Versions 0-1.
+  std::string assignor_name;
+  // The members. Versions 0-1.
+  std::vector<Member> members;
+  // 32-bit bitfield to represent authorized operations for this group. Versions 0-1.
+  int32_t authorized_operations{INT32_MIN};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DescribedGroup&) const = default;
+};
+
+}  // namespace consumer_group_describe_response_data
+
 struct ConsumerGroupDescribeResponseData {
   static constexpr int16_t kApiKey = 69;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,89 +119,12 @@ struct ConsumerGroupDescribeResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct TopicPartitions {
-    // The topic ID. Versions 0-1.
-    ::seglog::Uuid topic_id;
-    // The topic name. Versions 0-1.
-    std::string topic_name;
-    // The partitions. Versions 0-1.
-    std::vector<int32_t> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TopicPartitions&) const = default;
-  };
-
-  struct Assignment {
-    // The assigned topic-partitions to the member. Versions 0-1.
-    std::vector<TopicPartitions> topic_partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const Assignment&) const = default;
-  };
-
-  struct Member {
-    // The member ID. Versions 0-1.
-    std::string member_id;
-    // The member instance ID. Versions 0-1, nullable 0-1.
-    std::optional<std::string> instance_id{std::nullopt};
-    // The member rack ID. Versions 0-1, nullable 0-1.
-    std::optional<std::string> rack_id{std::nullopt};
-    // The current member epoch. Versions 0-1.
-    int32_t member_epoch{0};
-    // The client ID. Versions 0-1.
-    std::string client_id;
-    // The client host. Versions 0-1.
-    std::string client_host;
-    // The subscribed topic names. Versions 0-1.
-    std::vector<std::string> subscribed_topic_names;
-    // the subscribed topic regex otherwise or null of not provided. Versions 0-1, nullable 0-1.
-    std::optional<std::string> subscribed_topic_regex{std::nullopt};
-    // The current assignment. Versions 0-1.
-    Assignment assignment;
-    // The target assignment. Versions 0-1.
-    Assignment target_assignment;
-    // -1 for unknown. 0 for classic member. +1 for consumer member. Versions 1.
-    int8_t member_type{-1};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const Member&) const = default;
-  };
-
-  struct DescribedGroup {
-    // The describe error, or 0 if there was no error. Versions 0-1.
-    int16_t error_code{0};
-    // The top-level error message, or null if there was no error. Versions 0-1, nullable 0-1.
-    std::optional<std::string> error_message{std::nullopt};
-    // The group ID string. Versions 0-1.
-    std::string group_id;
-    // The group state string, or the empty string. Versions 0-1.
-    std::string group_state;
-    // The group epoch. Versions 0-1.
-    int32_t group_epoch{0};
-    // The assignment epoch. Versions 0-1.
-    int32_t assignment_epoch{0};
-    // The selected assignor. Versions 0-1.
-    std::string assignor_name;
-    // The members. Versions 0-1.
-    std::vector<Member> members;
-    // 32-bit bitfield to represent authorized operations for this group. Versions 0-1.
-    int32_t authorized_operations{INT32_MIN};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DescribedGroup&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using TopicPartitions = consumer_group_describe_response_data::TopicPartitions;
+  using Assignment = consumer_group_describe_response_data::Assignment;
+  using Member = consumer_group_describe_response_data::Member;
+  using DescribedGroup = consumer_group_describe_response_data::DescribedGroup;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 0-1.

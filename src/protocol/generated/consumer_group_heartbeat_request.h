@@ -23,6 +23,24 @@
 
 namespace seglog::protocol {
 
+// The structures nested in ConsumerGroupHeartbeatRequestData.
+namespace consumer_group_heartbeat_request_data {
+
+struct TopicPartitions {
+  // The topic ID. Versions 0-1.
+  ::seglog::Uuid topic_id;
+  // The partitions. Versions 0-1.
+  std::vector<int32_t> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TopicPartitions&) const = default;
+};
+
+}  // namespace consumer_group_heartbeat_request_data
+
 struct ConsumerGroupHeartbeatRequestData {
   static constexpr int16_t kApiKey = 68;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,18 +48,9 @@ struct ConsumerGroupHeartbeatRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct TopicPartitions {
-    // The topic ID. Versions 0-1.
-    ::seglog::Uuid topic_id;
-    // The partitions. Versions 0-1.
-    std::vector<int32_t> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TopicPartitions&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using TopicPartitions = consumer_group_heartbeat_request_data::TopicPartitions;
 
   // The group identifier. Versions 0-1.
   std::string group_id;

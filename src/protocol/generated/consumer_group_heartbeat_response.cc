@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status ConsumerGroupHeartbeatResponseData::TopicPartitions::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status consumer_group_heartbeat_response_data::TopicPartitions::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopicPartitions{};
@@ -44,7 +44,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ConsumerGroupHeartbeatResponseData::TopicPartitions::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status consumer_group_heartbeat_response_data::TopicPartitions::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -61,7 +61,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ConsumerGroupHeartbeatResponseData::Assignment::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status consumer_group_heartbeat_response_data::Assignment::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = Assignment{};
@@ -96,7 +96,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ConsumerGroupHeartbeatResponseData::Assignment::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status consumer_group_heartbeat_response_data::Assignment::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

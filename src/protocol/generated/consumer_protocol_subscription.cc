@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status ConsumerProtocolSubscription::TopicPartition::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status consumer_protocol_subscription::TopicPartition::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopicPartition{};
@@ -35,7 +35,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ConsumerProtocolSubscription::TopicPartition::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status consumer_protocol_subscription::TopicPartition::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] constexpr bool flexible = false;

@@ -23,24 +23,33 @@
 
 namespace seglog::protocol {
 
+// The structures nested in ConsumerProtocolSubscription.
+namespace consumer_protocol_subscription {
+
+struct TopicPartition {
+  // The topic name. Versions 1-3.
+  std::string topic;
+  // The partition ids. Versions 1-3.
+  std::vector<int32_t> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TopicPartition&) const = default;
+};
+
+}  // namespace consumer_protocol_subscription
+
 struct ConsumerProtocolSubscription {
   static constexpr int16_t kLowestSupportedVersion = 0;
   static constexpr int16_t kHighestSupportedVersion = 3;
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 32767;
 
-  struct TopicPartition {
-    // The topic name. Versions 1-3.
-    std::string topic;
-    // The partition ids. Versions 1-3.
-    std::vector<int32_t> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TopicPartition&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using TopicPartition = consumer_protocol_subscription::TopicPartition;
 
   // The topics that the member wants to consume. Versions 0-3.
   std::vector<std::string> topics;

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status ControllerRegistrationRequestData::Listener::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status controller_registration_request_data::Listener::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = Listener{};
@@ -33,7 +33,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ControllerRegistrationRequestData::Listener::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status controller_registration_request_data::Listener::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -49,7 +49,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ControllerRegistrationRequestData::Feature::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status controller_registration_request_data::Feature::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = Feature{};
@@ -73,7 +73,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ControllerRegistrationRequestData::Feature::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status controller_registration_request_data::Feature::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status CreateAclsRequestData::AclCreation::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status create_acls_request_data::AclCreation::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = AclCreation{};
@@ -36,7 +36,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status CreateAclsRequestData::AclCreation::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status create_acls_request_data::AclCreation::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 2;

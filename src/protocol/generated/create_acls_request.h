@@ -23,6 +23,34 @@
 
 namespace seglog::protocol {
 
+// The structures nested in CreateAclsRequestData.
+namespace create_acls_request_data {
+
+struct AclCreation {
+  // The type of the resource. Versions 1-3.
+  int8_t resource_type{0};
+  // The resource name for the ACL. Versions 1-3.
+  std::string resource_name;
+  // The pattern type for the ACL. Versions 1-3.
+  int8_t resource_pattern_type{3};
+  // The principal for the ACL. Versions 1-3.
+  std::string principal;
+  // The host for the ACL. Versions 1-3.
+  std::string host;
+  // The operation type for the ACL (read, write, etc.). Versions 1-3.
+  int8_t operation{0};
+  // The permission type for the ACL (allow, deny, etc.). Versions 1-3.
+  int8_t permission_type{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const AclCreation&) const = default;
+};
+
+}  // namespace create_acls_request_data
+
 struct CreateAclsRequestData {
   static constexpr int16_t kApiKey = 30;
   static constexpr int16_t kLowestSupportedVersion = 1;
@@ -30,28 +58,9 @@ struct CreateAclsRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 2;
 
-  struct AclCreation {
-    // The type of the resource. Versions 1-3.
-    int8_t resource_type{0};
-    // The resource name for the ACL. Versions 1-3.
-    std::string resource_name;
-    // The pattern type for the ACL. Versions 1-3.
-    int8_t resource_pattern_type{3};
-    // The principal for the ACL. Versions 1-3.
-    std::string principal;
-    // The host for the ACL. Versions 1-3.
-    std::string host;
-    // The operation type for the ACL (read, write, etc.). Versions 1-3.
-    int8_t operation{0};
-    // The permission type for the ACL (allow, deny, etc.). Versions 1-3.
-    int8_t permission_type{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const AclCreation&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using AclCreation = create_acls_request_data::AclCreation;
 
   // The ACLs that we want to create. Versions 1-3.
   std::vector<AclCreation> creations;

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status CreateAclsResponseData::AclCreationResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status create_acls_response_data::AclCreationResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = AclCreationResult{};
@@ -34,7 +34,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status CreateAclsResponseData::AclCreationResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status create_acls_response_data::AclCreationResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 2;

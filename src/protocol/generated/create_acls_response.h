@@ -23,6 +23,24 @@
 
 namespace seglog::protocol {
 
+// The structures nested in CreateAclsResponseData.
+namespace create_acls_response_data {
+
+struct AclCreationResult {
+  // The result error, or zero if there was no error. Versions 1-3.
+  int16_t error_code{0};
+  // The result message, or null if there was no error. Versions 1-3, nullable 1-3.
+  std::optional<std::string> error_message{std::string{}};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const AclCreationResult&) const = default;
+};
+
+}  // namespace create_acls_response_data
+
 struct CreateAclsResponseData {
   static constexpr int16_t kApiKey = 30;
   static constexpr int16_t kLowestSupportedVersion = 1;
@@ -30,18 +48,9 @@ struct CreateAclsResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 2;
 
-  struct AclCreationResult {
-    // The result error, or zero if there was no error. Versions 1-3.
-    int16_t error_code{0};
-    // The result message, or null if there was no error. Versions 1-3, nullable 1-3.
-    std::optional<std::string> error_message{std::string{}};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const AclCreationResult&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using AclCreationResult = create_acls_response_data::AclCreationResult;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 1-3.

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status CreateDelegationTokenRequestData::CreatableRenewers::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status create_delegation_token_request_data::CreatableRenewers::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = CreatableRenewers{};
@@ -31,7 +31,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status CreateDelegationTokenRequestData::CreatableRenewers::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status create_delegation_token_request_data::CreatableRenewers::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 2;

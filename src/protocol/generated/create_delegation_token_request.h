@@ -23,6 +23,24 @@
 
 namespace seglog::protocol {
 
+// The structures nested in CreateDelegationTokenRequestData.
+namespace create_delegation_token_request_data {
+
+struct CreatableRenewers {
+  // The type of the Kafka principal. Versions 1-3.
+  std::string principal_type;
+  // The name of the Kafka principal. Versions 1-3.
+  std::string principal_name;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const CreatableRenewers&) const = default;
+};
+
+}  // namespace create_delegation_token_request_data
+
 struct CreateDelegationTokenRequestData {
   static constexpr int16_t kApiKey = 38;
   static constexpr int16_t kLowestSupportedVersion = 1;
@@ -30,18 +48,9 @@ struct CreateDelegationTokenRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 2;
 
-  struct CreatableRenewers {
-    // The type of the Kafka principal. Versions 1-3.
-    std::string principal_type;
-    // The name of the Kafka principal. Versions 1-3.
-    std::string principal_name;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const CreatableRenewers&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using CreatableRenewers = create_delegation_token_request_data::CreatableRenewers;
 
   // The principal type of the owner of the token. If it's null it defaults to the token request
   // principal. Versions 3, nullable 3.

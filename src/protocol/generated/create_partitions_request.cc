@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status CreatePartitionsRequestData::CreatePartitionsAssignment::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status create_partitions_request_data::CreatePartitionsAssignment::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = CreatePartitionsAssignment{};
@@ -43,7 +43,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status CreatePartitionsRequestData::CreatePartitionsAssignment::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status create_partitions_request_data::CreatePartitionsAssignment::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 2;
@@ -59,7 +59,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status CreatePartitionsRequestData::CreatePartitionsTopic::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status create_partitions_request_data::CreatePartitionsTopic::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = CreatePartitionsTopic{};
@@ -98,7 +98,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status CreatePartitionsRequestData::CreatePartitionsTopic::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status create_partitions_request_data::CreatePartitionsTopic::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 2;

@@ -23,6 +23,37 @@
 
 namespace seglog::protocol {
 
+// The structures nested in CreatePartitionsRequestData.
+namespace create_partitions_request_data {
+
+struct CreatePartitionsAssignment {
+  // The assigned broker IDs. Versions 0-3.
+  std::vector<int32_t> broker_ids;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const CreatePartitionsAssignment&) const = default;
+};
+
+struct CreatePartitionsTopic {
+  // The topic name. Versions 0-3.
+  std::string name;
+  // The new partition count. Versions 0-3.
+  int32_t count{0};
+  // The new partition assignments. Versions 0-3, nullable 0-3.
+  std::optional<std::vector<CreatePartitionsAssignment>> assignments{std::vector<CreatePartitionsAssignment>{}};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const CreatePartitionsTopic&) const = default;
+};
+
+}  // namespace create_partitions_request_data
+
 struct CreatePartitionsRequestData {
   static constexpr int16_t kApiKey = 37;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,31 +61,10 @@ struct CreatePartitionsRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 2;
 
-  struct CreatePartitionsAssignment {
-    // The assigned broker IDs. Versions 0-3.
-    std::vector<int32_t> broker_ids;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const CreatePartitionsAssignment&) const = default;
-  };
-
-  struct CreatePartitionsTopic {
-    // The topic name. Versions 0-3.
-    std::string name;
-    // The new partition count. Versions 0-3.
-    int32_t count{0};
-    // The new partition assignments. Versions 0-3, nullable 0-3.
-    std::optional<std::vector<CreatePartitionsAssignment>> assignments{std::vector<CreatePartitionsAssignment>{}};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const CreatePartitionsTopic&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using CreatePartitionsAssignment = create_partitions_request_data::CreatePartitionsAssignment;
+  using CreatePartitionsTopic = create_partitions_request_data::CreatePartitionsTopic;
 
   // Each topic that we want to create new partitions inside. Versions 0-3.
   std::vector<CreatePartitionsTopic> topics;

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status CreatePartitionsResponseData::CreatePartitionsTopicResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status create_partitions_response_data::CreatePartitionsTopicResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = CreatePartitionsTopicResult{};
@@ -35,7 +35,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status CreatePartitionsResponseData::CreatePartitionsTopicResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status create_partitions_response_data::CreatePartitionsTopicResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 2;

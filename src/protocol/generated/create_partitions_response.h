@@ -23,6 +23,26 @@
 
 namespace seglog::protocol {
 
+// The structures nested in CreatePartitionsResponseData.
+namespace create_partitions_response_data {
+
+struct CreatePartitionsTopicResult {
+  // The topic name. Versions 0-3.
+  std::string name;
+  // The result error, or zero if there was no error. Versions 0-3.
+  int16_t error_code{0};
+  // The result message, or null if there was no error. Versions 0-3, nullable 0-3.
+  std::optional<std::string> error_message{std::nullopt};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const CreatePartitionsTopicResult&) const = default;
+};
+
+}  // namespace create_partitions_response_data
+
 struct CreatePartitionsResponseData {
   static constexpr int16_t kApiKey = 37;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,20 +50,9 @@ struct CreatePartitionsResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 2;
 
-  struct CreatePartitionsTopicResult {
-    // The topic name. Versions 0-3.
-    std::string name;
-    // The result error, or zero if there was no error. Versions 0-3.
-    int16_t error_code{0};
-    // The result message, or null if there was no error. Versions 0-3, nullable 0-3.
-    std::optional<std::string> error_message{std::nullopt};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const CreatePartitionsTopicResult&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using CreatePartitionsTopicResult = create_partitions_response_data::CreatePartitionsTopicResult;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 0-3.

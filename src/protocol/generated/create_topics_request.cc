@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status CreateTopicsRequestData::CreatableReplicaAssignment::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status create_topics_request_data::CreatableReplicaAssignment::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = CreatableReplicaAssignment{};
@@ -44,7 +44,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status CreateTopicsRequestData::CreatableReplicaAssignment::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status create_topics_request_data::CreatableReplicaAssignment::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 5;
@@ -61,7 +61,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status CreateTopicsRequestData::CreatableTopicConfig::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status create_topics_request_data::CreatableTopicConfig::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = CreatableTopicConfig{};
@@ -87,7 +87,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status CreateTopicsRequestData::CreatableTopicConfig::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status create_topics_request_data::CreatableTopicConfig::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 5;
@@ -109,7 +109,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status CreateTopicsRequestData::CreatableTopic::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status create_topics_request_data::CreatableTopic::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = CreatableTopic{};
@@ -161,7 +161,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status CreateTopicsRequestData::CreatableTopic::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status create_topics_request_data::CreatableTopic::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 5;

@@ -23,6 +23,59 @@
 
 namespace seglog::protocol {
 
+// The structures nested in CreateTopicsRequestData.
+namespace create_topics_request_data {
+
+struct CreatableReplicaAssignment {
+  // The partition index. Versions 2-7.
+  int32_t partition_index{0};
+  // The brokers to place the partition on. Versions 2-7.
+  std::vector<int32_t> broker_ids;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const CreatableReplicaAssignment&) const = default;
+};
+
+struct CreatableTopicConfig {
+  // The configuration name. Versions 2-7.
+  std::string name;
+  // The configuration value. Versions 2-7, nullable 2-7.
+  std::optional<std::string> value{std::string{}};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const CreatableTopicConfig&) const = default;
+};
+
+struct CreatableTopic {
+  // The topic name. Versions 2-7.
+  std::string name;
+  // The number of partitions to create in the topic, or -1 if we are either specifying a manual
+  // partition assignment or using the default partitions. Versions 2-7.
+  int32_t num_partitions{0};
+  // The number of replicas to create for each partition in the topic, or -1 if we are either
+  // specifying a manual partition assignment or using the default replication factor. Versions 2-7.
+  int16_t replication_factor{0};
+  // The manual partition assignment, or the empty array if we are using automatic assignment.
+  // Versions 2-7.
+  std::vector<CreatableReplicaAssignment> assignments;
+  // The custom topic configurations to set. Versions 2-7.
+  std::vector<CreatableTopicConfig> configs;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const CreatableTopic&) const = default;
+};
+
+}  // namespace create_topics_request_data
+
 struct CreateTopicsRequestData {
   static constexpr int16_t kApiKey = 19;
   static constexpr int16_t kLowestSupportedVersion = 2;
@@ -30,53 +83,11 @@ struct CreateTopicsRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 5;
 
-  struct CreatableReplicaAssignment {
-    // The partition index. Versions 2-7.
-    int32_t partition_index{0};
-    // The brokers to place the partition on. Versions 2-7.
-    std::vector<int32_t> broker_ids;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const CreatableReplicaAssignment&) const = default;
-  };
-
-  struct CreatableTopicConfig {
-    // The configuration name. Versions 2-7.
-    std::string name;
-    // The configuration value. Versions 2-7, nullable 2-7.
-    std::optional<std::string> value{std::string{}};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const CreatableTopicConfig&) const = default;
-  };
-
-  struct CreatableTopic {
-    // The topic name. Versions 2-7.
-    std::string name;
-    // The number of partitions to create in the topic, or -1 if we are either specifying a manual
-    // partition assignment or using the default partitions. Versions 2-7.
-    int32_t num_partitions{0};
-    // The number of replicas to create for each partition in the topic, or -1 if we are either
-    // specifying a manual partition assignment or using the default replication factor. Versions 2-7.
-    int16_t replication_factor{0};
-    // The manual partition assignment, or the empty array if we are using automatic assignment.
-    // Versions 2-7.
-    std::vector<CreatableReplicaAssignment> assignments;
-    // The custom topic configurations to set. Versions 2-7.
-    std::vector<CreatableTopicConfig> configs;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const CreatableTopic&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using CreatableReplicaAssignment = create_topics_request_data::CreatableReplicaAssignment;
+  using CreatableTopicConfig = create_topics_request_data::CreatableTopicConfig;
+  using CreatableTopic = create_topics_request_data::CreatableTopic;
 
   // The topics to create. Versions 2-7.
   std::vector<CreatableTopic> topics;

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status CreateTopicsResponseData::CreatableTopicConfigs::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status create_topics_response_data::CreatableTopicConfigs::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = CreatableTopicConfigs{};
@@ -47,7 +47,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status CreateTopicsResponseData::CreatableTopicConfigs::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status create_topics_response_data::CreatableTopicConfigs::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 5;
@@ -97,7 +97,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status CreateTopicsResponseData::CreatableTopicResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status create_topics_response_data::CreatableTopicResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = CreatableTopicResult{};
@@ -167,7 +167,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status CreateTopicsResponseData::CreatableTopicResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status create_topics_response_data::CreatableTopicResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 5;

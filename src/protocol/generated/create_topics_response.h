@@ -23,6 +23,56 @@
 
 namespace seglog::protocol {
 
+// The structures nested in CreateTopicsResponseData.
+namespace create_topics_response_data {
+
+struct CreatableTopicConfigs {
+  // The configuration name. Versions 5-7.
+  std::string name;
+  // The configuration value. Versions 5-7, nullable 5-7.
+  std::optional<std::string> value{std::string{}};
+  // True if the configuration is read-only. Versions 5-7.
+  bool read_only{false};
+  // The configuration source. Versions 5-7.
+  int8_t config_source{-1};
+  // True if this configuration is sensitive. Versions 5-7.
+  bool is_sensitive{false};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const CreatableTopicConfigs&) const = default;
+};
+
+struct CreatableTopicResult {
+  // The topic name. Versions 2-7.
+  std::string name;
+  // The unique topic ID. Versions 7.
+  ::seglog::Uuid topic_id;
+  // The error code, or 0 if there was no error. Versions 2-7.
+  int16_t error_code{0};
+  // The error message, or null if there was no error. Versions 2-7, nullable 2-7.
+  std::optional<std::string> error_message{std::string{}};
+  // Optional topic config error returned if configs are not returned in the response. Versions 5-7,
+  // tagged 5-7 (tag 0).
+  int16_t topic_config_error_code{0};
+  // Number of partitions of the topic. Versions 5-7.
+  int32_t num_partitions{-1};
+  // Replication factor of the topic. Versions 5-7.
+  int16_t replication_factor{-1};
+  // Configuration of the topic. Versions 5-7, nullable 5-7.
+  std::optional<std::vector<CreatableTopicConfigs>> configs{std::vector<CreatableTopicConfigs>{}};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const CreatableTopicResult&) const = default;
+};
+
+}  // namespace create_topics_response_data
+
 struct CreateTopicsResponseData {
   static constexpr int16_t kApiKey = 19;
   static constexpr int16_t kLowestSupportedVersion = 2;
@@ -30,50 +80,10 @@ struct CreateTopicsResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 5;
 
-  struct CreatableTopicConfigs {
-    // The configuration name. Versions 5-7.
-    std::string name;
-    // The configuration value. Versions 5-7, nullable 5-7.
-    std::optional<std::string> value{std::string{}};
-    // True if the configuration is read-only. Versions 5-7.
-    bool read_only{false};
-    // The configuration source. Versions 5-7.
-    int8_t config_source{-1};
-    // True if this configuration is sensitive. Versions 5-7.
-    bool is_sensitive{false};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const CreatableTopicConfigs&) const = default;
-  };
-
-  struct CreatableTopicResult {
-    // The topic name. Versions 2-7.
-    std::string name;
-    // The unique topic ID. Versions 7.
-    ::seglog::Uuid topic_id;
-    // The error code, or 0 if there was no error. Versions 2-7.
-    int16_t error_code{0};
-    // The error message, or null if there was no error. Versions 2-7, nullable 2-7.
-    std::optional<std::string> error_message{std::string{}};
-    // Optional topic config error returned if configs are not returned in the response. Versions 5-7,
-    // tagged 5-7 (tag 0).
-    int16_t topic_config_error_code{0};
-    // Number of partitions of the topic. Versions 5-7.
-    int32_t num_partitions{-1};
-    // Replication factor of the topic. Versions 5-7.
-    int16_t replication_factor{-1};
-    // Configuration of the topic. Versions 5-7, nullable 5-7.
-    std::optional<std::vector<CreatableTopicConfigs>> configs{std::vector<CreatableTopicConfigs>{}};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const CreatableTopicResult&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using CreatableTopicConfigs = create_topics_response_data::CreatableTopicConfigs;
+  using CreatableTopicResult = create_topics_response_data::CreatableTopicResult;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 2-7.

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status DeleteAclsRequestData::DeleteAclsFilter::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status delete_acls_request_data::DeleteAclsFilter::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DeleteAclsFilter{};
@@ -45,7 +45,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DeleteAclsRequestData::DeleteAclsFilter::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status delete_acls_request_data::DeleteAclsFilter::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 2;

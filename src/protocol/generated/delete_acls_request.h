@@ -23,6 +23,34 @@
 
 namespace seglog::protocol {
 
+// The structures nested in DeleteAclsRequestData.
+namespace delete_acls_request_data {
+
+struct DeleteAclsFilter {
+  // The resource type. Versions 1-3.
+  int8_t resource_type_filter{0};
+  // The resource name, or null to match any resource name. Versions 1-3, nullable 1-3.
+  std::optional<std::string> resource_name_filter{std::string{}};
+  // The pattern type. Versions 1-3.
+  int8_t pattern_type_filter{3};
+  // The principal filter, or null to accept all principals. Versions 1-3, nullable 1-3.
+  std::optional<std::string> principal_filter{std::string{}};
+  // The host filter, or null to accept all hosts. Versions 1-3, nullable 1-3.
+  std::optional<std::string> host_filter{std::string{}};
+  // The ACL operation. Versions 1-3.
+  int8_t operation{0};
+  // The permission type. Versions 1-3.
+  int8_t permission_type{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DeleteAclsFilter&) const = default;
+};
+
+}  // namespace delete_acls_request_data
+
 struct DeleteAclsRequestData {
   static constexpr int16_t kApiKey = 31;
   static constexpr int16_t kLowestSupportedVersion = 1;
@@ -30,28 +58,9 @@ struct DeleteAclsRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 2;
 
-  struct DeleteAclsFilter {
-    // The resource type. Versions 1-3.
-    int8_t resource_type_filter{0};
-    // The resource name, or null to match any resource name. Versions 1-3, nullable 1-3.
-    std::optional<std::string> resource_name_filter{std::string{}};
-    // The pattern type. Versions 1-3.
-    int8_t pattern_type_filter{3};
-    // The principal filter, or null to accept all principals. Versions 1-3, nullable 1-3.
-    std::optional<std::string> principal_filter{std::string{}};
-    // The host filter, or null to accept all hosts. Versions 1-3, nullable 1-3.
-    std::optional<std::string> host_filter{std::string{}};
-    // The ACL operation. Versions 1-3.
-    int8_t operation{0};
-    // The permission type. Versions 1-3.
-    int8_t permission_type{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DeleteAclsFilter&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using DeleteAclsFilter = delete_acls_request_data::DeleteAclsFilter;
 
   // The filters to use when deleting ACLs. Versions 1-3.
   std::vector<DeleteAclsFilter> filters;

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status DeleteAclsResponseData::DeleteAclsMatchingAcl::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status delete_acls_response_data::DeleteAclsMatchingAcl::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DeleteAclsMatchingAcl{};
@@ -41,7 +41,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DeleteAclsResponseData::DeleteAclsMatchingAcl::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status delete_acls_response_data::DeleteAclsMatchingAcl::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 2;
@@ -70,7 +70,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status DeleteAclsResponseData::DeleteAclsFilterResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status delete_acls_response_data::DeleteAclsFilterResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DeleteAclsFilterResult{};
@@ -110,7 +110,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DeleteAclsResponseData::DeleteAclsFilterResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status delete_acls_response_data::DeleteAclsFilterResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 2;

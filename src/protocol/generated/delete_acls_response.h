@@ -23,6 +23,53 @@
 
 namespace seglog::protocol {
 
+// The structures nested in DeleteAclsResponseData.
+namespace delete_acls_response_data {
+
+struct DeleteAclsMatchingAcl {
+  // The deletion error code, or 0 if the deletion succeeded. Versions 1-3.
+  int16_t error_code{0};
+  // The deletion error message, or null if the deletion succeeded. Versions 1-3, nullable 1-3.
+  std::optional<std::string> error_message{std::string{}};
+  // The ACL resource type. Versions 1-3.
+  int8_t resource_type{0};
+  // The ACL resource name. Versions 1-3.
+  std::string resource_name;
+  // The ACL resource pattern type. Versions 1-3.
+  int8_t pattern_type{3};
+  // The ACL principal. Versions 1-3.
+  std::string principal;
+  // The ACL host. Versions 1-3.
+  std::string host;
+  // The ACL operation. Versions 1-3.
+  int8_t operation{0};
+  // The ACL permission type. Versions 1-3.
+  int8_t permission_type{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DeleteAclsMatchingAcl&) const = default;
+};
+
+struct DeleteAclsFilterResult {
+  // The error code, or 0 if the filter succeeded. Versions 1-3.
+  int16_t error_code{0};
+  // The error message, or null if the filter succeeded. Versions 1-3, nullable 1-3.
+  std::optional<std::string> error_message{std::string{}};
+  // The ACLs which matched this filter. Versions 1-3.
+  std::vector<DeleteAclsMatchingAcl> matching_acls;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DeleteAclsFilterResult&) const = default;
+};
+
+}  // namespace delete_acls_response_data
+
 struct DeleteAclsResponseData {
   static constexpr int16_t kApiKey = 31;
   static constexpr int16_t kLowestSupportedVersion = 1;
@@ -30,47 +77,10 @@ struct DeleteAclsResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 2;
 
-  struct DeleteAclsMatchingAcl {
-    // The deletion error code, or 0 if the deletion succeeded. Versions 1-3.
-    int16_t error_code{0};
-    // The deletion error message, or null if the deletion succeeded. Versions 1-3, nullable 1-3.
-    std::optional<std::string> error_message{std::string{}};
-    // The ACL resource type. Versions 1-3.
-    int8_t resource_type{0};
-    // The ACL resource name. Versions 1-3.
-    std::string resource_name;
-    // The ACL resource pattern type. Versions 1-3.
-    int8_t pattern_type{3};
-    // The ACL principal. Versions 1-3.
-    std::string principal;
-    // The ACL host. Versions 1-3.
-    std::string host;
-    // The ACL operation. Versions 1-3.
-    int8_t operation{0};
-    // The ACL permission type. Versions 1-3.
-    int8_t permission_type{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DeleteAclsMatchingAcl&) const = default;
-  };
-
-  struct DeleteAclsFilterResult {
-    // The error code, or 0 if the filter succeeded. Versions 1-3.
-    int16_t error_code{0};
-    // The error message, or null if the filter succeeded. Versions 1-3, nullable 1-3.
-    std::optional<std::string> error_message{std::string{}};
-    // The ACLs which matched this filter. Versions 1-3.
-    std::vector<DeleteAclsMatchingAcl> matching_acls;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DeleteAclsFilterResult&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using DeleteAclsMatchingAcl = delete_acls_response_data::DeleteAclsMatchingAcl;
+  using DeleteAclsFilterResult = delete_acls_response_data::DeleteAclsFilterResult;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 1-3.

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status DeleteGroupsResponseData::DeletableGroupResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status delete_groups_response_data::DeletableGroupResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DeletableGroupResult{};
@@ -37,7 +37,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DeleteGroupsResponseData::DeletableGroupResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status delete_groups_response_data::DeletableGroupResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 2;

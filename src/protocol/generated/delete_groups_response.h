@@ -23,6 +23,26 @@
 
 namespace seglog::protocol {
 
+// The structures nested in DeleteGroupsResponseData.
+namespace delete_groups_response_data {
+
+struct DeletableGroupResult {
+  // The group id. Versions 0-3.
+  std::string group_id;
+  // The deletion error, or 0 if the deletion succeeded. Versions 0-3.
+  int16_t error_code{0};
+  // The error message, or null if there was no error. Versions 3, nullable 3.
+  std::optional<std::string> error_message{std::nullopt};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DeletableGroupResult&) const = default;
+};
+
+}  // namespace delete_groups_response_data
+
 struct DeleteGroupsResponseData {
   static constexpr int16_t kApiKey = 42;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,20 +50,9 @@ struct DeleteGroupsResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 2;
 
-  struct DeletableGroupResult {
-    // The group id. Versions 0-3.
-    std::string group_id;
-    // The deletion error, or 0 if the deletion succeeded. Versions 0-3.
-    int16_t error_code{0};
-    // The error message, or null if there was no error. Versions 3, nullable 3.
-    std::optional<std::string> error_message{std::nullopt};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DeletableGroupResult&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using DeletableGroupResult = delete_groups_response_data::DeletableGroupResult;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 0-3.

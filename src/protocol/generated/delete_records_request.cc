@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status DeleteRecordsRequestData::DeleteRecordsPartition::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status delete_records_request_data::DeleteRecordsPartition::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DeleteRecordsPartition{};
@@ -31,7 +31,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DeleteRecordsRequestData::DeleteRecordsPartition::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status delete_records_request_data::DeleteRecordsPartition::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 2;
@@ -45,7 +45,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status DeleteRecordsRequestData::DeleteRecordsTopic::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status delete_records_request_data::DeleteRecordsTopic::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DeleteRecordsTopic{};
@@ -81,7 +81,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DeleteRecordsRequestData::DeleteRecordsTopic::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status delete_records_request_data::DeleteRecordsTopic::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 2;

@@ -23,6 +23,38 @@
 
 namespace seglog::protocol {
 
+// The structures nested in DeleteRecordsRequestData.
+namespace delete_records_request_data {
+
+struct DeleteRecordsPartition {
+  // The partition index. Versions 0-2.
+  int32_t partition_index{0};
+  // The deletion offset. -1 means that records should be truncated to the high watermark. Versions
+  // 0-2.
+  int64_t offset{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DeleteRecordsPartition&) const = default;
+};
+
+struct DeleteRecordsTopic {
+  // The topic name. Versions 0-2.
+  std::string name;
+  // Each partition that we want to delete records from. Versions 0-2.
+  std::vector<DeleteRecordsPartition> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DeleteRecordsTopic&) const = default;
+};
+
+}  // namespace delete_records_request_data
+
 struct DeleteRecordsRequestData {
   static constexpr int16_t kApiKey = 21;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,32 +62,10 @@ struct DeleteRecordsRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 2;
 
-  struct DeleteRecordsPartition {
-    // The partition index. Versions 0-2.
-    int32_t partition_index{0};
-    // The deletion offset. -1 means that records should be truncated to the high watermark. Versions
-    // 0-2.
-    int64_t offset{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DeleteRecordsPartition&) const = default;
-  };
-
-  struct DeleteRecordsTopic {
-    // The topic name. Versions 0-2.
-    std::string name;
-    // Each partition that we want to delete records from. Versions 0-2.
-    std::vector<DeleteRecordsPartition> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DeleteRecordsTopic&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using DeleteRecordsPartition = delete_records_request_data::DeleteRecordsPartition;
+  using DeleteRecordsTopic = delete_records_request_data::DeleteRecordsTopic;
 
   // Each topic that we want to delete records from. Versions 0-2.
   std::vector<DeleteRecordsTopic> topics;

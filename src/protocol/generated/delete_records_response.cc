@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status DeleteRecordsResponseData::DeleteRecordsPartitionResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status delete_records_response_data::DeleteRecordsPartitionResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DeleteRecordsPartitionResult{};
@@ -32,7 +32,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DeleteRecordsResponseData::DeleteRecordsPartitionResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status delete_records_response_data::DeleteRecordsPartitionResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 2;
@@ -47,7 +47,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status DeleteRecordsResponseData::DeleteRecordsTopicResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status delete_records_response_data::DeleteRecordsTopicResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DeleteRecordsTopicResult{};
@@ -83,7 +83,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DeleteRecordsResponseData::DeleteRecordsTopicResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status delete_records_response_data::DeleteRecordsTopicResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 2;

@@ -23,6 +23,39 @@
 
 namespace seglog::protocol {
 
+// The structures nested in DeleteRecordsResponseData.
+namespace delete_records_response_data {
+
+struct DeleteRecordsPartitionResult {
+  // The partition index. Versions 0-2.
+  int32_t partition_index{0};
+  // The partition low water mark. Versions 0-2.
+  int64_t low_watermark{0};
+  // The deletion error code, or 0 if the deletion succeeded. Versions 0-2.
+  int16_t error_code{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DeleteRecordsPartitionResult&) const = default;
+};
+
+struct DeleteRecordsTopicResult {
+  // The topic name. Versions 0-2.
+  std::string name;
+  // Each partition that we wanted to delete records from. Versions 0-2.
+  std::vector<DeleteRecordsPartitionResult> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DeleteRecordsTopicResult&) const = default;
+};
+
+}  // namespace delete_records_response_data
+
 struct DeleteRecordsResponseData {
   static constexpr int16_t kApiKey = 21;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,33 +63,10 @@ struct DeleteRecordsResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 2;
 
-  struct DeleteRecordsPartitionResult {
-    // The partition index. Versions 0-2.
-    int32_t partition_index{0};
-    // The partition low water mark. Versions 0-2.
-    int64_t low_watermark{0};
-    // The deletion error code, or 0 if the deletion succeeded. Versions 0-2.
-    int16_t error_code{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DeleteRecordsPartitionResult&) const = default;
-  };
-
-  struct DeleteRecordsTopicResult {
-    // The topic name. Versions 0-2.
-    std::string name;
-    // Each partition that we wanted to delete records from. Versions 0-2.
-    std::vector<DeleteRecordsPartitionResult> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DeleteRecordsTopicResult&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using DeleteRecordsPartitionResult = delete_records_response_data::DeleteRecordsPartitionResult;
+  using DeleteRecordsTopicResult = delete_records_response_data::DeleteRecordsTopicResult;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 0-2.

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status DeleteShareGroupOffsetsRequestData::DeleteShareGroupOffsetsRequestTopic::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status delete_share_group_offsets_request_data::DeleteShareGroupOffsetsRequestTopic::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DeleteShareGroupOffsetsRequestTopic{};
@@ -30,7 +30,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DeleteShareGroupOffsetsRequestData::DeleteShareGroupOffsetsRequestTopic::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status delete_share_group_offsets_request_data::DeleteShareGroupOffsetsRequestTopic::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

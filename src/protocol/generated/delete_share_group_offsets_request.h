@@ -23,6 +23,22 @@
 
 namespace seglog::protocol {
 
+// The structures nested in DeleteShareGroupOffsetsRequestData.
+namespace delete_share_group_offsets_request_data {
+
+struct DeleteShareGroupOffsetsRequestTopic {
+  // The topic name. Versions 0.
+  std::string topic_name;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DeleteShareGroupOffsetsRequestTopic&) const = default;
+};
+
+}  // namespace delete_share_group_offsets_request_data
+
 struct DeleteShareGroupOffsetsRequestData {
   static constexpr int16_t kApiKey = 92;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,16 +46,9 @@ struct DeleteShareGroupOffsetsRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct DeleteShareGroupOffsetsRequestTopic {
-    // The topic name. Versions 0.
-    std::string topic_name;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DeleteShareGroupOffsetsRequestTopic&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using DeleteShareGroupOffsetsRequestTopic = delete_share_group_offsets_request_data::DeleteShareGroupOffsetsRequestTopic;
 
   // The group identifier. Versions 0.
   std::string group_id;

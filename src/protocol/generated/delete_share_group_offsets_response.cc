@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status DeleteShareGroupOffsetsResponseData::DeleteShareGroupOffsetsResponseTopic::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status delete_share_group_offsets_response_data::DeleteShareGroupOffsetsResponseTopic::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DeleteShareGroupOffsetsResponseTopic{};
@@ -36,7 +36,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DeleteShareGroupOffsetsResponseData::DeleteShareGroupOffsetsResponseTopic::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status delete_share_group_offsets_response_data::DeleteShareGroupOffsetsResponseTopic::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

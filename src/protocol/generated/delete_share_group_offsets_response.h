@@ -23,6 +23,28 @@
 
 namespace seglog::protocol {
 
+// The structures nested in DeleteShareGroupOffsetsResponseData.
+namespace delete_share_group_offsets_response_data {
+
+struct DeleteShareGroupOffsetsResponseTopic {
+  // The topic name. Versions 0.
+  std::string topic_name;
+  // The unique topic ID. Versions 0.
+  ::seglog::Uuid topic_id;
+  // The topic-level error code, or 0 if there was no error. Versions 0.
+  int16_t error_code{0};
+  // The topic-level error message, or null if there was no error. Versions 0, nullable 0.
+  std::optional<std::string> error_message{std::nullopt};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DeleteShareGroupOffsetsResponseTopic&) const = default;
+};
+
+}  // namespace delete_share_group_offsets_response_data
+
 struct DeleteShareGroupOffsetsResponseData {
   static constexpr int16_t kApiKey = 92;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,22 +52,9 @@ struct DeleteShareGroupOffsetsResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct DeleteShareGroupOffsetsResponseTopic {
-    // The topic name. Versions 0.
-    std::string topic_name;
-    // The unique topic ID. Versions 0.
-    ::seglog::Uuid topic_id;
-    // The topic-level error code, or 0 if there was no error. Versions 0.
-    int16_t error_code{0};
-    // The topic-level error message, or null if there was no error. Versions 0, nullable 0.
-    std::optional<std::string> error_message{std::nullopt};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DeleteShareGroupOffsetsResponseTopic&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using DeleteShareGroupOffsetsResponseTopic = delete_share_group_offsets_response_data::DeleteShareGroupOffsetsResponseTopic;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 0.

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status DeleteShareGroupStateRequestData::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status delete_share_group_state_request_data::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = PartitionData{};
@@ -30,7 +30,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DeleteShareGroupStateRequestData::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status delete_share_group_state_request_data::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -43,7 +43,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status DeleteShareGroupStateRequestData::DeleteStateData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status delete_share_group_state_request_data::DeleteStateData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DeleteStateData{};
@@ -79,7 +79,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DeleteShareGroupStateRequestData::DeleteStateData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status delete_share_group_state_request_data::DeleteStateData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

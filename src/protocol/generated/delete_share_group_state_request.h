@@ -23,6 +23,35 @@
 
 namespace seglog::protocol {
 
+// The structures nested in DeleteShareGroupStateRequestData.
+namespace delete_share_group_state_request_data {
+
+struct PartitionData {
+  // The partition index. Versions 0.
+  int32_t partition{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const PartitionData&) const = default;
+};
+
+struct DeleteStateData {
+  // The topic identifier. Versions 0.
+  ::seglog::Uuid topic_id;
+  // The data for the partitions. Versions 0.
+  std::vector<PartitionData> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DeleteStateData&) const = default;
+};
+
+}  // namespace delete_share_group_state_request_data
+
 struct DeleteShareGroupStateRequestData {
   static constexpr int16_t kApiKey = 86;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,29 +59,10 @@ struct DeleteShareGroupStateRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct PartitionData {
-    // The partition index. Versions 0.
-    int32_t partition{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const PartitionData&) const = default;
-  };
-
-  struct DeleteStateData {
-    // The topic identifier. Versions 0.
-    ::seglog::Uuid topic_id;
-    // The data for the partitions. Versions 0.
-    std::vector<PartitionData> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DeleteStateData&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using PartitionData = delete_share_group_state_request_data::PartitionData;
+  using DeleteStateData = delete_share_group_state_request_data::DeleteStateData;
 
   // The group identifier. Versions 0.
   std::string group_id;

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status DeleteShareGroupStateResponseData::PartitionResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status delete_share_group_state_response_data::PartitionResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = PartitionResult{};
@@ -35,7 +35,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DeleteShareGroupStateResponseData::PartitionResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status delete_share_group_state_response_data::PartitionResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -58,7 +58,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status DeleteShareGroupStateResponseData::DeleteStateResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status delete_share_group_state_response_data::DeleteStateResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DeleteStateResult{};
@@ -94,7 +94,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DeleteShareGroupStateResponseData::DeleteStateResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status delete_share_group_state_response_data::DeleteStateResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

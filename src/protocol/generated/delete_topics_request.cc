@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status DeleteTopicsRequestData::DeleteTopicState::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status delete_topics_request_data::DeleteTopicState::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DeleteTopicState{};
@@ -38,7 +38,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DeleteTopicsRequestData::DeleteTopicState::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status delete_topics_request_data::DeleteTopicState::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 4;

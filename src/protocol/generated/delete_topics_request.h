@@ -23,6 +23,24 @@
 
 namespace seglog::protocol {
 
+// The structures nested in DeleteTopicsRequestData.
+namespace delete_topics_request_data {
+
+struct DeleteTopicState {
+  // The topic name. Versions 6, nullable 6.
+  std::optional<std::string> name{std::nullopt};
+  // The unique topic ID. Versions 6.
+  ::seglog::Uuid topic_id;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DeleteTopicState&) const = default;
+};
+
+}  // namespace delete_topics_request_data
+
 struct DeleteTopicsRequestData {
   static constexpr int16_t kApiKey = 20;
   static constexpr int16_t kLowestSupportedVersion = 1;
@@ -30,18 +48,9 @@ struct DeleteTopicsRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 4;
 
-  struct DeleteTopicState {
-    // The topic name. Versions 6, nullable 6.
-    std::optional<std::string> name{std::nullopt};
-    // The unique topic ID. Versions 6.
-    ::seglog::Uuid topic_id;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DeleteTopicState&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using DeleteTopicState = delete_topics_request_data::DeleteTopicState;
 
   // The name or topic ID of the topic. Versions 6.
   std::vector<DeleteTopicState> topics;

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status DeleteTopicsResponseData::DeletableTopicResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status delete_topics_response_data::DeletableTopicResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DeletableTopicResult{};
@@ -43,7 +43,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DeleteTopicsResponseData::DeletableTopicResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status delete_topics_response_data::DeletableTopicResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 4;

@@ -23,6 +23,28 @@
 
 namespace seglog::protocol {
 
+// The structures nested in DeleteTopicsResponseData.
+namespace delete_topics_response_data {
+
+struct DeletableTopicResult {
+  // The topic name. Versions 1-6, nullable 6.
+  std::optional<std::string> name{std::string{}};
+  // The unique topic ID. Versions 6.
+  ::seglog::Uuid topic_id;
+  // The deletion error, or 0 if the deletion succeeded. Versions 1-6.
+  int16_t error_code{0};
+  // The error message, or null if there was no error. Versions 5-6, nullable 5-6.
+  std::optional<std::string> error_message{std::nullopt};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DeletableTopicResult&) const = default;
+};
+
+}  // namespace delete_topics_response_data
+
 struct DeleteTopicsResponseData {
   static constexpr int16_t kApiKey = 20;
   static constexpr int16_t kLowestSupportedVersion = 1;
@@ -30,22 +52,9 @@ struct DeleteTopicsResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 4;
 
-  struct DeletableTopicResult {
-    // The topic name. Versions 1-6, nullable 6.
-    std::optional<std::string> name{std::string{}};
-    // The unique topic ID. Versions 6.
-    ::seglog::Uuid topic_id;
-    // The deletion error, or 0 if the deletion succeeded. Versions 1-6.
-    int16_t error_code{0};
-    // The error message, or null if there was no error. Versions 5-6, nullable 5-6.
-    std::optional<std::string> error_message{std::nullopt};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DeletableTopicResult&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using DeletableTopicResult = delete_topics_response_data::DeletableTopicResult;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 1-6.

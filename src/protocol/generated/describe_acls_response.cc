@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status DescribeAclsResponseData::AclDescription::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_acls_response_data::AclDescription::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = AclDescription{};
@@ -33,7 +33,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeAclsResponseData::AclDescription::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_acls_response_data::AclDescription::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 2;
@@ -49,7 +49,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status DescribeAclsResponseData::DescribeAclsResource::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_acls_response_data::DescribeAclsResource::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DescribeAclsResource{};
@@ -87,7 +87,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeAclsResponseData::DescribeAclsResource::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_acls_response_data::DescribeAclsResource::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 2;

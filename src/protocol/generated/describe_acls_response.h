@@ -23,6 +23,45 @@
 
 namespace seglog::protocol {
 
+// The structures nested in DescribeAclsResponseData.
+namespace describe_acls_response_data {
+
+struct AclDescription {
+  // The ACL principal. Versions 1-3.
+  std::string principal;
+  // The ACL host. Versions 1-3.
+  std::string host;
+  // The ACL operation. Versions 1-3.
+  int8_t operation{0};
+  // The ACL permission type. Versions 1-3.
+  int8_t permission_type{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const AclDescription&) const = default;
+};
+
+struct DescribeAclsResource {
+  // The resource type. Versions 1-3.
+  int8_t resource_type{0};
+  // The resource name. Versions 1-3.
+  std::string resource_name;
+  // The resource pattern type. Versions 1-3.
+  int8_t pattern_type{3};
+  // The ACLs. Versions 1-3.
+  std::vector<AclDescription> acls;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DescribeAclsResource&) const = default;
+};
+
+}  // namespace describe_acls_response_data
+
 struct DescribeAclsResponseData {
   static constexpr int16_t kApiKey = 29;
   static constexpr int16_t kLowestSupportedVersion = 1;
@@ -30,39 +69,10 @@ struct DescribeAclsResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 2;
 
-  struct AclDescription {
-    // The ACL principal. Versions 1-3.
-    std::string principal;
-    // The ACL host. Versions 1-3.
-    std::string host;
-    // The ACL operation. Versions 1-3.
-    int8_t operation{0};
-    // The ACL permission type. Versions 1-3.
-    int8_t permission_type{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const AclDescription&) const = default;
-  };
-
-  struct DescribeAclsResource {
-    // The resource type. Versions 1-3.
-    int8_t resource_type{0};
-    // The resource name. Versions 1-3.
-    std::string resource_name;
-    // The resource pattern type. Versions 1-3.
-    int8_t pattern_type{3};
-    // The ACLs. Versions 1-3.
-    std::vector<AclDescription> acls;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DescribeAclsResource&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using AclDescription = describe_acls_response_data::AclDescription;
+  using DescribeAclsResource = describe_acls_response_data::DescribeAclsResource;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 1-3.

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status DescribeClientQuotasRequestData::ComponentData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_client_quotas_request_data::ComponentData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = ComponentData{};
@@ -35,7 +35,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeClientQuotasRequestData::ComponentData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_client_quotas_request_data::ComponentData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 1;

@@ -23,6 +23,27 @@
 
 namespace seglog::protocol {
 
+// The structures nested in DescribeClientQuotasRequestData.
+namespace describe_client_quotas_request_data {
+
+struct ComponentData {
+  // The entity type that the filter component applies to. Versions 0-1.
+  std::string entity_type;
+  // How to match the entity {0 = exact name, 1 = default name, 2 = any specified name}. Versions
+  // 0-1.
+  int8_t match_type{0};
+  // The string to match against, or null if unused for the match type. Versions 0-1, nullable 0-1.
+  std::optional<std::string> match{std::string{}};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const ComponentData&) const = default;
+};
+
+}  // namespace describe_client_quotas_request_data
+
 struct DescribeClientQuotasRequestData {
   static constexpr int16_t kApiKey = 48;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,21 +51,9 @@ struct DescribeClientQuotasRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 1;
 
-  struct ComponentData {
-    // The entity type that the filter component applies to. Versions 0-1.
-    std::string entity_type;
-    // How to match the entity {0 = exact name, 1 = default name, 2 = any specified name}. Versions
-    // 0-1.
-    int8_t match_type{0};
-    // The string to match against, or null if unused for the match type. Versions 0-1, nullable 0-1.
-    std::optional<std::string> match{std::string{}};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const ComponentData&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using ComponentData = describe_client_quotas_request_data::ComponentData;
 
   // Filter components to apply to quota entities. Versions 0-1.
   std::vector<ComponentData> components;

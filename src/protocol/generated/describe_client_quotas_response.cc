@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status DescribeClientQuotasResponseData::EntityData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_client_quotas_response_data::EntityData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = EntityData{};
@@ -34,7 +34,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeClientQuotasResponseData::EntityData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_client_quotas_response_data::EntityData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 1;
@@ -56,7 +56,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status DescribeClientQuotasResponseData::ValueData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_client_quotas_response_data::ValueData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = ValueData{};
@@ -79,7 +79,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeClientQuotasResponseData::ValueData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_client_quotas_response_data::ValueData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 1;
@@ -93,7 +93,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status DescribeClientQuotasResponseData::EntryData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_client_quotas_response_data::EntryData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = EntryData{};
@@ -142,7 +142,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeClientQuotasResponseData::EntryData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_client_quotas_response_data::EntryData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 1;

@@ -23,6 +23,50 @@
 
 namespace seglog::protocol {
 
+// The structures nested in DescribeClientQuotasResponseData.
+namespace describe_client_quotas_response_data {
+
+struct EntityData {
+  // The entity type. Versions 0-1.
+  std::string entity_type;
+  // The entity name, or null if the default. Versions 0-1, nullable 0-1.
+  std::optional<std::string> entity_name{std::string{}};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const EntityData&) const = default;
+};
+
+struct ValueData {
+  // The quota configuration key. Versions 0-1.
+  std::string key;
+  // The quota configuration value. Versions 0-1.
+  double value{0.0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const ValueData&) const = default;
+};
+
+struct EntryData {
+  // The quota entity description. Versions 0-1.
+  std::vector<EntityData> entity;
+  // The quota values for the entity. Versions 0-1.
+  std::vector<ValueData> values;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const EntryData&) const = default;
+};
+
+}  // namespace describe_client_quotas_response_data
+
 struct DescribeClientQuotasResponseData {
   static constexpr int16_t kApiKey = 48;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,44 +74,11 @@ struct DescribeClientQuotasResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 1;
 
-  struct EntityData {
-    // The entity type. Versions 0-1.
-    std::string entity_type;
-    // The entity name, or null if the default. Versions 0-1, nullable 0-1.
-    std::optional<std::string> entity_name{std::string{}};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const EntityData&) const = default;
-  };
-
-  struct ValueData {
-    // The quota configuration key. Versions 0-1.
-    std::string key;
-    // The quota configuration value. Versions 0-1.
-    double value{0.0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const ValueData&) const = default;
-  };
-
-  struct EntryData {
-    // The quota entity description. Versions 0-1.
-    std::vector<EntityData> entity;
-    // The quota values for the entity. Versions 0-1.
-    std::vector<ValueData> values;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const EntryData&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using EntityData = describe_client_quotas_response_data::EntityData;
+  using ValueData = describe_client_quotas_response_data::ValueData;
+  using EntryData = describe_client_quotas_response_data::EntryData;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 0-1.

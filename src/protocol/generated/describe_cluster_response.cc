@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status DescribeClusterResponseData::DescribeClusterBroker::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_cluster_response_data::DescribeClusterBroker::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DescribeClusterBroker{};
@@ -39,7 +39,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeClusterResponseData::DescribeClusterBroker::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_cluster_response_data::DescribeClusterBroker::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

@@ -23,6 +23,31 @@
 
 namespace seglog::protocol {
 
+// The structures nested in DescribeClusterResponseData.
+namespace describe_cluster_response_data {
+
+struct DescribeClusterBroker {
+  // The broker ID. Versions 0-2.
+  int32_t broker_id{0};
+  // The broker hostname. Versions 0-2.
+  std::string host;
+  // The broker port. Versions 0-2.
+  int32_t port{0};
+  // The rack of the broker, or null if it has not been assigned to a rack. Versions 0-2, nullable
+  // 0-2.
+  std::optional<std::string> rack{std::nullopt};
+  // Whether the broker is fenced. Versions 2.
+  bool is_fenced{false};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DescribeClusterBroker&) const = default;
+};
+
+}  // namespace describe_cluster_response_data
+
 struct DescribeClusterResponseData {
   static constexpr int16_t kApiKey = 60;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,25 +55,9 @@ struct DescribeClusterResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct DescribeClusterBroker {
-    // The broker ID. Versions 0-2.
-    int32_t broker_id{0};
-    // The broker hostname. Versions 0-2.
-    std::string host;
-    // The broker port. Versions 0-2.
-    int32_t port{0};
-    // The rack of the broker, or null if it has not been assigned to a rack. Versions 0-2, nullable
-    // 0-2.
-    std::optional<std::string> rack{std::nullopt};
-    // Whether the broker is fenced. Versions 2.
-    bool is_fenced{false};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DescribeClusterBroker&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using DescribeClusterBroker = describe_cluster_response_data::DescribeClusterBroker;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 0-2.

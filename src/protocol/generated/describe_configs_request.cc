@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status DescribeConfigsRequestData::DescribeConfigsResource::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_configs_request_data::DescribeConfigsResource::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DescribeConfigsResource{};
@@ -47,7 +47,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeConfigsRequestData::DescribeConfigsResource::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_configs_request_data::DescribeConfigsResource::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 4;

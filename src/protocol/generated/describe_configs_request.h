@@ -23,6 +23,27 @@
 
 namespace seglog::protocol {
 
+// The structures nested in DescribeConfigsRequestData.
+namespace describe_configs_request_data {
+
+struct DescribeConfigsResource {
+  // The resource type. Versions 1-4.
+  int8_t resource_type{0};
+  // The resource name. Versions 1-4.
+  std::string resource_name;
+  // The configuration keys to list, or null to list all configuration keys. Versions 1-4, nullable
+  // 1-4.
+  std::optional<std::vector<std::string>> configuration_keys{std::vector<std::string>{}};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DescribeConfigsResource&) const = default;
+};
+
+}  // namespace describe_configs_request_data
+
 struct DescribeConfigsRequestData {
   static constexpr int16_t kApiKey = 32;
   static constexpr int16_t kLowestSupportedVersion = 1;
@@ -30,21 +51,9 @@ struct DescribeConfigsRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 4;
 
-  struct DescribeConfigsResource {
-    // The resource type. Versions 1-4.
-    int8_t resource_type{0};
-    // The resource name. Versions 1-4.
-    std::string resource_name;
-    // The configuration keys to list, or null to list all configuration keys. Versions 1-4, nullable
-    // 1-4.
-    std::optional<std::vector<std::string>> configuration_keys{std::vector<std::string>{}};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DescribeConfigsResource&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using DescribeConfigsResource = describe_configs_request_data::DescribeConfigsResource;
 
   // The resources whose configurations we want to describe. Versions 1-4.
   std::vector<DescribeConfigsResource> resources;

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status DescribeConfigsResponseData::DescribeConfigsSynonym::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_configs_response_data::DescribeConfigsSynonym::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DescribeConfigsSynonym{};
@@ -35,7 +35,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeConfigsResponseData::DescribeConfigsSynonym::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_configs_response_data::DescribeConfigsSynonym::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 4;
@@ -58,7 +58,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status DescribeConfigsResponseData::DescribeConfigsResourceResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_configs_response_data::DescribeConfigsResourceResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DescribeConfigsResourceResult{};
@@ -110,7 +110,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeConfigsResponseData::DescribeConfigsResourceResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_configs_response_data::DescribeConfigsResourceResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 4;
@@ -159,7 +159,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status DescribeConfigsResponseData::DescribeConfigsResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_configs_response_data::DescribeConfigsResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DescribeConfigsResult{};
@@ -201,7 +201,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeConfigsResponseData::DescribeConfigsResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_configs_response_data::DescribeConfigsResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 4;

@@ -23,6 +23,72 @@
 
 namespace seglog::protocol {
 
+// The structures nested in DescribeConfigsResponseData.
+namespace describe_configs_response_data {
+
+struct DescribeConfigsSynonym {
+  // The synonym name. Versions 1-4.
+  std::string name;
+  // The synonym value. Versions 1-4, nullable 1-4.
+  std::optional<std::string> value{std::string{}};
+  // The synonym source. Versions 1-4.
+  int8_t source{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DescribeConfigsSynonym&) const = default;
+};
+
+struct DescribeConfigsResourceResult {
+  // The configuration name. Versions 1-4.
+  std::string name;
+  // The configuration value. Versions 1-4, nullable 1-4.
+  std::optional<std::string> value{std::string{}};
+  // True if the configuration is read-only. Versions 1-4.
+  bool read_only{false};
+  // The configuration source. Versions 1-4.
+  int8_t config_source{-1};
+  // True if this configuration is sensitive. Versions 1-4.
+  bool is_sensitive{false};
+  // The synonyms for this configuration key. Versions 1-4.
+  std::vector<DescribeConfigsSynonym> synonyms;
+  // The configuration data type. Type can be one of the following values - BOOLEAN, STRING, INT,
+  // SHORT, LONG, DOUBLE, LIST, CLASS, PASSWORD. Versions 3-4.
+  int8_t config_type{0};
+  // The configuration documentation. Versions 3-4, nullable 1-4.
+  std::optional<std::string> documentation{std::string{}};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DescribeConfigsResourceResult&) const = default;
+};
+
+struct DescribeConfigsResult {
+  // The error code, or 0 if we were able to successfully describe the configurations. Versions 1-4.
+  int16_t error_code{0};
+  // The error message, or null if we were able to successfully describe the configurations. Versions
+  // 1-4, nullable 1-4.
+  std::optional<std::string> error_message{std::string{}};
+  // The resource type. Versions 1-4.
+  int8_t resource_type{0};
+  // The resource name. Versions 1-4.
+  std::string resource_name;
+  // Each listed configuration. Versions 1-4.
+  std::vector<DescribeConfigsResourceResult> configs;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DescribeConfigsResult&) const = default;
+};
+
+}  // namespace describe_configs_response_data
+
 struct DescribeConfigsResponseData {
   static constexpr int16_t kApiKey = 32;
   static constexpr int16_t kLowestSupportedVersion = 1;
@@ -30,66 +96,11 @@ struct DescribeConfigsResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 4;
 
-  struct DescribeConfigsSynonym {
-    // The synonym name. Versions 1-4.
-    std::string name;
-    // The synonym value. Versions 1-4, nullable 1-4.
-    std::optional<std::string> value{std::string{}};
-    // The synonym source. Versions 1-4.
-    int8_t source{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DescribeConfigsSynonym&) const = default;
-  };
-
-  struct DescribeConfigsResourceResult {
-    // The configuration name. Versions 1-4.
-    std::string name;
-    // The configuration value. Versions 1-4, nullable 1-4.
-    std::optional<std::string> value{std::string{}};
-    // True if the configuration is read-only. Versions 1-4.
-    bool read_only{false};
-    // The configuration source. Versions 1-4.
-    int8_t config_source{-1};
-    // True if this configuration is sensitive. Versions 1-4.
-    bool is_sensitive{false};
-    // The synonyms for this configuration key. Versions 1-4.
-    std::vector<DescribeConfigsSynonym> synonyms;
-    // The configuration data type. Type can be one of the following values - BOOLEAN, STRING, INT,
-    // SHORT, LONG, DOUBLE, LIST, CLASS, PASSWORD. Versions 3-4.
-    int8_t config_type{0};
-    // The configuration documentation. Versions 3-4, nullable 1-4.
-    std::optional<std::string> documentation{std::string{}};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DescribeConfigsResourceResult&) const = default;
-  };
-
-  struct DescribeConfigsResult {
-    // The error code, or 0 if we were able to successfully describe the configurations. Versions 1-4.
-    int16_t error_code{0};
-    // The error message, or null if we were able to successfully describe the configurations. Versions
-    // 1-4, nullable 1-4.
-    std::optional<std::string> error_message{std::string{}};
-    // The resource type. Versions 1-4.
-    int8_t resource_type{0};
-    // The resource name. Versions 1-4.
-    std::string resource_name;
-    // Each listed configuration. Versions 1-4.
-    std::vector<DescribeConfigsResourceResult> configs;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DescribeConfigsResult&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using DescribeConfigsSynonym = describe_configs_response_data::DescribeConfigsSynonym;
+  using DescribeConfigsResourceResult = describe_configs_response_data::DescribeConfigsResourceResult;
+  using DescribeConfigsResult = describe_configs_response_data::DescribeConfigsResult;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 1-4.

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status DescribeDelegationTokenRequestData::DescribeDelegationTokenOwner::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_delegation_token_request_data::DescribeDelegationTokenOwner::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DescribeDelegationTokenOwner{};
@@ -31,7 +31,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeDelegationTokenRequestData::DescribeDelegationTokenOwner::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_delegation_token_request_data::DescribeDelegationTokenOwner::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 2;

@@ -23,6 +23,24 @@
 
 namespace seglog::protocol {
 
+// The structures nested in DescribeDelegationTokenRequestData.
+namespace describe_delegation_token_request_data {
+
+struct DescribeDelegationTokenOwner {
+  // The owner principal type. Versions 1-3.
+  std::string principal_type;
+  // The owner principal name. Versions 1-3.
+  std::string principal_name;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DescribeDelegationTokenOwner&) const = default;
+};
+
+}  // namespace describe_delegation_token_request_data
+
 struct DescribeDelegationTokenRequestData {
   static constexpr int16_t kApiKey = 41;
   static constexpr int16_t kLowestSupportedVersion = 1;
@@ -30,18 +48,9 @@ struct DescribeDelegationTokenRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 2;
 
-  struct DescribeDelegationTokenOwner {
-    // The owner principal type. Versions 1-3.
-    std::string principal_type;
-    // The owner principal name. Versions 1-3.
-    std::string principal_name;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DescribeDelegationTokenOwner&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using DescribeDelegationTokenOwner = describe_delegation_token_request_data::DescribeDelegationTokenOwner;
 
   // Each owner that we want to describe delegation tokens for, or null to describe all tokens.
   // Versions 1-3, nullable 1-3.

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status DescribeDelegationTokenResponseData::DescribedDelegationTokenRenewer::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_delegation_token_response_data::DescribedDelegationTokenRenewer::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DescribedDelegationTokenRenewer{};
@@ -31,7 +31,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeDelegationTokenResponseData::DescribedDelegationTokenRenewer::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_delegation_token_response_data::DescribedDelegationTokenRenewer::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 2;
@@ -45,7 +45,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status DescribeDelegationTokenResponseData::DescribedDelegationToken::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_delegation_token_response_data::DescribedDelegationToken::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DescribedDelegationToken{};
@@ -93,7 +93,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeDelegationTokenResponseData::DescribedDelegationToken::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_delegation_token_response_data::DescribedDelegationToken::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 2;

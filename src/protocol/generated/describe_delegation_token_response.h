@@ -23,6 +23,53 @@
 
 namespace seglog::protocol {
 
+// The structures nested in DescribeDelegationTokenResponseData.
+namespace describe_delegation_token_response_data {
+
+struct DescribedDelegationTokenRenewer {
+  // The renewer principal type. Versions 1-3.
+  std::string principal_type;
+  // The renewer principal name. Versions 1-3.
+  std::string principal_name;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DescribedDelegationTokenRenewer&) const = default;
+};
+
+struct DescribedDelegationToken {
+  // The token principal type. Versions 1-3.
+  std::string principal_type;
+  // The token principal name. Versions 1-3.
+  std::string principal_name;
+  // The principal type of the requester of the token. Versions 3.
+  std::string token_requester_principal_type;
+  // The principal type of the requester of the token. Versions 3.
+  std::string token_requester_principal_name;
+  // The token issue timestamp in milliseconds. Versions 1-3.
+  int64_t issue_timestamp{0};
+  // The token expiry timestamp in milliseconds. Versions 1-3.
+  int64_t expiry_timestamp{0};
+  // The token maximum timestamp length in milliseconds. Versions 1-3.
+  int64_t max_timestamp{0};
+  // The token ID. Versions 1-3.
+  std::string token_id;
+  // The token HMAC. Versions 1-3.
+  std::vector<uint8_t> hmac;
+  // Those who are able to renew this token before it expires. Versions 1-3.
+  std::vector<DescribedDelegationTokenRenewer> renewers;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DescribedDelegationToken&) const = default;
+};
+
+}  // namespace describe_delegation_token_response_data
+
 struct DescribeDelegationTokenResponseData {
   static constexpr int16_t kApiKey = 41;
   static constexpr int16_t kLowestSupportedVersion = 1;
@@ -30,47 +77,10 @@ struct DescribeDelegationTokenResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 2;
 
-  struct DescribedDelegationTokenRenewer {
-    // The renewer principal type. Versions 1-3.
-    std::string principal_type;
-    // The renewer principal name. Versions 1-3.
-    std::string principal_name;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DescribedDelegationTokenRenewer&) const = default;
-  };
-
-  struct DescribedDelegationToken {
-    // The token principal type. Versions 1-3.
-    std::string principal_type;
-    // The token principal name. Versions 1-3.
-    std::string principal_name;
-    // The principal type of the requester of the token. Versions 3.
-    std::string token_requester_principal_type;
-    // The principal type of the requester of the token. Versions 3.
-    std::string token_requester_principal_name;
-    // The token issue timestamp in milliseconds. Versions 1-3.
-    int64_t issue_timestamp{0};
-    // The token expiry timestamp in milliseconds. Versions 1-3.
-    int64_t expiry_timestamp{0};
-    // The token maximum timestamp length in milliseconds. Versions 1-3.
-    int64_t max_timestamp{0};
-    // The token ID. Versions 1-3.
-    std::string token_id;
-    // The token HMAC. Versions 1-3.
-    std::vector<uint8_t> hmac;
-    // Those who are able to renew this token before it expires. Versions 1-3.
-    std::vector<DescribedDelegationTokenRenewer> renewers;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DescribedDelegationToken&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using DescribedDelegationTokenRenewer = describe_delegation_token_response_data::DescribedDelegationTokenRenewer;
+  using DescribedDelegationToken = describe_delegation_token_response_data::DescribedDelegationToken;
 
   // The error code, or 0 if there was no error. Versions 1-3.
   int16_t error_code{0};

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status DescribeGroupsResponseData::DescribedGroupMember::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_groups_response_data::DescribedGroupMember::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DescribedGroupMember{};
@@ -40,7 +40,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeGroupsResponseData::DescribedGroupMember::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_groups_response_data::DescribedGroupMember::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 5;
@@ -71,7 +71,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status DescribeGroupsResponseData::DescribedGroup::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_groups_response_data::DescribedGroup::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DescribedGroup{};
@@ -120,7 +120,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeGroupsResponseData::DescribedGroup::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_groups_response_data::DescribedGroup::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 5;

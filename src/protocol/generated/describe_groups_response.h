@@ -23,6 +23,57 @@
 
 namespace seglog::protocol {
 
+// The structures nested in DescribeGroupsResponseData.
+namespace describe_groups_response_data {
+
+struct DescribedGroupMember {
+  // The member id. Versions 0-6.
+  std::string member_id;
+  // The unique identifier of the consumer instance provided by end user. Versions 4-6, nullable 4-6.
+  std::optional<std::string> group_instance_id{std::nullopt};
+  // The client ID used in the member's latest join group request. Versions 0-6.
+  std::string client_id;
+  // The client host. Versions 0-6.
+  std::string client_host;
+  // The metadata corresponding to the current group protocol in use. Versions 0-6.
+  std::vector<uint8_t> member_metadata;
+  // The current assignment provided by the group leader. Versions 0-6.
+  std::vector<uint8_t> member_assignment;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DescribedGroupMember&) const = default;
+};
+
+struct DescribedGroup {
+  // The describe error, or 0 if there was no error. Versions 0-6.
+  int16_t error_code{0};
+  // The describe error message, or null if there was no error. Versions 6, nullable 6.
+  std::optional<std::string> error_message{std::nullopt};
+  // The group ID string. Versions 0-6.
+  std::string group_id;
+  // The group state string, or the empty string. Versions 0-6.
+  std::string group_state;
+  // The group protocol type, or the empty string. Versions 0-6.
+  std::string protocol_type;
+  // The group protocol data, or the empty string. Versions 0-6.
+  std::string protocol_data;
+  // The group members. Versions 0-6.
+  std::vector<DescribedGroupMember> members;
+  // 32-bit bitfield to represent authorized operations for this group. Versions 3-6.
+  int32_t authorized_operations{INT32_MIN};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DescribedGroup&) const = default;
+};
+
+}  // namespace describe_groups_response_data
+
 struct DescribeGroupsResponseData {
   static constexpr int16_t kApiKey = 15;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,51 +81,10 @@ struct DescribeGroupsResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 5;
 
-  struct DescribedGroupMember {
-    // The member id. Versions 0-6.
-    std::string member_id;
-    // The unique identifier of the consumer instance provided by end user. Versions 4-6, nullable 4-6.
-    std::optional<std::string> group_instance_id{std::nullopt};
-    // The client ID used in the member's latest join group request. Versions 0-6.
-    std::string client_id;
-    // The client host. Versions 0-6.
-    std::string client_host;
-    // The metadata corresponding to the current group protocol in use. Versions 0-6.
-    std::vector<uint8_t> member_metadata;
-    // The current assignment provided by the group leader. Versions 0-6.
-    std::vector<uint8_t> member_assignment;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DescribedGroupMember&) const = default;
-  };
-
-  struct DescribedGroup {
-    // The describe error, or 0 if there was no error. Versions 0-6.
-    int16_t error_code{0};
-    // The describe error message, or null if there was no error. Versions 6, nullable 6.
-    std::optional<std::string> error_message{std::nullopt};
-    // The group ID string. Versions 0-6.
-    std::string group_id;
-    // The group state string, or the empty string. Versions 0-6.
-    std::string group_state;
-    // The group protocol type, or the empty string. Versions 0-6.
-    std::string protocol_type;
-    // The group protocol data, or the empty string. Versions 0-6.
-    std::string protocol_data;
-    // The group members. Versions 0-6.
-    std::vector<DescribedGroupMember> members;
-    // 32-bit bitfield to represent authorized operations for this group. Versions 3-6.
-    int32_t authorized_operations{INT32_MIN};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DescribedGroup&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using DescribedGroupMember = describe_groups_response_data::DescribedGroupMember;
+  using DescribedGroup = describe_groups_response_data::DescribedGroup;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 1-6.

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status DescribeLogDirsRequestData::DescribableLogDirTopic::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_log_dirs_request_data::DescribableLogDirTopic::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DescribableLogDirTopic{};
@@ -44,7 +44,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeLogDirsRequestData::DescribableLogDirTopic::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_log_dirs_request_data::DescribableLogDirTopic::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 2;

@@ -23,6 +23,24 @@
 
 namespace seglog::protocol {
 
+// The structures nested in DescribeLogDirsRequestData.
+namespace describe_log_dirs_request_data {
+
+struct DescribableLogDirTopic {
+  // The topic name. Versions 1-5.
+  std::string topic;
+  // The partition indexes. Versions 1-5.
+  std::vector<int32_t> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DescribableLogDirTopic&) const = default;
+};
+
+}  // namespace describe_log_dirs_request_data
+
 struct DescribeLogDirsRequestData {
   static constexpr int16_t kApiKey = 35;
   static constexpr int16_t kLowestSupportedVersion = 1;
@@ -30,18 +48,9 @@ struct DescribeLogDirsRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 2;
 
-  struct DescribableLogDirTopic {
-    // The topic name. Versions 1-5.
-    std::string topic;
-    // The partition indexes. Versions 1-5.
-    std::vector<int32_t> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DescribableLogDirTopic&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using DescribableLogDirTopic = describe_log_dirs_request_data::DescribableLogDirTopic;
 
   // Each topic that we want to describe log directories for, or null for all topics. Versions 1-5,
   // nullable 1-5.

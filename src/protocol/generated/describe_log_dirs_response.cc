@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status DescribeLogDirsResponseData::DescribeLogDirsPartition::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_log_dirs_response_data::DescribeLogDirsPartition::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DescribeLogDirsPartition{};
@@ -33,7 +33,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeLogDirsResponseData::DescribeLogDirsPartition::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_log_dirs_response_data::DescribeLogDirsPartition::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 2;
@@ -49,7 +49,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status DescribeLogDirsResponseData::DescribeLogDirsTopic::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_log_dirs_response_data::DescribeLogDirsTopic::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DescribeLogDirsTopic{};
@@ -85,7 +85,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeLogDirsResponseData::DescribeLogDirsTopic::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_log_dirs_response_data::DescribeLogDirsTopic::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 2;
@@ -102,7 +102,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status DescribeLogDirsResponseData::DescribeLogDirsResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_log_dirs_response_data::DescribeLogDirsResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DescribeLogDirsResult{};
@@ -148,7 +148,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeLogDirsResponseData::DescribeLogDirsResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_log_dirs_response_data::DescribeLogDirsResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 2;

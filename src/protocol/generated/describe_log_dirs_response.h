@@ -23,6 +23,66 @@
 
 namespace seglog::protocol {
 
+// The structures nested in DescribeLogDirsResponseData.
+namespace describe_log_dirs_response_data {
+
+struct DescribeLogDirsPartition {
+  // The partition index. Versions 1-5.
+  int32_t partition_index{0};
+  // The size of the log segments in this partition in bytes. Versions 1-5.
+  int64_t partition_size{0};
+  // The lag of the log's LEO w.r.t. partition's HW (if it is the current log for the partition) or
+  // current replica's LEO (if it is the future log for the partition). Versions 1-5.
+  int64_t offset_lag{0};
+  // True if this log is created by AlterReplicaLogDirsRequest and will replace the current log of
+  // the replica in the future. Versions 1-5.
+  bool is_future_key{false};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DescribeLogDirsPartition&) const = default;
+};
+
+struct DescribeLogDirsTopic {
+  // The topic name. Versions 1-5.
+  std::string name;
+  // The partitions. Versions 1-5.
+  std::vector<DescribeLogDirsPartition> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DescribeLogDirsTopic&) const = default;
+};
+
+struct DescribeLogDirsResult {
+  // The error code, or 0 if there was no error. Versions 1-5.
+  int16_t error_code{0};
+  // The absolute log directory path. Versions 1-5.
+  std::string log_dir;
+  // The topics. Versions 1-5.
+  std::vector<DescribeLogDirsTopic> topics;
+  // The total size in bytes of the volume the log directory is in. This value does not include the
+  // size of data stored in remote storage. Versions 4-5.
+  int64_t total_bytes{-1};
+  // The usable size in bytes of the volume the log directory is in. This value does not include the
+  // size of data stored in remote storage. Versions 4-5.
+  int64_t usable_bytes{-1};
+  // True if this log directory is cordoned. Versions 5.
+  bool is_cordoned{false};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DescribeLogDirsResult&) const = default;
+};
+
+}  // namespace describe_log_dirs_response_data
+
 struct DescribeLogDirsResponseData {
   static constexpr int16_t kApiKey = 35;
   static constexpr int16_t kLowestSupportedVersion = 1;
@@ -30,60 +90,11 @@ struct DescribeLogDirsResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 2;
 
-  struct DescribeLogDirsPartition {
-    // The partition index. Versions 1-5.
-    int32_t partition_index{0};
-    // The size of the log segments in this partition in bytes. Versions 1-5.
-    int64_t partition_size{0};
-    // The lag of the log's LEO w.r.t. partition's HW (if it is the current log for the partition) or
-    // current replica's LEO (if it is the future log for the partition). Versions 1-5.
-    int64_t offset_lag{0};
-    // True if this log is created by AlterReplicaLogDirsRequest and will replace the current log of
-    // the replica in the future. Versions 1-5.
-    bool is_future_key{false};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DescribeLogDirsPartition&) const = default;
-  };
-
-  struct DescribeLogDirsTopic {
-    // The topic name. Versions 1-5.
-    std::string name;
-    // The partitions. Versions 1-5.
-    std::vector<DescribeLogDirsPartition> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DescribeLogDirsTopic&) const = default;
-  };
-
-  struct DescribeLogDirsResult {
-    // The error code, or 0 if there was no error. Versions 1-5.
-    int16_t error_code{0};
-    // The absolute log directory path. Versions 1-5.
-    std::string log_dir;
-    // The topics. Versions 1-5.
-    std::vector<DescribeLogDirsTopic> topics;
-    // The total size in bytes of the volume the log directory is in. This value does not include the
-    // size of data stored in remote storage. Versions 4-5.
-    int64_t total_bytes{-1};
-    // The usable size in bytes of the volume the log directory is in. This value does not include the
-    // size of data stored in remote storage. Versions 4-5.
-    int64_t usable_bytes{-1};
-    // True if this log directory is cordoned. Versions 5.
-    bool is_cordoned{false};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DescribeLogDirsResult&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using DescribeLogDirsPartition = describe_log_dirs_response_data::DescribeLogDirsPartition;
+  using DescribeLogDirsTopic = describe_log_dirs_response_data::DescribeLogDirsTopic;
+  using DescribeLogDirsResult = describe_log_dirs_response_data::DescribeLogDirsResult;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 1-5.

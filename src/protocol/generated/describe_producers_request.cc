@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status DescribeProducersRequestData::TopicRequest::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_producers_request_data::TopicRequest::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopicRequest{};
@@ -44,7 +44,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeProducersRequestData::TopicRequest::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_producers_request_data::TopicRequest::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

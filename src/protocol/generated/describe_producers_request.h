@@ -23,6 +23,24 @@
 
 namespace seglog::protocol {
 
+// The structures nested in DescribeProducersRequestData.
+namespace describe_producers_request_data {
+
+struct TopicRequest {
+  // The topic name. Versions 0.
+  std::string name;
+  // The indexes of the partitions to list producers for. Versions 0.
+  std::vector<int32_t> partition_indexes;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TopicRequest&) const = default;
+};
+
+}  // namespace describe_producers_request_data
+
 struct DescribeProducersRequestData {
   static constexpr int16_t kApiKey = 61;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,18 +48,9 @@ struct DescribeProducersRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct TopicRequest {
-    // The topic name. Versions 0.
-    std::string name;
-    // The indexes of the partitions to list producers for. Versions 0.
-    std::vector<int32_t> partition_indexes;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TopicRequest&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using TopicRequest = describe_producers_request_data::TopicRequest;
 
   // The topics to list producers for. Versions 0.
   std::vector<TopicRequest> topics;

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status DescribeProducersResponseData::ProducerState::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_producers_response_data::ProducerState::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = ProducerState{};
@@ -35,7 +35,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeProducersResponseData::ProducerState::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_producers_response_data::ProducerState::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -53,7 +53,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status DescribeProducersResponseData::PartitionResponse::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_producers_response_data::PartitionResponse::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = PartitionResponse{};
@@ -94,7 +94,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeProducersResponseData::PartitionResponse::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_producers_response_data::PartitionResponse::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -121,7 +121,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status DescribeProducersResponseData::TopicResponse::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_producers_response_data::TopicResponse::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopicResponse{};
@@ -157,7 +157,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeProducersResponseData::TopicResponse::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_producers_response_data::TopicResponse::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

@@ -23,6 +23,63 @@
 
 namespace seglog::protocol {
 
+// The structures nested in DescribeProducersResponseData.
+namespace describe_producers_response_data {
+
+struct ProducerState {
+  // The producer id. Versions 0.
+  int64_t producer_id{0};
+  // The producer epoch. Versions 0.
+  int32_t producer_epoch{0};
+  // The last sequence number sent by the producer. Versions 0.
+  int32_t last_sequence{-1};
+  // The last timestamp sent by the producer. Versions 0.
+  int64_t last_timestamp{-1};
+  // The current epoch of the producer group. Versions 0.
+  int32_t coordinator_epoch{0};
+  // The current transaction start offset of the producer. Versions 0.
+  int64_t current_txn_start_offset{-1};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const ProducerState&) const = default;
+};
+
+struct PartitionResponse {
+  // The partition index. Versions 0.
+  int32_t partition_index{0};
+  // The partition error code, or 0 if there was no error. Versions 0.
+  int16_t error_code{0};
+  // The partition error message, which may be null if no additional details are available. Versions
+  // 0, nullable 0.
+  std::optional<std::string> error_message{std::nullopt};
+  // The active producers for the partition. Versions 0.
+  std::vector<ProducerState> active_producers;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const PartitionResponse&) const = default;
+};
+
+struct TopicResponse {
+  // The topic name. Versions 0.
+  std::string name;
+  // Each partition in the response. Versions 0.
+  std::vector<PartitionResponse> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TopicResponse&) const = default;
+};
+
+}  // namespace describe_producers_response_data
+
 struct DescribeProducersResponseData {
   static constexpr int16_t kApiKey = 61;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,57 +87,11 @@ struct DescribeProducersResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct ProducerState {
-    // The producer id. Versions 0.
-    int64_t producer_id{0};
-    // The producer epoch. Versions 0.
-    int32_t producer_epoch{0};
-    // The last sequence number sent by the producer. Versions 0.
-    int32_t last_sequence{-1};
-    // The last timestamp sent by the producer. Versions 0.
-    int64_t last_timestamp{-1};
-    // The current epoch of the producer group. Versions 0.
-    int32_t coordinator_epoch{0};
-    // The current transaction start offset of the producer. Versions 0.
-    int64_t current_txn_start_offset{-1};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const ProducerState&) const = default;
-  };
-
-  struct PartitionResponse {
-    // The partition index. Versions 0.
-    int32_t partition_index{0};
-    // The partition error code, or 0 if there was no error. Versions 0.
-    int16_t error_code{0};
-    // The partition error message, which may be null if no additional details are available. Versions
-    // 0, nullable 0.
-    std::optional<std::string> error_message{std::nullopt};
-    // The active producers for the partition. Versions 0.
-    std::vector<ProducerState> active_producers;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const PartitionResponse&) const = default;
-  };
-
-  struct TopicResponse {
-    // The topic name. Versions 0.
-    std::string name;
-    // Each partition in the response. Versions 0.
-    std::vector<PartitionResponse> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TopicResponse&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using ProducerState = describe_producers_response_data::ProducerState;
+  using PartitionResponse = describe_producers_response_data::PartitionResponse;
+  using TopicResponse = describe_producers_response_data::TopicResponse;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 0.

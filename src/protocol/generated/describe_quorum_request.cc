@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status DescribeQuorumRequestData::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_quorum_request_data::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = PartitionData{};
@@ -30,7 +30,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeQuorumRequestData::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_quorum_request_data::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -43,7 +43,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status DescribeQuorumRequestData::TopicData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_quorum_request_data::TopicData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopicData{};
@@ -79,7 +79,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeQuorumRequestData::TopicData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_quorum_request_data::TopicData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

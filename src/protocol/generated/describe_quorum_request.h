@@ -23,6 +23,35 @@
 
 namespace seglog::protocol {
 
+// The structures nested in DescribeQuorumRequestData.
+namespace describe_quorum_request_data {
+
+struct PartitionData {
+  // The partition index. Versions 0-2.
+  int32_t partition_index{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const PartitionData&) const = default;
+};
+
+struct TopicData {
+  // The topic name. Versions 0-2.
+  std::string topic_name;
+  // The partitions to describe. Versions 0-2.
+  std::vector<PartitionData> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TopicData&) const = default;
+};
+
+}  // namespace describe_quorum_request_data
+
 struct DescribeQuorumRequestData {
   static constexpr int16_t kApiKey = 55;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,29 +59,10 @@ struct DescribeQuorumRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct PartitionData {
-    // The partition index. Versions 0-2.
-    int32_t partition_index{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const PartitionData&) const = default;
-  };
-
-  struct TopicData {
-    // The topic name. Versions 0-2.
-    std::string topic_name;
-    // The partitions to describe. Versions 0-2.
-    std::vector<PartitionData> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TopicData&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using PartitionData = describe_quorum_request_data::PartitionData;
+  using TopicData = describe_quorum_request_data::TopicData;
 
   // The topics to describe. Versions 0-2.
   std::vector<TopicData> topics;

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status DescribeQuorumResponseData::ReplicaState::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_quorum_response_data::ReplicaState::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = ReplicaState{};
@@ -40,7 +40,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeQuorumResponseData::ReplicaState::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_quorum_response_data::ReplicaState::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -72,7 +72,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status DescribeQuorumResponseData::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_quorum_response_data::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = PartitionData{};
@@ -132,7 +132,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeQuorumResponseData::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_quorum_response_data::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -171,7 +171,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status DescribeQuorumResponseData::TopicData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_quorum_response_data::TopicData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopicData{};
@@ -207,7 +207,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeQuorumResponseData::TopicData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_quorum_response_data::TopicData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -224,7 +224,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status DescribeQuorumResponseData::Listener::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_quorum_response_data::Listener::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = Listener{};
@@ -254,7 +254,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeQuorumResponseData::Listener::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_quorum_response_data::Listener::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -284,7 +284,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status DescribeQuorumResponseData::Node::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_quorum_response_data::Node::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = Node{};
@@ -324,7 +324,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeQuorumResponseData::Node::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_quorum_response_data::Node::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

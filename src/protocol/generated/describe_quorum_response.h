@@ -23,6 +23,99 @@
 
 namespace seglog::protocol {
 
+// The structures nested in DescribeQuorumResponseData.
+namespace describe_quorum_response_data {
+
+struct ReplicaState {
+  // The ID of the replica. Versions 0-2.
+  int32_t replica_id{0};
+  // The replica directory ID of the replica. Versions 2.
+  ::seglog::Uuid replica_directory_id;
+  // The last known log end offset of the follower or -1 if it is unknown. Versions 0-2.
+  int64_t log_end_offset{0};
+  // The last known leader wall clock time time when a follower fetched from the leader. This is
+  // reported as -1 both for the current leader or if it is unknown for a voter. Versions 1-2.
+  int64_t last_fetch_timestamp{-1};
+  // The leader wall clock append time of the offset for which the follower made the most recent
+  // fetch request. This is reported as the current time for the leader and -1 if unknown for a
+  // voter. Versions 1-2.
+  int64_t last_caught_up_timestamp{-1};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const ReplicaState&) const = default;
+};
+
+struct PartitionData {
+  // The partition index. Versions 0-2.
+  int32_t partition_index{0};
+  // The partition error code. Versions 0-2.
+  int16_t error_code{0};
+  // The error message, or null if there was no error. Versions 2, nullable 2.
+  std::optional<std::string> error_message{std::string{}};
+  // The ID of the current leader or -1 if the leader is unknown. Versions 0-2.
+  int32_t leader_id{0};
+  // The latest known leader epoch. Versions 0-2.
+  int32_t leader_epoch{0};
+  // The high water mark. Versions 0-2.
+  int64_t high_watermark{0};
+  // The current voters of the partition. Versions 0-2.
+  std::vector<ReplicaState> current_voters;
+  // The observers of the partition. Versions 0-2.
+  std::vector<ReplicaState> observers;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const PartitionData&) const = default;
+};
+
+struct TopicData {
+  // The topic name. Versions 0-2.
+  std::string topic_name;
+  // The partition data. Versions 0-2.
+  std::vector<PartitionData> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TopicData&) const = default;
+};
+
+struct Listener {
+  // The name of the endpoint. Versions 2.
+  std::string name;
+  // The hostname. Versions 2.
+  std::string host;
+  // The port. Versions 2.
+  uint16_t port{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const Listener&) const = default;
+};
+
+struct Node {
+  // The ID of the associated node. Versions 2.
+  int32_t node_id{0};
+  // The listeners of this controller. Versions 2.
+  std::vector<Listener> listeners;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const Node&) const = default;
+};
+
+}  // namespace describe_quorum_response_data
+
 struct DescribeQuorumResponseData {
   static constexpr int16_t kApiKey = 55;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,93 +123,13 @@ struct DescribeQuorumResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct ReplicaState {
-    // The ID of the replica. Versions 0-2.
-    int32_t replica_id{0};
-    // The replica directory ID of the replica. Versions 2.
-    ::seglog::Uuid replica_directory_id;
-    // The last known log end offset of the follower or -1 if it is unknown. Versions 0-2.
-    int64_t log_end_offset{0};
-    // The last known leader wall clock time time when a follower fetched from the leader. This is
-    // reported as -1 both for the current leader or if it is unknown for a voter. Versions 1-2.
-    int64_t last_fetch_timestamp{-1};
-    // The leader wall clock append time of the offset for which the follower made the most recent
-    // fetch request. This is reported as the current time for the leader and -1 if unknown for a
-    // voter. Versions 1-2.
-    int64_t last_caught_up_timestamp{-1};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const ReplicaState&) const = default;
-  };
-
-  struct PartitionData {
-    // The partition index. Versions 0-2.
-    int32_t partition_index{0};
-    // The partition error code. Versions 0-2.
-    int16_t error_code{0};
-    // The error message, or null if there was no error. Versions 2, nullable 2.
-    std::optional<std::string> error_message{std::string{}};
-    // The ID of the current leader or -1 if the leader is unknown. Versions 0-2.
-    int32_t leader_id{0};
-    // The latest known leader epoch. Versions 0-2.
-    int32_t leader_epoch{0};
-    // The high water mark. Versions 0-2.
-    int64_t high_watermark{0};
-    // The current voters of the partition. Versions 0-2.
-    std::vector<ReplicaState> current_voters;
-    // The observers of the partition. Versions 0-2.
-    std::vector<ReplicaState> observers;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const PartitionData&) const = default;
-  };
-
-  struct TopicData {
-    // The topic name. Versions 0-2.
-    std::string topic_name;
-    // The partition data. Versions 0-2.
-    std::vector<PartitionData> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TopicData&) const = default;
-  };
-
-  struct Listener {
-    // The name of the endpoint. Versions 2.
-    std::string name;
-    // The hostname. Versions 2.
-    std::string host;
-    // The port. Versions 2.
-    uint16_t port{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const Listener&) const = default;
-  };
-
-  struct Node {
-    // The ID of the associated node. Versions 2.
-    int32_t node_id{0};
-    // The listeners of this controller. Versions 2.
-    std::vector<Listener> listeners;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const Node&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using ReplicaState = describe_quorum_response_data::ReplicaState;
+  using PartitionData = describe_quorum_response_data::PartitionData;
+  using TopicData = describe_quorum_response_data::TopicData;
+  using Listener = describe_quorum_response_data::Listener;
+  using Node = describe_quorum_response_data::Node;
 
   // The top level error code. Versions 0-2.
   int16_t error_code{0};

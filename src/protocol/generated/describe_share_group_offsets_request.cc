@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status DescribeShareGroupOffsetsRequestData::DescribeShareGroupOffsetsRequestTopic::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_share_group_offsets_request_data::DescribeShareGroupOffsetsRequestTopic::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DescribeShareGroupOffsetsRequestTopic{};
@@ -44,7 +44,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeShareGroupOffsetsRequestData::DescribeShareGroupOffsetsRequestTopic::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_share_group_offsets_request_data::DescribeShareGroupOffsetsRequestTopic::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -61,7 +61,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status DescribeShareGroupOffsetsRequestData::DescribeShareGroupOffsetsRequestGroup::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_share_group_offsets_request_data::DescribeShareGroupOffsetsRequestGroup::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DescribeShareGroupOffsetsRequestGroup{};
@@ -99,7 +99,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeShareGroupOffsetsRequestData::DescribeShareGroupOffsetsRequestGroup::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_share_group_offsets_request_data::DescribeShareGroupOffsetsRequestGroup::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

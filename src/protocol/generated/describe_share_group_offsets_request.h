@@ -23,6 +23,38 @@
 
 namespace seglog::protocol {
 
+// The structures nested in DescribeShareGroupOffsetsRequestData.
+namespace describe_share_group_offsets_request_data {
+
+struct DescribeShareGroupOffsetsRequestTopic {
+  // The topic name. Versions 0-1.
+  std::string topic_name;
+  // The partitions. Versions 0-1.
+  std::vector<int32_t> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DescribeShareGroupOffsetsRequestTopic&) const = default;
+};
+
+struct DescribeShareGroupOffsetsRequestGroup {
+  // The group identifier. Versions 0-1.
+  std::string group_id;
+  // The topics to describe offsets for, or null for all topic-partitions. Versions 0-1, nullable
+  // 0-1.
+  std::optional<std::vector<DescribeShareGroupOffsetsRequestTopic>> topics{std::vector<DescribeShareGroupOffsetsRequestTopic>{}};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DescribeShareGroupOffsetsRequestGroup&) const = default;
+};
+
+}  // namespace describe_share_group_offsets_request_data
+
 struct DescribeShareGroupOffsetsRequestData {
   static constexpr int16_t kApiKey = 90;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,32 +62,10 @@ struct DescribeShareGroupOffsetsRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct DescribeShareGroupOffsetsRequestTopic {
-    // The topic name. Versions 0-1.
-    std::string topic_name;
-    // The partitions. Versions 0-1.
-    std::vector<int32_t> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DescribeShareGroupOffsetsRequestTopic&) const = default;
-  };
-
-  struct DescribeShareGroupOffsetsRequestGroup {
-    // The group identifier. Versions 0-1.
-    std::string group_id;
-    // The topics to describe offsets for, or null for all topic-partitions. Versions 0-1, nullable
-    // 0-1.
-    std::optional<std::vector<DescribeShareGroupOffsetsRequestTopic>> topics{std::vector<DescribeShareGroupOffsetsRequestTopic>{}};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DescribeShareGroupOffsetsRequestGroup&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using DescribeShareGroupOffsetsRequestTopic = describe_share_group_offsets_request_data::DescribeShareGroupOffsetsRequestTopic;
+  using DescribeShareGroupOffsetsRequestGroup = describe_share_group_offsets_request_data::DescribeShareGroupOffsetsRequestGroup;
 
   // The groups to describe offsets for. Versions 0-1.
   std::vector<DescribeShareGroupOffsetsRequestGroup> groups;

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status DescribeShareGroupOffsetsResponseData::DescribeShareGroupOffsetsResponsePartition::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_share_group_offsets_response_data::DescribeShareGroupOffsetsResponsePartition::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DescribeShareGroupOffsetsResponsePartition{};
@@ -40,7 +40,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeShareGroupOffsetsResponseData::DescribeShareGroupOffsetsResponsePartition::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_share_group_offsets_response_data::DescribeShareGroupOffsetsResponsePartition::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -71,7 +71,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status DescribeShareGroupOffsetsResponseData::DescribeShareGroupOffsetsResponseTopic::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_share_group_offsets_response_data::DescribeShareGroupOffsetsResponseTopic::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DescribeShareGroupOffsetsResponseTopic{};
@@ -108,7 +108,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeShareGroupOffsetsResponseData::DescribeShareGroupOffsetsResponseTopic::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_share_group_offsets_response_data::DescribeShareGroupOffsetsResponseTopic::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -126,7 +126,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status DescribeShareGroupOffsetsResponseData::DescribeShareGroupOffsetsResponseGroup::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_share_group_offsets_response_data::DescribeShareGroupOffsetsResponseGroup::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DescribeShareGroupOffsetsResponseGroup{};
@@ -167,7 +167,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeShareGroupOffsetsResponseData::DescribeShareGroupOffsetsResponseGroup::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_share_group_offsets_response_data::DescribeShareGroupOffsetsResponseGroup::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

@@ -23,6 +23,64 @@
 
 namespace seglog::protocol {
 
+// The structures nested in DescribeShareGroupOffsetsResponseData.
+namespace describe_share_group_offsets_response_data {
+
+struct DescribeShareGroupOffsetsResponsePartition {
+  // The partition index. Versions 0-1.
+  int32_t partition_index{0};
+  // The share-partition start offset. Versions 0-1.
+  int64_t start_offset{0};
+  // The leader epoch of the partition. Versions 0-1.
+  int32_t leader_epoch{0};
+  // The share-partition lag. Versions 1.
+  int64_t lag{-1};
+  // The partition-level error code, or 0 if there was no error. Versions 0-1.
+  int16_t error_code{0};
+  // The partition-level error message, or null if there was no error. Versions 0-1, nullable 0-1.
+  std::optional<std::string> error_message{std::nullopt};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DescribeShareGroupOffsetsResponsePartition&) const = default;
+};
+
+struct DescribeShareGroupOffsetsResponseTopic {
+  // The topic name. Versions 0-1.
+  std::string topic_name;
+  // The unique topic ID. Versions 0-1.
+  ::seglog::Uuid topic_id;
+  // Versions 0-1.
+  std::vector<DescribeShareGroupOffsetsResponsePartition> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DescribeShareGroupOffsetsResponseTopic&) const = default;
+};
+
+struct DescribeShareGroupOffsetsResponseGroup {
+  // The group identifier. Versions 0-1.
+  std::string group_id;
+  // The results for each topic. Versions 0-1.
+  std::vector<DescribeShareGroupOffsetsResponseTopic> topics;
+  // The group-level error code, or 0 if there was no error. Versions 0-1.
+  int16_t error_code{0};
+  // The group-level error message, or null if there was no error. Versions 0-1, nullable 0-1.
+  std::optional<std::string> error_message{std::nullopt};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DescribeShareGroupOffsetsResponseGroup&) const = default;
+};
+
+}  // namespace describe_share_group_offsets_response_data
+
 struct DescribeShareGroupOffsetsResponseData {
   static constexpr int16_t kApiKey = 90;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,58 +88,11 @@ struct DescribeShareGroupOffsetsResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct DescribeShareGroupOffsetsResponsePartition {
-    // The partition index. Versions 0-1.
-    int32_t partition_index{0};
-    // The share-partition start offset. Versions 0-1.
-    int64_t start_offset{0};
-    // The leader epoch of the partition. Versions 0-1.
-    int32_t leader_epoch{0};
-    // The share-partition lag. Versions 1.
-    int64_t lag{-1};
-    // The partition-level error code, or 0 if there was no error. Versions 0-1.
-    int16_t error_code{0};
-    // The partition-level error message, or null if there was no error. Versions 0-1, nullable 0-1.
-    std::optional<std::string> error_message{std::nullopt};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DescribeShareGroupOffsetsResponsePartition&) const = default;
-  };
-
-  struct DescribeShareGroupOffsetsResponseTopic {
-    // The topic name. Versions 0-1.
-    std::string topic_name;
-    // The unique topic ID. Versions 0-1.
-    ::seglog::Uuid topic_id;
-    // Versions 0-1.
-    std::vector<DescribeShareGroupOffsetsResponsePartition> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DescribeShareGroupOffsetsResponseTopic&) const = default;
-  };
-
-  struct DescribeShareGroupOffsetsResponseGroup {
-    // The group identifier. Versions 0-1.
-    std::string group_id;
-    // The results for each topic. Versions 0-1.
-    std::vector<DescribeShareGroupOffsetsResponseTopic> topics;
-    // The group-level error code, or 0 if there was no error. Versions 0-1.
-    int16_t error_code{0};
-    // The group-level error message, or null if there was no error. Versions 0-1, nullable 0-1.
-    std::optional<std::string> error_message{std::nullopt};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DescribeShareGroupOffsetsResponseGroup&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using DescribeShareGroupOffsetsResponsePartition = describe_share_group_offsets_response_data::DescribeShareGroupOffsetsResponsePartition;
+  using DescribeShareGroupOffsetsResponseTopic = describe_share_group_offsets_response_data::DescribeShareGroupOffsetsResponseTopic;
+  using DescribeShareGroupOffsetsResponseGroup = describe_share_group_offsets_response_data::DescribeShareGroupOffsetsResponseGroup;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 0-1.

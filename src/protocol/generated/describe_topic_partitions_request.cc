@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status DescribeTopicPartitionsRequestData::TopicRequest::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_topic_partitions_request_data::TopicRequest::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopicRequest{};
@@ -30,7 +30,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeTopicPartitionsRequestData::TopicRequest::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_topic_partitions_request_data::TopicRequest::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -43,7 +43,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status DescribeTopicPartitionsRequestData::Cursor::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_topic_partitions_request_data::Cursor::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = Cursor{};
@@ -66,7 +66,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeTopicPartitionsRequestData::Cursor::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_topic_partitions_request_data::Cursor::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

@@ -23,6 +23,35 @@
 
 namespace seglog::protocol {
 
+// The structures nested in DescribeTopicPartitionsRequestData.
+namespace describe_topic_partitions_request_data {
+
+struct TopicRequest {
+  // The topic name. Versions 0.
+  std::string name;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TopicRequest&) const = default;
+};
+
+struct Cursor {
+  // The name for the first topic to process. Versions 0.
+  std::string topic_name;
+  // The partition index to start with. Versions 0.
+  int32_t partition_index{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const Cursor&) const = default;
+};
+
+}  // namespace describe_topic_partitions_request_data
+
 struct DescribeTopicPartitionsRequestData {
   static constexpr int16_t kApiKey = 75;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,29 +59,10 @@ struct DescribeTopicPartitionsRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct TopicRequest {
-    // The topic name. Versions 0.
-    std::string name;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TopicRequest&) const = default;
-  };
-
-  struct Cursor {
-    // The name for the first topic to process. Versions 0.
-    std::string topic_name;
-    // The partition index to start with. Versions 0.
-    int32_t partition_index{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const Cursor&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using TopicRequest = describe_topic_partitions_request_data::TopicRequest;
+  using Cursor = describe_topic_partitions_request_data::Cursor;
 
   // The topics to fetch details for. Versions 0.
   std::vector<TopicRequest> topics;

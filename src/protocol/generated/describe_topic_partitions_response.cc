@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status DescribeTopicPartitionsResponseData::DescribeTopicPartitionsResponsePartition::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_topic_partitions_response_data::DescribeTopicPartitionsResponsePartition::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DescribeTopicPartitionsResponsePartition{};
@@ -107,7 +107,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeTopicPartitionsResponseData::DescribeTopicPartitionsResponsePartition::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_topic_partitions_response_data::DescribeTopicPartitionsResponsePartition::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -159,7 +159,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status DescribeTopicPartitionsResponseData::DescribeTopicPartitionsResponseTopic::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_topic_partitions_response_data::DescribeTopicPartitionsResponseTopic::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DescribeTopicPartitionsResponseTopic{};
@@ -202,7 +202,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeTopicPartitionsResponseData::DescribeTopicPartitionsResponseTopic::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_topic_partitions_response_data::DescribeTopicPartitionsResponseTopic::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -231,7 +231,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status DescribeTopicPartitionsResponseData::Cursor::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_topic_partitions_response_data::Cursor::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = Cursor{};
@@ -254,7 +254,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeTopicPartitionsResponseData::Cursor::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_topic_partitions_response_data::Cursor::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

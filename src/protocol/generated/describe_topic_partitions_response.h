@@ -23,6 +23,72 @@
 
 namespace seglog::protocol {
 
+// The structures nested in DescribeTopicPartitionsResponseData.
+namespace describe_topic_partitions_response_data {
+
+struct DescribeTopicPartitionsResponsePartition {
+  // The partition error, or 0 if there was no error. Versions 0.
+  int16_t error_code{0};
+  // The partition index. Versions 0.
+  int32_t partition_index{0};
+  // The ID of the leader broker. Versions 0.
+  int32_t leader_id{0};
+  // The leader epoch of this partition. Versions 0.
+  int32_t leader_epoch{-1};
+  // The set of all nodes that host this partition. Versions 0.
+  std::vector<int32_t> replica_nodes;
+  // The set of nodes that are in sync with the leader for this partition. Versions 0.
+  std::vector<int32_t> isr_nodes;
+  // The new eligible leader replicas otherwise. Versions 0, nullable 0.
+  std::optional<std::vector<int32_t>> eligible_leader_replicas{std::nullopt};
+  // The last known ELR. Versions 0, nullable 0.
+  std::optional<std::vector<int32_t>> last_known_elr{std::nullopt};
+  // The set of offline replicas of this partition. Versions 0.
+  std::vector<int32_t> offline_replicas;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DescribeTopicPartitionsResponsePartition&) const = default;
+};
+
+struct DescribeTopicPartitionsResponseTopic {
+  // The topic error, or 0 if there was no error. Versions 0.
+  int16_t error_code{0};
+  // The topic name. Versions 0, nullable 0.
+  std::optional<std::string> name{std::string{}};
+  // The topic id. Versions 0.
+  ::seglog::Uuid topic_id;
+  // True if the topic is internal. Versions 0.
+  bool is_internal{false};
+  // Each partition in the topic. Versions 0.
+  std::vector<DescribeTopicPartitionsResponsePartition> partitions;
+  // 32-bit bitfield to represent authorized operations for this topic. Versions 0.
+  int32_t topic_authorized_operations{INT32_MIN};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DescribeTopicPartitionsResponseTopic&) const = default;
+};
+
+struct Cursor {
+  // The name for the first topic to process. Versions 0.
+  std::string topic_name;
+  // The partition index to start with. Versions 0.
+  int32_t partition_index{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const Cursor&) const = default;
+};
+
+}  // namespace describe_topic_partitions_response_data
+
 struct DescribeTopicPartitionsResponseData {
   static constexpr int16_t kApiKey = 75;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,66 +96,11 @@ struct DescribeTopicPartitionsResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct DescribeTopicPartitionsResponsePartition {
-    // The partition error, or 0 if there was no error. Versions 0.
-    int16_t error_code{0};
-    // The partition index. Versions 0.
-    int32_t partition_index{0};
-    // The ID of the leader broker. Versions 0.
-    int32_t leader_id{0};
-    // The leader epoch of this partition. Versions 0.
-    int32_t leader_epoch{-1};
-    // The set of all nodes that host this partition. Versions 0.
-    std::vector<int32_t> replica_nodes;
-    // The set of nodes that are in sync with the leader for this partition. Versions 0.
-    std::vector<int32_t> isr_nodes;
-    // The new eligible leader replicas otherwise. Versions 0, nullable 0.
-    std::optional<std::vector<int32_t>> eligible_leader_replicas{std::nullopt};
-    // The last known ELR. Versions 0, nullable 0.
-    std::optional<std::vector<int32_t>> last_known_elr{std::nullopt};
-    // The set of offline replicas of this partition. Versions 0.
-    std::vector<int32_t> offline_replicas;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DescribeTopicPartitionsResponsePartition&) const = default;
-  };
-
-  struct DescribeTopicPartitionsResponseTopic {
-    // The topic error, or 0 if there was no error. Versions 0.
-    int16_t error_code{0};
-    // The topic name. Versions 0, nullable 0.
-    std::optional<std::string> name{std::string{}};
-    // The topic id. Versions 0.
-    ::seglog::Uuid topic_id;
-    // True if the topic is internal. Versions 0.
-    bool is_internal{false};
-    // Each partition in the topic. Versions 0.
-    std::vector<DescribeTopicPartitionsResponsePartition> partitions;
-    // 32-bit bitfield to represent authorized operations for this topic. Versions 0.
-    int32_t topic_authorized_operations{INT32_MIN};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DescribeTopicPartitionsResponseTopic&) const = default;
-  };
-
-  struct Cursor {
-    // The name for the first topic to process. Versions 0.
-    std::string topic_name;
-    // The partition index to start with. Versions 0.
-    int32_t partition_index{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const Cursor&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using DescribeTopicPartitionsResponsePartition = describe_topic_partitions_response_data::DescribeTopicPartitionsResponsePartition;
+  using DescribeTopicPartitionsResponseTopic = describe_topic_partitions_response_data::DescribeTopicPartitionsResponseTopic;
+  using Cursor = describe_topic_partitions_response_data::Cursor;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 0.

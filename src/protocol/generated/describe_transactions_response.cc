@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status DescribeTransactionsResponseData::TopicData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_transactions_response_data::TopicData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopicData{};
@@ -44,7 +44,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeTransactionsResponseData::TopicData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_transactions_response_data::TopicData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -61,7 +61,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status DescribeTransactionsResponseData::TransactionState::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_transactions_response_data::TransactionState::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TransactionState{};
@@ -103,7 +103,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeTransactionsResponseData::TransactionState::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_transactions_response_data::TransactionState::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

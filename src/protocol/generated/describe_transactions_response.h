@@ -23,6 +23,51 @@
 
 namespace seglog::protocol {
 
+// The structures nested in DescribeTransactionsResponseData.
+namespace describe_transactions_response_data {
+
+struct TopicData {
+  // The topic name. Versions 0.
+  std::string topic;
+  // The partition ids included in the current transaction. Versions 0.
+  std::vector<int32_t> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TopicData&) const = default;
+};
+
+struct TransactionState {
+  // The error code. Versions 0.
+  int16_t error_code{0};
+  // The transactional id. Versions 0.
+  std::string transactional_id;
+  // The current transaction state of the producer. Versions 0.
+  std::string transaction_state;
+  // The timeout in milliseconds for the transaction. Versions 0.
+  int32_t transaction_timeout_ms{0};
+  // The start time of the transaction in milliseconds. Versions 0.
+  int64_t transaction_start_time_ms{0};
+  // The current producer id associated with the transaction. Versions 0.
+  int64_t producer_id{0};
+  // The current epoch associated with the producer id. Versions 0.
+  int16_t producer_epoch{0};
+  // The set of partitions included in the current transaction (if active). When a transaction is
+  // preparing to commit or abort, this will include only partitions which do not have markers.
+  // Versions 0.
+  std::vector<TopicData> topics;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TransactionState&) const = default;
+};
+
+}  // namespace describe_transactions_response_data
+
 struct DescribeTransactionsResponseData {
   static constexpr int16_t kApiKey = 65;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,45 +75,10 @@ struct DescribeTransactionsResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct TopicData {
-    // The topic name. Versions 0.
-    std::string topic;
-    // The partition ids included in the current transaction. Versions 0.
-    std::vector<int32_t> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TopicData&) const = default;
-  };
-
-  struct TransactionState {
-    // The error code. Versions 0.
-    int16_t error_code{0};
-    // The transactional id. Versions 0.
-    std::string transactional_id;
-    // The current transaction state of the producer. Versions 0.
-    std::string transaction_state;
-    // The timeout in milliseconds for the transaction. Versions 0.
-    int32_t transaction_timeout_ms{0};
-    // The start time of the transaction in milliseconds. Versions 0.
-    int64_t transaction_start_time_ms{0};
-    // The current producer id associated with the transaction. Versions 0.
-    int64_t producer_id{0};
-    // The current epoch associated with the producer id. Versions 0.
-    int16_t producer_epoch{0};
-    // The set of partitions included in the current transaction (if active). When a transaction is
-    // preparing to commit or abort, this will include only partitions which do not have markers.
-    // Versions 0.
-    std::vector<TopicData> topics;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TransactionState&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using TopicData = describe_transactions_response_data::TopicData;
+  using TransactionState = describe_transactions_response_data::TransactionState;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 0.

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status DescribeUserScramCredentialsRequestData::UserName::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_user_scram_credentials_request_data::UserName::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = UserName{};
@@ -30,7 +30,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeUserScramCredentialsRequestData::UserName::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_user_scram_credentials_request_data::UserName::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

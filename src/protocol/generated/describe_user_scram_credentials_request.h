@@ -23,6 +23,22 @@
 
 namespace seglog::protocol {
 
+// The structures nested in DescribeUserScramCredentialsRequestData.
+namespace describe_user_scram_credentials_request_data {
+
+struct UserName {
+  // The user name. Versions 0.
+  std::string name;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const UserName&) const = default;
+};
+
+}  // namespace describe_user_scram_credentials_request_data
+
 struct DescribeUserScramCredentialsRequestData {
   static constexpr int16_t kApiKey = 50;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,16 +46,9 @@ struct DescribeUserScramCredentialsRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct UserName {
-    // The user name. Versions 0.
-    std::string name;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const UserName&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using UserName = describe_user_scram_credentials_request_data::UserName;
 
   // The users to describe, or null/empty to describe all users. Versions 0, nullable 0.
   std::optional<std::vector<UserName>> users{std::vector<UserName>{}};

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status DescribeUserScramCredentialsResponseData::CredentialInfo::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_user_scram_credentials_response_data::CredentialInfo::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = CredentialInfo{};
@@ -31,7 +31,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeUserScramCredentialsResponseData::CredentialInfo::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_user_scram_credentials_response_data::CredentialInfo::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -45,7 +45,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status DescribeUserScramCredentialsResponseData::DescribeUserScramCredentialsResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status describe_user_scram_credentials_response_data::DescribeUserScramCredentialsResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DescribeUserScramCredentialsResult{};
@@ -86,7 +86,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status DescribeUserScramCredentialsResponseData::DescribeUserScramCredentialsResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status describe_user_scram_credentials_response_data::DescribeUserScramCredentialsResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

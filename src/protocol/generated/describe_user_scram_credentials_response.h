@@ -23,6 +23,41 @@
 
 namespace seglog::protocol {
 
+// The structures nested in DescribeUserScramCredentialsResponseData.
+namespace describe_user_scram_credentials_response_data {
+
+struct CredentialInfo {
+  // The SCRAM mechanism. Versions 0.
+  int8_t mechanism{0};
+  // The number of iterations used in the SCRAM credential. Versions 0.
+  int32_t iterations{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const CredentialInfo&) const = default;
+};
+
+struct DescribeUserScramCredentialsResult {
+  // The user name. Versions 0.
+  std::string user;
+  // The user-level error code. Versions 0.
+  int16_t error_code{0};
+  // The user-level error message, if any. Versions 0, nullable 0.
+  std::optional<std::string> error_message{std::string{}};
+  // The mechanism and related information associated with the user's SCRAM credentials. Versions 0.
+  std::vector<CredentialInfo> credential_infos;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DescribeUserScramCredentialsResult&) const = default;
+};
+
+}  // namespace describe_user_scram_credentials_response_data
+
 struct DescribeUserScramCredentialsResponseData {
   static constexpr int16_t kApiKey = 50;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,35 +65,10 @@ struct DescribeUserScramCredentialsResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct CredentialInfo {
-    // The SCRAM mechanism. Versions 0.
-    int8_t mechanism{0};
-    // The number of iterations used in the SCRAM credential. Versions 0.
-    int32_t iterations{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const CredentialInfo&) const = default;
-  };
-
-  struct DescribeUserScramCredentialsResult {
-    // The user name. Versions 0.
-    std::string user;
-    // The user-level error code. Versions 0.
-    int16_t error_code{0};
-    // The user-level error message, if any. Versions 0, nullable 0.
-    std::optional<std::string> error_message{std::string{}};
-    // The mechanism and related information associated with the user's SCRAM credentials. Versions 0.
-    std::vector<CredentialInfo> credential_infos;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DescribeUserScramCredentialsResult&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using CredentialInfo = describe_user_scram_credentials_response_data::CredentialInfo;
+  using DescribeUserScramCredentialsResult = describe_user_scram_credentials_response_data::DescribeUserScramCredentialsResult;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 0.

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status ElectLeadersRequestData::TopicPartitions::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status elect_leaders_request_data::TopicPartitions::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopicPartitions{};
@@ -44,7 +44,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ElectLeadersRequestData::TopicPartitions::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status elect_leaders_request_data::TopicPartitions::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 2;

@@ -23,6 +23,24 @@
 
 namespace seglog::protocol {
 
+// The structures nested in ElectLeadersRequestData.
+namespace elect_leaders_request_data {
+
+struct TopicPartitions {
+  // The name of a topic. Versions 0-2.
+  std::string topic;
+  // The partitions of this topic whose leader should be elected. Versions 0-2.
+  std::vector<int32_t> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TopicPartitions&) const = default;
+};
+
+}  // namespace elect_leaders_request_data
+
 struct ElectLeadersRequestData {
   static constexpr int16_t kApiKey = 43;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,18 +48,9 @@ struct ElectLeadersRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 2;
 
-  struct TopicPartitions {
-    // The name of a topic. Versions 0-2.
-    std::string topic;
-    // The partitions of this topic whose leader should be elected. Versions 0-2.
-    std::vector<int32_t> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TopicPartitions&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using TopicPartitions = elect_leaders_request_data::TopicPartitions;
 
   // Type of elections to conduct for the partition. A value of '0' elects the preferred replica. A
   // value of '1' elects the first live replica if there are no in-sync replica. Versions 1-2.

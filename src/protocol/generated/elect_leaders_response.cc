@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status ElectLeadersResponseData::PartitionResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status elect_leaders_response_data::PartitionResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = PartitionResult{};
@@ -35,7 +35,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ElectLeadersResponseData::PartitionResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status elect_leaders_response_data::PartitionResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 2;
@@ -58,7 +58,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ElectLeadersResponseData::ReplicaElectionResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status elect_leaders_response_data::ReplicaElectionResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = ReplicaElectionResult{};
@@ -94,7 +94,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ElectLeadersResponseData::ReplicaElectionResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status elect_leaders_response_data::ReplicaElectionResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 2;

@@ -23,6 +23,39 @@
 
 namespace seglog::protocol {
 
+// The structures nested in ElectLeadersResponseData.
+namespace elect_leaders_response_data {
+
+struct PartitionResult {
+  // The partition id. Versions 0-2.
+  int32_t partition_id{0};
+  // The result error, or zero if there was no error. Versions 0-2.
+  int16_t error_code{0};
+  // The result message, or null if there was no error. Versions 0-2, nullable 0-2.
+  std::optional<std::string> error_message{std::string{}};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const PartitionResult&) const = default;
+};
+
+struct ReplicaElectionResult {
+  // The topic name. Versions 0-2.
+  std::string topic;
+  // The results for each partition. Versions 0-2.
+  std::vector<PartitionResult> partition_result;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const ReplicaElectionResult&) const = default;
+};
+
+}  // namespace elect_leaders_response_data
+
 struct ElectLeadersResponseData {
   static constexpr int16_t kApiKey = 43;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,33 +63,10 @@ struct ElectLeadersResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 2;
 
-  struct PartitionResult {
-    // The partition id. Versions 0-2.
-    int32_t partition_id{0};
-    // The result error, or zero if there was no error. Versions 0-2.
-    int16_t error_code{0};
-    // The result message, or null if there was no error. Versions 0-2, nullable 0-2.
-    std::optional<std::string> error_message{std::string{}};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const PartitionResult&) const = default;
-  };
-
-  struct ReplicaElectionResult {
-    // The topic name. Versions 0-2.
-    std::string topic;
-    // The results for each partition. Versions 0-2.
-    std::vector<PartitionResult> partition_result;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const ReplicaElectionResult&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using PartitionResult = elect_leaders_response_data::PartitionResult;
+  using ReplicaElectionResult = elect_leaders_response_data::ReplicaElectionResult;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 0-2.

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status EndQuorumEpochRequestData::ReplicaInfo::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status end_quorum_epoch_request_data::ReplicaInfo::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = ReplicaInfo{};
@@ -35,7 +35,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status EndQuorumEpochRequestData::ReplicaInfo::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status end_quorum_epoch_request_data::ReplicaInfo::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 1;
@@ -59,7 +59,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status EndQuorumEpochRequestData::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status end_quorum_epoch_request_data::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = PartitionData{};
@@ -115,7 +115,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status EndQuorumEpochRequestData::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status end_quorum_epoch_request_data::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 1;
@@ -148,7 +148,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status EndQuorumEpochRequestData::TopicData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status end_quorum_epoch_request_data::TopicData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopicData{};
@@ -184,7 +184,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status EndQuorumEpochRequestData::TopicData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status end_quorum_epoch_request_data::TopicData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 1;
@@ -201,7 +201,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status EndQuorumEpochRequestData::LeaderEndpoint::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status end_quorum_epoch_request_data::LeaderEndpoint::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = LeaderEndpoint{};
@@ -231,7 +231,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status EndQuorumEpochRequestData::LeaderEndpoint::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status end_quorum_epoch_request_data::LeaderEndpoint::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 1;

@@ -23,6 +23,71 @@
 
 namespace seglog::protocol {
 
+// The structures nested in EndQuorumEpochRequestData.
+namespace end_quorum_epoch_request_data {
+
+struct ReplicaInfo {
+  // The ID of the candidate replica. Versions 1.
+  int32_t candidate_id{0};
+  // The directory ID of the candidate replica. Versions 1.
+  ::seglog::Uuid candidate_directory_id;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const ReplicaInfo&) const = default;
+};
+
+struct PartitionData {
+  // The partition index. Versions 0-1.
+  int32_t partition_index{0};
+  // The current leader ID that is resigning. Versions 0-1.
+  int32_t leader_id{0};
+  // The current epoch. Versions 0-1.
+  int32_t leader_epoch{0};
+  // A sorted list of preferred successors to start the election. Versions 0.
+  std::vector<int32_t> preferred_successors;
+  // A sorted list of preferred candidates to start the election. Versions 1.
+  std::vector<ReplicaInfo> preferred_candidates;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const PartitionData&) const = default;
+};
+
+struct TopicData {
+  // The topic name. Versions 0-1.
+  std::string topic_name;
+  // The partitions. Versions 0-1.
+  std::vector<PartitionData> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TopicData&) const = default;
+};
+
+struct LeaderEndpoint {
+  // The name of the endpoint. Versions 1.
+  std::string name;
+  // The node's hostname. Versions 1.
+  std::string host;
+  // The node's port. Versions 1.
+  uint16_t port{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const LeaderEndpoint&) const = default;
+};
+
+}  // namespace end_quorum_epoch_request_data
+
 struct EndQuorumEpochRequestData {
   static constexpr int16_t kApiKey = 54;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,65 +95,12 @@ struct EndQuorumEpochRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 1;
 
-  struct ReplicaInfo {
-    // The ID of the candidate replica. Versions 1.
-    int32_t candidate_id{0};
-    // The directory ID of the candidate replica. Versions 1.
-    ::seglog::Uuid candidate_directory_id;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const ReplicaInfo&) const = default;
-  };
-
-  struct PartitionData {
-    // The partition index. Versions 0-1.
-    int32_t partition_index{0};
-    // The current leader ID that is resigning. Versions 0-1.
-    int32_t leader_id{0};
-    // The current epoch. Versions 0-1.
-    int32_t leader_epoch{0};
-    // A sorted list of preferred successors to start the election. Versions 0.
-    std::vector<int32_t> preferred_successors;
-    // A sorted list of preferred candidates to start the election. Versions 1.
-    std::vector<ReplicaInfo> preferred_candidates;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const PartitionData&) const = default;
-  };
-
-  struct TopicData {
-    // The topic name. Versions 0-1.
-    std::string topic_name;
-    // The partitions. Versions 0-1.
-    std::vector<PartitionData> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TopicData&) const = default;
-  };
-
-  struct LeaderEndpoint {
-    // The name of the endpoint. Versions 1.
-    std::string name;
-    // The node's hostname. Versions 1.
-    std::string host;
-    // The node's port. Versions 1.
-    uint16_t port{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const LeaderEndpoint&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using ReplicaInfo = end_quorum_epoch_request_data::ReplicaInfo;
+  using PartitionData = end_quorum_epoch_request_data::PartitionData;
+  using TopicData = end_quorum_epoch_request_data::TopicData;
+  using LeaderEndpoint = end_quorum_epoch_request_data::LeaderEndpoint;
 
   // The cluster id. Versions 0-1, nullable 0-1.
   std::optional<std::string> cluster_id{std::nullopt};

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status EndQuorumEpochResponseData::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status end_quorum_epoch_response_data::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = PartitionData{};
@@ -33,7 +33,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status EndQuorumEpochResponseData::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status end_quorum_epoch_response_data::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 1;
@@ -49,7 +49,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status EndQuorumEpochResponseData::TopicData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status end_quorum_epoch_response_data::TopicData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopicData{};
@@ -85,7 +85,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status EndQuorumEpochResponseData::TopicData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status end_quorum_epoch_response_data::TopicData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 1;
@@ -102,7 +102,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status EndQuorumEpochResponseData::NodeEndpoint::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status end_quorum_epoch_response_data::NodeEndpoint::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = NodeEndpoint{};
@@ -132,7 +132,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status EndQuorumEpochResponseData::NodeEndpoint::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status end_quorum_epoch_response_data::NodeEndpoint::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 1;

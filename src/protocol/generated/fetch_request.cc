@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status FetchRequestData::ReplicaState::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status fetch_request_data::ReplicaState::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = ReplicaState{};
@@ -35,7 +35,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status FetchRequestData::ReplicaState::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status fetch_request_data::ReplicaState::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 12;
@@ -59,7 +59,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status FetchRequestData::FetchPartition::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status fetch_request_data::FetchPartition::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = FetchPartition{};
@@ -119,7 +119,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status FetchRequestData::FetchPartition::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status fetch_request_data::FetchPartition::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 12;
@@ -190,7 +190,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status FetchRequestData::FetchTopic::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status fetch_request_data::FetchTopic::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = FetchTopic{};
@@ -231,7 +231,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status FetchRequestData::FetchTopic::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status fetch_request_data::FetchTopic::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 12;
@@ -259,7 +259,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status FetchRequestData::ForgottenTopic::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status fetch_request_data::ForgottenTopic::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = ForgottenTopic{};
@@ -302,7 +302,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status FetchRequestData::ForgottenTopic::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status fetch_request_data::ForgottenTopic::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 12;

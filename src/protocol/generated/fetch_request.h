@@ -23,6 +23,82 @@
 
 namespace seglog::protocol {
 
+// The structures nested in FetchRequestData.
+namespace fetch_request_data {
+
+struct ReplicaState {
+  // The replica ID of the follower, or -1 if this request is from a consumer. Versions 15-18.
+  int32_t replica_id{-1};
+  // The epoch of this follower, or -1 if not available. Versions 15-18.
+  int64_t replica_epoch{-1};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const ReplicaState&) const = default;
+};
+
+struct FetchPartition {
+  // The partition index. Versions 4-18.
+  int32_t partition{0};
+  // The current leader epoch of the partition. Versions 9-18.
+  int32_t current_leader_epoch{-1};
+  // The message offset. Versions 4-18.
+  int64_t fetch_offset{0};
+  // The epoch of the last fetched record or -1 if there is none. Versions 12-18.
+  int32_t last_fetched_epoch{-1};
+  // The earliest available offset of the follower replica. The field is only used when the request
+  // is sent by the follower. Versions 5-18.
+  int64_t log_start_offset{-1};
+  // The maximum bytes to fetch from this partition. See KIP-74 for cases where this limit may not be
+  // honored. Versions 4-18.
+  int32_t partition_max_bytes{0};
+  // The directory id of the follower fetching. Versions 17-18, tagged 17-18 (tag 0).
+  ::seglog::Uuid replica_directory_id;
+  // The high-watermark known by the replica. -1 if the high-watermark is not known and
+  // 9223372036854775807 if the feature is not supported. Versions 18, tagged 18 (tag 1).
+  int64_t high_watermark{9223372036854775807LL};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const FetchPartition&) const = default;
+};
+
+struct FetchTopic {
+  // The name of the topic to fetch. Versions 4-12.
+  std::string topic;
+  // The unique topic ID. Versions 13-18.
+  ::seglog::Uuid topic_id;
+  // The partitions to fetch. Versions 4-18.
+  std::vector<FetchPartition> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const FetchTopic&) const = default;
+};
+
+struct ForgottenTopic {
+  // The topic name. Versions 7-12.
+  std::string topic;
+  // The unique topic ID. Versions 13-18.
+  ::seglog::Uuid topic_id;
+  // The partitions indexes to forget. Versions 7-18.
+  std::vector<int32_t> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const ForgottenTopic&) const = default;
+};
+
+}  // namespace fetch_request_data
+
 struct FetchRequestData {
   static constexpr int16_t kApiKey = 1;
   static constexpr int16_t kLowestSupportedVersion = 4;
@@ -30,76 +106,12 @@ struct FetchRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 12;
 
-  struct ReplicaState {
-    // The replica ID of the follower, or -1 if this request is from a consumer. Versions 15-18.
-    int32_t replica_id{-1};
-    // The epoch of this follower, or -1 if not available. Versions 15-18.
-    int64_t replica_epoch{-1};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const ReplicaState&) const = default;
-  };
-
-  struct FetchPartition {
-    // The partition index. Versions 4-18.
-    int32_t partition{0};
-    // The current leader epoch of the partition. Versions 9-18.
-    int32_t current_leader_epoch{-1};
-    // The message offset. Versions 4-18.
-    int64_t fetch_offset{0};
-    // The epoch of the last fetched record or -1 if there is none. Versions 12-18.
-    int32_t last_fetched_epoch{-1};
-    // The earliest available offset of the follower replica. The field is only used when the request
-    // is sent by the follower. Versions 5-18.
-    int64_t log_start_offset{-1};
-    // The maximum bytes to fetch from this partition. See KIP-74 for cases where this limit may not be
-    // honored. Versions 4-18.
-    int32_t partition_max_bytes{0};
-    // The directory id of the follower fetching. Versions 17-18, tagged 17-18 (tag 0).
-    ::seglog::Uuid replica_directory_id;
-    // The high-watermark known by the replica. -1 if the high-watermark is not known and
-    // 9223372036854775807 if the feature is not supported. Versions 18, tagged 18 (tag 1).
-    int64_t high_watermark{9223372036854775807LL};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const FetchPartition&) const = default;
-  };
-
-  struct FetchTopic {
-    // The name of the topic to fetch. Versions 4-12.
-    std::string topic;
-    // The unique topic ID. Versions 13-18.
-    ::seglog::Uuid topic_id;
-    // The partitions to fetch. Versions 4-18.
-    std::vector<FetchPartition> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const FetchTopic&) const = default;
-  };
-
-  struct ForgottenTopic {
-    // The topic name. Versions 7-12.
-    std::string topic;
-    // The unique topic ID. Versions 13-18.
-    ::seglog::Uuid topic_id;
-    // The partitions indexes to forget. Versions 7-18.
-    std::vector<int32_t> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const ForgottenTopic&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using ReplicaState = fetch_request_data::ReplicaState;
+  using FetchPartition = fetch_request_data::FetchPartition;
+  using FetchTopic = fetch_request_data::FetchTopic;
+  using ForgottenTopic = fetch_request_data::ForgottenTopic;
 
   // The clusterId if known. This is used to validate metadata fetches prior to broker registration.
   // Versions 12-18, nullable 12-18, tagged 12-18 (tag 0).

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status FetchResponseData::EpochEndOffset::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status fetch_response_data::EpochEndOffset::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = EpochEndOffset{};
@@ -35,7 +35,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status FetchResponseData::EpochEndOffset::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status fetch_response_data::EpochEndOffset::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 12;
@@ -59,7 +59,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status FetchResponseData::LeaderIdAndEpoch::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status fetch_response_data::LeaderIdAndEpoch::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = LeaderIdAndEpoch{};
@@ -86,7 +86,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status FetchResponseData::LeaderIdAndEpoch::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status fetch_response_data::LeaderIdAndEpoch::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 12;
@@ -110,7 +110,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status FetchResponseData::SnapshotId::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status fetch_response_data::SnapshotId::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = SnapshotId{};
@@ -133,7 +133,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status FetchResponseData::SnapshotId::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status fetch_response_data::SnapshotId::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 12;
@@ -147,7 +147,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status FetchResponseData::AbortedTransaction::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status fetch_response_data::AbortedTransaction::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = AbortedTransaction{};
@@ -170,7 +170,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status FetchResponseData::AbortedTransaction::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status fetch_response_data::AbortedTransaction::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 12;
@@ -184,7 +184,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status FetchResponseData::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status fetch_response_data::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = PartitionData{};
@@ -273,7 +273,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status FetchResponseData::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status fetch_response_data::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 12;
@@ -378,7 +378,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status FetchResponseData::FetchableTopicResponse::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status fetch_response_data::FetchableTopicResponse::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = FetchableTopicResponse{};
@@ -419,7 +419,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status FetchResponseData::FetchableTopicResponse::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status fetch_response_data::FetchableTopicResponse::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 12;
@@ -447,7 +447,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status FetchResponseData::NodeEndpoint::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status fetch_response_data::NodeEndpoint::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = NodeEndpoint{};
@@ -483,7 +483,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status FetchResponseData::NodeEndpoint::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status fetch_response_data::NodeEndpoint::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 12;

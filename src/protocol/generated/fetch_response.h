@@ -23,6 +23,132 @@
 
 namespace seglog::protocol {
 
+// The structures nested in FetchResponseData.
+namespace fetch_response_data {
+
+struct EpochEndOffset {
+  // The largest epoch. Versions 12-18.
+  int32_t epoch{-1};
+  // The end offset of the epoch. Versions 12-18.
+  int64_t end_offset{-1};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const EpochEndOffset&) const = default;
+};
+
+struct LeaderIdAndEpoch {
+  // The ID of the current leader or -1 if the leader is unknown. Versions 12-18.
+  int32_t leader_id{-1};
+  // The latest known leader epoch. Versions 12-18.
+  int32_t leader_epoch{-1};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const LeaderIdAndEpoch&) const = default;
+};
+
+struct SnapshotId {
+  // The end offset of the epoch. Versions 4-18.
+  int64_t end_offset{-1};
+  // The largest epoch. Versions 4-18.
+  int32_t epoch{-1};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const SnapshotId&) const = default;
+};
+
+struct AbortedTransaction {
+  // The producer id associated with the aborted transaction. Versions 4-18.
+  int64_t producer_id{0};
+  // The first offset in the aborted transaction. Versions 4-18.
+  int64_t first_offset{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const AbortedTransaction&) const = default;
+};
+
+struct PartitionData {
+  // The partition index. Versions 4-18.
+  int32_t partition_index{0};
+  // The error code, or 0 if there was no fetch error. Versions 4-18.
+  int16_t error_code{0};
+  // The current high water mark. Versions 4-18.
+  int64_t high_watermark{0};
+  // The last stable offset (or LSO) of the partition. This is the last offset such that the state of
+  // all transactional records prior to this offset have been decided (ABORTED or COMMITTED).
+  // Versions 4-18.
+  int64_t last_stable_offset{-1};
+  // The current log start offset. Versions 5-18.
+  int64_t log_start_offset{-1};
+  // In case divergence is detected based on the `LastFetchedEpoch` and `FetchOffset` in the request,
+  // this field indicates the largest epoch and its end offset such that subsequent records are known
+  // to diverge. Versions 12-18, tagged 12-18 (tag 0).
+  EpochEndOffset diverging_epoch;
+  // The current leader of the partition. Versions 12-18, tagged 12-18 (tag 1).
+  LeaderIdAndEpoch current_leader;
+  // In the case of fetching an offset less than the LogStartOffset, this is the end offset and epoch
+  // that should be used in the FetchSnapshot request. Versions 12-18, tagged 12-18 (tag 2).
+  SnapshotId snapshot_id;
+  // The aborted transactions. Versions 4-18, nullable 4-18.
+  std::optional<std::vector<AbortedTransaction>> aborted_transactions{std::vector<AbortedTransaction>{}};
+  // The preferred read replica for the consumer to use on its next fetch request. Versions 11-18.
+  int32_t preferred_read_replica{-1};
+  // The record data. Versions 4-18, nullable 4-18.
+  std::optional<::seglog::protocol::Records> records{::seglog::protocol::Records{}};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const PartitionData&) const = default;
+};
+
+struct FetchableTopicResponse {
+  // The topic name. Versions 4-12.
+  std::string topic;
+  // The unique topic ID. Versions 13-18.
+  ::seglog::Uuid topic_id;
+  // The topic partitions. Versions 4-18.
+  std::vector<PartitionData> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const FetchableTopicResponse&) const = default;
+};
+
+struct NodeEndpoint {
+  // The ID of the associated node. Versions 16-18.
+  int32_t node_id{0};
+  // The node's hostname. Versions 16-18.
+  std::string host;
+  // The node's port. Versions 16-18.
+  int32_t port{0};
+  // The rack of the node, or null if it has not been assigned to a rack. Versions 16-18, nullable
+  // 16-18.
+  std::optional<std::string> rack{std::nullopt};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const NodeEndpoint&) const = default;
+};
+
+}  // namespace fetch_response_data
+
 struct FetchResponseData {
   static constexpr int16_t kApiKey = 1;
   static constexpr int16_t kLowestSupportedVersion = 4;
@@ -30,126 +156,15 @@ struct FetchResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 12;
 
-  struct EpochEndOffset {
-    // The largest epoch. Versions 12-18.
-    int32_t epoch{-1};
-    // The end offset of the epoch. Versions 12-18.
-    int64_t end_offset{-1};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const EpochEndOffset&) const = default;
-  };
-
-  struct LeaderIdAndEpoch {
-    // The ID of the current leader or -1 if the leader is unknown. Versions 12-18.
-    int32_t leader_id{-1};
-    // The latest known leader epoch. Versions 12-18.
-    int32_t leader_epoch{-1};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const LeaderIdAndEpoch&) const = default;
-  };
-
-  struct SnapshotId {
-    // The end offset of the epoch. Versions 4-18.
-    int64_t end_offset{-1};
-    // The largest epoch. Versions 4-18.
-    int32_t epoch{-1};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const SnapshotId&) const = default;
-  };
-
-  struct AbortedTransaction {
-    // The producer id associated with the aborted transaction. Versions 4-18.
-    int64_t producer_id{0};
-    // The first offset in the aborted transaction. Versions 4-18.
-    int64_t first_offset{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const AbortedTransaction&) const = default;
-  };
-
-  struct PartitionData {
-    // The partition index. Versions 4-18.
-    int32_t partition_index{0};
-    // The error code, or 0 if there was no fetch error. Versions 4-18.
-    int16_t error_code{0};
-    // The current high water mark. Versions 4-18.
-    int64_t high_watermark{0};
-    // The last stable offset (or LSO) of the partition. This is the last offset such that the state of
-    // all transactional records prior to this offset have been decided (ABORTED or COMMITTED).
-    // Versions 4-18.
-    int64_t last_stable_offset{-1};
-    // The current log start offset. Versions 5-18.
-    int64_t log_start_offset{-1};
-    // In case divergence is detected based on the `LastFetchedEpoch` and `FetchOffset` in the request,
-    // this field indicates the largest epoch and its end offset such that subsequent records are known
-    // to diverge. Versions 12-18, tagged 12-18 (tag 0).
-    EpochEndOffset diverging_epoch;
-    // The current leader of the partition. Versions 12-18, tagged 12-18 (tag 1).
-    LeaderIdAndEpoch current_leader;
-    // In the case of fetching an offset less than the LogStartOffset, this is the end offset and epoch
-    // that should be used in the FetchSnapshot request. Versions 12-18, tagged 12-18 (tag 2).
-    SnapshotId snapshot_id;
-    // The aborted transactions. Versions 4-18, nullable 4-18.
-    std::optional<std::vector<AbortedTransaction>> aborted_transactions{std::vector<AbortedTransaction>{}};
-    // The preferred read replica for the consumer to use on its next fetch request. Versions 11-18.
-    int32_t preferred_read_replica{-1};
-    // The record data. Versions 4-18, nullable 4-18.
-    std::optional<::seglog::protocol::Records> records{::seglog::protocol::Records{}};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const PartitionData&) const = default;
-  };
-
-  struct FetchableTopicResponse {
-    // The topic name. Versions 4-12.
-    std::string topic;
-    // The unique topic ID. Versions 13-18.
-    ::seglog::Uuid topic_id;
-    // The topic partitions. Versions 4-18.
-    std::vector<PartitionData> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const FetchableTopicResponse&) const = default;
-  };
-
-  struct NodeEndpoint {
-    // The ID of the associated node. Versions 16-18.
-    int32_t node_id{0};
-    // The node's hostname. Versions 16-18.
-    std::string host;
-    // The node's port. Versions 16-18.
-    int32_t port{0};
-    // The rack of the node, or null if it has not been assigned to a rack. Versions 16-18, nullable
-    // 16-18.
-    std::optional<std::string> rack{std::nullopt};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const NodeEndpoint&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using EpochEndOffset = fetch_response_data::EpochEndOffset;
+  using LeaderIdAndEpoch = fetch_response_data::LeaderIdAndEpoch;
+  using SnapshotId = fetch_response_data::SnapshotId;
+  using AbortedTransaction = fetch_response_data::AbortedTransaction;
+  using PartitionData = fetch_response_data::PartitionData;
+  using FetchableTopicResponse = fetch_response_data::FetchableTopicResponse;
+  using NodeEndpoint = fetch_response_data::NodeEndpoint;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 4-18.

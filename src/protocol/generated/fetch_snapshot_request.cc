@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status FetchSnapshotRequestData::SnapshotId::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status fetch_snapshot_request_data::SnapshotId::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = SnapshotId{};
@@ -31,7 +31,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status FetchSnapshotRequestData::SnapshotId::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status fetch_snapshot_request_data::SnapshotId::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -45,7 +45,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status FetchSnapshotRequestData::PartitionSnapshot::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status fetch_snapshot_request_data::PartitionSnapshot::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = PartitionSnapshot{};
@@ -86,7 +86,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status FetchSnapshotRequestData::PartitionSnapshot::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status fetch_snapshot_request_data::PartitionSnapshot::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -122,7 +122,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status FetchSnapshotRequestData::TopicSnapshot::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status fetch_snapshot_request_data::TopicSnapshot::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopicSnapshot{};
@@ -158,7 +158,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status FetchSnapshotRequestData::TopicSnapshot::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status fetch_snapshot_request_data::TopicSnapshot::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

@@ -23,6 +23,56 @@
 
 namespace seglog::protocol {
 
+// The structures nested in FetchSnapshotRequestData.
+namespace fetch_snapshot_request_data {
+
+struct SnapshotId {
+  // The end offset of the snapshot. Versions 0-1.
+  int64_t end_offset{0};
+  // The epoch of the snapshot. Versions 0-1.
+  int32_t epoch{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const SnapshotId&) const = default;
+};
+
+struct PartitionSnapshot {
+  // The partition index. Versions 0-1.
+  int32_t partition{0};
+  // The current leader epoch of the partition, -1 for unknown leader epoch. Versions 0-1.
+  int32_t current_leader_epoch{0};
+  // The snapshot endOffset and epoch to fetch. Versions 0-1.
+  SnapshotId snapshot_id;
+  // The byte position within the snapshot to start fetching from. Versions 0-1.
+  int64_t position{0};
+  // The directory id of the follower fetching. Versions 1, tagged 1 (tag 0).
+  ::seglog::Uuid replica_directory_id;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const PartitionSnapshot&) const = default;
+};
+
+struct TopicSnapshot {
+  // The name of the topic to fetch. Versions 0-1.
+  std::string name;
+  // The partitions to fetch. Versions 0-1.
+  std::vector<PartitionSnapshot> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TopicSnapshot&) const = default;
+};
+
+}  // namespace fetch_snapshot_request_data
+
 struct FetchSnapshotRequestData {
   static constexpr int16_t kApiKey = 59;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,50 +80,11 @@ struct FetchSnapshotRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct SnapshotId {
-    // The end offset of the snapshot. Versions 0-1.
-    int64_t end_offset{0};
-    // The epoch of the snapshot. Versions 0-1.
-    int32_t epoch{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const SnapshotId&) const = default;
-  };
-
-  struct PartitionSnapshot {
-    // The partition index. Versions 0-1.
-    int32_t partition{0};
-    // The current leader epoch of the partition, -1 for unknown leader epoch. Versions 0-1.
-    int32_t current_leader_epoch{0};
-    // The snapshot endOffset and epoch to fetch. Versions 0-1.
-    SnapshotId snapshot_id;
-    // The byte position within the snapshot to start fetching from. Versions 0-1.
-    int64_t position{0};
-    // The directory id of the follower fetching. Versions 1, tagged 1 (tag 0).
-    ::seglog::Uuid replica_directory_id;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const PartitionSnapshot&) const = default;
-  };
-
-  struct TopicSnapshot {
-    // The name of the topic to fetch. Versions 0-1.
-    std::string name;
-    // The partitions to fetch. Versions 0-1.
-    std::vector<PartitionSnapshot> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TopicSnapshot&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using SnapshotId = fetch_snapshot_request_data::SnapshotId;
+  using PartitionSnapshot = fetch_snapshot_request_data::PartitionSnapshot;
+  using TopicSnapshot = fetch_snapshot_request_data::TopicSnapshot;
 
   // The clusterId if known, this is used to validate metadata fetches prior to broker registration.
   // Versions 0-1, nullable 0-1, tagged 0-1 (tag 0).

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status FetchSnapshotResponseData::SnapshotId::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status fetch_snapshot_response_data::SnapshotId::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = SnapshotId{};
@@ -31,7 +31,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status FetchSnapshotResponseData::SnapshotId::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status fetch_snapshot_response_data::SnapshotId::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -45,7 +45,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status FetchSnapshotResponseData::LeaderIdAndEpoch::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status fetch_snapshot_response_data::LeaderIdAndEpoch::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = LeaderIdAndEpoch{};
@@ -68,7 +68,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status FetchSnapshotResponseData::LeaderIdAndEpoch::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status fetch_snapshot_response_data::LeaderIdAndEpoch::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -82,7 +82,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status FetchSnapshotResponseData::PartitionSnapshot::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status fetch_snapshot_response_data::PartitionSnapshot::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = PartitionSnapshot{};
@@ -125,7 +125,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status FetchSnapshotResponseData::PartitionSnapshot::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status fetch_snapshot_response_data::PartitionSnapshot::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -163,7 +163,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status FetchSnapshotResponseData::TopicSnapshot::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status fetch_snapshot_response_data::TopicSnapshot::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopicSnapshot{};
@@ -199,7 +199,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status FetchSnapshotResponseData::TopicSnapshot::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status fetch_snapshot_response_data::TopicSnapshot::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -216,7 +216,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status FetchSnapshotResponseData::NodeEndpoint::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status fetch_snapshot_response_data::NodeEndpoint::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = NodeEndpoint{};
@@ -246,7 +246,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status FetchSnapshotResponseData::NodeEndpoint::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status fetch_snapshot_response_data::NodeEndpoint::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

@@ -23,6 +23,88 @@
 
 namespace seglog::protocol {
 
+// The structures nested in FetchSnapshotResponseData.
+namespace fetch_snapshot_response_data {
+
+struct SnapshotId {
+  // The snapshot end offset. Versions 0-1.
+  int64_t end_offset{0};
+  // The snapshot epoch. Versions 0-1.
+  int32_t epoch{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const SnapshotId&) const = default;
+};
+
+struct LeaderIdAndEpoch {
+  // The ID of the current leader or -1 if the leader is unknown. Versions 0-1.
+  int32_t leader_id{0};
+  // The latest known leader epoch. Versions 0-1.
+  int32_t leader_epoch{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const LeaderIdAndEpoch&) const = default;
+};
+
+struct PartitionSnapshot {
+  // The partition index. Versions 0-1.
+  int32_t index{0};
+  // The error code, or 0 if there was no fetch error. Versions 0-1.
+  int16_t error_code{0};
+  // The snapshot endOffset and epoch fetched. Versions 0-1.
+  SnapshotId snapshot_id;
+  // The leader of the partition at the time of the snapshot. Versions 0-1, tagged 0-1 (tag 0).
+  LeaderIdAndEpoch current_leader;
+  // The total size of the snapshot. Versions 0-1.
+  int64_t size{0};
+  // The starting byte position within the snapshot included in the Bytes field. Versions 0-1.
+  int64_t position{0};
+  // Snapshot data in records format which may not be aligned on an offset boundary. Versions 0-1.
+  ::seglog::protocol::Records unaligned_records;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const PartitionSnapshot&) const = default;
+};
+
+struct TopicSnapshot {
+  // The name of the topic to fetch. Versions 0-1.
+  std::string name;
+  // The partitions to fetch. Versions 0-1.
+  std::vector<PartitionSnapshot> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TopicSnapshot&) const = default;
+};
+
+struct NodeEndpoint {
+  // The ID of the associated node. Versions 1.
+  int32_t node_id{0};
+  // The node's hostname. Versions 1.
+  std::string host;
+  // The node's port. Versions 1.
+  uint16_t port{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const NodeEndpoint&) const = default;
+};
+
+}  // namespace fetch_snapshot_response_data
+
 struct FetchSnapshotResponseData {
   static constexpr int16_t kApiKey = 59;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,82 +112,13 @@ struct FetchSnapshotResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct SnapshotId {
-    // The snapshot end offset. Versions 0-1.
-    int64_t end_offset{0};
-    // The snapshot epoch. Versions 0-1.
-    int32_t epoch{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const SnapshotId&) const = default;
-  };
-
-  struct LeaderIdAndEpoch {
-    // The ID of the current leader or -1 if the leader is unknown. Versions 0-1.
-    int32_t leader_id{0};
-    // The latest known leader epoch. Versions 0-1.
-    int32_t leader_epoch{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const LeaderIdAndEpoch&) const = default;
-  };
-
-  struct PartitionSnapshot {
-    // The partition index. Versions 0-1.
-    int32_t index{0};
-    // The error code, or 0 if there was no fetch error. Versions 0-1.
-    int16_t error_code{0};
-    // The snapshot endOffset and epoch fetched. Versions 0-1.
-    SnapshotId snapshot_id;
-    // The leader of the partition at the time of the snapshot. Versions 0-1, tagged 0-1 (tag 0).
-    LeaderIdAndEpoch current_leader;
-    // The total size of the snapshot. Versions 0-1.
-    int64_t size{0};
-    // The starting byte position within the snapshot included in the Bytes field. Versions 0-1.
-    int64_t position{0};
-    // Snapshot data in records format which may not be aligned on an offset boundary. Versions 0-1.
-    ::seglog::protocol::Records unaligned_records;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const PartitionSnapshot&) const = default;
-  };
-
-  struct TopicSnapshot {
-    // The name of the topic to fetch. Versions 0-1.
-    std::string name;
-    // The partitions to fetch. Versions 0-1.
-    std::vector<PartitionSnapshot> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TopicSnapshot&) const = default;
-  };
-
-  struct NodeEndpoint {
-    // The ID of the associated node. Versions 1.
-    int32_t node_id{0};
-    // The node's hostname. Versions 1.
-    std::string host;
-    // The node's port. Versions 1.
-    uint16_t port{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const NodeEndpoint&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using SnapshotId = fetch_snapshot_response_data::SnapshotId;
+  using LeaderIdAndEpoch = fetch_snapshot_response_data::LeaderIdAndEpoch;
+  using PartitionSnapshot = fetch_snapshot_response_data::PartitionSnapshot;
+  using TopicSnapshot = fetch_snapshot_response_data::TopicSnapshot;
+  using NodeEndpoint = fetch_snapshot_response_data::NodeEndpoint;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 0-1.

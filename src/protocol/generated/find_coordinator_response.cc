@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status FindCoordinatorResponseData::Coordinator::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status find_coordinator_response_data::Coordinator::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = Coordinator{};
@@ -50,7 +50,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status FindCoordinatorResponseData::Coordinator::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status find_coordinator_response_data::Coordinator::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 3;

@@ -23,6 +23,32 @@
 
 namespace seglog::protocol {
 
+// The structures nested in FindCoordinatorResponseData.
+namespace find_coordinator_response_data {
+
+struct Coordinator {
+  // The coordinator key. Versions 4-6.
+  std::string key;
+  // The node id. Versions 4-6.
+  int32_t node_id{0};
+  // The host name. Versions 4-6.
+  std::string host;
+  // The port. Versions 4-6.
+  int32_t port{0};
+  // The error code, or 0 if there was no error. Versions 4-6.
+  int16_t error_code{0};
+  // The error message, or null if there was no error. Versions 4-6, nullable 4-6.
+  std::optional<std::string> error_message{std::string{}};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const Coordinator&) const = default;
+};
+
+}  // namespace find_coordinator_response_data
+
 struct FindCoordinatorResponseData {
   static constexpr int16_t kApiKey = 10;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,26 +56,9 @@ struct FindCoordinatorResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 3;
 
-  struct Coordinator {
-    // The coordinator key. Versions 4-6.
-    std::string key;
-    // The node id. Versions 4-6.
-    int32_t node_id{0};
-    // The host name. Versions 4-6.
-    std::string host;
-    // The port. Versions 4-6.
-    int32_t port{0};
-    // The error code, or 0 if there was no error. Versions 4-6.
-    int16_t error_code{0};
-    // The error message, or null if there was no error. Versions 4-6, nullable 4-6.
-    std::optional<std::string> error_message{std::string{}};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const Coordinator&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using Coordinator = find_coordinator_response_data::Coordinator;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 1-6.

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status IncrementalAlterConfigsRequestData::AlterableConfig::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status incremental_alter_configs_request_data::AlterableConfig::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = AlterableConfig{};
@@ -35,7 +35,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status IncrementalAlterConfigsRequestData::AlterableConfig::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status incremental_alter_configs_request_data::AlterableConfig::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 1;
@@ -58,7 +58,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status IncrementalAlterConfigsRequestData::AlterConfigsResource::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status incremental_alter_configs_request_data::AlterConfigsResource::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = AlterConfigsResource{};
@@ -95,7 +95,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status IncrementalAlterConfigsRequestData::AlterConfigsResource::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status incremental_alter_configs_request_data::AlterConfigsResource::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 1;

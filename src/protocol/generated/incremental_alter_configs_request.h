@@ -23,6 +23,41 @@
 
 namespace seglog::protocol {
 
+// The structures nested in IncrementalAlterConfigsRequestData.
+namespace incremental_alter_configs_request_data {
+
+struct AlterableConfig {
+  // The configuration key name. Versions 0-1.
+  std::string name;
+  // The type (Set, Delete, Append, Subtract) of operation. Versions 0-1.
+  int8_t config_operation{0};
+  // The value to set for the configuration key. Versions 0-1, nullable 0-1.
+  std::optional<std::string> value{std::string{}};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const AlterableConfig&) const = default;
+};
+
+struct AlterConfigsResource {
+  // The resource type. Versions 0-1.
+  int8_t resource_type{0};
+  // The resource name. Versions 0-1.
+  std::string resource_name;
+  // The configurations. Versions 0-1.
+  std::vector<AlterableConfig> configs;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const AlterConfigsResource&) const = default;
+};
+
+}  // namespace incremental_alter_configs_request_data
+
 struct IncrementalAlterConfigsRequestData {
   static constexpr int16_t kApiKey = 44;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,35 +65,10 @@ struct IncrementalAlterConfigsRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 1;
 
-  struct AlterableConfig {
-    // The configuration key name. Versions 0-1.
-    std::string name;
-    // The type (Set, Delete, Append, Subtract) of operation. Versions 0-1.
-    int8_t config_operation{0};
-    // The value to set for the configuration key. Versions 0-1, nullable 0-1.
-    std::optional<std::string> value{std::string{}};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const AlterableConfig&) const = default;
-  };
-
-  struct AlterConfigsResource {
-    // The resource type. Versions 0-1.
-    int8_t resource_type{0};
-    // The resource name. Versions 0-1.
-    std::string resource_name;
-    // The configurations. Versions 0-1.
-    std::vector<AlterableConfig> configs;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const AlterConfigsResource&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using AlterableConfig = incremental_alter_configs_request_data::AlterableConfig;
+  using AlterConfigsResource = incremental_alter_configs_request_data::AlterConfigsResource;
 
   // The incremental updates for each resource. Versions 0-1.
   std::vector<AlterConfigsResource> resources;

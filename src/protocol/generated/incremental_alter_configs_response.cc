@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status IncrementalAlterConfigsResponseData::AlterConfigsResourceResponse::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status incremental_alter_configs_response_data::AlterConfigsResourceResponse::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = AlterConfigsResourceResponse{};
@@ -36,7 +36,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status IncrementalAlterConfigsResponseData::AlterConfigsResourceResponse::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status incremental_alter_configs_response_data::AlterConfigsResourceResponse::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 1;

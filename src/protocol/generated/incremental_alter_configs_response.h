@@ -23,6 +23,28 @@
 
 namespace seglog::protocol {
 
+// The structures nested in IncrementalAlterConfigsResponseData.
+namespace incremental_alter_configs_response_data {
+
+struct AlterConfigsResourceResponse {
+  // The resource error code. Versions 0-1.
+  int16_t error_code{0};
+  // The resource error message, or null if there was no error. Versions 0-1, nullable 0-1.
+  std::optional<std::string> error_message{std::string{}};
+  // The resource type. Versions 0-1.
+  int8_t resource_type{0};
+  // The resource name. Versions 0-1.
+  std::string resource_name;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const AlterConfigsResourceResponse&) const = default;
+};
+
+}  // namespace incremental_alter_configs_response_data
+
 struct IncrementalAlterConfigsResponseData {
   static constexpr int16_t kApiKey = 44;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,22 +52,9 @@ struct IncrementalAlterConfigsResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 1;
 
-  struct AlterConfigsResourceResponse {
-    // The resource error code. Versions 0-1.
-    int16_t error_code{0};
-    // The resource error message, or null if there was no error. Versions 0-1, nullable 0-1.
-    std::optional<std::string> error_message{std::string{}};
-    // The resource type. Versions 0-1.
-    int8_t resource_type{0};
-    // The resource name. Versions 0-1.
-    std::string resource_name;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const AlterConfigsResourceResponse&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using AlterConfigsResourceResponse = incremental_alter_configs_response_data::AlterConfigsResourceResponse;
 
   // Duration in milliseconds for which the request was throttled due to a quota violation, or zero
   // if the request did not violate any quota. Versions 0-1.

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status InitializeShareGroupStateRequestData::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status initialize_share_group_state_request_data::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = PartitionData{};
@@ -32,7 +32,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status InitializeShareGroupStateRequestData::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status initialize_share_group_state_request_data::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -47,7 +47,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status InitializeShareGroupStateRequestData::InitializeStateData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status initialize_share_group_state_request_data::InitializeStateData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = InitializeStateData{};
@@ -83,7 +83,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status InitializeShareGroupStateRequestData::InitializeStateData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status initialize_share_group_state_request_data::InitializeStateData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

@@ -23,6 +23,40 @@
 
 namespace seglog::protocol {
 
+// The structures nested in InitializeShareGroupStateRequestData.
+namespace initialize_share_group_state_request_data {
+
+struct PartitionData {
+  // The partition index. Versions 0.
+  int32_t partition{0};
+  // The state epoch for this share-partition. Versions 0.
+  int32_t state_epoch{0};
+  // The share-partition start offset, or -1 if the start offset is not being initialized. Versions
+  // 0.
+  int64_t start_offset{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const PartitionData&) const = default;
+};
+
+struct InitializeStateData {
+  // The topic identifier. Versions 0.
+  ::seglog::Uuid topic_id;
+  // The data for the partitions. Versions 0.
+  std::vector<PartitionData> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const InitializeStateData&) const = default;
+};
+
+}  // namespace initialize_share_group_state_request_data
+
 struct InitializeShareGroupStateRequestData {
   static constexpr int16_t kApiKey = 83;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,34 +64,10 @@ struct InitializeShareGroupStateRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct PartitionData {
-    // The partition index. Versions 0.
-    int32_t partition{0};
-    // The state epoch for this share-partition. Versions 0.
-    int32_t state_epoch{0};
-    // The share-partition start offset, or -1 if the start offset is not being initialized. Versions
-    // 0.
-    int64_t start_offset{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const PartitionData&) const = default;
-  };
-
-  struct InitializeStateData {
-    // The topic identifier. Versions 0.
-    ::seglog::Uuid topic_id;
-    // The data for the partitions. Versions 0.
-    std::vector<PartitionData> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const InitializeStateData&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using PartitionData = initialize_share_group_state_request_data::PartitionData;
+  using InitializeStateData = initialize_share_group_state_request_data::InitializeStateData;
 
   // The group identifier. Versions 0.
   std::string group_id;

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status InitializeShareGroupStateResponseData::PartitionResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status initialize_share_group_state_response_data::PartitionResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = PartitionResult{};
@@ -35,7 +35,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status InitializeShareGroupStateResponseData::PartitionResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status initialize_share_group_state_response_data::PartitionResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -58,7 +58,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status InitializeShareGroupStateResponseData::InitializeStateResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status initialize_share_group_state_response_data::InitializeStateResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = InitializeStateResult{};
@@ -94,7 +94,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status InitializeShareGroupStateResponseData::InitializeStateResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status initialize_share_group_state_response_data::InitializeStateResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status JoinGroupRequestData::JoinGroupRequestProtocol::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status join_group_request_data::JoinGroupRequestProtocol::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = JoinGroupRequestProtocol{};
@@ -31,7 +31,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status JoinGroupRequestData::JoinGroupRequestProtocol::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status join_group_request_data::JoinGroupRequestProtocol::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 6;

@@ -23,6 +23,24 @@
 
 namespace seglog::protocol {
 
+// The structures nested in JoinGroupRequestData.
+namespace join_group_request_data {
+
+struct JoinGroupRequestProtocol {
+  // The protocol name. Versions 0-9.
+  std::string name;
+  // The protocol metadata. Versions 0-9.
+  std::vector<uint8_t> metadata;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const JoinGroupRequestProtocol&) const = default;
+};
+
+}  // namespace join_group_request_data
+
 struct JoinGroupRequestData {
   static constexpr int16_t kApiKey = 11;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,18 +48,9 @@ struct JoinGroupRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 6;
 
-  struct JoinGroupRequestProtocol {
-    // The protocol name. Versions 0-9.
-    std::string name;
-    // The protocol metadata. Versions 0-9.
-    std::vector<uint8_t> metadata;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const JoinGroupRequestProtocol&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using JoinGroupRequestProtocol = join_group_request_data::JoinGroupRequestProtocol;
 
   // The group identifier. Versions 0-9.
   std::string group_id;

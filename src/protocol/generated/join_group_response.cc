@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status JoinGroupResponseData::JoinGroupResponseMember::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status join_group_response_data::JoinGroupResponseMember::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = JoinGroupResponseMember{};
@@ -37,7 +37,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status JoinGroupResponseData::JoinGroupResponseMember::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status join_group_response_data::JoinGroupResponseMember::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 6;

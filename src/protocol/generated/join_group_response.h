@@ -23,6 +23,26 @@
 
 namespace seglog::protocol {
 
+// The structures nested in JoinGroupResponseData.
+namespace join_group_response_data {
+
+struct JoinGroupResponseMember {
+  // The group member ID. Versions 0-9.
+  std::string member_id;
+  // The unique identifier of the consumer instance provided by end user. Versions 5-9, nullable 5-9.
+  std::optional<std::string> group_instance_id{std::nullopt};
+  // The group member metadata. Versions 0-9.
+  std::vector<uint8_t> metadata;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const JoinGroupResponseMember&) const = default;
+};
+
+}  // namespace join_group_response_data
+
 struct JoinGroupResponseData {
   static constexpr int16_t kApiKey = 11;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,20 +50,9 @@ struct JoinGroupResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 6;
 
-  struct JoinGroupResponseMember {
-    // The group member ID. Versions 0-9.
-    std::string member_id;
-    // The unique identifier of the consumer instance provided by end user. Versions 5-9, nullable 5-9.
-    std::optional<std::string> group_instance_id{std::nullopt};
-    // The group member metadata. Versions 0-9.
-    std::vector<uint8_t> metadata;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const JoinGroupResponseMember&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using JoinGroupResponseMember = join_group_response_data::JoinGroupResponseMember;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 2-9.

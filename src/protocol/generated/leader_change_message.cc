@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status LeaderChangeMessage::Voter::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status leader_change_message::Voter::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = Voter{};
@@ -33,7 +33,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status LeaderChangeMessage::Voter::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status leader_change_message::Voter::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

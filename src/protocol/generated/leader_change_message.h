@@ -23,24 +23,33 @@
 
 namespace seglog::protocol {
 
+// The structures nested in LeaderChangeMessage.
+namespace leader_change_message {
+
+struct Voter {
+  // The ID of the voter. Versions 0-1.
+  int32_t voter_id{0};
+  // The directory id of the voter. Versions 1.
+  ::seglog::Uuid voter_directory_id;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const Voter&) const = default;
+};
+
+}  // namespace leader_change_message
+
 struct LeaderChangeMessage {
   static constexpr int16_t kLowestSupportedVersion = 0;
   static constexpr int16_t kHighestSupportedVersion = 1;
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct Voter {
-    // The ID of the voter. Versions 0-1.
-    int32_t voter_id{0};
-    // The directory id of the voter. Versions 1.
-    ::seglog::Uuid voter_directory_id;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const Voter&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using Voter = leader_change_message::Voter;
 
   // The version of the leader change message. Versions 0-1.
   int16_t version{0};

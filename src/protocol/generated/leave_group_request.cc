@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status LeaveGroupRequestData::MemberIdentity::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status leave_group_request_data::MemberIdentity::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = MemberIdentity{};
@@ -44,7 +44,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status LeaveGroupRequestData::MemberIdentity::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status leave_group_request_data::MemberIdentity::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 4;

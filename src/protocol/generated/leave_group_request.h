@@ -23,6 +23,26 @@
 
 namespace seglog::protocol {
 
+// The structures nested in LeaveGroupRequestData.
+namespace leave_group_request_data {
+
+struct MemberIdentity {
+  // The member ID to remove from the group. Versions 3-5.
+  std::string member_id;
+  // The group instance ID to remove from the group. Versions 3-5, nullable 3-5.
+  std::optional<std::string> group_instance_id{std::nullopt};
+  // The reason why the member left the group. Versions 5, nullable 5.
+  std::optional<std::string> reason{std::nullopt};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const MemberIdentity&) const = default;
+};
+
+}  // namespace leave_group_request_data
+
 struct LeaveGroupRequestData {
   static constexpr int16_t kApiKey = 13;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,20 +50,9 @@ struct LeaveGroupRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 4;
 
-  struct MemberIdentity {
-    // The member ID to remove from the group. Versions 3-5.
-    std::string member_id;
-    // The group instance ID to remove from the group. Versions 3-5, nullable 3-5.
-    std::optional<std::string> group_instance_id{std::nullopt};
-    // The reason why the member left the group. Versions 5, nullable 5.
-    std::optional<std::string> reason{std::nullopt};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const MemberIdentity&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using MemberIdentity = leave_group_request_data::MemberIdentity;
 
   // The ID of the group to leave. Versions 0-5.
   std::string group_id;

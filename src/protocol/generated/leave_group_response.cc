@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status LeaveGroupResponseData::MemberResponse::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status leave_group_response_data::MemberResponse::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = MemberResponse{};
@@ -41,7 +41,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status LeaveGroupResponseData::MemberResponse::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status leave_group_response_data::MemberResponse::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 4;

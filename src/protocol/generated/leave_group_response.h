@@ -23,6 +23,26 @@
 
 namespace seglog::protocol {
 
+// The structures nested in LeaveGroupResponseData.
+namespace leave_group_response_data {
+
+struct MemberResponse {
+  // The member ID to remove from the group. Versions 3-5.
+  std::string member_id;
+  // The group instance ID to remove from the group. Versions 3-5, nullable 3-5.
+  std::optional<std::string> group_instance_id{std::string{}};
+  // The error code, or 0 if there was no error. Versions 3-5.
+  int16_t error_code{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const MemberResponse&) const = default;
+};
+
+}  // namespace leave_group_response_data
+
 struct LeaveGroupResponseData {
   static constexpr int16_t kApiKey = 13;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,20 +50,9 @@ struct LeaveGroupResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 4;
 
-  struct MemberResponse {
-    // The member ID to remove from the group. Versions 3-5.
-    std::string member_id;
-    // The group instance ID to remove from the group. Versions 3-5, nullable 3-5.
-    std::optional<std::string> group_instance_id{std::string{}};
-    // The error code, or 0 if there was no error. Versions 3-5.
-    int16_t error_code{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const MemberResponse&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using MemberResponse = leave_group_response_data::MemberResponse;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 1-5.

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status ListConfigResourcesResponseData::ConfigResource::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status list_config_resources_response_data::ConfigResource::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = ConfigResource{};
@@ -33,7 +33,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ListConfigResourcesResponseData::ConfigResource::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status list_config_resources_response_data::ConfigResource::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

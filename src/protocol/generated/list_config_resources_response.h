@@ -23,6 +23,24 @@
 
 namespace seglog::protocol {
 
+// The structures nested in ListConfigResourcesResponseData.
+namespace list_config_resources_response_data {
+
+struct ConfigResource {
+  // The resource name. Versions 0-1.
+  std::string resource_name;
+  // The resource type. Versions 1.
+  int8_t resource_type{16};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const ConfigResource&) const = default;
+};
+
+}  // namespace list_config_resources_response_data
+
 struct ListConfigResourcesResponseData {
   static constexpr int16_t kApiKey = 74;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,18 +48,9 @@ struct ListConfigResourcesResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct ConfigResource {
-    // The resource name. Versions 0-1.
-    std::string resource_name;
-    // The resource type. Versions 1.
-    int8_t resource_type{16};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const ConfigResource&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using ConfigResource = list_config_resources_response_data::ConfigResource;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 0-1.

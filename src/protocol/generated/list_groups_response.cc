@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status ListGroupsResponseData::ListedGroup::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status list_groups_response_data::ListedGroup::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = ListedGroup{};
@@ -37,7 +37,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ListGroupsResponseData::ListedGroup::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status list_groups_response_data::ListedGroup::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 3;

@@ -23,6 +23,28 @@
 
 namespace seglog::protocol {
 
+// The structures nested in ListGroupsResponseData.
+namespace list_groups_response_data {
+
+struct ListedGroup {
+  // The group ID. Versions 0-5.
+  std::string group_id;
+  // The group protocol type. Versions 0-5.
+  std::string protocol_type;
+  // The group state name. Versions 4-5.
+  std::string group_state;
+  // The group type name. Versions 5.
+  std::string group_type;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const ListedGroup&) const = default;
+};
+
+}  // namespace list_groups_response_data
+
 struct ListGroupsResponseData {
   static constexpr int16_t kApiKey = 16;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,22 +52,9 @@ struct ListGroupsResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 3;
 
-  struct ListedGroup {
-    // The group ID. Versions 0-5.
-    std::string group_id;
-    // The group protocol type. Versions 0-5.
-    std::string protocol_type;
-    // The group state name. Versions 4-5.
-    std::string group_state;
-    // The group type name. Versions 5.
-    std::string group_type;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const ListedGroup&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using ListedGroup = list_groups_response_data::ListedGroup;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 1-5.

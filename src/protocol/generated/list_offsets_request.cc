@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status ListOffsetsRequestData::ListOffsetsPartition::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status list_offsets_request_data::ListOffsetsPartition::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = ListOffsetsPartition{};
@@ -34,7 +34,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ListOffsetsRequestData::ListOffsetsPartition::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status list_offsets_request_data::ListOffsetsPartition::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 6;
@@ -54,7 +54,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ListOffsetsRequestData::ListOffsetsTopic::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status list_offsets_request_data::ListOffsetsTopic::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = ListOffsetsTopic{};
@@ -90,7 +90,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ListOffsetsRequestData::ListOffsetsTopic::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status list_offsets_request_data::ListOffsetsTopic::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 6;

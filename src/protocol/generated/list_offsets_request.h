@@ -23,6 +23,39 @@
 
 namespace seglog::protocol {
 
+// The structures nested in ListOffsetsRequestData.
+namespace list_offsets_request_data {
+
+struct ListOffsetsPartition {
+  // The partition index. Versions 1-11.
+  int32_t partition_index{0};
+  // The current leader epoch. Versions 4-11.
+  int32_t current_leader_epoch{-1};
+  // The current timestamp. Versions 1-11.
+  int64_t timestamp{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const ListOffsetsPartition&) const = default;
+};
+
+struct ListOffsetsTopic {
+  // The topic name. Versions 1-11.
+  std::string name;
+  // Each partition in the request. Versions 1-11.
+  std::vector<ListOffsetsPartition> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const ListOffsetsTopic&) const = default;
+};
+
+}  // namespace list_offsets_request_data
+
 struct ListOffsetsRequestData {
   static constexpr int16_t kApiKey = 2;
   static constexpr int16_t kLowestSupportedVersion = 1;
@@ -30,33 +63,10 @@ struct ListOffsetsRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 6;
 
-  struct ListOffsetsPartition {
-    // The partition index. Versions 1-11.
-    int32_t partition_index{0};
-    // The current leader epoch. Versions 4-11.
-    int32_t current_leader_epoch{-1};
-    // The current timestamp. Versions 1-11.
-    int64_t timestamp{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const ListOffsetsPartition&) const = default;
-  };
-
-  struct ListOffsetsTopic {
-    // The topic name. Versions 1-11.
-    std::string name;
-    // Each partition in the request. Versions 1-11.
-    std::vector<ListOffsetsPartition> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const ListOffsetsTopic&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using ListOffsetsPartition = list_offsets_request_data::ListOffsetsPartition;
+  using ListOffsetsTopic = list_offsets_request_data::ListOffsetsTopic;
 
   // The broker ID of the requester, or -1 if this request is being made by a normal consumer.
   // Versions 1-11.

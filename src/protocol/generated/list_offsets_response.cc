@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status ListOffsetsResponseData::ListOffsetsPartitionResponse::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status list_offsets_response_data::ListOffsetsPartitionResponse::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = ListOffsetsPartitionResponse{};
@@ -36,7 +36,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ListOffsetsResponseData::ListOffsetsPartitionResponse::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status list_offsets_response_data::ListOffsetsPartitionResponse::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 6;
@@ -58,7 +58,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ListOffsetsResponseData::ListOffsetsTopicResponse::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status list_offsets_response_data::ListOffsetsTopicResponse::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = ListOffsetsTopicResponse{};
@@ -94,7 +94,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ListOffsetsResponseData::ListOffsetsTopicResponse::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status list_offsets_response_data::ListOffsetsTopicResponse::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 6;

@@ -23,6 +23,43 @@
 
 namespace seglog::protocol {
 
+// The structures nested in ListOffsetsResponseData.
+namespace list_offsets_response_data {
+
+struct ListOffsetsPartitionResponse {
+  // The partition index. Versions 1-11.
+  int32_t partition_index{0};
+  // The partition error code, or 0 if there was no error. Versions 1-11.
+  int16_t error_code{0};
+  // The timestamp associated with the returned offset. Versions 1-11.
+  int64_t timestamp{-1};
+  // The returned offset. Versions 1-11.
+  int64_t offset{-1};
+  // The leader epoch associated with the returned offset. Versions 4-11.
+  int32_t leader_epoch{-1};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const ListOffsetsPartitionResponse&) const = default;
+};
+
+struct ListOffsetsTopicResponse {
+  // The topic name. Versions 1-11.
+  std::string name;
+  // Each partition in the response. Versions 1-11.
+  std::vector<ListOffsetsPartitionResponse> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const ListOffsetsTopicResponse&) const = default;
+};
+
+}  // namespace list_offsets_response_data
+
 struct ListOffsetsResponseData {
   static constexpr int16_t kApiKey = 2;
   static constexpr int16_t kLowestSupportedVersion = 1;
@@ -30,37 +67,10 @@ struct ListOffsetsResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 6;
 
-  struct ListOffsetsPartitionResponse {
-    // The partition index. Versions 1-11.
-    int32_t partition_index{0};
-    // The partition error code, or 0 if there was no error. Versions 1-11.
-    int16_t error_code{0};
-    // The timestamp associated with the returned offset. Versions 1-11.
-    int64_t timestamp{-1};
-    // The returned offset. Versions 1-11.
-    int64_t offset{-1};
-    // The leader epoch associated with the returned offset. Versions 4-11.
-    int32_t leader_epoch{-1};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const ListOffsetsPartitionResponse&) const = default;
-  };
-
-  struct ListOffsetsTopicResponse {
-    // The topic name. Versions 1-11.
-    std::string name;
-    // Each partition in the response. Versions 1-11.
-    std::vector<ListOffsetsPartitionResponse> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const ListOffsetsTopicResponse&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using ListOffsetsPartitionResponse = list_offsets_response_data::ListOffsetsPartitionResponse;
+  using ListOffsetsTopicResponse = list_offsets_response_data::ListOffsetsTopicResponse;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 2-11.

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status ListPartitionReassignmentsRequestData::ListPartitionReassignmentsTopics::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status list_partition_reassignments_request_data::ListPartitionReassignmentsTopics::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = ListPartitionReassignmentsTopics{};
@@ -44,7 +44,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ListPartitionReassignmentsRequestData::ListPartitionReassignmentsTopics::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status list_partition_reassignments_request_data::ListPartitionReassignmentsTopics::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

@@ -23,6 +23,24 @@
 
 namespace seglog::protocol {
 
+// The structures nested in ListPartitionReassignmentsRequestData.
+namespace list_partition_reassignments_request_data {
+
+struct ListPartitionReassignmentsTopics {
+  // The topic name. Versions 0.
+  std::string name;
+  // The partitions to list partition reassignments for. Versions 0.
+  std::vector<int32_t> partition_indexes;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const ListPartitionReassignmentsTopics&) const = default;
+};
+
+}  // namespace list_partition_reassignments_request_data
+
 struct ListPartitionReassignmentsRequestData {
   static constexpr int16_t kApiKey = 46;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,18 +48,9 @@ struct ListPartitionReassignmentsRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct ListPartitionReassignmentsTopics {
-    // The topic name. Versions 0.
-    std::string name;
-    // The partitions to list partition reassignments for. Versions 0.
-    std::vector<int32_t> partition_indexes;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const ListPartitionReassignmentsTopics&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using ListPartitionReassignmentsTopics = list_partition_reassignments_request_data::ListPartitionReassignmentsTopics;
 
   // The time in ms to wait for the request to complete. Versions 0.
   int32_t timeout_ms{60000};

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status ListPartitionReassignmentsResponseData::OngoingPartitionReassignment::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status list_partition_reassignments_response_data::OngoingPartitionReassignment::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = OngoingPartitionReassignment{};
@@ -72,7 +72,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ListPartitionReassignmentsResponseData::OngoingPartitionReassignment::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status list_partition_reassignments_response_data::OngoingPartitionReassignment::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -97,7 +97,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ListPartitionReassignmentsResponseData::OngoingTopicReassignment::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status list_partition_reassignments_response_data::OngoingTopicReassignment::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = OngoingTopicReassignment{};
@@ -133,7 +133,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ListPartitionReassignmentsResponseData::OngoingTopicReassignment::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status list_partition_reassignments_response_data::OngoingTopicReassignment::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

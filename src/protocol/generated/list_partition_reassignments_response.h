@@ -23,6 +23,41 @@
 
 namespace seglog::protocol {
 
+// The structures nested in ListPartitionReassignmentsResponseData.
+namespace list_partition_reassignments_response_data {
+
+struct OngoingPartitionReassignment {
+  // The index of the partition. Versions 0.
+  int32_t partition_index{0};
+  // The current replica set. Versions 0.
+  std::vector<int32_t> replicas;
+  // The set of replicas we are currently adding. Versions 0.
+  std::vector<int32_t> adding_replicas;
+  // The set of replicas we are currently removing. Versions 0.
+  std::vector<int32_t> removing_replicas;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const OngoingPartitionReassignment&) const = default;
+};
+
+struct OngoingTopicReassignment {
+  // The topic name. Versions 0.
+  std::string name;
+  // The ongoing reassignments for each partition. Versions 0.
+  std::vector<OngoingPartitionReassignment> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const OngoingTopicReassignment&) const = default;
+};
+
+}  // namespace list_partition_reassignments_response_data
+
 struct ListPartitionReassignmentsResponseData {
   static constexpr int16_t kApiKey = 46;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,35 +65,10 @@ struct ListPartitionReassignmentsResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct OngoingPartitionReassignment {
-    // The index of the partition. Versions 0.
-    int32_t partition_index{0};
-    // The current replica set. Versions 0.
-    std::vector<int32_t> replicas;
-    // The set of replicas we are currently adding. Versions 0.
-    std::vector<int32_t> adding_replicas;
-    // The set of replicas we are currently removing. Versions 0.
-    std::vector<int32_t> removing_replicas;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const OngoingPartitionReassignment&) const = default;
-  };
-
-  struct OngoingTopicReassignment {
-    // The topic name. Versions 0.
-    std::string name;
-    // The ongoing reassignments for each partition. Versions 0.
-    std::vector<OngoingPartitionReassignment> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const OngoingTopicReassignment&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using OngoingPartitionReassignment = list_partition_reassignments_response_data::OngoingPartitionReassignment;
+  using OngoingTopicReassignment = list_partition_reassignments_response_data::OngoingTopicReassignment;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 0.

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status ListTransactionsResponseData::TransactionState::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status list_transactions_response_data::TransactionState::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TransactionState{};
@@ -32,7 +32,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ListTransactionsResponseData::TransactionState::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status list_transactions_response_data::TransactionState::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

@@ -23,6 +23,26 @@
 
 namespace seglog::protocol {
 
+// The structures nested in ListTransactionsResponseData.
+namespace list_transactions_response_data {
+
+struct TransactionState {
+  // The transactional id. Versions 0-2.
+  std::string transactional_id;
+  // The producer id. Versions 0-2.
+  int64_t producer_id{0};
+  // The current transaction state of the producer. Versions 0-2.
+  std::string transaction_state;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TransactionState&) const = default;
+};
+
+}  // namespace list_transactions_response_data
+
 struct ListTransactionsResponseData {
   static constexpr int16_t kApiKey = 66;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,20 +50,9 @@ struct ListTransactionsResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct TransactionState {
-    // The transactional id. Versions 0-2.
-    std::string transactional_id;
-    // The producer id. Versions 0-2.
-    int64_t producer_id{0};
-    // The current transaction state of the producer. Versions 0-2.
-    std::string transaction_state;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TransactionState&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using TransactionState = list_transactions_response_data::TransactionState;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 0-2.

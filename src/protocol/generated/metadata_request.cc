@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status MetadataRequestData::MetadataRequestTopic::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status metadata_request_data::MetadataRequestTopic::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = MetadataRequestTopic{};
@@ -36,7 +36,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status MetadataRequestData::MetadataRequestTopic::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status metadata_request_data::MetadataRequestTopic::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 9;

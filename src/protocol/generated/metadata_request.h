@@ -23,6 +23,24 @@
 
 namespace seglog::protocol {
 
+// The structures nested in MetadataRequestData.
+namespace metadata_request_data {
+
+struct MetadataRequestTopic {
+  // The topic id. Versions 10-13.
+  ::seglog::Uuid topic_id;
+  // The topic name. Versions 0-13, nullable 10-13.
+  std::optional<std::string> name{std::string{}};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const MetadataRequestTopic&) const = default;
+};
+
+}  // namespace metadata_request_data
+
 struct MetadataRequestData {
   static constexpr int16_t kApiKey = 3;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,18 +48,9 @@ struct MetadataRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 9;
 
-  struct MetadataRequestTopic {
-    // The topic id. Versions 10-13.
-    ::seglog::Uuid topic_id;
-    // The topic name. Versions 0-13, nullable 10-13.
-    std::optional<std::string> name{std::string{}};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const MetadataRequestTopic&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using MetadataRequestTopic = metadata_request_data::MetadataRequestTopic;
 
   // The topics to fetch metadata for. Versions 0-13, nullable 1-13.
   std::optional<std::vector<MetadataRequestTopic>> topics{std::vector<MetadataRequestTopic>{}};

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status MetadataResponseData::MetadataResponseBroker::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status metadata_response_data::MetadataResponseBroker::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = MetadataResponseBroker{};
@@ -38,7 +38,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status MetadataResponseData::MetadataResponseBroker::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status metadata_response_data::MetadataResponseBroker::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 9;
@@ -67,7 +67,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status MetadataResponseData::MetadataResponsePartition::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status metadata_response_data::MetadataResponsePartition::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = MetadataResponsePartition{};
@@ -138,7 +138,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status MetadataResponseData::MetadataResponsePartition::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status metadata_response_data::MetadataResponsePartition::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 9;
@@ -176,7 +176,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status MetadataResponseData::MetadataResponseTopic::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status metadata_response_data::MetadataResponseTopic::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = MetadataResponseTopic{};
@@ -225,7 +225,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status MetadataResponseData::MetadataResponseTopic::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status metadata_response_data::MetadataResponseTopic::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 9;

@@ -23,6 +23,75 @@
 
 namespace seglog::protocol {
 
+// The structures nested in MetadataResponseData.
+namespace metadata_response_data {
+
+struct MetadataResponseBroker {
+  // The broker ID. Versions 0-13.
+  int32_t node_id{0};
+  // The broker hostname. Versions 0-13.
+  std::string host;
+  // The broker port. Versions 0-13.
+  int32_t port{0};
+  // The rack of the broker, or null if it has not been assigned to a rack. Versions 1-13, nullable
+  // 1-13.
+  std::optional<std::string> rack{std::nullopt};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const MetadataResponseBroker&) const = default;
+};
+
+struct MetadataResponsePartition {
+  // The partition error, or 0 if there was no error. Versions 0-13.
+  int16_t error_code{0};
+  // The partition index. Versions 0-13.
+  int32_t partition_index{0};
+  // The ID of the leader broker. Versions 0-13.
+  int32_t leader_id{0};
+  // The leader epoch of this partition. Versions 7-13.
+  int32_t leader_epoch{-1};
+  // The set of all nodes that host this partition. Versions 0-13.
+  std::vector<int32_t> replica_nodes;
+  // The set of nodes that are in sync with the leader for this partition. Versions 0-13.
+  std::vector<int32_t> isr_nodes;
+  // The set of offline replicas of this partition. Versions 5-13.
+  std::vector<int32_t> offline_replicas;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const MetadataResponsePartition&) const = default;
+};
+
+struct MetadataResponseTopic {
+  // The topic error, or 0 if there was no error. Versions 0-13.
+  int16_t error_code{0};
+  // The topic name. Null for non-existing topics queried by ID. This is never null when ErrorCode is
+  // zero. One of Name and TopicId is always populated. Versions 0-13, nullable 12-13.
+  std::optional<std::string> name{std::string{}};
+  // The topic id. Zero for non-existing topics queried by name. This is never zero when ErrorCode is
+  // zero. One of Name and TopicId is always populated. Versions 10-13.
+  ::seglog::Uuid topic_id;
+  // True if the topic is internal. Versions 1-13.
+  bool is_internal{false};
+  // Each partition in the topic. Versions 0-13.
+  std::vector<MetadataResponsePartition> partitions;
+  // 32-bit bitfield to represent authorized operations for this topic. Versions 8-13.
+  int32_t topic_authorized_operations{INT32_MIN};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const MetadataResponseTopic&) const = default;
+};
+
+}  // namespace metadata_response_data
+
 struct MetadataResponseData {
   static constexpr int16_t kApiKey = 3;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,69 +99,11 @@ struct MetadataResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 9;
 
-  struct MetadataResponseBroker {
-    // The broker ID. Versions 0-13.
-    int32_t node_id{0};
-    // The broker hostname. Versions 0-13.
-    std::string host;
-    // The broker port. Versions 0-13.
-    int32_t port{0};
-    // The rack of the broker, or null if it has not been assigned to a rack. Versions 1-13, nullable
-    // 1-13.
-    std::optional<std::string> rack{std::nullopt};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const MetadataResponseBroker&) const = default;
-  };
-
-  struct MetadataResponsePartition {
-    // The partition error, or 0 if there was no error. Versions 0-13.
-    int16_t error_code{0};
-    // The partition index. Versions 0-13.
-    int32_t partition_index{0};
-    // The ID of the leader broker. Versions 0-13.
-    int32_t leader_id{0};
-    // The leader epoch of this partition. Versions 7-13.
-    int32_t leader_epoch{-1};
-    // The set of all nodes that host this partition. Versions 0-13.
-    std::vector<int32_t> replica_nodes;
-    // The set of nodes that are in sync with the leader for this partition. Versions 0-13.
-    std::vector<int32_t> isr_nodes;
-    // The set of offline replicas of this partition. Versions 5-13.
-    std::vector<int32_t> offline_replicas;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const MetadataResponsePartition&) const = default;
-  };
-
-  struct MetadataResponseTopic {
-    // The topic error, or 0 if there was no error. Versions 0-13.
-    int16_t error_code{0};
-    // The topic name. Null for non-existing topics queried by ID. This is never null when ErrorCode is
-    // zero. One of Name and TopicId is always populated. Versions 0-13, nullable 12-13.
-    std::optional<std::string> name{std::string{}};
-    // The topic id. Zero for non-existing topics queried by name. This is never zero when ErrorCode is
-    // zero. One of Name and TopicId is always populated. Versions 10-13.
-    ::seglog::Uuid topic_id;
-    // True if the topic is internal. Versions 1-13.
-    bool is_internal{false};
-    // Each partition in the topic. Versions 0-13.
-    std::vector<MetadataResponsePartition> partitions;
-    // 32-bit bitfield to represent authorized operations for this topic. Versions 8-13.
-    int32_t topic_authorized_operations{INT32_MIN};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const MetadataResponseTopic&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using MetadataResponseBroker = metadata_response_data::MetadataResponseBroker;
+  using MetadataResponsePartition = metadata_response_data::MetadataResponsePartition;
+  using MetadataResponseTopic = metadata_response_data::MetadataResponseTopic;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 3-13.

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status OffsetCommitRequestData::OffsetCommitRequestPartition::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status offset_commit_request_data::OffsetCommitRequestPartition::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = OffsetCommitRequestPartition{};
@@ -38,7 +38,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status OffsetCommitRequestData::OffsetCommitRequestPartition::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status offset_commit_request_data::OffsetCommitRequestPartition::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 8;
@@ -67,7 +67,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status OffsetCommitRequestData::OffsetCommitRequestTopic::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status offset_commit_request_data::OffsetCommitRequestTopic::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = OffsetCommitRequestTopic{};
@@ -108,7 +108,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status OffsetCommitRequestData::OffsetCommitRequestTopic::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status offset_commit_request_data::OffsetCommitRequestTopic::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 8;

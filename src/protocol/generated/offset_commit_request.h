@@ -23,6 +23,43 @@
 
 namespace seglog::protocol {
 
+// The structures nested in OffsetCommitRequestData.
+namespace offset_commit_request_data {
+
+struct OffsetCommitRequestPartition {
+  // The partition index. Versions 2-10.
+  int32_t partition_index{0};
+  // The message offset to be committed. Versions 2-10.
+  int64_t committed_offset{0};
+  // The leader epoch of this partition. Versions 6-10.
+  int32_t committed_leader_epoch{-1};
+  // Any associated metadata the client wants to keep. Versions 2-10, nullable 2-10.
+  std::optional<std::string> committed_metadata{std::string{}};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const OffsetCommitRequestPartition&) const = default;
+};
+
+struct OffsetCommitRequestTopic {
+  // The topic name. Versions 2-9.
+  std::string name;
+  // The topic ID. Versions 10.
+  ::seglog::Uuid topic_id;
+  // Each partition to commit offsets for. Versions 2-10.
+  std::vector<OffsetCommitRequestPartition> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const OffsetCommitRequestTopic&) const = default;
+};
+
+}  // namespace offset_commit_request_data
+
 struct OffsetCommitRequestData {
   static constexpr int16_t kApiKey = 8;
   static constexpr int16_t kLowestSupportedVersion = 2;
@@ -30,37 +67,10 @@ struct OffsetCommitRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 8;
 
-  struct OffsetCommitRequestPartition {
-    // The partition index. Versions 2-10.
-    int32_t partition_index{0};
-    // The message offset to be committed. Versions 2-10.
-    int64_t committed_offset{0};
-    // The leader epoch of this partition. Versions 6-10.
-    int32_t committed_leader_epoch{-1};
-    // Any associated metadata the client wants to keep. Versions 2-10, nullable 2-10.
-    std::optional<std::string> committed_metadata{std::string{}};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const OffsetCommitRequestPartition&) const = default;
-  };
-
-  struct OffsetCommitRequestTopic {
-    // The topic name. Versions 2-9.
-    std::string name;
-    // The topic ID. Versions 10.
-    ::seglog::Uuid topic_id;
-    // Each partition to commit offsets for. Versions 2-10.
-    std::vector<OffsetCommitRequestPartition> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const OffsetCommitRequestTopic&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using OffsetCommitRequestPartition = offset_commit_request_data::OffsetCommitRequestPartition;
+  using OffsetCommitRequestTopic = offset_commit_request_data::OffsetCommitRequestTopic;
 
   // The unique group identifier. Versions 2-10.
   std::string group_id;

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status OffsetCommitResponseData::OffsetCommitResponsePartition::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status offset_commit_response_data::OffsetCommitResponsePartition::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = OffsetCommitResponsePartition{};
@@ -31,7 +31,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status OffsetCommitResponseData::OffsetCommitResponsePartition::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status offset_commit_response_data::OffsetCommitResponsePartition::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 8;
@@ -45,7 +45,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status OffsetCommitResponseData::OffsetCommitResponseTopic::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status offset_commit_response_data::OffsetCommitResponseTopic::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = OffsetCommitResponseTopic{};
@@ -86,7 +86,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status OffsetCommitResponseData::OffsetCommitResponseTopic::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status offset_commit_response_data::OffsetCommitResponseTopic::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 8;

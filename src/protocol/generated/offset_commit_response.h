@@ -23,6 +23,39 @@
 
 namespace seglog::protocol {
 
+// The structures nested in OffsetCommitResponseData.
+namespace offset_commit_response_data {
+
+struct OffsetCommitResponsePartition {
+  // The partition index. Versions 2-10.
+  int32_t partition_index{0};
+  // The error code, or 0 if there was no error. Versions 2-10.
+  int16_t error_code{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const OffsetCommitResponsePartition&) const = default;
+};
+
+struct OffsetCommitResponseTopic {
+  // The topic name. Versions 2-9.
+  std::string name;
+  // The topic ID. Versions 10.
+  ::seglog::Uuid topic_id;
+  // The responses for each partition in the topic. Versions 2-10.
+  std::vector<OffsetCommitResponsePartition> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const OffsetCommitResponseTopic&) const = default;
+};
+
+}  // namespace offset_commit_response_data
+
 struct OffsetCommitResponseData {
   static constexpr int16_t kApiKey = 8;
   static constexpr int16_t kLowestSupportedVersion = 2;
@@ -30,33 +63,10 @@ struct OffsetCommitResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 8;
 
-  struct OffsetCommitResponsePartition {
-    // The partition index. Versions 2-10.
-    int32_t partition_index{0};
-    // The error code, or 0 if there was no error. Versions 2-10.
-    int16_t error_code{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const OffsetCommitResponsePartition&) const = default;
-  };
-
-  struct OffsetCommitResponseTopic {
-    // The topic name. Versions 2-9.
-    std::string name;
-    // The topic ID. Versions 10.
-    ::seglog::Uuid topic_id;
-    // The responses for each partition in the topic. Versions 2-10.
-    std::vector<OffsetCommitResponsePartition> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const OffsetCommitResponseTopic&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using OffsetCommitResponsePartition = offset_commit_response_data::OffsetCommitResponsePartition;
+  using OffsetCommitResponseTopic = offset_commit_response_data::OffsetCommitResponseTopic;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 3-10.

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status OffsetDeleteRequestData::OffsetDeleteRequestPartition::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status offset_delete_request_data::OffsetDeleteRequestPartition::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = OffsetDeleteRequestPartition{};
@@ -17,7 +17,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status OffsetDeleteRequestData::OffsetDeleteRequestPartition::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status offset_delete_request_data::OffsetDeleteRequestPartition::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] constexpr bool flexible = false;
@@ -25,7 +25,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status OffsetDeleteRequestData::OffsetDeleteRequestTopic::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status offset_delete_request_data::OffsetDeleteRequestTopic::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = OffsetDeleteRequestTopic{};
@@ -48,7 +48,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status OffsetDeleteRequestData::OffsetDeleteRequestTopic::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status offset_delete_request_data::OffsetDeleteRequestTopic::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] constexpr bool flexible = false;

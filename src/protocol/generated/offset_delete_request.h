@@ -23,6 +23,35 @@
 
 namespace seglog::protocol {
 
+// The structures nested in OffsetDeleteRequestData.
+namespace offset_delete_request_data {
+
+struct OffsetDeleteRequestPartition {
+  // The partition index. Versions 0.
+  int32_t partition_index{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const OffsetDeleteRequestPartition&) const = default;
+};
+
+struct OffsetDeleteRequestTopic {
+  // The topic name. Versions 0.
+  std::string name;
+  // Each partition to delete offsets for. Versions 0.
+  std::vector<OffsetDeleteRequestPartition> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const OffsetDeleteRequestTopic&) const = default;
+};
+
+}  // namespace offset_delete_request_data
+
 struct OffsetDeleteRequestData {
   static constexpr int16_t kApiKey = 47;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,29 +59,10 @@ struct OffsetDeleteRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 32767;
 
-  struct OffsetDeleteRequestPartition {
-    // The partition index. Versions 0.
-    int32_t partition_index{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const OffsetDeleteRequestPartition&) const = default;
-  };
-
-  struct OffsetDeleteRequestTopic {
-    // The topic name. Versions 0.
-    std::string name;
-    // Each partition to delete offsets for. Versions 0.
-    std::vector<OffsetDeleteRequestPartition> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const OffsetDeleteRequestTopic&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using OffsetDeleteRequestPartition = offset_delete_request_data::OffsetDeleteRequestPartition;
+  using OffsetDeleteRequestTopic = offset_delete_request_data::OffsetDeleteRequestTopic;
 
   // The unique group identifier. Versions 0.
   std::string group_id;

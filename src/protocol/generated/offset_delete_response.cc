@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status OffsetDeleteResponseData::OffsetDeleteResponsePartition::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status offset_delete_response_data::OffsetDeleteResponsePartition::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = OffsetDeleteResponsePartition{};
@@ -18,7 +18,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status OffsetDeleteResponseData::OffsetDeleteResponsePartition::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status offset_delete_response_data::OffsetDeleteResponsePartition::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] constexpr bool flexible = false;
@@ -27,7 +27,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status OffsetDeleteResponseData::OffsetDeleteResponseTopic::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status offset_delete_response_data::OffsetDeleteResponseTopic::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = OffsetDeleteResponseTopic{};
@@ -50,7 +50,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status OffsetDeleteResponseData::OffsetDeleteResponseTopic::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status offset_delete_response_data::OffsetDeleteResponseTopic::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] constexpr bool flexible = false;

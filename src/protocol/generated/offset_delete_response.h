@@ -23,6 +23,37 @@
 
 namespace seglog::protocol {
 
+// The structures nested in OffsetDeleteResponseData.
+namespace offset_delete_response_data {
+
+struct OffsetDeleteResponsePartition {
+  // The partition index. Versions 0.
+  int32_t partition_index{0};
+  // The error code, or 0 if there was no error. Versions 0.
+  int16_t error_code{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const OffsetDeleteResponsePartition&) const = default;
+};
+
+struct OffsetDeleteResponseTopic {
+  // The topic name. Versions 0.
+  std::string name;
+  // The responses for each partition in the topic. Versions 0.
+  std::vector<OffsetDeleteResponsePartition> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const OffsetDeleteResponseTopic&) const = default;
+};
+
+}  // namespace offset_delete_response_data
+
 struct OffsetDeleteResponseData {
   static constexpr int16_t kApiKey = 47;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,31 +61,10 @@ struct OffsetDeleteResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 32767;
 
-  struct OffsetDeleteResponsePartition {
-    // The partition index. Versions 0.
-    int32_t partition_index{0};
-    // The error code, or 0 if there was no error. Versions 0.
-    int16_t error_code{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const OffsetDeleteResponsePartition&) const = default;
-  };
-
-  struct OffsetDeleteResponseTopic {
-    // The topic name. Versions 0.
-    std::string name;
-    // The responses for each partition in the topic. Versions 0.
-    std::vector<OffsetDeleteResponsePartition> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const OffsetDeleteResponseTopic&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using OffsetDeleteResponsePartition = offset_delete_response_data::OffsetDeleteResponsePartition;
+  using OffsetDeleteResponseTopic = offset_delete_response_data::OffsetDeleteResponseTopic;
 
   // The top-level error code, or 0 if there was no error. Versions 0.
   int16_t error_code{0};

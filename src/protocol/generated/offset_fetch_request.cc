@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status OffsetFetchRequestData::OffsetFetchRequestTopic::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status offset_fetch_request_data::OffsetFetchRequestTopic::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = OffsetFetchRequestTopic{};
@@ -48,7 +48,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status OffsetFetchRequestData::OffsetFetchRequestTopic::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status offset_fetch_request_data::OffsetFetchRequestTopic::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 6;
@@ -75,7 +75,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status OffsetFetchRequestData::OffsetFetchRequestTopics::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status offset_fetch_request_data::OffsetFetchRequestTopics::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = OffsetFetchRequestTopics{};
@@ -118,7 +118,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status OffsetFetchRequestData::OffsetFetchRequestTopics::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status offset_fetch_request_data::OffsetFetchRequestTopics::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 6;
@@ -151,7 +151,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status OffsetFetchRequestData::OffsetFetchRequestGroup::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status offset_fetch_request_data::OffsetFetchRequestGroup::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = OffsetFetchRequestGroup{};
@@ -202,7 +202,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status OffsetFetchRequestData::OffsetFetchRequestGroup::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status offset_fetch_request_data::OffsetFetchRequestGroup::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 6;

@@ -23,6 +23,57 @@
 
 namespace seglog::protocol {
 
+// The structures nested in OffsetFetchRequestData.
+namespace offset_fetch_request_data {
+
+struct OffsetFetchRequestTopic {
+  // The topic name. Versions 1-7.
+  std::string name;
+  // The partition indexes we would like to fetch offsets for. Versions 1-7.
+  std::vector<int32_t> partition_indexes;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const OffsetFetchRequestTopic&) const = default;
+};
+
+struct OffsetFetchRequestTopics {
+  // The topic name. Versions 8-9.
+  std::string name;
+  // The topic ID. Versions 10.
+  ::seglog::Uuid topic_id;
+  // The partition indexes we would like to fetch offsets for. Versions 8-10.
+  std::vector<int32_t> partition_indexes;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const OffsetFetchRequestTopics&) const = default;
+};
+
+struct OffsetFetchRequestGroup {
+  // The group ID. Versions 8-10.
+  std::string group_id;
+  // The member id. Versions 9-10, nullable 9-10.
+  std::optional<std::string> member_id{std::nullopt};
+  // The member epoch if using the new consumer protocol (KIP-848). Versions 9-10.
+  int32_t member_epoch{-1};
+  // Each topic we would like to fetch offsets for, or null to fetch offsets for all topics. Versions
+  // 8-10, nullable 8-10.
+  std::optional<std::vector<OffsetFetchRequestTopics>> topics{std::vector<OffsetFetchRequestTopics>{}};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const OffsetFetchRequestGroup&) const = default;
+};
+
+}  // namespace offset_fetch_request_data
+
 struct OffsetFetchRequestData {
   static constexpr int16_t kApiKey = 9;
   static constexpr int16_t kLowestSupportedVersion = 1;
@@ -30,51 +81,11 @@ struct OffsetFetchRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 6;
 
-  struct OffsetFetchRequestTopic {
-    // The topic name. Versions 1-7.
-    std::string name;
-    // The partition indexes we would like to fetch offsets for. Versions 1-7.
-    std::vector<int32_t> partition_indexes;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const OffsetFetchRequestTopic&) const = default;
-  };
-
-  struct OffsetFetchRequestTopics {
-    // The topic name. Versions 8-9.
-    std::string name;
-    // The topic ID. Versions 10.
-    ::seglog::Uuid topic_id;
-    // The partition indexes we would like to fetch offsets for. Versions 8-10.
-    std::vector<int32_t> partition_indexes;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const OffsetFetchRequestTopics&) const = default;
-  };
-
-  struct OffsetFetchRequestGroup {
-    // The group ID. Versions 8-10.
-    std::string group_id;
-    // The member id. Versions 9-10, nullable 9-10.
-    std::optional<std::string> member_id{std::nullopt};
-    // The member epoch if using the new consumer protocol (KIP-848). Versions 9-10.
-    int32_t member_epoch{-1};
-    // Each topic we would like to fetch offsets for, or null to fetch offsets for all topics. Versions
-    // 8-10, nullable 8-10.
-    std::optional<std::vector<OffsetFetchRequestTopics>> topics{std::vector<OffsetFetchRequestTopics>{}};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const OffsetFetchRequestGroup&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using OffsetFetchRequestTopic = offset_fetch_request_data::OffsetFetchRequestTopic;
+  using OffsetFetchRequestTopics = offset_fetch_request_data::OffsetFetchRequestTopics;
+  using OffsetFetchRequestGroup = offset_fetch_request_data::OffsetFetchRequestGroup;
 
   // The group to fetch offsets for. Versions 1-7.
   std::string group_id;

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status OffsetFetchResponseData::OffsetFetchResponsePartition::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status offset_fetch_response_data::OffsetFetchResponsePartition::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = OffsetFetchResponsePartition{};
@@ -47,7 +47,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status OffsetFetchResponseData::OffsetFetchResponsePartition::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status offset_fetch_response_data::OffsetFetchResponsePartition::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 6;
@@ -97,7 +97,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status OffsetFetchResponseData::OffsetFetchResponseTopic::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status offset_fetch_response_data::OffsetFetchResponseTopic::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = OffsetFetchResponseTopic{};
@@ -137,7 +137,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status OffsetFetchResponseData::OffsetFetchResponseTopic::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status offset_fetch_response_data::OffsetFetchResponseTopic::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 6;
@@ -164,7 +164,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status OffsetFetchResponseData::OffsetFetchResponsePartitions::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status offset_fetch_response_data::OffsetFetchResponsePartitions::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = OffsetFetchResponsePartitions{};
@@ -203,7 +203,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status OffsetFetchResponseData::OffsetFetchResponsePartitions::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status offset_fetch_response_data::OffsetFetchResponsePartitions::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 6;
@@ -253,7 +253,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status OffsetFetchResponseData::OffsetFetchResponseTopics::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status offset_fetch_response_data::OffsetFetchResponseTopics::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = OffsetFetchResponseTopics{};
@@ -296,7 +296,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status OffsetFetchResponseData::OffsetFetchResponseTopics::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status offset_fetch_response_data::OffsetFetchResponseTopics::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 6;
@@ -329,7 +329,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status OffsetFetchResponseData::OffsetFetchResponseGroup::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status offset_fetch_response_data::OffsetFetchResponseGroup::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = OffsetFetchResponseGroup{};
@@ -372,7 +372,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status OffsetFetchResponseData::OffsetFetchResponseGroup::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status offset_fetch_response_data::OffsetFetchResponseGroup::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 6;

@@ -23,6 +23,92 @@
 
 namespace seglog::protocol {
 
+// The structures nested in OffsetFetchResponseData.
+namespace offset_fetch_response_data {
+
+struct OffsetFetchResponsePartition {
+  // The partition index. Versions 1-7.
+  int32_t partition_index{0};
+  // The committed message offset. Versions 1-7.
+  int64_t committed_offset{0};
+  // The leader epoch. Versions 5-7.
+  int32_t committed_leader_epoch{-1};
+  // The partition metadata. Versions 1-7, nullable 1-7.
+  std::optional<std::string> metadata{std::string{}};
+  // The error code, or 0 if there was no error. Versions 1-7.
+  int16_t error_code{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const OffsetFetchResponsePartition&) const = default;
+};
+
+struct OffsetFetchResponseTopic {
+  // The topic name. Versions 1-7.
+  std::string name;
+  // The responses per partition. Versions 1-7.
+  std::vector<OffsetFetchResponsePartition> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const OffsetFetchResponseTopic&) const = default;
+};
+
+struct OffsetFetchResponsePartitions {
+  // The partition index. Versions 8-10.
+  int32_t partition_index{0};
+  // The committed message offset. Versions 8-10.
+  int64_t committed_offset{0};
+  // The leader epoch. Versions 8-10.
+  int32_t committed_leader_epoch{-1};
+  // The partition metadata. Versions 8-10, nullable 8-10.
+  std::optional<std::string> metadata{std::string{}};
+  // The partition-level error code, or 0 if there was no error. Versions 8-10.
+  int16_t error_code{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const OffsetFetchResponsePartitions&) const = default;
+};
+
+struct OffsetFetchResponseTopics {
+  // The topic name. Versions 8-9.
+  std::string name;
+  // The topic ID. Versions 10.
+  ::seglog::Uuid topic_id;
+  // The responses per partition. Versions 8-10.
+  std::vector<OffsetFetchResponsePartitions> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const OffsetFetchResponseTopics&) const = default;
+};
+
+struct OffsetFetchResponseGroup {
+  // The group ID. Versions 8-10.
+  std::string group_id;
+  // The responses per topic. Versions 8-10.
+  std::vector<OffsetFetchResponseTopics> topics;
+  // The group-level error code, or 0 if there was no error. Versions 8-10.
+  int16_t error_code{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const OffsetFetchResponseGroup&) const = default;
+};
+
+}  // namespace offset_fetch_response_data
+
 struct OffsetFetchResponseData {
   static constexpr int16_t kApiKey = 9;
   static constexpr int16_t kLowestSupportedVersion = 1;
@@ -30,86 +116,13 @@ struct OffsetFetchResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 6;
 
-  struct OffsetFetchResponsePartition {
-    // The partition index. Versions 1-7.
-    int32_t partition_index{0};
-    // The committed message offset. Versions 1-7.
-    int64_t committed_offset{0};
-    // The leader epoch. Versions 5-7.
-    int32_t committed_leader_epoch{-1};
-    // The partition metadata. Versions 1-7, nullable 1-7.
-    std::optional<std::string> metadata{std::string{}};
-    // The error code, or 0 if there was no error. Versions 1-7.
-    int16_t error_code{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const OffsetFetchResponsePartition&) const = default;
-  };
-
-  struct OffsetFetchResponseTopic {
-    // The topic name. Versions 1-7.
-    std::string name;
-    // The responses per partition. Versions 1-7.
-    std::vector<OffsetFetchResponsePartition> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const OffsetFetchResponseTopic&) const = default;
-  };
-
-  struct OffsetFetchResponsePartitions {
-    // The partition index. Versions 8-10.
-    int32_t partition_index{0};
-    // The committed message offset. Versions 8-10.
-    int64_t committed_offset{0};
-    // The leader epoch. Versions 8-10.
-    int32_t committed_leader_epoch{-1};
-    // The partition metadata. Versions 8-10, nullable 8-10.
-    std::optional<std::string> metadata{std::string{}};
-    // The partition-level error code, or 0 if there was no error. Versions 8-10.
-    int16_t error_code{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const OffsetFetchResponsePartitions&) const = default;
-  };
-
-  struct OffsetFetchResponseTopics {
-    // The topic name. Versions 8-9.
-    std::string name;
-    // The topic ID. Versions 10.
-    ::seglog::Uuid topic_id;
-    // The responses per partition. Versions 8-10.
-    std::vector<OffsetFetchResponsePartitions> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const OffsetFetchResponseTopics&) const = default;
-  };
-
-  struct OffsetFetchResponseGroup {
-    // The group ID. Versions 8-10.
-    std::string group_id;
-    // The responses per topic. Versions 8-10.
-    std::vector<OffsetFetchResponseTopics> topics;
-    // The group-level error code, or 0 if there was no error. Versions 8-10.
-    int16_t error_code{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const OffsetFetchResponseGroup&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using OffsetFetchResponsePartition = offset_fetch_response_data::OffsetFetchResponsePartition;
+  using OffsetFetchResponseTopic = offset_fetch_response_data::OffsetFetchResponseTopic;
+  using OffsetFetchResponsePartitions = offset_fetch_response_data::OffsetFetchResponsePartitions;
+  using OffsetFetchResponseTopics = offset_fetch_response_data::OffsetFetchResponseTopics;
+  using OffsetFetchResponseGroup = offset_fetch_response_data::OffsetFetchResponseGroup;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 3-10.

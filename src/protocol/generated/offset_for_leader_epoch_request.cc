@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status OffsetForLeaderEpochRequestData::OffsetForLeaderPartition::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status offset_for_leader_epoch_request_data::OffsetForLeaderPartition::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = OffsetForLeaderPartition{};
@@ -32,7 +32,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status OffsetForLeaderEpochRequestData::OffsetForLeaderPartition::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status offset_for_leader_epoch_request_data::OffsetForLeaderPartition::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 4;
@@ -47,7 +47,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status OffsetForLeaderEpochRequestData::OffsetForLeaderTopic::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status offset_for_leader_epoch_request_data::OffsetForLeaderTopic::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = OffsetForLeaderTopic{};
@@ -83,7 +83,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status OffsetForLeaderEpochRequestData::OffsetForLeaderTopic::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status offset_for_leader_epoch_request_data::OffsetForLeaderTopic::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 4;

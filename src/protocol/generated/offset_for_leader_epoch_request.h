@@ -23,6 +23,42 @@
 
 namespace seglog::protocol {
 
+// The structures nested in OffsetForLeaderEpochRequestData.
+namespace offset_for_leader_epoch_request_data {
+
+struct OffsetForLeaderPartition {
+  // The partition index. Versions 2-4.
+  int32_t partition{0};
+  // An epoch used to fence consumers/replicas with old metadata. If the epoch provided by the client
+  // is larger than the current epoch known to the broker, then the UNKNOWN_LEADER_EPOCH error code
+  // will be returned. If the provided epoch is smaller, then the FENCED_LEADER_EPOCH error code will
+  // be returned. Versions 2-4.
+  int32_t current_leader_epoch{-1};
+  // The epoch to look up an offset for. Versions 2-4.
+  int32_t leader_epoch{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const OffsetForLeaderPartition&) const = default;
+};
+
+struct OffsetForLeaderTopic {
+  // The topic name. Versions 2-4.
+  std::string topic;
+  // Each partition to get offsets for. Versions 2-4.
+  std::vector<OffsetForLeaderPartition> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const OffsetForLeaderTopic&) const = default;
+};
+
+}  // namespace offset_for_leader_epoch_request_data
+
 struct OffsetForLeaderEpochRequestData {
   static constexpr int16_t kApiKey = 23;
   static constexpr int16_t kLowestSupportedVersion = 2;
@@ -30,36 +66,10 @@ struct OffsetForLeaderEpochRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 4;
 
-  struct OffsetForLeaderPartition {
-    // The partition index. Versions 2-4.
-    int32_t partition{0};
-    // An epoch used to fence consumers/replicas with old metadata. If the epoch provided by the client
-    // is larger than the current epoch known to the broker, then the UNKNOWN_LEADER_EPOCH error code
-    // will be returned. If the provided epoch is smaller, then the FENCED_LEADER_EPOCH error code will
-    // be returned. Versions 2-4.
-    int32_t current_leader_epoch{-1};
-    // The epoch to look up an offset for. Versions 2-4.
-    int32_t leader_epoch{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const OffsetForLeaderPartition&) const = default;
-  };
-
-  struct OffsetForLeaderTopic {
-    // The topic name. Versions 2-4.
-    std::string topic;
-    // Each partition to get offsets for. Versions 2-4.
-    std::vector<OffsetForLeaderPartition> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const OffsetForLeaderTopic&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using OffsetForLeaderPartition = offset_for_leader_epoch_request_data::OffsetForLeaderPartition;
+  using OffsetForLeaderTopic = offset_for_leader_epoch_request_data::OffsetForLeaderTopic;
 
   // The broker ID of the follower, of -1 if this request is from a consumer. Versions 3-4.
   int32_t replica_id{-2};

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status OffsetForLeaderEpochResponseData::EpochEndOffset::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status offset_for_leader_epoch_response_data::EpochEndOffset::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = EpochEndOffset{};
@@ -33,7 +33,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status OffsetForLeaderEpochResponseData::EpochEndOffset::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status offset_for_leader_epoch_response_data::EpochEndOffset::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 4;
@@ -49,7 +49,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status OffsetForLeaderEpochResponseData::OffsetForLeaderTopicResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status offset_for_leader_epoch_response_data::OffsetForLeaderTopicResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = OffsetForLeaderTopicResult{};
@@ -85,7 +85,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status OffsetForLeaderEpochResponseData::OffsetForLeaderTopicResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status offset_for_leader_epoch_response_data::OffsetForLeaderTopicResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 4;

@@ -23,6 +23,41 @@
 
 namespace seglog::protocol {
 
+// The structures nested in OffsetForLeaderEpochResponseData.
+namespace offset_for_leader_epoch_response_data {
+
+struct EpochEndOffset {
+  // The error code 0, or if there was no error. Versions 2-4.
+  int16_t error_code{0};
+  // The partition index. Versions 2-4.
+  int32_t partition{0};
+  // The leader epoch of the partition. Versions 2-4.
+  int32_t leader_epoch{-1};
+  // The end offset of the epoch. Versions 2-4.
+  int64_t end_offset{-1};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const EpochEndOffset&) const = default;
+};
+
+struct OffsetForLeaderTopicResult {
+  // The topic name. Versions 2-4.
+  std::string topic;
+  // Each partition in the topic we fetched offsets for. Versions 2-4.
+  std::vector<EpochEndOffset> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const OffsetForLeaderTopicResult&) const = default;
+};
+
+}  // namespace offset_for_leader_epoch_response_data
+
 struct OffsetForLeaderEpochResponseData {
   static constexpr int16_t kApiKey = 23;
   static constexpr int16_t kLowestSupportedVersion = 2;
@@ -30,35 +65,10 @@ struct OffsetForLeaderEpochResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 4;
 
-  struct EpochEndOffset {
-    // The error code 0, or if there was no error. Versions 2-4.
-    int16_t error_code{0};
-    // The partition index. Versions 2-4.
-    int32_t partition{0};
-    // The leader epoch of the partition. Versions 2-4.
-    int32_t leader_epoch{-1};
-    // The end offset of the epoch. Versions 2-4.
-    int64_t end_offset{-1};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const EpochEndOffset&) const = default;
-  };
-
-  struct OffsetForLeaderTopicResult {
-    // The topic name. Versions 2-4.
-    std::string topic;
-    // Each partition in the topic we fetched offsets for. Versions 2-4.
-    std::vector<EpochEndOffset> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const OffsetForLeaderTopicResult&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using EpochEndOffset = offset_for_leader_epoch_response_data::EpochEndOffset;
+  using OffsetForLeaderTopicResult = offset_for_leader_epoch_response_data::OffsetForLeaderTopicResult;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 2-4.

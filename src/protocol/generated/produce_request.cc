@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status ProduceRequestData::PartitionProduceData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status produce_request_data::PartitionProduceData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = PartitionProduceData{};
@@ -34,7 +34,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ProduceRequestData::PartitionProduceData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status produce_request_data::PartitionProduceData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 9;
@@ -56,7 +56,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ProduceRequestData::TopicProduceData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status produce_request_data::TopicProduceData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopicProduceData{};
@@ -97,7 +97,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ProduceRequestData::TopicProduceData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status produce_request_data::TopicProduceData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 9;

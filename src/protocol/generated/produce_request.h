@@ -23,6 +23,39 @@
 
 namespace seglog::protocol {
 
+// The structures nested in ProduceRequestData.
+namespace produce_request_data {
+
+struct PartitionProduceData {
+  // The partition index. Versions 3-13.
+  int32_t index{0};
+  // The record data to be produced. Versions 3-13, nullable 3-13.
+  std::optional<::seglog::protocol::Records> records{::seglog::protocol::Records{}};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const PartitionProduceData&) const = default;
+};
+
+struct TopicProduceData {
+  // The topic name. Versions 3-12.
+  std::string name;
+  // The unique topic ID. Versions 13.
+  ::seglog::Uuid topic_id;
+  // Each partition to produce to. Versions 3-13.
+  std::vector<PartitionProduceData> partition_data;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TopicProduceData&) const = default;
+};
+
+}  // namespace produce_request_data
+
 struct ProduceRequestData {
   static constexpr int16_t kApiKey = 0;
   static constexpr int16_t kLowestSupportedVersion = 3;
@@ -30,33 +63,10 @@ struct ProduceRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 9;
 
-  struct PartitionProduceData {
-    // The partition index. Versions 3-13.
-    int32_t index{0};
-    // The record data to be produced. Versions 3-13, nullable 3-13.
-    std::optional<::seglog::protocol::Records> records{::seglog::protocol::Records{}};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const PartitionProduceData&) const = default;
-  };
-
-  struct TopicProduceData {
-    // The topic name. Versions 3-12.
-    std::string name;
-    // The unique topic ID. Versions 13.
-    ::seglog::Uuid topic_id;
-    // Each partition to produce to. Versions 3-13.
-    std::vector<PartitionProduceData> partition_data;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TopicProduceData&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using PartitionProduceData = produce_request_data::PartitionProduceData;
+  using TopicProduceData = produce_request_data::TopicProduceData;
 
   // The transactional ID, or null if the producer is not transactional. Versions 3-13, nullable
   // 3-13.

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status ProduceResponseData::BatchIndexAndErrorMessage::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status produce_response_data::BatchIndexAndErrorMessage::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = BatchIndexAndErrorMessage{};
@@ -38,7 +38,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ProduceResponseData::BatchIndexAndErrorMessage::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status produce_response_data::BatchIndexAndErrorMessage::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 9;
@@ -70,7 +70,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ProduceResponseData::LeaderIdAndEpoch::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status produce_response_data::LeaderIdAndEpoch::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = LeaderIdAndEpoch{};
@@ -97,7 +97,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ProduceResponseData::LeaderIdAndEpoch::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status produce_response_data::LeaderIdAndEpoch::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 9;
@@ -121,7 +121,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ProduceResponseData::PartitionProduceResponse::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status produce_response_data::PartitionProduceResponse::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = PartitionProduceResponse{};
@@ -187,7 +187,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ProduceResponseData::PartitionProduceResponse::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status produce_response_data::PartitionProduceResponse::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 9;
@@ -252,7 +252,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ProduceResponseData::TopicProduceResponse::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status produce_response_data::TopicProduceResponse::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopicProduceResponse{};
@@ -293,7 +293,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ProduceResponseData::TopicProduceResponse::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status produce_response_data::TopicProduceResponse::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 9;
@@ -321,7 +321,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ProduceResponseData::NodeEndpoint::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status produce_response_data::NodeEndpoint::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = NodeEndpoint{};
@@ -357,7 +357,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ProduceResponseData::NodeEndpoint::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status produce_response_data::NodeEndpoint::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 9;

@@ -23,6 +23,100 @@
 
 namespace seglog::protocol {
 
+// The structures nested in ProduceResponseData.
+namespace produce_response_data {
+
+struct BatchIndexAndErrorMessage {
+  // The batch index of the record that caused the batch to be dropped. Versions 8-13.
+  int32_t batch_index{0};
+  // The error message of the record that caused the batch to be dropped. Versions 8-13, nullable
+  // 8-13.
+  std::optional<std::string> batch_index_error_message{std::nullopt};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const BatchIndexAndErrorMessage&) const = default;
+};
+
+struct LeaderIdAndEpoch {
+  // The ID of the current leader or -1 if the leader is unknown. Versions 10-13.
+  int32_t leader_id{-1};
+  // The latest known leader epoch. Versions 10-13.
+  int32_t leader_epoch{-1};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const LeaderIdAndEpoch&) const = default;
+};
+
+struct PartitionProduceResponse {
+  // The partition index. Versions 3-13.
+  int32_t index{0};
+  // The error code, or 0 if there was no error. Versions 3-13.
+  int16_t error_code{0};
+  // The base offset. Versions 3-13.
+  int64_t base_offset{0};
+  // The timestamp returned by broker after appending the messages. If CreateTime is used for the
+  // topic, the timestamp will be -1. If LogAppendTime is used for the topic, the timestamp will be
+  // the broker local time when the messages are appended. Versions 3-13.
+  int64_t log_append_time_ms{-1};
+  // The log start offset. Versions 5-13.
+  int64_t log_start_offset{-1};
+  // The batch indices of records that caused the batch to be dropped. Versions 8-13.
+  std::vector<BatchIndexAndErrorMessage> record_errors;
+  // The global error message summarizing the common root cause of the records that caused the batch
+  // to be dropped. Versions 8-13, nullable 8-13.
+  std::optional<std::string> error_message{std::nullopt};
+  // The leader broker that the producer should use for future requests. Versions 10-13, tagged 10-13
+  // (tag 0).
+  LeaderIdAndEpoch current_leader;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const PartitionProduceResponse&) const = default;
+};
+
+struct TopicProduceResponse {
+  // The topic name. Versions 3-12.
+  std::string name;
+  // The unique topic ID. Versions 13.
+  ::seglog::Uuid topic_id;
+  // Each partition that we produced to within the topic. Versions 3-13.
+  std::vector<PartitionProduceResponse> partition_responses;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TopicProduceResponse&) const = default;
+};
+
+struct NodeEndpoint {
+  // The ID of the associated node. Versions 10-13.
+  int32_t node_id{0};
+  // The node's hostname. Versions 10-13.
+  std::string host;
+  // The node's port. Versions 10-13.
+  int32_t port{0};
+  // The rack of the node, or null if it has not been assigned to a rack. Versions 10-13, nullable
+  // 10-13.
+  std::optional<std::string> rack{std::nullopt};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const NodeEndpoint&) const = default;
+};
+
+}  // namespace produce_response_data
+
 struct ProduceResponseData {
   static constexpr int16_t kApiKey = 0;
   static constexpr int16_t kLowestSupportedVersion = 3;
@@ -30,94 +124,13 @@ struct ProduceResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 9;
 
-  struct BatchIndexAndErrorMessage {
-    // The batch index of the record that caused the batch to be dropped. Versions 8-13.
-    int32_t batch_index{0};
-    // The error message of the record that caused the batch to be dropped. Versions 8-13, nullable
-    // 8-13.
-    std::optional<std::string> batch_index_error_message{std::nullopt};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const BatchIndexAndErrorMessage&) const = default;
-  };
-
-  struct LeaderIdAndEpoch {
-    // The ID of the current leader or -1 if the leader is unknown. Versions 10-13.
-    int32_t leader_id{-1};
-    // The latest known leader epoch. Versions 10-13.
-    int32_t leader_epoch{-1};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const LeaderIdAndEpoch&) const = default;
-  };
-
-  struct PartitionProduceResponse {
-    // The partition index. Versions 3-13.
-    int32_t index{0};
-    // The error code, or 0 if there was no error. Versions 3-13.
-    int16_t error_code{0};
-    // The base offset. Versions 3-13.
-    int64_t base_offset{0};
-    // The timestamp returned by broker after appending the messages. If CreateTime is used for the
-    // topic, the timestamp will be -1. If LogAppendTime is used for the topic, the timestamp will be
-    // the broker local time when the messages are appended. Versions 3-13.
-    int64_t log_append_time_ms{-1};
-    // The log start offset. Versions 5-13.
-    int64_t log_start_offset{-1};
-    // The batch indices of records that caused the batch to be dropped. Versions 8-13.
-    std::vector<BatchIndexAndErrorMessage> record_errors;
-    // The global error message summarizing the common root cause of the records that caused the batch
-    // to be dropped. Versions 8-13, nullable 8-13.
-    std::optional<std::string> error_message{std::nullopt};
-    // The leader broker that the producer should use for future requests. Versions 10-13, tagged 10-13
-    // (tag 0).
-    LeaderIdAndEpoch current_leader;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const PartitionProduceResponse&) const = default;
-  };
-
-  struct TopicProduceResponse {
-    // The topic name. Versions 3-12.
-    std::string name;
-    // The unique topic ID. Versions 13.
-    ::seglog::Uuid topic_id;
-    // Each partition that we produced to within the topic. Versions 3-13.
-    std::vector<PartitionProduceResponse> partition_responses;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TopicProduceResponse&) const = default;
-  };
-
-  struct NodeEndpoint {
-    // The ID of the associated node. Versions 10-13.
-    int32_t node_id{0};
-    // The node's hostname. Versions 10-13.
-    std::string host;
-    // The node's port. Versions 10-13.
-    int32_t port{0};
-    // The rack of the node, or null if it has not been assigned to a rack. Versions 10-13, nullable
-    // 10-13.
-    std::optional<std::string> rack{std::nullopt};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const NodeEndpoint&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using BatchIndexAndErrorMessage = produce_response_data::BatchIndexAndErrorMessage;
+  using LeaderIdAndEpoch = produce_response_data::LeaderIdAndEpoch;
+  using PartitionProduceResponse = produce_response_data::PartitionProduceResponse;
+  using TopicProduceResponse = produce_response_data::TopicProduceResponse;
+  using NodeEndpoint = produce_response_data::NodeEndpoint;
 
   // Each produce response. Versions 3-13.
   std::vector<TopicProduceResponse> responses;

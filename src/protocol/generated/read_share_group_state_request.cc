@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status ReadShareGroupStateRequestData::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status read_share_group_state_request_data::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = PartitionData{};
@@ -31,7 +31,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ReadShareGroupStateRequestData::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status read_share_group_state_request_data::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -45,7 +45,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ReadShareGroupStateRequestData::ReadStateData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status read_share_group_state_request_data::ReadStateData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = ReadStateData{};
@@ -81,7 +81,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ReadShareGroupStateRequestData::ReadStateData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status read_share_group_state_request_data::ReadStateData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

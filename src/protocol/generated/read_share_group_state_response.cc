@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status ReadShareGroupStateResponseData::StateBatch::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status read_share_group_state_response_data::StateBatch::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = StateBatch{};
@@ -33,7 +33,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ReadShareGroupStateResponseData::StateBatch::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status read_share_group_state_response_data::StateBatch::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -49,7 +49,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ReadShareGroupStateResponseData::PartitionResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status read_share_group_state_response_data::PartitionResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = PartitionResult{};
@@ -92,7 +92,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ReadShareGroupStateResponseData::PartitionResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status read_share_group_state_response_data::PartitionResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -121,7 +121,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ReadShareGroupStateResponseData::ReadStateResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status read_share_group_state_response_data::ReadStateResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = ReadStateResult{};
@@ -157,7 +157,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ReadShareGroupStateResponseData::ReadStateResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status read_share_group_state_response_data::ReadStateResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

@@ -23,6 +23,62 @@
 
 namespace seglog::protocol {
 
+// The structures nested in ReadShareGroupStateResponseData.
+namespace read_share_group_state_response_data {
+
+struct StateBatch {
+  // The first offset of this state batch. Versions 0.
+  int64_t first_offset{0};
+  // The last offset of this state batch. Versions 0.
+  int64_t last_offset{0};
+  // The delivery state - 0:Available,2:Acked,4:Archived. Versions 0.
+  int8_t delivery_state{0};
+  // The delivery count. Versions 0.
+  int16_t delivery_count{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const StateBatch&) const = default;
+};
+
+struct PartitionResult {
+  // The partition index. Versions 0.
+  int32_t partition{0};
+  // The error code, or 0 if there was no error. Versions 0.
+  int16_t error_code{0};
+  // The error message, or null if there was no error. Versions 0, nullable 0.
+  std::optional<std::string> error_message{std::nullopt};
+  // The state epoch of the share-partition. Versions 0.
+  int32_t state_epoch{0};
+  // The share-partition start offset, which can be -1 if it is not yet initialized. Versions 0.
+  int64_t start_offset{0};
+  // The state batches for this share-partition. Versions 0.
+  std::vector<StateBatch> state_batches;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const PartitionResult&) const = default;
+};
+
+struct ReadStateResult {
+  // The topic identifier. Versions 0.
+  ::seglog::Uuid topic_id;
+  // The results for the partitions. Versions 0.
+  std::vector<PartitionResult> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const ReadStateResult&) const = default;
+};
+
+}  // namespace read_share_group_state_response_data
+
 struct ReadShareGroupStateResponseData {
   static constexpr int16_t kApiKey = 84;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,56 +86,11 @@ struct ReadShareGroupStateResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct StateBatch {
-    // The first offset of this state batch. Versions 0.
-    int64_t first_offset{0};
-    // The last offset of this state batch. Versions 0.
-    int64_t last_offset{0};
-    // The delivery state - 0:Available,2:Acked,4:Archived. Versions 0.
-    int8_t delivery_state{0};
-    // The delivery count. Versions 0.
-    int16_t delivery_count{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const StateBatch&) const = default;
-  };
-
-  struct PartitionResult {
-    // The partition index. Versions 0.
-    int32_t partition{0};
-    // The error code, or 0 if there was no error. Versions 0.
-    int16_t error_code{0};
-    // The error message, or null if there was no error. Versions 0, nullable 0.
-    std::optional<std::string> error_message{std::nullopt};
-    // The state epoch of the share-partition. Versions 0.
-    int32_t state_epoch{0};
-    // The share-partition start offset, which can be -1 if it is not yet initialized. Versions 0.
-    int64_t start_offset{0};
-    // The state batches for this share-partition. Versions 0.
-    std::vector<StateBatch> state_batches;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const PartitionResult&) const = default;
-  };
-
-  struct ReadStateResult {
-    // The topic identifier. Versions 0.
-    ::seglog::Uuid topic_id;
-    // The results for the partitions. Versions 0.
-    std::vector<PartitionResult> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const ReadStateResult&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using StateBatch = read_share_group_state_response_data::StateBatch;
+  using PartitionResult = read_share_group_state_response_data::PartitionResult;
+  using ReadStateResult = read_share_group_state_response_data::ReadStateResult;
 
   // The read results. Versions 0.
   std::vector<ReadStateResult> results;

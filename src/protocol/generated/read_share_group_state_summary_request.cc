@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status ReadShareGroupStateSummaryRequestData::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status read_share_group_state_summary_request_data::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = PartitionData{};
@@ -31,7 +31,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ReadShareGroupStateSummaryRequestData::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status read_share_group_state_summary_request_data::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -45,7 +45,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ReadShareGroupStateSummaryRequestData::ReadStateSummaryData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status read_share_group_state_summary_request_data::ReadStateSummaryData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = ReadStateSummaryData{};
@@ -81,7 +81,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ReadShareGroupStateSummaryRequestData::ReadStateSummaryData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status read_share_group_state_summary_request_data::ReadStateSummaryData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

@@ -23,6 +23,37 @@
 
 namespace seglog::protocol {
 
+// The structures nested in ReadShareGroupStateSummaryRequestData.
+namespace read_share_group_state_summary_request_data {
+
+struct PartitionData {
+  // The partition index. Versions 0-1.
+  int32_t partition{0};
+  // The leader epoch of the share-partition. Versions 0-1.
+  int32_t leader_epoch{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const PartitionData&) const = default;
+};
+
+struct ReadStateSummaryData {
+  // The topic identifier. Versions 0-1.
+  ::seglog::Uuid topic_id;
+  // The data for the partitions. Versions 0-1.
+  std::vector<PartitionData> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const ReadStateSummaryData&) const = default;
+};
+
+}  // namespace read_share_group_state_summary_request_data
+
 struct ReadShareGroupStateSummaryRequestData {
   static constexpr int16_t kApiKey = 87;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,31 +61,10 @@ struct ReadShareGroupStateSummaryRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct PartitionData {
-    // The partition index. Versions 0-1.
-    int32_t partition{0};
-    // The leader epoch of the share-partition. Versions 0-1.
-    int32_t leader_epoch{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const PartitionData&) const = default;
-  };
-
-  struct ReadStateSummaryData {
-    // The topic identifier. Versions 0-1.
-    ::seglog::Uuid topic_id;
-    // The data for the partitions. Versions 0-1.
-    std::vector<PartitionData> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const ReadStateSummaryData&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using PartitionData = read_share_group_state_summary_request_data::PartitionData;
+  using ReadStateSummaryData = read_share_group_state_summary_request_data::ReadStateSummaryData;
 
   // The group identifier. Versions 0-1.
   std::string group_id;

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status ReadShareGroupStateSummaryResponseData::PartitionResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status read_share_group_state_summary_response_data::PartitionResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = PartitionResult{};
@@ -41,7 +41,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ReadShareGroupStateSummaryResponseData::PartitionResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status read_share_group_state_summary_response_data::PartitionResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -73,7 +73,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ReadShareGroupStateSummaryResponseData::ReadStateSummaryResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status read_share_group_state_summary_response_data::ReadStateSummaryResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = ReadStateSummaryResult{};
@@ -109,7 +109,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ReadShareGroupStateSummaryResponseData::ReadStateSummaryResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status read_share_group_state_summary_response_data::ReadStateSummaryResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

@@ -23,6 +23,48 @@
 
 namespace seglog::protocol {
 
+// The structures nested in ReadShareGroupStateSummaryResponseData.
+namespace read_share_group_state_summary_response_data {
+
+struct PartitionResult {
+  // The partition index. Versions 0-1.
+  int32_t partition{0};
+  // The error code, or 0 if there was no error. Versions 0-1.
+  int16_t error_code{0};
+  // The error message, or null if there was no error. Versions 0-1, nullable 0-1.
+  std::optional<std::string> error_message{std::nullopt};
+  // The state epoch of the share-partition. Versions 0-1.
+  int32_t state_epoch{0};
+  // The leader epoch of the share-partition. Versions 0-1.
+  int32_t leader_epoch{0};
+  // The share-partition start offset. Versions 0-1.
+  int64_t start_offset{0};
+  // The number of offsets greater than or equal to share-partition start offset for which delivery
+  // has been completed. Versions 1.
+  int32_t delivery_complete_count{-1};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const PartitionResult&) const = default;
+};
+
+struct ReadStateSummaryResult {
+  // The topic identifier. Versions 0-1.
+  ::seglog::Uuid topic_id;
+  // The results for the partitions. Versions 0-1.
+  std::vector<PartitionResult> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const ReadStateSummaryResult&) const = default;
+};
+
+}  // namespace read_share_group_state_summary_response_data
+
 struct ReadShareGroupStateSummaryResponseData {
   static constexpr int16_t kApiKey = 87;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,42 +72,10 @@ struct ReadShareGroupStateSummaryResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct PartitionResult {
-    // The partition index. Versions 0-1.
-    int32_t partition{0};
-    // The error code, or 0 if there was no error. Versions 0-1.
-    int16_t error_code{0};
-    // The error message, or null if there was no error. Versions 0-1, nullable 0-1.
-    std::optional<std::string> error_message{std::nullopt};
-    // The state epoch of the share-partition. Versions 0-1.
-    int32_t state_epoch{0};
-    // The leader epoch of the share-partition. Versions 0-1.
-    int32_t leader_epoch{0};
-    // The share-partition start offset. Versions 0-1.
-    int64_t start_offset{0};
-    // The number of offsets greater than or equal to share-partition start offset for which delivery
-    // has been completed. Versions 1.
-    int32_t delivery_complete_count{-1};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const PartitionResult&) const = default;
-  };
-
-  struct ReadStateSummaryResult {
-    // The topic identifier. Versions 0-1.
-    ::seglog::Uuid topic_id;
-    // The results for the partitions. Versions 0-1.
-    std::vector<PartitionResult> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const ReadStateSummaryResult&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using PartitionResult = read_share_group_state_summary_response_data::PartitionResult;
+  using ReadStateSummaryResult = read_share_group_state_summary_response_data::ReadStateSummaryResult;
 
   // The read results. Versions 0-1.
   std::vector<ReadStateSummaryResult> results;

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status ShareAcknowledgeRequestData::AcknowledgementBatch::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status share_acknowledge_request_data::AcknowledgementBatch::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = AcknowledgementBatch{};
@@ -45,7 +45,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ShareAcknowledgeRequestData::AcknowledgementBatch::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status share_acknowledge_request_data::AcknowledgementBatch::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -63,7 +63,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ShareAcknowledgeRequestData::AcknowledgePartition::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status share_acknowledge_request_data::AcknowledgePartition::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = AcknowledgePartition{};
@@ -99,7 +99,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ShareAcknowledgeRequestData::AcknowledgePartition::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status share_acknowledge_request_data::AcknowledgePartition::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -116,7 +116,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ShareAcknowledgeRequestData::AcknowledgeTopic::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status share_acknowledge_request_data::AcknowledgeTopic::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = AcknowledgeTopic{};
@@ -152,7 +152,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ShareAcknowledgeRequestData::AcknowledgeTopic::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status share_acknowledge_request_data::AcknowledgeTopic::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

@@ -23,6 +23,52 @@
 
 namespace seglog::protocol {
 
+// The structures nested in ShareAcknowledgeRequestData.
+namespace share_acknowledge_request_data {
+
+struct AcknowledgementBatch {
+  // First offset of batch of records to acknowledge. Versions 1-2.
+  int64_t first_offset{0};
+  // Last offset (inclusive) of batch of records to acknowledge. Versions 1-2.
+  int64_t last_offset{0};
+  // Array of acknowledge types - 0:Gap,1:Accept,2:Release,3:Reject,4:Renew. Versions 1-2.
+  std::vector<int8_t> acknowledge_types;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const AcknowledgementBatch&) const = default;
+};
+
+struct AcknowledgePartition {
+  // The partition index. Versions 1-2.
+  int32_t partition_index{0};
+  // Record batches to acknowledge. Versions 1-2.
+  std::vector<AcknowledgementBatch> acknowledgement_batches;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const AcknowledgePartition&) const = default;
+};
+
+struct AcknowledgeTopic {
+  // The unique topic ID. Versions 1-2.
+  ::seglog::Uuid topic_id;
+  // The partitions containing records to acknowledge. Versions 1-2.
+  std::vector<AcknowledgePartition> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const AcknowledgeTopic&) const = default;
+};
+
+}  // namespace share_acknowledge_request_data
+
 struct ShareAcknowledgeRequestData {
   static constexpr int16_t kApiKey = 79;
   static constexpr int16_t kLowestSupportedVersion = 1;
@@ -30,46 +76,11 @@ struct ShareAcknowledgeRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct AcknowledgementBatch {
-    // First offset of batch of records to acknowledge. Versions 1-2.
-    int64_t first_offset{0};
-    // Last offset (inclusive) of batch of records to acknowledge. Versions 1-2.
-    int64_t last_offset{0};
-    // Array of acknowledge types - 0:Gap,1:Accept,2:Release,3:Reject,4:Renew. Versions 1-2.
-    std::vector<int8_t> acknowledge_types;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const AcknowledgementBatch&) const = default;
-  };
-
-  struct AcknowledgePartition {
-    // The partition index. Versions 1-2.
-    int32_t partition_index{0};
-    // Record batches to acknowledge. Versions 1-2.
-    std::vector<AcknowledgementBatch> acknowledgement_batches;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const AcknowledgePartition&) const = default;
-  };
-
-  struct AcknowledgeTopic {
-    // The unique topic ID. Versions 1-2.
-    ::seglog::Uuid topic_id;
-    // The partitions containing records to acknowledge. Versions 1-2.
-    std::vector<AcknowledgePartition> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const AcknowledgeTopic&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using AcknowledgementBatch = share_acknowledge_request_data::AcknowledgementBatch;
+  using AcknowledgePartition = share_acknowledge_request_data::AcknowledgePartition;
+  using AcknowledgeTopic = share_acknowledge_request_data::AcknowledgeTopic;
 
   // The group identifier. Versions 1-2, nullable 1-2.
   std::optional<std::string> group_id{std::nullopt};

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status ShareAcknowledgeResponseData::LeaderIdAndEpoch::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status share_acknowledge_response_data::LeaderIdAndEpoch::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = LeaderIdAndEpoch{};
@@ -31,7 +31,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ShareAcknowledgeResponseData::LeaderIdAndEpoch::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status share_acknowledge_response_data::LeaderIdAndEpoch::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -45,7 +45,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ShareAcknowledgeResponseData::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status share_acknowledge_response_data::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = PartitionData{};
@@ -73,7 +73,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ShareAcknowledgeResponseData::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status share_acknowledge_response_data::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -97,7 +97,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ShareAcknowledgeResponseData::ShareAcknowledgeTopicResponse::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status share_acknowledge_response_data::ShareAcknowledgeTopicResponse::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = ShareAcknowledgeTopicResponse{};
@@ -133,7 +133,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ShareAcknowledgeResponseData::ShareAcknowledgeTopicResponse::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status share_acknowledge_response_data::ShareAcknowledgeTopicResponse::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -150,7 +150,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ShareAcknowledgeResponseData::NodeEndpoint::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status share_acknowledge_response_data::NodeEndpoint::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = NodeEndpoint{};
@@ -178,7 +178,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ShareAcknowledgeResponseData::NodeEndpoint::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status share_acknowledge_response_data::NodeEndpoint::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

@@ -23,6 +23,71 @@
 
 namespace seglog::protocol {
 
+// The structures nested in ShareAcknowledgeResponseData.
+namespace share_acknowledge_response_data {
+
+struct LeaderIdAndEpoch {
+  // The ID of the current leader or -1 if the leader is unknown. Versions 1-2.
+  int32_t leader_id{0};
+  // The latest known leader epoch. Versions 1-2.
+  int32_t leader_epoch{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const LeaderIdAndEpoch&) const = default;
+};
+
+struct PartitionData {
+  // The partition index. Versions 1-2.
+  int32_t partition_index{0};
+  // The error code, or 0 if there was no error. Versions 1-2.
+  int16_t error_code{0};
+  // The error message, or null if there was no error. Versions 1-2, nullable 1-2.
+  std::optional<std::string> error_message{std::nullopt};
+  // The current leader of the partition. Versions 1-2.
+  LeaderIdAndEpoch current_leader;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const PartitionData&) const = default;
+};
+
+struct ShareAcknowledgeTopicResponse {
+  // The unique topic ID. Versions 1-2.
+  ::seglog::Uuid topic_id;
+  // The topic partitions. Versions 1-2.
+  std::vector<PartitionData> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const ShareAcknowledgeTopicResponse&) const = default;
+};
+
+struct NodeEndpoint {
+  // The ID of the associated node. Versions 1-2.
+  int32_t node_id{0};
+  // The node's hostname. Versions 1-2.
+  std::string host;
+  // The node's port. Versions 1-2.
+  int32_t port{0};
+  // The rack of the node, or null if it has not been assigned to a rack. Versions 1-2, nullable 1-2.
+  std::optional<std::string> rack{std::nullopt};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const NodeEndpoint&) const = default;
+};
+
+}  // namespace share_acknowledge_response_data
+
 struct ShareAcknowledgeResponseData {
   static constexpr int16_t kApiKey = 79;
   static constexpr int16_t kLowestSupportedVersion = 1;
@@ -30,65 +95,12 @@ struct ShareAcknowledgeResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct LeaderIdAndEpoch {
-    // The ID of the current leader or -1 if the leader is unknown. Versions 1-2.
-    int32_t leader_id{0};
-    // The latest known leader epoch. Versions 1-2.
-    int32_t leader_epoch{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const LeaderIdAndEpoch&) const = default;
-  };
-
-  struct PartitionData {
-    // The partition index. Versions 1-2.
-    int32_t partition_index{0};
-    // The error code, or 0 if there was no error. Versions 1-2.
-    int16_t error_code{0};
-    // The error message, or null if there was no error. Versions 1-2, nullable 1-2.
-    std::optional<std::string> error_message{std::nullopt};
-    // The current leader of the partition. Versions 1-2.
-    LeaderIdAndEpoch current_leader;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const PartitionData&) const = default;
-  };
-
-  struct ShareAcknowledgeTopicResponse {
-    // The unique topic ID. Versions 1-2.
-    ::seglog::Uuid topic_id;
-    // The topic partitions. Versions 1-2.
-    std::vector<PartitionData> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const ShareAcknowledgeTopicResponse&) const = default;
-  };
-
-  struct NodeEndpoint {
-    // The ID of the associated node. Versions 1-2.
-    int32_t node_id{0};
-    // The node's hostname. Versions 1-2.
-    std::string host;
-    // The node's port. Versions 1-2.
-    int32_t port{0};
-    // The rack of the node, or null if it has not been assigned to a rack. Versions 1-2, nullable 1-2.
-    std::optional<std::string> rack{std::nullopt};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const NodeEndpoint&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using LeaderIdAndEpoch = share_acknowledge_response_data::LeaderIdAndEpoch;
+  using PartitionData = share_acknowledge_response_data::PartitionData;
+  using ShareAcknowledgeTopicResponse = share_acknowledge_response_data::ShareAcknowledgeTopicResponse;
+  using NodeEndpoint = share_acknowledge_response_data::NodeEndpoint;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 1-2.

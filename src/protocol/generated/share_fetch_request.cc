@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status ShareFetchRequestData::AcknowledgementBatch::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status share_fetch_request_data::AcknowledgementBatch::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = AcknowledgementBatch{};
@@ -45,7 +45,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ShareFetchRequestData::AcknowledgementBatch::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status share_fetch_request_data::AcknowledgementBatch::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -63,7 +63,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ShareFetchRequestData::FetchPartition::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status share_fetch_request_data::FetchPartition::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = FetchPartition{};
@@ -99,7 +99,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ShareFetchRequestData::FetchPartition::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status share_fetch_request_data::FetchPartition::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -119,7 +119,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ShareFetchRequestData::FetchTopic::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status share_fetch_request_data::FetchTopic::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = FetchTopic{};
@@ -155,7 +155,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ShareFetchRequestData::FetchTopic::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status share_fetch_request_data::FetchTopic::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -172,7 +172,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ShareFetchRequestData::ForgottenTopic::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status share_fetch_request_data::ForgottenTopic::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = ForgottenTopic{};
@@ -208,7 +208,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ShareFetchRequestData::ForgottenTopic::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status share_fetch_request_data::ForgottenTopic::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

@@ -23,6 +23,68 @@
 
 namespace seglog::protocol {
 
+// The structures nested in ShareFetchRequestData.
+namespace share_fetch_request_data {
+
+struct AcknowledgementBatch {
+  // First offset of batch of records to acknowledge. Versions 1-2.
+  int64_t first_offset{0};
+  // Last offset (inclusive) of batch of records to acknowledge. Versions 1-2.
+  int64_t last_offset{0};
+  // Array of acknowledge types - 0:Gap,1:Accept,2:Release,3:Reject,4:Renew. Versions 1-2.
+  std::vector<int8_t> acknowledge_types;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const AcknowledgementBatch&) const = default;
+};
+
+struct FetchPartition {
+  // The partition index. Versions 1-2.
+  int32_t partition_index{0};
+  // The maximum bytes to fetch from this partition. 0 when only acknowledgement with no fetching is
+  // required. See KIP-74 for cases where this limit may not be honored. Versions none.
+  int32_t partition_max_bytes{0};
+  // Record batches to acknowledge. Versions 1-2.
+  std::vector<AcknowledgementBatch> acknowledgement_batches;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const FetchPartition&) const = default;
+};
+
+struct FetchTopic {
+  // The unique topic ID. Versions 1-2.
+  ::seglog::Uuid topic_id;
+  // The partitions to fetch. Versions 1-2.
+  std::vector<FetchPartition> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const FetchTopic&) const = default;
+};
+
+struct ForgottenTopic {
+  // The unique topic ID. Versions 1-2.
+  ::seglog::Uuid topic_id;
+  // The partitions indexes to forget. Versions 1-2.
+  std::vector<int32_t> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const ForgottenTopic&) const = default;
+};
+
+}  // namespace share_fetch_request_data
+
 struct ShareFetchRequestData {
   static constexpr int16_t kApiKey = 78;
   static constexpr int16_t kLowestSupportedVersion = 1;
@@ -30,62 +92,12 @@ struct ShareFetchRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct AcknowledgementBatch {
-    // First offset of batch of records to acknowledge. Versions 1-2.
-    int64_t first_offset{0};
-    // Last offset (inclusive) of batch of records to acknowledge. Versions 1-2.
-    int64_t last_offset{0};
-    // Array of acknowledge types - 0:Gap,1:Accept,2:Release,3:Reject,4:Renew. Versions 1-2.
-    std::vector<int8_t> acknowledge_types;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const AcknowledgementBatch&) const = default;
-  };
-
-  struct FetchPartition {
-    // The partition index. Versions 1-2.
-    int32_t partition_index{0};
-    // The maximum bytes to fetch from this partition. 0 when only acknowledgement with no fetching is
-    // required. See KIP-74 for cases where this limit may not be honored. Versions none.
-    int32_t partition_max_bytes{0};
-    // Record batches to acknowledge. Versions 1-2.
-    std::vector<AcknowledgementBatch> acknowledgement_batches;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const FetchPartition&) const = default;
-  };
-
-  struct FetchTopic {
-    // The unique topic ID. Versions 1-2.
-    ::seglog::Uuid topic_id;
-    // The partitions to fetch. Versions 1-2.
-    std::vector<FetchPartition> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const FetchTopic&) const = default;
-  };
-
-  struct ForgottenTopic {
-    // The unique topic ID. Versions 1-2.
-    ::seglog::Uuid topic_id;
-    // The partitions indexes to forget. Versions 1-2.
-    std::vector<int32_t> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const ForgottenTopic&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using AcknowledgementBatch = share_fetch_request_data::AcknowledgementBatch;
+  using FetchPartition = share_fetch_request_data::FetchPartition;
+  using FetchTopic = share_fetch_request_data::FetchTopic;
+  using ForgottenTopic = share_fetch_request_data::ForgottenTopic;
 
   // The group identifier. Versions 1-2, nullable 1-2.
   std::optional<std::string> group_id{std::nullopt};

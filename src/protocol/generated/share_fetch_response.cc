@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status ShareFetchResponseData::LeaderIdAndEpoch::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status share_fetch_response_data::LeaderIdAndEpoch::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = LeaderIdAndEpoch{};
@@ -31,7 +31,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ShareFetchResponseData::LeaderIdAndEpoch::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status share_fetch_response_data::LeaderIdAndEpoch::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -45,7 +45,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ShareFetchResponseData::AcquiredRecords::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status share_fetch_response_data::AcquiredRecords::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = AcquiredRecords{};
@@ -69,7 +69,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ShareFetchResponseData::AcquiredRecords::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status share_fetch_response_data::AcquiredRecords::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -84,7 +84,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ShareFetchResponseData::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status share_fetch_response_data::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = PartitionData{};
@@ -132,7 +132,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ShareFetchResponseData::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status share_fetch_response_data::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -171,7 +171,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ShareFetchResponseData::ShareFetchableTopicResponse::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status share_fetch_response_data::ShareFetchableTopicResponse::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = ShareFetchableTopicResponse{};
@@ -207,7 +207,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ShareFetchResponseData::ShareFetchableTopicResponse::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status share_fetch_response_data::ShareFetchableTopicResponse::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -224,7 +224,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ShareFetchResponseData::NodeEndpoint::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status share_fetch_response_data::NodeEndpoint::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = NodeEndpoint{};
@@ -252,7 +252,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ShareFetchResponseData::NodeEndpoint::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status share_fetch_response_data::NodeEndpoint::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status ShareGroupDescribeResponseData::TopicPartitions::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status share_group_describe_response_data::TopicPartitions::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopicPartitions{};
@@ -45,7 +45,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ShareGroupDescribeResponseData::TopicPartitions::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status share_group_describe_response_data::TopicPartitions::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -63,7 +63,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ShareGroupDescribeResponseData::Assignment::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status share_group_describe_response_data::Assignment::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = Assignment{};
@@ -98,7 +98,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ShareGroupDescribeResponseData::Assignment::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status share_group_describe_response_data::Assignment::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -114,7 +114,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ShareGroupDescribeResponseData::Member::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status share_group_describe_response_data::Member::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = Member{};
@@ -158,7 +158,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ShareGroupDescribeResponseData::Member::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status share_group_describe_response_data::Member::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -188,7 +188,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ShareGroupDescribeResponseData::DescribedGroup::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status share_group_describe_response_data::DescribedGroup::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DescribedGroup{};
@@ -234,7 +234,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ShareGroupDescribeResponseData::DescribedGroup::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status share_group_describe_response_data::DescribedGroup::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

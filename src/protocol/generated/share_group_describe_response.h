@@ -23,6 +23,87 @@
 
 namespace seglog::protocol {
 
+// The structures nested in ShareGroupDescribeResponseData.
+namespace share_group_describe_response_data {
+
+struct TopicPartitions {
+  // The topic ID. Versions 1.
+  ::seglog::Uuid topic_id;
+  // The topic name. Versions 1.
+  std::string topic_name;
+  // The partitions. Versions 1.
+  std::vector<int32_t> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TopicPartitions&) const = default;
+};
+
+struct Assignment {
+  // The assigned topic-partitions to the member. Versions 1.
+  std::vector<TopicPartitions> topic_partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const Assignment&) const = default;
+};
+
+struct Member {
+  // The member ID. Versions 1.
+  std::string member_id;
+  // The member rack ID. Versions 1, nullable 1.
+  std::optional<std::string> rack_id{std::nullopt};
+  // The current member epoch. Versions 1.
+  int32_t member_epoch{0};
+  // The client ID. Versions 1.
+  std::string client_id;
+  // The client host. Versions 1.
+  std::string client_host;
+  // The subscribed topic names. Versions 1.
+  std::vector<std::string> subscribed_topic_names;
+  // The current assignment. Versions 1.
+  Assignment assignment;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const Member&) const = default;
+};
+
+struct DescribedGroup {
+  // The describe error, or 0 if there was no error. Versions 1.
+  int16_t error_code{0};
+  // The top-level error message, or null if there was no error. Versions 1, nullable 1.
+  std::optional<std::string> error_message{std::nullopt};
+  // The group ID string. Versions 1.
+  std::string group_id;
+  // The group state string, or the empty string. Versions 1.
+  std::string group_state;
+  // The group epoch. Versions 1.
+  int32_t group_epoch{0};
+  // The assignment epoch. Versions 1.
+  int32_t assignment_epoch{0};
+  // The selected assignor. Versions 1.
+  std::string assignor_name;
+  // The members. Versions 1.
+  std::vector<Member> members;
+  // 32-bit bitfield to represent authorized operations for this group. Versions 1.
+  int32_t authorized_operations{INT32_MIN};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DescribedGroup&) const = default;
+};
+
+}  // namespace share_group_describe_response_data
+
 struct ShareGroupDescribeResponseData {
   static constexpr int16_t kApiKey = 77;
   static constexpr int16_t kLowestSupportedVersion = 1;
@@ -30,81 +111,12 @@ struct ShareGroupDescribeResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct TopicPartitions {
-    // The topic ID. Versions 1.
-    ::seglog::Uuid topic_id;
-    // The topic name. Versions 1.
-    std::string topic_name;
-    // The partitions. Versions 1.
-    std::vector<int32_t> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TopicPartitions&) const = default;
-  };
-
-  struct Assignment {
-    // The assigned topic-partitions to the member. Versions 1.
-    std::vector<TopicPartitions> topic_partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const Assignment&) const = default;
-  };
-
-  struct Member {
-    // The member ID. Versions 1.
-    std::string member_id;
-    // The member rack ID. Versions 1, nullable 1.
-    std::optional<std::string> rack_id{std::nullopt};
-    // The current member epoch. Versions 1.
-    int32_t member_epoch{0};
-    // The client ID. Versions 1.
-    std::string client_id;
-    // The client host. Versions 1.
-    std::string client_host;
-    // The subscribed topic names. Versions 1.
-    std::vector<std::string> subscribed_topic_names;
-    // The current assignment. Versions 1.
-    Assignment assignment;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const Member&) const = default;
-  };
-
-  struct DescribedGroup {
-    // The describe error, or 0 if there was no error. Versions 1.
-    int16_t error_code{0};
-    // The top-level error message, or null if there was no error. Versions 1, nullable 1.
-    std::optional<std::string> error_message{std::nullopt};
-    // The group ID string. Versions 1.
-    std::string group_id;
-    // The group state string, or the empty string. Versions 1.
-    std::string group_state;
-    // The group epoch. Versions 1.
-    int32_t group_epoch{0};
-    // The assignment epoch. Versions 1.
-    int32_t assignment_epoch{0};
-    // The selected assignor. Versions 1.
-    std::string assignor_name;
-    // The members. Versions 1.
-    std::vector<Member> members;
-    // 32-bit bitfield to represent authorized operations for this group. Versions 1.
-    int32_t authorized_operations{INT32_MIN};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DescribedGroup&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using TopicPartitions = share_group_describe_response_data::TopicPartitions;
+  using Assignment = share_group_describe_response_data::Assignment;
+  using Member = share_group_describe_response_data::Member;
+  using DescribedGroup = share_group_describe_response_data::DescribedGroup;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 1.

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status ShareGroupHeartbeatResponseData::TopicPartitions::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status share_group_heartbeat_response_data::TopicPartitions::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopicPartitions{};
@@ -44,7 +44,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ShareGroupHeartbeatResponseData::TopicPartitions::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status share_group_heartbeat_response_data::TopicPartitions::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -61,7 +61,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status ShareGroupHeartbeatResponseData::Assignment::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status share_group_heartbeat_response_data::Assignment::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = Assignment{};
@@ -96,7 +96,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status ShareGroupHeartbeatResponseData::Assignment::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status share_group_heartbeat_response_data::Assignment::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

@@ -23,6 +23,35 @@
 
 namespace seglog::protocol {
 
+// The structures nested in ShareGroupHeartbeatResponseData.
+namespace share_group_heartbeat_response_data {
+
+struct TopicPartitions {
+  // The topic ID. Versions 1.
+  ::seglog::Uuid topic_id;
+  // The partitions. Versions 1.
+  std::vector<int32_t> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TopicPartitions&) const = default;
+};
+
+struct Assignment {
+  // The partitions assigned to the member. Versions 1.
+  std::vector<TopicPartitions> topic_partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const Assignment&) const = default;
+};
+
+}  // namespace share_group_heartbeat_response_data
+
 struct ShareGroupHeartbeatResponseData {
   static constexpr int16_t kApiKey = 76;
   static constexpr int16_t kLowestSupportedVersion = 1;
@@ -30,29 +59,10 @@ struct ShareGroupHeartbeatResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct TopicPartitions {
-    // The topic ID. Versions 1.
-    ::seglog::Uuid topic_id;
-    // The partitions. Versions 1.
-    std::vector<int32_t> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TopicPartitions&) const = default;
-  };
-
-  struct Assignment {
-    // The partitions assigned to the member. Versions 1.
-    std::vector<TopicPartitions> topic_partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const Assignment&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using TopicPartitions = share_group_heartbeat_response_data::TopicPartitions;
+  using Assignment = share_group_heartbeat_response_data::Assignment;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 1.

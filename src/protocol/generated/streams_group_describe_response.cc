@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status StreamsGroupDescribeResponseData::KeyValue::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status streams_group_describe_response_data::KeyValue::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = KeyValue{};
@@ -31,7 +31,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status StreamsGroupDescribeResponseData::KeyValue::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status streams_group_describe_response_data::KeyValue::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -45,7 +45,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status StreamsGroupDescribeResponseData::TopicInfo::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status streams_group_describe_response_data::TopicInfo::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopicInfo{};
@@ -83,7 +83,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status StreamsGroupDescribeResponseData::TopicInfo::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status streams_group_describe_response_data::TopicInfo::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -102,7 +102,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status StreamsGroupDescribeResponseData::Subtopology::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status streams_group_describe_response_data::Subtopology::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = Subtopology{};
@@ -180,7 +180,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status StreamsGroupDescribeResponseData::Subtopology::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status streams_group_describe_response_data::Subtopology::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -209,7 +209,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status StreamsGroupDescribeResponseData::Topology::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status streams_group_describe_response_data::Topology::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = Topology{};
@@ -247,7 +247,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status StreamsGroupDescribeResponseData::Topology::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status streams_group_describe_response_data::Topology::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -272,7 +272,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status StreamsGroupDescribeResponseData::Endpoint::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status streams_group_describe_response_data::Endpoint::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = Endpoint{};
@@ -295,7 +295,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status StreamsGroupDescribeResponseData::Endpoint::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status streams_group_describe_response_data::Endpoint::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -309,7 +309,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status StreamsGroupDescribeResponseData::TaskOffset::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status streams_group_describe_response_data::TaskOffset::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TaskOffset{};
@@ -333,7 +333,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status StreamsGroupDescribeResponseData::TaskOffset::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status streams_group_describe_response_data::TaskOffset::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -348,7 +348,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status StreamsGroupDescribeResponseData::TaskIds::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status streams_group_describe_response_data::TaskIds::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TaskIds{};
@@ -384,7 +384,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status StreamsGroupDescribeResponseData::TaskIds::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status streams_group_describe_response_data::TaskIds::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -401,7 +401,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status StreamsGroupDescribeResponseData::Assignment::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status streams_group_describe_response_data::Assignment::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = Assignment{};
@@ -464,7 +464,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status StreamsGroupDescribeResponseData::Assignment::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status streams_group_describe_response_data::Assignment::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -488,7 +488,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status StreamsGroupDescribeResponseData::Member::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status streams_group_describe_response_data::Member::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = Member{};
@@ -580,7 +580,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status StreamsGroupDescribeResponseData::Member::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status streams_group_describe_response_data::Member::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -641,7 +641,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status StreamsGroupDescribeResponseData::TopologyDescriptionNode::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status streams_group_describe_response_data::TopologyDescriptionNode::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopologyDescriptionNode{};
@@ -722,7 +722,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status StreamsGroupDescribeResponseData::TopologyDescriptionNode::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status streams_group_describe_response_data::TopologyDescriptionNode::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -787,7 +787,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status StreamsGroupDescribeResponseData::TopologyDescriptionSubtopology::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status streams_group_describe_response_data::TopologyDescriptionSubtopology::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopologyDescriptionSubtopology{};
@@ -827,7 +827,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status StreamsGroupDescribeResponseData::TopologyDescriptionSubtopology::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status streams_group_describe_response_data::TopologyDescriptionSubtopology::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -854,7 +854,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status StreamsGroupDescribeResponseData::TopologyDescriptionGlobalStore::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status streams_group_describe_response_data::TopologyDescriptionGlobalStore::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopologyDescriptionGlobalStore{};
@@ -881,7 +881,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status StreamsGroupDescribeResponseData::TopologyDescriptionGlobalStore::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status streams_group_describe_response_data::TopologyDescriptionGlobalStore::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -905,7 +905,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status StreamsGroupDescribeResponseData::TopologyDescription::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status streams_group_describe_response_data::TopologyDescription::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopologyDescription{};
@@ -958,7 +958,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status StreamsGroupDescribeResponseData::TopologyDescription::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status streams_group_describe_response_data::TopologyDescription::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -988,7 +988,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status StreamsGroupDescribeResponseData::DescribedGroup::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status streams_group_describe_response_data::DescribedGroup::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = DescribedGroup{};
@@ -1068,7 +1068,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status StreamsGroupDescribeResponseData::DescribedGroup::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status streams_group_describe_response_data::DescribedGroup::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

@@ -23,6 +23,281 @@
 
 namespace seglog::protocol {
 
+// The structures nested in StreamsGroupDescribeResponseData.
+namespace streams_group_describe_response_data {
+
+struct KeyValue {
+  // key of the config. Versions 0-1.
+  std::string key;
+  // value of the config. Versions 0-1.
+  std::string value;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const KeyValue&) const = default;
+};
+
+struct TopicInfo {
+  // The name of the topic. Versions 0-1.
+  std::string name;
+  // The number of partitions in the topic. Can be 0 if no specific number of partitions is enforced.
+  // Always 0 for changelog topics. Versions 0-1.
+  int32_t partitions{0};
+  // The replication factor of the topic. Can be 0 if the default replication factor should be used.
+  // Versions 0-1.
+  int16_t replication_factor{0};
+  // Topic-level configurations as key-value pairs. Versions 0-1.
+  std::vector<KeyValue> topic_configs;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TopicInfo&) const = default;
+};
+
+struct Subtopology {
+  // String to uniquely identify the subtopology. Versions 0-1.
+  std::string subtopology_id;
+  // The topics the subtopology reads from. Versions 0-1.
+  std::vector<std::string> source_topics;
+  // The repartition topics the subtopology writes to. Versions 0-1.
+  std::vector<std::string> repartition_sink_topics;
+  // The set of state changelog topics associated with this subtopology. Created automatically.
+  // Versions 0-1.
+  std::vector<TopicInfo> state_changelog_topics;
+  // The set of source topics that are internally created repartition topics. Created automatically.
+  // Versions 0-1.
+  std::vector<TopicInfo> repartition_source_topics;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const Subtopology&) const = default;
+};
+
+struct Topology {
+  // The epoch of the currently initialized topology for this group. Versions 0-1.
+  int32_t epoch{0};
+  // The subtopologies of the streams application. This contains the configured subtopologies, where
+  // the number of partitions are set and any regular expressions are resolved to actual topics. Null
+  // if the group is uninitialized, source topics are missing or incorrectly partitioned. Versions
+  // 0-1, nullable 0-1.
+  std::optional<std::vector<Subtopology>> subtopologies{std::nullopt};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const Topology&) const = default;
+};
+
+struct Endpoint {
+  // host of the endpoint. Versions 0-1.
+  std::string host;
+  // port of the endpoint. Versions 0-1.
+  uint16_t port{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const Endpoint&) const = default;
+};
+
+struct TaskOffset {
+  // The subtopology identifier. Versions 0-1.
+  std::string subtopology_id;
+  // The partition. Versions 0-1.
+  int32_t partition{0};
+  // The offset. Versions 0-1.
+  int64_t offset{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TaskOffset&) const = default;
+};
+
+struct TaskIds {
+  // The subtopology identifier. Versions 0-1.
+  std::string subtopology_id;
+  // The partitions of the input topics processed by this member. Versions 0-1.
+  std::vector<int32_t> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TaskIds&) const = default;
+};
+
+struct Assignment {
+  // Active tasks for this client. Versions 0-1.
+  std::vector<TaskIds> active_tasks;
+  // Standby tasks for this client. Versions 0-1.
+  std::vector<TaskIds> standby_tasks;
+  // Warm-up tasks for this client. Versions 0-1.
+  std::vector<TaskIds> warmup_tasks;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const Assignment&) const = default;
+};
+
+struct Member {
+  // The member ID. Versions 0-1.
+  std::string member_id;
+  // The member epoch. Versions 0-1.
+  int32_t member_epoch{0};
+  // The member instance ID for static membership. Versions 0-1, nullable 0-1.
+  std::optional<std::string> instance_id{std::nullopt};
+  // The rack ID. Versions 0-1, nullable 0-1.
+  std::optional<std::string> rack_id{std::nullopt};
+  // The client ID. Versions 0-1.
+  std::string client_id;
+  // The client host. Versions 0-1.
+  std::string client_host;
+  // The epoch of the topology on the client. Versions 0-1.
+  int32_t topology_epoch{0};
+  // Identity of the streams instance that may have multiple clients. Versions 0-1.
+  std::string process_id;
+  // User-defined endpoint for Interactive Queries. Null if not defined for this client. Versions
+  // 0-1, nullable 0-1.
+  std::optional<Endpoint> user_endpoint{std::nullopt};
+  // Used for rack-aware assignment algorithm. Versions 0-1.
+  std::vector<KeyValue> client_tags;
+  // Cumulative changelog offsets for tasks. Versions 0-1.
+  std::vector<TaskOffset> task_offsets;
+  // Cumulative changelog end offsets for tasks. Versions 0-1.
+  std::vector<TaskOffset> task_end_offsets;
+  // The current assignment. Versions 0-1.
+  Assignment assignment;
+  // The target assignment. Versions 0-1.
+  Assignment target_assignment;
+  // True for classic members that have not been upgraded yet. Versions 0-1.
+  bool is_classic{false};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const Member&) const = default;
+};
+
+struct TopologyDescriptionNode {
+  // The name of this node (e.g., KSTREAM-SOURCE-0000000000). Versions 1.
+  std::string name;
+  // The type of this node: 1=SOURCE, 2=PROCESSOR, 3=SINK. Versions 1.
+  int8_t node_type{0};
+  // The source topics this node reads from. Defined only for source nodes, may be empty if source
+  // topics are dynamically determined. Versions 1.
+  std::vector<std::string> source_topics;
+  // The topic this node writes to. Defined only for sink nodes, may be null if sink topic is
+  // dynamically determined. Versions 1, nullable 1.
+  std::optional<std::string> sink_topic{std::nullopt};
+  // The state store names accessed by this node. Defined only for processor nodes. Versions 1.
+  std::vector<std::string> stores;
+  // The names of successor nodes in the processing graph. Predecessor relationships are
+  // reconstructed from this field. Versions 1.
+  std::vector<std::string> successors;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TopologyDescriptionNode&) const = default;
+};
+
+struct TopologyDescriptionSubtopology {
+  // The subtopology identifier, unique within the topology. Versions 1.
+  std::string subtopology_id;
+  // The processing nodes in this subtopology. Versions 1.
+  std::vector<TopologyDescriptionNode> nodes;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TopologyDescriptionSubtopology&) const = default;
+};
+
+struct TopologyDescriptionGlobalStore {
+  // The source node providing data to the global store. Versions 1.
+  TopologyDescriptionNode source;
+  // The processor node that populates the global store. Versions 1.
+  TopologyDescriptionNode processor;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TopologyDescriptionGlobalStore&) const = default;
+};
+
+struct TopologyDescription {
+  // The subtopologies that make up this topology. Versions 1.
+  std::vector<TopologyDescriptionSubtopology> subtopologies;
+  // Global state stores used by this topology. Versions 1.
+  std::vector<TopologyDescriptionGlobalStore> global_stores;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TopologyDescription&) const = default;
+};
+
+struct DescribedGroup {
+  // The describe error, or 0 if there was no error. Versions 0-1.
+  int16_t error_code{0};
+  // The top-level error message, or null if there was no error. Versions 0-1, nullable 0-1.
+  std::optional<std::string> error_message{std::nullopt};
+  // The group ID string. Versions 0-1.
+  std::string group_id;
+  // The group state string, or the empty string. Versions 0-1.
+  std::string group_state;
+  // The group epoch. Versions 0-1.
+  int32_t group_epoch{0};
+  // The assignment epoch. Versions 0-1.
+  int32_t assignment_epoch{0};
+  // The topology metadata currently initialized for the streams application. Can be null in case of
+  // a describe error. Versions 0-1, nullable 0-1.
+  std::optional<Topology> topology{std::nullopt};
+  // The members. Versions 0-1.
+  std::vector<Member> members;
+  // 32-bit bitfield to represent authorized operations for this group. Versions 0-1.
+  int32_t authorized_operations{INT32_MIN};
+  // The full topology description for this group. Non-null if and only if TopologyDescriptionStatus
+  // is AVAILABLE (3); null otherwise. Versions 1, nullable 1.
+  std::optional<TopologyDescription> topology_description{std::nullopt};
+  // The status of the topology description for this group, paired with TopologyDescription:
+  // 0=NOT_REQUESTED (client did not set IncludeTopologyDescription; TopologyDescription is null);
+  // 1=NOT_STORED (no description recorded for this group; TopologyDescription is null); 2=ERROR
+  // (broker failed to fetch the description, see broker logs; TopologyDescription is null);
+  // 3=AVAILABLE (TopologyDescription is non-null and carries the description). Versions 1.
+  int8_t topology_description_status{0};
+  // The task assignor that the group coordinator will use for the next assignment computation. This
+  // may differ from the assignor that computed the current assignment, because changing the assignor
+  // configuration does not trigger a rebalance. Null in case of a describe error. Versions 1,
+  // nullable 1.
+  std::optional<std::string> assignor_name{std::nullopt};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const DescribedGroup&) const = default;
+};
+
+}  // namespace streams_group_describe_response_data
+
 struct StreamsGroupDescribeResponseData {
   static constexpr int16_t kApiKey = 89;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,275 +305,22 @@ struct StreamsGroupDescribeResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct KeyValue {
-    // key of the config. Versions 0-1.
-    std::string key;
-    // value of the config. Versions 0-1.
-    std::string value;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const KeyValue&) const = default;
-  };
-
-  struct TopicInfo {
-    // The name of the topic. Versions 0-1.
-    std::string name;
-    // The number of partitions in the topic. Can be 0 if no specific number of partitions is enforced.
-    // Always 0 for changelog topics. Versions 0-1.
-    int32_t partitions{0};
-    // The replication factor of the topic. Can be 0 if the default replication factor should be used.
-    // Versions 0-1.
-    int16_t replication_factor{0};
-    // Topic-level configurations as key-value pairs. Versions 0-1.
-    std::vector<KeyValue> topic_configs;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TopicInfo&) const = default;
-  };
-
-  struct Subtopology {
-    // String to uniquely identify the subtopology. Versions 0-1.
-    std::string subtopology_id;
-    // The topics the subtopology reads from. Versions 0-1.
-    std::vector<std::string> source_topics;
-    // The repartition topics the subtopology writes to. Versions 0-1.
-    std::vector<std::string> repartition_sink_topics;
-    // The set of state changelog topics associated with this subtopology. Created automatically.
-    // Versions 0-1.
-    std::vector<TopicInfo> state_changelog_topics;
-    // The set of source topics that are internally created repartition topics. Created automatically.
-    // Versions 0-1.
-    std::vector<TopicInfo> repartition_source_topics;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const Subtopology&) const = default;
-  };
-
-  struct Topology {
-    // The epoch of the currently initialized topology for this group. Versions 0-1.
-    int32_t epoch{0};
-    // The subtopologies of the streams application. This contains the configured subtopologies, where
-    // the number of partitions are set and any regular expressions are resolved to actual topics. Null
-    // if the group is uninitialized, source topics are missing or incorrectly partitioned. Versions
-    // 0-1, nullable 0-1.
-    std::optional<std::vector<Subtopology>> subtopologies{std::nullopt};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const Topology&) const = default;
-  };
-
-  struct Endpoint {
-    // host of the endpoint. Versions 0-1.
-    std::string host;
-    // port of the endpoint. Versions 0-1.
-    uint16_t port{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const Endpoint&) const = default;
-  };
-
-  struct TaskOffset {
-    // The subtopology identifier. Versions 0-1.
-    std::string subtopology_id;
-    // The partition. Versions 0-1.
-    int32_t partition{0};
-    // The offset. Versions 0-1.
-    int64_t offset{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TaskOffset&) const = default;
-  };
-
-  struct TaskIds {
-    // The subtopology identifier. Versions 0-1.
-    std::string subtopology_id;
-    // The partitions of the input topics processed by this member. Versions 0-1.
-    std::vector<int32_t> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TaskIds&) const = default;
-  };
-
-  struct Assignment {
-    // Active tasks for this client. Versions 0-1.
-    std::vector<TaskIds> active_tasks;
-    // Standby tasks for this client. Versions 0-1.
-    std::vector<TaskIds> standby_tasks;
-    // Warm-up tasks for this client. Versions 0-1.
-    std::vector<TaskIds> warmup_tasks;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const Assignment&) const = default;
-  };
-
-  struct Member {
-    // The member ID. Versions 0-1.
-    std::string member_id;
-    // The member epoch. Versions 0-1.
-    int32_t member_epoch{0};
-    // The member instance ID for static membership. Versions 0-1, nullable 0-1.
-    std::optional<std::string> instance_id{std::nullopt};
-    // The rack ID. Versions 0-1, nullable 0-1.
-    std::optional<std::string> rack_id{std::nullopt};
-    // The client ID. Versions 0-1.
-    std::string client_id;
-    // The client host. Versions 0-1.
-    std::string client_host;
-    // The epoch of the topology on the client. Versions 0-1.
-    int32_t topology_epoch{0};
-    // Identity of the streams instance that may have multiple clients. Versions 0-1.
-    std::string process_id;
-    // User-defined endpoint for Interactive Queries. Null if not defined for this client. Versions
-    // 0-1, nullable 0-1.
-    std::optional<Endpoint> user_endpoint{std::nullopt};
-    // Used for rack-aware assignment algorithm. Versions 0-1.
-    std::vector<KeyValue> client_tags;
-    // Cumulative changelog offsets for tasks. Versions 0-1.
-    std::vector<TaskOffset> task_offsets;
-    // Cumulative changelog end offsets for tasks. Versions 0-1.
-    std::vector<TaskOffset> task_end_offsets;
-    // The current assignment. Versions 0-1.
-    Assignment assignment;
-    // The target assignment. Versions 0-1.
-    Assignment target_assignment;
-    // True for classic members that have not been upgraded yet. Versions 0-1.
-    bool is_classic{false};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const Member&) const = default;
-  };
-
-  struct TopologyDescriptionNode {
-    // The name of this node (e.g., KSTREAM-SOURCE-0000000000). Versions 1.
-    std::string name;
-    // The type of this node: 1=SOURCE, 2=PROCESSOR, 3=SINK. Versions 1.
-    int8_t node_type{0};
-    // The source topics this node reads from. Defined only for source nodes, may be empty if source
-    // topics are dynamically determined. Versions 1.
-    std::vector<std::string> source_topics;
-    // The topic this node writes to. Defined only for sink nodes, may be null if sink topic is
-    // dynamically determined. Versions 1, nullable 1.
-    std::optional<std::string> sink_topic{std::nullopt};
-    // The state store names accessed by this node. Defined only for processor nodes. Versions 1.
-    std::vector<std::string> stores;
-    // The names of successor nodes in the processing graph. Predecessor relationships are
-    // reconstructed from this field. Versions 1.
-    std::vector<std::string> successors;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TopologyDescriptionNode&) const = default;
-  };
-
-  struct TopologyDescriptionSubtopology {
-    // The subtopology identifier, unique within the topology. Versions 1.
-    std::string subtopology_id;
-    // The processing nodes in this subtopology. Versions 1.
-    std::vector<TopologyDescriptionNode> nodes;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TopologyDescriptionSubtopology&) const = default;
-  };
-
-  struct TopologyDescriptionGlobalStore {
-    // The source node providing data to the global store. Versions 1.
-    TopologyDescriptionNode source;
-    // The processor node that populates the global store. Versions 1.
-    TopologyDescriptionNode processor;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TopologyDescriptionGlobalStore&) const = default;
-  };
-
-  struct TopologyDescription {
-    // The subtopologies that make up this topology. Versions 1.
-    std::vector<TopologyDescriptionSubtopology> subtopologies;
-    // Global state stores used by this topology. Versions 1.
-    std::vector<TopologyDescriptionGlobalStore> global_stores;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TopologyDescription&) const = default;
-  };
-
-  struct DescribedGroup {
-    // The describe error, or 0 if there was no error. Versions 0-1.
-    int16_t error_code{0};
-    // The top-level error message, or null if there was no error. Versions 0-1, nullable 0-1.
-    std::optional<std::string> error_message{std::nullopt};
-    // The group ID string. Versions 0-1.
-    std::string group_id;
-    // The group state string, or the empty string. Versions 0-1.
-    std::string group_state;
-    // The group epoch. Versions 0-1.
-    int32_t group_epoch{0};
-    // The assignment epoch. Versions 0-1.
-    int32_t assignment_epoch{0};
-    // The topology metadata currently initialized for the streams application. Can be null in case of
-    // a describe error. Versions 0-1, nullable 0-1.
-    std::optional<Topology> topology{std::nullopt};
-    // The members. Versions 0-1.
-    std::vector<Member> members;
-    // 32-bit bitfield to represent authorized operations for this group. Versions 0-1.
-    int32_t authorized_operations{INT32_MIN};
-    // The full topology description for this group. Non-null if and only if TopologyDescriptionStatus
-    // is AVAILABLE (3); null otherwise. Versions 1, nullable 1.
-    std::optional<TopologyDescription> topology_description{std::nullopt};
-    // The status of the topology description for this group, paired with TopologyDescription:
-    // 0=NOT_REQUESTED (client did not set IncludeTopologyDescription; TopologyDescription is null);
-    // 1=NOT_STORED (no description recorded for this group; TopologyDescription is null); 2=ERROR
-    // (broker failed to fetch the description, see broker logs; TopologyDescription is null);
-    // 3=AVAILABLE (TopologyDescription is non-null and carries the description). Versions 1.
-    int8_t topology_description_status{0};
-    // The task assignor that the group coordinator will use for the next assignment computation. This
-    // may differ from the assignor that computed the current assignment, because changing the assignor
-    // configuration does not trigger a rebalance. Null in case of a describe error. Versions 1,
-    // nullable 1.
-    std::optional<std::string> assignor_name{std::nullopt};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const DescribedGroup&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using KeyValue = streams_group_describe_response_data::KeyValue;
+  using TopicInfo = streams_group_describe_response_data::TopicInfo;
+  using Subtopology = streams_group_describe_response_data::Subtopology;
+  using Topology = streams_group_describe_response_data::Topology;
+  using Endpoint = streams_group_describe_response_data::Endpoint;
+  using TaskOffset = streams_group_describe_response_data::TaskOffset;
+  using TaskIds = streams_group_describe_response_data::TaskIds;
+  using Assignment = streams_group_describe_response_data::Assignment;
+  using Member = streams_group_describe_response_data::Member;
+  using TopologyDescriptionNode = streams_group_describe_response_data::TopologyDescriptionNode;
+  using TopologyDescriptionSubtopology = streams_group_describe_response_data::TopologyDescriptionSubtopology;
+  using TopologyDescriptionGlobalStore = streams_group_describe_response_data::TopologyDescriptionGlobalStore;
+  using TopologyDescription = streams_group_describe_response_data::TopologyDescription;
+  using DescribedGroup = streams_group_describe_response_data::DescribedGroup;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 0-1.

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status StreamsGroupHeartbeatRequestData::KeyValue::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status streams_group_heartbeat_request_data::KeyValue::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = KeyValue{};
@@ -31,7 +31,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status StreamsGroupHeartbeatRequestData::KeyValue::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status streams_group_heartbeat_request_data::KeyValue::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -45,7 +45,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status StreamsGroupHeartbeatRequestData::TopicInfo::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status streams_group_heartbeat_request_data::TopicInfo::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopicInfo{};
@@ -83,7 +83,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status StreamsGroupHeartbeatRequestData::TopicInfo::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status streams_group_heartbeat_request_data::TopicInfo::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -102,7 +102,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status StreamsGroupHeartbeatRequestData::CopartitionGroup::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status streams_group_heartbeat_request_data::CopartitionGroup::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = CopartitionGroup{};
@@ -165,7 +165,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status StreamsGroupHeartbeatRequestData::CopartitionGroup::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status streams_group_heartbeat_request_data::CopartitionGroup::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -189,7 +189,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status StreamsGroupHeartbeatRequestData::Subtopology::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status streams_group_heartbeat_request_data::Subtopology::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = Subtopology{};
@@ -295,7 +295,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status StreamsGroupHeartbeatRequestData::Subtopology::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status streams_group_heartbeat_request_data::Subtopology::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -332,7 +332,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status StreamsGroupHeartbeatRequestData::Topology::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status streams_group_heartbeat_request_data::Topology::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = Topology{};
@@ -368,7 +368,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status StreamsGroupHeartbeatRequestData::Topology::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status streams_group_heartbeat_request_data::Topology::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -385,7 +385,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status StreamsGroupHeartbeatRequestData::TaskIds::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status streams_group_heartbeat_request_data::TaskIds::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TaskIds{};
@@ -421,7 +421,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status StreamsGroupHeartbeatRequestData::TaskIds::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status streams_group_heartbeat_request_data::TaskIds::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -438,7 +438,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status StreamsGroupHeartbeatRequestData::Endpoint::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status streams_group_heartbeat_request_data::Endpoint::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = Endpoint{};
@@ -461,7 +461,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status StreamsGroupHeartbeatRequestData::Endpoint::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status streams_group_heartbeat_request_data::Endpoint::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -475,7 +475,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status StreamsGroupHeartbeatRequestData::TaskOffset::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status streams_group_heartbeat_request_data::TaskOffset::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TaskOffset{};
@@ -499,7 +499,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status StreamsGroupHeartbeatRequestData::TaskOffset::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status streams_group_heartbeat_request_data::TaskOffset::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

@@ -23,6 +23,141 @@
 
 namespace seglog::protocol {
 
+// The structures nested in StreamsGroupHeartbeatRequestData.
+namespace streams_group_heartbeat_request_data {
+
+struct KeyValue {
+  // key of the config. Versions 0-1.
+  std::string key;
+  // value of the config. Versions 0-1.
+  std::string value;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const KeyValue&) const = default;
+};
+
+struct TopicInfo {
+  // The name of the topic. Versions 0-1.
+  std::string name;
+  // The number of partitions in the topic. Can be 0 if no specific number of partitions is enforced.
+  // Always 0 for changelog topics. Versions 0-1.
+  int32_t partitions{0};
+  // The replication factor of the topic. Can be 0 if the default replication factor should be used.
+  // Versions 0-1.
+  int16_t replication_factor{0};
+  // Topic-level configurations as key-value pairs. Versions 0-1.
+  std::vector<KeyValue> topic_configs;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TopicInfo&) const = default;
+};
+
+struct CopartitionGroup {
+  // The topics the topology reads from. Index into the array on the subtopology level. Versions 0-1.
+  std::vector<int16_t> source_topics;
+  // Regular expressions identifying topics the subtopology reads from. Index into the array on the
+  // subtopology level. Versions 0-1.
+  std::vector<int16_t> source_topic_regex;
+  // The set of source topics that are internally created repartition topics. Index into the array on
+  // the subtopology level. Versions 0-1.
+  std::vector<int16_t> repartition_source_topics;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const CopartitionGroup&) const = default;
+};
+
+struct Subtopology {
+  // String to uniquely identify the subtopology. Deterministically generated from the topology.
+  // Versions 0-1.
+  std::string subtopology_id;
+  // The topics the topology reads from. Versions 0-1.
+  std::vector<std::string> source_topics;
+  // The regular expressions identifying topics the subtopology reads from. Versions 0-1.
+  std::vector<std::string> source_topic_regex;
+  // The set of state changelog topics associated with this subtopology. Created automatically.
+  // Versions 0-1.
+  std::vector<TopicInfo> state_changelog_topics;
+  // The repartition topics the subtopology writes to. Versions 0-1.
+  std::vector<std::string> repartition_sink_topics;
+  // The set of source topics that are internally created repartition topics. Created automatically.
+  // Versions 0-1.
+  std::vector<TopicInfo> repartition_source_topics;
+  // A subset of source topics that must be copartitioned. Versions 0-1.
+  std::vector<CopartitionGroup> copartition_groups;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const Subtopology&) const = default;
+};
+
+struct Topology {
+  // The epoch of the topology. Used to check if the topology corresponds to the topology initialized
+  // on the brokers. Versions 0-1.
+  int32_t epoch{0};
+  // The sub-topologies of the streams application. Versions 0-1.
+  std::vector<Subtopology> subtopologies;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const Topology&) const = default;
+};
+
+struct TaskIds {
+  // The subtopology identifier. Versions 0-1.
+  std::string subtopology_id;
+  // The partitions of the input topics processed by this member. Versions 0-1.
+  std::vector<int32_t> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TaskIds&) const = default;
+};
+
+struct Endpoint {
+  // host of the endpoint. Versions 0-1.
+  std::string host;
+  // port of the endpoint. Versions 0-1.
+  uint16_t port{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const Endpoint&) const = default;
+};
+
+struct TaskOffset {
+  // The subtopology identifier. Versions 0-1.
+  std::string subtopology_id;
+  // The partition. Versions 0-1.
+  int32_t partition{0};
+  // The offset. Versions 0-1.
+  int64_t offset{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TaskOffset&) const = default;
+};
+
+}  // namespace streams_group_heartbeat_request_data
+
 struct StreamsGroupHeartbeatRequestData {
   static constexpr int16_t kApiKey = 88;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,135 +165,16 @@ struct StreamsGroupHeartbeatRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct KeyValue {
-    // key of the config. Versions 0-1.
-    std::string key;
-    // value of the config. Versions 0-1.
-    std::string value;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const KeyValue&) const = default;
-  };
-
-  struct TopicInfo {
-    // The name of the topic. Versions 0-1.
-    std::string name;
-    // The number of partitions in the topic. Can be 0 if no specific number of partitions is enforced.
-    // Always 0 for changelog topics. Versions 0-1.
-    int32_t partitions{0};
-    // The replication factor of the topic. Can be 0 if the default replication factor should be used.
-    // Versions 0-1.
-    int16_t replication_factor{0};
-    // Topic-level configurations as key-value pairs. Versions 0-1.
-    std::vector<KeyValue> topic_configs;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TopicInfo&) const = default;
-  };
-
-  struct CopartitionGroup {
-    // The topics the topology reads from. Index into the array on the subtopology level. Versions 0-1.
-    std::vector<int16_t> source_topics;
-    // Regular expressions identifying topics the subtopology reads from. Index into the array on the
-    // subtopology level. Versions 0-1.
-    std::vector<int16_t> source_topic_regex;
-    // The set of source topics that are internally created repartition topics. Index into the array on
-    // the subtopology level. Versions 0-1.
-    std::vector<int16_t> repartition_source_topics;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const CopartitionGroup&) const = default;
-  };
-
-  struct Subtopology {
-    // String to uniquely identify the subtopology. Deterministically generated from the topology.
-    // Versions 0-1.
-    std::string subtopology_id;
-    // The topics the topology reads from. Versions 0-1.
-    std::vector<std::string> source_topics;
-    // The regular expressions identifying topics the subtopology reads from. Versions 0-1.
-    std::vector<std::string> source_topic_regex;
-    // The set of state changelog topics associated with this subtopology. Created automatically.
-    // Versions 0-1.
-    std::vector<TopicInfo> state_changelog_topics;
-    // The repartition topics the subtopology writes to. Versions 0-1.
-    std::vector<std::string> repartition_sink_topics;
-    // The set of source topics that are internally created repartition topics. Created automatically.
-    // Versions 0-1.
-    std::vector<TopicInfo> repartition_source_topics;
-    // A subset of source topics that must be copartitioned. Versions 0-1.
-    std::vector<CopartitionGroup> copartition_groups;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const Subtopology&) const = default;
-  };
-
-  struct Topology {
-    // The epoch of the topology. Used to check if the topology corresponds to the topology initialized
-    // on the brokers. Versions 0-1.
-    int32_t epoch{0};
-    // The sub-topologies of the streams application. Versions 0-1.
-    std::vector<Subtopology> subtopologies;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const Topology&) const = default;
-  };
-
-  struct TaskIds {
-    // The subtopology identifier. Versions 0-1.
-    std::string subtopology_id;
-    // The partitions of the input topics processed by this member. Versions 0-1.
-    std::vector<int32_t> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TaskIds&) const = default;
-  };
-
-  struct Endpoint {
-    // host of the endpoint. Versions 0-1.
-    std::string host;
-    // port of the endpoint. Versions 0-1.
-    uint16_t port{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const Endpoint&) const = default;
-  };
-
-  struct TaskOffset {
-    // The subtopology identifier. Versions 0-1.
-    std::string subtopology_id;
-    // The partition. Versions 0-1.
-    int32_t partition{0};
-    // The offset. Versions 0-1.
-    int64_t offset{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TaskOffset&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using KeyValue = streams_group_heartbeat_request_data::KeyValue;
+  using TopicInfo = streams_group_heartbeat_request_data::TopicInfo;
+  using CopartitionGroup = streams_group_heartbeat_request_data::CopartitionGroup;
+  using Subtopology = streams_group_heartbeat_request_data::Subtopology;
+  using Topology = streams_group_heartbeat_request_data::Topology;
+  using TaskIds = streams_group_heartbeat_request_data::TaskIds;
+  using Endpoint = streams_group_heartbeat_request_data::Endpoint;
+  using TaskOffset = streams_group_heartbeat_request_data::TaskOffset;
 
   // The group identifier. Versions 0-1.
   std::string group_id;

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status StreamsGroupHeartbeatResponseData::Status::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status streams_group_heartbeat_response_data::Status::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = Status{};
@@ -31,7 +31,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status StreamsGroupHeartbeatResponseData::Status::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status streams_group_heartbeat_response_data::Status::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -45,7 +45,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status StreamsGroupHeartbeatResponseData::TaskIds::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status streams_group_heartbeat_response_data::TaskIds::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TaskIds{};
@@ -81,7 +81,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status StreamsGroupHeartbeatResponseData::TaskIds::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status streams_group_heartbeat_response_data::TaskIds::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -98,7 +98,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status StreamsGroupHeartbeatResponseData::Endpoint::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status streams_group_heartbeat_response_data::Endpoint::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = Endpoint{};
@@ -121,7 +121,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status StreamsGroupHeartbeatResponseData::Endpoint::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status streams_group_heartbeat_response_data::Endpoint::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -135,7 +135,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status StreamsGroupHeartbeatResponseData::TopicPartition::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status streams_group_heartbeat_response_data::TopicPartition::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopicPartition{};
@@ -171,7 +171,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status StreamsGroupHeartbeatResponseData::TopicPartition::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status streams_group_heartbeat_response_data::TopicPartition::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -188,7 +188,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status StreamsGroupHeartbeatResponseData::EndpointToPartitions::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status streams_group_heartbeat_response_data::EndpointToPartitions::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = EndpointToPartitions{};
@@ -238,7 +238,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status StreamsGroupHeartbeatResponseData::EndpointToPartitions::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status streams_group_heartbeat_response_data::EndpointToPartitions::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

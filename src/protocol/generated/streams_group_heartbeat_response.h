@@ -23,6 +23,80 @@
 
 namespace seglog::protocol {
 
+// The structures nested in StreamsGroupHeartbeatResponseData.
+namespace streams_group_heartbeat_response_data {
+
+struct Status {
+  // A code to indicate that a particular status is active for the group membership. Versions 0-1.
+  int8_t status_code{0};
+  // A string representation of the status. Versions 0-1.
+  std::string status_detail;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const Status&) const = default;
+};
+
+struct TaskIds {
+  // The subtopology identifier. Versions 0-1.
+  std::string subtopology_id;
+  // The partitions of the input topics processed by this member. Versions 0-1.
+  std::vector<int32_t> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TaskIds&) const = default;
+};
+
+struct Endpoint {
+  // host of the endpoint. Versions 0-1.
+  std::string host;
+  // port of the endpoint. Versions 0-1.
+  uint16_t port{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const Endpoint&) const = default;
+};
+
+struct TopicPartition {
+  // topic name. Versions 0-1.
+  std::string topic;
+  // partitions. Versions 0-1.
+  std::vector<int32_t> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TopicPartition&) const = default;
+};
+
+struct EndpointToPartitions {
+  // User-defined endpoint to connect to the node. Versions 0-1.
+  Endpoint user_endpoint;
+  // The source topic partitions, including repartition source topics, of the active tasks assigned
+  // to this member. Versions 0-1.
+  std::vector<TopicPartition> active_partitions;
+  // The source topic partitions, including repartition source topics, of the standby and warm-up
+  // tasks assigned to this member. Versions 0-1.
+  std::vector<TopicPartition> standby_partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const EndpointToPartitions&) const = default;
+};
+
+}  // namespace streams_group_heartbeat_response_data
+
 struct StreamsGroupHeartbeatResponseData {
   static constexpr int16_t kApiKey = 88;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,74 +104,13 @@ struct StreamsGroupHeartbeatResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct Status {
-    // A code to indicate that a particular status is active for the group membership. Versions 0-1.
-    int8_t status_code{0};
-    // A string representation of the status. Versions 0-1.
-    std::string status_detail;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const Status&) const = default;
-  };
-
-  struct TaskIds {
-    // The subtopology identifier. Versions 0-1.
-    std::string subtopology_id;
-    // The partitions of the input topics processed by this member. Versions 0-1.
-    std::vector<int32_t> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TaskIds&) const = default;
-  };
-
-  struct Endpoint {
-    // host of the endpoint. Versions 0-1.
-    std::string host;
-    // port of the endpoint. Versions 0-1.
-    uint16_t port{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const Endpoint&) const = default;
-  };
-
-  struct TopicPartition {
-    // topic name. Versions 0-1.
-    std::string topic;
-    // partitions. Versions 0-1.
-    std::vector<int32_t> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TopicPartition&) const = default;
-  };
-
-  struct EndpointToPartitions {
-    // User-defined endpoint to connect to the node. Versions 0-1.
-    Endpoint user_endpoint;
-    // The source topic partitions, including repartition source topics, of the active tasks assigned
-    // to this member. Versions 0-1.
-    std::vector<TopicPartition> active_partitions;
-    // The source topic partitions, including repartition source topics, of the standby and warm-up
-    // tasks assigned to this member. Versions 0-1.
-    std::vector<TopicPartition> standby_partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const EndpointToPartitions&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using Status = streams_group_heartbeat_response_data::Status;
+  using TaskIds = streams_group_heartbeat_response_data::TaskIds;
+  using Endpoint = streams_group_heartbeat_response_data::Endpoint;
+  using TopicPartition = streams_group_heartbeat_response_data::TopicPartition;
+  using EndpointToPartitions = streams_group_heartbeat_response_data::EndpointToPartitions;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 0-1.

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status StreamsGroupTopologyDescriptionUpdateRequestData::TopologyDescriptionNode::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status streams_group_topology_description_update_request_data::TopologyDescriptionNode::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopologyDescriptionNode{};
@@ -77,7 +77,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status StreamsGroupTopologyDescriptionUpdateRequestData::TopologyDescriptionNode::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status streams_group_topology_description_update_request_data::TopologyDescriptionNode::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -112,7 +112,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status StreamsGroupTopologyDescriptionUpdateRequestData::TopologyDescriptionSubtopology::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status streams_group_topology_description_update_request_data::TopologyDescriptionSubtopology::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopologyDescriptionSubtopology{};
@@ -148,7 +148,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status StreamsGroupTopologyDescriptionUpdateRequestData::TopologyDescriptionSubtopology::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status streams_group_topology_description_update_request_data::TopologyDescriptionSubtopology::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -165,7 +165,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status StreamsGroupTopologyDescriptionUpdateRequestData::TopologyDescriptionGlobalStore::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status streams_group_topology_description_update_request_data::TopologyDescriptionGlobalStore::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopologyDescriptionGlobalStore{};
@@ -188,7 +188,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status StreamsGroupTopologyDescriptionUpdateRequestData::TopologyDescriptionGlobalStore::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status streams_group_topology_description_update_request_data::TopologyDescriptionGlobalStore::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -202,7 +202,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status StreamsGroupTopologyDescriptionUpdateRequestData::TopologyDescription::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status streams_group_topology_description_update_request_data::TopologyDescription::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopologyDescription{};
@@ -251,7 +251,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status StreamsGroupTopologyDescriptionUpdateRequestData::TopologyDescription::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status streams_group_topology_description_update_request_data::TopologyDescription::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

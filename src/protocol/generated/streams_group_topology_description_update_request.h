@@ -23,6 +23,74 @@
 
 namespace seglog::protocol {
 
+// The structures nested in StreamsGroupTopologyDescriptionUpdateRequestData.
+namespace streams_group_topology_description_update_request_data {
+
+struct TopologyDescriptionNode {
+  // The name of this node (e.g., KSTREAM-SOURCE-0000000000). Versions 0.
+  std::string name;
+  // The type of this node: 1=SOURCE, 2=PROCESSOR, 3=SINK. Versions 0.
+  int8_t node_type{0};
+  // The source topics this node reads from. Defined only for source nodes, may be empty if source
+  // topics are dynamically determined. Versions 0.
+  std::vector<std::string> source_topics;
+  // The topic this node writes to. Defined only for sink nodes, may be null if sink topic is
+  // dynamically determined. Versions 0, nullable 0.
+  std::optional<std::string> sink_topic{std::nullopt};
+  // The state store names accessed by this node. Defined only for processor nodes. Versions 0.
+  std::vector<std::string> stores;
+  // The names of successor nodes in the processing graph. Predecessor relationships are
+  // reconstructed from this field. Versions 0.
+  std::vector<std::string> successors;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TopologyDescriptionNode&) const = default;
+};
+
+struct TopologyDescriptionSubtopology {
+  // The subtopology identifier, unique within the topology. Versions 0.
+  std::string subtopology_id;
+  // The processing nodes in this subtopology. Versions 0.
+  std::vector<TopologyDescriptionNode> nodes;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TopologyDescriptionSubtopology&) const = default;
+};
+
+struct TopologyDescriptionGlobalStore {
+  // The source node providing data to the global store. Versions 0.
+  TopologyDescriptionNode source;
+  // The processor node that populates the global store. Versions 0.
+  TopologyDescriptionNode processor;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TopologyDescriptionGlobalStore&) const = default;
+};
+
+struct TopologyDescription {
+  // The subtopologies that make up this topology. Versions 0.
+  std::vector<TopologyDescriptionSubtopology> subtopologies;
+  // Global state stores used by this topology. Versions 0.
+  std::vector<TopologyDescriptionGlobalStore> global_stores;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TopologyDescription&) const = default;
+};
+
+}  // namespace streams_group_topology_description_update_request_data
+
 struct StreamsGroupTopologyDescriptionUpdateRequestData {
   static constexpr int16_t kApiKey = 93;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,68 +98,12 @@ struct StreamsGroupTopologyDescriptionUpdateRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct TopologyDescriptionNode {
-    // The name of this node (e.g., KSTREAM-SOURCE-0000000000). Versions 0.
-    std::string name;
-    // The type of this node: 1=SOURCE, 2=PROCESSOR, 3=SINK. Versions 0.
-    int8_t node_type{0};
-    // The source topics this node reads from. Defined only for source nodes, may be empty if source
-    // topics are dynamically determined. Versions 0.
-    std::vector<std::string> source_topics;
-    // The topic this node writes to. Defined only for sink nodes, may be null if sink topic is
-    // dynamically determined. Versions 0, nullable 0.
-    std::optional<std::string> sink_topic{std::nullopt};
-    // The state store names accessed by this node. Defined only for processor nodes. Versions 0.
-    std::vector<std::string> stores;
-    // The names of successor nodes in the processing graph. Predecessor relationships are
-    // reconstructed from this field. Versions 0.
-    std::vector<std::string> successors;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TopologyDescriptionNode&) const = default;
-  };
-
-  struct TopologyDescriptionSubtopology {
-    // The subtopology identifier, unique within the topology. Versions 0.
-    std::string subtopology_id;
-    // The processing nodes in this subtopology. Versions 0.
-    std::vector<TopologyDescriptionNode> nodes;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TopologyDescriptionSubtopology&) const = default;
-  };
-
-  struct TopologyDescriptionGlobalStore {
-    // The source node providing data to the global store. Versions 0.
-    TopologyDescriptionNode source;
-    // The processor node that populates the global store. Versions 0.
-    TopologyDescriptionNode processor;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TopologyDescriptionGlobalStore&) const = default;
-  };
-
-  struct TopologyDescription {
-    // The subtopologies that make up this topology. Versions 0.
-    std::vector<TopologyDescriptionSubtopology> subtopologies;
-    // Global state stores used by this topology. Versions 0.
-    std::vector<TopologyDescriptionGlobalStore> global_stores;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TopologyDescription&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using TopologyDescriptionNode = streams_group_topology_description_update_request_data::TopologyDescriptionNode;
+  using TopologyDescriptionSubtopology = streams_group_topology_description_update_request_data::TopologyDescriptionSubtopology;
+  using TopologyDescriptionGlobalStore = streams_group_topology_description_update_request_data::TopologyDescriptionGlobalStore;
+  using TopologyDescription = streams_group_topology_description_update_request_data::TopologyDescription;
 
   // The streams group identifier. Versions 0.
   std::string group_id;

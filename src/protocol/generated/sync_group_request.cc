@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status SyncGroupRequestData::SyncGroupRequestAssignment::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status sync_group_request_data::SyncGroupRequestAssignment::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = SyncGroupRequestAssignment{};
@@ -31,7 +31,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status SyncGroupRequestData::SyncGroupRequestAssignment::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status sync_group_request_data::SyncGroupRequestAssignment::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 4;

@@ -23,6 +23,24 @@
 
 namespace seglog::protocol {
 
+// The structures nested in SyncGroupRequestData.
+namespace sync_group_request_data {
+
+struct SyncGroupRequestAssignment {
+  // The ID of the member to assign. Versions 0-5.
+  std::string member_id;
+  // The member assignment. Versions 0-5.
+  std::vector<uint8_t> assignment;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const SyncGroupRequestAssignment&) const = default;
+};
+
+}  // namespace sync_group_request_data
+
 struct SyncGroupRequestData {
   static constexpr int16_t kApiKey = 14;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,18 +48,9 @@ struct SyncGroupRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 4;
 
-  struct SyncGroupRequestAssignment {
-    // The ID of the member to assign. Versions 0-5.
-    std::string member_id;
-    // The member assignment. Versions 0-5.
-    std::vector<uint8_t> assignment;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const SyncGroupRequestAssignment&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using SyncGroupRequestAssignment = sync_group_request_data::SyncGroupRequestAssignment;
 
   // The unique group identifier. Versions 0-5.
   std::string group_id;

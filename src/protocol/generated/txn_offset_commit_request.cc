@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status TxnOffsetCommitRequestData::TxnOffsetCommitRequestPartition::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status txn_offset_commit_request_data::TxnOffsetCommitRequestPartition::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TxnOffsetCommitRequestPartition{};
@@ -38,7 +38,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status TxnOffsetCommitRequestData::TxnOffsetCommitRequestPartition::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status txn_offset_commit_request_data::TxnOffsetCommitRequestPartition::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 3;
@@ -67,7 +67,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status TxnOffsetCommitRequestData::TxnOffsetCommitRequestTopic::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status txn_offset_commit_request_data::TxnOffsetCommitRequestTopic::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TxnOffsetCommitRequestTopic{};
@@ -108,7 +108,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status TxnOffsetCommitRequestData::TxnOffsetCommitRequestTopic::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status txn_offset_commit_request_data::TxnOffsetCommitRequestTopic::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 3;

@@ -23,6 +23,43 @@
 
 namespace seglog::protocol {
 
+// The structures nested in TxnOffsetCommitRequestData.
+namespace txn_offset_commit_request_data {
+
+struct TxnOffsetCommitRequestPartition {
+  // The index of the partition within the topic. Versions 0-6.
+  int32_t partition_index{0};
+  // The message offset to be committed. Versions 0-6.
+  int64_t committed_offset{0};
+  // The leader epoch of the last consumed record. Versions 2-6.
+  int32_t committed_leader_epoch{-1};
+  // Any associated metadata the client wants to keep. Versions 0-6, nullable 0-6.
+  std::optional<std::string> committed_metadata{std::string{}};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TxnOffsetCommitRequestPartition&) const = default;
+};
+
+struct TxnOffsetCommitRequestTopic {
+  // The topic name. Versions 0-5.
+  std::string name;
+  // The topic ID. Versions 6.
+  ::seglog::Uuid topic_id;
+  // The partitions inside the topic that we want to commit offsets for. Versions 0-6.
+  std::vector<TxnOffsetCommitRequestPartition> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TxnOffsetCommitRequestTopic&) const = default;
+};
+
+}  // namespace txn_offset_commit_request_data
+
 struct TxnOffsetCommitRequestData {
   static constexpr int16_t kApiKey = 28;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,37 +67,10 @@ struct TxnOffsetCommitRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 3;
 
-  struct TxnOffsetCommitRequestPartition {
-    // The index of the partition within the topic. Versions 0-6.
-    int32_t partition_index{0};
-    // The message offset to be committed. Versions 0-6.
-    int64_t committed_offset{0};
-    // The leader epoch of the last consumed record. Versions 2-6.
-    int32_t committed_leader_epoch{-1};
-    // Any associated metadata the client wants to keep. Versions 0-6, nullable 0-6.
-    std::optional<std::string> committed_metadata{std::string{}};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TxnOffsetCommitRequestPartition&) const = default;
-  };
-
-  struct TxnOffsetCommitRequestTopic {
-    // The topic name. Versions 0-5.
-    std::string name;
-    // The topic ID. Versions 6.
-    ::seglog::Uuid topic_id;
-    // The partitions inside the topic that we want to commit offsets for. Versions 0-6.
-    std::vector<TxnOffsetCommitRequestPartition> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TxnOffsetCommitRequestTopic&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using TxnOffsetCommitRequestPartition = txn_offset_commit_request_data::TxnOffsetCommitRequestPartition;
+  using TxnOffsetCommitRequestTopic = txn_offset_commit_request_data::TxnOffsetCommitRequestTopic;
 
   // The ID of the transaction. Versions 0-6.
   std::string transactional_id;

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status TxnOffsetCommitResponseData::TxnOffsetCommitResponsePartition::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status txn_offset_commit_response_data::TxnOffsetCommitResponsePartition::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TxnOffsetCommitResponsePartition{};
@@ -31,7 +31,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status TxnOffsetCommitResponseData::TxnOffsetCommitResponsePartition::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status txn_offset_commit_response_data::TxnOffsetCommitResponsePartition::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 3;
@@ -45,7 +45,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status TxnOffsetCommitResponseData::TxnOffsetCommitResponseTopic::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status txn_offset_commit_response_data::TxnOffsetCommitResponseTopic::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TxnOffsetCommitResponseTopic{};
@@ -86,7 +86,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status TxnOffsetCommitResponseData::TxnOffsetCommitResponseTopic::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status txn_offset_commit_response_data::TxnOffsetCommitResponseTopic::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 3;

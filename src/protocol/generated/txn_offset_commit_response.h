@@ -23,6 +23,39 @@
 
 namespace seglog::protocol {
 
+// The structures nested in TxnOffsetCommitResponseData.
+namespace txn_offset_commit_response_data {
+
+struct TxnOffsetCommitResponsePartition {
+  // The partition index. Versions 0-6.
+  int32_t partition_index{0};
+  // The error code, or 0 if there was no error. Versions 0-6.
+  int16_t error_code{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TxnOffsetCommitResponsePartition&) const = default;
+};
+
+struct TxnOffsetCommitResponseTopic {
+  // The topic name. Versions 0-5.
+  std::string name;
+  // The topic ID. Versions 6.
+  ::seglog::Uuid topic_id;
+  // The responses for each partition in the topic. Versions 0-6.
+  std::vector<TxnOffsetCommitResponsePartition> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TxnOffsetCommitResponseTopic&) const = default;
+};
+
+}  // namespace txn_offset_commit_response_data
+
 struct TxnOffsetCommitResponseData {
   static constexpr int16_t kApiKey = 28;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,33 +63,10 @@ struct TxnOffsetCommitResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 3;
 
-  struct TxnOffsetCommitResponsePartition {
-    // The partition index. Versions 0-6.
-    int32_t partition_index{0};
-    // The error code, or 0 if there was no error. Versions 0-6.
-    int16_t error_code{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TxnOffsetCommitResponsePartition&) const = default;
-  };
-
-  struct TxnOffsetCommitResponseTopic {
-    // The topic name. Versions 0-5.
-    std::string name;
-    // The topic ID. Versions 6.
-    ::seglog::Uuid topic_id;
-    // The responses for each partition in the topic. Versions 0-6.
-    std::vector<TxnOffsetCommitResponsePartition> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TxnOffsetCommitResponseTopic&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using TxnOffsetCommitResponsePartition = txn_offset_commit_response_data::TxnOffsetCommitResponsePartition;
+  using TxnOffsetCommitResponseTopic = txn_offset_commit_response_data::TxnOffsetCommitResponseTopic;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 0-6.

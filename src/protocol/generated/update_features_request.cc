@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status UpdateFeaturesRequestData::FeatureUpdateKey::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status update_features_request_data::FeatureUpdateKey::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = FeatureUpdateKey{};
@@ -37,7 +37,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status UpdateFeaturesRequestData::FeatureUpdateKey::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status update_features_request_data::FeatureUpdateKey::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

@@ -23,6 +23,33 @@
 
 namespace seglog::protocol {
 
+// The structures nested in UpdateFeaturesRequestData.
+namespace update_features_request_data {
+
+struct FeatureUpdateKey {
+  // The name of the finalized feature to be updated. Versions 0-2.
+  std::string feature;
+  // The new maximum version level for the finalized feature. A value >= 1 is valid. A value < 1, is
+  // special, and can be used to request the deletion of the finalized feature. Versions 0-2.
+  int16_t max_version_level{0};
+  // DEPRECATED in version 1 (see DowngradeType). When set to true, the finalized feature version
+  // level is allowed to be downgraded/deleted. The downgrade request will fail if the new maximum
+  // version level is a value that's not lower than the existing maximum finalized version level.
+  // Versions 0.
+  bool allow_downgrade{false};
+  // Determine which type of upgrade will be performed: 1 will perform an upgrade only (default), 2
+  // is safe downgrades only (lossless), 3 is unsafe downgrades (lossy). Versions 1-2.
+  int8_t upgrade_type{1};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const FeatureUpdateKey&) const = default;
+};
+
+}  // namespace update_features_request_data
+
 struct UpdateFeaturesRequestData {
   static constexpr int16_t kApiKey = 57;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,27 +57,9 @@ struct UpdateFeaturesRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct FeatureUpdateKey {
-    // The name of the finalized feature to be updated. Versions 0-2.
-    std::string feature;
-    // The new maximum version level for the finalized feature. A value >= 1 is valid. A value < 1, is
-    // special, and can be used to request the deletion of the finalized feature. Versions 0-2.
-    int16_t max_version_level{0};
-    // DEPRECATED in version 1 (see DowngradeType). When set to true, the finalized feature version
-    // level is allowed to be downgraded/deleted. The downgrade request will fail if the new maximum
-    // version level is a value that's not lower than the existing maximum finalized version level.
-    // Versions 0.
-    bool allow_downgrade{false};
-    // Determine which type of upgrade will be performed: 1 will perform an upgrade only (default), 2
-    // is safe downgrades only (lossless), 3 is unsafe downgrades (lossy). Versions 1-2.
-    int8_t upgrade_type{1};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const FeatureUpdateKey&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using FeatureUpdateKey = update_features_request_data::FeatureUpdateKey;
 
   // How long to wait in milliseconds before timing out the request. Versions 0-2.
   int32_t timeout_ms{60000};

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status UpdateFeaturesResponseData::UpdatableFeatureResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status update_features_response_data::UpdatableFeatureResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = UpdatableFeatureResult{};
@@ -35,7 +35,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status UpdateFeaturesResponseData::UpdatableFeatureResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status update_features_response_data::UpdatableFeatureResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

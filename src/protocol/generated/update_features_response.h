@@ -23,6 +23,26 @@
 
 namespace seglog::protocol {
 
+// The structures nested in UpdateFeaturesResponseData.
+namespace update_features_response_data {
+
+struct UpdatableFeatureResult {
+  // The name of the finalized feature. Versions 0-2.
+  std::string feature;
+  // The feature update error code or `0` if the feature update succeeded. Versions 0-2.
+  int16_t error_code{0};
+  // The feature update error, or `null` if the feature update succeeded. Versions 0-2, nullable 0-2.
+  std::optional<std::string> error_message{std::string{}};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const UpdatableFeatureResult&) const = default;
+};
+
+}  // namespace update_features_response_data
+
 struct UpdateFeaturesResponseData {
   static constexpr int16_t kApiKey = 57;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,20 +50,9 @@ struct UpdateFeaturesResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct UpdatableFeatureResult {
-    // The name of the finalized feature. Versions 0-2.
-    std::string feature;
-    // The feature update error code or `0` if the feature update succeeded. Versions 0-2.
-    int16_t error_code{0};
-    // The feature update error, or `null` if the feature update succeeded. Versions 0-2, nullable 0-2.
-    std::optional<std::string> error_message{std::string{}};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const UpdatableFeatureResult&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using UpdatableFeatureResult = update_features_response_data::UpdatableFeatureResult;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 0-2.

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status UpdateRaftVoterRequestData::Listener::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status update_raft_voter_request_data::Listener::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = Listener{};
@@ -32,7 +32,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status UpdateRaftVoterRequestData::Listener::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status update_raft_voter_request_data::Listener::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -47,7 +47,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status UpdateRaftVoterRequestData::KRaftVersionFeature::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status update_raft_voter_request_data::KRaftVersionFeature::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = KRaftVersionFeature{};
@@ -70,7 +70,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status UpdateRaftVoterRequestData::KRaftVersionFeature::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status update_raft_voter_request_data::KRaftVersionFeature::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

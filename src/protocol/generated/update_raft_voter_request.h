@@ -23,6 +23,39 @@
 
 namespace seglog::protocol {
 
+// The structures nested in UpdateRaftVoterRequestData.
+namespace update_raft_voter_request_data {
+
+struct Listener {
+  // The name of the endpoint. Versions 0.
+  std::string name;
+  // The hostname. Versions 0.
+  std::string host;
+  // The port. Versions 0.
+  uint16_t port{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const Listener&) const = default;
+};
+
+struct KRaftVersionFeature {
+  // The minimum supported KRaft protocol version. Versions 0.
+  int16_t min_supported_version{0};
+  // The maximum supported KRaft protocol version. Versions 0.
+  int16_t max_supported_version{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const KRaftVersionFeature&) const = default;
+};
+
+}  // namespace update_raft_voter_request_data
+
 struct UpdateRaftVoterRequestData {
   static constexpr int16_t kApiKey = 82;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,33 +63,10 @@ struct UpdateRaftVoterRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct Listener {
-    // The name of the endpoint. Versions 0.
-    std::string name;
-    // The hostname. Versions 0.
-    std::string host;
-    // The port. Versions 0.
-    uint16_t port{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const Listener&) const = default;
-  };
-
-  struct KRaftVersionFeature {
-    // The minimum supported KRaft protocol version. Versions 0.
-    int16_t min_supported_version{0};
-    // The maximum supported KRaft protocol version. Versions 0.
-    int16_t max_supported_version{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const KRaftVersionFeature&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using Listener = update_raft_voter_request_data::Listener;
+  using KRaftVersionFeature = update_raft_voter_request_data::KRaftVersionFeature;
 
   // The cluster id. Versions 0, nullable 0.
   std::optional<std::string> cluster_id{std::string{}};

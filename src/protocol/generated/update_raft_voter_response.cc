@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status UpdateRaftVoterResponseData::CurrentLeader::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status update_raft_voter_response_data::CurrentLeader::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = CurrentLeader{};
@@ -33,7 +33,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status UpdateRaftVoterResponseData::CurrentLeader::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status update_raft_voter_response_data::CurrentLeader::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

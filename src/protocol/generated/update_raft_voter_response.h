@@ -23,6 +23,28 @@
 
 namespace seglog::protocol {
 
+// The structures nested in UpdateRaftVoterResponseData.
+namespace update_raft_voter_response_data {
+
+struct CurrentLeader {
+  // The replica id of the current leader or -1 if the leader is unknown. Versions 0.
+  int32_t leader_id{-1};
+  // The latest known leader epoch. Versions 0.
+  int32_t leader_epoch{-1};
+  // The node's hostname. Versions 0.
+  std::string host;
+  // The node's port. Versions 0.
+  int32_t port{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const CurrentLeader&) const = default;
+};
+
+}  // namespace update_raft_voter_response_data
+
 struct UpdateRaftVoterResponseData {
   static constexpr int16_t kApiKey = 82;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,22 +52,9 @@ struct UpdateRaftVoterResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct CurrentLeader {
-    // The replica id of the current leader or -1 if the leader is unknown. Versions 0.
-    int32_t leader_id{-1};
-    // The latest known leader epoch. Versions 0.
-    int32_t leader_epoch{-1};
-    // The node's hostname. Versions 0.
-    std::string host;
-    // The node's port. Versions 0.
-    int32_t port{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const CurrentLeader&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using CurrentLeader = update_raft_voter_response_data::CurrentLeader;
 
   // The duration in milliseconds for which the request was throttled due to a quota violation, or
   // zero if the request did not violate any quota. Versions 0.

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status VoteRequestData::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status vote_request_data::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = PartitionData{};
@@ -43,7 +43,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status VoteRequestData::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status vote_request_data::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -78,7 +78,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status VoteRequestData::TopicData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status vote_request_data::TopicData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopicData{};
@@ -114,7 +114,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status VoteRequestData::TopicData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status vote_request_data::TopicData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

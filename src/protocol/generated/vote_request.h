@@ -23,6 +23,49 @@
 
 namespace seglog::protocol {
 
+// The structures nested in VoteRequestData.
+namespace vote_request_data {
+
+struct PartitionData {
+  // The partition index. Versions 0-2.
+  int32_t partition_index{0};
+  // The epoch of the voter sending the request. Versions 0-2.
+  int32_t replica_epoch{0};
+  // The replica id of the voter sending the request. Versions 0-2.
+  int32_t replica_id{0};
+  // The directory id of the voter sending the request. Versions 1-2.
+  ::seglog::Uuid replica_directory_id;
+  // The directory id of the voter receiving the request. Versions 1-2.
+  ::seglog::Uuid voter_directory_id;
+  // The epoch of the last record written to the metadata log. Versions 0-2.
+  int32_t last_offset_epoch{0};
+  // The log end offset of the metadata log of the voter sending the request. Versions 0-2.
+  int64_t last_offset{0};
+  // Whether the request is a PreVote request (not persisted) or not. Versions 2.
+  bool pre_vote{false};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const PartitionData&) const = default;
+};
+
+struct TopicData {
+  // The topic name. Versions 0-2.
+  std::string topic_name;
+  // The partition data. Versions 0-2.
+  std::vector<PartitionData> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TopicData&) const = default;
+};
+
+}  // namespace vote_request_data
+
 struct VoteRequestData {
   static constexpr int16_t kApiKey = 52;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,43 +73,10 @@ struct VoteRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct PartitionData {
-    // The partition index. Versions 0-2.
-    int32_t partition_index{0};
-    // The epoch of the voter sending the request. Versions 0-2.
-    int32_t replica_epoch{0};
-    // The replica id of the voter sending the request. Versions 0-2.
-    int32_t replica_id{0};
-    // The directory id of the voter sending the request. Versions 1-2.
-    ::seglog::Uuid replica_directory_id;
-    // The directory id of the voter receiving the request. Versions 1-2.
-    ::seglog::Uuid voter_directory_id;
-    // The epoch of the last record written to the metadata log. Versions 0-2.
-    int32_t last_offset_epoch{0};
-    // The log end offset of the metadata log of the voter sending the request. Versions 0-2.
-    int64_t last_offset{0};
-    // Whether the request is a PreVote request (not persisted) or not. Versions 2.
-    bool pre_vote{false};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const PartitionData&) const = default;
-  };
-
-  struct TopicData {
-    // The topic name. Versions 0-2.
-    std::string topic_name;
-    // The partition data. Versions 0-2.
-    std::vector<PartitionData> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TopicData&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using PartitionData = vote_request_data::PartitionData;
+  using TopicData = vote_request_data::TopicData;
 
   // The cluster id. Versions 0-2, nullable 0-2.
   std::optional<std::string> cluster_id{std::nullopt};

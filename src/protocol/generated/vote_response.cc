@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status VoteResponseData::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status vote_response_data::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = PartitionData{};
@@ -34,7 +34,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status VoteResponseData::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status vote_response_data::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -51,7 +51,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status VoteResponseData::TopicData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status vote_response_data::TopicData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = TopicData{};
@@ -87,7 +87,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status VoteResponseData::TopicData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status vote_response_data::TopicData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -104,7 +104,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status VoteResponseData::NodeEndpoint::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status vote_response_data::NodeEndpoint::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = NodeEndpoint{};
@@ -134,7 +134,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status VoteResponseData::NodeEndpoint::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status vote_response_data::NodeEndpoint::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

@@ -23,6 +23,58 @@
 
 namespace seglog::protocol {
 
+// The structures nested in VoteResponseData.
+namespace vote_response_data {
+
+struct PartitionData {
+  // The partition index. Versions 0-2.
+  int32_t partition_index{0};
+  // The partition level error code. Versions 0-2.
+  int16_t error_code{0};
+  // The ID of the current leader or -1 if the leader is unknown. Versions 0-2.
+  int32_t leader_id{0};
+  // The latest known leader epoch. Versions 0-2.
+  int32_t leader_epoch{0};
+  // True if the vote was granted and false otherwise. Versions 0-2.
+  bool vote_granted{false};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const PartitionData&) const = default;
+};
+
+struct TopicData {
+  // The topic name. Versions 0-2.
+  std::string topic_name;
+  // The results for each partition. Versions 0-2.
+  std::vector<PartitionData> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const TopicData&) const = default;
+};
+
+struct NodeEndpoint {
+  // The ID of the associated node. Versions 1-2.
+  int32_t node_id{0};
+  // The node's hostname. Versions 1-2.
+  std::string host;
+  // The node's port. Versions 1-2.
+  uint16_t port{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const NodeEndpoint&) const = default;
+};
+
+}  // namespace vote_response_data
+
 struct VoteResponseData {
   static constexpr int16_t kApiKey = 52;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,52 +82,11 @@ struct VoteResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct PartitionData {
-    // The partition index. Versions 0-2.
-    int32_t partition_index{0};
-    // The partition level error code. Versions 0-2.
-    int16_t error_code{0};
-    // The ID of the current leader or -1 if the leader is unknown. Versions 0-2.
-    int32_t leader_id{0};
-    // The latest known leader epoch. Versions 0-2.
-    int32_t leader_epoch{0};
-    // True if the vote was granted and false otherwise. Versions 0-2.
-    bool vote_granted{false};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const PartitionData&) const = default;
-  };
-
-  struct TopicData {
-    // The topic name. Versions 0-2.
-    std::string topic_name;
-    // The results for each partition. Versions 0-2.
-    std::vector<PartitionData> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const TopicData&) const = default;
-  };
-
-  struct NodeEndpoint {
-    // The ID of the associated node. Versions 1-2.
-    int32_t node_id{0};
-    // The node's hostname. Versions 1-2.
-    std::string host;
-    // The node's port. Versions 1-2.
-    uint16_t port{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const NodeEndpoint&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using PartitionData = vote_response_data::PartitionData;
+  using TopicData = vote_response_data::TopicData;
+  using NodeEndpoint = vote_response_data::NodeEndpoint;
 
   // The top level error code. Versions 0-2.
   int16_t error_code{0};

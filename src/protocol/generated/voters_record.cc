@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status VotersRecord::Endpoint::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status voters_record::Endpoint::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = Endpoint{};
@@ -32,7 +32,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status VotersRecord::Endpoint::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status voters_record::Endpoint::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -47,7 +47,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status VotersRecord::KRaftVersionFeature::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status voters_record::KRaftVersionFeature::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = KRaftVersionFeature{};
@@ -70,7 +70,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status VotersRecord::KRaftVersionFeature::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status voters_record::KRaftVersionFeature::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -84,7 +84,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status VotersRecord::Voter::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status voters_record::Voter::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = Voter{};
@@ -122,7 +122,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status VotersRecord::Voter::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status voters_record::Voter::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

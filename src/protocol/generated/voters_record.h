@@ -23,56 +23,67 @@
 
 namespace seglog::protocol {
 
+// The structures nested in VotersRecord.
+namespace voters_record {
+
+struct Endpoint {
+  // The name of the endpoint. Versions 0.
+  std::string name;
+  // The hostname. Versions 0.
+  std::string host;
+  // The port. Versions 0.
+  uint16_t port{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const Endpoint&) const = default;
+};
+
+struct KRaftVersionFeature {
+  // The minimum supported KRaft protocol version. Versions 0.
+  int16_t min_supported_version{0};
+  // The maximum supported KRaft protocol version. Versions 0.
+  int16_t max_supported_version{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const KRaftVersionFeature&) const = default;
+};
+
+struct Voter {
+  // The replica id of the voter in the topic partition. Versions 0.
+  int32_t voter_id{0};
+  // The directory id of the voter in the topic partition. Versions 0.
+  ::seglog::Uuid voter_directory_id;
+  // The endpoint that can be used to communicate with the voter. Versions 0.
+  std::vector<Endpoint> endpoints;
+  // The range of versions of the protocol that the replica supports. Versions 0.
+  KRaftVersionFeature k_raft_version_feature;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const Voter&) const = default;
+};
+
+}  // namespace voters_record
+
 struct VotersRecord {
   static constexpr int16_t kLowestSupportedVersion = 0;
   static constexpr int16_t kHighestSupportedVersion = 0;
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct Endpoint {
-    // The name of the endpoint. Versions 0.
-    std::string name;
-    // The hostname. Versions 0.
-    std::string host;
-    // The port. Versions 0.
-    uint16_t port{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const Endpoint&) const = default;
-  };
-
-  struct KRaftVersionFeature {
-    // The minimum supported KRaft protocol version. Versions 0.
-    int16_t min_supported_version{0};
-    // The maximum supported KRaft protocol version. Versions 0.
-    int16_t max_supported_version{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const KRaftVersionFeature&) const = default;
-  };
-
-  struct Voter {
-    // The replica id of the voter in the topic partition. Versions 0.
-    int32_t voter_id{0};
-    // The directory id of the voter in the topic partition. Versions 0.
-    ::seglog::Uuid voter_directory_id;
-    // The endpoint that can be used to communicate with the voter. Versions 0.
-    std::vector<Endpoint> endpoints;
-    // The range of versions of the protocol that the replica supports. Versions 0.
-    KRaftVersionFeature k_raft_version_feature;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const Voter&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using Endpoint = voters_record::Endpoint;
+  using KRaftVersionFeature = voters_record::KRaftVersionFeature;
+  using Voter = voters_record::Voter;
 
   // The version of the voters record. Versions 0.
   int16_t version{0};

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status WriteShareGroupStateRequestData::StateBatch::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status write_share_group_state_request_data::StateBatch::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = StateBatch{};
@@ -33,7 +33,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status WriteShareGroupStateRequestData::StateBatch::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status write_share_group_state_request_data::StateBatch::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -49,7 +49,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status WriteShareGroupStateRequestData::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status write_share_group_state_request_data::PartitionData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = PartitionData{};
@@ -91,7 +91,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status WriteShareGroupStateRequestData::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status write_share_group_state_request_data::PartitionData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -117,7 +117,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status WriteShareGroupStateRequestData::WriteStateData::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status write_share_group_state_request_data::WriteStateData::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = WriteStateData{};
@@ -153,7 +153,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status WriteShareGroupStateRequestData::WriteStateData::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status write_share_group_state_request_data::WriteStateData::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

@@ -23,6 +23,63 @@
 
 namespace seglog::protocol {
 
+// The structures nested in WriteShareGroupStateRequestData.
+namespace write_share_group_state_request_data {
+
+struct StateBatch {
+  // The first offset of this state batch. Versions 0-1.
+  int64_t first_offset{0};
+  // The last offset of this state batch. Versions 0-1.
+  int64_t last_offset{0};
+  // The delivery state - 0:Available,2:Acked,4:Archived. Versions 0-1.
+  int8_t delivery_state{0};
+  // The delivery count. Versions 0-1.
+  int16_t delivery_count{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const StateBatch&) const = default;
+};
+
+struct PartitionData {
+  // The partition index. Versions 0-1.
+  int32_t partition{0};
+  // The state epoch of the share-partition. Versions 0-1.
+  int32_t state_epoch{0};
+  // The leader epoch of the share-partition. Versions 0-1.
+  int32_t leader_epoch{0};
+  // The share-partition start offset, or -1 if the start offset is not being written. Versions 0-1.
+  int64_t start_offset{0};
+  // The number of offsets greater than or equal to share-partition start offset for which delivery
+  // has been completed. Versions 1.
+  int32_t delivery_complete_count{-1};
+  // The state batches for the share-partition. Versions 0-1.
+  std::vector<StateBatch> state_batches;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const PartitionData&) const = default;
+};
+
+struct WriteStateData {
+  // The topic identifier. Versions 0-1.
+  ::seglog::Uuid topic_id;
+  // The data for the partitions. Versions 0-1.
+  std::vector<PartitionData> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const WriteStateData&) const = default;
+};
+
+}  // namespace write_share_group_state_request_data
+
 struct WriteShareGroupStateRequestData {
   static constexpr int16_t kApiKey = 85;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,57 +87,11 @@ struct WriteShareGroupStateRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct StateBatch {
-    // The first offset of this state batch. Versions 0-1.
-    int64_t first_offset{0};
-    // The last offset of this state batch. Versions 0-1.
-    int64_t last_offset{0};
-    // The delivery state - 0:Available,2:Acked,4:Archived. Versions 0-1.
-    int8_t delivery_state{0};
-    // The delivery count. Versions 0-1.
-    int16_t delivery_count{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const StateBatch&) const = default;
-  };
-
-  struct PartitionData {
-    // The partition index. Versions 0-1.
-    int32_t partition{0};
-    // The state epoch of the share-partition. Versions 0-1.
-    int32_t state_epoch{0};
-    // The leader epoch of the share-partition. Versions 0-1.
-    int32_t leader_epoch{0};
-    // The share-partition start offset, or -1 if the start offset is not being written. Versions 0-1.
-    int64_t start_offset{0};
-    // The number of offsets greater than or equal to share-partition start offset for which delivery
-    // has been completed. Versions 1.
-    int32_t delivery_complete_count{-1};
-    // The state batches for the share-partition. Versions 0-1.
-    std::vector<StateBatch> state_batches;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const PartitionData&) const = default;
-  };
-
-  struct WriteStateData {
-    // The topic identifier. Versions 0-1.
-    ::seglog::Uuid topic_id;
-    // The data for the partitions. Versions 0-1.
-    std::vector<PartitionData> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const WriteStateData&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using StateBatch = write_share_group_state_request_data::StateBatch;
+  using PartitionData = write_share_group_state_request_data::PartitionData;
+  using WriteStateData = write_share_group_state_request_data::WriteStateData;
 
   // The group identifier. Versions 0-1.
   std::string group_id;

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status WriteShareGroupStateResponseData::PartitionResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status write_share_group_state_response_data::PartitionResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = PartitionResult{};
@@ -35,7 +35,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status WriteShareGroupStateResponseData::PartitionResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status write_share_group_state_response_data::PartitionResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;
@@ -58,7 +58,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status WriteShareGroupStateResponseData::WriteStateResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status write_share_group_state_response_data::WriteStateResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = WriteStateResult{};
@@ -94,7 +94,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status WriteShareGroupStateResponseData::WriteStateResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status write_share_group_state_response_data::WriteStateResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 0;

@@ -23,6 +23,39 @@
 
 namespace seglog::protocol {
 
+// The structures nested in WriteShareGroupStateResponseData.
+namespace write_share_group_state_response_data {
+
+struct PartitionResult {
+  // The partition index. Versions 0-1.
+  int32_t partition{0};
+  // The error code, or 0 if there was no error. Versions 0-1.
+  int16_t error_code{0};
+  // The error message, or null if there was no error. Versions 0-1, nullable 0-1.
+  std::optional<std::string> error_message{std::nullopt};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const PartitionResult&) const = default;
+};
+
+struct WriteStateResult {
+  // The topic identifier. Versions 0-1.
+  ::seglog::Uuid topic_id;
+  // The results for the partitions. Versions 0-1.
+  std::vector<PartitionResult> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const WriteStateResult&) const = default;
+};
+
+}  // namespace write_share_group_state_response_data
+
 struct WriteShareGroupStateResponseData {
   static constexpr int16_t kApiKey = 85;
   static constexpr int16_t kLowestSupportedVersion = 0;
@@ -30,33 +63,10 @@ struct WriteShareGroupStateResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 0;
 
-  struct PartitionResult {
-    // The partition index. Versions 0-1.
-    int32_t partition{0};
-    // The error code, or 0 if there was no error. Versions 0-1.
-    int16_t error_code{0};
-    // The error message, or null if there was no error. Versions 0-1, nullable 0-1.
-    std::optional<std::string> error_message{std::nullopt};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const PartitionResult&) const = default;
-  };
-
-  struct WriteStateResult {
-    // The topic identifier. Versions 0-1.
-    ::seglog::Uuid topic_id;
-    // The results for the partitions. Versions 0-1.
-    std::vector<PartitionResult> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const WriteStateResult&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using PartitionResult = write_share_group_state_response_data::PartitionResult;
+  using WriteStateResult = write_share_group_state_response_data::WriteStateResult;
 
   // The write results. Versions 0-1.
   std::vector<WriteStateResult> results;

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status WriteTxnMarkersRequestData::WritableTxnMarkerTopic::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status write_txn_markers_request_data::WritableTxnMarkerTopic::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = WritableTxnMarkerTopic{};
@@ -44,7 +44,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status WriteTxnMarkersRequestData::WritableTxnMarkerTopic::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status write_txn_markers_request_data::WritableTxnMarkerTopic::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 1;
@@ -61,7 +61,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status WriteTxnMarkersRequestData::WritableTxnMarker::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status write_txn_markers_request_data::WritableTxnMarker::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = WritableTxnMarker{};
@@ -103,7 +103,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status WriteTxnMarkersRequestData::WritableTxnMarker::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status write_txn_markers_request_data::WritableTxnMarker::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 1;

@@ -23,6 +23,47 @@
 
 namespace seglog::protocol {
 
+// The structures nested in WriteTxnMarkersRequestData.
+namespace write_txn_markers_request_data {
+
+struct WritableTxnMarkerTopic {
+  // The topic name. Versions 1-2.
+  std::string name;
+  // The indexes of the partitions to write transaction markers for. Versions 1-2.
+  std::vector<int32_t> partition_indexes;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const WritableTxnMarkerTopic&) const = default;
+};
+
+struct WritableTxnMarker {
+  // The current producer ID. Versions 1-2.
+  int64_t producer_id{0};
+  // The current epoch associated with the producer ID. Versions 1-2.
+  int16_t producer_epoch{0};
+  // The result of the transaction to write to the partitions (false = ABORT, true = COMMIT).
+  // Versions 1-2.
+  bool transaction_result{false};
+  // Each topic that we want to write transaction marker(s) for. Versions 1-2.
+  std::vector<WritableTxnMarkerTopic> topics;
+  // Epoch associated with the transaction state partition hosted by this transaction coordinator.
+  // Versions 1-2.
+  int32_t coordinator_epoch{0};
+  // Transaction version of the marker. Ex: 0/1 = legacy (TV0/TV1), 2 = TV2 etc. Versions 2.
+  int8_t transaction_version{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const WritableTxnMarker&) const = default;
+};
+
+}  // namespace write_txn_markers_request_data
+
 struct WriteTxnMarkersRequestData {
   static constexpr int16_t kApiKey = 27;
   static constexpr int16_t kLowestSupportedVersion = 1;
@@ -30,41 +71,10 @@ struct WriteTxnMarkersRequestData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 1;
 
-  struct WritableTxnMarkerTopic {
-    // The topic name. Versions 1-2.
-    std::string name;
-    // The indexes of the partitions to write transaction markers for. Versions 1-2.
-    std::vector<int32_t> partition_indexes;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const WritableTxnMarkerTopic&) const = default;
-  };
-
-  struct WritableTxnMarker {
-    // The current producer ID. Versions 1-2.
-    int64_t producer_id{0};
-    // The current epoch associated with the producer ID. Versions 1-2.
-    int16_t producer_epoch{0};
-    // The result of the transaction to write to the partitions (false = ABORT, true = COMMIT).
-    // Versions 1-2.
-    bool transaction_result{false};
-    // Each topic that we want to write transaction marker(s) for. Versions 1-2.
-    std::vector<WritableTxnMarkerTopic> topics;
-    // Epoch associated with the transaction state partition hosted by this transaction coordinator.
-    // Versions 1-2.
-    int32_t coordinator_epoch{0};
-    // Transaction version of the marker. Ex: 0/1 = legacy (TV0/TV1), 2 = TV2 etc. Versions 2.
-    int8_t transaction_version{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const WritableTxnMarker&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using WritableTxnMarkerTopic = write_txn_markers_request_data::WritableTxnMarkerTopic;
+  using WritableTxnMarker = write_txn_markers_request_data::WritableTxnMarker;
 
   // The transaction markers to be written. Versions 1-2.
   std::vector<WritableTxnMarker> markers;

@@ -8,7 +8,7 @@
 
 namespace seglog::protocol {
 
-::seglog::Status WriteTxnMarkersResponseData::WritableTxnMarkerPartitionResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status write_txn_markers_response_data::WritableTxnMarkerPartitionResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = WritableTxnMarkerPartitionResult{};
@@ -31,7 +31,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status WriteTxnMarkersResponseData::WritableTxnMarkerPartitionResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status write_txn_markers_response_data::WritableTxnMarkerPartitionResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 1;
@@ -45,7 +45,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status WriteTxnMarkersResponseData::WritableTxnMarkerTopicResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status write_txn_markers_response_data::WritableTxnMarkerTopicResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = WritableTxnMarkerTopicResult{};
@@ -81,7 +81,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status WriteTxnMarkersResponseData::WritableTxnMarkerTopicResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status write_txn_markers_response_data::WritableTxnMarkerTopicResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 1;
@@ -98,7 +98,7 @@ namespace seglog::protocol {
   return writer->status();
 }
 
-::seglog::Status WriteTxnMarkersResponseData::WritableTxnMarkerResult::Decode(ProtocolReader* reader, int16_t version) {
+::seglog::Status write_txn_markers_response_data::WritableTxnMarkerResult::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
   *this = WritableTxnMarkerResult{};
@@ -134,7 +134,7 @@ namespace seglog::protocol {
   return ::seglog::Status::OK();
 }
 
-::seglog::Status WriteTxnMarkersResponseData::WritableTxnMarkerResult::Encode(ProtocolWriter* writer, int16_t version) const {
+::seglog::Status write_txn_markers_response_data::WritableTxnMarkerResult::Encode(ProtocolWriter* writer, int16_t version) const {
   (void)version;
   (void)writer;
   [[maybe_unused]] const bool flexible = version >= 1;

@@ -23,6 +23,50 @@
 
 namespace seglog::protocol {
 
+// The structures nested in WriteTxnMarkersResponseData.
+namespace write_txn_markers_response_data {
+
+struct WritableTxnMarkerPartitionResult {
+  // The partition index. Versions 1-2.
+  int32_t partition_index{0};
+  // The error code, or 0 if there was no error. Versions 1-2.
+  int16_t error_code{0};
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const WritableTxnMarkerPartitionResult&) const = default;
+};
+
+struct WritableTxnMarkerTopicResult {
+  // The topic name. Versions 1-2.
+  std::string name;
+  // The results by partition. Versions 1-2.
+  std::vector<WritableTxnMarkerPartitionResult> partitions;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const WritableTxnMarkerTopicResult&) const = default;
+};
+
+struct WritableTxnMarkerResult {
+  // The current producer ID in use by the transactional ID. Versions 1-2.
+  int64_t producer_id{0};
+  // The results by topic. Versions 1-2.
+  std::vector<WritableTxnMarkerTopicResult> topics;
+  // Tagged fields this build does not know, kept to be written back.
+  UnknownTaggedFields unknown_tagged_fields;
+
+  ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
+  ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  bool operator==(const WritableTxnMarkerResult&) const = default;
+};
+
+}  // namespace write_txn_markers_response_data
+
 struct WriteTxnMarkersResponseData {
   static constexpr int16_t kApiKey = 27;
   static constexpr int16_t kLowestSupportedVersion = 1;
@@ -30,44 +74,11 @@ struct WriteTxnMarkersResponseData {
   // The first flexible version (KIP-482); 0x7fff: none.
   static constexpr int16_t kLowestFlexibleVersion = 1;
 
-  struct WritableTxnMarkerPartitionResult {
-    // The partition index. Versions 1-2.
-    int32_t partition_index{0};
-    // The error code, or 0 if there was no error. Versions 1-2.
-    int16_t error_code{0};
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const WritableTxnMarkerPartitionResult&) const = default;
-  };
-
-  struct WritableTxnMarkerTopicResult {
-    // The topic name. Versions 1-2.
-    std::string name;
-    // The results by partition. Versions 1-2.
-    std::vector<WritableTxnMarkerPartitionResult> partitions;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const WritableTxnMarkerTopicResult&) const = default;
-  };
-
-  struct WritableTxnMarkerResult {
-    // The current producer ID in use by the transactional ID. Versions 1-2.
-    int64_t producer_id{0};
-    // The results by topic. Versions 1-2.
-    std::vector<WritableTxnMarkerTopicResult> topics;
-    // Tagged fields this build does not know, kept to be written back.
-    UnknownTaggedFields unknown_tagged_fields;
-
-    ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
-    ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
-    bool operator==(const WritableTxnMarkerResult&) const = default;
-  };
+  // The nested structures, defined in their own namespace (complete before this
+  // struct, so std::optional of them is default-constructible under every compiler).
+  using WritableTxnMarkerPartitionResult = write_txn_markers_response_data::WritableTxnMarkerPartitionResult;
+  using WritableTxnMarkerTopicResult = write_txn_markers_response_data::WritableTxnMarkerTopicResult;
+  using WritableTxnMarkerResult = write_txn_markers_response_data::WritableTxnMarkerResult;
 
   // The results for writing makers. Versions 1-2.
   std::vector<WritableTxnMarkerResult> markers;
