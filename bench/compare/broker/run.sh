@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# seglog serve against a real Apache Kafka 4.4.0 broker on this machine: Kafka's own
+# ProducerPerformance (1 KiB records, --throughput -1, acks=1 and acks=-1, 1 and 8 partitions)
+# and AssignedConsumerPerformance (src/), alternating between the two brokers, several rounds.
+#
+#   bench/compare/broker/run.sh [--records 500000] [--rounds 3] [--configs acks1-p1,...]
+#   bench/compare/broker/run.sh --quick        (smoke check: --records 20000 --rounds 1)
+#
+# Needs build/release/cli/seglog (or SEGLOG=path) and the Kafka 4.4.0 jars, which
+# interop/kafka/oracle.sh fetches once. Writes bench/results/broker_compare.{json,md};
+# broker_compare.py --help lists every flag. Not a test: it measures and reports.
+set -euo pipefail
+HERE="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)"
+exec python3 "$HERE/broker_compare.py" "$@"
