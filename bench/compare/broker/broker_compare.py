@@ -17,6 +17,7 @@ records/s and fetch time, and the broker's CPU while it ran. Medians over the ro
 
   bench/compare/broker/run.sh [--records 500000] [--rounds 3] [--quick]
                               [--configs acks1-p1,acksall-p1,acks1-p8,acksall-p8]
+                              [--throughput -1] [--producer-warmup-records 0]
 
 Writes bench/results/broker_compare.json and bench/results/broker_compare.md (see --help).
 Kafka runs with kafka-server-start.sh's defaults (-Xms1G -Xmx1G, G1 with its pause options);
@@ -307,13 +308,26 @@ PRODUCER_SUMMARY = re.compile(
     r"([\d.]+) ms max latency, (\d+) ms 50th, (\d+) ms 95th, (\d+) ms 99th, (\d+) ms 99\.9th", re.M)
 
 
+# With --warmup-records ProducerPerformance prints a second summary over the records after them.
+PRODUCER_STEADY = re.compile(
+    r"^(\d+) steady state records sent, ([\d.]+) records/sec \(([\d.]+) MB/sec\), ([\d.]+) ms avg latency, "
+    r"([\d.]+) ms max latency, (\d+) ms 50th, (\d+) ms 95th, (\d+) ms 99th, (\d+) ms 99\.9th", re.M)
+
+
 def parse_producer(text):
     m = None
     for m in PRODUCER_SUMMARY.finditer(text):
         pass  # the last match is the summary (the periodic lines have no percentiles)
     if m is None:
         raise BenchError(f"no ProducerPerformance summary line in:\n{text[-2000:]}")
-    return {"records": int(m[1]), "records_per_s": float(m[2]), "mb_per_s": float(m[3]),
+    st = PRODUCER_STEADY.search(text)
+    steady = {}
+    if st:
+        steady = {"steady_records": int(st[1]), "steady_records_per_s": float(st[2]),
+                  "steady_p50_ms": int(st[6]), "steady_p95_ms": int(st[7]), "steady_p99_ms": int(st[8]),
+                  "steady_p999_ms": int(st[9]), "steady_max_latency_ms": float(st[5]),
+                  "steady_summary": st[0]}
+    return {**steady, "records": int(m[1]), "records_per_s": float(m[2]), "mb_per_s": float(m[3]),
             "avg_latency_ms": float(m[4]), "max_latency_ms": float(m[5]), "p50_ms": int(m[6]),
             "p95_ms": int(m[7]), "p99_ms": int(m[8]), "p999_ms": int(m[9]),
             "summary": m[0]}
@@ -349,8 +363,10 @@ class Bench:
     def produce(self, broker, other, topic, acks, records, outfile):
         cmd = self.java + ["org.apache.kafka.tools.ProducerPerformance", "--topic", topic,
                            "--num-records", str(records), "--record-size", "1024",
-                           "--throughput", "-1", "--bootstrap-server", broker.bootstrap,
+                           "--throughput", str(self.args.throughput), "--bootstrap-server", broker.bootstrap,
                            "--command-property", f"acks={acks}"]
+        if 0 < self.args.producer_warmup_records < records:  # (not for the shorter warm-up runs)
+            cmd += ["--warmup-records", str(self.args.producer_warmup_records)]
         text, res = measured_run(cmd, broker, other, self.timeout(records), outfile)
         prod = parse_producer(text)
         if prod["records"] != records:
@@ -452,6 +468,7 @@ MEDIAN_KEYS = {
     "consumer": ["mb_per_s", "records_per_s", "fetch_ms", "fetch_mb_per_s", "broker_cpu_s",
                  "broker_cores", "broker_rss_max_mib"],
 }
+STEADY_KEYS = ["steady_records_per_s", "steady_p50_ms", "steady_p99_ms", "steady_max_latency_ms"]
 
 
 def medians(runs):
@@ -462,6 +479,9 @@ def medians(runs):
             continue
         out[broker] = {part: {k: statistics.median(r[part][k] for r in rs) for k in keys}
                        for part, keys in MEDIAN_KEYS.items()}
+        if all("steady_p99_ms" in r["producer"] for r in rs):
+            out[broker]["producer"].update(
+                {k: statistics.median(r["producer"][k] for r in rs) for k in STEADY_KEYS})
     return out
 
 
@@ -489,7 +509,7 @@ def fmt(v, digits=0):
 def markdown(res):
     lines = []
     s = res["settings"]
-    lines.append(f"Records per run: {s['records']:,} x 1 KiB ({s['records'] * 1024 / MiB:,.0f} MiB), "
+    lines.append(f"ProducerPerformance --throughput {s['throughput']}. Records per run: {s['records']:,} x 1 KiB ({s['records'] * 1024 / MiB:,.0f} MiB), "
                  f"{s['rounds']} rounds, warm-up {s['warmup_records']:,} records per broker and "
                  f"configuration. Load average before: {res['loadavg_start']}, after: "
                  f"{res.get('loadavg_end')}.")
@@ -509,6 +529,22 @@ def markdown(res):
                          f"{fmt(p['records_per_s'])} | {fmt(p['mb_per_s'], 1)} | {fmt(p['p50_ms'])} | "
                          f"{fmt(p['p99_ms'])} | {fmt(p['broker_cpu_s'], 2)} | {fmt(p['broker_cores'], 2)} | "
                          f"{fmt(p['broker_rss_max_mib'], 1)} | {fmt(p['client_cpu_s'], 1)} |")
+    steady = [c for c in res["configs"]
+              if all("steady_p99_ms" in c["median"].get(b, {}).get("producer", {}) for b in ("seglog", "kafka"))]
+    if steady:
+        lines.append("")
+        lines.append(f"Producer after its first {s['producer_warmup_records']:,} records "
+                     "(ProducerPerformance's steady-state summary), medians:")
+        lines.append("")
+        lines.append("| configuration | broker | records/s | p50 ms | p99 ms | max ms | p99 seglog/Kafka |")
+        lines.append("|---|---|---|---|---|---|---|")
+        for c in steady:
+            sp, kp = c["median"]["seglog"]["producer"], c["median"]["kafka"]["producer"]
+            for b, p in (("seglog", sp), ("kafka", kp)):
+                rat = f"{sp['steady_p99_ms'] / kp['steady_p99_ms']:.2f}" if b == "seglog" and kp["steady_p99_ms"] else ""
+                lines.append(f"| acks={c['acks']}, {c['partitions']} partition(s) | {b} | "
+                             f"{fmt(p['steady_records_per_s'])} | {fmt(p['steady_p50_ms'])} | "
+                             f"{fmt(p['steady_p99_ms'])} | {fmt(p['steady_max_latency_ms'])} | {rat} |")
     lines.append("")
     lines.append("Consumer (AssignedConsumerPerformance, all partitions assigned, from the beginning), "
                  "medians:")
@@ -564,6 +600,13 @@ def main():
     ap.add_argument("--warmup-records", type=int, default=None,
                     help="unmeasured warm-up run per broker and configuration (records/5, at least "
                          "10000; 0: none)")
+    ap.add_argument("--throughput", type=int, default=-1,
+                    help="ProducerPerformance --throughput: -1 (default) sends as fast as it can, so "
+                         "its latencies are mostly time in the producer's full buffer; a fixed rate "
+                         "below both brokers' limits measures the brokers' service time instead")
+    ap.add_argument("--producer-warmup-records", type=int, default=0,
+                    help="ProducerPerformance --warmup-records: its second, steady-state summary "
+                         "(after the client's start-up) is recorded and tabled too (default 0: off)")
     ap.add_argument("--quick", action="store_true", help="smoke check: --records 20000 --rounds 1")
     ap.add_argument("--configs", default=",".join(CONFIGS), help="comma list of " + ", ".join(CONFIGS))
     ap.add_argument("--seglog", default=os.environ.get("SEGLOG", os.path.join(ROOT, "build/release/cli/seglog")))
@@ -604,7 +647,8 @@ def main():
         "filesystem": subprocess.run(["df", "-T", args.work_dir], capture_output=True,
                                      text=True).stdout.splitlines()[-1].split()[:2],
         "settings": {"records": args.records, "rounds": args.rounds, "record_size": 1024,
-                     "throughput": -1, "warmup_records": args.warmup_records,
+                     "throughput": args.throughput,
+                     "producer_warmup_records": args.producer_warmup_records, "warmup_records": args.warmup_records,
                      "kafka_jvm": KAFKA_HEAP + KAFKA_JVM_OPTS, "client_jvm": CLIENT_HEAP,
                      "order": "per round: seglog then kafka; each run = producer then consumer"},
         "loadavg_start": loadavg(),
