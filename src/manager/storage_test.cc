@@ -225,8 +225,9 @@ TEST_F(StorageTest, RetentionRunsWhenTheEmbedderAsks) {
   }
   Status unknown = storage->RunTask("compact-everything");
   EXPECT_TRUE(unknown.IsInvalidArgument());
-  EXPECT_THAT(unknown.ToString(),
-              HasSubstr("retention, flush, checkpoint, delete-files, cleaner or producer-expiration"));
+  EXPECT_THAT(
+      unknown.ToString(),
+      HasSubstr("retention, flush, checkpoint, delete-files, cleaner or producer-expiration"));
 }
 
 TEST_F(StorageTest, BackgroundTasksRunOnTheScheduler) {
