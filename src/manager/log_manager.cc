@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 #include <fmt/ranges.h>
 
@@ -87,6 +88,7 @@ Result<std::unique_ptr<LogManager>> LogManager::OpenDirs(
       m->pending_deletes_.push_back({p, scheduler->NowMs()});  // found at startup: due now
     }
   }
+  m->NoteFlushSettings(known_topics);
   if (!read_only && !m->dirs_.empty()) {
     // (Before the manager is shared: nobody waits on mu_ yet.)
     SEGLOG_ASSIGN_OR_RETURN(
@@ -139,10 +141,22 @@ Status LogManager::SaveTopics() {
     MutexLock l(&mu_);
     topics = topics_;
   }
+  NoteFlushSettings(topics);
   for (const auto& d : dirs_) {
     if (!d->offline()) SEGLOG_RETURN_IF_ERROR(seglog::SaveTopics(env_, d->dir(), topics));
   }
   return Status::OK();
+}
+
+void LogManager::NoteFlushSettings(const TopicMap& topics) {
+  constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+  Result<LogConfig> defaults = config_.TopicConfig({});  // log.flush.interval.messages
+  bool may_flush = defaults.ok() && defaults.value().flush_messages < kNever;
+  for (const auto& [name, md] : topics) {
+    Result<LogConfig> c = config_.TopicConfig(md.configs);
+    if (c.ok() && c.value().flush_messages < kNever) may_flush = true;
+  }
+  appends_may_flush_.store(may_flush, std::memory_order_relaxed);
 }
 
 Status LogManager::CreatePartitions(const std::string& topic, const TopicMetadata& md, int32_t from,
@@ -272,6 +286,14 @@ Result<TopicMetadata> LogManager::FindTopic(const std::string& topic) const {
 TopicMap LogManager::AllTopicMetadata() const {
   MutexLock l(&mu_);
   return topics_;
+}
+
+std::optional<std::string> LogManager::TopicNameForId(std::string_view topic_id) const {
+  MutexLock l(&mu_);
+  for (const auto& [name, md] : topics_) {
+    if (md.topic_id == topic_id) return name;
+  }
+  return std::nullopt;
 }
 
 std::string LogManager::cluster_id() const {

@@ -36,12 +36,14 @@
 #ifndef SEGLOG_MANAGER_LOG_MANAGER_H_
 #define SEGLOG_MANAGER_LOG_MANAGER_H_
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/mutex.h"
@@ -98,6 +100,13 @@ class LogManager {
   Result<TopicMetadata> FindTopic(const std::string& topic) const EXCLUDES(mu_);
   // Every topic's metadata at one moment.
   TopicMap AllTopicMetadata() const EXCLUDES(mu_);
+  // The name of the topic whose id (as TopicMetadata::topic_id spells it) is `topic_id`, or
+  // nullopt: the broker's lookup for requests that name topics by id. Copies nothing else.
+  std::optional<std::string> TopicNameForId(std::string_view topic_id) const EXCLUDES(mu_);
+  // Whether an append to some log may fsync in the appending thread: flush.messages below its
+  // default (Long.MAX_VALUE) as the broker's log.flush.interval.messages or a topic override.
+  // Kept current as topics and their configs change; lock-free.
+  bool AppendsMayFlush() const { return appends_may_flush_.load(std::memory_order_relaxed); }
   // The cluster.id of meta.properties (the first log directory's).
   std::string cluster_id() const;
   Result<TopicDescription> DescribeTopic(const std::string& topic) const EXCLUDES(mu_);
@@ -155,8 +164,10 @@ class LogManager {
   void Info(const std::string& line) const;
   LogDirectory* DirFor(const TopicPartition& tp) const;
   LogDirectory* LeastLoadedDir() const;
-  // Writes the topic store (a copy of topics_) into every online directory.
+  // Writes the topic store (a copy of topics_) into every online directory, and updates
+  // appends_may_flush_ from it.
   Status SaveTopics() REQUIRES(admin_mu_) EXCLUDES(mu_);
+  void NoteFlushSettings(const TopicMap& topics);
   // Opens partitions [from, to) of `topic`; on failure removes those it made.
   Status CreatePartitions(const std::string& topic, const TopicMetadata& md, int32_t from,
                           int32_t to) REQUIRES(admin_mu_) EXCLUDES(mu_);
@@ -183,6 +194,7 @@ class LogManager {
   // Set by Open for a writable manager, then never changed (thread-safe itself).
   std::unique_ptr<ProducerIdManager> producer_ids_;
   TopicMap topics_ GUARDED_BY(mu_);
+  std::atomic<bool> appends_may_flush_{false};  // see AppendsMayFlush()
   struct PendingDelete {
     std::string path;
     int64_t due_ms;

@@ -134,6 +134,34 @@ TEST_F(LogManagerTest, AlteredRetentionAppliesAtTheNextCheckAndPersists) {
   EXPECT_EQ((*m->GetLog({"t", 0}))->log_start_offset(), 10);  // from the checkpoint
 }
 
+// AppendsMayFlush follows flush.messages (broker default and topic overrides) across changes
+// and restarts; TopicNameForId finds topics by their id.
+TEST_F(LogManagerTest, AppendsMayFlushAndTopicNameForId) {
+  auto m = Open();
+  EXPECT_FALSE(m->AppendsMayFlush());
+  ASSERT_TRUE(m->CreateTopic("t", 1).ok());
+  ASSERT_TRUE(m->CreateTopic("u", 1, {{"flush.messages", "5"}}).ok());
+  EXPECT_TRUE(m->AppendsMayFlush());
+  const std::string t_id = m->FindTopic("t")->topic_id;
+  const std::string u_id = m->FindTopic("u")->topic_id;
+  EXPECT_EQ(m->TopicNameForId(t_id), "t");
+  EXPECT_EQ(m->TopicNameForId(u_id), "u");
+  EXPECT_EQ(m->TopicNameForId("AAAAAAAAAAAAAAAAAAAAAA"), std::nullopt);
+  ASSERT_TRUE(m->Shutdown().ok());
+  m = Open();
+  EXPECT_TRUE(m->AppendsMayFlush());  // the override, loaded from the topic store
+  EXPECT_EQ(m->TopicNameForId(u_id), "u");
+  ASSERT_TRUE(m->AlterTopicConfig("u", {}, {"flush.messages"}).ok());
+  EXPECT_FALSE(m->AppendsMayFlush());
+  ASSERT_TRUE(m->AlterTopicConfig("t", {{"flush.messages", "9223372036854775807"}}, {}).ok());
+  EXPECT_FALSE(m->AppendsMayFlush());  // Long.MAX_VALUE: never
+  ASSERT_TRUE(m->DeleteTopic("u").ok());
+  EXPECT_EQ(m->TopicNameForId(u_id), std::nullopt);
+  ASSERT_TRUE(m->Shutdown().ok());
+  m = Open({{"log.flush.interval.messages", "1000"}});
+  EXPECT_TRUE(m->AppendsMayFlush());  // the broker's default
+}
+
 TEST_F(LogManagerTest, DeletedTopicsAreRenamedThenRemovedAfterTheDelay) {
   auto m = Open({{"log.segment.delete.delay.ms", "10000"}});
   ASSERT_TRUE(m->CreateTopic("gone", 2).ok());

@@ -62,6 +62,21 @@ void Broker::OnConnectionClosed(uint64_t connection_id) {
   purgatory_.DropConnection(connection_id);
 }
 
+bool Broker::HandlesInline(const std::vector<uint8_t>& frame) const {
+  if (frame.size() < 2) return true;  // answered by closing the connection
+  switch (static_cast<ApiKey>(LoadBEInt16(frame.data()))) {
+    case ApiKey::kProduce:
+      // An append that may fsync (flush.messages) waits for the disk: not on a network thread.
+      return !ctx_.logs->AppendsMayFlush();
+    case ApiKey::kFetch:
+    case ApiKey::kListOffsets:
+    case ApiKey::kApiVersions:
+      return true;
+    default:
+      return false;
+  }
+}
+
 ResponseBuffer Broker::ToResponseBuffer(const ProtocolWriter& writer) {
   ResponseBuffer out;
   const std::vector<uint8_t>& bytes = writer.bytes();

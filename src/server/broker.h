@@ -30,6 +30,7 @@ class Broker : public RequestHandler {
   void Handle(const RequestContext& context, std::vector<uint8_t> frame,
               Responder respond) override;
   void OnConnectionClosed(uint64_t connection_id) override;
+  bool HandlesInline(const std::vector<uint8_t>& frame) const override;
 
   // Ends every parked fetch's wait (each is answered) and stops the purgatory's thread.
   void Shutdown();

@@ -194,6 +194,33 @@ TEST_F(BrokerDispatchTest, ApiVersionsListsServedApisWithAV0Header) {
   EXPECT_TRUE(produce);
 }
 
+// The light APIs run on the network thread; Produce only while no append may fsync.
+TEST_F(BrokerDispatchTest, InlineHandlingOnlyForBoundedWork) {
+  auto frame_of = [](ApiKey key) {
+    std::vector<uint8_t> f(8, 0);
+    StoreBE16(f.data(), static_cast<uint16_t>(key));
+    return f;
+  };
+  EXPECT_TRUE(broker_->HandlesInline(frame_of(ApiKey::kProduce)));
+  EXPECT_TRUE(broker_->HandlesInline(frame_of(ApiKey::kFetch)));
+  EXPECT_TRUE(broker_->HandlesInline(frame_of(ApiKey::kListOffsets)));
+  EXPECT_TRUE(broker_->HandlesInline(frame_of(ApiKey::kApiVersions)));
+  EXPECT_TRUE(broker_->HandlesInline({}));  // refused by closing: nothing to wait for
+  EXPECT_FALSE(broker_->HandlesInline(frame_of(ApiKey::kMetadata)));  // may create topics
+  EXPECT_FALSE(broker_->HandlesInline(frame_of(ApiKey::kCreateTopics)));
+  EXPECT_FALSE(broker_->HandlesInline(frame_of(ApiKey::kInitProducerId)));
+  ASSERT_TRUE(logs_->CreateTopic("flushing", 1).ok());
+  ASSERT_TRUE(logs_->AlterTopicConfig("flushing", {{"flush.messages", "1"}}, {}).ok());
+  EXPECT_FALSE(broker_->HandlesInline(frame_of(ApiKey::kProduce)));
+  EXPECT_TRUE(broker_->HandlesInline(frame_of(ApiKey::kFetch)));
+  ASSERT_TRUE(logs_->AlterTopicConfig("flushing", {}, {"flush.messages"}).ok());
+  EXPECT_TRUE(broker_->HandlesInline(frame_of(ApiKey::kProduce)));
+  ASSERT_TRUE(logs_->CreateTopic("flushing2", 1, {{"flush.messages", "10"}}).ok());
+  EXPECT_FALSE(broker_->HandlesInline(frame_of(ApiKey::kProduce)));
+  ASSERT_TRUE(logs_->DeleteTopic("flushing2").ok());
+  EXPECT_TRUE(broker_->HandlesInline(frame_of(ApiKey::kProduce)));
+}
+
 TEST_F(BrokerDispatchTest, ApiVersionsTooNewGetsKip511Answer) {
   ApiVersionsRequestData req;
   std::vector<uint8_t> frame = Frame(18, 3, req);

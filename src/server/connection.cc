@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
+#include <thread>
 
 #include "base/coding.h"
 #include "io/file.h"
@@ -186,6 +188,30 @@ void Connection::MaybeDispatch() {
   in_progress_ = true;
   RequestContext context{id_, client_address_, listener_, frame.received_ms};
   std::weak_ptr<Connection> weak = weak_from_this();
+  if (state_->handler->HandlesInline(frame.bytes)) {
+    // On this thread: an answer given during Handle is kept and taken below (no mailbox, no
+    // wake-up); one given later, from another thread, goes through the mailbox as usual.
+    struct InlineAnswer {
+      bool handling = true;  // Handle has not returned yet
+      std::optional<Response> response;
+    };
+    auto slot = std::make_shared<InlineAnswer>();
+    const std::thread::id self_thread = std::this_thread::get_id();
+    Responder responder(
+        [mailbox = processor_->mailbox(), weak, slot, self_thread](Response response) mutable {
+          if (std::this_thread::get_id() == self_thread && slot->handling) {
+            slot->response = std::move(response);
+            return;
+          }
+          mailbox->Post([weak, response = std::move(response)]() mutable {
+            if (auto c = weak.lock()) c->OnAnswer(std::move(response));
+          });
+        });
+    state_->handler->Handle(context, std::move(frame.bytes), std::move(responder));
+    slot->handling = false;
+    if (slot->response.has_value()) OnAnswer(std::move(*slot->response));
+    return;
+  }
   Responder responder([mailbox = processor_->mailbox(), weak](Response response) {
     mailbox->Post([weak, response = std::move(response)]() mutable {
       if (auto c = weak.lock()) c->OnAnswer(std::move(response));

@@ -73,7 +73,8 @@ class RequestHandler {
   virtual ~RequestHandler() = default;
 
   // `frame` is one request, without its 4-byte size prefix; the handler owns it (a Produce may
-  // keep its record bytes without copying them). Called on a request handler thread; the
+  // keep its record bytes without copying them). Called on a request handler thread (on the
+  // network thread that read it when HandlesInline(frame) said so); the
   // requests of one connection come one at a time, in the order they were sent: the next is
   // handled only after `respond` was answered and that response was written, so responses go
   // out in request order (Kafka mutes the channel the same way). Requests of different
@@ -88,6 +89,16 @@ class RequestHandler {
   // network thread, possibly while that request is still in Handle.
   // REQUIRES: returns promptly; thread-safe.
   virtual void OnConnectionClosed(uint64_t connection_id) { (void)connection_id; }
+
+  // Whether `frame` may be handled on the network thread that read it instead of being queued
+  // for a request handler thread: true only for requests whose handling is bounded and short
+  // (no fsync, no file creation or deletion, no waiting), where the hand-over to another
+  // thread and back would cost more than the work. Called on a network thread.
+  // REQUIRES: returns promptly; thread-safe.
+  virtual bool HandlesInline(const std::vector<uint8_t>& frame) const {
+    (void)frame;
+    return false;
+  }
 };
 
 }  // namespace seglog

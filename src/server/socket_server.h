@@ -6,6 +6,9 @@
 //   accept, count  ->  read size + frame, mute, queue it  ->  RequestQueue  ->  Handle()
 //                      write response (bytes, sendfile), unmute  <-  Responder (any thread)
 //
+// A request the handler takes inline (RequestHandler::HandlesInline) is handled by the network
+// thread that read it, and an answer given during Handle is written without a hand-over.
+//
 // Framing: each request is a 4-byte big-endian size and that many bytes; a size below 0 or
 // above socket.request.max.bytes closes the connection (logged in Kafka's words). Each
 // response is written as its 4-byte size and its bytes.

@@ -15,7 +15,9 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
+#include <set>
 #include <thread>
 
 #include "io/file.h"
@@ -70,7 +72,12 @@ class FnHandler : public RequestHandler {
     fn_(c, std::move(frame), std::move(r));
   }
   void OnConnectionClosed(uint64_t) override { closed.fetch_add(1); }
+  bool HandlesInline(const std::vector<uint8_t>& frame) const override {
+    return inline_when && inline_when(frame);
+  }
   std::atomic<int> closed{0};
+  // Which frames are handled on the network thread (unset: none). Set before the server starts.
+  std::function<bool(const std::vector<uint8_t>&)> inline_when;
 
  private:
   Fn fn_;
@@ -280,6 +287,86 @@ TEST_F(SocketServerTest, PipelinedRequestsAreHandledOneAtATimeAndAnsweredInOrder
             << "\n";
   server_->Shutdown();
   pool.reset();
+}
+
+// Requests the handler takes inline run on the connection's network thread, answered there
+// at once or later from another thread; mixed with queued ones they keep request order.
+TEST_F(SocketServerTest, InlineRequestsRunOnTheNetworkThreadInOrder) {
+  std::mutex mu;
+  std::map<std::string, std::set<std::thread::id>> threads;  // "inline" / "queued"
+  auto pool = std::make_unique<DelayedAnswers>(2);
+  FnHandler& h = *MakeHandler([&](const RequestContext&, std::vector<uint8_t> f, Responder r) {
+    const std::string s = AsString(f);
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      threads[s[0] == 'q' ? "queued" : "inline"].insert(std::this_thread::get_id());
+    }
+    if (s.rfind("i-later", 0) == 0) {  // parked: answered from a pool thread
+      auto shared = std::make_shared<Responder>(std::move(r));
+      pool->Run([shared, s] { shared->Send(Text("r:" + s)); });
+      return;
+    }
+    r.Send(Text("r:" + s));
+  });
+  h.inline_when = [](const std::vector<uint8_t>& f) { return !f.empty() && f[0] == 'i'; };
+  SocketServerOptions o = Options();
+  o.num_network_threads = 1;
+  StartServer(o, &h);
+  auto c = Connect();
+  ASSERT_NE(c, nullptr);
+  std::vector<std::string> sent;
+  std::vector<uint8_t> all;
+  const char* kinds[] = {"i-now", "i-later", "q"};
+  for (int i = 0; i < 90; ++i) {
+    sent.push_back(fmt::format("{}-{}", kinds[(i * 7) % 3], i));
+    auto f = TestClient::Frame(sent.back());
+    all.insert(all.end(), f.begin(), f.end());
+  }
+  ASSERT_TRUE(c->Send(all));
+  for (const std::string& s : sent) ASSERT_EQ(c->ReadFrameString(), "r:" + s);
+  std::lock_guard<std::mutex> lock(mu);
+  ASSERT_EQ(threads["inline"].size(), 1u);  // the one network thread
+  for (const auto& t : threads["queued"]) EXPECT_EQ(threads["inline"].count(t), 0u);
+  server_->Shutdown();
+  pool.reset();
+}
+
+// A request parked by one connection and answered on the network thread while that thread
+// handles another connection's inline request is delivered to its own connection.
+TEST_F(SocketServerTest, AnInlineRequestMayAnswerAnotherConnectionsParkedRequest) {
+  std::mutex mu;
+  std::optional<Responder> parked;
+  FnHandler& h = *MakeHandler([&](const RequestContext&, std::vector<uint8_t> f, Responder r) {
+    const std::string s = AsString(f);
+    std::lock_guard<std::mutex> lock(mu);
+    if (s == "park") {
+      parked.emplace(std::move(r));
+      return;
+    }
+    if (s == "wake" && parked) {
+      parked->Send(Text("woken"));
+      parked.reset();
+    }
+    r.Send(Text("r:" + s));
+  });
+  h.inline_when = [](const std::vector<uint8_t>&) { return true; };
+  SocketServerOptions o = Options();
+  o.num_network_threads = 1;
+  StartServer(o, &h);
+  auto a = Connect();
+  auto b = Connect();
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  ASSERT_TRUE(a->SendFrame("park"));
+  ASSERT_TRUE(Eventually([&] {
+    std::lock_guard<std::mutex> lock(mu);
+    return parked.has_value();
+  }));
+  ASSERT_TRUE(b->SendFrame("wake"));
+  EXPECT_EQ(b->ReadFrameString(), "r:wake");
+  EXPECT_EQ(a->ReadFrameString(), "woken");
+  ASSERT_TRUE(a->SendFrame("again"));  // a's connection is in order after its parked answer
+  EXPECT_EQ(a->ReadFrameString(), "r:again");
 }
 
 TEST_F(SocketServerTest, ABlockedRequestDoesNotBlockAnotherConnection) {

@@ -70,11 +70,7 @@ Status ValidateTopicNameForClient(const std::string& name) {
 
 std::optional<std::string> TopicNameForId(const BrokerContext& ctx, const Uuid& id) {
   if (id.IsZero()) return std::nullopt;
-  const std::string text = id.ToString();
-  for (const auto& [name, md] : ctx.logs->AllTopicMetadata()) {
-    if (md.topic_id == text) return name;
-  }
-  return std::nullopt;
+  return ctx.logs->TopicNameForId(id.ToString());
 }
 
 protocol::MetadataResponseData HandleMetadata(const BrokerContext& ctx,

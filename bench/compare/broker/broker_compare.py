@@ -117,9 +117,8 @@ def wait_bounded(proc, timeout, what):
 
 
 class SeglogBroker:
-    name = "seglog"
-
-    def __init__(self, binary, workdir):
+    def __init__(self, binary, workdir, name="seglog"):
+        self.name = name
         self.binary = binary
         self.workdir = workdir
         self.data = os.path.join(workdir, "data")
@@ -395,8 +394,11 @@ class Bench:
         args = self.args
         cdir = os.path.join(workroot, name)
         shutil.rmtree(cdir, ignore_errors=True)
-        brokers = [SeglogBroker(seglog_bin, os.path.join(cdir, "seglog")),
-                   KafkaBroker(self.cp, os.path.join(cdir, "kafka"))]
+        if args.baseline:
+            other = SeglogBroker(args.baseline, os.path.join(cdir, OTHER), name=OTHER)
+        else:
+            other = KafkaBroker(self.cp, os.path.join(cdir, "kafka"))
+        brokers = [SeglogBroker(seglog_bin, os.path.join(cdir, "seglog")), other]
         result = {"name": name, "acks": acks, "partitions": partitions, "warmup": [], "runs": []}
         try:
             for b in brokers:
@@ -420,7 +422,7 @@ class Bench:
                     result["warmup"].append(w)
                     log(f"{name}: warm-up {b.name}: {w['producer']['records_per_s']:.0f} rec/s")
             for r in range(args.rounds):
-                for i, b in enumerate(brokers):  # seglog, kafka, seglog, kafka, ...
+                for i, b in enumerate(brokers):  # seglog, kafka (or baseline), seglog, kafka, ...
                     other = brokers[1 - i]
                     base = os.path.join(cdir, f"r{r}-{b.name}")
                     run = {"round": r, "broker": b.name, "loadavg_before": loadavg()}
@@ -468,12 +470,14 @@ MEDIAN_KEYS = {
     "consumer": ["mb_per_s", "records_per_s", "fetch_ms", "fetch_mb_per_s", "broker_cpu_s",
                  "broker_cores", "broker_rss_max_mib"],
 }
+# The broker seglog is compared with: "kafka", or "baseline" (another seglog binary, --baseline).
+OTHER = "kafka"
 STEADY_KEYS = ["steady_records_per_s", "steady_p50_ms", "steady_p99_ms", "steady_max_latency_ms"]
 
 
 def medians(runs):
     out = {}
-    for broker in ("seglog", "kafka"):
+    for broker in ("seglog", OTHER):
         rs = [r for r in runs if r["broker"] == broker]
         if not rs:
             continue
@@ -520,7 +524,7 @@ def markdown(res):
                  "broker cores | broker RSS max MiB | producer client CPU-s |")
     lines.append("|---|---|---|---|---|---|---|---|---|---|")
     for c in res["configs"]:
-        for b in ("seglog", "kafka"):
+        for b in ("seglog", OTHER):
             m = c["median"].get(b)
             if not m:
                 continue
@@ -530,17 +534,17 @@ def markdown(res):
                          f"{fmt(p['p99_ms'])} | {fmt(p['broker_cpu_s'], 2)} | {fmt(p['broker_cores'], 2)} | "
                          f"{fmt(p['broker_rss_max_mib'], 1)} | {fmt(p['client_cpu_s'], 1)} |")
     steady = [c for c in res["configs"]
-              if all("steady_p99_ms" in c["median"].get(b, {}).get("producer", {}) for b in ("seglog", "kafka"))]
+              if all("steady_p99_ms" in c["median"].get(b, {}).get("producer", {}) for b in ("seglog", OTHER))]
     if steady:
         lines.append("")
         lines.append(f"Producer after its first {s['producer_warmup_records']:,} records "
                      "(ProducerPerformance's steady-state summary), medians:")
         lines.append("")
-        lines.append("| configuration | broker | records/s | p50 ms | p99 ms | max ms | p99 seglog/Kafka |")
+        lines.append(f"| configuration | broker | records/s | p50 ms | p99 ms | max ms | p99 seglog/{OTHER} |")
         lines.append("|---|---|---|---|---|---|---|")
         for c in steady:
-            sp, kp = c["median"]["seglog"]["producer"], c["median"]["kafka"]["producer"]
-            for b, p in (("seglog", sp), ("kafka", kp)):
+            sp, kp = c["median"]["seglog"]["producer"], c["median"][OTHER]["producer"]
+            for b, p in (("seglog", sp), (OTHER, kp)):
                 rat = f"{sp['steady_p99_ms'] / kp['steady_p99_ms']:.2f}" if b == "seglog" and kp["steady_p99_ms"] else ""
                 lines.append(f"| acks={c['acks']}, {c['partitions']} partition(s) | {b} | "
                              f"{fmt(p['steady_records_per_s'])} | {fmt(p['steady_p50_ms'])} | "
@@ -552,7 +556,7 @@ def markdown(res):
     lines.append("| configuration | broker | MB/s | records/s | fetch ms | broker CPU-s | broker RSS max MiB |")
     lines.append("|---|---|---|---|---|---|---|")
     for c in res["configs"]:
-        for b in ("seglog", "kafka"):
+        for b in ("seglog", OTHER):
             m = c["median"].get(b)
             if not m:
                 continue
@@ -561,16 +565,16 @@ def markdown(res):
                          f"{fmt(q['mb_per_s'], 1)} | {fmt(q['records_per_s'])} | {fmt(q['fetch_ms'])} | "
                          f"{fmt(q['broker_cpu_s'], 2)} | {fmt(q['broker_rss_max_mib'], 1)} |")
     lines.append("")
-    lines.append("Against the targets (seglog / Kafka, medians):")
+    lines.append(f"Against the targets (seglog / {OTHER}, medians):")
     lines.append("")
     lines.append("| configuration | throughput (target >= 1) | p99 latency (target <= 0.5) | "
                  "RSS (target <= 0.1) | broker CPU per record |")
     lines.append("|---|---|---|---|---|")
     for c in res["configs"]:
         m = c["median"]
-        if "seglog" not in m or "kafka" not in m:
+        if "seglog" not in m or OTHER not in m:
             continue
-        sp, kp = m["seglog"]["producer"], m["kafka"]["producer"]
+        sp, kp = m["seglog"]["producer"], m[OTHER]["producer"]
         ratio = lambda a, b: f"{a / b:.2f}" if b else "n/a"
         lines.append(f"| acks={c['acks']}, {c['partitions']} partition(s) | "
                      f"{ratio(sp['records_per_s'], kp['records_per_s'])} | "
@@ -610,6 +614,9 @@ def main():
     ap.add_argument("--quick", action="store_true", help="smoke check: --records 20000 --rounds 1")
     ap.add_argument("--configs", default=",".join(CONFIGS), help="comma list of " + ", ".join(CONFIGS))
     ap.add_argument("--seglog", default=os.environ.get("SEGLOG", os.path.join(ROOT, "build/release/cli/seglog")))
+    ap.add_argument("--baseline", default=None,
+                    help="another seglog binary to compare with instead of Kafka (before/after a "
+                         "change in one run: its results are named 'baseline')")
     ap.add_argument("--work-dir", default=os.environ.get("SEGLOG_BROKER_BENCH_DIR", "/tmp/seglog-broker-compare"),
                     help="scratch directory for both brokers' data (same filesystem for both)")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench/results/broker_compare.json"))
@@ -628,6 +635,11 @@ def main():
             ap.error(f"unknown configuration {n}")
     if not os.access(args.seglog, os.X_OK):
         ap.error(f"no seglog binary at {args.seglog} (build: ninja -C build/release seglog)")
+    if args.baseline:
+        if not os.access(args.baseline, os.X_OK):
+            ap.error(f"no seglog binary at {args.baseline}")
+        global OTHER
+        OTHER = "baseline"
     if args.records < 1 or args.rounds < 1:
         ap.error("--records and --rounds must be positive")
 
@@ -637,7 +649,9 @@ def main():
     os.makedirs(args.work_dir, exist_ok=True)
     bench = Bench(args, cp)
     res = {
-        "what": "seglog serve vs Apache Kafka 4.4.0, ProducerPerformance + AssignedConsumerPerformance",
+        "what": ("seglog serve vs " + (f"seglog serve {args.baseline} (baseline)" if args.baseline
+                                       else "Apache Kafka 4.4.0") +
+                 ", ProducerPerformance + AssignedConsumerPerformance"),
         "command": " ".join(["bench/compare/broker/run.sh", *sys.argv[1:]]),
         "date": datetime.datetime.now().isoformat(timespec="seconds"),
         "git_head": subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
