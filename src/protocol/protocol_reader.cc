@@ -224,6 +224,13 @@ Status ProtocolReader::ReadStructPresence(std::string_view field, bool* present)
   return Status::OK();
 }
 
+Status ProtocolReader::ReadTaggedStructPresence(std::string_view field, bool* present) {
+  uint32_t marker = 0;
+  SEGLOG_RETURN_IF_ERROR(ReadUnsignedVarint(field, &marker));
+  *present = static_cast<int32_t>(marker) > 0;
+  return Status::OK();
+}
+
 Status ProtocolReader::ReadRaw(std::string_view field, size_t n, std::span<const uint8_t>* out) {
   if (n > remaining()) return Truncated(field, n);
   *out = bytes_.subspan(pos_, n);

@@ -57,6 +57,9 @@ class ProtocolReader {
   Status ReadArrayLength(std::string_view field, bool compact, bool nullable, int32_t* out);
   // A nullable struct's marker: int8 -1 (null) or 1.
   Status ReadStructPresence(std::string_view field, bool* present);
+  // A nullable struct's marker inside a tagged field: a uvarint, 0 (null) or 1. Like Kafka's
+  // classes, any value that is positive as an int32 means present.
+  Status ReadTaggedStructPresence(std::string_view field, bool* present);
 
   // The next `n` bytes as a view, and moves past them.
   Status ReadRaw(std::string_view field, size_t n, std::span<const uint8_t>* out);

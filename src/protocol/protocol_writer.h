@@ -58,6 +58,8 @@ class ProtocolWriter {
   void WriteArrayLength(bool compact, size_t n);
   void WriteNullArray(bool compact);
   void WriteStructPresence(bool present) { WriteInt8(present ? 1 : -1); }
+  // Inside a tagged field a nullable struct's marker is a uvarint: 0 (null) or 1.
+  void WriteTaggedStructPresence(bool present) { WriteUnsignedVarint(present ? 1 : 0); }
 
   // Appends a finished tagged field: tag, size, bytes. REQUIRES: `field` has no splices.
   void WriteTaggedField(uint32_t tag, const ProtocolWriter& field);

@@ -150,9 +150,16 @@ class Field:
         self.member = snake(self.name)
         self.type = spec["type"]
         self.about = spec.get("about", "")
-        self.versions = Versions.parse(spec.get("versions"), valid)
-        self.nullable = Versions.parse(spec.get("nullableVersions"), valid)
         self.tagged = Versions.parse(spec.get("taggedVersions"), valid)
+        # A field without "versions" is in its tagged versions (TransactionLogValue's tagged
+        # fields); one with neither is a schema error, as in Kafka's generator.
+        if "versions" in spec:
+            self.versions = Versions.parse(spec["versions"], valid)
+        elif not Versions.parse(spec.get("taggedVersions")).empty():
+            self.versions = Versions.parse(spec["taggedVersions"], valid)
+        else:
+            raise ValueError(f"{msg.name}.{self.name}: no versions")
+        self.nullable = Versions.parse(spec.get("nullableVersions"), valid)
         self.tag = spec.get("tag")
         self.ignorable = bool(spec.get("ignorable", False))
         self.default = spec.get("default")
@@ -449,8 +456,8 @@ def read_scalar(f, elem_target, compact, field_label):
     raise ValueError(t)
 
 
-def emit_read_field(o, f, s, msg, target):
-    """Reads field f (in its wire form) into `target`."""
+def emit_read_field(o, f, s, msg, target, tagged=False):
+    """Reads field f (in its wire form) into `target`; `tagged`: from a tagged field's bytes."""
     compact = f.compact_cond()
     label = f"{s.name}.{f.name}"
     L = json.dumps(label)
@@ -493,7 +500,10 @@ def emit_read_field(o, f, s, msg, target):
             o.ind += 1
             o("bool present_ = true;")
             o.block(f"if ({nullable_cond}) {{")
-            o(f"SEGLOG_RETURN_IF_ERROR(reader->ReadStructPresence({L}, &present_));")
+            # In a tagged field Kafka marks a nullable struct with a uvarint (0 null, 1 present),
+            # elsewhere with an int8 (-1 null, 1 present).
+            presence = "ReadTaggedStructPresence" if tagged else "ReadStructPresence"
+            o(f"SEGLOG_RETURN_IF_ERROR(reader->{presence}({L}, &present_));")
             o.end()
             o.block("if (present_) {")
             o(f"SEGLOG_RETURN_IF_ERROR({target}.emplace().Decode(reader, {V()}));")
@@ -534,10 +544,12 @@ def write_scalar(f, value, compact):
     raise ValueError(t)
 
 
-def emit_write_field(o, f, s, msg, value):
+def emit_write_field(o, f, s, msg, value, tagged=False):
     compact = f.compact_cond()
     label = f"{s.name}.{f.name}"
     nullable_cond = f.nullable.cond()
+    # A nullable struct's marker: see emit_read_field.
+    presence = "WriteTaggedStructPresence" if tagged else "WriteStructPresence"
     if f.is_optional():
         o.block(f"if (!{value}.has_value()) {{")
         o.block(f"if (!({nullable_cond})) {{")
@@ -546,7 +558,7 @@ def emit_write_field(o, f, s, msg, value):
         if f.is_array:
             o(f"writer->WriteNullArray({compact});")
         elif f.struct is not None:
-            o("writer->WriteStructPresence(false);")
+            o(f"writer->{presence}(false);")
         elif f.elem == "string":
             o(f"writer->WriteNullableString({json.dumps(f.name)}, {compact}, {value});")
         elif f.elem == "bytes":
@@ -556,7 +568,7 @@ def emit_write_field(o, f, s, msg, value):
         o.end()
         o.block("else {")
         if f.struct is not None and not f.is_array:
-            o(f"if ({nullable_cond}) writer->WriteStructPresence(true);")
+            o(f"if ({nullable_cond}) writer->{presence}(true);")
         inner = f"(*{value})"
         emit_write_plain(o, f, inner, compact)
         o.end()
@@ -712,7 +724,7 @@ def emit_struct_impl(o, s, msg, qual):
                 o.ind += 1
                 o("ProtocolWriter* outer_ = writer;")
                 o("writer = &field_writer_;")
-                emit_write_field(o, f, s, msg, f.member)
+                emit_write_field(o, f, s, msg, f.member, tagged=True)
                 o("writer = outer_;")
                 o.ind -= 1
                 o("}")
@@ -741,7 +753,7 @@ def emit_struct_impl(o, s, msg, qual):
 def emit_read_field_guarded(o, f, s, msg):
     # The `reader` variable is a non-const pointer in Decode; rebinding it reads the field from
     # the tagged field's own bytes.
-    emit_read_field(o, f, s, msg, f.member)
+    emit_read_field(o, f, s, msg, f.member, tagged=True)
 
 
 def message_header(msg, stem, src_name):
