@@ -2,7 +2,7 @@
 # The whole test suite, on a fresh Debian 12 machine or an old one:
 #   1. installs missing apt packages and fetches Kafka 4.4.0's jars with Maven (cached in
 #      ~/.cache/seglog, reused on later runs); checks src/protocol/generated is what
-#      src/protocol/codegen/generate.py makes of the jar's schemas;
+#      src/protocol/codegen/generate.py makes of the jars' schemas;
 #   2. builds and runs the unit tests under ASan+UBSan (g++);
 #   3. builds everything with clang 14 and -Wthread-safety -Werror, and runs the unit tests;
 #      then builds with ThreadSanitizer (g++) and runs the unit tests - among them threads that

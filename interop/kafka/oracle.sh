@@ -2,6 +2,8 @@
 # Kafka 4.4.0 oracle for seglog interop tests.
 #
 #   oracle.sh fetch                         download Kafka 4.4.0 jars (and deps) into the cache
+#   oracle.sh schema-jars                   fetch, then print the jars whose common/message/*.json
+#                                           src/protocol/codegen/generate.py reads, one a line
 #   oracle.sh classpath                     print the classpath (jars + compiled oracle classes)
 #   oracle.sh compile                       compile interop/kafka/src/*.java (cached by content hash)
 #   oracle.sh run <MainClass> [args...]     run one of the oracle programs (GoldenBatches, VerifyBatches)
@@ -30,11 +32,24 @@ log() { echo "oracle.sh: $*" >&2; }
 
 pom_sha() { sha256sum "$POM" | cut -d' ' -f1; }
 
-# fetch: (re)populate $LIB when kafka-clients is missing or the stamp does not match pom.xml.
+# The jars of Kafka's JSON schemas (src/protocol/codegen/generate.py): the protocol messages,
+# and the group and transaction coordinators' records. The coordinators' jars come with
+# kafka_2.13 (the broker depends on them), so pom.xml need not name them; fetch checks they came.
+SCHEMA_JARS=(kafka-clients kafka-group-coordinator kafka-transaction-coordinator)
+
+# has_schema_jars <dir>: every schema jar is in <dir>.
+has_schema_jars() {
+    local j
+    for j in "${SCHEMA_JARS[@]}"; do
+        [[ -f "$1/$j-$KAFKA_VERSION.jar" ]] || return 1
+    done
+}
+
+# fetch: (re)populate $LIB when a schema jar is missing or the stamp does not match pom.xml.
 fetch() {
     local want
     want="$(pom_sha)"
-    if [[ -f "$LIB/kafka-clients-$KAFKA_VERSION.jar" && -f "$STAMP" && "$(cat "$STAMP")" == "$want" ]]; then
+    if has_schema_jars "$LIB" && [[ -f "$STAMP" && "$(cat "$STAMP")" == "$want" ]]; then
         return 0
     fi
     command -v mvn >/dev/null || die "mvn not found (needed once to fetch the Kafka jars)"
@@ -50,7 +65,7 @@ fetch() {
         die "mvn dependency:copy-dependencies failed"
     fi
     rm -f "$tmp.log"
-    [[ -f "$tmp/kafka-clients-$KAFKA_VERSION.jar" ]] || { rm -rf "$tmp"; die "kafka-clients jar missing after fetch"; }
+    has_schema_jars "$tmp" || { rm -rf "$tmp"; die "a jar of ${SCHEMA_JARS[*]} is missing after fetch"; }
     echo "$want" > "$tmp/.pom.sha256"
     rm -rf "$LIB.old.$$"
     [[ -d "$LIB" ]] && mv "$LIB" "$LIB.old.$$"
@@ -116,6 +131,9 @@ cmd="${1:-}"
 case "$cmd" in
     fetch)
         fetch ;;
+    schema-jars)
+        fetch
+        for j in "${SCHEMA_JARS[@]}"; do echo "$LIB/$j-$KAFKA_VERSION.jar"; done ;;
     classpath)
         compile
         echo "$LIB/*:$(classes_dir)" ;;
@@ -137,5 +155,5 @@ case "$cmd" in
     ""|-h|--help|help)
         awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "${BASH_SOURCE[0]}" ;;
     *)
-        die "unknown subcommand '$cmd' (try: fetch, classpath, compile, run, kafka-class, classpath-with)" ;;
+        die "unknown subcommand '$cmd' (try: fetch, schema-jars, classpath, compile, run, kafka-class, classpath-with)" ;;
 esac

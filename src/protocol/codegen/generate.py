@@ -2,18 +2,23 @@
 """Generates seglog's Kafka protocol messages from Kafka's own JSON schemas.
 
 Kafka defines every request, response and header in `common/message/*.json` inside the
-kafka-clients jar. This script reads them straight from the jar (no unpacking), strips the `//`
-comments, and writes one C++ header and source per schema into src/protocol/generated/:
-a struct per message with every nested structure, in-class defaults from the schema, and
-Decode/Encode for every version (non-flexible and flexible encodings, nullable and compact
-strings, arrays and bytes, tagged fields with unknown tags kept and written back).
+kafka-clients jar, and the records its coordinators keep in `__consumer_offsets` and
+`__transaction_state` ("coordinator-key" and "coordinator-value" schemas) in the same directory
+of the kafka-group-coordinator and kafka-transaction-coordinator jars. This script reads them
+straight from the jars (no unpacking), strips the `//` comments, and writes one C++ header and
+source per schema into src/protocol/generated/: a struct per message with every nested
+structure, in-class defaults from the schema, and Decode/Encode for every version (non-flexible
+and flexible encodings, nullable and compact strings, arrays and bytes, tagged fields with
+unknown tags kept and written back).
 
-It also writes api_messages.{h,cc} (the API table and header versions) and, for tests only,
+It also writes api_messages.{h,cc} (the API table and header versions),
+coordinator_records.{h,cc} (the coordinators' record types) and, for tests only,
 message_samples.{h,cc} (a sample of every message at every version, for round trips).
 
-    generate.py --jar kafka-clients-4.4.0.jar --out src/protocol/generated
+    generate.py --jar kafka-clients-4.4.0.jar --jar kafka-group-coordinator-4.4.0.jar \
+        --jar kafka-transaction-coordinator-4.4.0.jar --out src/protocol/generated
 
-The output is committed; scripts/check_generated.sh regenerates it from the pinned jar and
+The output is committed; scripts/check_generated.sh regenerates it from the pinned jars and
 fails when anything differs.
 """
 
@@ -280,12 +285,29 @@ class Struct:
                 tags[f.tag] = f
 
 
+# The kinds of schema: kafka-clients' protocol messages, and the records the coordinators keep
+# in their topics (a key and a value schema per record type).
+PROTOCOL_KINDS = ("request", "response", "header", "data")
+RECORD_KINDS = ("coordinator-key", "coordinator-value")
+
+
 class Message:
-    def __init__(self, spec):
+    def __init__(self, spec, coordinator=None):
         self.spec = spec
         self.name = spec["name"]
         self.kind = spec["type"]
         self.api_key = spec.get("apiKey")
+        # For coordinator records: "group" or "transaction" (from the jar), whose record type
+        # the apiKey is; record types are per coordinator (LegacyOffsetCommit and TransactionLog
+        # are both 0).
+        self.coordinator = coordinator
+        if self.kind not in PROTOCOL_KINDS + RECORD_KINDS:
+            raise ValueError(f"{self.name}: unknown schema type {self.kind}")
+        if self.is_record():
+            if coordinator is None:
+                raise ValueError(f"{self.name}: a {self.kind} outside a coordinator's jar")
+            if self.api_key is None:
+                raise ValueError(f"{self.name}: a {self.kind} without an apiKey (record type)")
         lo, hi = VALID_VERSION_OVERRIDES.get(self.name, (None, None))
         valid = Versions.parse(spec["validVersions"])
         if lo is not None:
@@ -308,8 +330,22 @@ class Message:
 
     def class_name(self):
         # Kafka's generated Java classes: ProduceRequestData, RequestHeaderData, but
-        # ConsumerProtocolAssignment for the "data" structures.
+        # ConsumerProtocolAssignment for the "data" structures and OffsetCommitKey for the
+        # coordinators' records.
         return self.name + "Data" if self.kind in ("request", "response", "header") else self.name
+
+    def is_record(self):
+        return self.kind in RECORD_KINDS
+
+    def is_key(self):
+        return self.kind == "coordinator-key"
+
+    def record_name(self):
+        """The record type's name: OffsetCommit for OffsetCommitKey and OffsetCommitValue."""
+        suffix = "Key" if self.is_key() else "Value"
+        if not self.name.endswith(suffix):
+            raise ValueError(f"{self.name}: a {self.kind} whose name does not end in {suffix}")
+        return self.name[:-len(suffix)]
 
     def add_struct(self, s):
         if s.name in self.by_name:
@@ -391,7 +427,10 @@ def flex_const(msg):
 def emit_struct_decl(o, s, msg, is_root):
     o.block(f"struct {s.name} {{")
     if is_root:
-        if msg.api_key is not None:
+        if msg.is_record():
+            o(f"// The {msg.coordinator} coordinator's record type (the schema's apiKey).")
+            o(f"static constexpr int16_t kRecordType = {msg.api_key};")
+        elif msg.api_key is not None:
             o(f"static constexpr int16_t kApiKey = {msg.api_key};")
         o(f"static constexpr int16_t kLowestSupportedVersion = {msg.valid.lo};")
         o(f"static constexpr int16_t kHighestSupportedVersion = {msg.valid.hi};")
@@ -756,13 +795,28 @@ def emit_read_field_guarded(o, f, s, msg):
     emit_read_field(o, f, s, msg, f.member, tagged=True)
 
 
-def message_header(msg, stem, src_name):
-    o = Out()
+def generated_by(o, src_name, jar):
+    """The first lines of a message's files: which schema of which jar they come from."""
     o(f"// Generated by src/protocol/codegen/generate.py from Kafka {KAFKA_VERSION}'s")
-    o(f"// common/message/{src_name}. Do not edit: change the generator and regenerate.")
+    if jar is None:
+        o(f"// common/message/{src_name}. Do not edit: change the generator and regenerate.")
+    else:
+        o(f"// common/message/{src_name} in {jar}.")
+        o("// Do not edit: change the generator and regenerate.")
+
+
+def message_header(msg, stem, src_name, jar):
+    o = Out()
+    generated_by(o, src_name, jar)
     o("//")
     kind = msg.kind
-    if msg.api_key is not None:
+    if msg.is_record():
+        part = "key" if msg.is_key() else "value"
+        for line in cpp_comment(f"{msg.name}: the {part} of the {msg.coordinator} coordinator's "
+                                f"record type {msg.api_key} ({msg.record_name()}), versions "
+                                f"{msg.valid}, flexible {msg.flexible}."):
+            o(line)
+    elif msg.api_key is not None:
         o(f"// {msg.name}: the {kind} of API key {msg.api_key}, versions {msg.valid}, flexible {msg.flexible}.")
     else:
         o(f"// {msg.name}: a {kind} structure, versions {msg.valid}, flexible {msg.flexible}.")
@@ -805,10 +859,9 @@ def message_header(msg, stem, src_name):
     return o.text()
 
 
-def message_source(msg, stem, src_name):
+def message_source(msg, stem, src_name, jar):
     o = Out()
-    o(f"// Generated by src/protocol/codegen/generate.py from Kafka {KAFKA_VERSION}'s")
-    o(f"// common/message/{src_name}. Do not edit: change the generator and regenerate.")
+    generated_by(o, src_name, jar)
     o(f"#include \"protocol/generated/{stem}.h\"")
     o()
     o("#include <algorithm>")
@@ -971,6 +1024,185 @@ def api_table(msgs):
     return h.text(), c.text()
 
 
+def coordinator_enum(name):
+    """The C++ enumerator of a coordinator: kGroup for "group"."""
+    return "k" + name[0].upper() + name[1:]
+
+
+def record_type_enum(name):
+    """The C++ enum of a coordinator's record types: GroupRecordType for "group"."""
+    return name[0].upper() + name[1:] + "RecordType"
+
+
+def record_types(msgs):
+    """{coordinator: {record type: (key schema, value schema)}}, checked: a record type is one key
+    and one value schema of the same name, as Kafka's coordinators expect."""
+    types = {}
+    for m in msgs:
+        slot = types.setdefault(m.coordinator, {}).setdefault(m.api_key, [None, None])
+        i = 0 if m.is_key() else 1
+        if slot[i] is not None:
+            raise ValueError(f"{m.coordinator} coordinator: record type {m.api_key} has two "
+                             f"{m.kind} schemas, {slot[i].name} and {m.name}")
+        slot[i] = m
+    for coordinator, by_type in types.items():
+        for t, (k, v) in by_type.items():
+            if k is None or v is None:
+                missing = "key" if k is None else "value"
+                raise ValueError(f"{coordinator} coordinator: record type {t} "
+                                 f"({(k or v).name}) has no {missing} schema")
+            if k.record_name() != v.record_name():
+                raise ValueError(f"{coordinator} coordinator: record type {t} is both "
+                                 f"{k.name} and {v.name}")
+    return {c: {t: tuple(kv) for t, kv in sorted(by_type.items())}
+            for c, by_type in sorted(types.items())}
+
+
+def coordinator_table(msgs, jars):
+    """coordinator_records.{h,cc}: the coordinators' record types, for C++ code to look up the
+    key and value schema of a record it reads from a coordinator's topic."""
+    types = record_types(msgs)
+    h = Out()
+    h(f"// Generated by src/protocol/codegen/generate.py from Kafka {KAFKA_VERSION}'s schemas.")
+    h("// Do not edit: change the generator and regenerate.")
+    h("//")
+    h("// The coordinators' record types: every \"coordinator-key\" and \"coordinator-value\" schema")
+    h("// of the coordinators' jars. A record type is a key schema and a value schema (OffsetCommitKey")
+    h("// and OffsetCommitValue), numbered by the schemas' apiKey within one coordinator: group type 0")
+    h("// (LegacyOffsetCommit) and transaction type 0 (TransactionLog) are different records. In a")
+    h("// coordinator's topic (__consumer_offsets, __transaction_state) a record's key is the int16")
+    h("// record type then the key schema at version 0, and its value the int16 version then the")
+    h("// value schema at that version; a null value is a tombstone.")
+    h("//")
+    h("// Thread safety: immutable tables and pure functions.")
+    g = header_guard("coordinator_records")
+    h(f"#ifndef {g}")
+    h(f"#define {g}")
+    h()
+    h("#include <cstdint>")
+    h("#include <span>")
+    h("#include <string_view>")
+    h("#include <vector>")
+    h()
+    h("#include \"seglog/status.h\"")
+    h()
+    h("namespace seglog::protocol {")
+    h()
+    h("// The coordinators whose records Kafka's schemas define.")
+    h("enum class Coordinator : int8_t {")
+    for i, c in enumerate(types):
+        h(f"  {coordinator_enum(c)} = {i},  // {jars[c]}")
+    h("};")
+    for c, by_type in types.items():
+        h()
+        h(f"// The {c} coordinator's record types.")
+        h(f"enum class {record_type_enum(c)} : int16_t {{")
+        for t, (k, v) in by_type.items():
+            h(f"  k{k.record_name()} = {t},")
+        h("};")
+    h()
+    h("struct CoordinatorRecordInfo {")
+    h("  Coordinator coordinator;")
+    h("  int16_t record_type;  // the schema's apiKey")
+    h("  bool is_key;  // the record type's key schema; false: its value schema")
+    h("  std::string_view name;  // the schema's name (and its struct's): \"OffsetCommitKey\"")
+    h("  int16_t lowest_version;")
+    h("  int16_t highest_version;")
+    h("  int16_t lowest_flexible_version;  // 0x7fff: none")
+    h("};")
+    h()
+    h("// Every key and value schema: by coordinator, then record type, key before value.")
+    h("std::span<const CoordinatorRecordInfo> AllCoordinatorRecords();")
+    h("// nullptr when `coordinator` has no record type `record_type`.")
+    h("const CoordinatorRecordInfo* FindCoordinatorRecord(Coordinator coordinator, int16_t record_type,")
+    h("                                                   bool is_key);")
+    h()
+    h("// Decodes a key (is_key) or value of `record_type` at `version`, then encodes it again into")
+    h("// *encoded (the tests' entry to every record schema).")
+    h("Status RoundTripCoordinatorRecord(Coordinator coordinator, int16_t record_type, bool is_key,")
+    h("                                  int16_t version, std::span<const uint8_t> body,")
+    h("                                  std::vector<uint8_t>* encoded);")
+    h()
+    h("}  // namespace seglog::protocol")
+    h()
+    h(f"#endif  // {g}")
+
+    c = Out()
+    c(f"// Generated by src/protocol/codegen/generate.py from Kafka {KAFKA_VERSION}'s schemas.")
+    c("// Do not edit: change the generator and regenerate.")
+    c("#include \"protocol/generated/coordinator_records.h\"")
+    c()
+    c("#include <string>")
+    c()
+    for by_type in types.values():
+        for k, v in by_type.values():
+            c(f"#include \"protocol/generated/{file_stem(k.name)}.h\"")
+            c(f"#include \"protocol/generated/{file_stem(v.name)}.h\"")
+    c()
+    c("namespace seglog::protocol {")
+    c()
+    c("namespace {")
+    c("constexpr CoordinatorRecordInfo kRecords[] = {")
+    for coord, by_type in types.items():
+        for t, kv in by_type.items():
+            for m in kv:
+                is_key = "true" if m.is_key() else "false"
+                c(f"    {{Coordinator::{coordinator_enum(coord)}, {t}, {is_key}, \"{m.name}\", "
+                  f"{m.valid.lo}, {m.valid.hi}, {flex_const(m)}}},")
+    c("};")
+    c()
+    c("// Not RoundTrip: the unity build puts this file beside api_messages.cc.")
+    c("template <typename T>")
+    c("Status RoundTripRecord(int16_t version, std::span<const uint8_t> body, std::vector<uint8_t>* encoded) {")
+    c("  auto parsed = T::Parse(body, version);")
+    c("  if (!parsed.ok()) return parsed.status();")
+    c("  ProtocolWriter writer;")
+    c("  SEGLOG_RETURN_IF_ERROR(parsed.value().Encode(&writer, version));")
+    c("  return writer.Flatten(encoded);")
+    c("}")
+    c("}  // namespace")
+    c()
+    c("std::span<const CoordinatorRecordInfo> AllCoordinatorRecords() { return kRecords; }")
+    c()
+    c("const CoordinatorRecordInfo* FindCoordinatorRecord(Coordinator coordinator, int16_t record_type,")
+    c("                                                   bool is_key) {")
+    c("  for (const CoordinatorRecordInfo& info : kRecords) {")
+    c("    if (info.coordinator == coordinator && info.record_type == record_type && info.is_key == is_key) {")
+    c("      return &info;")
+    c("    }")
+    c("  }")
+    c("  return nullptr;")
+    c("}")
+    c()
+    c("Status RoundTripCoordinatorRecord(Coordinator coordinator, int16_t record_type, bool is_key,")
+    c("                                  int16_t version, std::span<const uint8_t> body,")
+    c("                                  std::vector<uint8_t>* encoded) {")
+    c("  const CoordinatorRecordInfo* info = FindCoordinatorRecord(coordinator, record_type, is_key);")
+    c("  if (info == nullptr || version < info->lowest_version || version > info->highest_version) {")
+    c("    return Status::InvalidArgument(\"unsupported coordinator record type \" +")
+    c("                                   std::to_string(record_type) + \" version \" +")
+    c("                                   std::to_string(version));")
+    c("  }")
+    c("  switch (coordinator) {")
+    for coord, by_type in types.items():
+        c(f"    case Coordinator::{coordinator_enum(coord)}:")
+        c("      switch (record_type) {")
+        for t, (k, v) in by_type.items():
+            c(f"        case {t}:")
+            c(f"          return is_key ? RoundTripRecord<{k.class_name()}>(version, body, encoded)")
+            c(f"                        : RoundTripRecord<{v.class_name()}>(version, body, encoded);")
+        c("        default:")
+        c("          break;")
+        c("      }")
+        c("      break;")
+    c("  }")
+    c("  return Status::InvalidArgument(\"unknown coordinator record type\");")
+    c("}")
+    c()
+    c("}  // namespace seglog::protocol")
+    return h.text(), c.text()
+
+
 def sample_fn_name(msg, s):
     return f"Fill{msg.class_name()}{'' if s is msg.root else '_' + s.name}"
 
@@ -998,7 +1230,7 @@ def samples(msgs):
     h()
     h("struct MessageCase {")
     h("  std::string_view name;  // the schema's name, e.g. \"ProduceRequest\"")
-    h("  int16_t api_key;        // -1 for headers and data structures")
+    h("  int16_t api_key;        // -1 for headers, data structures and coordinator records")
     h("  bool is_request;")
     h("  int16_t lowest_version;")
     h("  int16_t highest_version;")
@@ -1172,15 +1404,53 @@ def emit_sample_plain(c, m, f, target, salt):
         c(line)
 
 
-def load_schemas(jar):
+def coordinator_of(jar):
+    """The coordinator a jar's records belong to: "group" for kafka-group-coordinator-4.4.0.jar;
+    None for other jars (kafka-clients)."""
+    m = re.fullmatch(r"kafka-([a-z]+)-coordinator-" + re.escape(KAFKA_VERSION) + r"\.jar",
+                     os.path.basename(jar))
+    return m.group(1) if m else None
+
+
+def load_schemas(jars):
+    """[(file name, jar name, Message)] of every schema of every jar, in file name order."""
     msgs = []
-    with zipfile.ZipFile(jar) as z:
-        names = sorted(n for n in z.namelist()
-                       if n.startswith("common/message/") and n.endswith(".json"))
-        for n in names:
-            spec = json.loads(strip_comments(z.read(n).decode("utf-8")))
-            msgs.append((os.path.basename(n), Message(spec)))
-    return msgs
+    for jar in jars:
+        coordinator = coordinator_of(jar)
+        with zipfile.ZipFile(jar) as z:
+            names = sorted(n for n in z.namelist()
+                           if n.startswith("common/message/") and n.endswith(".json"))
+            if not names:
+                raise ValueError(f"{jar}: no common/message/*.json schemas")
+            for n in names:
+                spec = json.loads(strip_comments(z.read(n).decode("utf-8")))
+                if spec.get("type") in RECORD_KINDS and coordinator is None:
+                    raise ValueError(f"{jar}: {spec['name']} is a coordinator record, but the jar "
+                                     f"is not named kafka-<coordinator>-coordinator-{KAFKA_VERSION}.jar")
+                msgs.append((os.path.basename(n), os.path.basename(jar), Message(spec, coordinator)))
+    check_names([(jar, m) for _, jar, m in msgs])
+    return sorted(msgs, key=lambda x: x[0])
+
+
+# What the generator defines besides the schemas' structs: a schema may not take these names.
+GENERATED_STEMS = {"api_messages", "coordinator_records", "message_samples"}
+GENERATED_TYPES = {"ApiKey", "ApiMessageInfo", "Coordinator", "CoordinatorRecordInfo"}
+
+
+def check_names(jar_msgs):
+    """Fails when two schemas (of one jar or of two) would define the same C++ struct, nested
+    namespace or file, or one would take a name the generated tables use."""
+    seen = {}
+    reserved = set(GENERATED_STEMS) | set(GENERATED_TYPES) | {"testing"}
+    reserved |= {record_type_enum(m.coordinator) for _, m in jar_msgs if m.is_record()}
+    for jar, m in jar_msgs:
+        for name in (m.name, m.class_name(), file_stem(m.name), nested_ns(m)):
+            if name in reserved:
+                raise ValueError(f"{jar}: {m.name} clashes with the generated {name}")
+            other = seen.get(name)
+            if other is not None and other[1] is not m:
+                raise ValueError(f"{jar}: {m.name} clashes with {other[1].name} of {other[0]} ({name})")
+            seen[name] = (jar, m)
 
 
 def write_if_changed(path, text):
@@ -1194,31 +1464,47 @@ def write_if_changed(path, text):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--jar", required=True, help=f"kafka-clients-{KAFKA_VERSION}.jar")
+    ap.add_argument("--jar", required=True, action="append",
+                    help=f"a jar of schemas: kafka-clients-{KAFKA_VERSION}.jar, "
+                         f"kafka-group-coordinator-{KAFKA_VERSION}.jar, "
+                         f"kafka-transaction-coordinator-{KAFKA_VERSION}.jar (repeat --jar)")
     ap.add_argument("--out", required=True, help="output directory (src/protocol/generated)")
     args = ap.parse_args()
     msgs = load_schemas(args.jar)
+    # Both tables are part of the library: a run that leaves out a jar would drop code.
+    if not any(m.kind == "request" for _, _, m in msgs):
+        ap.error(f"no request schemas: pass kafka-clients-{KAFKA_VERSION}.jar")
+    if not any(m.is_record() for _, _, m in msgs):
+        ap.error(f"no coordinator records: pass kafka-group-coordinator-{KAFKA_VERSION}.jar and "
+                 f"kafka-transaction-coordinator-{KAFKA_VERSION}.jar too")
     os.makedirs(args.out, exist_ok=True)
     wanted = set()
-    for src_name, m in msgs:
+    for src_name, jar, m in msgs:
         stem = file_stem(m.name)
-        for ext, text in ((".h", message_header(m, stem, src_name)),
-                          (".cc", message_source(m, stem, src_name))):
+        shown_jar = jar if m.is_record() else None
+        for ext, text in ((".h", message_header(m, stem, src_name, shown_jar)),
+                          (".cc", message_source(m, stem, src_name, shown_jar))):
             write_if_changed(os.path.join(args.out, stem + ext), text)
             wanted.add(stem + ext)
-    only = [m for _, m in msgs]
+    only = [m for _, _, m in msgs]
     h, c = api_table([m for m in only if m.kind in ("request", "response")])
     write_if_changed(os.path.join(args.out, "api_messages.h"), h)
     write_if_changed(os.path.join(args.out, "api_messages.cc"), c)
+    jars = {m.coordinator: jar for _, jar, m in msgs if m.is_record()}
+    h, c = coordinator_table([m for m in only if m.is_record()], jars)
+    write_if_changed(os.path.join(args.out, "coordinator_records.h"), h)
+    write_if_changed(os.path.join(args.out, "coordinator_records.cc"), c)
     h, c = samples(only)
     write_if_changed(os.path.join(args.out, "message_samples.h"), h)
     write_if_changed(os.path.join(args.out, "message_samples.cc"), c)
-    wanted |= {"api_messages.h", "api_messages.cc", "message_samples.h", "message_samples.cc"}
+    wanted |= {"api_messages.h", "api_messages.cc", "coordinator_records.h",
+               "coordinator_records.cc", "message_samples.h", "message_samples.cc"}
     stems = sorted(file_stem(m.name) for m in only)
     lst = "".join(f"  {s}.cc\n" for s in stems)
     write_if_changed(os.path.join(args.out, "sources.cmake"),
                      "# Generated by src/protocol/codegen/generate.py. Do not edit.\n"
-                     "set(SEGLOG_PROTOCOL_GENERATED_SOURCES\n" + lst + "  api_messages.cc\n)\n")
+                     "set(SEGLOG_PROTOCOL_GENERATED_SOURCES\n" + lst
+                     + "  api_messages.cc\n  coordinator_records.cc\n)\n")
     wanted.add("sources.cmake")
     write_if_changed(os.path.join(args.out, ".clang-format"),
                      "# Generated by src/protocol/codegen/generate.py: kept byte-for-byte as the "
@@ -1228,7 +1514,9 @@ def main():
     for n in os.listdir(args.out):
         if n not in wanted:
             os.remove(os.path.join(args.out, n))
-    print(f"generate.py: {len(msgs)} schemas -> {args.out}", file=sys.stderr)
+    records = sum(1 for m in only if m.is_record())
+    print(f"generate.py: {len(msgs)} schemas ({records} coordinator records) from "
+          f"{len(args.jar)} jars -> {args.out}", file=sys.stderr)
 
 
 if __name__ == "__main__":

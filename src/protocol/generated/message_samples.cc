@@ -37,10 +37,24 @@
 #include "protocol/generated/broker_heartbeat_response.h"
 #include "protocol/generated/broker_registration_request.h"
 #include "protocol/generated/broker_registration_response.h"
+#include "protocol/generated/consumer_group_current_member_assignment_key.h"
+#include "protocol/generated/consumer_group_current_member_assignment_value.h"
 #include "protocol/generated/consumer_group_describe_request.h"
 #include "protocol/generated/consumer_group_describe_response.h"
 #include "protocol/generated/consumer_group_heartbeat_request.h"
 #include "protocol/generated/consumer_group_heartbeat_response.h"
+#include "protocol/generated/consumer_group_member_metadata_key.h"
+#include "protocol/generated/consumer_group_member_metadata_value.h"
+#include "protocol/generated/consumer_group_metadata_key.h"
+#include "protocol/generated/consumer_group_metadata_value.h"
+#include "protocol/generated/consumer_group_partition_metadata_key.h"
+#include "protocol/generated/consumer_group_partition_metadata_value.h"
+#include "protocol/generated/consumer_group_regular_expression_key.h"
+#include "protocol/generated/consumer_group_regular_expression_value.h"
+#include "protocol/generated/consumer_group_target_assignment_member_key.h"
+#include "protocol/generated/consumer_group_target_assignment_member_value.h"
+#include "protocol/generated/consumer_group_target_assignment_metadata_key.h"
+#include "protocol/generated/consumer_group_target_assignment_metadata_value.h"
 #include "protocol/generated/consumer_protocol_assignment.h"
 #include "protocol/generated/consumer_protocol_subscription.h"
 #include "protocol/generated/control_record_type_schema.h"
@@ -114,6 +128,8 @@
 #include "protocol/generated/find_coordinator_response.h"
 #include "protocol/generated/get_telemetry_subscriptions_request.h"
 #include "protocol/generated/get_telemetry_subscriptions_response.h"
+#include "protocol/generated/group_metadata_key.h"
+#include "protocol/generated/group_metadata_value.h"
 #include "protocol/generated/heartbeat_request.h"
 #include "protocol/generated/heartbeat_response.h"
 #include "protocol/generated/incremental_alter_configs_request.h"
@@ -130,6 +146,8 @@
 #include "protocol/generated/leader_change_message.h"
 #include "protocol/generated/leave_group_request.h"
 #include "protocol/generated/leave_group_response.h"
+#include "protocol/generated/legacy_offset_commit_key.h"
+#include "protocol/generated/legacy_offset_commit_value.h"
 #include "protocol/generated/list_config_resources_request.h"
 #include "protocol/generated/list_config_resources_response.h"
 #include "protocol/generated/list_groups_request.h"
@@ -142,8 +160,10 @@
 #include "protocol/generated/list_transactions_response.h"
 #include "protocol/generated/metadata_request.h"
 #include "protocol/generated/metadata_response.h"
+#include "protocol/generated/offset_commit_key.h"
 #include "protocol/generated/offset_commit_request.h"
 #include "protocol/generated/offset_commit_response.h"
+#include "protocol/generated/offset_commit_value.h"
 #include "protocol/generated/offset_delete_request.h"
 #include "protocol/generated/offset_delete_response.h"
 #include "protocol/generated/offset_fetch_request.h"
@@ -172,22 +192,48 @@
 #include "protocol/generated/share_acknowledge_response.h"
 #include "protocol/generated/share_fetch_request.h"
 #include "protocol/generated/share_fetch_response.h"
+#include "protocol/generated/share_group_current_member_assignment_key.h"
+#include "protocol/generated/share_group_current_member_assignment_value.h"
 #include "protocol/generated/share_group_describe_request.h"
 #include "protocol/generated/share_group_describe_response.h"
 #include "protocol/generated/share_group_heartbeat_request.h"
 #include "protocol/generated/share_group_heartbeat_response.h"
+#include "protocol/generated/share_group_member_metadata_key.h"
+#include "protocol/generated/share_group_member_metadata_value.h"
+#include "protocol/generated/share_group_metadata_key.h"
+#include "protocol/generated/share_group_metadata_value.h"
+#include "protocol/generated/share_group_state_partition_metadata_key.h"
+#include "protocol/generated/share_group_state_partition_metadata_value.h"
+#include "protocol/generated/share_group_target_assignment_member_key.h"
+#include "protocol/generated/share_group_target_assignment_member_value.h"
+#include "protocol/generated/share_group_target_assignment_metadata_key.h"
+#include "protocol/generated/share_group_target_assignment_metadata_value.h"
 #include "protocol/generated/snapshot_footer_record.h"
 #include "protocol/generated/snapshot_header_record.h"
 #include "protocol/generated/stop_replica_request.h"
 #include "protocol/generated/stop_replica_response.h"
+#include "protocol/generated/streams_group_current_member_assignment_key.h"
+#include "protocol/generated/streams_group_current_member_assignment_value.h"
 #include "protocol/generated/streams_group_describe_request.h"
 #include "protocol/generated/streams_group_describe_response.h"
 #include "protocol/generated/streams_group_heartbeat_request.h"
 #include "protocol/generated/streams_group_heartbeat_response.h"
+#include "protocol/generated/streams_group_member_metadata_key.h"
+#include "protocol/generated/streams_group_member_metadata_value.h"
+#include "protocol/generated/streams_group_metadata_key.h"
+#include "protocol/generated/streams_group_metadata_value.h"
+#include "protocol/generated/streams_group_target_assignment_member_key.h"
+#include "protocol/generated/streams_group_target_assignment_member_value.h"
+#include "protocol/generated/streams_group_target_assignment_metadata_key.h"
+#include "protocol/generated/streams_group_target_assignment_metadata_value.h"
 #include "protocol/generated/streams_group_topology_description_update_request.h"
 #include "protocol/generated/streams_group_topology_description_update_response.h"
+#include "protocol/generated/streams_group_topology_key.h"
+#include "protocol/generated/streams_group_topology_value.h"
 #include "protocol/generated/sync_group_request.h"
 #include "protocol/generated/sync_group_response.h"
+#include "protocol/generated/transaction_log_key.h"
+#include "protocol/generated/transaction_log_value.h"
 #include "protocol/generated/txn_offset_commit_request.h"
 #include "protocol/generated/txn_offset_commit_response.h"
 #include "protocol/generated/unregister_broker_request.h"
@@ -306,6 +352,9 @@ void FillBrokerRegistrationRequestData_Listener(BrokerRegistrationRequestData::L
 void FillBrokerRegistrationRequestData_Feature(BrokerRegistrationRequestData::Feature* out, int16_t version, uint32_t seed, int depth);
 void FillBrokerRegistrationRequestData(BrokerRegistrationRequestData* out, int16_t version, uint32_t seed, int depth);
 void FillBrokerRegistrationResponseData(BrokerRegistrationResponseData* out, int16_t version, uint32_t seed, int depth);
+void FillConsumerGroupCurrentMemberAssignmentKey(ConsumerGroupCurrentMemberAssignmentKey* out, int16_t version, uint32_t seed, int depth);
+void FillConsumerGroupCurrentMemberAssignmentValue_TopicPartitions(ConsumerGroupCurrentMemberAssignmentValue::TopicPartitions* out, int16_t version, uint32_t seed, int depth);
+void FillConsumerGroupCurrentMemberAssignmentValue(ConsumerGroupCurrentMemberAssignmentValue* out, int16_t version, uint32_t seed, int depth);
 void FillConsumerGroupDescribeRequestData(ConsumerGroupDescribeRequestData* out, int16_t version, uint32_t seed, int depth);
 void FillConsumerGroupDescribeResponseData_TopicPartitions(ConsumerGroupDescribeResponseData::TopicPartitions* out, int16_t version, uint32_t seed, int depth);
 void FillConsumerGroupDescribeResponseData_Assignment(ConsumerGroupDescribeResponseData::Assignment* out, int16_t version, uint32_t seed, int depth);
@@ -317,6 +366,23 @@ void FillConsumerGroupHeartbeatRequestData(ConsumerGroupHeartbeatRequestData* ou
 void FillConsumerGroupHeartbeatResponseData_TopicPartitions(ConsumerGroupHeartbeatResponseData::TopicPartitions* out, int16_t version, uint32_t seed, int depth);
 void FillConsumerGroupHeartbeatResponseData_Assignment(ConsumerGroupHeartbeatResponseData::Assignment* out, int16_t version, uint32_t seed, int depth);
 void FillConsumerGroupHeartbeatResponseData(ConsumerGroupHeartbeatResponseData* out, int16_t version, uint32_t seed, int depth);
+void FillConsumerGroupMemberMetadataKey(ConsumerGroupMemberMetadataKey* out, int16_t version, uint32_t seed, int depth);
+void FillConsumerGroupMemberMetadataValue_ClassicProtocol(ConsumerGroupMemberMetadataValue::ClassicProtocol* out, int16_t version, uint32_t seed, int depth);
+void FillConsumerGroupMemberMetadataValue_ClassicMemberMetadata(ConsumerGroupMemberMetadataValue::ClassicMemberMetadata* out, int16_t version, uint32_t seed, int depth);
+void FillConsumerGroupMemberMetadataValue(ConsumerGroupMemberMetadataValue* out, int16_t version, uint32_t seed, int depth);
+void FillConsumerGroupMetadataKey(ConsumerGroupMetadataKey* out, int16_t version, uint32_t seed, int depth);
+void FillConsumerGroupMetadataValue(ConsumerGroupMetadataValue* out, int16_t version, uint32_t seed, int depth);
+void FillConsumerGroupPartitionMetadataKey(ConsumerGroupPartitionMetadataKey* out, int16_t version, uint32_t seed, int depth);
+void FillConsumerGroupPartitionMetadataValue_PartitionMetadata(ConsumerGroupPartitionMetadataValue::PartitionMetadata* out, int16_t version, uint32_t seed, int depth);
+void FillConsumerGroupPartitionMetadataValue_TopicMetadata(ConsumerGroupPartitionMetadataValue::TopicMetadata* out, int16_t version, uint32_t seed, int depth);
+void FillConsumerGroupPartitionMetadataValue(ConsumerGroupPartitionMetadataValue* out, int16_t version, uint32_t seed, int depth);
+void FillConsumerGroupRegularExpressionKey(ConsumerGroupRegularExpressionKey* out, int16_t version, uint32_t seed, int depth);
+void FillConsumerGroupRegularExpressionValue(ConsumerGroupRegularExpressionValue* out, int16_t version, uint32_t seed, int depth);
+void FillConsumerGroupTargetAssignmentMemberKey(ConsumerGroupTargetAssignmentMemberKey* out, int16_t version, uint32_t seed, int depth);
+void FillConsumerGroupTargetAssignmentMemberValue_TopicPartition(ConsumerGroupTargetAssignmentMemberValue::TopicPartition* out, int16_t version, uint32_t seed, int depth);
+void FillConsumerGroupTargetAssignmentMemberValue(ConsumerGroupTargetAssignmentMemberValue* out, int16_t version, uint32_t seed, int depth);
+void FillConsumerGroupTargetAssignmentMetadataKey(ConsumerGroupTargetAssignmentMetadataKey* out, int16_t version, uint32_t seed, int depth);
+void FillConsumerGroupTargetAssignmentMetadataValue(ConsumerGroupTargetAssignmentMetadataValue* out, int16_t version, uint32_t seed, int depth);
 void FillConsumerProtocolAssignment_TopicPartition(ConsumerProtocolAssignment::TopicPartition* out, int16_t version, uint32_t seed, int depth);
 void FillConsumerProtocolAssignment(ConsumerProtocolAssignment* out, int16_t version, uint32_t seed, int depth);
 void FillConsumerProtocolSubscription_TopicPartition(ConsumerProtocolSubscription::TopicPartition* out, int16_t version, uint32_t seed, int depth);
@@ -497,6 +563,9 @@ void FillFindCoordinatorResponseData_Coordinator(FindCoordinatorResponseData::Co
 void FillFindCoordinatorResponseData(FindCoordinatorResponseData* out, int16_t version, uint32_t seed, int depth);
 void FillGetTelemetrySubscriptionsRequestData(GetTelemetrySubscriptionsRequestData* out, int16_t version, uint32_t seed, int depth);
 void FillGetTelemetrySubscriptionsResponseData(GetTelemetrySubscriptionsResponseData* out, int16_t version, uint32_t seed, int depth);
+void FillGroupMetadataKey(GroupMetadataKey* out, int16_t version, uint32_t seed, int depth);
+void FillGroupMetadataValue_MemberMetadata(GroupMetadataValue::MemberMetadata* out, int16_t version, uint32_t seed, int depth);
+void FillGroupMetadataValue(GroupMetadataValue* out, int16_t version, uint32_t seed, int depth);
 void FillHeartbeatRequestData(HeartbeatRequestData* out, int16_t version, uint32_t seed, int depth);
 void FillHeartbeatResponseData(HeartbeatResponseData* out, int16_t version, uint32_t seed, int depth);
 void FillIncrementalAlterConfigsRequestData_AlterableConfig(IncrementalAlterConfigsRequestData::AlterableConfig* out, int16_t version, uint32_t seed, int depth);
@@ -525,6 +594,8 @@ void FillLeaveGroupRequestData_MemberIdentity(LeaveGroupRequestData::MemberIdent
 void FillLeaveGroupRequestData(LeaveGroupRequestData* out, int16_t version, uint32_t seed, int depth);
 void FillLeaveGroupResponseData_MemberResponse(LeaveGroupResponseData::MemberResponse* out, int16_t version, uint32_t seed, int depth);
 void FillLeaveGroupResponseData(LeaveGroupResponseData* out, int16_t version, uint32_t seed, int depth);
+void FillLegacyOffsetCommitKey(LegacyOffsetCommitKey* out, int16_t version, uint32_t seed, int depth);
+void FillLegacyOffsetCommitValue(LegacyOffsetCommitValue* out, int16_t version, uint32_t seed, int depth);
 void FillListConfigResourcesRequestData(ListConfigResourcesRequestData* out, int16_t version, uint32_t seed, int depth);
 void FillListConfigResourcesResponseData_ConfigResource(ListConfigResourcesResponseData::ConfigResource* out, int16_t version, uint32_t seed, int depth);
 void FillListConfigResourcesResponseData(ListConfigResourcesResponseData* out, int16_t version, uint32_t seed, int depth);
@@ -551,12 +622,14 @@ void FillMetadataResponseData_MetadataResponseBroker(MetadataResponseData::Metad
 void FillMetadataResponseData_MetadataResponsePartition(MetadataResponseData::MetadataResponsePartition* out, int16_t version, uint32_t seed, int depth);
 void FillMetadataResponseData_MetadataResponseTopic(MetadataResponseData::MetadataResponseTopic* out, int16_t version, uint32_t seed, int depth);
 void FillMetadataResponseData(MetadataResponseData* out, int16_t version, uint32_t seed, int depth);
+void FillOffsetCommitKey(OffsetCommitKey* out, int16_t version, uint32_t seed, int depth);
 void FillOffsetCommitRequestData_OffsetCommitRequestPartition(OffsetCommitRequestData::OffsetCommitRequestPartition* out, int16_t version, uint32_t seed, int depth);
 void FillOffsetCommitRequestData_OffsetCommitRequestTopic(OffsetCommitRequestData::OffsetCommitRequestTopic* out, int16_t version, uint32_t seed, int depth);
 void FillOffsetCommitRequestData(OffsetCommitRequestData* out, int16_t version, uint32_t seed, int depth);
 void FillOffsetCommitResponseData_OffsetCommitResponsePartition(OffsetCommitResponseData::OffsetCommitResponsePartition* out, int16_t version, uint32_t seed, int depth);
 void FillOffsetCommitResponseData_OffsetCommitResponseTopic(OffsetCommitResponseData::OffsetCommitResponseTopic* out, int16_t version, uint32_t seed, int depth);
 void FillOffsetCommitResponseData(OffsetCommitResponseData* out, int16_t version, uint32_t seed, int depth);
+void FillOffsetCommitValue(OffsetCommitValue* out, int16_t version, uint32_t seed, int depth);
 void FillOffsetDeleteRequestData_OffsetDeleteRequestPartition(OffsetDeleteRequestData::OffsetDeleteRequestPartition* out, int16_t version, uint32_t seed, int depth);
 void FillOffsetDeleteRequestData_OffsetDeleteRequestTopic(OffsetDeleteRequestData::OffsetDeleteRequestTopic* out, int16_t version, uint32_t seed, int depth);
 void FillOffsetDeleteRequestData(OffsetDeleteRequestData* out, int16_t version, uint32_t seed, int depth);
@@ -633,6 +706,9 @@ void FillShareFetchResponseData_PartitionData(ShareFetchResponseData::PartitionD
 void FillShareFetchResponseData_ShareFetchableTopicResponse(ShareFetchResponseData::ShareFetchableTopicResponse* out, int16_t version, uint32_t seed, int depth);
 void FillShareFetchResponseData_NodeEndpoint(ShareFetchResponseData::NodeEndpoint* out, int16_t version, uint32_t seed, int depth);
 void FillShareFetchResponseData(ShareFetchResponseData* out, int16_t version, uint32_t seed, int depth);
+void FillShareGroupCurrentMemberAssignmentKey(ShareGroupCurrentMemberAssignmentKey* out, int16_t version, uint32_t seed, int depth);
+void FillShareGroupCurrentMemberAssignmentValue_TopicPartitions(ShareGroupCurrentMemberAssignmentValue::TopicPartitions* out, int16_t version, uint32_t seed, int depth);
+void FillShareGroupCurrentMemberAssignmentValue(ShareGroupCurrentMemberAssignmentValue* out, int16_t version, uint32_t seed, int depth);
 void FillShareGroupDescribeRequestData(ShareGroupDescribeRequestData* out, int16_t version, uint32_t seed, int depth);
 void FillShareGroupDescribeResponseData_TopicPartitions(ShareGroupDescribeResponseData::TopicPartitions* out, int16_t version, uint32_t seed, int depth);
 void FillShareGroupDescribeResponseData_Assignment(ShareGroupDescribeResponseData::Assignment* out, int16_t version, uint32_t seed, int depth);
@@ -643,10 +719,26 @@ void FillShareGroupHeartbeatRequestData(ShareGroupHeartbeatRequestData* out, int
 void FillShareGroupHeartbeatResponseData_TopicPartitions(ShareGroupHeartbeatResponseData::TopicPartitions* out, int16_t version, uint32_t seed, int depth);
 void FillShareGroupHeartbeatResponseData_Assignment(ShareGroupHeartbeatResponseData::Assignment* out, int16_t version, uint32_t seed, int depth);
 void FillShareGroupHeartbeatResponseData(ShareGroupHeartbeatResponseData* out, int16_t version, uint32_t seed, int depth);
+void FillShareGroupMemberMetadataKey(ShareGroupMemberMetadataKey* out, int16_t version, uint32_t seed, int depth);
+void FillShareGroupMemberMetadataValue(ShareGroupMemberMetadataValue* out, int16_t version, uint32_t seed, int depth);
+void FillShareGroupMetadataKey(ShareGroupMetadataKey* out, int16_t version, uint32_t seed, int depth);
+void FillShareGroupMetadataValue(ShareGroupMetadataValue* out, int16_t version, uint32_t seed, int depth);
+void FillShareGroupStatePartitionMetadataKey(ShareGroupStatePartitionMetadataKey* out, int16_t version, uint32_t seed, int depth);
+void FillShareGroupStatePartitionMetadataValue_TopicPartitionsInfo(ShareGroupStatePartitionMetadataValue::TopicPartitionsInfo* out, int16_t version, uint32_t seed, int depth);
+void FillShareGroupStatePartitionMetadataValue_TopicInfo(ShareGroupStatePartitionMetadataValue::TopicInfo* out, int16_t version, uint32_t seed, int depth);
+void FillShareGroupStatePartitionMetadataValue(ShareGroupStatePartitionMetadataValue* out, int16_t version, uint32_t seed, int depth);
+void FillShareGroupTargetAssignmentMemberKey(ShareGroupTargetAssignmentMemberKey* out, int16_t version, uint32_t seed, int depth);
+void FillShareGroupTargetAssignmentMemberValue_TopicPartition(ShareGroupTargetAssignmentMemberValue::TopicPartition* out, int16_t version, uint32_t seed, int depth);
+void FillShareGroupTargetAssignmentMemberValue(ShareGroupTargetAssignmentMemberValue* out, int16_t version, uint32_t seed, int depth);
+void FillShareGroupTargetAssignmentMetadataKey(ShareGroupTargetAssignmentMetadataKey* out, int16_t version, uint32_t seed, int depth);
+void FillShareGroupTargetAssignmentMetadataValue(ShareGroupTargetAssignmentMetadataValue* out, int16_t version, uint32_t seed, int depth);
 void FillSnapshotFooterRecord(SnapshotFooterRecord* out, int16_t version, uint32_t seed, int depth);
 void FillSnapshotHeaderRecord(SnapshotHeaderRecord* out, int16_t version, uint32_t seed, int depth);
 void FillStopReplicaRequestData(StopReplicaRequestData* out, int16_t version, uint32_t seed, int depth);
 void FillStopReplicaResponseData(StopReplicaResponseData* out, int16_t version, uint32_t seed, int depth);
+void FillStreamsGroupCurrentMemberAssignmentKey(StreamsGroupCurrentMemberAssignmentKey* out, int16_t version, uint32_t seed, int depth);
+void FillStreamsGroupCurrentMemberAssignmentValue_TaskIds(StreamsGroupCurrentMemberAssignmentValue::TaskIds* out, int16_t version, uint32_t seed, int depth);
+void FillStreamsGroupCurrentMemberAssignmentValue(StreamsGroupCurrentMemberAssignmentValue* out, int16_t version, uint32_t seed, int depth);
 void FillStreamsGroupDescribeRequestData(StreamsGroupDescribeRequestData* out, int16_t version, uint32_t seed, int depth);
 void FillStreamsGroupDescribeResponseData_KeyValue(StreamsGroupDescribeResponseData::KeyValue* out, int16_t version, uint32_t seed, int depth);
 void FillStreamsGroupDescribeResponseData_TopicInfo(StreamsGroupDescribeResponseData::TopicInfo* out, int16_t version, uint32_t seed, int depth);
@@ -678,15 +770,36 @@ void FillStreamsGroupHeartbeatResponseData_Endpoint(StreamsGroupHeartbeatRespons
 void FillStreamsGroupHeartbeatResponseData_TopicPartition(StreamsGroupHeartbeatResponseData::TopicPartition* out, int16_t version, uint32_t seed, int depth);
 void FillStreamsGroupHeartbeatResponseData_EndpointToPartitions(StreamsGroupHeartbeatResponseData::EndpointToPartitions* out, int16_t version, uint32_t seed, int depth);
 void FillStreamsGroupHeartbeatResponseData(StreamsGroupHeartbeatResponseData* out, int16_t version, uint32_t seed, int depth);
+void FillStreamsGroupMemberMetadataKey(StreamsGroupMemberMetadataKey* out, int16_t version, uint32_t seed, int depth);
+void FillStreamsGroupMemberMetadataValue_Endpoint(StreamsGroupMemberMetadataValue::Endpoint* out, int16_t version, uint32_t seed, int depth);
+void FillStreamsGroupMemberMetadataValue_KeyValue(StreamsGroupMemberMetadataValue::KeyValue* out, int16_t version, uint32_t seed, int depth);
+void FillStreamsGroupMemberMetadataValue(StreamsGroupMemberMetadataValue* out, int16_t version, uint32_t seed, int depth);
+void FillStreamsGroupMetadataKey(StreamsGroupMetadataKey* out, int16_t version, uint32_t seed, int depth);
+void FillStreamsGroupMetadataValue_LastAssignmentConfig(StreamsGroupMetadataValue::LastAssignmentConfig* out, int16_t version, uint32_t seed, int depth);
+void FillStreamsGroupMetadataValue(StreamsGroupMetadataValue* out, int16_t version, uint32_t seed, int depth);
+void FillStreamsGroupTargetAssignmentMemberKey(StreamsGroupTargetAssignmentMemberKey* out, int16_t version, uint32_t seed, int depth);
+void FillStreamsGroupTargetAssignmentMemberValue_TaskIds(StreamsGroupTargetAssignmentMemberValue::TaskIds* out, int16_t version, uint32_t seed, int depth);
+void FillStreamsGroupTargetAssignmentMemberValue(StreamsGroupTargetAssignmentMemberValue* out, int16_t version, uint32_t seed, int depth);
+void FillStreamsGroupTargetAssignmentMetadataKey(StreamsGroupTargetAssignmentMetadataKey* out, int16_t version, uint32_t seed, int depth);
+void FillStreamsGroupTargetAssignmentMetadataValue(StreamsGroupTargetAssignmentMetadataValue* out, int16_t version, uint32_t seed, int depth);
 void FillStreamsGroupTopologyDescriptionUpdateRequestData_TopologyDescriptionNode(StreamsGroupTopologyDescriptionUpdateRequestData::TopologyDescriptionNode* out, int16_t version, uint32_t seed, int depth);
 void FillStreamsGroupTopologyDescriptionUpdateRequestData_TopologyDescriptionSubtopology(StreamsGroupTopologyDescriptionUpdateRequestData::TopologyDescriptionSubtopology* out, int16_t version, uint32_t seed, int depth);
 void FillStreamsGroupTopologyDescriptionUpdateRequestData_TopologyDescriptionGlobalStore(StreamsGroupTopologyDescriptionUpdateRequestData::TopologyDescriptionGlobalStore* out, int16_t version, uint32_t seed, int depth);
 void FillStreamsGroupTopologyDescriptionUpdateRequestData_TopologyDescription(StreamsGroupTopologyDescriptionUpdateRequestData::TopologyDescription* out, int16_t version, uint32_t seed, int depth);
 void FillStreamsGroupTopologyDescriptionUpdateRequestData(StreamsGroupTopologyDescriptionUpdateRequestData* out, int16_t version, uint32_t seed, int depth);
 void FillStreamsGroupTopologyDescriptionUpdateResponseData(StreamsGroupTopologyDescriptionUpdateResponseData* out, int16_t version, uint32_t seed, int depth);
+void FillStreamsGroupTopologyKey(StreamsGroupTopologyKey* out, int16_t version, uint32_t seed, int depth);
+void FillStreamsGroupTopologyValue_TopicConfig(StreamsGroupTopologyValue::TopicConfig* out, int16_t version, uint32_t seed, int depth);
+void FillStreamsGroupTopologyValue_TopicInfo(StreamsGroupTopologyValue::TopicInfo* out, int16_t version, uint32_t seed, int depth);
+void FillStreamsGroupTopologyValue_CopartitionGroup(StreamsGroupTopologyValue::CopartitionGroup* out, int16_t version, uint32_t seed, int depth);
+void FillStreamsGroupTopologyValue_Subtopology(StreamsGroupTopologyValue::Subtopology* out, int16_t version, uint32_t seed, int depth);
+void FillStreamsGroupTopologyValue(StreamsGroupTopologyValue* out, int16_t version, uint32_t seed, int depth);
 void FillSyncGroupRequestData_SyncGroupRequestAssignment(SyncGroupRequestData::SyncGroupRequestAssignment* out, int16_t version, uint32_t seed, int depth);
 void FillSyncGroupRequestData(SyncGroupRequestData* out, int16_t version, uint32_t seed, int depth);
 void FillSyncGroupResponseData(SyncGroupResponseData* out, int16_t version, uint32_t seed, int depth);
+void FillTransactionLogKey(TransactionLogKey* out, int16_t version, uint32_t seed, int depth);
+void FillTransactionLogValue_PartitionsSchema(TransactionLogValue::PartitionsSchema* out, int16_t version, uint32_t seed, int depth);
+void FillTransactionLogValue(TransactionLogValue* out, int16_t version, uint32_t seed, int depth);
 void FillTxnOffsetCommitRequestData_TxnOffsetCommitRequestPartition(TxnOffsetCommitRequestData::TxnOffsetCommitRequestPartition* out, int16_t version, uint32_t seed, int depth);
 void FillTxnOffsetCommitRequestData_TxnOffsetCommitRequestTopic(TxnOffsetCommitRequestData::TxnOffsetCommitRequestTopic* out, int16_t version, uint32_t seed, int depth);
 void FillTxnOffsetCommitRequestData(TxnOffsetCommitRequestData* out, int16_t version, uint32_t seed, int depth);
@@ -2325,6 +2438,76 @@ void FillBrokerRegistrationResponseData(BrokerRegistrationResponseData* out, int
   if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
 }
 
+void FillConsumerGroupCurrentMemberAssignmentKey(ConsumerGroupCurrentMemberAssignmentKey* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->group_id = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->member_id = "s" + std::to_string((seed + 8u));
+  }
+}
+
+void FillConsumerGroupCurrentMemberAssignmentValue_TopicPartitions(ConsumerGroupCurrentMemberAssignmentValue::TopicPartitions* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->topic_id = SampleUuid((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->partitions.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      int32_t elem{};
+      elem = static_cast<int32_t>(((seed + 8u) + i) * 2654435761u);
+      out->partitions.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    if ((version >= 0 && version <= 0) && (seed + 15u) % 4 == 3) {
+      out->assignment_epochs.reset();
+    }
+    else {
+      out->assignment_epochs.emplace();
+      (*out->assignment_epochs).clear();
+      for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+        int32_t elem{};
+        elem = static_cast<int32_t>(((seed + 15u) + i) * 2654435761u);
+        (*out->assignment_epochs).push_back(std::move(elem));
+      }
+    }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillConsumerGroupCurrentMemberAssignmentValue(ConsumerGroupCurrentMemberAssignmentValue* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->member_epoch = static_cast<int32_t>((seed + 1u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->previous_member_epoch = static_cast<int32_t>((seed + 8u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->state = static_cast<int8_t>((seed + 15u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->assigned_partitions.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      ConsumerGroupCurrentMemberAssignmentValue::TopicPartitions elem{};
+      FillConsumerGroupCurrentMemberAssignmentValue_TopicPartitions(&elem, version, ((seed + 22u) + i), depth + 1);
+      out->assigned_partitions.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->partitions_pending_revocation.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      ConsumerGroupCurrentMemberAssignmentValue::TopicPartitions elem{};
+      FillConsumerGroupCurrentMemberAssignmentValue_TopicPartitions(&elem, version, ((seed + 29u) + i), depth + 1);
+      out->partitions_pending_revocation.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
 void FillConsumerGroupDescribeRequestData(ConsumerGroupDescribeRequestData* out, int16_t version, uint32_t seed, int depth) {
   (void)out; (void)version; (void)seed; (void)depth;
   if (version >= 0 && version <= 1) {
@@ -2665,6 +2848,274 @@ void FillConsumerGroupHeartbeatResponseData(ConsumerGroupHeartbeatResponseData* 
         FillConsumerGroupHeartbeatResponseData_Assignment(&(*out->assignment), version, (seed + 43u), depth + 1);
       }
     }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillConsumerGroupMemberMetadataKey(ConsumerGroupMemberMetadataKey* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->group_id = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->member_id = "s" + std::to_string((seed + 8u));
+  }
+}
+
+void FillConsumerGroupMemberMetadataValue_ClassicProtocol(ConsumerGroupMemberMetadataValue::ClassicProtocol* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->name = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->metadata = std::vector<uint8_t>{1, 2, static_cast<uint8_t>((seed + 8u))};
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillConsumerGroupMemberMetadataValue_ClassicMemberMetadata(ConsumerGroupMemberMetadataValue::ClassicMemberMetadata* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->session_timeout_ms = static_cast<int32_t>((seed + 1u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->supported_protocols.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      ConsumerGroupMemberMetadataValue::ClassicProtocol elem{};
+      FillConsumerGroupMemberMetadataValue_ClassicProtocol(&elem, version, ((seed + 8u) + i), depth + 1);
+      out->supported_protocols.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillConsumerGroupMemberMetadataValue(ConsumerGroupMemberMetadataValue* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    if ((version >= 0 && version <= 0) && (seed + 1u) % 4 == 3) {
+      out->instance_id.reset();
+    }
+    else {
+      out->instance_id.emplace();
+      (*out->instance_id) = "s" + std::to_string((seed + 1u));
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    if ((version >= 0 && version <= 0) && (seed + 8u) % 4 == 3) {
+      out->rack_id.reset();
+    }
+    else {
+      out->rack_id.emplace();
+      (*out->rack_id) = "s" + std::to_string((seed + 8u));
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->client_id = "s" + std::to_string((seed + 15u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->client_host = "s" + std::to_string((seed + 22u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->subscribed_topic_names.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      std::string elem{};
+      elem = "s" + std::to_string(((seed + 29u) + i));
+      out->subscribed_topic_names.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    if ((version >= 0 && version <= 0) && (seed + 36u) % 4 == 3) {
+      out->subscribed_topic_regex.reset();
+    }
+    else {
+      out->subscribed_topic_regex.emplace();
+      (*out->subscribed_topic_regex) = "s" + std::to_string((seed + 36u));
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->rebalance_timeout_ms = static_cast<int32_t>((seed + 43u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    if ((version >= 0 && version <= 0) && (seed + 50u) % 4 == 3) {
+      out->server_assignor.reset();
+    }
+    else {
+      out->server_assignor.emplace();
+      (*out->server_assignor) = "s" + std::to_string((seed + 50u));
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    if ((version >= 0 && version <= 0) && (seed + 57u) % 4 == 3) {
+      out->classic_member_metadata.reset();
+    }
+    else {
+      out->classic_member_metadata.emplace();
+      if (depth < 3) {
+        FillConsumerGroupMemberMetadataValue_ClassicMemberMetadata(&(*out->classic_member_metadata), version, (seed + 57u), depth + 1);
+      }
+    }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillConsumerGroupMetadataKey(ConsumerGroupMetadataKey* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->group_id = "s" + std::to_string((seed + 1u));
+  }
+}
+
+void FillConsumerGroupMetadataValue(ConsumerGroupMetadataValue* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->epoch = static_cast<int32_t>((seed + 1u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->metadata_hash = static_cast<int64_t>((seed + 8u) * 2654435761u);
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillConsumerGroupPartitionMetadataKey(ConsumerGroupPartitionMetadataKey* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->group_id = "s" + std::to_string((seed + 1u));
+  }
+}
+
+void FillConsumerGroupPartitionMetadataValue_PartitionMetadata(ConsumerGroupPartitionMetadataValue::PartitionMetadata* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->partition = static_cast<int32_t>((seed + 1u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->racks.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      std::string elem{};
+      elem = "s" + std::to_string(((seed + 8u) + i));
+      out->racks.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillConsumerGroupPartitionMetadataValue_TopicMetadata(ConsumerGroupPartitionMetadataValue::TopicMetadata* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->topic_id = SampleUuid((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->topic_name = "s" + std::to_string((seed + 8u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->num_partitions = static_cast<int32_t>((seed + 15u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->partition_metadata.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      ConsumerGroupPartitionMetadataValue::PartitionMetadata elem{};
+      FillConsumerGroupPartitionMetadataValue_PartitionMetadata(&elem, version, ((seed + 22u) + i), depth + 1);
+      out->partition_metadata.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillConsumerGroupPartitionMetadataValue(ConsumerGroupPartitionMetadataValue* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->topics.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      ConsumerGroupPartitionMetadataValue::TopicMetadata elem{};
+      FillConsumerGroupPartitionMetadataValue_TopicMetadata(&elem, version, ((seed + 1u) + i), depth + 1);
+      out->topics.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillConsumerGroupRegularExpressionKey(ConsumerGroupRegularExpressionKey* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->group_id = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->regular_expression = "s" + std::to_string((seed + 8u));
+  }
+}
+
+void FillConsumerGroupRegularExpressionValue(ConsumerGroupRegularExpressionValue* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->topics.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      std::string elem{};
+      elem = "s" + std::to_string(((seed + 1u) + i));
+      out->topics.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->version = static_cast<int64_t>((seed + 8u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->timestamp = static_cast<int64_t>((seed + 15u) * 2654435761u);
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillConsumerGroupTargetAssignmentMemberKey(ConsumerGroupTargetAssignmentMemberKey* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->group_id = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->member_id = "s" + std::to_string((seed + 8u));
+  }
+}
+
+void FillConsumerGroupTargetAssignmentMemberValue_TopicPartition(ConsumerGroupTargetAssignmentMemberValue::TopicPartition* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->topic_id = SampleUuid((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->partitions.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      int32_t elem{};
+      elem = static_cast<int32_t>(((seed + 8u) + i) * 2654435761u);
+      out->partitions.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillConsumerGroupTargetAssignmentMemberValue(ConsumerGroupTargetAssignmentMemberValue* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->topic_partitions.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      ConsumerGroupTargetAssignmentMemberValue::TopicPartition elem{};
+      FillConsumerGroupTargetAssignmentMemberValue_TopicPartition(&elem, version, ((seed + 1u) + i), depth + 1);
+      out->topic_partitions.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillConsumerGroupTargetAssignmentMetadataKey(ConsumerGroupTargetAssignmentMetadataKey* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->group_id = "s" + std::to_string((seed + 1u));
+  }
+}
+
+void FillConsumerGroupTargetAssignmentMetadataValue(ConsumerGroupTargetAssignmentMetadataValue* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->assignment_epoch = static_cast<int32_t>((seed + 1u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->assignment_timestamp = static_cast<int64_t>((seed + 8u) * 2654435761u);
   }
   if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
 }
@@ -6398,6 +6849,88 @@ void FillGetTelemetrySubscriptionsResponseData(GetTelemetrySubscriptionsResponse
   if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
 }
 
+void FillGroupMetadataKey(GroupMetadataKey* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->group = "s" + std::to_string((seed + 1u));
+  }
+}
+
+void FillGroupMetadataValue_MemberMetadata(GroupMetadataValue::MemberMetadata* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 4) {
+    out->member_id = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 3 && version <= 4) {
+    if ((version >= 3 && version <= 4) && (seed + 8u) % 4 == 3) {
+      out->group_instance_id.reset();
+    }
+    else {
+      out->group_instance_id.emplace();
+      (*out->group_instance_id) = "s" + std::to_string((seed + 8u));
+    }
+  }
+  if (version >= 0 && version <= 4) {
+    out->client_id = "s" + std::to_string((seed + 15u));
+  }
+  if (version >= 0 && version <= 4) {
+    out->client_host = "s" + std::to_string((seed + 22u));
+  }
+  if (version >= 1 && version <= 4) {
+    out->rebalance_timeout = static_cast<int32_t>((seed + 29u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 4) {
+    out->session_timeout = static_cast<int32_t>((seed + 36u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 4) {
+    out->subscription = std::vector<uint8_t>{1, 2, static_cast<uint8_t>((seed + 43u))};
+  }
+  if (version >= 0 && version <= 4) {
+    out->assignment = std::vector<uint8_t>{1, 2, static_cast<uint8_t>((seed + 50u))};
+  }
+  if (version >= 4 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillGroupMetadataValue(GroupMetadataValue* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 4) {
+    out->protocol_type = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 4) {
+    out->generation = static_cast<int32_t>((seed + 8u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 4) {
+    if ((version >= 0 && version <= 4) && (seed + 15u) % 4 == 3) {
+      out->protocol.reset();
+    }
+    else {
+      out->protocol.emplace();
+      (*out->protocol) = "s" + std::to_string((seed + 15u));
+    }
+  }
+  if (version >= 0 && version <= 4) {
+    if ((version >= 0 && version <= 4) && (seed + 22u) % 4 == 3) {
+      out->leader.reset();
+    }
+    else {
+      out->leader.emplace();
+      (*out->leader) = "s" + std::to_string((seed + 22u));
+    }
+  }
+  if (version >= 2 && version <= 4) {
+    out->current_state_timestamp = static_cast<int64_t>((seed + 29u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 4) {
+    out->members.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      GroupMetadataValue::MemberMetadata elem{};
+      FillGroupMetadataValue_MemberMetadata(&elem, version, ((seed + 36u) + i), depth + 1);
+      out->members.push_back(std::move(elem));
+    }
+  }
+  if (version >= 4 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
 void FillHeartbeatRequestData(HeartbeatRequestData* out, int16_t version, uint32_t seed, int depth) {
   (void)out; (void)version; (void)seed; (void)depth;
   if (version >= 0 && version <= 4) {
@@ -6938,6 +7471,32 @@ void FillLeaveGroupResponseData(LeaveGroupResponseData* out, int16_t version, ui
     }
   }
   if (version >= 4 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillLegacyOffsetCommitKey(LegacyOffsetCommitKey* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->group = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->topic = "s" + std::to_string((seed + 8u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->partition = static_cast<int32_t>((seed + 15u) * 2654435761u);
+  }
+}
+
+void FillLegacyOffsetCommitValue(LegacyOffsetCommitValue* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->offset = static_cast<int64_t>((seed + 1u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->metadata = "s" + std::to_string((seed + 8u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->commit_timestamp = static_cast<int64_t>((seed + 15u) * 2654435761u);
+  }
 }
 
 void FillListConfigResourcesRequestData(ListConfigResourcesRequestData* out, int16_t version, uint32_t seed, int depth) {
@@ -7517,6 +8076,19 @@ void FillMetadataResponseData(MetadataResponseData* out, int16_t version, uint32
   if (version >= 9 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
 }
 
+void FillOffsetCommitKey(OffsetCommitKey* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->group = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->topic = "s" + std::to_string((seed + 8u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->partition = static_cast<int32_t>((seed + 15u) * 2654435761u);
+  }
+}
+
 void FillOffsetCommitRequestData_OffsetCommitRequestPartition(OffsetCommitRequestData::OffsetCommitRequestPartition* out, int16_t version, uint32_t seed, int depth) {
   (void)out; (void)version; (void)seed; (void)depth;
   if (version >= 2 && version <= 10) {
@@ -7637,6 +8209,29 @@ void FillOffsetCommitResponseData(OffsetCommitResponseData* out, int16_t version
     }
   }
   if (version >= 8 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillOffsetCommitValue(OffsetCommitValue* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 4) {
+    out->offset = static_cast<int64_t>((seed + 1u) * 2654435761u);
+  }
+  if (version >= 3 && version <= 4) {
+    out->leader_epoch = static_cast<int32_t>((seed + 8u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 4) {
+    out->metadata = "s" + std::to_string((seed + 15u));
+  }
+  if (version >= 0 && version <= 4) {
+    out->commit_timestamp = static_cast<int64_t>((seed + 22u) * 2654435761u);
+  }
+  if (version >= 1 && version <= 1) {
+    out->expire_timestamp = static_cast<int64_t>((seed + 29u) * 2654435761u);
+  }
+  if (version >= 4 && version <= 4) {
+    out->topic_id = SampleUuid((seed + 36u));
+  }
+  if (version >= 4 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
 }
 
 void FillOffsetDeleteRequestData_OffsetDeleteRequestPartition(OffsetDeleteRequestData::OffsetDeleteRequestPartition* out, int16_t version, uint32_t seed, int depth) {
@@ -9139,6 +9734,54 @@ void FillShareFetchResponseData(ShareFetchResponseData* out, int16_t version, ui
   if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
 }
 
+void FillShareGroupCurrentMemberAssignmentKey(ShareGroupCurrentMemberAssignmentKey* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->group_id = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->member_id = "s" + std::to_string((seed + 8u));
+  }
+}
+
+void FillShareGroupCurrentMemberAssignmentValue_TopicPartitions(ShareGroupCurrentMemberAssignmentValue::TopicPartitions* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->topic_id = SampleUuid((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->partitions.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      int32_t elem{};
+      elem = static_cast<int32_t>(((seed + 8u) + i) * 2654435761u);
+      out->partitions.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillShareGroupCurrentMemberAssignmentValue(ShareGroupCurrentMemberAssignmentValue* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->member_epoch = static_cast<int32_t>((seed + 1u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->previous_member_epoch = static_cast<int32_t>((seed + 8u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->state = static_cast<int8_t>((seed + 15u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->assigned_partitions.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      ShareGroupCurrentMemberAssignmentValue::TopicPartitions elem{};
+      FillShareGroupCurrentMemberAssignmentValue_TopicPartitions(&elem, version, ((seed + 22u) + i), depth + 1);
+      out->assigned_partitions.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
 void FillShareGroupDescribeRequestData(ShareGroupDescribeRequestData* out, int16_t version, uint32_t seed, int depth) {
   (void)out; (void)version; (void)seed; (void)depth;
   if (version >= 1 && version <= 1) {
@@ -9397,6 +10040,185 @@ void FillShareGroupHeartbeatResponseData(ShareGroupHeartbeatResponseData* out, i
   if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
 }
 
+void FillShareGroupMemberMetadataKey(ShareGroupMemberMetadataKey* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->group_id = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->member_id = "s" + std::to_string((seed + 8u));
+  }
+}
+
+void FillShareGroupMemberMetadataValue(ShareGroupMemberMetadataValue* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    if ((version >= 0 && version <= 0) && (seed + 1u) % 4 == 3) {
+      out->rack_id.reset();
+    }
+    else {
+      out->rack_id.emplace();
+      (*out->rack_id) = "s" + std::to_string((seed + 1u));
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->client_id = "s" + std::to_string((seed + 8u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->client_host = "s" + std::to_string((seed + 15u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->subscribed_topic_names.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      std::string elem{};
+      elem = "s" + std::to_string(((seed + 22u) + i));
+      out->subscribed_topic_names.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillShareGroupMetadataKey(ShareGroupMetadataKey* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->group_id = "s" + std::to_string((seed + 1u));
+  }
+}
+
+void FillShareGroupMetadataValue(ShareGroupMetadataValue* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->epoch = static_cast<int32_t>((seed + 1u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->metadata_hash = static_cast<int64_t>((seed + 8u) * 2654435761u);
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillShareGroupStatePartitionMetadataKey(ShareGroupStatePartitionMetadataKey* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->group_id = "s" + std::to_string((seed + 1u));
+  }
+}
+
+void FillShareGroupStatePartitionMetadataValue_TopicPartitionsInfo(ShareGroupStatePartitionMetadataValue::TopicPartitionsInfo* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->topic_id = SampleUuid((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->topic_name = "s" + std::to_string((seed + 8u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->partitions.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      int32_t elem{};
+      elem = static_cast<int32_t>(((seed + 15u) + i) * 2654435761u);
+      out->partitions.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillShareGroupStatePartitionMetadataValue_TopicInfo(ShareGroupStatePartitionMetadataValue::TopicInfo* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->topic_id = SampleUuid((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->topic_name = "s" + std::to_string((seed + 8u));
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillShareGroupStatePartitionMetadataValue(ShareGroupStatePartitionMetadataValue* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->initializing_topics.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      ShareGroupStatePartitionMetadataValue::TopicPartitionsInfo elem{};
+      FillShareGroupStatePartitionMetadataValue_TopicPartitionsInfo(&elem, version, ((seed + 1u) + i), depth + 1);
+      out->initializing_topics.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->initialized_topics.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      ShareGroupStatePartitionMetadataValue::TopicPartitionsInfo elem{};
+      FillShareGroupStatePartitionMetadataValue_TopicPartitionsInfo(&elem, version, ((seed + 8u) + i), depth + 1);
+      out->initialized_topics.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->deleting_topics.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      ShareGroupStatePartitionMetadataValue::TopicInfo elem{};
+      FillShareGroupStatePartitionMetadataValue_TopicInfo(&elem, version, ((seed + 15u) + i), depth + 1);
+      out->deleting_topics.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillShareGroupTargetAssignmentMemberKey(ShareGroupTargetAssignmentMemberKey* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->group_id = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->member_id = "s" + std::to_string((seed + 8u));
+  }
+}
+
+void FillShareGroupTargetAssignmentMemberValue_TopicPartition(ShareGroupTargetAssignmentMemberValue::TopicPartition* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->topic_id = SampleUuid((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->partitions.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      int32_t elem{};
+      elem = static_cast<int32_t>(((seed + 8u) + i) * 2654435761u);
+      out->partitions.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillShareGroupTargetAssignmentMemberValue(ShareGroupTargetAssignmentMemberValue* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->topic_partitions.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      ShareGroupTargetAssignmentMemberValue::TopicPartition elem{};
+      FillShareGroupTargetAssignmentMemberValue_TopicPartition(&elem, version, ((seed + 1u) + i), depth + 1);
+      out->topic_partitions.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillShareGroupTargetAssignmentMetadataKey(ShareGroupTargetAssignmentMetadataKey* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->group_id = "s" + std::to_string((seed + 1u));
+  }
+}
+
+void FillShareGroupTargetAssignmentMetadataValue(ShareGroupTargetAssignmentMetadataValue* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->assignment_epoch = static_cast<int32_t>((seed + 1u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->assignment_timestamp = static_cast<int64_t>((seed + 8u) * 2654435761u);
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
 void FillSnapshotFooterRecord(SnapshotFooterRecord* out, int16_t version, uint32_t seed, int depth) {
   (void)out; (void)version; (void)seed; (void)depth;
   if (version >= 0 && version <= 0) {
@@ -9422,6 +10244,108 @@ void FillStopReplicaRequestData(StopReplicaRequestData* out, int16_t version, ui
 
 void FillStopReplicaResponseData(StopReplicaResponseData* out, int16_t version, uint32_t seed, int depth) {
   (void)out; (void)version; (void)seed; (void)depth;
+}
+
+void FillStreamsGroupCurrentMemberAssignmentKey(StreamsGroupCurrentMemberAssignmentKey* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->group_id = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->member_id = "s" + std::to_string((seed + 8u));
+  }
+}
+
+void FillStreamsGroupCurrentMemberAssignmentValue_TaskIds(StreamsGroupCurrentMemberAssignmentValue::TaskIds* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->subtopology_id = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->partitions.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      int32_t elem{};
+      elem = static_cast<int32_t>(((seed + 8u) + i) * 2654435761u);
+      out->partitions.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    if ((version >= 0 && version <= 0) && (seed + 15u) % 4 == 3) {
+      out->assignment_epochs.reset();
+    }
+    else {
+      out->assignment_epochs.emplace();
+      (*out->assignment_epochs).clear();
+      for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+        int32_t elem{};
+        elem = static_cast<int32_t>(((seed + 15u) + i) * 2654435761u);
+        (*out->assignment_epochs).push_back(std::move(elem));
+      }
+    }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillStreamsGroupCurrentMemberAssignmentValue(StreamsGroupCurrentMemberAssignmentValue* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->member_epoch = static_cast<int32_t>((seed + 1u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->previous_member_epoch = static_cast<int32_t>((seed + 8u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->state = static_cast<int8_t>((seed + 15u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->active_tasks.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      StreamsGroupCurrentMemberAssignmentValue::TaskIds elem{};
+      FillStreamsGroupCurrentMemberAssignmentValue_TaskIds(&elem, version, ((seed + 22u) + i), depth + 1);
+      out->active_tasks.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->standby_tasks.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      StreamsGroupCurrentMemberAssignmentValue::TaskIds elem{};
+      FillStreamsGroupCurrentMemberAssignmentValue_TaskIds(&elem, version, ((seed + 29u) + i), depth + 1);
+      out->standby_tasks.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->warmup_tasks.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      StreamsGroupCurrentMemberAssignmentValue::TaskIds elem{};
+      FillStreamsGroupCurrentMemberAssignmentValue_TaskIds(&elem, version, ((seed + 36u) + i), depth + 1);
+      out->warmup_tasks.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->active_tasks_pending_revocation.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      StreamsGroupCurrentMemberAssignmentValue::TaskIds elem{};
+      FillStreamsGroupCurrentMemberAssignmentValue_TaskIds(&elem, version, ((seed + 43u) + i), depth + 1);
+      out->active_tasks_pending_revocation.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->standby_tasks_pending_revocation.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      StreamsGroupCurrentMemberAssignmentValue::TaskIds elem{};
+      FillStreamsGroupCurrentMemberAssignmentValue_TaskIds(&elem, version, ((seed + 50u) + i), depth + 1);
+      out->standby_tasks_pending_revocation.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->warmup_tasks_pending_revocation.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      StreamsGroupCurrentMemberAssignmentValue::TaskIds elem{};
+      FillStreamsGroupCurrentMemberAssignmentValue_TaskIds(&elem, version, ((seed + 57u) + i), depth + 1);
+      out->warmup_tasks_pending_revocation.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
 }
 
 void FillStreamsGroupDescribeRequestData(StreamsGroupDescribeRequestData* out, int16_t version, uint32_t seed, int depth) {
@@ -10408,6 +11332,220 @@ void FillStreamsGroupHeartbeatResponseData(StreamsGroupHeartbeatResponseData* ou
   if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
 }
 
+void FillStreamsGroupMemberMetadataKey(StreamsGroupMemberMetadataKey* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->group_id = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->member_id = "s" + std::to_string((seed + 8u));
+  }
+}
+
+void FillStreamsGroupMemberMetadataValue_Endpoint(StreamsGroupMemberMetadataValue::Endpoint* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->host = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->port = static_cast<uint16_t>((seed + 8u) * 2654435761u);
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillStreamsGroupMemberMetadataValue_KeyValue(StreamsGroupMemberMetadataValue::KeyValue* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->key = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->value = "s" + std::to_string((seed + 8u));
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillStreamsGroupMemberMetadataValue(StreamsGroupMemberMetadataValue* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    if ((version >= 0 && version <= 0) && (seed + 1u) % 4 == 3) {
+      out->instance_id.reset();
+    }
+    else {
+      out->instance_id.emplace();
+      (*out->instance_id) = "s" + std::to_string((seed + 1u));
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    if ((version >= 0 && version <= 0) && (seed + 8u) % 4 == 3) {
+      out->rack_id.reset();
+    }
+    else {
+      out->rack_id.emplace();
+      (*out->rack_id) = "s" + std::to_string((seed + 8u));
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->client_id = "s" + std::to_string((seed + 15u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->client_host = "s" + std::to_string((seed + 22u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->rebalance_timeout_ms = static_cast<int32_t>((seed + 29u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->topology_epoch = static_cast<int32_t>((seed + 36u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->process_id = "s" + std::to_string((seed + 43u));
+  }
+  if (version >= 0 && version <= 0) {
+    if ((version >= 0 && version <= 0) && (seed + 50u) % 4 == 3) {
+      out->user_endpoint.reset();
+    }
+    else {
+      out->user_endpoint.emplace();
+      if (depth < 3) {
+        FillStreamsGroupMemberMetadataValue_Endpoint(&(*out->user_endpoint), version, (seed + 50u), depth + 1);
+      }
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->client_tags.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      StreamsGroupMemberMetadataValue::KeyValue elem{};
+      FillStreamsGroupMemberMetadataValue_KeyValue(&elem, version, ((seed + 57u) + i), depth + 1);
+      out->client_tags.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillStreamsGroupMetadataKey(StreamsGroupMetadataKey* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->group_id = "s" + std::to_string((seed + 1u));
+  }
+}
+
+void FillStreamsGroupMetadataValue_LastAssignmentConfig(StreamsGroupMetadataValue::LastAssignmentConfig* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->key = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->value = "s" + std::to_string((seed + 8u));
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillStreamsGroupMetadataValue(StreamsGroupMetadataValue* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->epoch = static_cast<int32_t>((seed + 1u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->metadata_hash = static_cast<int64_t>((seed + 8u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->validated_topology_epoch = static_cast<int32_t>((seed + 15u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    if ((version >= 0 && version <= 0) && (seed + 22u) % 4 == 3) {
+      out->last_assignment_configs.reset();
+    }
+    else {
+      out->last_assignment_configs.emplace();
+      (*out->last_assignment_configs).clear();
+      for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+        StreamsGroupMetadataValue::LastAssignmentConfig elem{};
+        FillStreamsGroupMetadataValue_LastAssignmentConfig(&elem, version, ((seed + 22u) + i), depth + 1);
+        (*out->last_assignment_configs).push_back(std::move(elem));
+      }
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->stored_description_topology_epoch = static_cast<int32_t>((seed + 29u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->failed_description_topology_epoch = static_cast<int32_t>((seed + 36u) * 2654435761u);
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillStreamsGroupTargetAssignmentMemberKey(StreamsGroupTargetAssignmentMemberKey* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->group_id = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->member_id = "s" + std::to_string((seed + 8u));
+  }
+}
+
+void FillStreamsGroupTargetAssignmentMemberValue_TaskIds(StreamsGroupTargetAssignmentMemberValue::TaskIds* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->subtopology_id = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->partitions.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      int32_t elem{};
+      elem = static_cast<int32_t>(((seed + 8u) + i) * 2654435761u);
+      out->partitions.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillStreamsGroupTargetAssignmentMemberValue(StreamsGroupTargetAssignmentMemberValue* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->active_tasks.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      StreamsGroupTargetAssignmentMemberValue::TaskIds elem{};
+      FillStreamsGroupTargetAssignmentMemberValue_TaskIds(&elem, version, ((seed + 1u) + i), depth + 1);
+      out->active_tasks.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->standby_tasks.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      StreamsGroupTargetAssignmentMemberValue::TaskIds elem{};
+      FillStreamsGroupTargetAssignmentMemberValue_TaskIds(&elem, version, ((seed + 8u) + i), depth + 1);
+      out->standby_tasks.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->warmup_tasks.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      StreamsGroupTargetAssignmentMemberValue::TaskIds elem{};
+      FillStreamsGroupTargetAssignmentMemberValue_TaskIds(&elem, version, ((seed + 15u) + i), depth + 1);
+      out->warmup_tasks.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillStreamsGroupTargetAssignmentMetadataKey(StreamsGroupTargetAssignmentMetadataKey* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->group_id = "s" + std::to_string((seed + 1u));
+  }
+}
+
+void FillStreamsGroupTargetAssignmentMetadataValue(StreamsGroupTargetAssignmentMetadataValue* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->assignment_epoch = static_cast<int32_t>((seed + 1u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->assignment_timestamp = static_cast<int64_t>((seed + 8u) * 2654435761u);
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
 void FillStreamsGroupTopologyDescriptionUpdateRequestData_TopologyDescriptionNode(StreamsGroupTopologyDescriptionUpdateRequestData::TopologyDescriptionNode* out, int16_t version, uint32_t seed, int depth) {
   (void)out; (void)version; (void)seed; (void)depth;
   if (version >= 0 && version <= 0) {
@@ -10543,6 +11681,147 @@ void FillStreamsGroupTopologyDescriptionUpdateResponseData(StreamsGroupTopologyD
   if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
 }
 
+void FillStreamsGroupTopologyKey(StreamsGroupTopologyKey* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->group_id = "s" + std::to_string((seed + 1u));
+  }
+}
+
+void FillStreamsGroupTopologyValue_TopicConfig(StreamsGroupTopologyValue::TopicConfig* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->key = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->value = "s" + std::to_string((seed + 8u));
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillStreamsGroupTopologyValue_TopicInfo(StreamsGroupTopologyValue::TopicInfo* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->name = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->partitions = static_cast<int32_t>((seed + 8u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->replication_factor = static_cast<int16_t>((seed + 15u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->topic_configs.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      StreamsGroupTopologyValue::TopicConfig elem{};
+      FillStreamsGroupTopologyValue_TopicConfig(&elem, version, ((seed + 22u) + i), depth + 1);
+      out->topic_configs.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillStreamsGroupTopologyValue_CopartitionGroup(StreamsGroupTopologyValue::CopartitionGroup* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->source_topics.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      int16_t elem{};
+      elem = static_cast<int16_t>(((seed + 1u) + i) * 2654435761u);
+      out->source_topics.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->source_topic_regex.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      int16_t elem{};
+      elem = static_cast<int16_t>(((seed + 8u) + i) * 2654435761u);
+      out->source_topic_regex.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->repartition_source_topics.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      int16_t elem{};
+      elem = static_cast<int16_t>(((seed + 15u) + i) * 2654435761u);
+      out->repartition_source_topics.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillStreamsGroupTopologyValue_Subtopology(StreamsGroupTopologyValue::Subtopology* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->subtopology_id = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->source_topics.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      std::string elem{};
+      elem = "s" + std::to_string(((seed + 8u) + i));
+      out->source_topics.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->source_topic_regex.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      std::string elem{};
+      elem = "s" + std::to_string(((seed + 15u) + i));
+      out->source_topic_regex.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->state_changelog_topics.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      StreamsGroupTopologyValue::TopicInfo elem{};
+      FillStreamsGroupTopologyValue_TopicInfo(&elem, version, ((seed + 22u) + i), depth + 1);
+      out->state_changelog_topics.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->repartition_sink_topics.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      std::string elem{};
+      elem = "s" + std::to_string(((seed + 29u) + i));
+      out->repartition_sink_topics.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->repartition_source_topics.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      StreamsGroupTopologyValue::TopicInfo elem{};
+      FillStreamsGroupTopologyValue_TopicInfo(&elem, version, ((seed + 36u) + i), depth + 1);
+      out->repartition_source_topics.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->copartition_groups.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      StreamsGroupTopologyValue::CopartitionGroup elem{};
+      FillStreamsGroupTopologyValue_CopartitionGroup(&elem, version, ((seed + 43u) + i), depth + 1);
+      out->copartition_groups.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillStreamsGroupTopologyValue(StreamsGroupTopologyValue* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->epoch = static_cast<int32_t>((seed + 1u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->subtopologies.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      StreamsGroupTopologyValue::Subtopology elem{};
+      FillStreamsGroupTopologyValue_Subtopology(&elem, version, ((seed + 8u) + i), depth + 1);
+      out->subtopologies.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
 void FillSyncGroupRequestData_SyncGroupRequestAssignment(SyncGroupRequestData::SyncGroupRequestAssignment* out, int16_t version, uint32_t seed, int depth) {
   (void)out; (void)version; (void)seed; (void)depth;
   if (version >= 0 && version <= 5) {
@@ -10633,6 +11912,78 @@ void FillSyncGroupResponseData(SyncGroupResponseData* out, int16_t version, uint
     out->assignment = std::vector<uint8_t>{1, 2, static_cast<uint8_t>((seed + 29u))};
   }
   if (version >= 4 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillTransactionLogKey(TransactionLogKey* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->transactional_id = "s" + std::to_string((seed + 1u));
+  }
+}
+
+void FillTransactionLogValue_PartitionsSchema(TransactionLogValue::PartitionsSchema* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 1) {
+    out->topic = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 1) {
+    out->partition_ids.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      int32_t elem{};
+      elem = static_cast<int32_t>(((seed + 8u) + i) * 2654435761u);
+      out->partition_ids.push_back(std::move(elem));
+    }
+  }
+  if (version >= 1 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillTransactionLogValue(TransactionLogValue* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 1) {
+    out->producer_id = static_cast<int64_t>((seed + 1u) * 2654435761u);
+  }
+  if (version >= 1 && version <= 1) {
+    out->previous_producer_id = static_cast<int64_t>((seed + 8u) * 2654435761u);
+  }
+  if (version >= 1 && version <= 1) {
+    out->next_producer_id = static_cast<int64_t>((seed + 15u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 1) {
+    out->producer_epoch = static_cast<int16_t>((seed + 22u) * 2654435761u);
+  }
+  if (version >= 1 && version <= 1) {
+    out->next_producer_epoch = static_cast<int16_t>((seed + 29u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 1) {
+    out->transaction_timeout_ms = static_cast<int32_t>((seed + 36u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 1) {
+    out->transaction_status = static_cast<int8_t>((seed + 43u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 1) {
+    if ((version >= 0 && version <= 1) && (seed + 50u) % 4 == 3) {
+      out->transaction_partitions.reset();
+    }
+    else {
+      out->transaction_partitions.emplace();
+      (*out->transaction_partitions).clear();
+      for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+        TransactionLogValue::PartitionsSchema elem{};
+        FillTransactionLogValue_PartitionsSchema(&elem, version, ((seed + 50u) + i), depth + 1);
+        (*out->transaction_partitions).push_back(std::move(elem));
+      }
+    }
+  }
+  if (version >= 0 && version <= 1) {
+    out->transaction_last_update_timestamp_ms = static_cast<int64_t>((seed + 57u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 1) {
+    out->transaction_start_timestamp_ms = static_cast<int64_t>((seed + 64u) * 2654435761u);
+  }
+  if (version >= 1 && version <= 1) {
+    out->client_transaction_version = static_cast<int16_t>((seed + 71u) * 2654435761u);
+  }
+  if (version >= 1 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
 }
 
 void FillTxnOffsetCommitRequestData_TxnOffsetCommitRequestPartition(TxnOffsetCommitRequestData::TxnOffsetCommitRequestPartition* out, int16_t version, uint32_t seed, int depth) {
@@ -11546,6 +12897,10 @@ constexpr MessageCase kCases[] = {
      &EncodeSample<BrokerRegistrationRequestData, &FillBrokerRegistrationRequestData>, &DecodeCheck<BrokerRegistrationRequestData, &FillBrokerRegistrationRequestData>},
     {"BrokerRegistrationResponse", 62, false, 0, 4, 0,
      &EncodeSample<BrokerRegistrationResponseData, &FillBrokerRegistrationResponseData>, &DecodeCheck<BrokerRegistrationResponseData, &FillBrokerRegistrationResponseData>},
+    {"ConsumerGroupCurrentMemberAssignmentKey", -1, false, 0, 0, 32767,
+     &EncodeSample<ConsumerGroupCurrentMemberAssignmentKey, &FillConsumerGroupCurrentMemberAssignmentKey>, &DecodeCheck<ConsumerGroupCurrentMemberAssignmentKey, &FillConsumerGroupCurrentMemberAssignmentKey>},
+    {"ConsumerGroupCurrentMemberAssignmentValue", -1, false, 0, 0, 0,
+     &EncodeSample<ConsumerGroupCurrentMemberAssignmentValue, &FillConsumerGroupCurrentMemberAssignmentValue>, &DecodeCheck<ConsumerGroupCurrentMemberAssignmentValue, &FillConsumerGroupCurrentMemberAssignmentValue>},
     {"ConsumerGroupDescribeRequest", 69, true, 0, 1, 0,
      &EncodeSample<ConsumerGroupDescribeRequestData, &FillConsumerGroupDescribeRequestData>, &DecodeCheck<ConsumerGroupDescribeRequestData, &FillConsumerGroupDescribeRequestData>},
     {"ConsumerGroupDescribeResponse", 69, false, 0, 1, 0,
@@ -11554,6 +12909,30 @@ constexpr MessageCase kCases[] = {
      &EncodeSample<ConsumerGroupHeartbeatRequestData, &FillConsumerGroupHeartbeatRequestData>, &DecodeCheck<ConsumerGroupHeartbeatRequestData, &FillConsumerGroupHeartbeatRequestData>},
     {"ConsumerGroupHeartbeatResponse", 68, false, 0, 1, 0,
      &EncodeSample<ConsumerGroupHeartbeatResponseData, &FillConsumerGroupHeartbeatResponseData>, &DecodeCheck<ConsumerGroupHeartbeatResponseData, &FillConsumerGroupHeartbeatResponseData>},
+    {"ConsumerGroupMemberMetadataKey", -1, false, 0, 0, 32767,
+     &EncodeSample<ConsumerGroupMemberMetadataKey, &FillConsumerGroupMemberMetadataKey>, &DecodeCheck<ConsumerGroupMemberMetadataKey, &FillConsumerGroupMemberMetadataKey>},
+    {"ConsumerGroupMemberMetadataValue", -1, false, 0, 0, 0,
+     &EncodeSample<ConsumerGroupMemberMetadataValue, &FillConsumerGroupMemberMetadataValue>, &DecodeCheck<ConsumerGroupMemberMetadataValue, &FillConsumerGroupMemberMetadataValue>},
+    {"ConsumerGroupMetadataKey", -1, false, 0, 0, 32767,
+     &EncodeSample<ConsumerGroupMetadataKey, &FillConsumerGroupMetadataKey>, &DecodeCheck<ConsumerGroupMetadataKey, &FillConsumerGroupMetadataKey>},
+    {"ConsumerGroupMetadataValue", -1, false, 0, 0, 0,
+     &EncodeSample<ConsumerGroupMetadataValue, &FillConsumerGroupMetadataValue>, &DecodeCheck<ConsumerGroupMetadataValue, &FillConsumerGroupMetadataValue>},
+    {"ConsumerGroupPartitionMetadataKey", -1, false, 0, 0, 32767,
+     &EncodeSample<ConsumerGroupPartitionMetadataKey, &FillConsumerGroupPartitionMetadataKey>, &DecodeCheck<ConsumerGroupPartitionMetadataKey, &FillConsumerGroupPartitionMetadataKey>},
+    {"ConsumerGroupPartitionMetadataValue", -1, false, 0, 0, 0,
+     &EncodeSample<ConsumerGroupPartitionMetadataValue, &FillConsumerGroupPartitionMetadataValue>, &DecodeCheck<ConsumerGroupPartitionMetadataValue, &FillConsumerGroupPartitionMetadataValue>},
+    {"ConsumerGroupRegularExpressionKey", -1, false, 0, 0, 32767,
+     &EncodeSample<ConsumerGroupRegularExpressionKey, &FillConsumerGroupRegularExpressionKey>, &DecodeCheck<ConsumerGroupRegularExpressionKey, &FillConsumerGroupRegularExpressionKey>},
+    {"ConsumerGroupRegularExpressionValue", -1, false, 0, 0, 0,
+     &EncodeSample<ConsumerGroupRegularExpressionValue, &FillConsumerGroupRegularExpressionValue>, &DecodeCheck<ConsumerGroupRegularExpressionValue, &FillConsumerGroupRegularExpressionValue>},
+    {"ConsumerGroupTargetAssignmentMemberKey", -1, false, 0, 0, 32767,
+     &EncodeSample<ConsumerGroupTargetAssignmentMemberKey, &FillConsumerGroupTargetAssignmentMemberKey>, &DecodeCheck<ConsumerGroupTargetAssignmentMemberKey, &FillConsumerGroupTargetAssignmentMemberKey>},
+    {"ConsumerGroupTargetAssignmentMemberValue", -1, false, 0, 0, 0,
+     &EncodeSample<ConsumerGroupTargetAssignmentMemberValue, &FillConsumerGroupTargetAssignmentMemberValue>, &DecodeCheck<ConsumerGroupTargetAssignmentMemberValue, &FillConsumerGroupTargetAssignmentMemberValue>},
+    {"ConsumerGroupTargetAssignmentMetadataKey", -1, false, 0, 0, 32767,
+     &EncodeSample<ConsumerGroupTargetAssignmentMetadataKey, &FillConsumerGroupTargetAssignmentMetadataKey>, &DecodeCheck<ConsumerGroupTargetAssignmentMetadataKey, &FillConsumerGroupTargetAssignmentMetadataKey>},
+    {"ConsumerGroupTargetAssignmentMetadataValue", -1, false, 0, 0, 0,
+     &EncodeSample<ConsumerGroupTargetAssignmentMetadataValue, &FillConsumerGroupTargetAssignmentMetadataValue>, &DecodeCheck<ConsumerGroupTargetAssignmentMetadataValue, &FillConsumerGroupTargetAssignmentMetadataValue>},
     {"ConsumerProtocolAssignment", -1, false, 0, 3, 32767,
      &EncodeSample<ConsumerProtocolAssignment, &FillConsumerProtocolAssignment>, &DecodeCheck<ConsumerProtocolAssignment, &FillConsumerProtocolAssignment>},
     {"ConsumerProtocolSubscription", -1, false, 0, 3, 32767,
@@ -11700,6 +13079,10 @@ constexpr MessageCase kCases[] = {
      &EncodeSample<GetTelemetrySubscriptionsRequestData, &FillGetTelemetrySubscriptionsRequestData>, &DecodeCheck<GetTelemetrySubscriptionsRequestData, &FillGetTelemetrySubscriptionsRequestData>},
     {"GetTelemetrySubscriptionsResponse", 71, false, 0, 0, 0,
      &EncodeSample<GetTelemetrySubscriptionsResponseData, &FillGetTelemetrySubscriptionsResponseData>, &DecodeCheck<GetTelemetrySubscriptionsResponseData, &FillGetTelemetrySubscriptionsResponseData>},
+    {"GroupMetadataKey", -1, false, 0, 0, 32767,
+     &EncodeSample<GroupMetadataKey, &FillGroupMetadataKey>, &DecodeCheck<GroupMetadataKey, &FillGroupMetadataKey>},
+    {"GroupMetadataValue", -1, false, 0, 4, 4,
+     &EncodeSample<GroupMetadataValue, &FillGroupMetadataValue>, &DecodeCheck<GroupMetadataValue, &FillGroupMetadataValue>},
     {"HeartbeatRequest", 12, true, 0, 4, 4,
      &EncodeSample<HeartbeatRequestData, &FillHeartbeatRequestData>, &DecodeCheck<HeartbeatRequestData, &FillHeartbeatRequestData>},
     {"HeartbeatResponse", 12, false, 0, 4, 4,
@@ -11732,6 +13115,10 @@ constexpr MessageCase kCases[] = {
      &EncodeSample<LeaveGroupRequestData, &FillLeaveGroupRequestData>, &DecodeCheck<LeaveGroupRequestData, &FillLeaveGroupRequestData>},
     {"LeaveGroupResponse", 13, false, 0, 5, 4,
      &EncodeSample<LeaveGroupResponseData, &FillLeaveGroupResponseData>, &DecodeCheck<LeaveGroupResponseData, &FillLeaveGroupResponseData>},
+    {"LegacyOffsetCommitKey", -1, false, 0, 0, 32767,
+     &EncodeSample<LegacyOffsetCommitKey, &FillLegacyOffsetCommitKey>, &DecodeCheck<LegacyOffsetCommitKey, &FillLegacyOffsetCommitKey>},
+    {"LegacyOffsetCommitValue", -1, false, 0, 0, 32767,
+     &EncodeSample<LegacyOffsetCommitValue, &FillLegacyOffsetCommitValue>, &DecodeCheck<LegacyOffsetCommitValue, &FillLegacyOffsetCommitValue>},
     {"ListConfigResourcesRequest", 74, true, 0, 1, 0,
      &EncodeSample<ListConfigResourcesRequestData, &FillListConfigResourcesRequestData>, &DecodeCheck<ListConfigResourcesRequestData, &FillListConfigResourcesRequestData>},
     {"ListConfigResourcesResponse", 74, false, 0, 1, 0,
@@ -11756,10 +13143,14 @@ constexpr MessageCase kCases[] = {
      &EncodeSample<MetadataRequestData, &FillMetadataRequestData>, &DecodeCheck<MetadataRequestData, &FillMetadataRequestData>},
     {"MetadataResponse", 3, false, 0, 13, 9,
      &EncodeSample<MetadataResponseData, &FillMetadataResponseData>, &DecodeCheck<MetadataResponseData, &FillMetadataResponseData>},
+    {"OffsetCommitKey", -1, false, 0, 0, 32767,
+     &EncodeSample<OffsetCommitKey, &FillOffsetCommitKey>, &DecodeCheck<OffsetCommitKey, &FillOffsetCommitKey>},
     {"OffsetCommitRequest", 8, true, 2, 10, 8,
      &EncodeSample<OffsetCommitRequestData, &FillOffsetCommitRequestData>, &DecodeCheck<OffsetCommitRequestData, &FillOffsetCommitRequestData>},
     {"OffsetCommitResponse", 8, false, 2, 10, 8,
      &EncodeSample<OffsetCommitResponseData, &FillOffsetCommitResponseData>, &DecodeCheck<OffsetCommitResponseData, &FillOffsetCommitResponseData>},
+    {"OffsetCommitValue", -1, false, 0, 4, 4,
+     &EncodeSample<OffsetCommitValue, &FillOffsetCommitValue>, &DecodeCheck<OffsetCommitValue, &FillOffsetCommitValue>},
     {"OffsetDeleteRequest", 47, true, 0, 0, 32767,
      &EncodeSample<OffsetDeleteRequestData, &FillOffsetDeleteRequestData>, &DecodeCheck<OffsetDeleteRequestData, &FillOffsetDeleteRequestData>},
     {"OffsetDeleteResponse", 47, false, 0, 0, 32767,
@@ -11816,6 +13207,10 @@ constexpr MessageCase kCases[] = {
      &EncodeSample<ShareFetchRequestData, &FillShareFetchRequestData>, &DecodeCheck<ShareFetchRequestData, &FillShareFetchRequestData>},
     {"ShareFetchResponse", 78, false, 1, 2, 0,
      &EncodeSample<ShareFetchResponseData, &FillShareFetchResponseData>, &DecodeCheck<ShareFetchResponseData, &FillShareFetchResponseData>},
+    {"ShareGroupCurrentMemberAssignmentKey", -1, false, 0, 0, 32767,
+     &EncodeSample<ShareGroupCurrentMemberAssignmentKey, &FillShareGroupCurrentMemberAssignmentKey>, &DecodeCheck<ShareGroupCurrentMemberAssignmentKey, &FillShareGroupCurrentMemberAssignmentKey>},
+    {"ShareGroupCurrentMemberAssignmentValue", -1, false, 0, 0, 0,
+     &EncodeSample<ShareGroupCurrentMemberAssignmentValue, &FillShareGroupCurrentMemberAssignmentValue>, &DecodeCheck<ShareGroupCurrentMemberAssignmentValue, &FillShareGroupCurrentMemberAssignmentValue>},
     {"ShareGroupDescribeRequest", 77, true, 1, 1, 0,
      &EncodeSample<ShareGroupDescribeRequestData, &FillShareGroupDescribeRequestData>, &DecodeCheck<ShareGroupDescribeRequestData, &FillShareGroupDescribeRequestData>},
     {"ShareGroupDescribeResponse", 77, false, 1, 1, 0,
@@ -11824,6 +13219,26 @@ constexpr MessageCase kCases[] = {
      &EncodeSample<ShareGroupHeartbeatRequestData, &FillShareGroupHeartbeatRequestData>, &DecodeCheck<ShareGroupHeartbeatRequestData, &FillShareGroupHeartbeatRequestData>},
     {"ShareGroupHeartbeatResponse", 76, false, 1, 1, 0,
      &EncodeSample<ShareGroupHeartbeatResponseData, &FillShareGroupHeartbeatResponseData>, &DecodeCheck<ShareGroupHeartbeatResponseData, &FillShareGroupHeartbeatResponseData>},
+    {"ShareGroupMemberMetadataKey", -1, false, 0, 0, 32767,
+     &EncodeSample<ShareGroupMemberMetadataKey, &FillShareGroupMemberMetadataKey>, &DecodeCheck<ShareGroupMemberMetadataKey, &FillShareGroupMemberMetadataKey>},
+    {"ShareGroupMemberMetadataValue", -1, false, 0, 0, 0,
+     &EncodeSample<ShareGroupMemberMetadataValue, &FillShareGroupMemberMetadataValue>, &DecodeCheck<ShareGroupMemberMetadataValue, &FillShareGroupMemberMetadataValue>},
+    {"ShareGroupMetadataKey", -1, false, 0, 0, 32767,
+     &EncodeSample<ShareGroupMetadataKey, &FillShareGroupMetadataKey>, &DecodeCheck<ShareGroupMetadataKey, &FillShareGroupMetadataKey>},
+    {"ShareGroupMetadataValue", -1, false, 0, 0, 0,
+     &EncodeSample<ShareGroupMetadataValue, &FillShareGroupMetadataValue>, &DecodeCheck<ShareGroupMetadataValue, &FillShareGroupMetadataValue>},
+    {"ShareGroupStatePartitionMetadataKey", -1, false, 0, 0, 32767,
+     &EncodeSample<ShareGroupStatePartitionMetadataKey, &FillShareGroupStatePartitionMetadataKey>, &DecodeCheck<ShareGroupStatePartitionMetadataKey, &FillShareGroupStatePartitionMetadataKey>},
+    {"ShareGroupStatePartitionMetadataValue", -1, false, 0, 0, 0,
+     &EncodeSample<ShareGroupStatePartitionMetadataValue, &FillShareGroupStatePartitionMetadataValue>, &DecodeCheck<ShareGroupStatePartitionMetadataValue, &FillShareGroupStatePartitionMetadataValue>},
+    {"ShareGroupTargetAssignmentMemberKey", -1, false, 0, 0, 32767,
+     &EncodeSample<ShareGroupTargetAssignmentMemberKey, &FillShareGroupTargetAssignmentMemberKey>, &DecodeCheck<ShareGroupTargetAssignmentMemberKey, &FillShareGroupTargetAssignmentMemberKey>},
+    {"ShareGroupTargetAssignmentMemberValue", -1, false, 0, 0, 0,
+     &EncodeSample<ShareGroupTargetAssignmentMemberValue, &FillShareGroupTargetAssignmentMemberValue>, &DecodeCheck<ShareGroupTargetAssignmentMemberValue, &FillShareGroupTargetAssignmentMemberValue>},
+    {"ShareGroupTargetAssignmentMetadataKey", -1, false, 0, 0, 32767,
+     &EncodeSample<ShareGroupTargetAssignmentMetadataKey, &FillShareGroupTargetAssignmentMetadataKey>, &DecodeCheck<ShareGroupTargetAssignmentMetadataKey, &FillShareGroupTargetAssignmentMetadataKey>},
+    {"ShareGroupTargetAssignmentMetadataValue", -1, false, 0, 0, 0,
+     &EncodeSample<ShareGroupTargetAssignmentMetadataValue, &FillShareGroupTargetAssignmentMetadataValue>, &DecodeCheck<ShareGroupTargetAssignmentMetadataValue, &FillShareGroupTargetAssignmentMetadataValue>},
     {"SnapshotFooterRecord", -1, false, 0, 0, 0,
      &EncodeSample<SnapshotFooterRecord, &FillSnapshotFooterRecord>, &DecodeCheck<SnapshotFooterRecord, &FillSnapshotFooterRecord>},
     {"SnapshotHeaderRecord", -1, false, 0, 0, 0,
@@ -11832,6 +13247,10 @@ constexpr MessageCase kCases[] = {
      &EncodeSample<StopReplicaRequestData, &FillStopReplicaRequestData>, &DecodeCheck<StopReplicaRequestData, &FillStopReplicaRequestData>},
     {"StopReplicaResponse", 5, false, 1, 0, 32767,
      &EncodeSample<StopReplicaResponseData, &FillStopReplicaResponseData>, &DecodeCheck<StopReplicaResponseData, &FillStopReplicaResponseData>},
+    {"StreamsGroupCurrentMemberAssignmentKey", -1, false, 0, 0, 32767,
+     &EncodeSample<StreamsGroupCurrentMemberAssignmentKey, &FillStreamsGroupCurrentMemberAssignmentKey>, &DecodeCheck<StreamsGroupCurrentMemberAssignmentKey, &FillStreamsGroupCurrentMemberAssignmentKey>},
+    {"StreamsGroupCurrentMemberAssignmentValue", -1, false, 0, 0, 0,
+     &EncodeSample<StreamsGroupCurrentMemberAssignmentValue, &FillStreamsGroupCurrentMemberAssignmentValue>, &DecodeCheck<StreamsGroupCurrentMemberAssignmentValue, &FillStreamsGroupCurrentMemberAssignmentValue>},
     {"StreamsGroupDescribeRequest", 89, true, 0, 1, 0,
      &EncodeSample<StreamsGroupDescribeRequestData, &FillStreamsGroupDescribeRequestData>, &DecodeCheck<StreamsGroupDescribeRequestData, &FillStreamsGroupDescribeRequestData>},
     {"StreamsGroupDescribeResponse", 89, false, 0, 1, 0,
@@ -11840,14 +13259,38 @@ constexpr MessageCase kCases[] = {
      &EncodeSample<StreamsGroupHeartbeatRequestData, &FillStreamsGroupHeartbeatRequestData>, &DecodeCheck<StreamsGroupHeartbeatRequestData, &FillStreamsGroupHeartbeatRequestData>},
     {"StreamsGroupHeartbeatResponse", 88, false, 0, 1, 0,
      &EncodeSample<StreamsGroupHeartbeatResponseData, &FillStreamsGroupHeartbeatResponseData>, &DecodeCheck<StreamsGroupHeartbeatResponseData, &FillStreamsGroupHeartbeatResponseData>},
+    {"StreamsGroupMemberMetadataKey", -1, false, 0, 0, 32767,
+     &EncodeSample<StreamsGroupMemberMetadataKey, &FillStreamsGroupMemberMetadataKey>, &DecodeCheck<StreamsGroupMemberMetadataKey, &FillStreamsGroupMemberMetadataKey>},
+    {"StreamsGroupMemberMetadataValue", -1, false, 0, 0, 0,
+     &EncodeSample<StreamsGroupMemberMetadataValue, &FillStreamsGroupMemberMetadataValue>, &DecodeCheck<StreamsGroupMemberMetadataValue, &FillStreamsGroupMemberMetadataValue>},
+    {"StreamsGroupMetadataKey", -1, false, 0, 0, 32767,
+     &EncodeSample<StreamsGroupMetadataKey, &FillStreamsGroupMetadataKey>, &DecodeCheck<StreamsGroupMetadataKey, &FillStreamsGroupMetadataKey>},
+    {"StreamsGroupMetadataValue", -1, false, 0, 0, 0,
+     &EncodeSample<StreamsGroupMetadataValue, &FillStreamsGroupMetadataValue>, &DecodeCheck<StreamsGroupMetadataValue, &FillStreamsGroupMetadataValue>},
+    {"StreamsGroupTargetAssignmentMemberKey", -1, false, 0, 0, 32767,
+     &EncodeSample<StreamsGroupTargetAssignmentMemberKey, &FillStreamsGroupTargetAssignmentMemberKey>, &DecodeCheck<StreamsGroupTargetAssignmentMemberKey, &FillStreamsGroupTargetAssignmentMemberKey>},
+    {"StreamsGroupTargetAssignmentMemberValue", -1, false, 0, 0, 0,
+     &EncodeSample<StreamsGroupTargetAssignmentMemberValue, &FillStreamsGroupTargetAssignmentMemberValue>, &DecodeCheck<StreamsGroupTargetAssignmentMemberValue, &FillStreamsGroupTargetAssignmentMemberValue>},
+    {"StreamsGroupTargetAssignmentMetadataKey", -1, false, 0, 0, 32767,
+     &EncodeSample<StreamsGroupTargetAssignmentMetadataKey, &FillStreamsGroupTargetAssignmentMetadataKey>, &DecodeCheck<StreamsGroupTargetAssignmentMetadataKey, &FillStreamsGroupTargetAssignmentMetadataKey>},
+    {"StreamsGroupTargetAssignmentMetadataValue", -1, false, 0, 0, 0,
+     &EncodeSample<StreamsGroupTargetAssignmentMetadataValue, &FillStreamsGroupTargetAssignmentMetadataValue>, &DecodeCheck<StreamsGroupTargetAssignmentMetadataValue, &FillStreamsGroupTargetAssignmentMetadataValue>},
     {"StreamsGroupTopologyDescriptionUpdateRequest", 93, true, 0, 0, 0,
      &EncodeSample<StreamsGroupTopologyDescriptionUpdateRequestData, &FillStreamsGroupTopologyDescriptionUpdateRequestData>, &DecodeCheck<StreamsGroupTopologyDescriptionUpdateRequestData, &FillStreamsGroupTopologyDescriptionUpdateRequestData>},
     {"StreamsGroupTopologyDescriptionUpdateResponse", 93, false, 0, 0, 0,
      &EncodeSample<StreamsGroupTopologyDescriptionUpdateResponseData, &FillStreamsGroupTopologyDescriptionUpdateResponseData>, &DecodeCheck<StreamsGroupTopologyDescriptionUpdateResponseData, &FillStreamsGroupTopologyDescriptionUpdateResponseData>},
+    {"StreamsGroupTopologyKey", -1, false, 0, 0, 32767,
+     &EncodeSample<StreamsGroupTopologyKey, &FillStreamsGroupTopologyKey>, &DecodeCheck<StreamsGroupTopologyKey, &FillStreamsGroupTopologyKey>},
+    {"StreamsGroupTopologyValue", -1, false, 0, 0, 0,
+     &EncodeSample<StreamsGroupTopologyValue, &FillStreamsGroupTopologyValue>, &DecodeCheck<StreamsGroupTopologyValue, &FillStreamsGroupTopologyValue>},
     {"SyncGroupRequest", 14, true, 0, 5, 4,
      &EncodeSample<SyncGroupRequestData, &FillSyncGroupRequestData>, &DecodeCheck<SyncGroupRequestData, &FillSyncGroupRequestData>},
     {"SyncGroupResponse", 14, false, 0, 5, 4,
      &EncodeSample<SyncGroupResponseData, &FillSyncGroupResponseData>, &DecodeCheck<SyncGroupResponseData, &FillSyncGroupResponseData>},
+    {"TransactionLogKey", -1, false, 0, 0, 32767,
+     &EncodeSample<TransactionLogKey, &FillTransactionLogKey>, &DecodeCheck<TransactionLogKey, &FillTransactionLogKey>},
+    {"TransactionLogValue", -1, false, 0, 1, 1,
+     &EncodeSample<TransactionLogValue, &FillTransactionLogValue>, &DecodeCheck<TransactionLogValue, &FillTransactionLogValue>},
     {"TxnOffsetCommitRequest", 28, true, 0, 6, 3,
      &EncodeSample<TxnOffsetCommitRequestData, &FillTxnOffsetCommitRequestData>, &DecodeCheck<TxnOffsetCommitRequestData, &FillTxnOffsetCommitRequestData>},
     {"TxnOffsetCommitResponse", 28, false, 0, 6, 3,

@@ -17,7 +17,7 @@ namespace seglog::protocol::testing {
 
 struct MessageCase {
   std::string_view name;  // the schema's name, e.g. "ProduceRequest"
-  int16_t api_key;        // -1 for headers and data structures
+  int16_t api_key;        // -1 for headers, data structures and coordinator records
   bool is_request;
   int16_t lowest_version;
   int16_t highest_version;

@@ -33,10 +33,24 @@ set(SEGLOG_PROTOCOL_GENERATED_SOURCES
   broker_heartbeat_response.cc
   broker_registration_request.cc
   broker_registration_response.cc
+  consumer_group_current_member_assignment_key.cc
+  consumer_group_current_member_assignment_value.cc
   consumer_group_describe_request.cc
   consumer_group_describe_response.cc
   consumer_group_heartbeat_request.cc
   consumer_group_heartbeat_response.cc
+  consumer_group_member_metadata_key.cc
+  consumer_group_member_metadata_value.cc
+  consumer_group_metadata_key.cc
+  consumer_group_metadata_value.cc
+  consumer_group_partition_metadata_key.cc
+  consumer_group_partition_metadata_value.cc
+  consumer_group_regular_expression_key.cc
+  consumer_group_regular_expression_value.cc
+  consumer_group_target_assignment_member_key.cc
+  consumer_group_target_assignment_member_value.cc
+  consumer_group_target_assignment_metadata_key.cc
+  consumer_group_target_assignment_metadata_value.cc
   consumer_protocol_assignment.cc
   consumer_protocol_subscription.cc
   control_record_type_schema.cc
@@ -110,6 +124,8 @@ set(SEGLOG_PROTOCOL_GENERATED_SOURCES
   find_coordinator_response.cc
   get_telemetry_subscriptions_request.cc
   get_telemetry_subscriptions_response.cc
+  group_metadata_key.cc
+  group_metadata_value.cc
   heartbeat_request.cc
   heartbeat_response.cc
   incremental_alter_configs_request.cc
@@ -126,6 +142,8 @@ set(SEGLOG_PROTOCOL_GENERATED_SOURCES
   leader_change_message.cc
   leave_group_request.cc
   leave_group_response.cc
+  legacy_offset_commit_key.cc
+  legacy_offset_commit_value.cc
   list_config_resources_request.cc
   list_config_resources_response.cc
   list_groups_request.cc
@@ -138,8 +156,10 @@ set(SEGLOG_PROTOCOL_GENERATED_SOURCES
   list_transactions_response.cc
   metadata_request.cc
   metadata_response.cc
+  offset_commit_key.cc
   offset_commit_request.cc
   offset_commit_response.cc
+  offset_commit_value.cc
   offset_delete_request.cc
   offset_delete_response.cc
   offset_fetch_request.cc
@@ -168,22 +188,48 @@ set(SEGLOG_PROTOCOL_GENERATED_SOURCES
   share_acknowledge_response.cc
   share_fetch_request.cc
   share_fetch_response.cc
+  share_group_current_member_assignment_key.cc
+  share_group_current_member_assignment_value.cc
   share_group_describe_request.cc
   share_group_describe_response.cc
   share_group_heartbeat_request.cc
   share_group_heartbeat_response.cc
+  share_group_member_metadata_key.cc
+  share_group_member_metadata_value.cc
+  share_group_metadata_key.cc
+  share_group_metadata_value.cc
+  share_group_state_partition_metadata_key.cc
+  share_group_state_partition_metadata_value.cc
+  share_group_target_assignment_member_key.cc
+  share_group_target_assignment_member_value.cc
+  share_group_target_assignment_metadata_key.cc
+  share_group_target_assignment_metadata_value.cc
   snapshot_footer_record.cc
   snapshot_header_record.cc
   stop_replica_request.cc
   stop_replica_response.cc
+  streams_group_current_member_assignment_key.cc
+  streams_group_current_member_assignment_value.cc
   streams_group_describe_request.cc
   streams_group_describe_response.cc
   streams_group_heartbeat_request.cc
   streams_group_heartbeat_response.cc
+  streams_group_member_metadata_key.cc
+  streams_group_member_metadata_value.cc
+  streams_group_metadata_key.cc
+  streams_group_metadata_value.cc
+  streams_group_target_assignment_member_key.cc
+  streams_group_target_assignment_member_value.cc
+  streams_group_target_assignment_metadata_key.cc
+  streams_group_target_assignment_metadata_value.cc
   streams_group_topology_description_update_request.cc
   streams_group_topology_description_update_response.cc
+  streams_group_topology_key.cc
+  streams_group_topology_value.cc
   sync_group_request.cc
   sync_group_response.cc
+  transaction_log_key.cc
+  transaction_log_value.cc
   txn_offset_commit_request.cc
   txn_offset_commit_response.cc
   unregister_broker_request.cc
@@ -204,4 +250,5 @@ set(SEGLOG_PROTOCOL_GENERATED_SOURCES
   write_txn_markers_request.cc
   write_txn_markers_response.cc
   api_messages.cc
+  coordinator_records.cc
 )
