@@ -302,6 +302,10 @@ def measured_run(cmd, broker, other, timeout, outfile):
     }
 
 
+PROBE_LINE = re.compile(r"^latency\.us records=(\d+) p50=(\d+) p90=(\d+) p99=(\d+) p999=(\d+) "
+                        r"max=(\d+) mean=([\d.]+)", re.M)
+
+
 PRODUCER_SUMMARY = re.compile(
     r"^(\d+) records sent, ([\d.]+) records/sec \(([\d.]+) MB/sec\), ([\d.]+) ms avg latency, "
     r"([\d.]+) ms max latency, (\d+) ms 50th, (\d+) ms 95th, (\d+) ms 99th, (\d+) ms 99\.9th", re.M)
@@ -387,6 +391,18 @@ class Bench:
         res["broker_cores"] = round(res["broker_cpu_s"] / max(cons["fetch_ms"] / 1000, 1e-3), 3)
         return res
 
+    def probe(self, broker, other, topic, acks, outfile):
+        cmd = self.java + ["ProduceLatencyProbe", "--bootstrap-server", broker.bootstrap, "--topic", topic,
+                           "--records", str(self.args.probe_records), "--record-size", "1024",
+                           "--producer-property", f"acks={acks}"]
+        text, res = measured_run(cmd, broker, other, self.timeout(self.args.probe_records * 10), outfile)
+        m = PROBE_LINE.search(text)
+        if m is None:
+            raise BenchError(f"no ProduceLatencyProbe result in:\n{text[-2000:]}")
+        res.update({"records": int(m[1]), "p50_us": int(m[2]), "p90_us": int(m[3]), "p99_us": int(m[4]),
+                    "p999_us": int(m[5]), "max_us": int(m[6]), "mean_us": float(m[7])})
+        return res
+
     def timeout(self, records):
         return max(180, records // 2000)
 
@@ -430,13 +446,17 @@ class Bench:
                                                    base + ".producer.out")
                     run["consumer"] = self.consume(b, other, topics[r], args.records,
                                                    base + ".consumer.out")
+                    if args.probe_records:
+                        run["probe"] = self.probe(b, other, topics[r], acks, base + ".probe.out")
                     result["runs"].append(run)
                     p, c = run["producer"], run["consumer"]
                     log(f"{name} round {r} {b.name:6}: {p['records_per_s']:>9.0f} rec/s "
                         f"{p['mb_per_s']:7.2f} MB/s p50 {p['p50_ms']} p99 {p['p99_ms']} ms, "
                         f"cpu {p['broker_cpu_s']:.2f}s ({p['broker_cores']:.2f} cores), "
                         f"rss {p['broker_rss_max_mib']:.0f} MiB, client {p['client_cpu_s']:.1f}s | "
-                        f"consume {c['mb_per_s']:.1f} MB/s fetch {c['fetch_ms']} ms")
+                        f"consume {c['mb_per_s']:.1f} MB/s fetch {c['fetch_ms']} ms"
+                        + (f" | round trip p50 {run['probe']['p50_us']} p99 {run['probe']['p99_us']} us"
+                           if "probe" in run else ""))
             for b in brokers:
                 result[f"{b.name}_vmhwm_end_mib"] = round(proc_mem_kib(b.pid)[1] / 1024, 1)
                 result[f"{b.name}_du_mib"] = round(dir_bytes(b.data) / MiB, 1)
@@ -469,6 +489,7 @@ MEDIAN_KEYS = {
                  "broker_vmhwm_mib", "client_cpu_s", "client_cores", "other_broker_cpu_s"],
     "consumer": ["mb_per_s", "records_per_s", "fetch_ms", "fetch_mb_per_s", "broker_cpu_s",
                  "broker_cores", "broker_rss_max_mib"],
+    "probe": ["p50_us", "p90_us", "p99_us", "p999_us", "max_us", "mean_us", "broker_cpu_s"],
 }
 # The broker seglog is compared with: "kafka", or "baseline" (another seglog binary, --baseline).
 OTHER = "kafka"
@@ -482,7 +503,7 @@ def medians(runs):
         if not rs:
             continue
         out[broker] = {part: {k: statistics.median(r[part][k] for r in rs) for k in keys}
-                       for part, keys in MEDIAN_KEYS.items()}
+                       for part, keys in MEDIAN_KEYS.items() if all(part in r for r in rs)}
         if all("steady_p99_ms" in r["producer"] for r in rs):
             out[broker]["producer"].update(
                 {k: statistics.median(r["producer"][k] for r in rs) for k in STEADY_KEYS})
@@ -564,12 +585,33 @@ def markdown(res):
             lines.append(f"| acks={c['acks']}, {c['partitions']} partition(s) | {b} | "
                          f"{fmt(q['mb_per_s'], 1)} | {fmt(q['records_per_s'])} | {fmt(q['fetch_ms'])} | "
                          f"{fmt(q['broker_cpu_s'], 2)} | {fmt(q['broker_rss_max_mib'], 1)} |")
+    probed = [c for c in res["configs"] if all("probe" in c["median"].get(b, {}) for b in ("seglog", OTHER))]
+    if probed:
+        lines.append("")
+        lines.append(f"Produce round trip (ProduceLatencyProbe: {s.get('probe_records', 0):,} records of 1 KiB, one in "
+                     "flight, the first fifth unmeasured), medians of the rounds, microseconds:")
+        lines.append("")
+        lines.append(f"| configuration | broker | p50 | p90 | p99 | p99.9 | max | mean | p99 seglog/{OTHER} |")
+        lines.append("|---|---|---|---|---|---|---|---|---|")
+        for c in probed:
+            sp, kp = c["median"]["seglog"]["probe"], c["median"][OTHER]["probe"]
+            for b, q in (("seglog", sp), (OTHER, kp)):
+                rat = f"{sp['p99_us'] / kp['p99_us']:.2f}" if b == "seglog" and kp["p99_us"] else ""
+                lines.append(f"| acks={c['acks']}, {c['partitions']} partition(s) | {b} | {fmt(q['p50_us'])} | "
+                             f"{fmt(q['p90_us'])} | {fmt(q['p99_us'])} | {fmt(q['p999_us'])} | {fmt(q['max_us'])} | "
+                             f"{fmt(q['mean_us'])} | {rat} |")
     lines.append("")
-    lines.append(f"Against the targets (seglog / {OTHER}, medians):")
-    lines.append("")
-    lines.append("| configuration | throughput (target >= 1) | p99 latency (target <= 0.5) | "
-                 "RSS (target <= 0.1) | broker CPU per record |")
-    lines.append("|---|---|---|---|---|")
+    if OTHER == "kafka":
+        lines.append("Against the targets (seglog / Kafka, medians):")
+        lines.append("")
+        lines.append("| configuration | throughput (target >= 1) | p99 latency, full speed (target <= 0.5) | "
+                     "p99 round trip (target <= 0.5) | RSS (target <= 0.1) | broker CPU per record |")
+    else:
+        lines.append(f"seglog / {OTHER}, medians:")
+        lines.append("")
+        lines.append("| configuration | throughput | p99 latency, full speed | p99 round trip | RSS | "
+                     "broker CPU per record |")
+    lines.append("|---|---|---|---|---|---|")
     for c in res["configs"]:
         m = c["median"]
         if "seglog" not in m or OTHER not in m:
@@ -579,6 +621,9 @@ def markdown(res):
         lines.append(f"| acks={c['acks']}, {c['partitions']} partition(s) | "
                      f"{ratio(sp['records_per_s'], kp['records_per_s'])} | "
                      f"{ratio(sp['p99_ms'], kp['p99_ms'])} ({fmt(sp['p99_ms'])} vs {fmt(kp['p99_ms'])} ms) | "
+                     + (f"{ratio(m['seglog']['probe']['p99_us'], m[OTHER]['probe']['p99_us'])} "
+                        f"({fmt(m['seglog']['probe']['p99_us'])} vs {fmt(m[OTHER]['probe']['p99_us'])} us) | "
+                        if "probe" in m["seglog"] and "probe" in m[OTHER] else "n/a | ") +
                      f"{ratio(sp['broker_rss_max_mib'], kp['broker_rss_max_mib'])} | "
                      f"{ratio(sp['broker_cpu_s_per_gib'], kp['broker_cpu_s_per_gib'])} |")
     lines.append("")
@@ -611,6 +656,9 @@ def main():
     ap.add_argument("--producer-warmup-records", type=int, default=0,
                     help="ProducerPerformance --warmup-records: its second, steady-state summary "
                          "(after the client's start-up) is recorded and tabled too (default 0: off)")
+    ap.add_argument("--probe-records", type=int, default=20000,
+                    help="ProduceLatencyProbe records per run after the consumer (one in flight: the "
+                         "broker's produce round trip in microseconds); 0: skip it")
     ap.add_argument("--quick", action="store_true", help="smoke check: --records 20000 --rounds 1")
     ap.add_argument("--configs", default=",".join(CONFIGS), help="comma list of " + ", ".join(CONFIGS))
     ap.add_argument("--seglog", default=os.environ.get("SEGLOG", os.path.join(ROOT, "build/release/cli/seglog")))
@@ -625,6 +673,7 @@ def main():
     args = ap.parse_args()
     if args.quick:
         args.records, args.rounds = 20000, 1
+        args.probe_records = min(args.probe_records, 2000)
     if args.warmup_records is None:
         args.warmup_records = max(10000, args.records // 5)
     if args.md is None:
@@ -663,6 +712,7 @@ def main():
         "settings": {"records": args.records, "rounds": args.rounds, "record_size": 1024,
                      "throughput": args.throughput,
                      "producer_warmup_records": args.producer_warmup_records, "warmup_records": args.warmup_records,
+                     "probe_records": args.probe_records,
                      "kafka_jvm": KAFKA_HEAP + KAFKA_JVM_OPTS, "client_jvm": CLIENT_HEAP,
                      "order": "per round: seglog then kafka; each run = producer then consumer"},
         "loadavg_start": loadavg(),
