@@ -7,6 +7,7 @@
 #include <chrono>
 #include <thread>
 
+#include "group/group_coordinator.h"
 #include "manager/log_manager.h"
 #include "seglog/scheduler.h"
 #include "server/broker.h"
@@ -30,9 +31,12 @@ Status Serve(const ServeOptions& options, const std::atomic<bool>& stop, std::os
                           LogManager::Open(config, &scheduler, logger));
   for (const std::string& k : config.ignored) logger("Ignoring broker setting " + k);
   logs->StartTasks();
+  SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<GroupCoordinator> groups,
+                          GroupCoordinator::Open(config.group, logs.get(), &scheduler, logger));
 
   BrokerContext ctx;
   ctx.logs = logs.get();
+  ctx.groups = groups.get();
   ctx.node_id = config.node_id;
   ctx.cluster_id = logs->cluster_id();
   ctx.auto_create_topics = config.auto_create_topics_enable;
@@ -51,6 +55,7 @@ Status Serve(const ServeOptions& options, const std::atomic<bool>& stop, std::os
   auto server = SocketServer::Start(so, broker.get());
   if (!server.ok()) {
     broker->Shutdown();
+    groups->Shutdown();
     Status closed = logs->Shutdown();
     (void)closed;
     return server.status();
@@ -65,7 +70,8 @@ Status Serve(const ServeOptions& options, const std::atomic<bool>& stop, std::os
   while (!stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
 
   logger(fmt::format("[KafkaServer id={}] shutting down", config.node_id));
-  broker->Shutdown();          // parked fetches are answered first ...
+  broker->Shutdown();          // parked fetches are answered first,
+  groups->Shutdown();          // and joins waiting for a rebalance ...
   server.value()->Shutdown();  // ... then in-flight requests finish and connections close
   Status s = logs->Shutdown();
   scheduler.Shutdown();

@@ -302,6 +302,52 @@ Result<ServerConfig> ServerConfig::FromProperties(const std::map<std::string, st
          if (s.ok()) c.producer_id_expiration_check_interval_ms = x;
          return s;
        }},
+      {"offsets.topic.num.partitions",
+       [&](const std::string& v) {
+         return ParseConfigInt<int32_t>("offsets.topic.num.partitions", v, 1,
+                                        &c.group.offsets_topic_num_partitions);
+       }},
+      {"offsets.topic.segment.bytes",
+       [&](const std::string& v) {
+         return ParseConfigInt<int32_t>("offsets.topic.segment.bytes", v, 1,
+                                        &c.group.offsets_topic_segment_bytes);
+       }},
+      {"group.min.session.timeout.ms",
+       [&](const std::string& v) {
+         return ParseConfigInt<int32_t>("group.min.session.timeout.ms", v, INT32_MIN,
+                                        &c.group.group_min_session_timeout_ms);
+       }},
+      {"group.max.session.timeout.ms",
+       [&](const std::string& v) {
+         return ParseConfigInt<int32_t>("group.max.session.timeout.ms", v, INT32_MIN,
+                                        &c.group.group_max_session_timeout_ms);
+       }},
+      {"group.initial.rebalance.delay.ms",
+       [&](const std::string& v) {
+         return ParseConfigInt<int32_t>("group.initial.rebalance.delay.ms", v, 0,
+                                        &c.group.group_initial_rebalance_delay_ms);
+       }},
+      {"group.max.size",
+       [&](const std::string& v) {
+         return ParseConfigInt<int32_t>("group.max.size", v, 1, &c.group.group_max_size);
+       }},
+      {"offset.metadata.max.bytes",
+       [&](const std::string& v) {
+         return ParseConfigInt<int32_t>("offset.metadata.max.bytes", v, INT32_MIN,
+                                        &c.group.offset_metadata_max_bytes);
+       }},
+      {"offsets.retention.minutes",
+       [&](const std::string& v) {
+         int32_t x = 0;
+         Status s = ParseConfigInt<int32_t>("offsets.retention.minutes", v, 1, &x);
+         if (s.ok()) c.group.offsets_retention_minutes = x;
+         return s;
+       }},
+      {"offsets.retention.check.interval.ms",
+       [&](const std::string& v) {
+         return ParseConfigInt<int64_t>("offsets.retention.check.interval.ms", v, 1,
+                                        &c.group.offsets_retention_check_interval_ms);
+       }},
       {"log.cleaner.backoff.ms",
        [&](const std::string& v) {
          return ParseConfigInt<int64_t>("log.cleaner.backoff.ms", v, 0, &c.log_cleaner_backoff_ms);

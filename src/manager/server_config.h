@@ -25,6 +25,21 @@
 
 namespace seglog {
 
+// The group coordinator's settings (src/group), with Kafka's names and defaults
+// (GroupCoordinatorConfig). offsets.topic.replication.factor is accepted and ignored: one node
+// holds the only replica.
+struct GroupCoordinatorConfig {
+  int32_t offsets_topic_num_partitions = 50;             // offsets.topic.num.partitions, >= 1
+  int32_t offsets_topic_segment_bytes = 104857600;       // offsets.topic.segment.bytes, >= 1
+  int32_t group_min_session_timeout_ms = 6000;           // group.min.session.timeout.ms
+  int32_t group_max_session_timeout_ms = 1800000;        // group.max.session.timeout.ms
+  int32_t group_initial_rebalance_delay_ms = 3000;       // group.initial.rebalance.delay.ms, >= 0
+  int32_t group_max_size = INT32_MAX;                    // group.max.size, >= 1
+  int32_t offset_metadata_max_bytes = 4096;              // offset.metadata.max.bytes (Java chars)
+  int64_t offsets_retention_minutes = 10080;             // offsets.retention.minutes, >= 1
+  int64_t offsets_retention_check_interval_ms = 600000;  // offsets.retention.check.interval.ms
+};
+
 struct ServerConfig {
   std::vector<std::string> log_dirs = {"/tmp/kafka-logs"};  // log.dirs, else log.dir
   int32_t node_id = 1;
@@ -66,6 +81,8 @@ struct ServerConfig {
   int32_t socket_listen_backlog_size = 50;       // >= 1
   int32_t max_connections = INT32_MAX;           // >= 0: open connections at any time
   int64_t connections_max_idle_ms = 600000;      // a connection idle this long is closed
+
+  GroupCoordinatorConfig group;
 
   // Topic config names -> the broker's default for them (after the synonym rules).
   std::map<std::string, std::string> topic_defaults;

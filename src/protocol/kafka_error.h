@@ -1,6 +1,6 @@
 // Kafka's error codes (org.apache.kafka.common.protocol.Errors) that seglog's broker and its
-// coordinators answer with, and the mapping from an engine Status to them (the codes an append can end in are in
-// seglog/validation_error.h).
+// coordinators answer with, and the mapping from an engine Status to them (the codes an append can
+// end in are in seglog/validation_error.h).
 //
 // Thread safety: constants and pure functions.
 #ifndef SEGLOG_PROTOCOL_KAFKA_ERROR_H_

@@ -7,9 +7,9 @@
 #include "protocol/generated/api_messages.h"
 #include "protocol/generated/request_header.h"
 #include "protocol/generated/response_header.h"
+#include "protocol/kafka_error.h"
 #include "server/fetch_handler.h"
 #include "server/handlers.h"
-#include "server/kafka_error.h"
 
 namespace seglog {
 
@@ -48,6 +48,16 @@ void Reply(const BrokerContext& ctx, int16_t api_key, int16_t version, int32_t c
     return;
   }
   respond.Send(Broker::ToResponseBuffer(w));
+}
+
+// Java's InetAddress.toString of the client's address, as Kafka's members show it: "/ip".
+std::string ClientHost(const RequestContext& rc) {
+  std::string host = rc.client_address;
+  if (auto colon = host.rfind(':'); colon != std::string::npos) host.resize(colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  return "/" + host;
 }
 
 }  // namespace
@@ -253,6 +263,76 @@ void Broker::Handle(const RequestContext& rc, std::vector<uint8_t> frame, Respon
       SEGLOG_PARSE(protocol::IncrementalAlterConfigsRequestData, req);
       Reply(ctx_, api_key, version, correlation_id,
             HandleIncrementalAlterConfigs(ctx_, req, version), respond);
+      return;
+    }
+    case ApiKey::kFindCoordinator: {
+      SEGLOG_PARSE(protocol::FindCoordinatorRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleFindCoordinator(ctx_, req, version),
+            respond);
+      return;
+    }
+    case ApiKey::kJoinGroup: {
+      SEGLOG_PARSE(protocol::JoinGroupRequestData, req);
+      auto shared = std::make_shared<Responder>(std::move(respond));
+      HandleJoinGroup(
+          ctx_, GroupClient{header.client_id.value_or(""), ClientHost(rc)}, req, version,
+          [this, api_key, version, correlation_id, shared](protocol::JoinGroupResponseData r) {
+            Reply(ctx_, api_key, version, correlation_id, r, *shared);
+          });
+      return;
+    }
+    case ApiKey::kSyncGroup: {
+      SEGLOG_PARSE(protocol::SyncGroupRequestData, req);
+      auto shared = std::make_shared<Responder>(std::move(respond));
+      HandleSyncGroup(
+          ctx_, req, version,
+          [this, api_key, version, correlation_id, shared](protocol::SyncGroupResponseData r) {
+            Reply(ctx_, api_key, version, correlation_id, r, *shared);
+          });
+      return;
+    }
+    case ApiKey::kHeartbeat: {
+      SEGLOG_PARSE(protocol::HeartbeatRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleHeartbeat(ctx_, req, version), respond);
+      return;
+    }
+    case ApiKey::kLeaveGroup: {
+      SEGLOG_PARSE(protocol::LeaveGroupRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleLeaveGroup(ctx_, req, version), respond);
+      return;
+    }
+    case ApiKey::kOffsetCommit: {
+      SEGLOG_PARSE(protocol::OffsetCommitRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleOffsetCommit(ctx_, req, version),
+            respond);
+      return;
+    }
+    case ApiKey::kOffsetFetch: {
+      SEGLOG_PARSE(protocol::OffsetFetchRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleOffsetFetch(ctx_, req, version), respond);
+      return;
+    }
+    case ApiKey::kListGroups: {
+      SEGLOG_PARSE(protocol::ListGroupsRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleListGroups(ctx_, req, version), respond);
+      return;
+    }
+    case ApiKey::kDescribeGroups: {
+      SEGLOG_PARSE(protocol::DescribeGroupsRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleDescribeGroups(ctx_, req, version),
+            respond);
+      return;
+    }
+    case ApiKey::kDeleteGroups: {
+      SEGLOG_PARSE(protocol::DeleteGroupsRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleDeleteGroups(ctx_, req, version),
+            respond);
+      return;
+    }
+    case ApiKey::kOffsetDelete: {
+      SEGLOG_PARSE(protocol::OffsetDeleteRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleOffsetDelete(ctx_, req, version),
+            respond);
       return;
     }
     default:

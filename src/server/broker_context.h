@@ -1,4 +1,5 @@
-// BrokerContext: what the API handlers see of the broker - the engine's LogManager, who this
+// BrokerContext: what the API handlers see of the broker - the engine's LogManager, the group
+// coordinator, who this
 // node is (id, advertised endpoint, cluster id), its settings, and the producer id source.
 // Handlers are functions of (context, request) -> response, tested without sockets.
 //
@@ -18,8 +19,12 @@
 
 namespace seglog {
 
+class GroupCoordinator;
+
 struct BrokerContext {
   LogManager* logs = nullptr;
+  // The consumer groups' coordinator; null: the group APIs answer COORDINATOR_NOT_AVAILABLE.
+  GroupCoordinator* groups = nullptr;
   int32_t node_id = 1;
   std::string cluster_id;
   // What Metadata and DescribeCluster tell clients to connect to.

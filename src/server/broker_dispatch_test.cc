@@ -5,6 +5,7 @@
 #include "server/broker.h"
 
 #include <fmt/format.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -13,30 +14,53 @@
 
 #include "base/coding.h"
 #include "base/scheduler.h"
+#include "group/group_coordinator.h"
 #include "protocol/generated/api_messages.h"
 #include "protocol/generated/api_versions_request.h"
 #include "protocol/generated/api_versions_response.h"
 #include "protocol/generated/create_topics_request.h"
 #include "protocol/generated/create_topics_response.h"
+#include "protocol/generated/delete_groups_request.h"
+#include "protocol/generated/delete_groups_response.h"
 #include "protocol/generated/delete_topics_request.h"
 #include "protocol/generated/delete_topics_response.h"
 #include "protocol/generated/describe_cluster_request.h"
 #include "protocol/generated/describe_cluster_response.h"
+#include "protocol/generated/describe_groups_request.h"
+#include "protocol/generated/describe_groups_response.h"
 #include "protocol/generated/fetch_request.h"
 #include "protocol/generated/fetch_response.h"
+#include "protocol/generated/find_coordinator_request.h"
+#include "protocol/generated/find_coordinator_response.h"
+#include "protocol/generated/heartbeat_request.h"
+#include "protocol/generated/heartbeat_response.h"
 #include "protocol/generated/init_producer_id_request.h"
 #include "protocol/generated/init_producer_id_response.h"
+#include "protocol/generated/join_group_request.h"
+#include "protocol/generated/join_group_response.h"
+#include "protocol/generated/leave_group_request.h"
+#include "protocol/generated/leave_group_response.h"
+#include "protocol/generated/list_groups_request.h"
+#include "protocol/generated/list_groups_response.h"
 #include "protocol/generated/list_offsets_request.h"
 #include "protocol/generated/list_offsets_response.h"
 #include "protocol/generated/metadata_request.h"
 #include "protocol/generated/metadata_response.h"
+#include "protocol/generated/offset_commit_request.h"
+#include "protocol/generated/offset_commit_response.h"
+#include "protocol/generated/offset_delete_request.h"
+#include "protocol/generated/offset_delete_response.h"
+#include "protocol/generated/offset_fetch_request.h"
+#include "protocol/generated/offset_fetch_response.h"
 #include "protocol/generated/produce_request.h"
 #include "protocol/generated/produce_response.h"
 #include "protocol/generated/request_header.h"
 #include "protocol/generated/response_header.h"
+#include "protocol/generated/sync_group_request.h"
+#include "protocol/generated/sync_group_response.h"
+#include "protocol/kafka_error.h"
 #include "seglog/record_batch.h"
 #include "server/handlers.h"
-#include "server/kafka_error.h"
 #include "tests/support/batches.h"
 #include "tests/support/files.h"
 
@@ -88,8 +112,12 @@ class BrokerDispatchTest : public ::testing::Test {
     auto m = LogManager::Open(*config, scheduler_.get(), {});
     ASSERT_TRUE(m.ok()) << m.status().ToString();
     logs_ = std::move(m).value();
+    auto groups = GroupCoordinator::Open(config->group, logs_.get(), scheduler_.get(), {});
+    ASSERT_TRUE(groups.ok()) << groups.status().ToString();
+    groups_ = std::move(groups).value();
     BrokerContext ctx;
     ctx.logs = logs_.get();
+    ctx.groups = groups_.get();
     ctx.cluster_id = "cluster-x";
     ctx.advertised_host = "127.0.0.1";
     ctx.advertised_port->store(19092);
@@ -102,6 +130,7 @@ class BrokerDispatchTest : public ::testing::Test {
   }
   void TearDown() override {
     broker_->Shutdown();
+    groups_->Shutdown();
     ASSERT_TRUE(logs_->Shutdown().ok());
   }
 
@@ -167,6 +196,7 @@ class BrokerDispatchTest : public ::testing::Test {
   testing::TempDir dir_;
   std::unique_ptr<MockScheduler> scheduler_;
   std::unique_ptr<LogManager> logs_;
+  std::unique_ptr<GroupCoordinator> groups_;
   std::unique_ptr<Broker> broker_;
   int64_t next_id_ = 1000;
   std::mutex lines_mu_;
@@ -453,9 +483,9 @@ TEST_F(BrokerDispatchTest, EveryServedApiAnswersAtEveryVersion) {
   int answered = 0;
   for (const ServedVersions& api : ServedApis()) {
     for (int16_t v = api.min_accepted_version; v <= api.max_version; ++v) {
-      SCOPED_TRACE(std::to_string(api.api_key) + " v" + std::to_string(v));
+      SCOPED_TRACE(fmt::format("{} v{}", api.api_key, v));
       Answer a;
-      const std::string name = "x" + std::to_string(api.api_key) + "v" + std::to_string(v);
+      const std::string name = fmt::format("x{}v{}", api.api_key, v);
       switch (static_cast<ApiKey>(api.api_key)) {
         case ApiKey::kProduce:
           a = Call(Frame(0, v, ProduceOne("t", batch)));
@@ -529,6 +559,164 @@ TEST_F(BrokerDispatchTest, EveryServedApiAnswersAtEveryVersion) {
           a = Call(Frame(60, v, DescribeClusterRequestData{}));
           auto resp = Decode<DescribeClusterResponseData>(a, 60, v);
           EXPECT_EQ(resp.brokers.size(), 1u);
+          break;
+        }
+        case ApiKey::kFindCoordinator: {
+          FindCoordinatorRequestData req;
+          if (v < 4) {
+            req.key = "grp";
+          } else {
+            req.coordinator_keys = {"grp", "other"};
+          }
+          a = Call(Frame(10, v, req));
+          auto resp = Decode<FindCoordinatorResponseData>(a, 10, v);
+          if (v < 4) {
+            EXPECT_EQ(resp.error_code, 0);
+            EXPECT_EQ(resp.port, 19092);
+          } else {
+            ASSERT_EQ(resp.coordinators.size(), 2u);
+            EXPECT_EQ(resp.coordinators[1].key, "other");
+            EXPECT_EQ(resp.coordinators[1].node_id, 1);
+          }
+          break;
+        }
+        case ApiKey::kJoinGroup: {
+          JoinGroupRequestData req;
+          req.group_id = name;
+          req.session_timeout_ms = v == 0 ? 10 : 30000;  // v0: refused at once
+          req.protocol_type = "consumer";
+          req.protocols.emplace_back().name = "range";
+          if (v >= 1 && v < 4) continue;  // would wait for the initial rebalance delay
+          a = Call(Frame(11, v, req));
+          auto resp = Decode<JoinGroupResponseData>(a, 11, v);
+          EXPECT_EQ(resp.error_code,
+                    v == 0 ? kafka_error::kInvalidSessionTimeout : kafka_error::kMemberIdRequired);
+          if (v >= 4) {
+            EXPECT_THAT(resp.member_id, ::testing::StartsWith("test-client-"));
+          }
+          break;
+        }
+        case ApiKey::kSyncGroup: {
+          SyncGroupRequestData req;
+          req.group_id = name;
+          req.member_id = "m";
+          req.protocol_type = "consumer";
+          req.protocol_name = "range";
+          a = Call(Frame(14, v, req));
+          EXPECT_EQ(Decode<SyncGroupResponseData>(a, 14, v).error_code,
+                    kafka_error::kUnknownMemberId);
+          break;
+        }
+        case ApiKey::kHeartbeat: {
+          HeartbeatRequestData req;
+          req.group_id = name;
+          req.member_id = "m";
+          a = Call(Frame(12, v, req));
+          EXPECT_EQ(Decode<HeartbeatResponseData>(a, 12, v).error_code,
+                    kafka_error::kUnknownMemberId);
+          break;
+        }
+        case ApiKey::kLeaveGroup: {
+          LeaveGroupRequestData req;
+          req.group_id = name;
+          if (v < 3) {
+            req.member_id = "m";
+          } else {
+            req.members.emplace_back().member_id = "m";
+          }
+          a = Call(Frame(13, v, req));
+          auto resp = Decode<LeaveGroupResponseData>(a, 13, v);
+          if (v < 3) {
+            EXPECT_EQ(resp.error_code, kafka_error::kUnknownMemberId);
+          } else {
+            ASSERT_EQ(resp.members.size(), 1u);
+            EXPECT_EQ(resp.members[0].error_code, kafka_error::kUnknownMemberId);
+          }
+          break;
+        }
+        case ApiKey::kOffsetCommit: {
+          OffsetCommitRequestData req;
+          req.group_id = "committer";
+          auto& t = req.topics.emplace_back();
+          t.name = "t";
+          t.topic_id = Uuid::Parse(logs_->FindTopic("t")->topic_id).value();
+          auto& p = t.partitions.emplace_back();
+          p.partition_index = 1;
+          p.committed_offset = 100 + v;
+          auto& bad = t.partitions.emplace_back();
+          bad.partition_index = 9;  // no such partition
+          a = Call(Frame(8, v, req));
+          auto resp = Decode<OffsetCommitResponseData>(a, 8, v);
+          ASSERT_EQ(resp.topics.size(), 1u);
+          ASSERT_EQ(resp.topics[0].partitions.size(), 2u);
+          EXPECT_EQ(resp.topics[0].partitions[0].error_code, 0);
+          EXPECT_EQ(resp.topics[0].partitions[1].error_code, kafka_error::kUnknownTopicOrPartition);
+          break;
+        }
+        case ApiKey::kOffsetFetch: {
+          OffsetFetchRequestData req;
+          const Uuid id = Uuid::Parse(logs_->FindTopic("t")->topic_id).value();
+          if (v < 8) {
+            req.group_id = "committer";
+            req.topics.emplace();
+            auto& t = req.topics->emplace_back();
+            t.name = "t";
+            t.partition_indexes = {0, 1};
+          } else {
+            auto& g = req.groups.emplace_back();
+            g.group_id = "committer";
+            g.topics.emplace();
+            auto& t = g.topics->emplace_back();
+            t.name = "t";
+            t.topic_id = id;
+            t.partition_indexes = {0, 1};
+          }
+          a = Call(Frame(9, v, req));
+          auto resp = Decode<OffsetFetchResponseData>(a, 9, v);
+          const auto committed = [&](size_t i) {
+            return v < 8 ? resp.topics.at(0).partitions.at(i).committed_offset
+                         : resp.groups.at(0).topics.at(0).partitions.at(i).committed_offset;
+          };
+          EXPECT_EQ(committed(0), -1);
+          EXPECT_EQ(committed(1), 110);  // the last OffsetCommit above was v10
+          break;
+        }
+        case ApiKey::kListGroups: {
+          a = Call(Frame(16, v, ListGroupsRequestData{}));
+          auto resp = Decode<ListGroupsResponseData>(a, 16, v);
+          EXPECT_FALSE(resp.groups.empty());
+          break;
+        }
+        case ApiKey::kDescribeGroups: {
+          DescribeGroupsRequestData req;
+          req.groups = {"committer", "nobody"};
+          a = Call(Frame(15, v, req));
+          auto resp = Decode<DescribeGroupsResponseData>(a, 15, v);
+          ASSERT_EQ(resp.groups.size(), 2u);
+          EXPECT_EQ(resp.groups[0].group_state, "Empty");
+          EXPECT_EQ(resp.groups[1].group_state, "Dead");
+          EXPECT_EQ(resp.groups[1].error_code, v >= 6 ? kafka_error::kGroupIdNotFound : 0);
+          break;
+        }
+        case ApiKey::kDeleteGroups: {
+          DeleteGroupsRequestData req;
+          req.groups_names = {"nobody", "nobody"};
+          a = Call(Frame(42, v, req));
+          auto resp = Decode<DeleteGroupsResponseData>(a, 42, v);
+          ASSERT_EQ(resp.results.size(), 1u);  // de-duplicated
+          EXPECT_EQ(resp.results[0].error_code, kafka_error::kGroupIdNotFound);
+          break;
+        }
+        case ApiKey::kOffsetDelete: {
+          OffsetDeleteRequestData req;
+          req.group_id = "committer";
+          auto& t = req.topics.emplace_back();
+          t.name = "t";
+          t.partitions.emplace_back().partition_index = 0;
+          a = Call(Frame(47, v, req));
+          auto resp = Decode<OffsetDeleteResponseData>(a, 47, v);
+          EXPECT_EQ(resp.error_code, 0);
+          EXPECT_EQ(resp.topics.at(0).partitions.at(0).error_code, 0);
           break;
         }
         default:

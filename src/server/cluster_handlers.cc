@@ -2,8 +2,8 @@
 #include <fmt/format.h>
 
 #include "protocol/generated/api_messages.h"
+#include "protocol/kafka_error.h"
 #include "server/handlers.h"
-#include "server/kafka_error.h"
 
 namespace seglog {
 
@@ -21,6 +21,15 @@ const std::vector<ServedVersions> kServed = {
     {Key(ApiKey::kFetch), 4, 18, 4},
     {Key(ApiKey::kListOffsets), 1, 11, 1},
     {Key(ApiKey::kMetadata), 0, 13, 0},
+    {Key(ApiKey::kOffsetCommit), 2, 10, 2},
+    {Key(ApiKey::kOffsetFetch), 1, 10, 1},
+    {Key(ApiKey::kFindCoordinator), 0, 6, 0},
+    {Key(ApiKey::kJoinGroup), 0, 9, 0},
+    {Key(ApiKey::kHeartbeat), 0, 4, 0},
+    {Key(ApiKey::kLeaveGroup), 0, 5, 0},
+    {Key(ApiKey::kSyncGroup), 0, 5, 0},
+    {Key(ApiKey::kDescribeGroups), 0, 6, 0},
+    {Key(ApiKey::kListGroups), 0, 5, 0},
     {Key(ApiKey::kApiVersions), 0, 5, 0},
     {Key(ApiKey::kCreateTopics), 2, 7, 2},
     {Key(ApiKey::kDeleteTopics), 1, 6, 1},
@@ -31,7 +40,9 @@ const std::vector<ServedVersions> kServed = {
     {Key(ApiKey::kAlterConfigs), 0, 2, 0},
     {Key(ApiKey::kDescribeLogDirs), 1, 5, 1},
     {Key(ApiKey::kCreatePartitions), 0, 3, 0},
+    {Key(ApiKey::kDeleteGroups), 0, 3, 0},
     {Key(ApiKey::kIncrementalAlterConfigs), 0, 1, 0},
+    {Key(ApiKey::kOffsetDelete), 0, 0, 0},
     {Key(ApiKey::kDescribeCluster), 0, 2, 0},
     {Key(ApiKey::kDescribeTopicPartitions), 0, 0, 0},
     // clang-format on

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "server/handlers.h"
-#include "server/kafka_error.h"
+#include "protocol/kafka_error.h"
 
 namespace seglog {
 

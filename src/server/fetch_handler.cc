@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "server/fetch_handler.h"
-#include "server/kafka_error.h"
+#include "protocol/kafka_error.h"
 
 namespace seglog {
 

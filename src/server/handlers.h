@@ -7,6 +7,7 @@
 #define SEGLOG_SERVER_HANDLERS_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +20,8 @@
 #include "protocol/generated/create_partitions_response.h"
 #include "protocol/generated/create_topics_request.h"
 #include "protocol/generated/create_topics_response.h"
+#include "protocol/generated/delete_groups_request.h"
+#include "protocol/generated/delete_groups_response.h"
 #include "protocol/generated/delete_records_request.h"
 #include "protocol/generated/delete_records_response.h"
 #include "protocol/generated/delete_topics_request.h"
@@ -27,22 +30,42 @@
 #include "protocol/generated/describe_cluster_response.h"
 #include "protocol/generated/describe_configs_request.h"
 #include "protocol/generated/describe_configs_response.h"
+#include "protocol/generated/describe_groups_request.h"
+#include "protocol/generated/describe_groups_response.h"
 #include "protocol/generated/describe_log_dirs_request.h"
 #include "protocol/generated/describe_log_dirs_response.h"
 #include "protocol/generated/describe_topic_partitions_request.h"
 #include "protocol/generated/describe_topic_partitions_response.h"
+#include "protocol/generated/find_coordinator_request.h"
+#include "protocol/generated/find_coordinator_response.h"
+#include "protocol/generated/heartbeat_request.h"
+#include "protocol/generated/heartbeat_response.h"
 #include "protocol/generated/incremental_alter_configs_request.h"
 #include "protocol/generated/incremental_alter_configs_response.h"
 #include "protocol/generated/init_producer_id_request.h"
 #include "protocol/generated/init_producer_id_response.h"
+#include "protocol/generated/join_group_request.h"
+#include "protocol/generated/join_group_response.h"
+#include "protocol/generated/leave_group_request.h"
+#include "protocol/generated/leave_group_response.h"
+#include "protocol/generated/list_groups_request.h"
+#include "protocol/generated/list_groups_response.h"
 #include "protocol/generated/list_offsets_request.h"
 #include "protocol/generated/list_offsets_response.h"
 #include "protocol/generated/metadata_request.h"
 #include "protocol/generated/metadata_response.h"
+#include "protocol/generated/offset_commit_request.h"
+#include "protocol/generated/offset_commit_response.h"
+#include "protocol/generated/offset_delete_request.h"
+#include "protocol/generated/offset_delete_response.h"
+#include "protocol/generated/offset_fetch_request.h"
+#include "protocol/generated/offset_fetch_response.h"
 #include "protocol/generated/offset_for_leader_epoch_request.h"
 #include "protocol/generated/offset_for_leader_epoch_response.h"
 #include "protocol/generated/produce_request.h"
 #include "protocol/generated/produce_response.h"
+#include "protocol/generated/sync_group_request.h"
+#include "protocol/generated/sync_group_response.h"
 #include "seglog/topic_partition.h"
 #include "server/broker_context.h"
 
@@ -113,6 +136,45 @@ protocol::IncrementalAlterConfigsResponseData HandleIncrementalAlterConfigs(
 std::optional<std::string> TopicNameForId(const BrokerContext& ctx, const Uuid& id);
 // Kafka's Topic.validate: "Topic name is illegal, it ..." when the name is not allowed.
 Status ValidateTopicNameForClient(const std::string& name);
+
+// ---- Consumer groups (group_handlers.cc) ----
+
+// Who sent a group request: its header's client id and "/ip".
+struct GroupClient {
+  std::string client_id;
+  std::string client_host;
+};
+protocol::FindCoordinatorResponseData HandleFindCoordinator(
+    const BrokerContext& ctx, const protocol::FindCoordinatorRequestData& req, int16_t version);
+// JoinGroup and SyncGroup answer through `done`, now or when the rebalance moves on.
+void HandleJoinGroup(const BrokerContext& ctx, const GroupClient& client,
+                     const protocol::JoinGroupRequestData& req, int16_t version,
+                     std::function<void(protocol::JoinGroupResponseData)> done);
+void HandleSyncGroup(const BrokerContext& ctx, const protocol::SyncGroupRequestData& req,
+                     int16_t version, std::function<void(protocol::SyncGroupResponseData)> done);
+protocol::HeartbeatResponseData HandleHeartbeat(const BrokerContext& ctx,
+                                                const protocol::HeartbeatRequestData& req,
+                                                int16_t version);
+protocol::LeaveGroupResponseData HandleLeaveGroup(const BrokerContext& ctx,
+                                                  const protocol::LeaveGroupRequestData& req,
+                                                  int16_t version);
+protocol::OffsetCommitResponseData HandleOffsetCommit(const BrokerContext& ctx,
+                                                      const protocol::OffsetCommitRequestData& req,
+                                                      int16_t version);
+protocol::OffsetFetchResponseData HandleOffsetFetch(const BrokerContext& ctx,
+                                                    const protocol::OffsetFetchRequestData& req,
+                                                    int16_t version);
+protocol::ListGroupsResponseData HandleListGroups(const BrokerContext& ctx,
+                                                  const protocol::ListGroupsRequestData& req,
+                                                  int16_t version);
+protocol::DescribeGroupsResponseData HandleDescribeGroups(
+    const BrokerContext& ctx, const protocol::DescribeGroupsRequestData& req, int16_t version);
+protocol::DeleteGroupsResponseData HandleDeleteGroups(const BrokerContext& ctx,
+                                                      const protocol::DeleteGroupsRequestData& req,
+                                                      int16_t version);
+protocol::OffsetDeleteResponseData HandleOffsetDelete(const BrokerContext& ctx,
+                                                      const protocol::OffsetDeleteRequestData& req,
+                                                      int16_t version);
 
 }  // namespace seglog
 

@@ -9,7 +9,7 @@
 #include <set>
 
 #include "server/handlers.h"
-#include "server/kafka_error.h"
+#include "protocol/kafka_error.h"
 
 namespace seglog {
 

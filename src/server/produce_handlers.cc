@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 
 #include "server/handlers.h"
-#include "server/kafka_error.h"
+#include "protocol/kafka_error.h"
 
 namespace seglog {
 

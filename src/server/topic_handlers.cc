@@ -3,8 +3,9 @@
 
 #include <set>
 
+#include "group/group_coordinator.h"
+#include "protocol/kafka_error.h"
 #include "server/handlers.h"
-#include "server/kafka_error.h"
 
 namespace seglog {
 
@@ -278,6 +279,7 @@ protocol::DeleteTopicsResponseData HandleDeleteTopics(const BrokerContext& ctx,
       return;
     }
     ctx.Log(fmt::format("Deleted topic {}", *name));
+    if (ctx.groups != nullptr) ctx.groups->OnTopicDeleted(*name);  // its committed offsets go
   };
   if (version >= 6) {
     for (const auto& t : req.topics) delete_one(t.name, t.topic_id);

@@ -1,0 +1,1566 @@
+// GroupCoordinator; see group_coordinator.h and docs/design/group_coordinator.md.
+#include "group/group_coordinator.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <map>
+#include <random>
+#include <set>
+
+#include "base/mutex.h"
+#include "group/classic_group.h"
+#include "group/group_partitioner.h"
+#include "group/offsets_records.h"
+#include "manager/log_manager.h"
+#include "protocol/generated/consumer_protocol_subscription.h"
+#include "protocol/kafka_error.h"
+#include "record/batch_walker.h"
+#include "seglog/log.h"
+#include "seglog/record_batch.h"
+
+namespace seglog {
+
+namespace {
+
+namespace ke = kafka_error;
+using protocol::JoinGroupResponseData;
+using protocol::SyncGroupResponseData;
+
+// A member that joined but has not completed a join yet is given this long to do so
+// (Kafka's CLASSIC_GROUP_NEW_MEMBER_JOIN_TIMEOUT_MS).
+constexpr int32_t kNewMemberJoinTimeoutMs = 300000;
+constexpr int32_t kLoadReadBytes = 5 << 20;  // offsets.load.buffer.size
+
+// java.util.UUID.randomUUID().toString(): 36 characters, version 4, variant 2.
+std::string RandomJavaUuid() {
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  uint64_t hi = rng();
+  uint64_t lo = rng();
+  hi = (hi & ~0xF000ull) | 0x4000ull;                  // version 4
+  lo = (lo & ~(0xC000ull << 48)) | (0x8000ull << 48);  // IETF variant
+  return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", hi >> 32, (hi >> 16) & 0xFFFF,
+                     hi & 0xFFFF, lo >> 48, lo & 0xFFFFFFFFFFFFull);
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string Trim(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+// What a failed append of coordinator records tells the client (Kafka's
+// CoordinatorOperationExceptionHelper).
+int16_t AppendErrorToClient(const Status& s) {
+  const int16_t code = ke::FromStatus(s);
+  switch (code) {
+    case ke::kUnknownTopicOrPartition:
+    case ke::kRequestTimedOut:
+    case 19:  // NOT_ENOUGH_REPLICAS
+      return ke::kCoordinatorNotAvailable;
+    case ke::kNotLeaderOrFollower:
+    case 56:  // KAFKA_STORAGE_ERROR
+      return ke::kNotCoordinator;
+    case kafka_error::kMessageTooLarge:
+    case 18:  // RECORD_LIST_TOO_LARGE
+    case 4:   // INVALID_FETCH_SIZE
+      return ke::kUnknownServerError;
+    default:
+      return code == ke::kNone ? ke::kUnknownServerError : code;
+  }
+}
+
+JoinGroupResponseData JoinError(int16_t error, std::string member_id) {
+  JoinGroupResponseData r;
+  r.error_code = error;
+  r.generation_id = -1;
+  r.member_id = std::move(member_id);
+  return r;
+}
+
+SyncGroupResponseData SyncError(int16_t error) {
+  SyncGroupResponseData r;
+  r.error_code = error;
+  return r;
+}
+
+}  // namespace
+
+class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
+ public:
+  using Completions = std::vector<std::function<void()>>;
+
+  struct Shard {
+    int32_t partition = 0;
+    Mutex mu;
+    std::shared_ptr<Log> log GUARDED_BY(mu);  // null until __consumer_offsets exists
+    bool failed GUARDED_BY(mu) = false;       // its load failed: answers NOT_COORDINATOR
+    std::map<std::string, std::unique_ptr<ClassicGroup>> groups GUARDED_BY(mu);
+    // group -> (topic, partition) -> offset
+    std::map<std::string, std::map<std::pair<std::string, int32_t>, CommittedOffset>> offsets
+        GUARDED_BY(mu);
+    std::map<std::string, uint64_t> timers GUARDED_BY(mu);  // key -> the live timer's sequence
+  };
+
+  // A pending timer's work; see Fire.
+  struct Timer {
+    enum class Kind { kInitialJoin, kJoin, kHeartbeat, kPendingSync };
+    Kind kind;
+    std::string group;
+    std::string member;      // kHeartbeat
+    int32_t generation = 0;  // kPendingSync
+    int64_t delay_ms = 0;    // kInitialJoin: this wait, and what remains of the rebalance timeout
+    int64_t remaining_ms = 0;
+  };
+
+  Core(const GroupCoordinatorConfig& config, LogManager* logs, Scheduler* scheduler,
+       std::function<void(const std::string&)> logger)
+      : config_(config), logs_(logs), scheduler_(scheduler), logger_(std::move(logger)) {}
+
+  void Info(const std::string& line) const {
+    if (logger_) logger_("[GroupCoordinator] " + line);
+  }
+
+  static void RunAll(Completions* done) {
+    for (auto& f : *done) f();
+    done->clear();
+  }
+
+  Status Open() EXCLUDES(topic_mu_) {
+    int32_t partitions = config_.offsets_topic_num_partitions;
+    Result<TopicMetadata> md = logs_->FindTopic(kConsumerOffsetsTopic);
+    if (md.ok()) partitions = md->partitions;
+    for (int32_t p = 0; p < partitions; ++p) {
+      shards_.push_back(std::make_unique<Shard>());
+      shards_.back()->partition = p;
+    }
+    if (md.ok()) {
+      for (auto& s : shards_) LoadShard(*s);
+      topic_ready_ = true;
+    }
+    std::weak_ptr<Core> weak = weak_from_this();
+    scheduler_->Schedule(
+        "group-offsets-expiration",
+        [weak] {
+          if (auto c = weak.lock()) c->ExpireOffsets();
+        },
+        config_.offsets_retention_check_interval_ms, config_.offsets_retention_check_interval_ms);
+    return Status::OK();
+  }
+
+  Status EnsureOffsetsTopic() EXCLUDES(topic_mu_) {
+    if (topic_ready_) return Status::OK();
+    MutexLock l(&topic_mu_);
+    if (topic_ready_) return Status::OK();
+    if (!logs_->FindTopic(kConsumerOffsetsTopic).ok()) {
+      Status s = logs_->CreateTopic(
+          kConsumerOffsetsTopic, static_cast<int32_t>(shards_.size()),
+          {{"cleanup.policy", "compact"},
+           {"compression.type", "producer"},
+           {"segment.bytes", std::to_string(config_.offsets_topic_segment_bytes)}});
+      if (!s.ok()) return s;
+      Info(fmt::format("Created the internal topic {} with {} partitions", kConsumerOffsetsTopic,
+                       shards_.size()));
+    }
+    for (auto& s : shards_) {
+      Result<std::shared_ptr<seglog::Log>> log =
+          logs_->GetLog({kConsumerOffsetsTopic, s->partition});
+      if (!log.ok()) return log.status();
+      MutexLock sl(&s->mu);
+      s->log = *log;
+    }
+    topic_ready_ = true;
+    return Status::OK();
+  }
+
+  int32_t PartitionFor(std::string_view group) const {
+    return CoordinatorPartitionFor(group, static_cast<int32_t>(shards_.size()));
+  }
+  Shard& ShardFor(std::string_view group) { return *shards_[PartitionFor(group)]; }
+
+  // Whether the shard may serve requests: the topic exists, the load succeeded, not shut down.
+  // Else the error to answer.
+  int16_t Unavailable(Shard& s) REQUIRES(s.mu) {
+    if (shut_down_) return ke::kNotCoordinator;
+    if (s.log == nullptr) return ke::kCoordinatorNotAvailable;
+    if (s.failed) return ke::kNotCoordinator;
+    return ke::kNone;
+  }
+
+  // ---- Records ----
+
+  Status Append(Shard& s, const std::vector<OffsetsRecord>& records) REQUIRES(s.mu) {
+    if (records.empty()) return Status::OK();
+    if (s.log == nullptr)
+      return Status::NotFound("The __consumer_offsets topic does not exist yet.");
+    BatchOptions o;
+    o.base_sequence = 0;  // what Kafka's coordinator runtime gives its batch builder
+    RecordBatchBuilder b(o);
+    const int64_t now = scheduler_->NowMs();
+    for (const OffsetsRecord& r : records) {
+      NullableBytes value;
+      if (r.value) value = Bytes(*r.value);
+      SEGLOG_RETURN_IF_ERROR(b.Append(now, Bytes(r.key), value));
+    }
+    SEGLOG_ASSIGN_OR_RETURN(std::vector<uint8_t> batch, b.Build());
+    Result<LogAppendInfo> info = s.log->AppendAsLeader(batch, 0, AppendOrigin::kCoordinator);
+    if (!info.ok()) {
+      Info(fmt::format("WARN Failed to write {} records to {}-{}: {}", records.size(),
+                       kConsumerOffsetsTopic, s.partition, info.status().ToString()));
+      return info.status();
+    }
+    return Status::OK();
+  }
+
+  // ---- Loading ----
+
+  void LoadShard(Shard& s) EXCLUDES(s.mu) {
+    const std::string tp = fmt::format("{}-{}", kConsumerOffsetsTopic, s.partition);
+    Result<std::shared_ptr<seglog::Log>> log = logs_->GetLog({kConsumerOffsetsTopic, s.partition});
+    MutexLock l(&s.mu);
+    if (!log.ok()) {
+      s.failed = true;
+      Info(fmt::format("ERROR Failed to load metadata from {}: {}", tp, log.status().ToString()));
+      return;
+    }
+    s.log = *log;
+    const auto start = std::chrono::steady_clock::now();
+    int64_t offset = s.log->log_start_offset();
+    const int64_t end = s.log->log_end_offset();
+    int64_t records = 0;
+    while (offset < end) {
+      Result<FetchDataInfo> read = s.log->Read(offset, kLoadReadBytes, true);
+      if (!read.ok()) {
+        s.failed = true;
+        Info(fmt::format("ERROR Failed to load metadata from {} at offset {}: {}", tp, offset,
+                         read.status().ToString()));
+        return;
+      }
+      Result<std::vector<uint8_t>> bytes = read->slice.ReadAll();
+      if (!bytes.ok() || bytes->empty()) {
+        s.failed = !bytes.ok();
+        break;
+      }
+      LogBatchWalker walker(*bytes);
+      int64_t next = offset;
+      while (walker.Next()) {
+        Result<RecordBatchView> batch = RecordBatchView::Parse(walker.current_bytes());
+        if (!batch.ok()) break;
+        next = batch->last_offset() + 1;
+        if (batch->is_control()) continue;  // transactions: not yet
+        RecordIterator it(*batch);
+        while (it.Next()) {
+          const Record& r = it.record();
+          if (r.offset < offset) continue;
+          ++records;
+          if (!r.key) {
+            Info(fmt::format("WARN Skipping a record without a key at offset {} of {}", r.offset,
+                             tp));
+            continue;
+          }
+          std::optional<std::span<const uint8_t>> value;
+          if (r.value) value = *r.value;
+          Result<LoadedOffsetsRecord> rec = DecodeOffsetsRecord(*r.key, value);
+          if (!rec.ok()) {
+            // Kafka fails the whole partition here; seglog keeps the rest of the groups.
+            Info(fmt::format("WARN Skipping the corrupt record at offset {} of {}: {}", r.offset,
+                             tp, rec.status().ToString()));
+            continue;
+          }
+          Replay(s, *rec, tp);
+        }
+        if (!it.status().ok()) {
+          Info(fmt::format("WARN Skipping the rest of the batch at offset {} of {}: {}",
+                           batch->base_offset(), tp, it.status().ToString()));
+        }
+      }
+      if (next <= offset) break;  // nothing whole was read: the rest is not readable
+      offset = next;
+    }
+    // Groups that only have offsets (committed outside a group) exist as simple groups.
+    for (const auto& [group, offsets] : s.offsets) {
+      if (!s.groups.count(group)) {
+        s.groups[group] = std::make_unique<ClassicGroup>(group, scheduler_->NowMs());
+      }
+    }
+    for (auto& [id, g] : s.groups) {
+      for (const auto& [member_id, m] : g->members()) {
+        StartTimer(s, HeartbeatKey(*g, member_id), m.session_timeout_ms,
+                   Timer{Timer::Kind::kHeartbeat, g->group_id(), member_id, 0, 0, 0});
+      }
+    }
+    Info(fmt::format("Finished loading of metadata from {} in {} ms: {} records, {} groups", tp,
+                     std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::steady_clock::now() - start)
+                         .count(),
+                     records, s.groups.size()));
+  }
+
+  void Replay(Shard& s, const LoadedOffsetsRecord& rec, const std::string& tp) REQUIRES(s.mu) {
+    if (const auto* c = std::get_if<LoadedOffsetCommit>(&rec)) {
+      auto key = std::make_pair(c->topic, c->partition);
+      if (c->offset) {
+        s.offsets[c->group][key] = *c->offset;
+      } else {
+        auto it = s.offsets.find(c->group);
+        if (it != s.offsets.end()) {
+          it->second.erase(key);
+          if (it->second.empty()) s.offsets.erase(it);
+        }
+      }
+      return;
+    }
+    if (const auto* g = std::get_if<LoadedGroupMetadata>(&rec)) {
+      if (!g->value) {
+        s.groups.erase(g->group);
+        return;
+      }
+      auto group = std::make_unique<ClassicGroup>(g->group, scheduler_->NowMs());
+      const auto& v = *g->value;
+      group->RestoreFromRecord(
+          v.generation,
+          v.protocol_type.empty() ? std::nullopt : std::optional<std::string>(v.protocol_type),
+          v.protocol, v.leader, v.current_state_timestamp_ms, v.members);
+      s.groups[g->group] = std::move(group);
+      return;
+    }
+    const auto& u = std::get<UnknownOffsetsRecord>(rec);
+    Info(fmt::format(
+        "WARN Unknown record type {} while loading offsets and group metadata from {}. Ignoring "
+        "it. It could be a left over from an aborted upgrade.",
+        u.type, tp));
+  }
+
+  // ---- Timers ----
+
+  static std::string HeartbeatKey(const ClassicGroup& g, const std::string& member) {
+    return "heartbeat-" + g.group_id() + "-" + member;
+  }
+  static std::string JoinKey(const ClassicGroup& g) { return "join-" + g.group_id(); }
+  static std::string SyncKey(const ClassicGroup& g) { return "sync-" + g.group_id(); }
+
+  void StartTimer(Shard& s, const std::string& key, int64_t delay_ms, Timer t) REQUIRES(s.mu) {
+    const uint64_t seq = ++timer_seq_;
+    s.timers[key] = seq;
+    std::weak_ptr<Core> weak = weak_from_this();
+    Shard* sp = &s;
+    scheduler_->Schedule(
+        "group-coordinator-timer",
+        [weak, sp, key, seq, t = std::move(t)] {
+          std::shared_ptr<Core> core = weak.lock();
+          if (core == nullptr) return;
+          Completions done;
+          {
+            MutexLock l(&sp->mu);
+            auto it = sp->timers.find(key);
+            if (it == sp->timers.end() || it->second != seq) return;  // cancelled or replaced
+            sp->timers.erase(it);
+            if (core->shut_down_) return;
+            core->Fire(*sp, t, &done);
+          }
+          RunAll(&done);
+        },
+        std::max<int64_t>(delay_ms, 0));
+  }
+  void CancelTimer(Shard& s, const std::string& key) REQUIRES(s.mu) { s.timers.erase(key); }
+
+  void Fire(Shard& s, const Timer& t, Completions* done) REQUIRES(s.mu) {
+    auto it = s.groups.find(t.group);
+    if (it == s.groups.end()) return;
+    ClassicGroup& g = *it->second;
+    switch (t.kind) {
+      case Timer::Kind::kInitialJoin:
+        if (!g.Is(ClassicGroupState::kPreparingRebalance)) return;
+        if (g.new_member_added() && t.remaining_ms != 0) {
+          g.set_new_member_added(false);
+          const int64_t wait = std::min(t.delay_ms, t.remaining_ms);
+          const int64_t remaining = std::max<int64_t>(t.remaining_ms - t.delay_ms, 0);
+          StartTimer(s, JoinKey(g), wait,
+                     Timer{Timer::Kind::kInitialJoin, g.group_id(), "", 0, t.delay_ms, remaining});
+          return;
+        }
+        CompleteJoin(s, g, done);
+        return;
+      case Timer::Kind::kJoin:
+        CompleteJoin(s, g, done);
+        return;
+      case Timer::Kind::kHeartbeat:
+        ExpireMember(s, g, t.member, done);
+        return;
+      case Timer::Kind::kPendingSync:
+        ExpirePendingSync(s, g, t.generation, done);
+        return;
+    }
+  }
+
+  // ---- The classic protocol ----
+
+  int16_t ValidateMember(ClassicGroup& g, const std::string& member_id,
+                         const std::optional<std::string>& instance_id) {
+    if (instance_id) {
+      std::optional<std::string> mapped = g.StaticMemberId(*instance_id);
+      if (!mapped) return ke::kUnknownMemberId;
+      if (*mapped != member_id) return ke::kFencedInstanceId;
+    }
+    return g.HasMember(member_id) ? ke::kNone : ke::kUnknownMemberId;
+  }
+
+  bool AcceptJoiningMember(ClassicGroup& g, const std::string& member_id) {
+    const size_t max = static_cast<size_t>(config_.group_max_size);
+    switch (g.state()) {
+      case ClassicGroupState::kEmpty:
+      case ClassicGroupState::kDead:
+        return true;
+      case ClassicGroupState::kPreparingRebalance: {
+        const ClassicGroupMember* m = g.FindMember(member_id);
+        return (m != nullptr && m->awaiting_join_response()) ||
+               static_cast<size_t>(g.NumAwaitingJoinResponse()) < max;
+      }
+      default:
+        return g.HasMember(member_id) || g.size() < max;
+    }
+  }
+
+  void ResetHeartbeat(Shard& s, ClassicGroup& g, const ClassicGroupMember& m) REQUIRES(s.mu) {
+    StartTimer(s, HeartbeatKey(g, m.member_id),
+               m.is_new ? kNewMemberJoinTimeoutMs : m.session_timeout_ms,
+               Timer{Timer::Kind::kHeartbeat, g.group_id(), m.member_id, 0, 0, 0});
+  }
+
+  void PrepareRebalance(Shard& s, ClassicGroup& g, const std::string& reason, Completions* done)
+      REQUIRES(s.mu) {
+    if (g.Is(ClassicGroupState::kCompletingRebalance)) {
+      for (const auto& [id, m] : g.members()) {
+        ClassicGroupMember* mm = g.FindMember(id);
+        mm->assignment.clear();
+        if (mm->awaiting_sync) {
+          done->push_back(
+              [cb = std::move(mm->awaiting_sync)] { cb(SyncError(ke::kRebalanceInProgress)); });
+          mm->awaiting_sync = nullptr;
+        }
+      }
+    }
+    g.pending_sync().clear();
+    CancelTimer(s, SyncKey(g));
+    const bool initial = g.Is(ClassicGroupState::kEmpty);
+    const int32_t old_generation = g.generation();
+    if (!g.TransitionTo(ClassicGroupState::kPreparingRebalance, scheduler_->NowMs())) return;
+    Info(fmt::format(
+        "Preparing to rebalance group {} in state PreparingRebalance with old generation {} "
+        "(reason: {}).",
+        g.group_id(), old_generation, reason));
+    if (initial) {
+      const int64_t delay = config_.group_initial_rebalance_delay_ms;
+      const int64_t remaining = std::max<int64_t>(g.RebalanceTimeoutMs() - delay, 0);
+      StartTimer(s, JoinKey(g), delay,
+                 Timer{Timer::Kind::kInitialJoin, g.group_id(), "", 0, delay, remaining});
+      return;
+    }
+    if (g.AllMembersJoined()) {
+      CompleteJoin(s, g, done);
+      return;
+    }
+    StartTimer(s, JoinKey(g), g.RebalanceTimeoutMs(),
+               Timer{Timer::Kind::kJoin, g.group_id(), "", 0, 0, 0});
+  }
+
+  void MaybeCompleteJoin(Shard& s, ClassicGroup& g, Completions* done) REQUIRES(s.mu) {
+    if (g.Is(ClassicGroupState::kPreparingRebalance) && g.AllMembersJoined() &&
+        g.previous_state() != ClassicGroupState::kEmpty) {
+      CompleteJoin(s, g, done);
+    }
+  }
+
+  void CompleteJoin(Shard& s, ClassicGroup& g, Completions* done) REQUIRES(s.mu) {
+    CancelTimer(s, JoinKey(g));
+    if (!g.Is(ClassicGroupState::kPreparingRebalance)) return;
+    // Dynamic members that did not rejoin are out; static ones stay.
+    std::vector<std::string> gone;
+    for (const auto& [id, m] : g.members()) {
+      if (!m.awaiting_join_response() && !m.group_instance_id) gone.push_back(id);
+    }
+    for (const std::string& id : gone) {
+      g.Remove(id);
+      CancelTimer(s, HeartbeatKey(g, id));
+    }
+    if (!g.MaybeElectNewJoinedLeader() && !g.empty()) {
+      Info(fmt::format("Group {} could not complete rebalance because no members rejoined.",
+                       g.group_id()));
+      StartTimer(s, JoinKey(g), g.RebalanceTimeoutMs(),
+                 Timer{Timer::Kind::kJoin, g.group_id(), "", 0, 0, 0});
+      return;
+    }
+    g.InitNextGeneration(scheduler_->NowMs());
+    if (g.Is(ClassicGroupState::kEmpty)) {
+      Info(fmt::format("Group {} with generation {} is now empty.", g.group_id(), g.generation()));
+      (void)Append(s, {GroupMetadataRecord(g)});  // a failure only loses the empty generation
+      return;
+    }
+    Info(fmt::format("Stabilized group {} generation {} with {} members.", g.group_id(),
+                     g.generation(), g.size()));
+    const std::string protocol = g.protocol_name().value_or("");
+    const std::string leader = g.leader_id().value_or("");
+    for (const auto& [id, m] : g.members()) {
+      ClassicGroupMember* mm = g.FindMember(id);
+      if (mm->awaiting_join) {
+        JoinGroupResponseData r;
+        r.generation_id = g.generation();
+        r.protocol_type = g.protocol_type();
+        r.protocol_name = g.protocol_name();
+        r.leader = leader;
+        r.member_id = id;
+        if (id == leader) r.members = MemberList(g);
+        done->push_back([cb = std::move(mm->awaiting_join), r = std::move(r)] { cb(r); });
+        mm->awaiting_join = nullptr;
+      }
+      mm->is_new = false;
+      ResetHeartbeat(s, g, *mm);
+      g.pending_sync().insert(id);
+    }
+    StartTimer(s, SyncKey(g), g.RebalanceTimeoutMs(),
+               Timer{Timer::Kind::kPendingSync, g.group_id(), "", g.generation(), 0, 0});
+  }
+
+  static std::vector<protocol::JoinGroupResponseData::JoinGroupResponseMember> MemberList(
+      const ClassicGroup& g) {
+    std::vector<protocol::JoinGroupResponseData::JoinGroupResponseMember> out;
+    const std::string protocol = g.protocol_name().value_or("");
+    for (const auto& [id, m] : g.members()) {
+      auto& e = out.emplace_back();
+      e.member_id = id;
+      e.group_instance_id = m.group_instance_id;
+      if (const std::vector<uint8_t>* meta = m.MetadataFor(protocol)) e.metadata = *meta;
+    }
+    return out;
+  }
+
+  void ExpirePendingSync(Shard& s, ClassicGroup& g, int32_t generation, Completions* done)
+      REQUIRES(s.mu) {
+    if (generation != g.generation()) return;
+    if (!g.Is(ClassicGroupState::kCompletingRebalance) && !g.Is(ClassicGroupState::kStable)) {
+      return;
+    }
+    std::vector<std::string> late(g.pending_sync().begin(), g.pending_sync().end());
+    if (late.empty()) return;
+    for (const std::string& id : late) {
+      Info(fmt::format("Member {} in group {} has not sent SyncGroup in time; removing it.", id,
+                       g.group_id()));
+      g.Remove(id);
+      CancelTimer(s, HeartbeatKey(g, id));
+    }
+    PrepareRebalance(s, g, "removing members that did not sync", done);
+  }
+
+  void RemoveMemberAndUpdate(Shard& s, ClassicGroup& g, const std::string& member_id,
+                             const std::string& reason, Completions* done) REQUIRES(s.mu) {
+    ClassicGroupMember* m = g.FindMember(member_id);
+    if (m == nullptr) return;
+    if (m->awaiting_join) {
+      done->push_back(
+          [cb = std::move(m->awaiting_join)] { cb(JoinError(ke::kUnknownMemberId, "")); });
+      m->awaiting_join = nullptr;
+    }
+    if (m->awaiting_sync) {
+      done->push_back([cb = std::move(m->awaiting_sync)] { cb(SyncError(ke::kUnknownMemberId)); });
+      m->awaiting_sync = nullptr;
+    }
+    g.Remove(member_id);
+    CancelTimer(s, HeartbeatKey(g, member_id));
+    switch (g.state()) {
+      case ClassicGroupState::kStable:
+      case ClassicGroupState::kCompletingRebalance:
+        PrepareRebalance(s, g, reason, done);
+        break;
+      case ClassicGroupState::kPreparingRebalance:
+        MaybeCompleteJoin(s, g, done);
+        break;
+      default:
+        break;
+    }
+  }
+
+  void ExpireMember(Shard& s, ClassicGroup& g, const std::string& member_id, Completions* done)
+      REQUIRES(s.mu) {
+    if (g.RemovePendingMember(member_id)) {
+      Info(
+          fmt::format("Pending member {} in group {} has been removed after session timeout "
+                      "expiration.",
+                      member_id, g.group_id()));
+      MaybeCompleteJoin(s, g, done);
+      return;
+    }
+    ClassicGroupMember* m = g.FindMember(member_id);
+    if (m == nullptr) return;
+    if (!m->is_new && (m->awaiting_join || m->awaiting_sync)) return;  // it is waiting on us
+    Info(fmt::format("Member {} in group {} has failed, removing it from the group.", member_id,
+                     g.group_id()));
+    RemoveMemberAndUpdate(s, g, member_id,
+                          fmt::format("removing member {} on heartbeat expiration", member_id),
+                          done);
+  }
+
+  void AddMemberThenRebalanceOrCompleteJoin(Shard& s, ClassicGroup& g, ClassicGroupMember member,
+                                            Completions* done) REQUIRES(s.mu) {
+    if (g.Is(ClassicGroupState::kPreparingRebalance) &&
+        g.previous_state() == ClassicGroupState::kEmpty) {
+      g.set_new_member_added(true);
+    }
+    member.is_new = true;
+    const std::string id = member.member_id;
+    g.Add(std::move(member));
+    ResetHeartbeat(s, g, *g.FindMember(id));
+    if (g.CanTransitionTo(ClassicGroupState::kPreparingRebalance) &&
+        !g.Is(ClassicGroupState::kPreparingRebalance)) {
+      PrepareRebalance(s, g, fmt::format("Adding new member {}", id), done);
+    } else {
+      MaybeCompleteJoin(s, g, done);
+    }
+  }
+
+  void UpdateMemberThenRebalanceOrCompleteJoin(Shard& s, ClassicGroup& g, ClassicGroupMember& m,
+                                               const protocol::JoinGroupRequestData& req,
+                                               int32_t rebalance_timeout, JoinGroupDone cb,
+                                               const std::string& reason, Completions* done)
+      REQUIRES(s.mu) {
+    m.protocols.clear();
+    for (const auto& p : req.protocols) m.protocols.push_back({p.name, p.metadata});
+    m.session_timeout_ms = req.session_timeout_ms;
+    m.rebalance_timeout_ms = rebalance_timeout;
+    m.awaiting_join = std::move(cb);
+    if (!g.Is(ClassicGroupState::kPreparingRebalance)) {
+      PrepareRebalance(s, g, reason, done);
+    } else {
+      MaybeCompleteJoin(s, g, done);
+    }
+  }
+
+  static bool SameProtocols(const ClassicGroupMember& m,
+                            const protocol::JoinGroupRequestData& req) {
+    if (m.protocols.size() != req.protocols.size()) return false;
+    for (size_t i = 0; i < req.protocols.size(); ++i) {
+      if (m.protocols[i].name != req.protocols[i].name ||
+          m.protocols[i].metadata != req.protocols[i].metadata) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  JoinGroupResponseData CurrentGeneration(const ClassicGroup& g, const std::string& member_id,
+                                          bool with_members) {
+    JoinGroupResponseData r;
+    r.generation_id = g.generation();
+    r.protocol_type = g.protocol_type();
+    r.protocol_name = g.protocol_name();
+    r.leader = g.leader_id().value_or("");
+    r.member_id = member_id;
+    if (with_members) r.members = MemberList(g);
+    return r;
+  }
+
+  void JoinGroup(int16_t version, const Client& client, const protocol::JoinGroupRequestData& req,
+                 JoinGroupDone cb) {
+    Completions done;
+    auto reply = [&](JoinGroupResponseData r) {
+      done.push_back([cb, r = std::move(r)] { cb(r); });
+    };
+    if (req.group_id.empty()) {
+      reply(JoinError(ke::kInvalidGroupId, req.member_id));
+    } else if (req.session_timeout_ms < config_.group_min_session_timeout_ms ||
+               req.session_timeout_ms > config_.group_max_session_timeout_ms) {
+      reply(JoinError(ke::kInvalidSessionTimeout, req.member_id));
+    } else if (Status t = EnsureOffsetsTopic(); !t.ok()) {
+      reply(JoinError(ke::kCoordinatorNotAvailable, req.member_id));
+    } else {
+      Shard& s = ShardFor(req.group_id);
+      MutexLock l(&s.mu);
+      JoinLocked(s, version, client, req, cb, reply, &done);
+    }
+    RunAll(&done);
+  }
+
+  void JoinLocked(Shard& s, int16_t version, const Client& client,
+                  const protocol::JoinGroupRequestData& req, const JoinGroupDone& cb,
+                  const std::function<void(JoinGroupResponseData)>& reply, Completions* done)
+      REQUIRES(s.mu) {
+    if (int16_t e = Unavailable(s); e != ke::kNone) return reply(JoinError(e, req.member_id));
+    const int32_t rebalance_timeout = version == 0 || req.rebalance_timeout_ms < 0
+                                          ? req.session_timeout_ms
+                                          : req.rebalance_timeout_ms;
+    std::vector<std::string> names;
+    for (const auto& p : req.protocols) names.push_back(p.name);
+    auto it = s.groups.find(req.group_id);
+    bool created = false;
+    if (it == s.groups.end()) {
+      if (!req.member_id.empty()) return reply(JoinError(ke::kUnknownMemberId, req.member_id));
+      it = s.groups
+               .emplace(req.group_id,
+                        std::make_unique<ClassicGroup>(req.group_id, scheduler_->NowMs()))
+               .first;
+      created = true;
+    }
+    ClassicGroup& g = *it->second;
+    const int64_t created_ms = g.current_state_timestamp();
+    // The "empty" record of a new group (Kafka writes it when the first join writes nothing).
+    auto record_creation = [&] {
+      if (created) (void)Append(s, {EmptyGroupMetadataRecord(g.group_id(), created_ms)});
+    };
+    if (!AcceptJoiningMember(g, req.member_id)) {
+      if (g.RemovePendingMember(req.member_id)) {
+        MaybeCompleteJoin(s, g, done);
+      } else if (g.HasMember(req.member_id)) {
+        RemoveMemberAndUpdate(s, g, req.member_id, "the group is at its maximum size", done);
+      }
+      record_creation();
+      return reply(JoinError(ke::kGroupMaxSizeReached, ""));
+    }
+    auto make_member = [&](const std::string& id) {
+      ClassicGroupMember m;
+      m.member_id = id;
+      m.group_instance_id = req.group_instance_id;
+      m.client_id = client.client_id;
+      m.client_host = client.client_host;
+      m.rebalance_timeout_ms = rebalance_timeout;
+      m.session_timeout_ms = req.session_timeout_ms;
+      m.protocol_type = req.protocol_type;
+      for (const auto& p : req.protocols) m.protocols.push_back({p.name, p.metadata});
+      m.awaiting_join = cb;
+      return m;
+    };
+    if (req.member_id.empty()) {
+      // A new member.
+      if (g.Is(ClassicGroupState::kDead)) return reply(JoinError(ke::kCoordinatorNotAvailable, ""));
+      if (!g.SupportsProtocols(req.protocol_type, names)) {
+        record_creation();
+        return reply(JoinError(ke::kInconsistentGroupProtocol, ""));
+      }
+      const std::string new_id =
+          req.group_instance_id.value_or(client.client_id) + "-" + RandomJavaUuid();
+      if (req.group_instance_id) {
+        if (std::optional<std::string> old = g.StaticMemberId(*req.group_instance_id)) {
+          ReplaceStaticMember(s, g, *old, new_id, req, rebalance_timeout, cb, reply, done);
+          return;
+        }
+        AddMemberThenRebalanceOrCompleteJoin(s, g, make_member(new_id), done);
+      } else if (version >= 4) {
+        // KIP-394: the member must come back with the id it is given.
+        g.AddPendingMember(new_id);
+        StartTimer(s, HeartbeatKey(g, new_id), req.session_timeout_ms,
+                   Timer{Timer::Kind::kHeartbeat, g.group_id(), new_id, 0, 0, 0});
+        record_creation();
+        return reply(JoinError(ke::kMemberIdRequired, new_id));
+      } else {
+        AddMemberThenRebalanceOrCompleteJoin(s, g, make_member(new_id), done);
+      }
+      record_creation();
+      return;
+    }
+    // A known member.
+    if (g.Is(ClassicGroupState::kDead)) {
+      return reply(JoinError(ke::kCoordinatorNotAvailable, req.member_id));
+    }
+    if (!g.SupportsProtocols(req.protocol_type, names)) {
+      return reply(JoinError(ke::kInconsistentGroupProtocol, req.member_id));
+    }
+    if (g.IsPendingMember(req.member_id)) {
+      if (req.group_instance_id) return reply(JoinError(ke::kUnknownMemberId, req.member_id));
+      g.RemovePendingMember(req.member_id);
+      AddMemberThenRebalanceOrCompleteJoin(s, g, make_member(req.member_id), done);
+      return;
+    }
+    if (int16_t e = ValidateMember(g, req.member_id, req.group_instance_id); e != ke::kNone) {
+      return reply(JoinError(e, req.member_id));
+    }
+    ClassicGroupMember& m = *g.FindMember(req.member_id);
+    const std::string reason = fmt::format("Updating metadata for member {} during {}",
+                                           req.member_id, ClassicGroupStateName(g.state()));
+    switch (g.state()) {
+      case ClassicGroupState::kPreparingRebalance:
+        UpdateMemberThenRebalanceOrCompleteJoin(s, g, m, req, rebalance_timeout, cb, reason, done);
+        return;
+      case ClassicGroupState::kCompletingRebalance:
+        if (SameProtocols(m, req)) {
+          return reply(CurrentGeneration(g, req.member_id, req.member_id == g.leader_id()));
+        }
+        UpdateMemberThenRebalanceOrCompleteJoin(s, g, m, req, rebalance_timeout, cb, reason, done);
+        return;
+      case ClassicGroupState::kStable:
+        if (req.member_id == g.leader_id() || !SameProtocols(m, req)) {
+          UpdateMemberThenRebalanceOrCompleteJoin(
+              s, g, m, req, rebalance_timeout, cb,
+              req.member_id == g.leader_id()
+                  ? fmt::format("Leader {} re-joining group during Stable", req.member_id)
+                  : reason,
+              done);
+          return;
+        }
+        return reply(CurrentGeneration(g, req.member_id, false));
+      default:
+        return reply(JoinError(ke::kUnknownMemberId, req.member_id));
+    }
+  }
+
+  void ReplaceStaticMember(Shard& s, ClassicGroup& g, const std::string& old_id,
+                           const std::string& new_id, const protocol::JoinGroupRequestData& req,
+                           int32_t rebalance_timeout, const JoinGroupDone& cb,
+                           const std::function<void(JoinGroupResponseData)>& reply,
+                           Completions* done) REQUIRES(s.mu) {
+    const std::string old_leader = g.leader_id().value_or("");
+    const std::string old_protocol = g.protocol_name().value_or("");
+    ClassicGroup::Replaced old = g.ReplaceStaticMember(*req.group_instance_id, old_id, new_id);
+    if (old.awaiting_join) {
+      done->push_back(
+          [f = std::move(old.awaiting_join)] { f(JoinError(ke::kFencedInstanceId, "")); });
+    }
+    if (old.awaiting_sync) {
+      done->push_back([f = std::move(old.awaiting_sync)] { f(SyncError(ke::kFencedInstanceId)); });
+    }
+    CancelTimer(s, HeartbeatKey(g, old_id));
+    ClassicGroupMember& m = *g.FindMember(new_id);
+    ResetHeartbeat(s, g, m);
+    switch (g.state()) {
+      case ClassicGroupState::kStable: {
+        ClassicGroupMember probe = m;
+        probe.protocols.clear();
+        for (const auto& p : req.protocols) probe.protocols.push_back({p.name, p.metadata});
+        if (SameProtocols(m, req) || old_protocol == SelectWith(g, new_id, probe)) {
+          m.protocols = probe.protocols;
+          m.session_timeout_ms = req.session_timeout_ms;
+          m.rebalance_timeout_ms = rebalance_timeout;
+          Status w = Append(s, {GroupMetadataRecord(g)});
+          if (!w.ok()) {
+            g.ReplaceStaticMember(*req.group_instance_id, new_id, old_id);
+            return reply(JoinError(AppendErrorToClient(w), ""));
+          }
+          JoinGroupResponseData r = CurrentGeneration(g, new_id, false);
+          r.leader = old_leader;
+          if (new_id == g.leader_id()) {
+            r.members = MemberList(g);
+            r.skip_assignment = true;
+          }
+          return reply(std::move(r));
+        }
+        UpdateMemberThenRebalanceOrCompleteJoin(
+            s, g, m, req, rebalance_timeout, cb,
+            fmt::format("Updating metadata for static member {} with instance id {}", new_id,
+                        *req.group_instance_id),
+            done);
+        return;
+      }
+      default:
+        UpdateMemberThenRebalanceOrCompleteJoin(
+            s, g, m, req, rebalance_timeout, cb,
+            fmt::format("Updating metadata for static member {} with instance id {}", new_id,
+                        *req.group_instance_id),
+            done);
+        return;
+    }
+  }
+
+  // The protocol the group would select if `member_id` offered `probe`'s protocols.
+  static std::string SelectWith(const ClassicGroup& g, const std::string& member_id,
+                                const ClassicGroupMember& probe) {
+    ClassicGroup copy(g.group_id(), 0);
+    for (const auto& [id, m] : g.members()) {
+      ClassicGroupMember c = id == member_id ? probe : m;
+      c.awaiting_join = nullptr;
+      c.awaiting_sync = nullptr;
+      copy.Add(std::move(c));
+    }
+    return copy.SelectProtocol();
+  }
+
+  void SyncGroup(int16_t version, const protocol::SyncGroupRequestData& req, SyncGroupDone cb) {
+    (void)version;
+    Completions done;
+    auto reply = [&](SyncGroupResponseData r) {
+      done.push_back([cb, r = std::move(r)] { cb(r); });
+    };
+    if (req.group_id.empty()) {
+      reply(SyncError(ke::kInvalidGroupId));
+    } else if (Status t = EnsureOffsetsTopic(); !t.ok()) {
+      reply(SyncError(ke::kCoordinatorNotAvailable));
+    } else {
+      Shard& s = ShardFor(req.group_id);
+      MutexLock l(&s.mu);
+      SyncLocked(s, req, cb, reply, &done);
+    }
+    RunAll(&done);
+  }
+
+  void SyncLocked(Shard& s, const protocol::SyncGroupRequestData& req, const SyncGroupDone& cb,
+                  const std::function<void(SyncGroupResponseData)>& reply, Completions* done)
+      REQUIRES(s.mu) {
+    if (int16_t e = Unavailable(s); e != ke::kNone) return reply(SyncError(e));
+    auto it = s.groups.find(req.group_id);
+    if (it == s.groups.end() || it->second->Is(ClassicGroupState::kEmpty)) {
+      return reply(SyncError(ke::kUnknownMemberId));
+    }
+    ClassicGroup& g = *it->second;
+    if (g.Is(ClassicGroupState::kDead)) return reply(SyncError(ke::kCoordinatorNotAvailable));
+    if (int16_t e = ValidateMember(g, req.member_id, req.group_instance_id); e != ke::kNone) {
+      return reply(SyncError(e));
+    }
+    if (req.generation_id != g.generation()) return reply(SyncError(ke::kIllegalGeneration));
+    if ((req.protocol_type && *req.protocol_type != g.protocol_type().value_or("")) ||
+        (req.protocol_name && *req.protocol_name != g.protocol_name().value_or(""))) {
+      return reply(SyncError(ke::kInconsistentGroupProtocol));
+    }
+    ClassicGroupMember& m = *g.FindMember(req.member_id);
+    auto success = [&g](const ClassicGroupMember& member) {
+      SyncGroupResponseData r;
+      r.protocol_type = g.protocol_type();
+      r.protocol_name = g.protocol_name();
+      r.assignment = member.assignment;
+      return r;
+    };
+    switch (g.state()) {
+      case ClassicGroupState::kPreparingRebalance:
+        return reply(SyncError(ke::kRebalanceInProgress));
+      case ClassicGroupState::kStable:
+        ResetHeartbeat(s, g, m);
+        return reply(success(m));
+      case ClassicGroupState::kCompletingRebalance:
+        break;
+      default:
+        return reply(SyncError(ke::kUnknownMemberId));
+    }
+    m.awaiting_sync = cb;
+    g.pending_sync().erase(req.member_id);
+    if (g.pending_sync().empty()) CancelTimer(s, SyncKey(g));
+    if (req.member_id != g.leader_id()) return;  // followers wait for the leader
+    std::map<std::string, const std::vector<uint8_t>*> given;
+    for (const auto& a : req.assignments) given[a.member_id] = &a.assignment;
+    for (const auto& [id, member] : g.members()) {
+      ClassicGroupMember* mm = g.FindMember(id);
+      auto a = given.find(id);
+      if (a == given.end()) {
+        Info(fmt::format("WARN Setting empty assignments for member {} of {} for generation {}.",
+                         id, g.group_id(), g.generation()));
+        mm->assignment.clear();
+      } else {
+        mm->assignment = *a->second;
+      }
+    }
+    Status w = Append(s, {GroupMetadataRecord(g)});
+    if (!w.ok()) {
+      const int16_t e = AppendErrorToClient(w);
+      for (const auto& [id, member] : g.members()) {
+        ClassicGroupMember* mm = g.FindMember(id);
+        mm->assignment.clear();
+        if (mm->awaiting_sync) {
+          done->push_back([f = std::move(mm->awaiting_sync), e] { f(SyncError(e)); });
+          mm->awaiting_sync = nullptr;
+        }
+      }
+      PrepareRebalance(s, g, "failed to write the group's assignment", done);
+      return;
+    }
+    for (const auto& [id, member] : g.members()) {
+      ClassicGroupMember* mm = g.FindMember(id);
+      if (mm->awaiting_sync) {
+        done->push_back([f = std::move(mm->awaiting_sync), r = success(*mm)] { f(r); });
+        mm->awaiting_sync = nullptr;
+      }
+      ResetHeartbeat(s, g, *mm);
+    }
+    g.TransitionTo(ClassicGroupState::kStable, scheduler_->NowMs());
+    Info(
+        fmt::format("Assignment received from leader {} for group {} for generation {}. The group "
+                    "has {} members, 0 of which are static.",
+                    req.member_id, g.group_id(), g.generation(), g.size()));
+  }
+
+  int16_t Heartbeat(const std::string& group_id, int32_t generation, const std::string& member_id,
+                    const std::optional<std::string>& instance_id) {
+    if (group_id.empty()) return ke::kInvalidGroupId;
+    if (Status t = EnsureOffsetsTopic(); !t.ok()) return ke::kCoordinatorNotAvailable;
+    Shard& s = ShardFor(group_id);
+    MutexLock l(&s.mu);
+    if (int16_t e = Unavailable(s); e != ke::kNone) return e;
+    auto it = s.groups.find(group_id);
+    if (it == s.groups.end()) return ke::kUnknownMemberId;
+    ClassicGroup& g = *it->second;
+    if (g.Is(ClassicGroupState::kDead)) return ke::kCoordinatorNotAvailable;
+    if (int16_t e = ValidateMember(g, member_id, instance_id); e != ke::kNone) return e;
+    if (generation != g.generation()) return ke::kIllegalGeneration;
+    ClassicGroupMember& m = *g.FindMember(member_id);
+    switch (g.state()) {
+      case ClassicGroupState::kPreparingRebalance:
+        ResetHeartbeat(s, g, m);
+        return ke::kRebalanceInProgress;
+      case ClassicGroupState::kCompletingRebalance:
+      case ClassicGroupState::kStable:
+        ResetHeartbeat(s, g, m);
+        return ke::kNone;
+      default:
+        return ke::kUnknownMemberId;
+    }
+  }
+
+  LeaveResult LeaveGroup(const std::string& group_id, const std::vector<LeavingMember>& members) {
+    LeaveResult out;
+    Completions done;
+    if (group_id.empty()) {
+      out.error_code = ke::kInvalidGroupId;
+    } else if (Status t = EnsureOffsetsTopic(); !t.ok()) {
+      out.error_code = ke::kCoordinatorNotAvailable;
+    } else {
+      Shard& s = ShardFor(group_id);
+      MutexLock l(&s.mu);
+      LeaveLocked(s, group_id, members, &out, &done);
+    }
+    RunAll(&done);
+    return out;
+  }
+
+  void LeaveLocked(Shard& s, const std::string& group_id, const std::vector<LeavingMember>& members,
+                   LeaveResult* out, Completions* done) REQUIRES(s.mu) {
+    if (int16_t e = Unavailable(s); e != ke::kNone) {
+      out->error_code = e;
+      return;
+    }
+    auto it = s.groups.find(group_id);
+    if (it == s.groups.end()) {
+      out->member_errors.assign(members.size(), ke::kUnknownMemberId);
+      return;
+    }
+    ClassicGroup& g = *it->second;
+    if (g.Is(ClassicGroupState::kDead)) {
+      out->error_code = ke::kCoordinatorNotAvailable;
+      return;
+    }
+    bool any_left = false;
+    std::vector<std::string> leaving;
+    for (const LeavingMember& lm : members) {
+      int16_t e = ke::kNone;
+      std::string id = lm.member_id;
+      if (id.empty()) {
+        std::optional<std::string> mapped =
+            lm.group_instance_id ? g.StaticMemberId(*lm.group_instance_id) : std::nullopt;
+        if (mapped) {
+          id = *mapped;
+        } else {
+          e = ke::kUnknownMemberId;
+        }
+      } else if (g.RemovePendingMember(id)) {
+        CancelTimer(s, HeartbeatKey(g, id));
+        any_left = true;
+        out->member_errors.push_back(ke::kNone);
+        continue;
+      } else {
+        e = ValidateMember(g, id, lm.group_instance_id);
+      }
+      out->member_errors.push_back(e);
+      if (e != ke::kNone) continue;
+      Info(fmt::format("Member {} has left group {} through explicit LeaveGroup request.", id,
+                       group_id));
+      ClassicGroupMember* m = g.FindMember(id);
+      if (m != nullptr && m->awaiting_join) {
+        done->push_back(
+            [f = std::move(m->awaiting_join)] { f(JoinError(ke::kUnknownMemberId, "")); });
+        m->awaiting_join = nullptr;
+      }
+      if (m != nullptr && m->awaiting_sync) {
+        done->push_back([f = std::move(m->awaiting_sync)] { f(SyncError(ke::kUnknownMemberId)); });
+        m->awaiting_sync = nullptr;
+      }
+      g.Remove(id);
+      CancelTimer(s, HeartbeatKey(g, id));
+      any_left = true;
+    }
+    if (!any_left) return;
+    if (g.Is(ClassicGroupState::kStable) || g.Is(ClassicGroupState::kCompletingRebalance)) {
+      PrepareRebalance(s, g, "removing members through LeaveGroup", done);
+    } else if (g.Is(ClassicGroupState::kPreparingRebalance)) {
+      MaybeCompleteJoin(s, g, done);
+    }
+  }
+
+  // ---- Offsets ----
+
+  void CommitOffsets(int16_t version, const std::string& group_id, int32_t generation,
+                     const std::string& member_id, const std::optional<std::string>& instance_id,
+                     int64_t retention_ms, std::vector<CommitPartition>* partitions) {
+    auto fail_all = [&](int16_t e) {
+      for (CommitPartition& p : *partitions) p.error_code = e;
+    };
+    if (partitions->empty()) return;
+    if (Status t = EnsureOffsetsTopic(); !t.ok()) return fail_all(ke::kCoordinatorNotAvailable);
+    Shard& s = ShardFor(group_id);
+    MutexLock l(&s.mu);
+    if (int16_t e = Unavailable(s); e != ke::kNone) return fail_all(e);
+    const int64_t now = scheduler_->NowMs();
+    auto it = s.groups.find(group_id);
+    ClassicGroup* g = nullptr;
+    if (it == s.groups.end()) {
+      if (generation >= 0) {
+        return fail_all(version >= 9 ? ke::kGroupIdNotFound : ke::kIllegalGeneration);
+      }
+      Info(fmt::format("Creating a simple consumer group {} via manual offset commit.", group_id));
+      g = s.groups.emplace(group_id, std::make_unique<ClassicGroup>(group_id, now))
+              .first->second.get();
+    } else {
+      g = it->second.get();
+      if (g->Is(ClassicGroupState::kDead)) return fail_all(ke::kCoordinatorNotAvailable);
+      if (generation < 0 && g->Is(ClassicGroupState::kEmpty)) {
+        // a commit outside the group's generations (an admin or a manual assignment)
+      } else if (generation >= 0 || !member_id.empty() || instance_id) {
+        if (int16_t e = ValidateMember(*g, member_id, instance_id); e != ke::kNone) {
+          return fail_all(e);
+        }
+        if (generation != g->generation()) return fail_all(ke::kIllegalGeneration);
+      } else {
+        return fail_all(ke::kUnknownMemberId);
+      }
+      if (g->Is(ClassicGroupState::kCompletingRebalance)) {
+        return fail_all(ke::kRebalanceInProgress);
+      }
+    }
+    if (ClassicGroupMember* m = g->FindMember(member_id);
+        m != nullptr &&
+        (g->Is(ClassicGroupState::kStable) || g->Is(ClassicGroupState::kPreparingRebalance))) {
+      ResetHeartbeat(s, *g, *m);
+    }
+    std::vector<OffsetsRecord> records;
+    std::vector<std::pair<CommitPartition*, CommittedOffset>> committing;
+    for (CommitPartition& p : *partitions) {
+      const std::string metadata = p.metadata.value_or("");
+      if (JavaStringLength(metadata) > static_cast<size_t>(config_.offset_metadata_max_bytes)) {
+        p.error_code = ke::kOffsetMetadataTooLarge;
+        continue;
+      }
+      CommittedOffset c;
+      c.offset = p.offset;
+      c.leader_epoch = p.leader_epoch;
+      c.metadata = metadata;
+      c.commit_timestamp_ms = now;
+      if (retention_ms != -1 && version <= 4) c.expire_timestamp_ms = now + retention_ms;
+      c.topic_id = p.topic_id;
+      records.push_back(OffsetCommitRecord(group_id, p.topic, p.partition, c));
+      committing.emplace_back(&p, std::move(c));
+    }
+    if (Status w = Append(s, records); !w.ok()) {
+      const int16_t e = AppendErrorToClient(w);
+      for (auto& [p, c] : committing) p->error_code = e;
+      return;
+    }
+    auto& offsets = s.offsets[group_id];
+    for (auto& [p, c] : committing) {
+      p->error_code = ke::kNone;
+      offsets[{p->topic, p->partition}] = std::move(c);
+    }
+  }
+
+  FetchResult FetchOffsets(const std::string& group_id,
+                           const std::optional<std::vector<FetchTopic>>& topics) {
+    FetchResult out;
+    if (Status t = EnsureOffsetsTopic(); !t.ok()) {
+      out.error_code = ke::kCoordinatorNotAvailable;
+      return out;
+    }
+    Shard& s = ShardFor(group_id);
+    MutexLock l(&s.mu);
+    if (int16_t e = Unavailable(s); e != ke::kNone) {
+      out.error_code = e;
+      return out;
+    }
+    const auto git = s.offsets.find(group_id);
+    auto add = [&](const std::string& topic, int32_t partition, const CommittedOffset* c) {
+      FetchedOffset f;
+      f.topic = topic;
+      f.partition = partition;
+      if (c != nullptr) {
+        f.offset = c->offset;
+        f.leader_epoch = c->leader_epoch;
+        f.metadata = c->metadata;
+        f.topic_id = c->topic_id;
+      }
+      out.offsets.push_back(std::move(f));
+    };
+    if (!topics) {
+      if (git != s.offsets.end()) {
+        for (const auto& [tp, c] : git->second) add(tp.first, tp.second, &c);
+      }
+      return out;
+    }
+    for (const FetchTopic& t : *topics) {
+      for (int32_t p : t.partitions) {
+        const CommittedOffset* c = nullptr;
+        if (git != s.offsets.end()) {
+          auto f = git->second.find({t.topic, p});
+          if (f != git->second.end()) c = &f->second;
+        }
+        add(t.topic, p, c);
+      }
+    }
+    return out;
+  }
+
+  // ---- Listing, describing, deleting ----
+
+  std::vector<ListedGroup> ListGroups(const std::vector<std::string>& states_filter,
+                                      const std::vector<std::string>& types_filter) {
+    std::set<std::string> states, types;
+    for (const std::string& f : states_filter) states.insert(Lower(Trim(f)));
+    for (const std::string& f : types_filter) types.insert(Lower(Trim(f)));
+    std::vector<ListedGroup> out;
+    if (!types.empty() && !types.count("classic")) return out;
+    for (auto& sp : shards_) {
+      MutexLock l(&sp->mu);
+      if (Unavailable(*sp) != ke::kNone) continue;
+      for (const auto& [id, g] : sp->groups) {
+        const std::string state(ClassicGroupStateName(g->state()));
+        if (!states.empty() && !states.count(Lower(state))) continue;
+        out.push_back({id, g->protocol_type().value_or(""), state, "classic"});
+      }
+    }
+    return out;
+  }
+
+  std::optional<protocol::DescribeGroupsResponseData::DescribedGroup> DescribeGroup(
+      const std::string& group_id, int16_t* error) {
+    *error = ke::kNone;
+    if (Status t = EnsureOffsetsTopic(); !t.ok()) {
+      *error = ke::kCoordinatorNotAvailable;
+      return std::nullopt;
+    }
+    Shard& s = ShardFor(group_id);
+    MutexLock l(&s.mu);
+    if (int16_t e = Unavailable(s); e != ke::kNone) {
+      *error = e;
+      return std::nullopt;
+    }
+    auto it = s.groups.find(group_id);
+    if (it == s.groups.end()) return std::nullopt;
+    const ClassicGroup& g = *it->second;
+    protocol::DescribeGroupsResponseData::DescribedGroup d;
+    d.group_id = group_id;
+    d.group_state = std::string(ClassicGroupStateName(g.state()));
+    d.protocol_type = g.protocol_type().value_or("");
+    const bool stable = g.Is(ClassicGroupState::kStable);
+    d.protocol_data = stable ? g.protocol_name().value_or("") : "";
+    for (const auto& [id, m] : g.members()) {
+      auto& dm = d.members.emplace_back();
+      dm.member_id = id;
+      dm.group_instance_id = m.group_instance_id;
+      dm.client_id = m.client_id;
+      dm.client_host = m.client_host;
+      if (stable) {
+        if (const std::vector<uint8_t>* meta = m.MetadataFor(d.protocol_data)) {
+          dm.member_metadata = *meta;
+        }
+      }
+      dm.member_assignment = m.assignment;
+    }
+    return d;
+  }
+
+  int16_t DeleteGroup(const std::string& group_id) {
+    if (Status t = EnsureOffsetsTopic(); !t.ok()) return ke::kCoordinatorNotAvailable;
+    Shard& s = ShardFor(group_id);
+    MutexLock l(&s.mu);
+    if (int16_t e = Unavailable(s); e != ke::kNone) return e;
+    auto it = s.groups.find(group_id);
+    if (it == s.groups.end() || it->second->Is(ClassicGroupState::kDead)) {
+      return ke::kGroupIdNotFound;
+    }
+    if (!it->second->Is(ClassicGroupState::kEmpty)) return ke::kNonEmptyGroup;
+    std::vector<OffsetsRecord> records;
+    size_t offsets = 0;
+    if (auto o = s.offsets.find(group_id); o != s.offsets.end()) {
+      for (const auto& [tp, c] : o->second) {
+        records.push_back(OffsetCommitTombstone(group_id, tp.first, tp.second));
+      }
+      offsets = o->second.size();
+    }
+    records.push_back(GroupMetadataTombstone(group_id));
+    if (Status w = Append(s, records); !w.ok()) return AppendErrorToClient(w);
+    s.offsets.erase(group_id);
+    s.groups.erase(it);
+    Info(fmt::format("The following groups were deleted: {}. A total of {} offsets were removed.",
+                     group_id, offsets));
+    return ke::kNone;
+  }
+
+  // The topics a "consumer" group's members subscribe to, from their protocol metadata
+  // (ConsumerProtocolSubscription); nullopt when some member's cannot be read (then every
+  // topic counts as subscribed, as in Kafka).
+  static std::optional<std::set<std::string>> SubscribedTopics(const ClassicGroup& g) {
+    std::set<std::string> topics;
+    const std::string protocol = g.protocol_name().value_or("");
+    for (const auto& [id, m] : g.members()) {
+      const std::vector<uint8_t>* meta = m.MetadataFor(protocol);
+      if (meta == nullptr || meta->size() < 2) return std::nullopt;
+      const int16_t version = static_cast<int16_t>((*meta)[0] << 8 | (*meta)[1]);
+      const int16_t readable = std::min<int16_t>(
+          version, protocol::ConsumerProtocolSubscription::kHighestSupportedVersion);
+      // A newer version than ours starts with the fields we know; the rest is left unread.
+      protocol::ConsumerProtocolSubscription sub;
+      protocol::ProtocolReader reader(std::span<const uint8_t>(*meta).subspan(2));
+      if (readable < 0 || !sub.Decode(&reader, readable).ok()) return std::nullopt;
+      for (const std::string& t : sub.topics) topics.insert(t);
+    }
+    return topics;
+  }
+
+  DeleteOffsetsResult DeleteOffsets(const std::string& group_id,
+                                    const std::vector<TopicPartition>& partitions) {
+    DeleteOffsetsResult out;
+    if (Status t = EnsureOffsetsTopic(); !t.ok()) {
+      out.error_code = ke::kCoordinatorNotAvailable;
+      return out;
+    }
+    Shard& s = ShardFor(group_id);
+    MutexLock l(&s.mu);
+    if (int16_t e = Unavailable(s); e != ke::kNone) {
+      out.error_code = e;
+      return out;
+    }
+    auto it = s.groups.find(group_id);
+    if (it == s.groups.end() || it->second->Is(ClassicGroupState::kDead)) {
+      out.error_code = ke::kGroupIdNotFound;
+      return out;
+    }
+    const ClassicGroup& g = *it->second;
+    std::optional<std::set<std::string>> subscribed = std::set<std::string>{};
+    if (!g.empty()) {
+      if (g.protocol_type() != "consumer") {
+        out.error_code = ke::kNonEmptyGroup;
+        return out;
+      }
+      subscribed = SubscribedTopics(g);
+    }
+    std::vector<OffsetsRecord> records;
+    std::vector<std::pair<std::string, int32_t>> removing;
+    auto& offsets = s.offsets[group_id];
+    for (const TopicPartition& tp : partitions) {
+      if (!subscribed || subscribed->count(tp.topic)) {
+        out.partitions.push_back({tp, ke::kGroupSubscribedToTopic});
+        continue;
+      }
+      out.partitions.push_back({tp, ke::kNone});
+      if (offsets.count({tp.topic, tp.partition})) {
+        records.push_back(OffsetCommitTombstone(group_id, tp.topic, tp.partition));
+        removing.emplace_back(tp.topic, tp.partition);
+      }
+    }
+    if (Status w = Append(s, records); !w.ok()) {
+      const int16_t e = AppendErrorToClient(w);
+      for (auto& [tp, err] : out.partitions) {
+        if (err == ke::kNone) err = e;
+      }
+      return out;
+    }
+    for (const auto& k : removing) offsets.erase(k);
+    if (offsets.empty()) s.offsets.erase(group_id);
+    return out;
+  }
+
+  // ---- Expiry ----
+
+  void ExpireOffsets() {
+    const int64_t now = scheduler_->NowMs();
+    const int64_t retention = config_.offsets_retention_minutes * 60000;
+    for (auto& sp : shards_) {
+      Shard& s = *sp;
+      MutexLock l(&s.mu);
+      if (Unavailable(s) != ke::kNone) continue;
+      std::vector<OffsetsRecord> records;
+      size_t tombstones = 0;
+      const auto start = std::chrono::steady_clock::now();
+      std::vector<std::string> empty_groups;
+      for (auto& [group_id, g] : s.groups) {
+        // Which offsets may expire, and from when (Kafka's offsetExpirationCondition).
+        std::optional<std::set<std::string>> keep_topics;  // subscribed: never expire
+        bool use_state_time = false;
+        if (!g->protocol_type()) {
+          // a simple group: from each commit
+        } else if (g->Is(ClassicGroupState::kEmpty)) {
+          use_state_time = true;
+        } else if (g->protocol_type() == "consumer" && g->Is(ClassicGroupState::kStable)) {
+          keep_topics = SubscribedTopics(*g);
+          if (!keep_topics) continue;
+        } else {
+          continue;
+        }
+        auto o = s.offsets.find(group_id);
+        if (o != s.offsets.end()) {
+          for (auto c = o->second.begin(); c != o->second.end();) {
+            const CommittedOffset& off = c->second;
+            bool expired;
+            if (keep_topics && keep_topics->count(c->first.first)) {
+              expired = false;
+            } else if (off.expire_timestamp_ms) {
+              expired = now >= *off.expire_timestamp_ms;
+            } else {
+              const int64_t base = use_state_time && g->current_state_timestamp() >= 0
+                                       ? g->current_state_timestamp()
+                                       : off.commit_timestamp_ms;
+              expired = now - base >= retention;
+            }
+            if (!expired) {
+              ++c;
+              continue;
+            }
+            records.push_back(OffsetCommitTombstone(group_id, c->first.first, c->first.second));
+            ++tombstones;
+            c = o->second.erase(c);
+          }
+          if (o->second.empty()) s.offsets.erase(o);
+        }
+        if (g->Is(ClassicGroupState::kEmpty) && !s.offsets.count(group_id)) {
+          empty_groups.push_back(group_id);
+        }
+      }
+      for (const std::string& id : empty_groups) {
+        // A simple group was never written: no tombstone needed, but one is harmless.
+        records.push_back(GroupMetadataTombstone(id));
+        ++tombstones;
+        s.groups.erase(id);
+      }
+      if (records.empty()) continue;
+      (void)Append(s, records);  // a failure leaves the records to the next pass's replay
+      Info(fmt::format(
+          "Generated {} tombstone records while cleaning up group metadata in {} milliseconds.",
+          tombstones,
+          std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                start)
+              .count()));
+    }
+  }
+
+  void OnTopicDeleted(const std::string& topic) {
+    for (auto& sp : shards_) {
+      Shard& s = *sp;
+      MutexLock l(&s.mu);
+      if (Unavailable(s) != ke::kNone) continue;
+      std::vector<OffsetsRecord> records;
+      for (auto& [group_id, offsets] : s.offsets) {
+        for (auto c = offsets.begin(); c != offsets.end();) {
+          if (c->first.first != topic) {
+            ++c;
+            continue;
+          }
+          records.push_back(OffsetCommitTombstone(group_id, c->first.first, c->first.second));
+          c = offsets.erase(c);
+        }
+      }
+      (void)Append(s, records);
+    }
+  }
+
+  void Shutdown() {
+    if (shut_down_.exchange(true)) return;
+    for (auto& sp : shards_) {
+      Completions done;
+      {
+        MutexLock l(&sp->mu);
+        sp->timers.clear();
+        for (auto& [id, g] : sp->groups) {
+          for (const auto& [mid, m] : g->members()) {
+            ClassicGroupMember* mm = g->FindMember(mid);
+            if (mm->awaiting_join) {
+              done.push_back(
+                  [f = std::move(mm->awaiting_join)] { f(JoinError(ke::kNotCoordinator, "")); });
+              mm->awaiting_join = nullptr;
+            }
+            if (mm->awaiting_sync) {
+              done.push_back(
+                  [f = std::move(mm->awaiting_sync)] { f(SyncError(ke::kNotCoordinator)); });
+              mm->awaiting_sync = nullptr;
+            }
+          }
+        }
+      }
+      RunAll(&done);
+    }
+  }
+
+ private:
+  const GroupCoordinatorConfig config_;
+  LogManager* const logs_;
+  Scheduler* const scheduler_;
+  const std::function<void(const std::string&)> logger_;
+  // Filled by Open, then never changed (each shard guards itself).
+  std::vector<std::unique_ptr<Shard>> shards_;
+  Mutex topic_mu_;  // EnsureOffsetsTopic's creation
+  std::atomic<bool> topic_ready_{false};
+  std::atomic<bool> shut_down_{false};
+  std::atomic<uint64_t> timer_seq_{0};
+};
+
+// ---- The facade ----
+
+Result<std::unique_ptr<GroupCoordinator>> GroupCoordinator::Open(
+    const GroupCoordinatorConfig& config, LogManager* logs, Scheduler* scheduler,
+    std::function<void(const std::string&)> logger) {
+  auto core = std::make_shared<Core>(config, logs, scheduler, std::move(logger));
+  SEGLOG_RETURN_IF_ERROR(core->Open());
+  return std::unique_ptr<GroupCoordinator>(new GroupCoordinator(std::move(core)));
+}
+
+GroupCoordinator::GroupCoordinator(std::shared_ptr<Core> core) : core_(std::move(core)) {}
+GroupCoordinator::~GroupCoordinator() { Shutdown(); }
+void GroupCoordinator::Shutdown() { core_->Shutdown(); }
+Status GroupCoordinator::EnsureOffsetsTopic() { return core_->EnsureOffsetsTopic(); }
+int32_t GroupCoordinator::PartitionFor(std::string_view group_id) const {
+  return core_->PartitionFor(group_id);
+}
+void GroupCoordinator::JoinGroup(int16_t version, const Client& client,
+                                 const protocol::JoinGroupRequestData& req, JoinGroupDone done) {
+  core_->JoinGroup(version, client, req, std::move(done));
+}
+void GroupCoordinator::SyncGroup(int16_t version, const protocol::SyncGroupRequestData& req,
+                                 SyncGroupDone done) {
+  core_->SyncGroup(version, req, std::move(done));
+}
+int16_t GroupCoordinator::Heartbeat(const std::string& group_id, int32_t generation,
+                                    const std::string& member_id,
+                                    const std::optional<std::string>& group_instance_id) {
+  return core_->Heartbeat(group_id, generation, member_id, group_instance_id);
+}
+GroupCoordinator::LeaveResult GroupCoordinator::LeaveGroup(
+    const std::string& group_id, const std::vector<LeavingMember>& members) {
+  return core_->LeaveGroup(group_id, members);
+}
+void GroupCoordinator::CommitOffsets(int16_t version, const std::string& group_id,
+                                     int32_t generation, const std::string& member_id,
+                                     const std::optional<std::string>& group_instance_id,
+                                     int64_t retention_ms,
+                                     std::vector<CommitPartition>* partitions) {
+  core_->CommitOffsets(version, group_id, generation, member_id, group_instance_id, retention_ms,
+                       partitions);
+}
+GroupCoordinator::FetchResult GroupCoordinator::FetchOffsets(
+    const std::string& group_id, const std::optional<std::vector<FetchTopic>>& topics) {
+  return core_->FetchOffsets(group_id, topics);
+}
+std::vector<GroupCoordinator::ListedGroup> GroupCoordinator::ListGroups(
+    const std::vector<std::string>& states_filter, const std::vector<std::string>& types_filter) {
+  return core_->ListGroups(states_filter, types_filter);
+}
+std::optional<protocol::DescribeGroupsResponseData::DescribedGroup> GroupCoordinator::DescribeGroup(
+    const std::string& group_id, int16_t* error) {
+  return core_->DescribeGroup(group_id, error);
+}
+int16_t GroupCoordinator::DeleteGroup(const std::string& group_id) {
+  return core_->DeleteGroup(group_id);
+}
+GroupCoordinator::DeleteOffsetsResult GroupCoordinator::DeleteOffsets(
+    const std::string& group_id, const std::vector<TopicPartition>& partitions) {
+  return core_->DeleteOffsets(group_id, partitions);
+}
+void GroupCoordinator::ExpireOffsets() { core_->ExpireOffsets(); }
+void GroupCoordinator::OnTopicDeleted(const std::string& topic) { core_->OnTopicDeleted(topic); }
+
+}  // namespace seglog

@@ -1,0 +1,182 @@
+// GroupCoordinator: Kafka's group coordinator for one node - the classic group protocol
+// (JoinGroup, SyncGroup, Heartbeat, LeaveGroup) and committed offsets (OffsetCommit,
+// OffsetFetch, OffsetDelete), the groups' listing, description and deletion, all stored in the
+// compacted __consumer_offsets topic with Kafka's record schemas (offsets_records.h), so a Kafka
+// broker given the same log directory - or Kafka's DumpLogSegments --offsets-decoder - sees the
+// same groups and offsets.
+//
+// Shards: one per __consumer_offsets partition; a group lives in the shard of
+// CoordinatorPartitionFor(group id) (Kafka's partitionFor). A shard's mutex serialises the
+// operations on its groups and the appends of their records to its partition, in the order the
+// operations happened (as Kafka's per-partition coordinator event loop does); requests of other
+// shards do not wait for it. Answers that wait for a rebalance (JoinGroup, SyncGroup) are
+// callbacks, called after the shard's mutex is released, on the thread of whichever request or
+// timer moved the group on.
+//
+// Records are appended before the operation answers (Kafka answers once the high watermark
+// passes them; with one replica that is the append). State changes follow Kafka's
+// GroupMetadataManager (docs/design/group_coordinator.md), timers run on the Scheduler:
+// the initial-rebalance delay, the join and pending-sync timeouts (the group's rebalance
+// timeout) and every member's session timeout; offsets expire every
+// offsets.retention.check.interval.ms.
+//
+// Lifecycle: Open() loads every partition of __consumer_offsets that exists (skipping unknown
+// record types with a log line, failing a partition with a corrupt record: its groups then
+// answer NOT_COORDINATOR); the topic itself is created at the first request that needs it
+// (offsets.topic.num.partitions partitions, cleanup.policy=compact). Shutdown() answers the
+// waiting JoinGroups and SyncGroups with NOT_COORDINATOR, as Kafka does when it unloads.
+//
+// Thread safety: thread-safe.
+#ifndef SEGLOG_GROUP_GROUP_COORDINATOR_H_
+#define SEGLOG_GROUP_GROUP_COORDINATOR_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/uuid.h"
+#include "manager/server_config.h"
+#include "protocol/generated/describe_groups_response.h"
+#include "protocol/generated/join_group_request.h"
+#include "protocol/generated/join_group_response.h"
+#include "protocol/generated/leave_group_request.h"
+#include "protocol/generated/leave_group_response.h"
+#include "protocol/generated/sync_group_request.h"
+#include "protocol/generated/sync_group_response.h"
+#include "seglog/result.h"
+#include "seglog/scheduler.h"
+#include "seglog/topic_partition.h"
+
+namespace seglog {
+
+class LogManager;
+
+inline constexpr const char* kConsumerOffsetsTopic = "__consumer_offsets";
+
+class GroupCoordinator {
+ public:
+  // Loads the groups and offsets of every existing __consumer_offsets partition. `logs` and
+  // `scheduler` must outlive the coordinator. `logger` gets Kafka-worded lines (may be null).
+  static Result<std::unique_ptr<GroupCoordinator>> Open(
+      const GroupCoordinatorConfig& config, LogManager* logs, Scheduler* scheduler,
+      std::function<void(const std::string&)> logger);
+  ~GroupCoordinator();  // Shutdown()
+  GroupCoordinator(const GroupCoordinator&) = delete;
+  GroupCoordinator& operator=(const GroupCoordinator&) = delete;
+
+  // Answers every waiting JoinGroup and SyncGroup with NOT_COORDINATOR; later calls answer
+  // NOT_COORDINATOR too. Idempotent.
+  void Shutdown();
+
+  // FindCoordinator's part: creates __consumer_offsets if it does not exist. An error (the
+  // disk, a read-only node) leaves it to be tried again by the next request.
+  Status EnsureOffsetsTopic();
+  // The __consumer_offsets partition of a group.
+  int32_t PartitionFor(std::string_view group_id) const;
+
+  // Who sent a request (for member ids and DescribeGroups).
+  struct Client {
+    std::string client_id;    // the request header's
+    std::string client_host;  // "/127.0.0.1"
+  };
+
+  // JoinGroup at `version`: `done` is called once, now or when the join phase completes.
+  using JoinGroupDone = std::function<void(protocol::JoinGroupResponseData)>;
+  void JoinGroup(int16_t version, const Client& client, const protocol::JoinGroupRequestData& req,
+                 JoinGroupDone done);
+  using SyncGroupDone = std::function<void(protocol::SyncGroupResponseData)>;
+  void SyncGroup(int16_t version, const protocol::SyncGroupRequestData& req, SyncGroupDone done);
+  // The Heartbeat's error code.
+  int16_t Heartbeat(const std::string& group_id, int32_t generation, const std::string& member_id,
+                    const std::optional<std::string>& group_instance_id);
+  // LeaveGroup, normalised: v0-2's single member is a one-member list.
+  struct LeavingMember {
+    std::string member_id;
+    std::optional<std::string> group_instance_id;
+  };
+  struct LeaveResult {
+    int16_t error_code = 0;  // the group's (COORDINATOR_NOT_AVAILABLE ...)
+    std::vector<int16_t> member_errors;
+  };
+  LeaveResult LeaveGroup(const std::string& group_id, const std::vector<LeavingMember>& members);
+
+  // OffsetCommit of partitions whose topics the broker has checked exist. Each partition's
+  // error_code is filled in (the group's error, OFFSET_METADATA_TOO_LARGE, or 0: committed).
+  struct CommitPartition {
+    std::string topic;
+    Uuid topic_id;
+    int32_t partition = 0;
+    int64_t offset = 0;
+    int32_t leader_epoch = -1;
+    std::optional<std::string> metadata;
+    int16_t error_code = 0;
+  };
+  void CommitOffsets(int16_t version, const std::string& group_id, int32_t generation,
+                     const std::string& member_id,
+                     const std::optional<std::string>& group_instance_id, int64_t retention_ms,
+                     std::vector<CommitPartition>* partitions);
+
+  // OffsetFetch of one group: the requested partitions (nullopt: every committed one).
+  struct FetchTopic {
+    std::string topic;
+    std::vector<int32_t> partitions;
+  };
+  struct FetchedOffset {
+    std::string topic;
+    Uuid topic_id;  // as recorded with the commit (zero if unknown)
+    int32_t partition = 0;
+    int64_t offset = -1;
+    int32_t leader_epoch = -1;
+    std::string metadata;
+    int16_t error_code = 0;
+  };
+  struct FetchResult {
+    int16_t error_code = 0;  // the group's
+    std::vector<FetchedOffset> offsets;
+  };
+  FetchResult FetchOffsets(const std::string& group_id,
+                           const std::optional<std::vector<FetchTopic>>& topics);
+
+  // ListGroups: states and types filters as the request's (empty: all; compared ignoring
+  // case).
+  struct ListedGroup {
+    std::string group_id;
+    std::string protocol_type;
+    std::string state;
+    std::string type;  // "classic"
+  };
+  std::vector<ListedGroup> ListGroups(const std::vector<std::string>& states_filter,
+                                      const std::vector<std::string>& types_filter);
+  // DescribeGroups of one group: found (its state and members) or not (nullopt; *error is then
+  // 0 for an unknown group, or the coordinator's error).
+  std::optional<protocol::DescribeGroupsResponseData::DescribedGroup> DescribeGroup(
+      const std::string& group_id, int16_t* error);
+  // DeleteGroups of one group: the error code (GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP, or 0 with
+  // its offsets and metadata tombstoned).
+  int16_t DeleteGroup(const std::string& group_id);
+  // OffsetDelete: the group's error, or per partition 0 / GROUP_SUBSCRIBED_TO_TOPIC.
+  struct DeleteOffsetsResult {
+    int16_t error_code = 0;
+    std::vector<std::pair<TopicPartition, int16_t>> partitions;
+  };
+  DeleteOffsetsResult DeleteOffsets(const std::string& group_id,
+                                    const std::vector<TopicPartition>& partitions);
+
+  // Runs the offsets' expiry now (the periodic task's work), as of the scheduler's clock.
+  void ExpireOffsets();
+  // Topics were deleted: their committed offsets go (tombstones), as Kafka's onTopicsDeleted.
+  void OnTopicDeleted(const std::string& topic);
+
+ private:
+  class Core;
+  explicit GroupCoordinator(std::shared_ptr<Core> core);
+  std::shared_ptr<Core> core_;  // shared with the timers, which hold it weakly
+};
+
+}  // namespace seglog
+
+#endif  // SEGLOG_GROUP_GROUP_COORDINATOR_H_
