@@ -710,17 +710,13 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     }
     ClassicGroup& g = *it->second;
     const int64_t created_ms = g.current_state_timestamp();
-    // The "empty" record of a new group (Kafka writes it when the first join writes nothing).
-    auto record_creation = [&] {
-      if (created) (void)Append(s, {EmptyGroupMetadataRecord(g.group_id(), created_ms)});
-    };
     if (!AcceptJoiningMember(g, req.member_id)) {
       if (g.RemovePendingMember(req.member_id)) {
         MaybeCompleteJoin(s, g, done);
       } else if (g.HasMember(req.member_id)) {
         RemoveMemberAndUpdate(s, g, req.member_id, "the group is at its maximum size", done);
       }
-      record_creation();
+      RecordCreation(s, created, g, created_ms);
       return reply(JoinError(ke::kGroupMaxSizeReached, ""));
     }
     auto make_member = [&](const std::string& id) {
@@ -740,7 +736,7 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
       // A new member.
       if (g.Is(ClassicGroupState::kDead)) return reply(JoinError(ke::kCoordinatorNotAvailable, ""));
       if (!g.SupportsProtocols(req.protocol_type, names)) {
-        record_creation();
+        RecordCreation(s, created, g, created_ms);
         return reply(JoinError(ke::kInconsistentGroupProtocol, ""));
       }
       const std::string new_id =
@@ -756,12 +752,12 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
         g.AddPendingMember(new_id);
         StartTimer(s, HeartbeatKey(g, new_id), req.session_timeout_ms,
                    Timer{Timer::Kind::kHeartbeat, g.group_id(), new_id, 0, 0, 0});
-        record_creation();
+        RecordCreation(s, created, g, created_ms);
         return reply(JoinError(ke::kMemberIdRequired, new_id));
       } else {
         AddMemberThenRebalanceOrCompleteJoin(s, g, make_member(new_id), done);
       }
-      record_creation();
+      RecordCreation(s, created, g, created_ms);
       return;
     }
     // A known member.
@@ -807,6 +803,13 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
       default:
         return reply(JoinError(ke::kUnknownMemberId, req.member_id));
     }
+  }
+
+  // The "empty" record of a group this join created (Kafka writes it when that join itself
+  // writes nothing).
+  void RecordCreation(Shard& s, bool created, const ClassicGroup& g, int64_t created_ms)
+      REQUIRES(s.mu) {
+    if (created) (void)Append(s, {EmptyGroupMetadataRecord(g.group_id(), created_ms)});
   }
 
   void ReplaceStaticMember(Shard& s, ClassicGroup& g, const std::string& old_id,
