@@ -2,9 +2,9 @@
 """bench/compare/broker: `seglog serve` against a real Apache Kafka 4.4.0 broker, end to end.
 
 Kafka 4.4.0's own ProducerPerformance (1 KiB records, --throughput -1) for acks=1 and acks=-1
-into topics of 1 and 8 partitions, each run followed by AssignedConsumerPerformance (src/:
-KafkaConsumer.assign() over every partition from the beginning; seglog has no group coordinator
-yet, so Kafka's group-based ConsumerPerformance cannot run against it). For every configuration
+into topics of 1 and 8 partitions, each run followed by Kafka's ConsumerPerformance (one consumer
+in a new group, reading the topic from the beginning: its rebalance through the broker's group
+coordinator is timed apart from the fetching). For every configuration
 both brokers start on fresh data directories (same filesystem, 127.0.0.1 only), get the same
 topics through the Admin client, one unmeasured warm-up run each, and then the measured runs
 alternate: seglog, Kafka, seglog, Kafka, ... one pair per round, each round on a fresh topic.
@@ -339,13 +339,13 @@ def parse_producer(text):
 def parse_consumer(text):
     lines = [l for l in text.splitlines() if l.strip()]
     if len(lines) < 2 or not lines[0].startswith("start.time"):
-        raise BenchError(f"no AssignedConsumerPerformance result in:\n{text[-2000:]}")
+        raise BenchError(f"no ConsumerPerformance result in:\n{text[-2000:]}")
     keys = [k.strip() for k in lines[0].split(",")]
     vals = [v.strip() for v in lines[1].split(",")]
     row = dict(zip(keys, vals))
     return {"records": int(row["data.consumed.in.nMsg"]), "mb": float(row["data.consumed.in.MB"]),
             "mb_per_s": float(row["MB.sec"]), "records_per_s": float(row["nMsg.sec"]),
-            "assign_ms": int(row["assign.time.ms"]), "fetch_ms": int(row["fetch.time.ms"]),
+            "rebalance_ms": int(row["rebalance.time.ms"]), "fetch_ms": int(row["fetch.time.ms"]),
             "fetch_mb_per_s": float(row["fetch.MB.sec"]),
             "fetch_records_per_s": float(row["fetch.nMsg.sec"]), "line": lines[1]}
 
@@ -383,10 +383,13 @@ class Bench:
         return res
 
     def consume(self, broker, other, topic, records, outfile):
-        cmd = self.java + ["AssignedConsumerPerformance", "--bootstrap-server", broker.bootstrap,
-                           "--topic", topic, "--messages", str(records), "--timeout-ms", "30000"]
+        cmd = self.java + ["org.apache.kafka.tools.ConsumerPerformance", "--bootstrap-server",
+                           broker.bootstrap, "--topic", topic, "--num-records", str(records),
+                           "--timeout", "30000"]
         text, res = measured_run(cmd, broker, other, self.timeout(records), outfile)
         cons = parse_consumer(text)
+        if cons["records"] < records:
+            raise BenchError(f"{broker.name}: ConsumerPerformance read {cons['records']} of {records}")
         res.update(cons)
         res["broker_cores"] = round(res["broker_cpu_s"] / max(cons["fetch_ms"] / 1000, 1e-3), 3)
         return res
@@ -487,8 +490,8 @@ MEDIAN_KEYS = {
     "producer": ["records_per_s", "mb_per_s", "p50_ms", "p99_ms", "avg_latency_ms", "max_latency_ms",
                  "broker_cpu_s", "broker_cores", "broker_cpu_s_per_gib", "broker_rss_max_mib",
                  "broker_vmhwm_mib", "client_cpu_s", "client_cores", "other_broker_cpu_s"],
-    "consumer": ["mb_per_s", "records_per_s", "fetch_ms", "fetch_mb_per_s", "broker_cpu_s",
-                 "broker_cores", "broker_rss_max_mib"],
+    "consumer": ["mb_per_s", "records_per_s", "fetch_ms", "fetch_mb_per_s", "fetch_records_per_s",
+                 "rebalance_ms", "broker_cpu_s", "broker_cores", "broker_rss_max_mib"],
     "probe": ["p50_us", "p90_us", "p99_us", "p999_us", "max_us", "mean_us", "broker_cpu_s"],
 }
 # The broker seglog is compared with: "kafka", or "baseline" (another seglog binary, --baseline).
@@ -571,11 +574,12 @@ def markdown(res):
                              f"{fmt(p['steady_records_per_s'])} | {fmt(p['steady_p50_ms'])} | "
                              f"{fmt(p['steady_p99_ms'])} | {fmt(p['steady_max_latency_ms'])} | {rat} |")
     lines.append("")
-    lines.append("Consumer (AssignedConsumerPerformance, all partitions assigned, from the beginning), "
-                 "medians:")
+    lines.append("Consumer (ConsumerPerformance: one consumer in a new group, from the beginning; MB/s and "
+                 "records/s over the fetch time, the group's rebalance apart), medians:")
     lines.append("")
-    lines.append("| configuration | broker | MB/s | records/s | fetch ms | broker CPU-s | broker RSS max MiB |")
-    lines.append("|---|---|---|---|---|---|---|")
+    lines.append("| configuration | broker | fetch MB/s | fetch records/s | rebalance ms | fetch ms | broker CPU-s | "
+                 "broker RSS max MiB |")
+    lines.append("|---|---|---|---|---|---|---|---|")
     for c in res["configs"]:
         for b in ("seglog", OTHER):
             m = c["median"].get(b)
@@ -583,7 +587,8 @@ def markdown(res):
                 continue
             q = m["consumer"]
             lines.append(f"| acks={c['acks']}, {c['partitions']} partition(s) | {b} | "
-                         f"{fmt(q['mb_per_s'], 1)} | {fmt(q['records_per_s'])} | {fmt(q['fetch_ms'])} | "
+                         f"{fmt(q['fetch_mb_per_s'], 1)} | {fmt(q['fetch_records_per_s'])} | "
+                         f"{fmt(q['rebalance_ms'])} | {fmt(q['fetch_ms'])} | "
                          f"{fmt(q['broker_cpu_s'], 2)} | {fmt(q['broker_rss_max_mib'], 1)} |")
     probed = [c for c in res["configs"] if all("probe" in c["median"].get(b, {}) for b in ("seglog", OTHER))]
     if probed:
@@ -630,7 +635,7 @@ def markdown(res):
     lines.append("Every run:")
     lines.append("")
     lines.append("| configuration | round | broker | load before | records/s | MB/s | p50 | p99 | CPU-s | RSS max | "
-                 "client CPU-s | consumer MB/s |")
+                 "client CPU-s | consumer fetch MB/s |")
     lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for c in res["configs"]:
         for r in c["runs"]:
@@ -638,7 +643,7 @@ def markdown(res):
             lines.append(f"| {c['name']} | {r['round']} | {r['broker']} | {r['loadavg_before'][0]:.2f} | "
                          f"{fmt(p['records_per_s'])} | {fmt(p['mb_per_s'], 1)} | {p['p50_ms']} | {p['p99_ms']} | "
                          f"{p['broker_cpu_s']:.2f} | {p['broker_rss_max_mib']:.0f} | {p['client_cpu_s']:.1f} | "
-                         f"{q['mb_per_s']:.1f} |")
+                         f"{q['fetch_mb_per_s']:.1f} |")
     return "\n".join(lines) + "\n"
 
 
@@ -700,7 +705,7 @@ def main():
     res = {
         "what": ("seglog serve vs " + (f"seglog serve {args.baseline} (baseline)" if args.baseline
                                        else "Apache Kafka 4.4.0") +
-                 ", ProducerPerformance + AssignedConsumerPerformance"),
+                 ", ProducerPerformance + ConsumerPerformance + ProduceLatencyProbe"),
         "command": " ".join(["bench/compare/broker/run.sh", *sys.argv[1:]]),
         "date": datetime.datetime.now().isoformat(timespec="seconds"),
         "git_head": subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # seglog serve against a real Apache Kafka 4.4.0 broker on this machine: Kafka's own
 # ProducerPerformance (1 KiB records, --throughput -1, acks=1 and acks=-1, 1 and 8 partitions)
-# and AssignedConsumerPerformance (src/), alternating between the two brokers, several rounds.
+# and Kafka's ConsumerPerformance (a consumer group), then ProduceLatencyProbe (src/: one record in
+# flight, the produce round trip in microseconds), alternating between the two brokers.
 #
 #   bench/compare/broker/run.sh [--records 500000] [--rounds 3] [--configs acks1-p1,...]
 #   bench/compare/broker/run.sh --quick        (smoke check: --records 20000 --rounds 1)
