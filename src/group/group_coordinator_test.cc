@@ -426,6 +426,52 @@ TEST_F(GroupCoordinatorTest, OffsetsExpire) {
   EXPECT_EQ(Committed("simple"), -1);
 }
 
+// Member metadata too big for a record of __consumer_offsets (max.message.bytes): the leader's
+// SyncGroup gets UNKNOWN_SERVER_ERROR, as in Kafka, nothing of the group's assignment is
+// stored, and the group rebalances.
+TEST_F(GroupCoordinatorTest, OversizedMemberMetadataIsRefusedAtSync) {
+  p::JoinGroupRequestData req;
+  req.group_id = "big";
+  req.session_timeout_ms = kSession;
+  req.rebalance_timeout_ms = kRebalance;
+  req.protocol_type = "consumer";
+  auto& pr = req.protocols.emplace_back();
+  pr.name = "range";
+  pr.metadata.assign(2 << 20, 'x');  // 2 MiB > the default 1 MiB record limit
+  auto first = std::make_shared<std::optional<p::JoinGroupResponseData>>();
+  coordinator_->JoinGroup(9, {"client", "/127.0.0.1"}, req,
+                          [first](p::JoinGroupResponseData r) { *first = std::move(r); });
+  ASSERT_EQ((*first)->error_code, ke::kMemberIdRequired);
+  req.member_id = (*first)->member_id;
+  auto joined = std::make_shared<std::optional<p::JoinGroupResponseData>>();
+  coordinator_->JoinGroup(9, {"client", "/127.0.0.1"}, req,
+                          [joined](p::JoinGroupResponseData r) { *joined = std::move(r); });
+  Advance(3000);
+  ASSERT_TRUE(joined->has_value());
+  ASSERT_EQ((*joined)->error_code, 0);
+  const int64_t end = OffsetsLog("big")->log_end_offset();
+  auto sync = Sync("big", 1, req.member_id, {{req.member_id, "a"}});
+  ASSERT_TRUE(sync->has_value());
+  EXPECT_EQ((*sync)->error_code, ke::kUnknownServerError);
+  EXPECT_EQ(OffsetsLog("big")->log_end_offset(), end);  // nothing stored
+  EXPECT_EQ(State("big"), "PreparingRebalance");
+  EXPECT_THAT(lines_, ::testing::Contains(HasSubstr("Failed to write 1 records")));
+}
+
+// Commits for unknown groups and generations leave nothing behind.
+TEST_F(GroupCoordinatorTest, RefusedCommitsStoreNothing) {
+  auto [a, ja] = JoinNew("g");
+  Advance(3000);
+  Sync("g", 1, a, {{a, "x"}});
+  const int64_t end = OffsetsLog("g")->log_end_offset();
+  EXPECT_EQ(Commit("g", 7, a, 1), ke::kIllegalGeneration);
+  EXPECT_EQ(Commit("g", 1, "stranger", 1), ke::kUnknownMemberId);
+  EXPECT_EQ(OffsetsLog("g")->log_end_offset(), end);
+  EXPECT_EQ(Commit("nogroup", 3, "m", 1), ke::kGroupIdNotFound);
+  EXPECT_EQ(State("nogroup"), "none");
+  EXPECT_EQ(OffsetsLog("nogroup")->log_end_offset(), 0);
+}
+
 // Shutdown answers the requests that wait for a rebalance.
 TEST_F(GroupCoordinatorTest, ShutdownAnswersWaitingJoins) {
   auto [a, ja] = JoinNew("g");

@@ -224,6 +224,58 @@ TEST_F(BrokerDispatchTest, ApiVersionsListsServedApisWithAV0Header) {
   EXPECT_TRUE(produce);
 }
 
+// Group requests Kafka cannot parse or refuses: a group id longer than a protocol string may
+// be (32767 bytes) closes the connection; a JoinGroup with an unknown protocol type for an
+// existing group, or an OffsetCommit for a topic that does not exist, gets Kafka's error code;
+// nothing is stored for any of them.
+TEST_F(BrokerDispatchTest, BadGroupRequests) {
+  JoinGroupRequestData join;
+  join.group_id = std::string(100 * 1024, 'g');
+  join.session_timeout_ms = 30000;
+  join.protocol_type = "consumer";
+  join.protocols.emplace_back().name = "range";
+  // The generated encoder refuses such a string too, so the frame is written by hand: the
+  // header, then a compact string length of 100 KB + 1 and the bytes.
+  RequestHeaderData h;
+  h.request_api_key = 11;
+  h.request_api_version = 9;
+  h.correlation_id = 1;
+  h.client_id = "c";
+  ProtocolWriter w;
+  ASSERT_TRUE(h.Encode(&w, RequestHeaderVersion(11, 9)).ok());
+  w.WriteUnsignedVarint(static_cast<uint32_t>(join.group_id.size() + 1));
+  std::vector<uint8_t> frame = w.bytes();
+  frame.insert(frame.end(), join.group_id.begin(), join.group_id.end());
+  frame.resize(frame.size() + 64, 0);
+  Answer a = Call(frame);
+  EXPECT_EQ(a.action, Response::Action::kCloseConnection);
+  EXPECT_FALSE(logs_->FindTopic("__consumer_offsets").ok());  // nothing stored, not even that
+
+  // An OffsetCommit for a topic that does not exist: UNKNOWN_TOPIC_OR_PARTITION, no group.
+  OffsetCommitRequestData commit;
+  commit.group_id = "g";
+  auto& t = commit.topics.emplace_back();
+  t.name = "no-such-topic";
+  t.partitions.emplace_back().committed_offset = 5;
+  auto resp = Decode<OffsetCommitResponseData>(Call(Frame(8, 9, commit)), 8, 9);
+  EXPECT_EQ(resp.topics.at(0).partitions.at(0).error_code, kafka_error::kUnknownTopicOrPartition);
+  ListGroupsRequestData list;
+  EXPECT_TRUE(Decode<ListGroupsResponseData>(Call(Frame(16, 5, list)), 16, 5).groups.empty());
+
+  // A member of protocol type "consumer" joins; one of "connect" is refused.
+  join.group_id = "g";
+  auto first = Decode<JoinGroupResponseData>(Call(Frame(11, 9, join)), 11, 9);
+  ASSERT_EQ(first.error_code, kafka_error::kMemberIdRequired);
+  join.member_id = first.member_id;  // now a member, waiting for the initial delay
+  groups_->JoinGroup(9, {"c", "/127.0.0.1"}, join, [](JoinGroupResponseData) {});
+  JoinGroupRequestData other = join;
+  other.member_id = "";
+  other.protocol_type = "connect";
+  auto refused = Decode<JoinGroupResponseData>(Call(Frame(11, 9, other)), 11, 9);
+  EXPECT_EQ(refused.error_code, kafka_error::kInconsistentGroupProtocol);
+  EXPECT_EQ(refused.member_id, "");
+}
+
 // The light APIs run on the network thread; Produce only while no append may fsync.
 TEST_F(BrokerDispatchTest, InlineHandlingOnlyForBoundedWork) {
   auto frame_of = [](ApiKey key) {
