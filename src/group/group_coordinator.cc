@@ -99,18 +99,6 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
  public:
   using Completions = std::vector<std::function<void()>>;
 
-  struct Shard {
-    int32_t partition = 0;
-    Mutex mu;
-    std::shared_ptr<Log> log GUARDED_BY(mu);  // null until __consumer_offsets exists
-    bool failed GUARDED_BY(mu) = false;       // its load failed: answers NOT_COORDINATOR
-    std::map<std::string, std::unique_ptr<ClassicGroup>> groups GUARDED_BY(mu);
-    // group -> (topic, partition) -> offset
-    std::map<std::string, std::map<std::pair<std::string, int32_t>, CommittedOffset>> offsets
-        GUARDED_BY(mu);
-    std::map<std::string, uint64_t> timers GUARDED_BY(mu);  // key -> the live timer's sequence
-  };
-
   // A pending timer's work; see Fire.
   struct Timer {
     enum class Kind { kInitialJoin, kJoin, kHeartbeat, kPendingSync };
@@ -120,6 +108,28 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     int32_t generation = 0;  // kPendingSync
     int64_t delay_ms = 0;    // kInitialJoin: this wait, and what remains of the rebalance timeout
     int64_t remaining_ms = 0;
+  };
+
+  // A live timer: its work, when it is due, and the sequence number of the one scheduler task
+  // that will fire it (a reset to a later time only moves `due_ms`: the task, when it runs
+  // early, waits again for the rest, so resets - every heartbeat and commit - add no tasks).
+  struct TimerEntry {
+    Timer timer;
+    int64_t due_ms = 0;
+    uint64_t seq = 0;
+    int64_t task_due_ms = 0;  // when that task runs
+  };
+
+  struct Shard {
+    int32_t partition = 0;
+    Mutex mu;
+    std::shared_ptr<Log> log GUARDED_BY(mu);  // null until __consumer_offsets exists
+    bool failed GUARDED_BY(mu) = false;       // its load failed: answers NOT_COORDINATOR
+    std::map<std::string, std::unique_ptr<ClassicGroup>> groups GUARDED_BY(mu);
+    // group -> (topic, partition) -> offset
+    std::map<std::string, std::map<std::pair<std::string, int32_t>, CommittedOffset>> offsets
+        GUARDED_BY(mu);
+    std::map<std::string, TimerEntry> timers GUARDED_BY(mu);
   };
 
   Core(const GroupCoordinatorConfig& config, LogManager* logs, Scheduler* scheduler,
@@ -349,27 +359,47 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
   static std::string SyncKey(const ClassicGroup& g) { return "sync-" + g.group_id(); }
 
   void StartTimer(Shard& s, const std::string& key, int64_t delay_ms, Timer t) REQUIRES(s.mu) {
-    const uint64_t seq = ++timer_seq_;
-    s.timers[key] = seq;
+    const int64_t due = scheduler_->NowMs() + std::max<int64_t>(delay_ms, 0);
+    auto it = s.timers.find(key);
+    if (it != s.timers.end() && it->second.task_due_ms <= due) {
+      it->second.timer = std::move(t);  // its task is due first and will wait for the rest
+      it->second.due_ms = due;
+      return;
+    }
+    TimerEntry& e = s.timers[key];
+    e.timer = std::move(t);
+    e.due_ms = due;
+    e.seq = ++timer_seq_;
+    ScheduleTimerTask(s, key, e);
+  }
+
+  void ScheduleTimerTask(Shard& s, const std::string& key, TimerEntry& e) REQUIRES(s.mu) {
+    const int64_t now = scheduler_->NowMs();
+    e.task_due_ms = e.due_ms;
     std::weak_ptr<Core> weak = weak_from_this();
     Shard* sp = &s;
     scheduler_->Schedule(
         "group-coordinator-timer",
-        [weak, sp, key, seq, t = std::move(t)] {
+        [weak, sp, key, seq = e.seq] {
           std::shared_ptr<Core> core = weak.lock();
           if (core == nullptr) return;
           Completions done;
           {
             MutexLock l(&sp->mu);
             auto it = sp->timers.find(key);
-            if (it == sp->timers.end() || it->second != seq) return;  // cancelled or replaced
-            sp->timers.erase(it);
+            if (it == sp->timers.end() || it->second.seq != seq) return;  // cancelled, replaced
             if (core->shut_down_) return;
+            if (it->second.due_ms > core->scheduler_->NowMs()) {
+              core->ScheduleTimerTask(*sp, key, it->second);  // reset meanwhile: wait again
+              return;
+            }
+            const Timer t = std::move(it->second.timer);
+            sp->timers.erase(it);
             core->Fire(*sp, t, &done);
           }
           RunAll(&done);
         },
-        std::max<int64_t>(delay_ms, 0));
+        std::max<int64_t>(e.due_ms - now, 0));
   }
   void CancelTimer(Shard& s, const std::string& key) REQUIRES(s.mu) { s.timers.erase(key); }
 

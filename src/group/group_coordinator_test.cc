@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "base/scheduler.h"
@@ -470,6 +471,29 @@ TEST_F(GroupCoordinatorTest, RefusedCommitsStoreNothing) {
   EXPECT_EQ(Commit("nogroup", 3, "m", 1), ke::kGroupIdNotFound);
   EXPECT_EQ(State("nogroup"), "none");
   EXPECT_EQ(OffsetsLog("nogroup")->log_end_offset(), 0);
+}
+
+// Resetting a session timer (every heartbeat and commit) schedules nothing new: the timer's one
+// task waits again when it finds the deadline moved. 10,000 heartbeats leave a handful of tasks.
+TEST_F(GroupCoordinatorTest, HeartbeatsDoNotPileUpTimerTasks) {
+  auto [a, ja] = JoinNew("g");
+  Advance(3000);
+  Sync("g", 1, a, {{a, "x"}});
+  auto timer_tasks = [&] {
+    auto names = scheduler_->PendingTaskNames();
+    return std::count(names.begin(), names.end(), "group-coordinator-timer");
+  };
+  const auto before = timer_tasks();
+  for (int i = 0; i < 10000; ++i) {
+    ASSERT_EQ(coordinator_->Heartbeat("g", 1, a, std::nullopt), ke::kNone);
+    if (i % 100 == 0) Advance(1);
+  }
+  EXPECT_LE(timer_tasks(), before + 1);
+  // The session timeout still counts from the last heartbeat.
+  Advance(kSession - 1);
+  EXPECT_EQ(State("g"), "Stable");
+  Advance(2);
+  EXPECT_EQ(State("g"), "Empty");
 }
 
 // Shutdown answers the requests that wait for a rebalance.

@@ -302,6 +302,12 @@ def measured_run(cmd, broker, other, timeout, outfile):
     }
 
 
+GROUP_CONSUME = re.compile(r"^group\.consume records=(\d+) members=(\d+) first\.assignment\.ms=(\d+) "
+                           r"fetch\.ms=(\d+) mb\.per\.sec=([\d.]+) records\.per\.sec=([\d.]+)", re.M)
+GROUP_REBALANCE = re.compile(r"^rebalance\.ms median=(\d+) max=(\d+) rounds=(\d+)", re.M)
+GROUP_COMMITS = re.compile(r"^commits\.per\.sec count=(\d+) seconds=([\d.]+) rate=([\d.]+)", re.M)
+
+
 PROBE_LINE = re.compile(r"^latency\.us records=(\d+) p50=(\d+) p90=(\d+) p99=(\d+) p999=(\d+) "
                         r"max=(\d+) mean=([\d.]+)", re.M)
 
@@ -405,6 +411,80 @@ class Bench:
         res.update({"records": int(m[1]), "p50_us": int(m[2]), "p90_us": int(m[3]), "p99_us": int(m[4]),
                     "p999_us": int(m[5]), "max_us": int(m[6]), "mean_us": float(m[7])})
         return res
+
+    def group_tool(self, broker, other, mode, topic, extra, outfile, pattern, timeout=300):
+        cmd = self.java + ["GroupBench", mode, "--bootstrap-server", broker.bootstrap, "--topic", topic, *extra]
+        text, res = measured_run(cmd, broker, other, timeout, outfile)
+        m = pattern.search(text)
+        if m is None:
+            raise BenchError(f"no GroupBench {mode} result in:\n{text[-2000:]}")
+        return text, m, res
+
+    def run_groups(self, workroot, seglog_bin):
+        """The group coordinator: 4 members reading 8 partitions, the rebalance when a member
+        joins 3 others, and OffsetCommit round trips, alternating between the brokers."""
+        args = self.args
+        cdir = os.path.join(workroot, "groups")
+        shutil.rmtree(cdir, ignore_errors=True)
+        if args.baseline:
+            other_b = SeglogBroker(args.baseline, os.path.join(cdir, OTHER), name=OTHER)
+        else:
+            other_b = KafkaBroker(self.cp, os.path.join(cdir, "kafka"))
+        brokers = [SeglogBroker(seglog_bin, os.path.join(cdir, "seglog")), other_b]
+        out = {"records": args.group_records, "rounds": args.rounds, "runs": []}
+        try:
+            for b in brokers:
+                b.start()
+            for i, b in enumerate(brokers):
+                self.create_topics(b, 8, ["bench-groups"])
+                self.produce(b, brokers[1 - i], "bench-groups", "1", args.group_records,
+                             os.path.join(cdir, f"fill-{b.name}.out"))
+            for r in range(args.rounds):
+                for i, b in enumerate(brokers):
+                    o = brokers[1 - i]
+                    base = os.path.join(cdir, f"r{r}-{b.name}")
+                    run = {"round": r, "broker": b.name}
+                    _, m, res = self.group_tool(b, o, "consume", "bench-groups",
+                                                ["--members", "4", "--records", str(args.group_records)],
+                                                base + ".consume.out", GROUP_CONSUME)
+                    run["consume"] = {**res, "first_assignment_ms": int(m[3]), "fetch_ms": int(m[4]),
+                                      "mb_per_s": float(m[5]), "records_per_s": float(m[6])}
+                    text, m, res = self.group_tool(b, o, "rebalance", "bench-groups",
+                                                   ["--members", "3", "--rounds", "3"],
+                                                   base + ".rebalance.out", GROUP_REBALANCE)
+                    run["rebalance"] = {**res, "median_ms": int(m[1]), "max_ms": int(m[2]),
+                                        "rounds_ms": [int(x) for x in re.findall(r"round=\d+ ms=(\d+)", text)]}
+                    _, m, res = self.group_tool(b, o, "commits", "bench-groups", ["--seconds", "10"],
+                                                base + ".commits.out", GROUP_COMMITS)
+                    run["commits"] = {**res, "count": int(m[1]), "rate": float(m[3])}
+                    out["runs"].append(run)
+                    log(f"groups round {r} {b.name:6}: consume {run['consume']['mb_per_s']:.1f} MB/s "
+                        f"(assigned in {run['consume']['first_assignment_ms']} ms), join rebalance median "
+                        f"{run['rebalance']['median_ms']} ms, commits {run['commits']['rate']:.0f}/s, "
+                        f"broker cpu {run['commits']['broker_cpu_s']:.2f}s over the commits")
+        finally:
+            for b in brokers:
+                try:
+                    b.stop()
+                except BenchError as e:
+                    log(f"groups: {e}")
+        if not args.keep:
+            shutil.rmtree(cdir, ignore_errors=True)
+        med = {}
+        for b in ("seglog", OTHER):
+            rs = [r for r in out["runs"] if r["broker"] == b]
+            if rs:
+                med[b] = {"consume_mb_per_s": statistics.median(r["consume"]["mb_per_s"] for r in rs),
+                          "consume_first_assignment_ms": statistics.median(
+                              r["consume"]["first_assignment_ms"] for r in rs),
+                          "consume_broker_cpu_s": statistics.median(r["consume"]["broker_cpu_s"] for r in rs),
+                          "rebalance_median_ms": statistics.median(r["rebalance"]["median_ms"] for r in rs),
+                          "rebalance_max_ms": max(r["rebalance"]["max_ms"] for r in rs),
+                          "commits_per_s": statistics.median(r["commits"]["rate"] for r in rs),
+                          "commits_broker_cpu_s": statistics.median(r["commits"]["broker_cpu_s"] for r in rs),
+                          "broker_rss_max_mib": max(r["commits"]["broker_rss_max_mib"] for r in rs)}
+        out["median"] = med
+        return out
 
     def timeout(self, records):
         return max(180, records // 2000)
@@ -631,6 +711,25 @@ def markdown(res):
                         if "probe" in m["seglog"] and "probe" in m[OTHER] else "n/a | ") +
                      f"{ratio(sp['broker_rss_max_mib'], kp['broker_rss_max_mib'])} | "
                      f"{ratio(sp['broker_cpu_s_per_gib'], kp['broker_cpu_s_per_gib'])} |")
+    g = res.get("groups")
+    if g and g.get("median"):
+        lines.append("")
+        lines.append(f"Consumer groups (GroupBench, {g['records']:,} records of 1 KiB in 8 partitions, "
+                     f"{g['rounds']} rounds, medians): 4 members of a new group read everything; a 4th member "
+                     "joins a group of 3 (3 joins per round, the time until every member has its new "
+                     "partitions); one member's commitSync() loop for 10 s.")
+        lines.append("")
+        lines.append("| broker | 4-member read MB/s | until all assigned ms | broker CPU-s (read) | "
+                     "join rebalance ms (median, max) | OffsetCommit/s | broker CPU-s (10 s of commits) | broker RSS max MiB |")
+        lines.append("|---|---|---|---|---|---|---|---|")
+        for b in ("seglog", OTHER):
+            m = g["median"].get(b)
+            if not m:
+                continue
+            lines.append(f"| {b} | {fmt(m['consume_mb_per_s'], 1)} | {fmt(m['consume_first_assignment_ms'])} | "
+                         f"{fmt(m['consume_broker_cpu_s'], 2)} | {fmt(m['rebalance_median_ms'])}, "
+                         f"{fmt(m['rebalance_max_ms'])} | {fmt(m['commits_per_s'])} | "
+                         f"{fmt(m['commits_broker_cpu_s'], 2)} | {fmt(m['broker_rss_max_mib'], 1)} |")
     lines.append("")
     lines.append("Every run:")
     lines.append("")
@@ -664,6 +763,8 @@ def main():
     ap.add_argument("--probe-records", type=int, default=20000,
                     help="ProduceLatencyProbe records per run after the consumer (one in flight: the "
                          "broker's produce round trip in microseconds); 0: skip it")
+    ap.add_argument("--group-records", type=int, default=None,
+                    help="records of the consumer-group runs (default: --records); 0: skip the group runs")
     ap.add_argument("--quick", action="store_true", help="smoke check: --records 20000 --rounds 1")
     ap.add_argument("--configs", default=",".join(CONFIGS), help="comma list of " + ", ".join(CONFIGS))
     ap.add_argument("--seglog", default=os.environ.get("SEGLOG", os.path.join(ROOT, "build/release/cli/seglog")))
@@ -679,6 +780,8 @@ def main():
     if args.quick:
         args.records, args.rounds = 20000, 1
         args.probe_records = min(args.probe_records, 2000)
+    if args.group_records is None:
+        args.group_records = args.records
     if args.warmup_records is None:
         args.warmup_records = max(10000, args.records // 5)
     if args.md is None:
@@ -730,6 +833,12 @@ def main():
         res["loadavg_end"] = loadavg()
         os.makedirs(os.path.dirname(args.out), exist_ok=True)
         with open(args.out, "w") as f:  # after every configuration, so a long run leaves a partial file
+            json.dump(res, f, indent=1)
+            f.write("\n")
+    if args.group_records:
+        res["groups"] = bench.run_groups(args.work_dir, args.seglog)
+        res["loadavg_end"] = loadavg()
+        with open(args.out, "w") as f:
             json.dump(res, f, indent=1)
             f.write("\n")
     md = markdown(res)
