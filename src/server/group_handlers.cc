@@ -89,9 +89,10 @@ p::FindCoordinatorResponseData HandleFindCoordinator(const BrokerContext& ctx,
   const int8_t key_type = version >= 1 ? req.key_type : kGroupKeyType;
   const int32_t port = ctx.advertised_port->load();
   if (version < 4) {
+    // v1-3 carry Kafka's Errors.message(): the error's text, or its name "NONE" on success.
     const int16_t e = find(key_type);
     resp.error_code = e;
-    resp.error_message = ErrorMessage(e);
+    resp.error_message = e == ke::kNone ? std::optional<std::string>("NONE") : ErrorMessage(e);
     resp.node_id = e == ke::kNone ? ctx.node_id : -1;
     resp.host = e == ke::kNone ? ctx.advertised_host : "";
     resp.port = e == ke::kNone ? port : -1;
@@ -102,7 +103,8 @@ p::FindCoordinatorResponseData HandleFindCoordinator(const BrokerContext& ctx,
     const int16_t e = find(key_type);
     c.key = key;
     c.error_code = e;
-    c.error_message = ErrorMessage(e);
+    // v4+ entries carry a message only on the invalid-request path, as Kafka's.
+    c.error_message = e == ke::kInvalidRequest ? ErrorMessage(e) : std::nullopt;
     c.node_id = e == ke::kNone ? ctx.node_id : -1;
     c.host = e == ke::kNone ? ctx.advertised_host : "";
     c.port = e == ke::kNone ? port : -1;
