@@ -1,6 +1,8 @@
 """Shared pieces of the real-client tests: start `seglog serve` on a free loopback port, run
-Kafka's Java tools from the cached 4.4.0 jars, and judge the partition directories afterwards
-with `seglog check` and Kafka's own DumpLogSegments --deep-iteration.
+Kafka's Java tools from the cached 4.4.0 jars (and the test's own Java programs in java/,
+compiled against them), and judge the partition directories afterwards with `seglog check`
+and Kafka's own DumpLogSegments --deep-iteration (and --offsets-decoder for the group
+coordinator's __consumer_offsets).
 
 Every server binds 127.0.0.1 only; every wait is bounded.
 """
@@ -16,6 +18,9 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ORACLE = os.path.join(ROOT, "interop", "kafka", "oracle.sh")
+JAVA_HELPERS = os.path.join(ROOT, "tests", "clients", "java")
+LOG4J_CONF = os.path.join(ROOT, "interop", "kafka", "log4j2.properties")
+OFFSETS_TOPIC = "__consumer_offsets"  # the group coordinator's compacted topic
 
 
 class Failure(Exception):
@@ -110,27 +115,59 @@ def kafka_tool(cls, *args, timeout=120, input=None, ok=True):
     return run([ORACLE, "kafka-class", cls, *args], timeout=timeout, input=input, ok=ok)
 
 
+_java_classpath = []
+
+
+def java_helper(main, *args):
+    """The command line of one of tests/clients/java's programs, compiled against the Kafka
+    4.4.0 jars on first use (oracle.sh classpath-with caches the classes by content)."""
+    if not _java_classpath:
+        p = run([ORACLE, "classpath-with", "clients", JAVA_HELPERS], timeout=300)
+        _java_classpath.append(p.stdout.strip().splitlines()[-1])
+    return ["java", f"-Dlog4j2.configurationFile={LOG4J_CONF}", "-cp", _java_classpath[0], main,
+            *args]
+
+
 def judge_directories(seglog, data_dir, expect_records=None):
     """After a client test: seglog check passes, and Kafka's DumpLogSegments --deep-iteration
-    finds every batch of every partition valid with consecutive offsets."""
+    finds every batch of every partition valid with consecutive offsets. The records of
+    __consumer_offsets (the group coordinator's) are not counted against `expect_records`: its
+    non-empty logs are dumped again with --offsets-decoder, which must decode every record."""
     p = run([seglog, "check", "--log-dir", data_dir], ok=False)
     check(p.returncode == 0 and " 0 problem(s)" in p.stdout,
           f"seglog check failed:\n{p.stdout}\n{p.stderr}")
     logs = []
+    offsets_logs = []
     for part in sorted(os.listdir(data_dir)):
         d = os.path.join(data_dir, part)
         if os.path.isdir(d):
-            logs += [os.path.join(d, f) for f in sorted(os.listdir(d)) if f.endswith(".log")]
+            files = [os.path.join(d, f) for f in sorted(os.listdir(d)) if f.endswith(".log")]
+            logs += files
+            if part.rsplit("-", 1)[0] == OFFSETS_TOPIC:
+                offsets_logs += [f for f in files if os.path.getsize(f) > 0]
     total = 0
     if logs:
         p = kafka_tool("org.apache.kafka.tools.DumpLogSegments", "--files", ",".join(logs),
                        "--deep-iteration")
         batches = len(re.findall(r"^baseOffset:", p.stdout, re.M))
         valid = len(re.findall(r"isvalid: true", p.stdout))
-        total = len(re.findall(r"^\| offset:", p.stdout, re.M))
         check(batches == valid, f"DumpLogSegments: {batches} batches, {valid} valid")
         check("invalid bytes" not in p.stdout, "DumpLogSegments found invalid bytes")
         check("Non-consecutive" not in p.stderr, f"DumpLogSegments: {p.stderr[-2000:]}")
+        # One "Dumping <file>" section per log: count the records outside __consumer_offsets.
+        for section in re.split(r"^Dumping ", p.stdout, flags=re.M)[1:]:
+            part = os.path.basename(os.path.dirname(section.split("\n", 1)[0]))
+            if part.rsplit("-", 1)[0] != OFFSETS_TOPIC:
+                total += len(re.findall(r"^\| offset:", section, re.M))
+    if offsets_logs:
+        p = kafka_tool("org.apache.kafka.tools.DumpLogSegments", "--files", ",".join(offsets_logs),
+                       "--offsets-decoder")
+        rows = re.findall(r"^\| offset:.*$", p.stdout, re.M)
+        bad = [r for r in rows if not re.search(r' key: \{"type":"\d+","data":\{.* payload: \S', r)]
+        check(not bad, f"DumpLogSegments --offsets-decoder did not decode {len(bad)} of "
+                       f"{len(rows)} records, e.g. {bad[:2]}")
+        print(f"DumpLogSegments --offsets-decoder decoded all {len(rows)} records of "
+              f"{OFFSETS_TOPIC}")
     if expect_records is not None:
         check(total == expect_records, f"DumpLogSegments counted {total} records, "
                                        f"expected {expect_records}")
