@@ -22,7 +22,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Broker, Failure, Workspace, check, judge_directories, kafka_tool, run  # noqa
+from harness import (ORACLE, Broker, Failure, Workspace, check, java_helper,  # noqa
+                     judge_directories, kafka_tool, run)
 
 CODECS = ["none", "gzip", "snappy", "lz4", "zstd"]
 CASES = {}
@@ -389,6 +390,736 @@ def crash_durability(ctx):
     check(not missing, f"{len(missing)} acknowledged records lost, e.g. {missing[:3]}")
     check("recover" in b.log().lower() or b.starts == 2, "no restart")
     ctx.expect_records = len(rows)
+
+
+# ----------------------------------------------------------------------------------------------
+# Consumer groups (the classic protocol): Kafka's console consumer and kafka-consumer-groups,
+# KafkaConsumer members rebalancing, offsets across restarts, librdkafka and kafka-python
+
+
+TOPICS = "org.apache.kafka.tools.TopicCommand"
+GROUPS = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
+CONSOLE_CONSUMER = "org.apache.kafka.tools.consumer.ConsoleConsumer"
+
+
+def create_topic(bootstrap, topic, partitions):
+    out = kafka_tool(TOPICS, "--bootstrap-server", bootstrap, "--create", "--topic", topic,
+                     "--partitions", str(partitions)).stdout
+    check(f"Created topic {topic}." in out, out)
+
+
+def console_produce(bootstrap, topic, pairs):
+    """(key, value) pairs through Kafka's ConsoleProducer (keys spread them over partitions)."""
+    kafka_tool("org.apache.kafka.tools.ConsoleProducer", "--bootstrap-server", bootstrap,
+               "--topic", topic, "--reader-property", "parse.key=true",
+               "--reader-property", "key.separator=:",
+               input="".join(f"{k}:{v}\n" for k, v in pairs))
+
+
+def console_consume_args(bootstrap, topic, group, *extra):
+    return ["--bootstrap-server", bootstrap, "--topic", topic, "--group", group,
+            "--formatter-property", "print.partition=true",
+            "--formatter-property", "print.offset=true",
+            "--formatter-property", "print.key=true", *extra]
+
+
+def console_consume(bootstrap, topic, group, *extra, timeout=90):
+    """Kafka's ConsoleConsumer in `group`: [(partition, offset, key, value)] in the order read."""
+    p = kafka_tool(CONSOLE_CONSUMER, *console_consume_args(bootstrap, topic, group, *extra),
+                   timeout=timeout)
+    rows = []
+    for line in p.stdout.splitlines():
+        m = re.match(r"Partition:(\d+)\tOffset:(\d+)\t([^\t]*)\t(.*)$", line)
+        check(m, f"console consumer printed {line!r}")
+        rows.append((int(m[1]), int(m[2]), m[3], m[4]))
+    return rows
+
+
+def groups_tool(bootstrap, *args, ok=True):
+    """kafka-consumer-groups; stdout and stderr together (its notes go to stderr)."""
+    p = kafka_tool(GROUPS, "--bootstrap-server", bootstrap, *args, ok=ok)
+    return p.stdout + p.stderr
+
+
+def describe_offsets(bootstrap, group):
+    """kafka-consumer-groups --describe: {partition: (CURRENT-OFFSET, LOG-END-OFFSET, LAG,
+    CONSUMER-ID)}, None for a "-" number, and the whole output."""
+    out = groups_tool(bootstrap, "--describe", "--group", group)
+    rows = {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 9 and f[0] == group and f[2].isdigit():
+            num = [None if x == "-" else int(x) for x in f[3:6]]
+            check(int(f[2]) not in rows, f"partition {f[2]} twice:\n{out}")
+            rows[int(f[2])] = (*num, f[6])
+    return rows, out
+
+
+def group_state(bootstrap, group):
+    """kafka-consumer-groups --describe --state: (ASSIGNMENT-STRATEGY, STATE, #MEMBERS), or
+    None, and the whole output."""
+    out = groups_tool(bootstrap, "--describe", "--state", "--group", group)
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) >= 6 and f[0] == group and f[-1].isdigit():
+            return (f[-3], f[-2], int(f[-1])), out
+    return None, out
+
+
+def wait_group_state(bootstrap, group, state, members, timeout=30):
+    deadline = time.time() + timeout
+    while True:
+        got, out = group_state(bootstrap, group)
+        if got and got[1:] == (state, members):
+            return got
+        if time.time() > deadline:
+            raise Failure(f"group {group} never was {state} with {members} member(s):\n{out}")
+        time.sleep(0.5)
+
+
+def check_rows(rows, expected, what):
+    """Console-consumed rows are exactly the (key, value) pairs expected, each once, at
+    consecutive offsets of each partition."""
+    got = sorted((k, v) for _, _, k, v in rows)
+    check(got == sorted(expected), f"{what}: read {len(rows)} records, expected "
+                                   f"{len(expected)}; first {rows[:3]}")
+    by_part = {}
+    for p, o, _, _ in rows:
+        by_part.setdefault(p, []).append(o)
+    for p, offs in by_part.items():
+        check(offs == list(range(offs[0], offs[0] + len(offs))),
+              f"{what}: partition {p} offsets {offs[:10]}")
+    return {p: len(offs) for p, offs in by_part.items()}
+
+
+@case
+def console_consumer_group(ctx):
+    """Kafka's console consumer in a group commits what it read; kafka-consumer-groups lists,
+    describes (lag), resets and deletes the group, and refuses to delete it with a member."""
+    b = ctx.broker
+    create_topic(b.bootstrap, "grp", 3)
+    first = [(f"k{i}", f"first-{i}") for i in range(90)]
+    console_produce(b.bootstrap, "grp", first)
+    rows = console_consume(b.bootstrap, "grp", "g1", "--from-beginning", "--max-messages", "90")
+    counts = check_rows(rows, first, "first run")
+    check(sorted(counts) == [0, 1, 2], f"records of only partitions {sorted(counts)}")
+    check(all(min(o for p, o, _, _ in rows if p == q) == 0 for q in counts),
+          "the first run did not start at offset 0")
+
+    # The same group again: the offsets it committed on close leave nothing to read. The
+    # broker's log shows the second run was assigned the partitions (it did not just time out).
+    before = len(b.log())
+    rows = console_consume(b.bootstrap, "grp", "g1", "--timeout-ms", "8000")
+    check(rows == [], f"second run read {len(rows)} records: {rows[:3]}")
+    check(re.search(r"Assignment received from leader \S+ for group g1 ", b.log()[before:]),
+          f"the second run was never assigned:\n{b.log()[before:][-2000:]}")
+
+    out = groups_tool(b.bootstrap, "--list")
+    check(out.split() == ["g1"], f"--list: {out}")
+    offsets, out = describe_offsets(b.bootstrap, "g1")
+    check(offsets == {p: (n, n, 0, "-") for p, n in counts.items()}, f"describe:\n{out}")
+    check("Consumer group 'g1' has no active members." in out, out)
+
+    second = [(f"k{i}", f"second-{i}") for i in range(90, 120)]
+    console_produce(b.bootstrap, "grp", second)
+    offsets, out = describe_offsets(b.bootstrap, "g1")
+    check(sum(lag for _, _, lag, _ in offsets.values()) == len(second), f"lag:\n{out}")
+    check(all(offsets[p][0] == n and offsets[p][1] == n + offsets[p][2]
+              for p, n in counts.items()), f"describe after producing {len(second)}:\n{out}")
+    ends = {p: offsets[p][1] for p in offsets}
+
+    out = groups_tool(b.bootstrap, "--reset-offsets", "--to-earliest", "--execute",
+                      "--topic", "grp", "--group", "g1")
+    reset = sorted(tuple(l.split()) for l in out.splitlines() if l.startswith("g1 "))
+    check(reset == [("g1", "grp", str(p), "0") for p in range(3)], f"--reset-offsets:\n{out}")
+    offsets, out = describe_offsets(b.bootstrap, "g1")
+    check(offsets == {p: (0, ends[p], ends[p], "-") for p in range(3)}, f"after reset:\n{out}")
+
+    rows = console_consume(b.bootstrap, "grp", "g1", "--max-messages", str(len(first + second)))
+    check_rows(rows, first + second, "after reset")
+    offsets, out = describe_offsets(b.bootstrap, "g1")
+    check(offsets == {p: (ends[p], ends[p], 0, "-") for p in range(3)}, f"after rereading:\n{out}")
+
+    # A group with a member cannot be deleted (Kafka's GroupNotEmptyException).
+    bg_out = open(os.path.join(ctx.ws.dir, "background-consumer.log"), "w")
+    bg = subprocess.Popen(
+        [ORACLE, "kafka-class", CONSOLE_CONSUMER,
+         *console_consume_args(b.bootstrap, "grp", "g1", "--timeout-ms", "60000")],
+        stdout=bg_out, stderr=subprocess.STDOUT)
+    try:
+        strategy = wait_group_state(b.bootstrap, "g1", "Stable", 1)
+        check(strategy[0] == "range", f"assignment strategy {strategy}")
+        _, out = describe_offsets(b.bootstrap, "g1")
+        check(out.count("console-consumer-") == 3,
+              f"the member does not own the 3 partitions:\n{out}")
+        out = groups_tool(b.bootstrap, "--delete", "--group", "g1")
+        check("Group 'g1' could not be deleted due to: org.apache.kafka.common.errors."
+              "GroupNotEmptyException: The group is not empty." in out, f"--delete:\n{out}")
+    finally:
+        bg.terminate()  # its shutdown hook closes the consumer: a LeaveGroup
+        try:
+            bg.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            bg.kill()
+            bg.wait(timeout=30)
+        bg_out.close()
+    wait_group_state(b.bootstrap, "g1", "Empty", 0)
+    out = groups_tool(b.bootstrap, "--delete", "--group", "g1")
+    check("Deletion of requested consumer groups ('g1') was successful." in out,
+          f"--delete:\n{out}")
+    out = groups_tool(b.bootstrap, "--list")
+    check(out.split() == [], f"--list after --delete: {out}")
+    check("The following groups were deleted: g1. A total of 3 offsets were removed." in b.log(),
+          "no deletion in the broker's log")
+    ctx.expect_records = len(first + second)
+
+
+class JavaMember:
+    """One GroupMember (tests/clients/java/GroupMember.java): a KafkaConsumer in a group, whose
+    printed assignments, records and commits a reader thread collects."""
+
+    def __init__(self, ctx, name, group, topic, *extra, seconds=120):
+        self.name = name
+        # Its stdout and stderr, kept in the workspace (which a failed case leaves behind).
+        self.out = open(os.path.join(ctx.ws.dir, f"member-{name}.out"), "w")
+        self.err_path = os.path.join(ctx.ws.dir, f"member-{name}.err")
+        self.err = open(self.err_path, "w")
+        self.proc = subprocess.Popen(
+            java_helper("GroupMember", ctx.broker.bootstrap, group, topic, "--seconds",
+                        str(seconds), "--prop", f"client.id={name}", *extra),
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err, text=True)
+        self.lock = threading.Lock()
+        self.lines = []
+        self.records = []          # (partition, offset, value)
+        self.assignment = None     # (generation, frozenset of partitions); None while revoked
+        self.member_id = None
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.out.write(line)
+            self.out.flush()
+            f = line.rstrip("\n").split(" ", 3)
+            with self.lock:
+                self.lines.append(" ".join(f))
+                if f[0] == "assigned":
+                    parts = frozenset() if f[3] == "-" else frozenset(map(int, f[3].split(",")))
+                    self.assignment = (int(f[1]), parts)
+                    self.member_id = f[2]
+                elif f[0] in ("revoked", "lost"):
+                    self.assignment = None
+                elif f[0] == "record":
+                    self.records.append((int(f[1]), int(f[2]), f[3]))
+        self.out.close()
+
+    def snapshot(self):
+        with self.lock:
+            return self.assignment
+
+    def output(self):
+        with self.lock:
+            return list(self.lines)
+
+    def stop(self, timeout=40):
+        """Closes stdin: the member closes its consumer (a dynamic member sends LeaveGroup) and
+        exits."""
+        self.proc.stdin.close()
+        try:
+            rc = self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            raise Failure(f"member {self.name} did not stop within {timeout}s")
+        self.reader.join(10)
+        self.err.close()
+        check(rc == 0 and self.output()[-1:] == ["closed eof"],
+              f"member {self.name} exited {rc}: {self.output()[-3:]}\n{self.stderr()}")
+
+    def kill(self):
+        self.proc.kill()
+        self.proc.wait(timeout=30)
+        self.reader.join(10)
+        self.err.close()
+
+    def stderr(self):
+        with open(self.err_path) as f:
+            return f.read()[-3000:]
+
+    def ensure_gone(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=30)
+
+
+def wait_assignments(members, partitions, after_generation, what, incremental=False, timeout=60):
+    """Waits until every member reports an assignment of one generation newer than
+    `after_generation` that together cover `partitions`: disjoint and balanced. Returns the
+    generation. Assignments of one generation that overlap fail at once; so do ones that miss
+    partitions, unless `incremental` (cooperative rebalancing: a generation that revokes
+    partitions leaves them to the next)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        snap = [m.snapshot() for m in members]
+        if all(snap) and len({g for g, _ in snap}) == 1 and snap[0][0] > after_generation:
+            parts = [p for _, p in snap]
+            summary = {m.name: sorted(p) for m, p in zip(members, parts)}
+            union = set().union(*parts)
+            check(sum(map(len, parts)) == len(union),
+                  f"{what}: generation {snap[0][0]} assignments overlap: {summary}")
+            if union == set(range(partitions)):
+                sizes = sorted(map(len, parts))
+                check(sizes[-1] - sizes[0] <= 1, f"{what}: unbalanced assignments {summary}")
+                print(f"{what}: generation {snap[0][0]}: {summary}")
+                return snap[0][0]
+            check(incremental, f"{what}: generation {snap[0][0]} assignments miss partitions: "
+                               f"{summary}")
+        time.sleep(0.1)
+    raise Failure(f"{what}: no common generation after {after_generation} covering the "
+                  f"partitions within {timeout}s: "
+                  + "; ".join(f"{m.name}: {m.snapshot()} {m.output()[-2:]}" for m in members))
+
+
+class BackgroundProducer:
+    """confluent-kafka producing r0, r1, ... round-robin over the partitions of a topic, a
+    record every `interval` seconds, until stopped; remembers where each was acknowledged."""
+
+    def __init__(self, bootstrap, topic, partitions, interval=0.02):
+        from confluent_kafka import Producer
+        self.acked = {}  # (partition, offset) -> value
+        self.errors = []
+        self.stop_event = threading.Event()
+        self.producer = Producer({"bootstrap.servers": bootstrap, "acks": "all",
+                                  "enable.idempotence": True, "linger.ms": 5})
+        self.topic, self.partitions, self.interval = topic, partitions, interval
+        self.sent = 0
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _on_delivery(self, err, msg):
+        if err:
+            self.errors.append(err)
+        else:
+            self.acked[(msg.partition(), msg.offset())] = msg.value().decode()
+
+    def _run(self):
+        while not self.stop_event.is_set():
+            i = self.sent
+            self.producer.produce(self.topic, value=f"r{i}".encode(), partition=i % self.partitions,
+                                  on_delivery=self._on_delivery)
+            self.sent += 1
+            self.producer.poll(self.interval)
+
+    def stop(self):
+        self.stop_event.set()
+        self.thread.join(30)
+        check(self.producer.flush(30) == 0, "the producer did not flush")
+        check(not self.errors and len(self.acked) == self.sent,
+              f"{len(self.acked)} of {self.sent} acknowledged: {self.errors[:3]}")
+        return self.acked
+
+
+def drain_and_check(members, acked):
+    """Every acknowledged record reached some member with its value (at least once)."""
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        consumed = {(p, o) for m in members.values() for p, o, _ in list(m.records)}
+        if consumed >= set(acked):
+            break
+        time.sleep(0.2)
+    missing = sorted(set(acked) - consumed)
+    check(not missing, f"{len(missing)} of {len(acked)} records never consumed, e.g. {missing[:5]}")
+    for m in members.values():
+        for p, o, v in list(m.records):
+            check(acked.get((p, o)) == v, f"{m.name} read {v!r} at {p}/{o}, produced "
+                                          f"{acked.get((p, o))!r}")
+    total = sum(len(m.records) for m in members.values())
+    print(f"{len(acked)} records produced, {total} consumed ({total - len(acked)} again after "
+          f"a rebalance or a kill)")
+
+
+def wait_group_caught_up(bootstrap, group, acked, partitions, members_gone, timeout=30):
+    """Waits until the group's committed offsets are the log end offsets of what was
+    acknowledged (no lag); `members_gone`: and the group has no members left."""
+    ends = {p: 0 for p in range(partitions)}
+    for p, o in acked:
+        ends[p] = max(ends[p], o + 1)
+    deadline = time.time() + timeout
+    while True:
+        offsets, out = describe_offsets(bootstrap, group)
+        if ({p: o[:3] for p, o in offsets.items()} == {p: (e, e, 0) for p, e in ends.items()} and
+                (not members_gone or all(o[3] == "-" for o in offsets.values()))):
+            return
+        if time.time() > deadline:
+            raise Failure(f"group {group} did not commit up to {ends}:\n{out}")
+        time.sleep(0.5)
+
+
+@case
+def group_rebalance_java(ctx):
+    """KafkaConsumer members join, leave cleanly and die: at every generation their assignments
+    are disjoint and cover the topic's 6 partitions, and every record is consumed."""
+    b = ctx.broker
+    create_topic(b.bootstrap, "rebalance", 6)
+    member_props = ["--prop", "session.timeout.ms=6000", "--prop", "heartbeat.interval.ms=1000"]
+    members = {}
+
+    def start(name):
+        members[name] = JavaMember(ctx, name, "rg", "rebalance", *member_props)
+        return members[name]
+
+    producer = BackgroundProducer(b.bootstrap, "rebalance", 6)
+    try:
+        m1, m2 = start("m1"), start("m2")
+        gen = wait_assignments([m1, m2], 6, 0, "two members")
+        m3 = start("m3")
+        gen = wait_assignments([m1, m2, m3], 6, gen, "m3 joined")
+
+        # A clean stop: KafkaConsumer.close() sends LeaveGroup, the group rebalances at once.
+        m1_id = m1.member_id
+        m1.stop()
+        gen = wait_assignments([m2, m3], 6, gen, "m1 left")
+        check(f"Member {m1_id} has left group rg through explicit LeaveGroup request." in b.log(),
+              "no LeaveGroup of m1 in the broker's log")
+        m4 = start("m4")
+        gen = wait_assignments([m2, m3, m4], 6, gen, "m4 joined")
+
+        # SIGKILL: nobody says goodbye; the broker removes m3 when its session times out.
+        m3_id = m3.member_id
+        killed = time.time()
+        m3.kill()
+        gen = wait_assignments([m2, m4], 6, gen, "m3 killed")
+        waited = time.time() - killed
+        check(f"Member {m3_id} in group rg has failed, removing it from the group." in b.log(),
+              "no session expiry of m3 in the broker's log")
+        check(waited > 4, f"m3's partitions were taken over {waited:.1f}s after the kill, before "
+                          f"its 6 s session timeout")
+        print(f"m3's session expired and the survivors took over {waited:.1f}s after the kill")
+
+        acked = producer.stop()
+        drain_and_check(members, acked)
+        # The members commit what they consumed (again, if a commit failed mid-rebalance).
+        wait_group_caught_up(b.bootstrap, "rg", acked, 6, members_gone=False)
+        m2.stop()
+        m4.stop()
+    finally:
+        producer.stop_event.set()
+        for m in members.values():
+            m.ensure_gone()
+    wait_group_caught_up(b.bootstrap, "rg", acked, 6, members_gone=True, timeout=0)
+    ctx.expect_records = len(acked)
+
+
+@case
+def group_cooperative_static_java(ctx):
+    """KafkaConsumer members with the CooperativeStickyAssignor (incremental rebalances) and a
+    static member (KIP-345): a restarted static member takes its place back without a
+    rebalance; a closed one leaves no LeaveGroup, so its partitions move at its session
+    timeout."""
+    b = ctx.broker
+    create_topic(b.bootstrap, "coop", 6)
+    props = ["--prop", "session.timeout.ms=6000", "--prop", "heartbeat.interval.ms=1000",
+             "--prop", "partition.assignment.strategy="
+                       "org.apache.kafka.clients.consumer.CooperativeStickyAssignor"]
+    members = {}
+
+    def start(name, *extra):
+        members[name] = JavaMember(ctx, name, "cg", "coop", *props, *extra)
+        return members[name]
+
+    producer = BackgroundProducer(b.bootstrap, "coop", 6)
+    try:
+        a, c = start("a"), start("c")
+        gen = wait_assignments([a, c], 6, 0, "two members", incremental=True)
+        before = {m.name: m.snapshot()[1] for m in (a, c)}
+        s1 = start("s1", "--prop", "group.instance.id=static-1")
+        gen = wait_assignments([a, c, s1], 6, gen, "static member joined", incremental=True)
+        # Sticky and incremental: the members already there only gave partitions up.
+        for m in (a, c):
+            check(m.snapshot()[1] <= before[m.name],
+                  f"{m.name} went from {sorted(before[m.name])} to {sorted(m.snapshot()[1])}")
+        check(not any(l.startswith("lost") for m in (a, c) for l in m.output()),
+              "a member lost its partitions")
+
+        # SIGKILL the static member and start it again with the same group.instance.id: the
+        # coordinator gives the new incarnation the old one's place, generation and partitions.
+        owned = s1.snapshot()[1]
+        s1.kill()
+        s2 = start("s2", "--prop", "group.instance.id=static-1")
+        same = wait_assignments([a, c, s2], 6, gen - 1, "static member restarted",
+                                incremental=True)
+        check(same == gen and s2.snapshot()[1] == owned,
+              f"the restarted static member got generation {same} {sorted(s2.snapshot()[1])}, "
+              f"not {gen} {sorted(owned)}")
+        check(s2.member_id != s1.member_id and s2.member_id.startswith("static-1-"),
+              f"member ids {s1.member_id} -> {s2.member_id}")
+
+        # close() of a static member sends no LeaveGroup: the others take over only when the
+        # coordinator expires its session.
+        stopped = time.time()
+        s2.stop()
+        gen = wait_assignments([a, c], 6, gen, "static member closed", incremental=True)
+        waited = time.time() - stopped
+        check(f"Member {s2.member_id} in group cg has failed, removing it from the group."
+              in b.log(), "no session expiry of the static member in the broker's log")
+        check(f"Member {s2.member_id} has left group" not in b.log(),
+              "the static member sent a LeaveGroup")
+        check(waited > 4, f"the static member's partitions moved {waited:.1f}s after it closed")
+        print(f"the static member's session expired {waited:.1f}s after it closed")
+        acked = producer.stop()
+        drain_and_check(members, acked)
+        wait_group_caught_up(b.bootstrap, "cg", acked, 6, members_gone=False)
+        a.stop()
+        c.stop()
+    finally:
+        producer.stop_event.set()
+        for m in members.values():
+            m.ensure_gone()
+    wait_group_caught_up(b.bootstrap, "cg", acked, 6, members_gone=True, timeout=0)
+    ctx.expect_records = len(acked)
+
+
+def confluent_produce(bootstrap, topic, values, partitions):
+    """values[i] to partition i % partitions, acks=all; returns {(partition, offset): value}."""
+    from confluent_kafka import Producer
+    acked, errors = {}, []
+
+    def on_delivery(err, msg):
+        if err:
+            errors.append(err)
+        else:
+            acked[(msg.partition(), msg.offset())] = msg.value().decode()
+
+    p = Producer({"bootstrap.servers": bootstrap, "acks": "all", "linger.ms": 5})
+    for i, v in enumerate(values):
+        p.produce(topic, value=v.encode(), partition=i % partitions, on_delivery=on_delivery)
+    check(p.flush(30) == 0 and not errors and len(acked) == len(values),
+          f"{len(acked)} of {len(values)} acknowledged: {errors[:3]}")
+    return acked
+
+
+@case
+def offsets_survive_restart(ctx):
+    """Committed offsets are records of __consumer_offsets: a clean restart and a SIGKILL both
+    load them back, and a consumer resumes exactly where the group left off."""
+    b = ctx.broker
+    create_topic(b.bootstrap, "resume", 3)
+    values = [f"resume-{i}" for i in range(60)]
+    confluent_produce(b.bootstrap, "resume", values, 3)
+    # One record per poll, so the offsets committed on close are those of the 25 printed.
+    rows = console_consume(b.bootstrap, "resume", "g2", "--from-beginning", "--max-messages", "25",
+                           "--command-property", "max.poll.records=1")
+    check(len(rows) == 25 and len({v for *_, v in rows}) == 25, f"first run read {rows[:3]}")
+    consumed = {v for *_, v in rows}
+    committed = {p: 0 for p in range(3)}
+    for p, o, _, _ in rows:
+        committed[p] = max(committed[p], o + 1)
+    offsets, out = describe_offsets(b.bootstrap, "g2")
+    check(offsets == {p: (committed[p], 20, 20 - committed[p], "-") for p in range(3)},
+          f"describe before the restarts (expected {committed}):\n{out}")
+
+    b.stop()
+    b.start()
+    after, out = describe_offsets(b.bootstrap, "g2")
+    check(after == offsets, f"after a clean restart:\n{out}")
+
+    # A KafkaConsumer member commits 10 more (exactly: it commits what it printed), then the
+    # broker is SIGKILLed: the last commits are in the log, not in a clean shutdown's files.
+    m = JavaMember(ctx, "resumer", "g2", "resume", "--max-records", "10")
+    try:
+        rc = m.proc.wait(timeout=60)
+    finally:
+        m.ensure_gone()
+    m.reader.join(10)
+    check(rc == 0 and m.output()[-1:] == ["closed max-records"],
+          f"GroupMember exited {rc}: {m.output()[-3:]}\n{m.stderr()}")
+    check(len(m.records) == 10, f"the member read {len(m.records)} records")
+    for p, o, v in m.records:
+        check(o >= committed[p] and v not in consumed, f"the member reread {v} at {p}/{o}")
+        consumed.add(v)
+        committed[p] = max(committed[p], o + 1)
+    b.kill()
+    b.start()
+    offsets, out = describe_offsets(b.bootstrap, "g2")
+    check(offsets == {p: (committed[p], 20, 20 - committed[p], "-") for p in range(3)},
+          f"after a SIGKILL and a restart (expected {committed}):\n{out}")
+    check(re.search(r"Finished loading of metadata from __consumer_offsets-\d+ in \d+ ms: "
+                    r"\d+ records, 1 groups", b.log()), "no load of g2 in the broker's log")
+
+    # The group resumes at its committed offsets: exactly the 25 records nobody read yet.
+    rows = console_consume(b.bootstrap, "resume", "g2", "--max-messages", "25")
+    check(sorted(v for *_, v in rows) == sorted(set(values) - consumed),
+          f"resumed with {len(rows)} records, first {rows[:3]}")
+    check(all(o >= committed[p] for p, o, _, _ in rows), f"resumed before the commit: {rows[:3]}")
+    offsets, out = describe_offsets(b.bootstrap, "g2")
+    check(offsets == {p: (20, 20, 0, "-") for p in range(3)}, f"at the end:\n{out}")
+    ctx.expect_records = len(values)
+
+
+def group_resume_check(ctx, topic, group, read_some, read_rest, what):
+    """The shared shape of the Python clients' group tests: 100 records over 4 partitions; a
+    consumer of `group` reads 40 and commits them; after it closes, a second one in the same
+    group reads exactly the other 60. read_some(n) / read_rest(n) return [(partition, offset,
+    value)]."""
+    values = [f"{what}-{i}" for i in range(100)]
+    acked = confluent_produce(ctx.broker.bootstrap, topic, values, 4)
+    first = read_some(40)
+    check(len(first) == 40, f"{what}: the first consumer read {len(first)} records")
+    rest = read_rest(60)
+    for p, o, v in first + rest:
+        check(acked.get((p, o)) == v,
+              f"{what}: read {v!r} at {p}/{o}, produced {acked.get((p, o))!r}")
+    seen = [v for _, _, v in first + rest]
+    check(sorted(seen) == sorted(values),
+          f"{what}: the second consumer read {len(rest)} records, "
+          f"{len(seen) - len(set(seen))} of them again; first {rest[:3]}")
+    offsets, out = describe_offsets(ctx.broker.bootstrap, group)
+    check(offsets == {p: (25, 25, 0, "-") for p in range(4)}, f"{what}: describe:\n{out}")
+    ctx.expect_records = len(values)
+
+
+@case
+def confluent_kafka_group_consumer(ctx):
+    """librdkafka's consumer group: subscribe, commit, close; the next member resumes."""
+    from confluent_kafka import Consumer, TopicPartition
+    from confluent_kafka.admin import AdminClient, NewTopic
+    b = ctx.broker
+    admin = AdminClient({"bootstrap.servers": b.bootstrap})
+    admin.create_topics([NewTopic("ckg", num_partitions=4)])["ckg"].result(30)
+
+    def consumer():
+        c = Consumer({"bootstrap.servers": b.bootstrap, "group.id": "ck-group",
+                      "auto.offset.reset": "earliest", "enable.auto.commit": False,
+                      "session.timeout.ms": 6000, "heartbeat.interval.ms": 1000})
+        c.subscribe(["ckg"])
+        return c
+
+    def read(c, n, linger):
+        """n records (a poll returns one), then `linger` seconds more to catch extras."""
+        got = []
+        deadline = time.time() + 40
+        extra_until = None
+        while time.time() < deadline and (extra_until is None or time.time() < extra_until):
+            m = c.poll(0.5)
+            if m is None:
+                continue
+            check(not m.error(), f"consumer error {m.error()}")
+            got.append((m.partition(), m.offset(), m.value().decode()))
+            if len(got) == n and extra_until is None:
+                extra_until = time.time() + linger
+                if linger == 0:
+                    break
+        return got
+
+    def read_some(n):
+        c = consumer()
+        got = read(c, n, 0)
+        done = c.commit(asynchronous=False)  # the stored offsets: one past each record read
+        want = {}
+        for p, o, _ in got:
+            want[p] = max(want.get(p, 0), o + 1)
+        # (partitions it has read nothing of are listed with librdkafka's OFFSET_INVALID)
+        check({tp.partition: tp.offset for tp in done if tp.offset >= 0} == want,
+              f"commit: {done} vs {want}")
+        check(all(tp.error is None for tp in done), f"commit errors: {done}")
+        fetched = c.committed([TopicPartition("ckg", p) for p in range(4)], timeout=10)
+        check({tp.partition: tp.offset for tp in fetched if tp.offset >= 0} == want,
+              f"committed(): {fetched} vs {want}")
+        c.close()  # LeaveGroup
+        return got
+
+    def read_rest(n):
+        c = consumer()
+        got = read(c, n, 2)
+        c.commit(asynchronous=False)
+        desc = admin.describe_consumer_groups(["ck-group"])["ck-group"].result(30)
+        check(str(desc.state).endswith("STABLE") and len(desc.members) == 1 and
+              sorted(tp.partition for tp in desc.members[0].assignment.topic_partitions) ==
+              [0, 1, 2, 3], f"describe_consumer_groups with a member: {desc}")
+        c.close()
+        return got
+
+    group_resume_check(ctx, "ckg", "ck-group", read_some, read_rest, "confluent")
+    # librdkafka's admin sees the group and its offsets too.
+    listed = admin.list_consumer_groups().result(30)
+    check([g.group_id for g in listed.valid] == ["ck-group"],
+          f"list_consumer_groups: {listed.valid}")
+    desc = admin.describe_consumer_groups(["ck-group"])["ck-group"].result(30)
+    check(str(desc.state).endswith("EMPTY") and desc.members == [], f"describe: {desc}")
+
+
+@case
+def kafka_python_group_consumer(ctx):
+    """kafka-python's consumer group: subscribe, commit, close; the next member resumes."""
+    from kafka import KafkaConsumer, TopicPartition
+    from kafka.admin import KafkaAdminClient, NewTopic
+    b = ctx.broker
+    admin = KafkaAdminClient(bootstrap_servers=b.bootstrap)
+    admin.create_topics([NewTopic("kpg", num_partitions=4, replication_factor=1)])
+
+    def consumer():
+        c = KafkaConsumer(bootstrap_servers=b.bootstrap, group_id="kp-group",
+                          auto_offset_reset="earliest", enable_auto_commit=False,
+                          session_timeout_ms=6000, heartbeat_interval_ms=1000,
+                          max_poll_records=1)
+        c.subscribe(["kpg"])
+        return c
+
+    def read(c, n, linger):
+        got = []
+        deadline = time.time() + 40
+        extra_until = None
+        while time.time() < deadline and (extra_until is None or time.time() < extra_until):
+            for recs in c.poll(timeout_ms=500).values():
+                for r in recs:
+                    got.append((r.partition, r.offset, r.value.decode()))
+            if len(got) >= n and extra_until is None:
+                extra_until = time.time() + linger
+                if linger == 0:
+                    break
+        return got
+
+    def read_some(n):
+        c = consumer()
+        got = read(c, n, 0)
+        c.commit()  # the positions: one past each record returned, 0 where none was
+        want = {p: 0 for p in range(4)}
+        for p, o, _ in got:
+            want[p] = max(want[p], o + 1)
+        fetched = {p: c.committed(TopicPartition("kpg", p)) for p in range(4)}
+        check(all(fetched[p] == want[p] or (fetched[p] is None and want[p] == 0)
+                  for p in range(4)), f"committed(): {fetched} vs {want}")
+        c.close()  # LeaveGroup
+        return got
+
+    def read_rest(n):
+        c = consumer()
+        got = read(c, n, 2)
+        c.commit()
+        # The member as DescribeGroups shows it: kafka-python decodes its subscription and
+        # assignment (ConsumerProtocol) from the bytes the coordinator kept.
+        desc = admin.describe_groups(["kp-group"])["kp-group"]
+        members = desc["members"]
+        check(desc["group_state"] == "Stable" and desc["protocol_data"] == "range" and
+              len(members) == 1, f"describe_groups: {desc}")
+        check(members[0]["member_metadata"]["topics"] == ["kpg"] and
+              [(t["topic"], sorted(t["partitions"]))
+               for t in members[0]["member_assignment"]["assigned_partitions"]] ==
+              [("kpg", [0, 1, 2, 3])], f"describe_groups member: {members[0]}")
+        c.close()
+        return got
+
+    group_resume_check(ctx, "kpg", "kp-group", read_some, read_rest, "kafka-python")
+    groups = admin.list_groups()
+    check(groups == [{"group_id": "kp-group", "protocol_type": "consumer", "group_state": "Empty",
+                      "group_type": "classic"}], f"list_groups: {groups}")
+    offsets = admin.list_group_offsets({"kp-group": None})["kp-group"]
+    check({tp: om.offset for tp, om in offsets.items()} ==
+          {TopicPartition("kpg", p): 25 for p in range(4)}, f"list_group_offsets: {offsets}")
+    deleted = admin.delete_groups(["kp-group"])
+    check(deleted == {"kp-group": "OK"}, f"delete_groups: {deleted}")
+    groups = admin.list_groups()
+    check(groups == [], f"list_groups after delete_groups: {groups}")
+    admin.close()
 
 
 class Context:
