@@ -189,6 +189,19 @@ def producer_performance(ctx):
                  timeout=120)
         offsets = [int(x) for x in p.stdout.split()]
         check(offsets == list(range(20000)), f"read back {len(offsets)} of 20000")
+        # Kafka's consumer benchmark reads them again in a consumer group of its own.
+        out = kafka_tool("org.apache.kafka.tools.ConsumerPerformance", "--bootstrap-server",
+                         b.bootstrap, "--topic", f"perf{acks}", "--num-records", "20000",
+                         "--group", f"perf-group{acks}", "--timeout", "30000",
+                         timeout=180).stdout
+        lines = out.strip().splitlines()
+        check(len(lines) == 2 and lines[0].startswith("start.time, end.time, data.consumed.in.MB"),
+              out[-2000:])
+        stats = dict(zip(lines[0].split(", "), lines[1].split(", ")))
+        check(stats["data.consumed.in.nMsg"] == "20000" and
+              stats["data.consumed.in.MB"] == "19.5313", f"ConsumerPerformance: {stats}")
+        offsets, out = describe_offsets(b.bootstrap, f"perf-group{acks}")
+        check(offsets == {0: (20000, 20000, 0, "-")}, f"describe:\n{out}")
     ctx.expect_records = 40000
 
 
