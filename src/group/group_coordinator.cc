@@ -1007,10 +1007,12 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
       ResetHeartbeat(s, g, *mm);
     }
     g.TransitionTo(ClassicGroupState::kStable, scheduler_->NowMs());
+    size_t statics = 0;
+    for (const auto& [id, member] : g.members()) statics += member.group_instance_id ? 1 : 0;
     Info(
         fmt::format("Assignment received from leader {} for group {} for generation {}. The group "
-                    "has {} members, 0 of which are static.",
-                    req.member_id, g.group_id(), g.generation(), g.size()));
+                    "has {} members, {} of which are static.",
+                    req.member_id, g.group_id(), g.generation(), g.size(), statics));
   }
 
   int16_t Heartbeat(const std::string& group_id, int32_t generation, const std::string& member_id,
