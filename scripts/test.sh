@@ -21,7 +21,7 @@ fuzz_seconds=${FUZZ_SECONDS:-60}
 bash scripts/install-deps.sh
 bash scripts/install-clients.sh
 interop/kafka/oracle.sh compile >/dev/null
-# MirrorMaker 2's jars (interop/kafka/mirror/pom.xml), for interop.mirrormaker_seglog_to_kafka.
+# MirrorMaker 2's jars (interop/kafka/move/pom.xml), for interop.mirrormaker_seglog_to_kafka.
 interop/kafka/oracle.sh mirror-classpath >/dev/null
 # The committed protocol code is what the generator makes of Kafka 4.4.0's schemas.
 bash scripts/check_generated.sh

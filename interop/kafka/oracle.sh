@@ -14,8 +14,8 @@
 #                                           sources and jars are unchanged) and print
 #                                           "<those classes>:<classpath>" (the broker harness,
 #                                           bench/compare's Kafka harness)
-#   oracle.sh mirror-classpath              MirrorMaker 2: fetch mirror/pom.xml's jars into the
-#                                           cache (mirror-lib), compile mirror/src/*.java like
+#   oracle.sh mirror-classpath              MirrorMaker 2: fetch move/pom.xml's jars into the
+#                                           cache (mirror-lib), compile move/src/*.java like
 #                                           classpath-with, and print "<mirror-lib>/*:<that>"
 #
 # Cache: ${SEGLOG_CACHE:-$HOME/.cache/seglog}/kafka-4.4.0/{lib,mirror-lib,classes-<sha256>}
@@ -37,7 +37,7 @@ pom_sha() { sha256sum "$POM" | cut -d' ' -f1; }
 
 # MirrorMaker 2's jars, from a pom of their own into a directory of their own, so that pom.xml,
 # its cache key ($STAMP) and the oracle's classpath are the same with or without them.
-MIRROR_DIR="$SCRIPT_DIR/mirror"
+MIRROR_DIR="$SCRIPT_DIR/move"
 MIRROR_POM="$MIRROR_DIR/pom.xml"
 MIRROR_LIB="$CACHE/mirror-lib"
 MIRROR_STAMP="$MIRROR_LIB/.pom.sha256"
@@ -93,7 +93,7 @@ has_mirror_jars() {
     done
 }
 
-# fetch_mirror: as fetch, for mirror/pom.xml into $MIRROR_LIB (its jars only: the pom excludes
+# fetch_mirror: as fetch, for move/pom.xml into $MIRROR_LIB (its jars only: the pom excludes
 # their dependencies, which are pom.xml's).
 fetch_mirror() {
     local want

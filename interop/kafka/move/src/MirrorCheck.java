@@ -32,7 +32,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * The client side of interop/kafka/mirror/mirrormaker_check.py, run against either broker
+ * The client side of interop/kafka/move/mirrormaker_check.py, run against either broker
  * (seglog serve or the real Kafka 4.4.0 one). Every command prints one JSON document on stdout.
  *
  *   create-topic BOOTSTRAP TOPIC PARTITIONS [key=value ...]

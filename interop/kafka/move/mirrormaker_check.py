@@ -75,12 +75,39 @@ def log(msg):
 
 
 class KafkaTarget(KafkaBroker):
-    """broker_compare's single-node KRaft broker (-Xmx1G), with groups that form at once."""
+    """broker_compare's single-node KRaft broker (-Xmx1G), with groups that form at once;
+    optionally with its log directory `data` and its metadata log in `metadata_dir`. Each start
+    begins a new server.log (the previous one becomes server.log.<n>)."""
+
+    def __init__(self, cp, workdir, data=None, metadata_dir=None):
+        super().__init__(cp, workdir)
+        self.data = data or self.data
+        self.metadata_dir = metadata_dir
+        self.starts = 0
 
     def _write_config(self):
         super()._write_config()
         with open(os.path.join(self.workdir, "server.properties"), "a") as f:
             f.write("group.initial.rebalance.delay.ms=0\nauto.create.topics.enable=false\n")
+            if self.metadata_dir:
+                f.write(f"metadata.log.dir={self.metadata_dir}\n")
+
+    @property
+    def server_log(self):
+        return os.path.join(self.workdir, "logs", "server.log")
+
+    def start(self, *args, **kwargs):
+        if os.path.exists(self.server_log):
+            os.rename(self.server_log, f"{self.server_log}.{self.starts}")
+        self.starts += 1
+        return super().start(*args, **kwargs)
+
+    def log(self):
+        try:
+            with open(self.server_log) as f:
+                return f.read()
+        except OSError:
+            return ""
 
 
 def helper(cp, *args, timeout=90):
@@ -99,7 +126,7 @@ def helper(cp, *args, timeout=90):
 
 
 def mm2_properties(seglog, kafka):
-    return f"""# Written by interop/kafka/mirror/mirrormaker_check.py (docs/operations.md shows the same).
+    return f"""# Written by interop/kafka/move/mirrormaker_check.py (docs/operations.md shows the same).
 clusters = seglog, kafka
 seglog.bootstrap.servers = {seglog.bootstrap}
 kafka.bootstrap.servers = {kafka.bootstrap}
