@@ -19,8 +19,11 @@ broker (ctest interop.mirrormaker_seglog_to_kafka, label `interop`).
    `mm-lagging`'s translated offsets, if any, are never past its offsets on seglog.
 5. MM2 is stopped; a consumer on Kafka with group `mm-group` gets exactly the N-K records the
    group had not consumed on seglog, in order per partition, and nothing more.
-Finally seglog's log must show no request it refused ("not enabled", "No handler", parse errors)
-and seglog stops cleanly. MM2's log is kept when the check fails (or with --keep).
+The test prints the requests (API and version) MM2's clients sent to seglog, from their
+NetworkClient DEBUG lines, and fails if MM2 met an API a broker does not support (but KIP-714's
+GetTelemetrySubscriptions, which neither broker here offers). Finally seglog's log must show no
+warning and no request it refused ("not enabled", "No handler", parse errors), and seglog must
+stop cleanly. The work directory (MM2's log among it) is kept when the check fails or with --keep.
 
 Why the group is at the end of its partitions when MM2 first sees it: MM2 translates a group's
 offset exactly only at an offset sync (OffsetSyncStore.translateDownstream: a sync at upstream
@@ -172,6 +175,9 @@ kafka.offset.flush.interval.ms = 1000
 """
 
 
+# INFO to mm2.log, and the clients' NetworkClient at DEBUG: its "Sending <API> request with
+# header RequestHeader(apiKey=..., apiVersion=..., clientId=...) ... to node <id>" lines tell which
+# requests MM2 sent to seglog (node SEGLOG_NODE; Kafka's broker is node 1).
 MM2_LOG4J = """status = error
 name = seglog-mm2-check
 appender.file.type = File
@@ -181,7 +187,12 @@ appender.file.layout.type = PatternLayout
 appender.file.layout.pattern = [%d{{ISO8601}}] %p %m (%c)%n
 rootLogger.level = info
 rootLogger.appenderRef.file.ref = FILE
+logger.nc.name = org.apache.kafka.clients.NetworkClient
+logger.nc.level = debug
 """
+SEGLOG_NODE = 7
+REQUEST_LINE = re.compile(r"Sending \w+ request with header RequestHeader\(apiKey=(\w+), "
+                          r"apiVersion=(\d+), clientId=(.*?), correlationId=.* to node ([+-]?\d+)")
 
 
 class MirrorMaker:
@@ -190,6 +201,7 @@ class MirrorMaker:
         self.clusters = [] if both_directions else ["--clusters", "kafka"]
         self.workdir = workdir
         self.props = os.path.join(workdir, "mm2.properties")
+        self.seglog_bootstrap = seglog.bootstrap
         self.log_path = os.path.join(workdir, "mm2.log")
         self.proc = None
         os.makedirs(workdir, exist_ok=True)
@@ -230,6 +242,27 @@ class MirrorMaker:
                 return f.read()
         except OSError:
             return ""
+
+    def requests_to(self, node):
+        """{API name: sorted versions} of the requests MM2's clients sent to broker `node`. Each
+        client talks to one cluster, so a client that ever sent to `node` (or to its coordinator
+        id, 2^31-1-node) is that cluster's, and its requests to a bootstrap address (negative
+        node ids) count too."""
+        ids = {str(node), str(2**31 - 1 - node)}
+        sent = []
+        theirs = set()
+        for line in self.log().splitlines():
+            m = REQUEST_LINE.search(line)
+            if m:
+                api, version, client, to = m.group(1), int(m.group(2)), m.group(3), m.group(4)
+                sent.append((client, api, version))
+                if to in ids:
+                    theirs.add(client)
+        out = {}
+        for client, api, version in sent:
+            if client in theirs:
+                out.setdefault(api, set()).add(version)
+        return {a: sorted(v) for a, v in sorted(out.items())}
 
 
 def wait_until(what, fn, timeout, mm2=None, every=1.0):
@@ -276,7 +309,7 @@ def main():
     cp = p.stdout.strip()
     work = tempfile.mkdtemp(prefix="seglog-mm2-")
     seglog = Broker(args.seglog, os.path.join(work, "seglog", "data"),
-                    overrides=["group.initial.rebalance.delay.ms=0"])
+                    overrides=["group.initial.rebalance.delay.ms=0", f"node.id={SEGLOG_NODE}"])
     os.makedirs(os.path.dirname(seglog.data_dir), exist_ok=True)
     kafka = KafkaTarget(cp, os.path.join(work, "kafka"))
     mm2 = None
@@ -370,6 +403,14 @@ def main():
         # -- 5. stop MM2; the consumer resumes on Kafka
         mm2.stop()
         log("MirrorMaker 2 stopped")
+        sent = mm2.requests_to(SEGLOG_NODE)
+        check("FETCH" in sent and "OFFSET_FETCH" in sent, f"MM2's requests to seglog: {sent}")
+        log("MM2 sent seglog " + ", ".join(f"{a} v{'/'.join(map(str, v))}" for a, v in sent.items()))
+        # Kafka advertises GetTelemetrySubscriptions (KIP-714) only with a client-telemetry metrics
+        # reporter, and neither broker here has one: every client gives it up at DEBUG.
+        unsupported = [line for line in mm2.log().splitlines() if "UnsupportedVersion" in line
+                       and "GET_TELEMETRY_SUBSCRIPTIONS" not in line]
+        check(not unsupported, "MM2 met unsupported APIs:\n" + "\n".join(unsupported[:5]))
         got = helper(cp, "consume-group", kafka.bootstrap, "mm-group", TOPIC, N - K, 3000, 60000)
         want = {p: [r for r in sp[p] if r["offset"] >= upstream[p]] for p in range(PARTITIONS)}
         gp = by_partition(got["taken"])
