@@ -2,17 +2,18 @@
 """MirrorMaker 2 moves a topic and a consumer group from `seglog serve` to a real Kafka 4.4.0
 broker (ctest interop.mirrormaker_seglog_to_kafka, label `interop`).
 
-    mirrormaker_check.py [--seglog build/release/cli/seglog] [--keep]
+    mirrormaker_check.py [--seglog build/release/cli/seglog] [--keep] [--both-directions]
+                         [--set KEY=VALUE ...]
 
 1. `seglog serve` and a single-node KRaft Kafka 4.4.0 broker, each on a free 127.0.0.1 port.
 2. On seglog: topic `orders` (3 partitions, retention.ms=12345678, cleanup.policy=delete,
-   max.message.bytes=200000) with K keyed records (key-<i>/value-<i>, a header, fixed
-   recent timestamps); group `mm-group` consumes all K and commits; group `mm-lagging` consumes only
-   LAG of them and commits.
+   max.message.bytes=200000) with K keyed records (key-<i>/value-<i>, a header, recent
+   timestamps); group `mm-group` consumes all K and commits; group `mm-lagging` consumes only LAG
+   of them and commits.
 3. MirrorMaker 2 (org.apache.kafka.connect.mirror.MirrorMaker, dedicated mode, target `kafka`
    only; mm2.properties below, IdentityReplicationPolicy) in the background.
-4. Until (bounded) on Kafka: `orders` has 3 partitions and the K records, its retention.ms and
-   max.message.bytes came over (DescribeConfigs), and `mm-group` has committed exactly the
+4. Until (bounded) on Kafka: `orders` has 3 partitions and the K records, its three configs came
+   over (DescribeConfigs: set on the topic), and `mm-group` has committed exactly the
    offsets it has on seglog. Then N-K more records are produced on seglog while MM2 runs (the
    producers keep writing during the move); they arrive on Kafka too, and every partition holds
    the same records at the same offsets with the same keys, values, headers and timestamps.
@@ -431,7 +432,7 @@ def main():
         ok = True
         print("mirrormaker_seglog_to_kafka: passed")
         return 0
-    except Failure as e:
+    except Exception as e:  # noqa: BLE001 - Failure, or broker_compare's BenchError
         print(f"FAILED: {e}", file=sys.stderr)
         return 1
     finally:
