@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, on a fresh Debian 12 machine or an old one:
-#   1. installs missing apt packages and fetches Kafka 4.4.0's jars with Maven (cached in
-#      ~/.cache/seglog, reused on later runs); checks src/protocol/generated is what
+#   1. installs missing apt packages and fetches Kafka 4.4.0's jars and MirrorMaker 2's with Maven
+#      (cached in ~/.cache/seglog, reused on later runs); checks src/protocol/generated is what
 #      src/protocol/codegen/generate.py makes of the jars' schemas;
 #   2. builds and runs the unit tests under ASan+UBSan (g++);
 #   3. builds everything with clang 14 and -Wthread-safety -Werror, and runs the unit tests;
@@ -21,6 +21,8 @@ fuzz_seconds=${FUZZ_SECONDS:-60}
 bash scripts/install-deps.sh
 bash scripts/install-clients.sh
 interop/kafka/oracle.sh compile >/dev/null
+# MirrorMaker 2's jars (interop/kafka/move/pom.xml), for interop.mirrormaker_seglog_to_kafka.
+interop/kafka/oracle.sh mirror-classpath >/dev/null
 # The committed protocol code is what the generator makes of Kafka 4.4.0's schemas.
 bash scripts/check_generated.sh
 

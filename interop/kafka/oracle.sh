@@ -14,8 +14,11 @@
 #                                           sources and jars are unchanged) and print
 #                                           "<those classes>:<classpath>" (the broker harness,
 #                                           bench/compare's Kafka harness)
+#   oracle.sh mirror-classpath              MirrorMaker 2: fetch move/pom.xml's jars into the
+#                                           cache (mirror-lib), compile move/src/*.java like
+#                                           classpath-with, and print "<mirror-lib>/*:<that>"
 #
-# Cache: ${SEGLOG_CACHE:-$HOME/.cache/seglog}/kafka-4.4.0/{lib,classes-<sha256>}
+# Cache: ${SEGLOG_CACHE:-$HOME/.cache/seglog}/kafka-4.4.0/{lib,mirror-lib,classes-<sha256>}
 set -euo pipefail
 
 KAFKA_VERSION=4.4.0
@@ -31,6 +34,14 @@ die() { echo "oracle.sh: $*" >&2; exit 2; }
 log() { echo "oracle.sh: $*" >&2; }
 
 pom_sha() { sha256sum "$POM" | cut -d' ' -f1; }
+
+# MirrorMaker 2's jars, from a pom of their own into a directory of their own, so that pom.xml,
+# its cache key ($STAMP) and the oracle's classpath are the same with or without them.
+MIRROR_DIR="$SCRIPT_DIR/move"
+MIRROR_POM="$MIRROR_DIR/pom.xml"
+MIRROR_LIB="$CACHE/mirror-lib"
+MIRROR_STAMP="$MIRROR_LIB/.pom.sha256"
+MIRROR_JARS=(connect-mirror connect-mirror-client)
 
 # The jars of Kafka's JSON schemas (src/protocol/codegen/generate.py): the protocol messages,
 # and the group and transaction coordinators' records. The coordinators' jars come with
@@ -71,6 +82,42 @@ fetch() {
     [[ -d "$LIB" ]] && mv "$LIB" "$LIB.old.$$"
     mv "$tmp" "$LIB"
     rm -rf "$LIB.old.$$"
+}
+
+# has_mirror_jars <dir>: a jar of each of MIRROR_JARS (any version) is in <dir>.
+has_mirror_jars() {
+    local j f
+    for j in "${MIRROR_JARS[@]}"; do
+        f=("$1/$j"-[0-9]*.jar)
+        [[ -f "${f[0]}" ]] || return 1
+    done
+}
+
+# fetch_mirror: as fetch, for move/pom.xml into $MIRROR_LIB (its jars only: the pom excludes
+# their dependencies, which are pom.xml's).
+fetch_mirror() {
+    local want
+    fetch
+    want="$(sha256sum "$MIRROR_POM" | cut -d' ' -f1)"
+    if has_mirror_jars "$MIRROR_LIB" && [[ -f "$MIRROR_STAMP" && "$(cat "$MIRROR_STAMP")" == "$want" ]]; then
+        return 0
+    fi
+    local tmp="$CACHE/mirror-lib.tmp.$$"
+    rm -rf "$tmp"
+    log "fetching MirrorMaker 2's jars into $MIRROR_LIB"
+    if ! mvn -q -B -Dstyle.color=never -f "$MIRROR_POM" dependency:copy-dependencies \
+            -DincludeScope=runtime -DoutputDirectory="$tmp" >"$tmp.log" 2>&1; then
+        cat "$tmp.log" >&2
+        rm -rf "$tmp" "$tmp.log"
+        die "mvn dependency:copy-dependencies of $MIRROR_POM failed"
+    fi
+    rm -f "$tmp.log"
+    has_mirror_jars "$tmp" || { rm -rf "$tmp"; die "a jar of ${MIRROR_JARS[*]} is missing after fetch"; }
+    echo "$want" > "$tmp/.pom.sha256"
+    rm -rf "$MIRROR_LIB.old.$$"
+    [[ -d "$MIRROR_LIB" ]] && mv "$MIRROR_LIB" "$MIRROR_LIB.old.$$"
+    mv "$tmp" "$MIRROR_LIB"
+    rm -rf "$MIRROR_LIB.old.$$"
 }
 
 # Content hash of the sources (names + bytes) and of the pom, so either change recompiles.
@@ -147,6 +194,9 @@ case "$cmd" in
     classpath-with)
         [[ $# -eq 2 ]] || die "usage: oracle.sh classpath-with <name> <dir>"
         classpath_with "$1" "$2" ;;
+    mirror-classpath)
+        fetch_mirror
+        echo "$MIRROR_LIB/*:$(classpath_with mirror "$MIRROR_DIR/src")" ;;
     kafka-class)
         [[ $# -ge 1 ]] || die "usage: oracle.sh kafka-class <fully.qualified.Class> [args...]"
         fetch
@@ -155,5 +205,5 @@ case "$cmd" in
     ""|-h|--help|help)
         awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "${BASH_SOURCE[0]}" ;;
     *)
-        die "unknown subcommand '$cmd' (try: fetch, schema-jars, classpath, compile, run, kafka-class, classpath-with)" ;;
+        die "unknown subcommand '$cmd' (try: fetch, schema-jars, classpath, compile, run, kafka-class, classpath-with, mirror-classpath)" ;;
 esac

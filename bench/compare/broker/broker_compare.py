@@ -209,16 +209,21 @@ rootLogger.level = info
 rootLogger.appenderRef.file.ref = FILE
 """)
 
-    def start(self, timeout=120):
+    def start(self, timeout=120, cluster_id=None, format_storage=True, format_args=()):
+        """Formats the storage (a new cluster id unless one is given; kafka-storage.sh format
+        with `format_args` added) unless format_storage is false, then starts the broker."""
         self._write_config()
         tool = ["java", f"-Dlog4j2.configurationFile={TOOLS_LOG4J}", "-cp", self.cp]
-        cid = subprocess.run(tool + ["kafka.tools.StorageTool", "random-uuid"], check=True,
-                             capture_output=True, text=True, timeout=60).stdout.strip()
-        p = subprocess.run(tool + ["kafka.tools.StorageTool", "format", "-t", cid, "-c",
-                                   os.path.join(self.workdir, "server.properties")],
-                           capture_output=True, text=True, timeout=60)
-        if p.returncode != 0:
-            raise BenchError(f"kafka storage format failed: {p.stdout}{p.stderr}")
+        if format_storage:
+            cid = cluster_id or subprocess.run(
+                tool + ["kafka.tools.StorageTool", "random-uuid"], check=True,
+                capture_output=True, text=True, timeout=60).stdout.strip()
+            p = subprocess.run(tool + ["kafka.tools.StorageTool", "format", "-t", cid, "-c",
+                                       os.path.join(self.workdir, "server.properties"),
+                                       *format_args],
+                               capture_output=True, text=True, timeout=60)
+            if p.returncode != 0:
+                raise BenchError(f"kafka storage format failed: {p.stdout}{p.stderr}")
         out = open(os.path.join(self.workdir, "logs", "broker.out"), "w")
         self.proc = subprocess.Popen(
             ["java", *KAFKA_HEAP, *KAFKA_JVM_OPTS,
