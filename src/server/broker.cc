@@ -265,6 +265,22 @@ void Broker::Handle(const RequestContext& rc, std::vector<uint8_t> frame, Respon
             HandleIncrementalAlterConfigs(ctx_, req, version), respond);
       return;
     }
+    case ApiKey::kDescribeAcls: {
+      SEGLOG_PARSE(protocol::DescribeAclsRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleDescribeAcls(ctx_, req, version),
+            respond);
+      return;
+    }
+    case ApiKey::kCreateAcls: {
+      SEGLOG_PARSE(protocol::CreateAclsRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleCreateAcls(ctx_, req, version), respond);
+      return;
+    }
+    case ApiKey::kDeleteAcls: {
+      SEGLOG_PARSE(protocol::DeleteAclsRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleDeleteAcls(ctx_, req, version), respond);
+      return;
+    }
     case ApiKey::kFindCoordinator: {
       SEGLOG_PARSE(protocol::FindCoordinatorRequestData, req);
       Reply(ctx_, api_key, version, correlation_id, HandleFindCoordinator(ctx_, req, version),

@@ -18,12 +18,18 @@
 #include "protocol/generated/api_messages.h"
 #include "protocol/generated/api_versions_request.h"
 #include "protocol/generated/api_versions_response.h"
+#include "protocol/generated/create_acls_request.h"
+#include "protocol/generated/create_acls_response.h"
 #include "protocol/generated/create_topics_request.h"
 #include "protocol/generated/create_topics_response.h"
+#include "protocol/generated/delete_acls_request.h"
+#include "protocol/generated/delete_acls_response.h"
 #include "protocol/generated/delete_groups_request.h"
 #include "protocol/generated/delete_groups_response.h"
 #include "protocol/generated/delete_topics_request.h"
 #include "protocol/generated/delete_topics_response.h"
+#include "protocol/generated/describe_acls_request.h"
+#include "protocol/generated/describe_acls_response.h"
 #include "protocol/generated/describe_cluster_request.h"
 #include "protocol/generated/describe_cluster_response.h"
 #include "protocol/generated/describe_groups_request.h"
@@ -611,6 +617,31 @@ TEST_F(BrokerDispatchTest, EveryServedApiAnswersAtEveryVersion) {
           a = Call(Frame(60, v, DescribeClusterRequestData{}));
           auto resp = Decode<DescribeClusterResponseData>(a, 60, v);
           EXPECT_EQ(resp.brokers.size(), 1u);
+          break;
+        }
+        case ApiKey::kDescribeAcls: {
+          a = Call(Frame(29, v, DescribeAclsRequestData{}));
+          auto resp = Decode<DescribeAclsResponseData>(a, 29, v);
+          EXPECT_EQ(resp.error_code, 54);  // SECURITY_DISABLED: no authorizer
+          EXPECT_EQ(resp.error_message, "No Authorizer is configured on the broker");
+          break;
+        }
+        case ApiKey::kCreateAcls: {
+          CreateAclsRequestData req;
+          req.creations.resize(2);
+          a = Call(Frame(30, v, req));
+          auto resp = Decode<CreateAclsResponseData>(a, 30, v);
+          ASSERT_EQ(resp.results.size(), 2u);
+          EXPECT_EQ(resp.results[1].error_code, 54);
+          break;
+        }
+        case ApiKey::kDeleteAcls: {
+          DeleteAclsRequestData req;
+          req.filters.resize(1);
+          a = Call(Frame(31, v, req));
+          auto resp = Decode<DeleteAclsResponseData>(a, 31, v);
+          ASSERT_EQ(resp.filter_results.size(), 1u);
+          EXPECT_EQ(resp.filter_results[0].error_code, 54);
           break;
         }
         case ApiKey::kFindCoordinator: {

@@ -36,6 +36,9 @@ const std::vector<ServedVersions> kServed = {
     {Key(ApiKey::kDeleteRecords), 0, 2, 0},
     {Key(ApiKey::kInitProducerId), 0, 6, 0},
     {Key(ApiKey::kOffsetForLeaderEpoch), 2, 4, 2},
+    {Key(ApiKey::kDescribeAcls), 1, 3, 1},
+    {Key(ApiKey::kCreateAcls), 1, 3, 1},
+    {Key(ApiKey::kDeleteAcls), 1, 3, 1},
     {Key(ApiKey::kDescribeConfigs), 1, 4, 1},
     {Key(ApiKey::kAlterConfigs), 0, 2, 0},
     {Key(ApiKey::kDescribeLogDirs), 1, 5, 1},
@@ -146,6 +149,56 @@ protocol::InitProducerIdResponseData HandleInitProducerId(
   }
   resp.producer_id = id.value();
   resp.producer_epoch = 0;
+  return resp;
+}
+
+// ---- ACLs: there is no authorizer ----
+//
+// Kafka 4.4.0 without an authorizer answers every ACL request SECURITY_DISABLED, which clients
+// (the admin client, MirrorMaker 2's ACL sync) read as "no ACLs here".
+
+namespace {
+constexpr int16_t kSecurityDisabled = 54;
+constexpr const char* kNoAuthorizer = "No Authorizer is configured on the broker";
+}  // namespace
+
+protocol::DescribeAclsResponseData HandleDescribeAcls(const BrokerContext& ctx,
+                                                      const protocol::DescribeAclsRequestData& req,
+                                                      int16_t version) {
+  (void)ctx;
+  (void)req;
+  (void)version;
+  protocol::DescribeAclsResponseData resp;
+  resp.error_code = kSecurityDisabled;
+  resp.error_message = kNoAuthorizer;
+  return resp;
+}
+
+protocol::CreateAclsResponseData HandleCreateAcls(const BrokerContext& ctx,
+                                                  const protocol::CreateAclsRequestData& req,
+                                                  int16_t version) {
+  (void)ctx;
+  (void)version;
+  protocol::CreateAclsResponseData resp;
+  for (size_t i = 0; i < req.creations.size(); ++i) {
+    auto& r = resp.results.emplace_back();
+    r.error_code = kSecurityDisabled;
+    r.error_message = kNoAuthorizer;
+  }
+  return resp;
+}
+
+protocol::DeleteAclsResponseData HandleDeleteAcls(const BrokerContext& ctx,
+                                                  const protocol::DeleteAclsRequestData& req,
+                                                  int16_t version) {
+  (void)ctx;
+  (void)version;
+  protocol::DeleteAclsResponseData resp;
+  for (size_t i = 0; i < req.filters.size(); ++i) {
+    auto& r = resp.filter_results.emplace_back();
+    r.error_code = kSecurityDisabled;
+    r.error_message = kNoAuthorizer;
+  }
   return resp;
 }
 

@@ -16,16 +16,22 @@
 #include "protocol/generated/alter_configs_response.h"
 #include "protocol/generated/api_versions_request.h"
 #include "protocol/generated/api_versions_response.h"
+#include "protocol/generated/create_acls_request.h"
+#include "protocol/generated/create_acls_response.h"
 #include "protocol/generated/create_partitions_request.h"
 #include "protocol/generated/create_partitions_response.h"
 #include "protocol/generated/create_topics_request.h"
 #include "protocol/generated/create_topics_response.h"
+#include "protocol/generated/delete_acls_request.h"
+#include "protocol/generated/delete_acls_response.h"
 #include "protocol/generated/delete_groups_request.h"
 #include "protocol/generated/delete_groups_response.h"
 #include "protocol/generated/delete_records_request.h"
 #include "protocol/generated/delete_records_response.h"
 #include "protocol/generated/delete_topics_request.h"
 #include "protocol/generated/delete_topics_response.h"
+#include "protocol/generated/describe_acls_request.h"
+#include "protocol/generated/describe_acls_response.h"
 #include "protocol/generated/describe_cluster_request.h"
 #include "protocol/generated/describe_cluster_response.h"
 #include "protocol/generated/describe_configs_request.h"
@@ -136,6 +142,17 @@ protocol::IncrementalAlterConfigsResponseData HandleIncrementalAlterConfigs(
 std::optional<std::string> TopicNameForId(const BrokerContext& ctx, const Uuid& id);
 // Kafka's Topic.validate: "Topic name is illegal, it ..." when the name is not allowed.
 Status ValidateTopicNameForClient(const std::string& name);
+
+// ACLs (cluster_handlers.cc): no authorizer, so SECURITY_DISABLED, as Kafka without one.
+protocol::DescribeAclsResponseData HandleDescribeAcls(const BrokerContext& ctx,
+                                                      const protocol::DescribeAclsRequestData& req,
+                                                      int16_t version);
+protocol::CreateAclsResponseData HandleCreateAcls(const BrokerContext& ctx,
+                                                  const protocol::CreateAclsRequestData& req,
+                                                  int16_t version);
+protocol::DeleteAclsResponseData HandleDeleteAcls(const BrokerContext& ctx,
+                                                  const protocol::DeleteAclsRequestData& req,
+                                                  int16_t version);
 
 // ---- Consumer groups (group_handlers.cc) ----
 
