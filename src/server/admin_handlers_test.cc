@@ -7,9 +7,9 @@
 
 #include "base/scheduler.h"
 #include "protocol/generated/api_messages.h"
+#include "protocol/kafka_error.h"
 #include "protocol/protocol_writer.h"
 #include "server/handlers.h"
-#include "protocol/kafka_error.h"
 #include "tests/support/batches.h"
 #include "tests/support/files.h"
 

@@ -8,8 +8,8 @@
 #include <set>
 #include <sstream>
 
-#include "server/handlers.h"
 #include "protocol/kafka_error.h"
+#include "server/handlers.h"
 
 namespace seglog {
 

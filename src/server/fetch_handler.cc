@@ -2,8 +2,8 @@
 // sendfile(2). Long polling lives in fetch_purgatory.h; this is one read of every partition.
 #include <fmt/format.h>
 
-#include "server/fetch_handler.h"
 #include "protocol/kafka_error.h"
+#include "server/fetch_handler.h"
 
 namespace seglog {
 

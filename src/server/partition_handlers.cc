@@ -8,8 +8,8 @@
 #include <map>
 #include <set>
 
-#include "server/handlers.h"
 #include "protocol/kafka_error.h"
+#include "server/handlers.h"
 
 namespace seglog {
 

@@ -1,8 +1,8 @@
 // Produce and ListOffsets: appending batches from clients, and finding offsets.
 #include <fmt/format.h>
 
-#include "server/handlers.h"
 #include "protocol/kafka_error.h"
+#include "server/handlers.h"
 
 namespace seglog {
 
