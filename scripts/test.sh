@@ -17,7 +17,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=${JOBS:-2}
 fuzz_seconds=${FUZZ_SECONDS:-60}
+# Each stage's wall time, so the 45-minute budget can be kept an eye on (CI's log keeps them).
+stage_start=$SECONDS
+stage() {
+  echo "   (took $((SECONDS - stage_start)) s; $((SECONDS / 60)) min so far)"
+  stage_start=$SECONDS
+  echo "== $1"
+}
 
+echo "== setup: packages, clients, Kafka jars, generated code"
 bash scripts/install-deps.sh
 bash scripts/install-clients.sh
 interop/kafka/oracle.sh compile >/dev/null
@@ -26,32 +34,33 @@ interop/kafka/oracle.sh mirror-classpath >/dev/null
 # The committed protocol code is what the generator makes of Kafka 4.4.0's schemas.
 bash scripts/check_generated.sh
 
-echo "== asan-ubsan: build and unit tests"
+stage "asan-ubsan: build and unit tests"
 cmake --preset asan-ubsan >/dev/null
 cmake --build --preset asan-ubsan -j "$jobs"
 ctest --preset asan-ubsan -L unit -j "$jobs" --timeout 900 | tail -n 4
 
-echo "== clang-tsa: clang 14 with -Wthread-safety, build and unit tests"
+stage "clang-tsa: clang 14 with -Wthread-safety, build and unit tests"
 cmake --preset clang-tsa >/dev/null
 cmake --build --preset clang-tsa -j "$jobs"
 ctest --preset clang-tsa -L unit -j "$jobs" | tail -n 4
 
-echo "== tsan: ThreadSanitizer, build and unit tests"
+stage "tsan: ThreadSanitizer, build and unit tests"
 cmake --preset tsan >/dev/null
 cmake --build --preset tsan -j "$jobs"
 ctest --preset tsan -L unit -j "$jobs" --timeout 900 | tail -n 4
 
 if [ "$fuzz_seconds" != "0" ]; then
-  echo "== fuzz: ${fuzz_seconds}s per target"
+  stage "fuzz: ${fuzz_seconds}s per target"
   bash scripts/fuzz.sh "$fuzz_seconds"
 fi
 
-echo "== release: build"
+stage "release: build"
 cmake --preset release >/dev/null
 cmake --build --preset release -j "$jobs"
 
-echo "== install: examples/embed against the installed package (CMake and pkg-config)"
+stage "install: examples/embed against the installed package (CMake and pkg-config)"
 bash scripts/check_install.sh build/release
 
-echo "== release: every test (unit + interop)"
+stage "release: every test (unit + interop)"
 ctest --preset release -j "$jobs"
+stage "done"
