@@ -52,7 +52,8 @@ Status Serve(const ServeOptions& options, const std::atomic<bool>& stop, std::os
 
   SocketServerOptions so = SocketServerOptions::FromServerConfig(config);
   so.logger = logger;
-  auto server = SocketServer::Start(so, broker.get());
+  std::unique_ptr<RequestHandler> front = options.front ? options.front(broker.get()) : nullptr;
+  auto server = SocketServer::Start(so, front ? front.get() : broker.get());
   if (!server.ok()) {
     broker->Shutdown();
     groups->Shutdown();

@@ -503,6 +503,8 @@ class Bench:
         else:
             other = KafkaBroker(self.cp, os.path.join(cdir, "kafka"))
         brokers = [SeglogBroker(seglog_bin, os.path.join(cdir, "seglog")), other]
+        if args.floor:  # producer runs only: the null broker keeps no records to consume
+            brokers.append(SeglogBroker(args.floor, os.path.join(cdir, FLOOR), name=FLOOR))
         result = {"name": name, "acks": acks, "partitions": partitions, "warmup": [], "runs": []}
         try:
             for b in brokers:
@@ -516,33 +518,36 @@ class Bench:
                 self.create_topics(b, partitions, topics)
             if args.warmup_records:
                 for i, b in enumerate(brokers):
-                    other = brokers[1 - i]
+                    other = brokers[(i + 1) % len(brokers)]
                     base = os.path.join(cdir, f"warmup-{b.name}")
                     w = {"broker": b.name}
                     w["producer"] = self.produce(b, other, topics[-1], acks, args.warmup_records,
                                                  base + ".producer.out")
-                    w["consumer"] = self.consume(b, other, topics[-1], args.warmup_records,
-                                                 base + ".consumer.out")
+                    if b.name != FLOOR:
+                        w["consumer"] = self.consume(b, other, topics[-1], args.warmup_records,
+                                                     base + ".consumer.out")
                     result["warmup"].append(w)
                     log(f"{name}: warm-up {b.name}: {w['producer']['records_per_s']:.0f} rec/s")
             for r in range(args.rounds):
-                for i, b in enumerate(brokers):  # seglog, kafka (or baseline), seglog, kafka, ...
-                    other = brokers[1 - i]
+                # seglog, kafka (or baseline)[, floor], seglog, kafka, ...
+                for i, b in enumerate(brokers):
+                    other = brokers[(i + 1) % len(brokers)]
                     base = os.path.join(cdir, f"r{r}-{b.name}")
                     run = {"round": r, "broker": b.name, "loadavg_before": loadavg()}
                     run["producer"] = self.produce(b, other, topics[r], acks, args.records,
                                                    base + ".producer.out")
-                    run["consumer"] = self.consume(b, other, topics[r], args.records,
-                                                   base + ".consumer.out")
+                    if b.name != FLOOR:
+                        run["consumer"] = self.consume(b, other, topics[r], args.records,
+                                                       base + ".consumer.out")
                     if args.probe_records:
                         run["probe"] = self.probe(b, other, topics[r], acks, base + ".probe.out")
                     result["runs"].append(run)
-                    p, c = run["producer"], run["consumer"]
+                    p, c = run["producer"], run.get("consumer")
                     log(f"{name} round {r} {b.name:6}: {p['records_per_s']:>9.0f} rec/s "
                         f"{p['mb_per_s']:7.2f} MB/s p50 {p['p50_ms']} p99 {p['p99_ms']} ms, "
                         f"cpu {p['broker_cpu_s']:.2f}s ({p['broker_cores']:.2f} cores), "
-                        f"rss {p['broker_rss_max_mib']:.0f} MiB, client {p['client_cpu_s']:.1f}s | "
-                        f"consume {c['mb_per_s']:.1f} MB/s fetch {c['fetch_ms']} ms"
+                        f"rss {p['broker_rss_max_mib']:.0f} MiB, client {p['client_cpu_s']:.1f}s"
+                        + (f" | consume {c['mb_per_s']:.1f} MB/s fetch {c['fetch_ms']} ms" if c else "")
                         + (f" | round trip p50 {run['probe']['p50_us']} p99 {run['probe']['p99_us']} us"
                            if "probe" in run else ""))
             for b in brokers:
@@ -581,12 +586,15 @@ MEDIAN_KEYS = {
 }
 # The broker seglog is compared with: "kafka", or "baseline" (another seglog binary, --baseline).
 OTHER = "kafka"
+# The null broker of --floor (bench/compare/broker/null_broker.cc): Produce answered at once,
+# nothing stored - what the clients achieve against a broker that takes no time.
+FLOOR = "floor"
 STEADY_KEYS = ["steady_records_per_s", "steady_p50_ms", "steady_p99_ms", "steady_max_latency_ms"]
 
 
 def medians(runs):
     out = {}
-    for broker in ("seglog", OTHER):
+    for broker in ("seglog", OTHER, FLOOR):
         rs = [r for r in runs if r["broker"] == broker]
         if not rs:
             continue
@@ -633,7 +641,7 @@ def markdown(res):
                  "broker cores | broker RSS max MiB | producer client CPU-s |")
     lines.append("|---|---|---|---|---|---|---|---|---|---|")
     for c in res["configs"]:
-        for b in ("seglog", OTHER):
+        for b in ("seglog", OTHER, FLOOR):
             m = c["median"].get(b)
             if not m:
                 continue
@@ -685,7 +693,10 @@ def markdown(res):
         lines.append("|---|---|---|---|---|---|---|---|---|")
         for c in probed:
             sp, kp = c["median"]["seglog"]["probe"], c["median"][OTHER]["probe"]
-            for b, q in (("seglog", sp), (OTHER, kp)):
+            rows = [("seglog", sp), (OTHER, kp)]
+            if "probe" in c["median"].get(FLOOR, {}):
+                rows.append((FLOOR, c["median"][FLOOR]["probe"]))
+            for b, q in rows:
                 rat = f"{sp['p99_us'] / kp['p99_us']:.2f}" if b == "seglog" and kp["p99_us"] else ""
                 lines.append(f"| acks={c['acks']}, {c['partitions']} partition(s) | {b} | {fmt(q['p50_us'])} | "
                              f"{fmt(q['p90_us'])} | {fmt(q['p99_us'])} | {fmt(q['p999_us'])} | {fmt(q['max_us'])} | "
@@ -716,6 +727,32 @@ def markdown(res):
                         if "probe" in m["seglog"] and "probe" in m[OTHER] else "n/a | ") +
                      f"{ratio(sp['broker_rss_max_mib'], kp['broker_rss_max_mib'])} | "
                      f"{ratio(sp['broker_cpu_s_per_gib'], kp['broker_cpu_s_per_gib'])} |")
+    floored = [c for c in res["configs"] if FLOOR in c["median"] and OTHER in c["median"]]
+    if floored:
+        lines.append("")
+        lines.append("The floor: the same clients against seglog_null_broker (Produce answered at once, "
+                     "nothing stored). Latency a broker adds = its p99 minus the floor's; the best any "
+                     f"broker can reach here is the floor, so 'p99 at most half of {OTHER}'s' is "
+                     f"reachable only where floor / {OTHER} <= 0.5. Medians:")
+        lines.append("")
+        lines.append(f"| configuration | full-speed p99 ms: seglog, {OTHER}, floor | floor/{OTHER} | "
+                     f"added by the broker (seglog vs {OTHER}) | round-trip p99 us: seglog, {OTHER}, floor | "
+                     f"floor/{OTHER} | added by the broker (seglog vs {OTHER}) | floor records/s |")
+        lines.append("|---|---|---|---|---|---|---|---|")
+        for c in floored:
+            m = c["median"]
+            sp, kp, fp = m["seglog"]["producer"], m[OTHER]["producer"], m[FLOOR]["producer"]
+            row = (f"| acks={c['acks']}, {c['partitions']} partition(s) | {fmt(sp['p99_ms'])}, "
+                   f"{fmt(kp['p99_ms'])}, {fmt(fp['p99_ms'])} | {fp['p99_ms'] / kp['p99_ms']:.2f} | "
+                   f"{fmt(sp['p99_ms'] - fp['p99_ms'])} vs {fmt(kp['p99_ms'] - fp['p99_ms'])} ms | ")
+            if all("probe" in m[b] for b in ("seglog", OTHER, FLOOR)):
+                sq, kq, fq = m["seglog"]["probe"], m[OTHER]["probe"], m[FLOOR]["probe"]
+                row += (f"{fmt(sq['p99_us'])}, {fmt(kq['p99_us'])}, {fmt(fq['p99_us'])} | "
+                        f"{fq['p99_us'] / kq['p99_us']:.2f} | {fmt(sq['p99_us'] - fq['p99_us'])} vs "
+                        f"{fmt(kq['p99_us'] - fq['p99_us'])} us | ")
+            else:
+                row += "n/a | n/a | n/a | "
+            lines.append(row + f"{fmt(fp['records_per_s'])} |")
     g = res.get("groups")
     if g and g.get("median"):
         lines.append("")
@@ -743,11 +780,11 @@ def markdown(res):
     lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for c in res["configs"]:
         for r in c["runs"]:
-            p, q = r["producer"], r["consumer"]
+            p, q = r["producer"], r.get("consumer")
             lines.append(f"| {c['name']} | {r['round']} | {r['broker']} | {r['loadavg_before'][0]:.2f} | "
                          f"{fmt(p['records_per_s'])} | {fmt(p['mb_per_s'], 1)} | {p['p50_ms']} | {p['p99_ms']} | "
                          f"{p['broker_cpu_s']:.2f} | {p['broker_rss_max_mib']:.0f} | {p['client_cpu_s']:.1f} | "
-                         f"{q['fetch_mb_per_s']:.1f} |")
+                         + (f"{q['fetch_mb_per_s']:.1f} |" if q else "- |"))
     return "\n".join(lines) + "\n"
 
 
@@ -776,6 +813,11 @@ def main():
     ap.add_argument("--baseline", default=None,
                     help="another seglog binary to compare with instead of Kafka (before/after a "
                          "change in one run: its results are named 'baseline')")
+    ap.add_argument("--floor", nargs="?", const=os.path.join(ROOT, "build/release/bench/seglog_null_broker"),
+                    default=None,
+                    help="also run the producer and the probe against this null broker (default path: "
+                         "build/release/bench/seglog_null_broker): Produce answered at once, nothing "
+                         "stored, the floor of what the clients can do on this machine")
     ap.add_argument("--work-dir", default=os.environ.get("SEGLOG_BROKER_BENCH_DIR", "/tmp/seglog-broker-compare"),
                     help="scratch directory for both brokers' data (same filesystem for both)")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench/results/broker_compare.json"))
@@ -802,6 +844,8 @@ def main():
             ap.error(f"no seglog binary at {args.baseline}")
         global OTHER
         OTHER = "baseline"
+    if args.floor and not os.access(args.floor, os.X_OK):
+        ap.error(f"no null broker at {args.floor} (build: ninja -C build/release seglog_null_broker)")
     if args.records < 1 or args.rounds < 1:
         ap.error("--records and --rounds must be positive")
 
