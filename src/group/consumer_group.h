@@ -1,0 +1,162 @@
+// ConsumerGroup: one group of KIP-848's consumer protocol (ConsumerGroupHeartbeat) as Kafka's
+// group coordinator keeps it (modern/consumer/ConsumerGroup, ConsumerGroupMember,
+// CurrentAssignmentBuilder): the group epoch, the target assignment and its epoch, and every
+// member with its subscription, its current assignment (each partition with the epoch it was
+// assigned at) and the partitions it still has to revoke. The GroupCoordinator drives it (the
+// heartbeats, the assignor runs, the records, the timers); this class keeps the bookkeeping
+// consistent and runs the reconciliation that moves one member from its current assignment to
+// its target, one safe step at a time:
+//
+//   STABLE                 the member has its target (at the target's epoch) - or is at its
+//                          epoch and nothing changed
+//   UNREVOKED_PARTITIONS   it owns partitions the target moved elsewhere: it stays at its
+//                          epoch, with them pending revocation, until a heartbeat no longer
+//                          lists them
+//   UNRELEASED_PARTITIONS  it is at the target epoch, but some of its new partitions are still
+//                          owned (or pending revocation) by another member: they are handed
+//                          over when that member lets them go
+//
+// Group states (Kafka's ConsumerGroupState): Empty (no members), Assigning (the group epoch is
+// ahead of the assignment epoch), Reconciling (some member is not yet at the assignment
+// epoch or not stable), Stable; Dead once deleted.
+//
+// Thread safety: not thread-safe; its GroupCoordinator shard's mutex guards it.
+#ifndef SEGLOG_GROUP_CONSUMER_GROUP_H_
+#define SEGLOG_GROUP_CONSUMER_GROUP_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "group/server_assignor.h"
+#include "group/topic_partitions.h"
+#include "seglog/result.h"
+
+namespace seglog {
+
+// The member states as ConsumerGroupCurrentMemberAssignmentValue.State stores them.
+enum class ConsumerMemberState : int8_t {
+  kStable = 0,
+  kUnrevokedPartitions = 1,
+  kUnreleasedPartitions = 2,
+  kUnknown = 127,  // a value this build does not know (read from a record)
+};
+// "STABLE", "UNREVOKED_PARTITIONS", "UNRELEASED_PARTITIONS", "UNKNOWN".
+std::string_view ConsumerMemberStateName(ConsumerMemberState state);
+ConsumerMemberState ConsumerMemberStateFromValue(int8_t value);
+
+// topic id -> partition -> the epoch at which the member was assigned it.
+using EpochPartitions = std::map<Uuid, std::map<int32_t, int32_t>, UuidLess>;
+TopicPartitions PartitionsOf(const EpochPartitions& p);
+
+struct ConsumerGroupMember {
+  std::string member_id;
+  int32_t member_epoch = 0;
+  int32_t previous_member_epoch = 0;
+  ConsumerMemberState state = ConsumerMemberState::kStable;
+  std::optional<std::string> instance_id;
+  std::optional<std::string> rack_id;
+  std::string client_id;
+  std::string client_host;  // "/127.0.0.1"
+  std::vector<std::string> subscribed_topic_names;  // sorted, no duplicates
+  std::optional<std::string> subscribed_topic_regex;
+  int32_t rebalance_timeout_ms = -1;
+  std::optional<std::string> server_assignor;
+  EpochPartitions assigned_partitions;
+  EpochPartitions partitions_pending_revocation;
+
+  bool operator==(const ConsumerGroupMember&) const = default;
+};
+
+enum class ConsumerGroupState { kEmpty, kAssigning, kReconciling, kStable, kDead };
+// Kafka's names: "Empty", "Assigning", "Reconciling", "Stable", "Dead".
+std::string_view ConsumerGroupStateName(ConsumerGroupState state);
+
+// What one reconciliation step works from (CurrentAssignmentBuilder's inputs).
+struct ReconcileInput {
+  int32_t target_epoch = 0;
+  TopicPartitions target;            // the member's target assignment
+  TopicIdSet subscribed_topic_ids;   // the member's subscription, as topic ids that exist
+  // Whether partitions of topics the member no longer subscribes to must leave its current
+  // assignment now (its subscription changed in this heartbeat).
+  bool enforce_subscription_consistency = false;
+  // The partitions the heartbeat says the member owns; nullopt when it did not say.
+  std::optional<TopicPartitions> owned;
+};
+
+// One reconciliation step of `member` towards `in.target` (Kafka's
+// CurrentAssignmentBuilder.build): the member's next state, which may be `member` unchanged.
+// `current_partition_epoch(topic, partition)` is the epoch of the member that has the
+// partition assigned or pending revocation, -1 when it is free. FencedMemberEpoch-like
+// failure: InvalidArgument("FENCED_MEMBER_EPOCH ...") for a member in the UNKNOWN state that
+// still owns partitions.
+Result<ConsumerGroupMember> ReconcileMember(
+    const ConsumerGroupMember& member, const ReconcileInput& in,
+    const std::function<int32_t(const Uuid&, int32_t)>& current_partition_epoch);
+
+class ConsumerGroup {
+ public:
+  explicit ConsumerGroup(std::string group_id) : group_id_(std::move(group_id)) {}
+
+  const std::string& group_id() const { return group_id_; }
+  int32_t group_epoch() const { return group_epoch_; }
+  void set_group_epoch(int32_t epoch) { group_epoch_ = epoch; }
+  int32_t assignment_epoch() const { return assignment_epoch_; }
+  void set_assignment_epoch(int32_t epoch) { assignment_epoch_ = epoch; }
+  // KIP-1101's hash of the subscribed topics' metadata when the epoch was last bumped.
+  int64_t metadata_hash() const { return metadata_hash_; }
+  void set_metadata_hash(int64_t hash) { metadata_hash_ = hash; }
+
+  ConsumerGroupState state() const;
+  bool dead() const { return dead_; }
+  void MarkDead() { dead_ = true; }
+
+  const std::map<std::string, ConsumerGroupMember>& members() const { return members_; }
+  const ConsumerGroupMember* FindMember(const std::string& member_id) const;
+  // The member id of the static member with `instance_id`, if any.
+  std::optional<std::string> StaticMemberId(const std::string& instance_id) const;
+  // Adds or replaces a member, keeping the partition-owner index, the static-member index and
+  // the subscription counts current.
+  void UpdateMember(ConsumerGroupMember member);
+  void RemoveMember(const std::string& member_id);
+
+  // The target assignment of every member that has one.
+  const std::map<std::string, TopicPartitions>& target_assignment() const { return targets_; }
+  const TopicPartitions& TargetOf(const std::string& member_id) const;  // empty if none
+  void SetTarget(const std::string& member_id, TopicPartitions target);
+  void RemoveTarget(const std::string& member_id);
+
+  // The epoch of the member that has `partition` assigned or pending revocation; -1: free.
+  int32_t CurrentPartitionEpoch(const Uuid& topic, int32_t partition) const;
+
+  // Every topic name some member subscribes to, with how many members do.
+  const std::map<std::string, int>& subscribed_topic_names() const { return subscribed_names_; }
+  // The assignor most members name (ties: the smaller name), else nullopt (the default).
+  std::optional<std::string> PreferredServerAssignor() const;
+  // Whether every member subscribes to the same topics (Kafka's HOMOGENEOUS).
+  bool Homogeneous() const;
+
+ private:
+  void AddOwners(const ConsumerGroupMember& m);
+  void RemoveOwners(const ConsumerGroupMember& m);
+
+  std::string group_id_;
+  int32_t group_epoch_ = 0;
+  int32_t assignment_epoch_ = 0;
+  int64_t metadata_hash_ = 0;
+  bool dead_ = false;
+  std::map<std::string, ConsumerGroupMember> members_;
+  std::map<std::string, TopicPartitions> targets_;
+  std::map<std::string, std::string> static_members_;  // instance id -> member id
+  std::map<std::string, int> subscribed_names_;
+  // topic id -> partition -> the owner's member epoch (assigned or pending revocation).
+  std::map<Uuid, std::map<int32_t, int32_t>, UuidLess> partition_epochs_;
+};
+
+}  // namespace seglog
+
+#endif  // SEGLOG_GROUP_CONSUMER_GROUP_H_
