@@ -30,6 +30,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "group/server_assignor.h"
@@ -61,7 +62,7 @@ struct ConsumerGroupMember {
   std::optional<std::string> instance_id;
   std::optional<std::string> rack_id;
   std::string client_id;
-  std::string client_host;  // "/127.0.0.1"
+  std::string client_host;                          // "/127.0.0.1"
   std::vector<std::string> subscribed_topic_names;  // sorted, no duplicates
   std::optional<std::string> subscribed_topic_regex;
   int32_t rebalance_timeout_ms = -1;
@@ -79,8 +80,8 @@ std::string_view ConsumerGroupStateName(ConsumerGroupState state);
 // What one reconciliation step works from (CurrentAssignmentBuilder's inputs).
 struct ReconcileInput {
   int32_t target_epoch = 0;
-  TopicPartitions target;            // the member's target assignment
-  TopicIdSet subscribed_topic_ids;   // the member's subscription, as topic ids that exist
+  TopicPartitions target;           // the member's target assignment
+  TopicIdSet subscribed_topic_ids;  // the member's subscription, as topic ids that exist
   // Whether partitions of topics the member no longer subscribes to must leave its current
   // assignment now (its subscription changed in this heartbeat).
   bool enforce_subscription_consistency = false;
@@ -92,11 +93,17 @@ struct ReconcileInput {
 // CurrentAssignmentBuilder.build): the member's next state, which may be `member` unchanged.
 // `current_partition_epoch(topic, partition)` is the epoch of the member that has the
 // partition assigned or pending revocation, -1 when it is free. FencedMemberEpoch-like
-// failure: InvalidArgument("FENCED_MEMBER_EPOCH ...") for a member in the UNKNOWN state that
-// still owns partitions.
+// failure: InvalidArgument("FENCED_MEMBER_EPOCH: <Kafka's message>") for a member in the
+// UNKNOWN state that still owns partitions (or did not say: `in.owned` is nullopt).
 Result<ConsumerGroupMember> ReconcileMember(
     const ConsumerGroupMember& member, const ReconcileInput& in,
     const std::function<int32_t(const Uuid&, int32_t)>& current_partition_epoch);
+
+// The prefix of the message of ReconcileMember's FENCED_MEMBER_EPOCH failure; the rest of the
+// message is Kafka's ErrorMessage.
+inline constexpr std::string_view kFencedMemberEpochPrefix = "FENCED_MEMBER_EPOCH: ";
+// Whether `s` is ReconcileMember's FENCED_MEMBER_EPOCH failure.
+bool IsFencedMemberEpoch(const Status& s);
 
 class ConsumerGroup {
  public:
@@ -121,7 +128,12 @@ class ConsumerGroup {
   std::optional<std::string> StaticMemberId(const std::string& instance_id) const;
   // Adds or replaces a member, keeping the partition-owner index, the static-member index and
   // the subscription counts current.
+  // REQUIRES: no other member has any of `member`'s assigned or pending-revocation partitions
+  // (ReconcileMember keeps that true); a breach is a programming error and aborts, as Kafka's
+  // addPartitionEpochs throws IllegalStateException.
   void UpdateMember(ConsumerGroupMember member);
+  // Removes the member if it exists (else does nothing). Its target assignment stays: the
+  // caller removes it with RemoveTarget.
   void RemoveMember(const std::string& member_id);
 
   // The target assignment of every member that has one.
@@ -137,7 +149,9 @@ class ConsumerGroup {
   const std::map<std::string, int>& subscribed_topic_names() const { return subscribed_names_; }
   // The assignor most members name (ties: the smaller name), else nullopt (the default).
   std::optional<std::string> PreferredServerAssignor() const;
-  // Whether every member subscribes to the same topics (Kafka's HOMOGENEOUS).
+  // Whether every member subscribes to the same topics (Kafka's HOMOGENEOUS): without regexes,
+  // every subscribed name has every member; with one, every member has that same regex and no
+  // member subscribes by name. True for a group without members.
   bool Homogeneous() const;
 
  private:
