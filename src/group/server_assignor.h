@@ -38,7 +38,7 @@ struct AssignmentTopic {
 
 // Everything an assignment is computed from (Kafka's GroupSpec + SubscribedTopicDescriber).
 struct AssignmentSpec {
-  std::vector<AssignmentMemberSpec> members;  // ordered by member id
+  std::vector<AssignmentMemberSpec> members;         // ordered by member id
   std::map<Uuid, AssignmentTopic, UuidLess> topics;  // every topic some member subscribes to
 };
 
@@ -55,6 +55,12 @@ class ServerAssignor {
   // `topics` lacks.
   virtual Result<GroupAssignment> Assign(const AssignmentSpec& spec) const = 0;
 };
+
+// OK, or InvalidArgument when a member subscribes to a topic id that `spec.topics` lacks
+// (Kafka's PartitionAssignorException: "Members are subscribed to topic ... which doesn't exist
+// in the topic metadata"), a topic has a negative partition count, or two members share a member
+// id. Every assignor checks this before it assigns anything.
+Status CheckAssignmentSpec(const AssignmentSpec& spec);
 
 // "uniform" or "range"; nullptr for any other name.
 const ServerAssignor* FindServerAssignor(std::string_view name);
