@@ -10,8 +10,12 @@
 #include <random>
 #include <set>
 
+#include "base/coding.h"
 #include "base/mutex.h"
 #include "group/classic_group.h"
+#include "group/consumer_group.h"
+#include "group/consumer_group_heartbeat.h"
+#include "group/consumer_group_records.h"
 #include "group/group_partitioner.h"
 #include "group/offsets_records.h"
 #include "manager/log_manager.h"
@@ -101,11 +105,20 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
 
   // A pending timer's work; see Fire.
   struct Timer {
-    enum class Kind { kInitialJoin, kJoin, kHeartbeat, kPendingSync };
+    // kConsumerSession: a consumer group member's session timeout; kConsumerRevocation: its
+    // rebalance timeout while it has partitions to revoke.
+    enum class Kind {
+      kInitialJoin,
+      kJoin,
+      kHeartbeat,
+      kPendingSync,
+      kConsumerSession,
+      kConsumerRevocation
+    };
     Kind kind;
     std::string group;
-    std::string member;      // kHeartbeat
-    int32_t generation = 0;  // kPendingSync
+    std::string member;      // kHeartbeat, kConsumer*
+    int32_t generation = 0;  // kPendingSync; kConsumerRevocation: the member epoch
     int64_t delay_ms = 0;    // kInitialJoin: this wait, and what remains of the rebalance timeout
     int64_t remaining_ms = 0;
   };
@@ -126,6 +139,8 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     std::shared_ptr<Log> log GUARDED_BY(mu);  // null until __consumer_offsets exists
     bool failed GUARDED_BY(mu) = false;       // its load failed: answers NOT_COORDINATOR
     std::map<std::string, std::unique_ptr<ClassicGroup>> groups GUARDED_BY(mu);
+    // KIP-848's groups; a group id is in `groups` or here, never both.
+    std::map<std::string, std::unique_ptr<ConsumerGroup>> consumer_groups GUARDED_BY(mu);
     // group -> (topic, partition) -> offset
     std::map<std::string, std::map<std::pair<std::string, int32_t>, CommittedOffset>> offsets
         GUARDED_BY(mu);
@@ -279,6 +294,16 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
           }
           std::optional<std::span<const uint8_t>> value;
           if (r.value) value = *r.value;
+          if (r.key->size() >= 2 && IsConsumerGroupRecordType(LoadBEInt16(r.key->data()))) {
+            Result<LoadedConsumerGroupRecord> cg = DecodeConsumerGroupRecord(*r.key, value);
+            if (!cg.ok()) {
+              Info(fmt::format("WARN Skipping the corrupt record at offset {} of {}: {}",
+                               r.offset, tp, cg.status().ToString()));
+              continue;
+            }
+            ReplayConsumerGroup(s, *cg);
+            continue;
+          }
           Result<LoadedOffsetsRecord> rec = DecodeOffsetsRecord(*r.key, value);
           if (!rec.ok()) {
             // Kafka fails the whole partition here; seglog keeps the rest of the groups.
@@ -298,7 +323,7 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     }
     // Groups that only have offsets (committed outside a group) exist as simple groups.
     for (const auto& [group, offsets] : s.offsets) {
-      if (!s.groups.count(group)) {
+      if (!s.groups.count(group) && !s.consumer_groups.count(group)) {
         s.groups[group] = std::make_unique<ClassicGroup>(group, scheduler_->NowMs());
       }
     }
@@ -308,11 +333,132 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
                    Timer{Timer::Kind::kHeartbeat, g->group_id(), member_id, 0, 0, 0});
       }
     }
+    for (auto& [id, g] : s.consumer_groups) {
+      for (const auto& [member_id, m] : g->members()) {
+        StartConsumerTimers(s, *g, m, /*revoking_since_now=*/true);
+      }
+    }
     Info(fmt::format("Finished loading of metadata from {} in {} ms: {} records, {} groups", tp,
                      std::chrono::duration_cast<std::chrono::milliseconds>(
                          std::chrono::steady_clock::now() - start)
                          .count(),
-                     records, s.groups.size()));
+                     records, s.groups.size() + s.consumer_groups.size()));
+  }
+
+  // The consumer group `id` of a record being loaded, created if new (it replaces a classic
+  // group of that id, as the records say it became one).
+  ConsumerGroup& LoadedConsumerGroup(Shard& s, const std::string& id) REQUIRES(s.mu) {
+    auto& g = s.consumer_groups[id];
+    if (g == nullptr) g = std::make_unique<ConsumerGroup>(id);
+    s.groups.erase(id);
+    return *g;
+  }
+  ConsumerGroup* FindConsumerGroup(Shard& s, const std::string& id) REQUIRES(s.mu) {
+    auto it = s.consumer_groups.find(id);
+    return it == s.consumer_groups.end() ? nullptr : it->second.get();
+  }
+
+  // Whether `m` has a partition (assigned or pending revocation) that another member of `g`
+  // has, or one both assigned and pending: ConsumerGroup::UpdateMember's precondition,
+  // checked on records read from disk.
+  static bool OwnedByAnotherMember(const ConsumerGroup& g, const ConsumerGroupMember& m) {
+    for (const auto& [topic, partitions] : m.partitions_pending_revocation) {
+      auto t = m.assigned_partitions.find(topic);
+      if (t == m.assigned_partitions.end()) continue;
+      for (const auto& [p, epoch] : partitions) {
+        (void)epoch;
+        if (t->second.count(p)) return true;
+      }
+    }
+    const ConsumerGroupMember* old = g.FindMember(m.member_id);
+    auto had = [old](const Uuid& topic, int32_t p) {
+      if (old == nullptr) return false;
+      for (const EpochPartitions* set :
+           {&old->assigned_partitions, &old->partitions_pending_revocation}) {
+        auto t = set->find(topic);
+        if (t != set->end() && t->second.count(p)) return true;
+      }
+      return false;
+    };
+    for (const EpochPartitions* set : {&m.assigned_partitions, &m.partitions_pending_revocation}) {
+      for (const auto& [topic, partitions] : *set) {
+        for (const auto& [p, epoch] : partitions) {
+          (void)epoch;
+          if (g.CurrentPartitionEpoch(topic, p) != -1 && !had(topic, p)) return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  // A consumer group record at load: applied as Kafka's replay applies it.
+  void ReplayConsumerGroup(Shard& s, const LoadedConsumerGroupRecord& rec) REQUIRES(s.mu) {
+    if (const auto* md = std::get_if<LoadedConsumerGroupMetadata>(&rec)) {
+      if (!md->value) {
+        s.consumer_groups.erase(md->group);
+        return;
+      }
+      ConsumerGroup& g = LoadedConsumerGroup(s, md->group);
+      g.set_group_epoch(md->value->epoch);
+      g.set_metadata_hash(md->value->metadata_hash);
+    } else if (const auto* mm = std::get_if<LoadedConsumerGroupMemberMetadata>(&rec)) {
+      if (!mm->value) {
+        if (ConsumerGroup* g = FindConsumerGroup(s, mm->group)) g->RemoveMember(mm->member_id);
+        return;
+      }
+      ConsumerGroup& g = LoadedConsumerGroup(s, mm->group);
+      ConsumerGroupMember m = *mm->value;
+      if (const ConsumerGroupMember* old = g.FindMember(mm->member_id)) {
+        m.member_epoch = old->member_epoch;
+        m.previous_member_epoch = old->previous_member_epoch;
+        m.state = old->state;
+        m.assigned_partitions = old->assigned_partitions;
+        m.partitions_pending_revocation = old->partitions_pending_revocation;
+      }
+      g.UpdateMember(std::move(m));
+    } else if (const auto* tm = std::get_if<LoadedConsumerGroupTargetAssignmentMetadata>(&rec)) {
+      if (tm->value) LoadedConsumerGroup(s, tm->group).set_assignment_epoch(tm->value->assignment_epoch);
+    } else if (const auto* tmm = std::get_if<LoadedConsumerGroupTargetAssignmentMember>(&rec)) {
+      if (!tmm->value) {
+        if (ConsumerGroup* g = FindConsumerGroup(s, tmm->group)) g->RemoveTarget(tmm->member_id);
+        return;
+      }
+      LoadedConsumerGroup(s, tmm->group).SetTarget(tmm->member_id, *tmm->value);
+    } else if (const auto* ca = std::get_if<LoadedConsumerGroupCurrentMemberAssignment>(&rec)) {
+      ConsumerGroup* g = ca->value ? &LoadedConsumerGroup(s, ca->group) : FindConsumerGroup(s, ca->group);
+      if (g == nullptr) return;
+      ConsumerGroupMember m;
+      if (const ConsumerGroupMember* old = g->FindMember(ca->member_id)) {
+        m = *old;
+      } else if (!ca->value) {
+        return;
+      }
+      m.member_id = ca->member_id;
+      if (ca->value) {
+        m.member_epoch = ca->value->member_epoch;
+        m.previous_member_epoch = ca->value->previous_member_epoch;
+        m.state = ca->value->state;
+        m.assigned_partitions = ca->value->assigned_partitions;
+        m.partitions_pending_revocation = ca->value->partitions_pending_revocation;
+      } else {
+        // The member is on its way out (its metadata tombstone follows): nothing assigned.
+        m.member_epoch = -1;
+        m.previous_member_epoch = -1;
+        m.state = ConsumerMemberState::kStable;
+        m.assigned_partitions.clear();
+        m.partitions_pending_revocation.clear();
+      }
+      if (OwnedByAnotherMember(*g, m)) {
+        // Records that disagree (Kafka fails the load with IllegalStateException): this one is
+        // skipped, the member keeps what it had.
+        Info(fmt::format(
+            "WARN Skipping the current assignment of member {} of group {}: it names "
+            "partitions another member has",
+            m.member_id, g->group_id()));
+        return;
+      }
+      g->UpdateMember(std::move(m));
+    }
   }
 
   void Replay(Shard& s, const LoadedOffsetsRecord& rec, const std::string& tp) REQUIRES(s.mu) {
@@ -404,10 +550,17 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
   void CancelTimer(Shard& s, const std::string& key) REQUIRES(s.mu) { s.timers.erase(key); }
 
   void Fire(Shard& s, const Timer& t, Completions* done) REQUIRES(s.mu) {
+    if (t.kind == Timer::Kind::kConsumerSession || t.kind == Timer::Kind::kConsumerRevocation) {
+      FireConsumer(s, t);
+      return;
+    }
     auto it = s.groups.find(t.group);
     if (it == s.groups.end()) return;
     ClassicGroup& g = *it->second;
     switch (t.kind) {
+      case Timer::Kind::kConsumerSession:
+      case Timer::Kind::kConsumerRevocation:
+        return;  // handled above
       case Timer::Kind::kInitialJoin:
         if (!g.Is(ClassicGroupState::kPreparingRebalance)) return;
         if (g.new_member_added() && t.remaining_ms != 0) {
@@ -726,6 +879,11 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     const int32_t rebalance_timeout = version == 0 || req.rebalance_timeout_ms < 0
                                           ? req.session_timeout_ms
                                           : req.rebalance_timeout_ms;
+    if (s.consumer_groups.count(req.group_id)) {
+      // Kafka lets classic members into a consumer group only while upgrading it; seglog does
+      // not mix the protocols in one group (Kafka's answer when that is off).
+      return reply(JoinError(ke::kGroupIdNotFound, req.member_id));
+    }
     std::vector<std::string> names;
     for (const auto& p : req.protocols) names.push_back(p.name);
     auto it = s.groups.find(req.group_id);
@@ -1137,7 +1295,13 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     const int64_t now = scheduler_->NowMs();
     auto it = s.groups.find(group_id);
     ClassicGroup* g = nullptr;
-    if (it == s.groups.end()) {
+    if (auto cg = s.consumer_groups.find(group_id); cg != s.consumer_groups.end()) {
+      if (int16_t e = ValidateConsumerCommit(*cg->second, version, generation, member_id,
+                                             partitions);
+          e != ke::kNone) {
+        return fail_all(e);
+      }
+    } else if (it == s.groups.end()) {
       if (generation >= 0) {
         return fail_all(version >= 9 ? ke::kGroupIdNotFound : ke::kIllegalGeneration);
       }
@@ -1161,7 +1325,7 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
         return fail_all(ke::kRebalanceInProgress);
       }
     }
-    if (ClassicGroupMember* m = g->FindMember(member_id);
+    if (ClassicGroupMember* m = g == nullptr ? nullptr : g->FindMember(member_id);
         m != nullptr &&
         (g->Is(ClassicGroupState::kStable) || g->Is(ClassicGroupState::kPreparingRebalance))) {
       ResetHeartbeat(s, *g, *m);
@@ -1169,6 +1333,7 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     std::vector<OffsetsRecord> records;
     std::vector<std::pair<CommitPartition*, CommittedOffset>> committing;
     for (CommitPartition& p : *partitions) {
+      if (p.error_code != ke::kNone) continue;  // refused by the group check above
       const std::string metadata = p.metadata.value_or("");
       if (JavaStringLength(metadata) > static_cast<size_t>(config_.offset_metadata_max_bytes)) {
         p.error_code = ke::kOffsetMetadataTooLarge;
@@ -1197,7 +1362,8 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
   }
 
   FetchResult FetchOffsets(const std::string& group_id,
-                           const std::optional<std::vector<FetchTopic>>& topics) {
+                           const std::optional<std::vector<FetchTopic>>& topics,
+                           const std::optional<std::string>& member_id, int32_t member_epoch) {
     FetchResult out;
     if (Status t = EnsureOffsetsTopic(); !t.ok()) {
       out.error_code = ke::kCoordinatorNotAvailable;
@@ -1208,6 +1374,19 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     if (int16_t e = Unavailable(s); e != ke::kNone) {
       out.error_code = e;
       return out;
+    }
+    if (auto cg = s.consumer_groups.find(group_id);
+        cg != s.consumer_groups.end() && (member_id || member_epoch >= 0)) {
+      // Kafka's ConsumerGroup.validateOffsetFetch.
+      const ConsumerGroupMember* m = cg->second->FindMember(member_id.value_or(""));
+      if (m == nullptr) {
+        out.error_code = ke::kUnknownMemberId;
+        return out;
+      }
+      if (member_epoch != m->member_epoch) {
+        out.error_code = ke::kStaleMemberEpoch;
+        return out;
+      }
     }
     const auto git = s.offsets.find(group_id);
     auto add = [&](const std::string& topic, int32_t partition, const CommittedOffset* c) {
@@ -1241,6 +1420,224 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     return out;
   }
 
+  // ---- KIP-848 consumer groups ----
+
+  static std::string ConsumerSessionKey(const std::string& group, const std::string& member) {
+    return fmt::format("consumer-session-{}-{}", group, member);
+  }
+  static std::string ConsumerRevocationKey(const std::string& group, const std::string& member) {
+    return fmt::format("consumer-revocation-{}-{}", group, member);
+  }
+
+  // The member's session timeout and, while it has partitions to revoke, its rebalance
+  // timeout (from now: after a load, or when it starts revoking).
+  void StartConsumerTimers(Shard& s, const ConsumerGroup& g, const ConsumerGroupMember& m,
+                           bool revoking_since_now) REQUIRES(s.mu) {
+    StartTimer(s, ConsumerSessionKey(g.group_id(), m.member_id),
+               config_.group_consumer_session_timeout_ms,
+               Timer{Timer::Kind::kConsumerSession, g.group_id(), m.member_id, 0, 0, 0});
+    if (revoking_since_now && m.state == ConsumerMemberState::kUnrevokedPartitions) {
+      StartTimer(s, ConsumerRevocationKey(g.group_id(), m.member_id), m.rebalance_timeout_ms,
+                 Timer{Timer::Kind::kConsumerRevocation, g.group_id(), m.member_id,
+                       m.member_epoch, 0, 0});
+    }
+  }
+
+  void CancelConsumerTimers(Shard& s, const std::string& group, const std::string& member)
+      REQUIRES(s.mu) {
+    CancelTimer(s, ConsumerSessionKey(group, member));
+    CancelTimer(s, ConsumerRevocationKey(group, member));
+  }
+
+  // A consumer member's session ran out, or it did not revoke its partitions in time: it is
+  // fenced (removed; the others get its partitions at their next heartbeat).
+  void FireConsumer(Shard& s, const Timer& t) REQUIRES(s.mu) {
+    auto it = s.consumer_groups.find(t.group);
+    if (it == s.consumer_groups.end()) return;
+    const ConsumerGroupMember* m = it->second->FindMember(t.member);
+    if (m == nullptr) return;
+    if (t.kind == Timer::Kind::kConsumerRevocation &&
+        (m->state != ConsumerMemberState::kUnrevokedPartitions ||
+         m->member_epoch != t.generation)) {
+      return;  // it revoked meanwhile
+    }
+    ConsumerGroup next = *it->second;
+    std::vector<OffsetsRecord> records = FenceConsumerGroupMember(&next, t.member);
+    if (Status w = Append(s, records); !w.ok()) {
+      // Try again in a while: the member stays until its removal is written.
+      StartTimer(s, t.kind == Timer::Kind::kConsumerSession ? ConsumerSessionKey(t.group, t.member)
+                                                            : ConsumerRevocationKey(t.group, t.member),
+                 1000, t);
+      return;
+    }
+    *it->second = std::move(next);
+    CancelConsumerTimers(s, t.group, t.member);
+    Info(fmt::format("[GroupId {}] Member {} fenced from the group because {}.", t.group, t.member,
+                     t.kind == Timer::Kind::kConsumerSession
+                         ? "its session expired"
+                         : "it failed to revoke partitions within its rebalance timeout"));
+  }
+
+  std::optional<ConsumerGroupTopic> TopicByName(const std::string& name) const {
+    Result<TopicMetadata> md = logs_->FindTopic(name);
+    if (!md.ok()) return std::nullopt;
+    Result<Uuid> id = Uuid::Parse(md->topic_id);
+    if (!id.ok()) return std::nullopt;
+    return ConsumerGroupTopic{*id, name, md->partitions};
+  }
+
+  protocol::ConsumerGroupHeartbeatResponseData ConsumerGroupHeartbeat(
+      int16_t version, const Client& client,
+      const protocol::ConsumerGroupHeartbeatRequestData& req) {
+    auto error = [](int16_t code, std::optional<std::string> message = std::nullopt) {
+      protocol::ConsumerGroupHeartbeatResponseData r;
+      r.error_code = code;
+      r.error_message = std::move(message);
+      return r;
+    };
+    if (Status t = EnsureOffsetsTopic(); !t.ok()) return error(ke::kCoordinatorNotAvailable);
+    Shard& s = ShardFor(req.group_id);
+    MutexLock l(&s.mu);
+    if (int16_t e = Unavailable(s); e != ke::kNone) return error(e);
+    std::vector<OffsetsRecord> records;
+    bool replaces_classic = false;
+    if (auto c = s.groups.find(req.group_id); c != s.groups.end()) {
+      // An empty classic group (committed offsets only) becomes a consumer group when a member
+      // joins, as in Kafka; a live one is not upgraded online here.
+      if (!c->second->Is(ClassicGroupState::kEmpty) || req.member_epoch != 0) {
+        return error(ke::kGroupIdNotFound,
+                     fmt::format("Group {} is not a consumer group.", req.group_id));
+      }
+      replaces_classic = true;
+      records.push_back(GroupMetadataTombstone(req.group_id));
+    }
+    auto it = s.consumer_groups.find(req.group_id);
+    ConsumerGroup next = it != s.consumer_groups.end() ? *it->second : ConsumerGroup(req.group_id);
+    ConsumerGroupHeartbeatContext ctx;
+    ctx.now_ms = scheduler_->NowMs();
+    ctx.config = &config_;
+    ctx.client_id = client.client_id;
+    ctx.client_host = client.client_host;
+    ctx.topic_by_name = [this](const std::string& name) { return TopicByName(name); };
+    ctx.new_member_id = [] { return Uuid::Random().ToString(); };
+    ConsumerGroupHeartbeatResult r = seglog::ConsumerGroupHeartbeat(&next, version, req, ctx);
+    if (r.response.error_code != ke::kNone) return r.response;
+    records.insert(records.end(), std::make_move_iterator(r.records.begin()),
+                   std::make_move_iterator(r.records.end()));
+    if (Status w = Append(s, records); !w.ok()) return error(AppendErrorToClient(w));
+    if (replaces_classic) s.groups.erase(req.group_id);
+    if (it == s.consumer_groups.end()) {
+      s.consumer_groups.emplace(req.group_id, std::make_unique<ConsumerGroup>(std::move(next)));
+    } else {
+      *it->second = std::move(next);
+    }
+    if (!r.replaced_member_id.empty()) CancelConsumerTimers(s, req.group_id, r.replaced_member_id);
+    if (r.member_removed) {
+      CancelConsumerTimers(s, req.group_id, r.member_id);
+    } else {
+      StartTimer(s, ConsumerSessionKey(req.group_id, r.member_id),
+                 config_.group_consumer_session_timeout_ms,
+                 Timer{Timer::Kind::kConsumerSession, req.group_id, r.member_id, 0, 0, 0});
+      if (r.rebalance_timeout_ms >= 0) {
+        StartTimer(s, ConsumerRevocationKey(req.group_id, r.member_id), r.rebalance_timeout_ms,
+                   Timer{Timer::Kind::kConsumerRevocation, req.group_id, r.member_id,
+                         r.revocation_epoch, 0, 0});
+      } else if (r.revocation_done) {
+        CancelTimer(s, ConsumerRevocationKey(req.group_id, r.member_id));
+      }
+    }
+    return r.response;
+  }
+
+  protocol::ConsumerGroupDescribeResponseData::DescribedGroup DescribeConsumerGroup(
+      const std::string& group_id) {
+    protocol::ConsumerGroupDescribeResponseData::DescribedGroup d;
+    d.group_id = group_id;
+    if (group_id.empty()) {
+      d.error_code = ke::kInvalidGroupId;
+      return d;
+    }
+    if (Status t = EnsureOffsetsTopic(); !t.ok()) {
+      d.error_code = ke::kCoordinatorNotAvailable;
+      return d;
+    }
+    Shard& s = ShardFor(group_id);
+    MutexLock l(&s.mu);
+    if (int16_t e = Unavailable(s); e != ke::kNone) {
+      d.error_code = e;
+      return d;
+    }
+    auto it = s.consumer_groups.find(group_id);
+    if (it == s.consumer_groups.end()) {
+      d.error_code = ke::kGroupIdNotFound;
+      d.error_message = s.groups.count(group_id)
+                            ? fmt::format("Group {} is not a consumer group.", group_id)
+                            : fmt::format("Group {} not found.", group_id);
+      return d;
+    }
+    const ConsumerGroup& g = *it->second;
+    d.group_state = std::string(ConsumerGroupStateName(g.state()));
+    d.group_epoch = g.group_epoch();
+    d.assignment_epoch = g.assignment_epoch();
+    d.assignor_name = ConsumerGroupAssignorName(g, config_);
+    auto assignment = [this](const TopicPartitions& tps) {
+      protocol::ConsumerGroupDescribeResponseData::Assignment a;
+      for (const auto& [topic, partitions] : tps) {
+        auto& t = a.topic_partitions.emplace_back();
+        t.topic_id = topic;
+        t.topic_name = logs_->TopicNameForId(topic.ToString()).value_or("");
+        t.partitions.assign(partitions.begin(), partitions.end());
+      }
+      return a;
+    };
+    for (const auto& [id, m] : g.members()) {
+      auto& dm = d.members.emplace_back();
+      dm.member_id = id;
+      dm.instance_id = m.instance_id;
+      dm.rack_id = m.rack_id;
+      dm.member_epoch = m.member_epoch;
+      dm.client_id = m.client_id;
+      dm.client_host = m.client_host;
+      dm.subscribed_topic_names = m.subscribed_topic_names;
+      dm.subscribed_topic_regex = m.subscribed_topic_regex;
+      dm.assignment = assignment(PartitionsOf(m.assigned_partitions));
+      dm.target_assignment = assignment(g.TargetOf(id));
+      dm.member_type = 1;  // the consumer protocol (v1+; the broker resets it below v1)
+    }
+    return d;
+  }
+
+  // OffsetCommit's group check for a consumer group (Kafka's ConsumerGroup
+  // .validateOffsetCommit): 0, or the error for every partition; per-partition errors go into
+  // the partitions.
+  int16_t ValidateConsumerCommit(const ConsumerGroup& g, int16_t version, int32_t epoch,
+                                 const std::string& member_id,
+                                 std::vector<CommitPartition>* partitions) {
+    if (epoch < 0 && g.members().empty()) return ke::kNone;  // an admin's commit
+    const ConsumerGroupMember* m = g.FindMember(member_id);
+    if (m == nullptr) return ke::kUnknownMemberId;
+    if (version < 9) return ke::kUnsupportedVersion;
+    if (epoch == m->member_epoch) return ke::kNone;
+    if (epoch > m->member_epoch) return ke::kStaleMemberEpoch;
+    // An older epoch: each partition must still be the member's (assigned or being revoked)
+    // since at most that epoch.
+    for (CommitPartition& p : *partitions) {
+      Uuid topic = p.topic_id;
+      if (topic.IsZero()) {
+        if (std::optional<ConsumerGroupTopic> t = TopicByName(p.topic)) topic = t->id;
+      }
+      int32_t assigned_at = -1;
+      for (const EpochPartitions* set : {&m->assigned_partitions, &m->partitions_pending_revocation}) {
+        auto t = set->find(topic);
+        if (t == set->end()) continue;
+        auto e = t->second.find(p.partition);
+        if (e != t->second.end()) assigned_at = e->second;
+      }
+      if (assigned_at < 0 || assigned_at > epoch) p.error_code = ke::kStaleMemberEpoch;
+    }
+    return ke::kNone;
+  }
+
   // ---- Listing, describing, deleting ----
 
   std::vector<ListedGroup> ListGroups(const std::vector<std::string>& states_filter,
@@ -1249,14 +1646,22 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     for (const std::string& f : states_filter) states.insert(Lower(Trim(f)));
     for (const std::string& f : types_filter) types.insert(Lower(Trim(f)));
     std::vector<ListedGroup> out;
-    if (!types.empty() && !types.count("classic")) return out;
+    const bool classic = types.empty() || types.count("classic");
+    const bool consumer = types.empty() || types.count("consumer");
     for (auto& sp : shards_) {
       MutexLock l(&sp->mu);
       if (Unavailable(*sp) != ke::kNone) continue;
       for (const auto& [id, g] : sp->groups) {
+        if (!classic) break;
         const std::string state(ClassicGroupStateName(g->state()));
         if (!states.empty() && !states.count(Lower(state))) continue;
         out.push_back({id, g->protocol_type().value_or(""), state, "classic"});
+      }
+      for (const auto& [id, g] : sp->consumer_groups) {
+        if (!consumer) break;
+        const std::string state(ConsumerGroupStateName(g->state()));
+        if (!states.empty() && !states.count(Lower(state))) continue;
+        out.push_back({id, "consumer", state, "consumer"});
       }
     }
     return out;
@@ -1274,6 +1679,15 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     if (int16_t e = Unavailable(s); e != ke::kNone) {
       *error = e;
       return std::nullopt;
+    }
+    if (s.consumer_groups.count(group_id)) {
+      // DescribeGroups v6+ says so; the broker leaves the error out below v6 (a Dead row).
+      protocol::DescribeGroupsResponseData::DescribedGroup d;
+      d.group_id = group_id;
+      d.group_state = "Dead";
+      d.error_code = ke::kGroupIdNotFound;
+      d.error_message = fmt::format("Group {} is not a classic group.", group_id);
+      return d;
     }
     auto it = s.groups.find(group_id);
     if (it == s.groups.end()) return std::nullopt;
@@ -1305,11 +1719,15 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     Shard& s = ShardFor(group_id);
     MutexLock l(&s.mu);
     if (int16_t e = Unavailable(s); e != ke::kNone) return e;
+    auto cg = s.consumer_groups.find(group_id);
     auto it = s.groups.find(group_id);
-    if (it == s.groups.end() || it->second->Is(ClassicGroupState::kDead)) {
+    if (cg != s.consumer_groups.end()) {
+      if (!cg->second->members().empty()) return ke::kNonEmptyGroup;
+    } else if (it == s.groups.end() || it->second->Is(ClassicGroupState::kDead)) {
       return ke::kGroupIdNotFound;
+    } else if (!it->second->Is(ClassicGroupState::kEmpty)) {
+      return ke::kNonEmptyGroup;
     }
-    if (!it->second->Is(ClassicGroupState::kEmpty)) return ke::kNonEmptyGroup;
     std::vector<OffsetsRecord> records;
     size_t offsets = 0;
     if (auto o = s.offsets.find(group_id); o != s.offsets.end()) {
@@ -1318,10 +1736,18 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
       }
       offsets = o->second.size();
     }
-    records.push_back(GroupMetadataTombstone(group_id));
+    if (cg != s.consumer_groups.end()) {
+      for (OffsetsRecord& r : ConsumerGroupTombstones(*cg->second)) records.push_back(std::move(r));
+    } else {
+      records.push_back(GroupMetadataTombstone(group_id));
+    }
     if (Status w = Append(s, records); !w.ok()) return AppendErrorToClient(w);
     s.offsets.erase(group_id);
-    s.groups.erase(it);
+    if (cg != s.consumer_groups.end()) {
+      s.consumer_groups.erase(cg);
+    } else {
+      s.groups.erase(it);
+    }
     Info(fmt::format("The following groups were deleted: {}. A total of {} offsets were removed.",
                      group_id, offsets));
     return ke::kNone;
@@ -1362,13 +1788,16 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
       return out;
     }
     auto it = s.groups.find(group_id);
-    if (it == s.groups.end() || it->second->Is(ClassicGroupState::kDead)) {
+    auto cg = s.consumer_groups.find(group_id);
+    std::optional<std::set<std::string>> subscribed = std::set<std::string>{};
+    if (cg != s.consumer_groups.end()) {
+      for (const auto& [topic, count] : cg->second->subscribed_topic_names()) {
+        if (count > 0) subscribed->insert(topic);
+      }
+    } else if (it == s.groups.end() || it->second->Is(ClassicGroupState::kDead)) {
       out.error_code = ke::kGroupIdNotFound;
       return out;
-    }
-    const ClassicGroup& g = *it->second;
-    std::optional<std::set<std::string>> subscribed = std::set<std::string>{};
-    if (!g.empty()) {
+    } else if (const ClassicGroup& g = *it->second; !g.empty()) {
       if (g.protocol_type() != "consumer") {
         out.error_code = ke::kNonEmptyGroup;
         return out;
@@ -1456,6 +1885,42 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
         if (g->Is(ClassicGroupState::kEmpty) && !s.offsets.count(group_id)) {
           empty_groups.push_back(group_id);
         }
+      }
+      // Consumer groups: offsets of topics no member subscribes to expire from their commit;
+      // an Empty group without offsets goes (Kafka's ConsumerGroup.offsetExpirationCondition,
+      // cleanupGroupMetadata).
+      std::vector<std::string> empty_consumer_groups;
+      for (auto& [group_id, g] : s.consumer_groups) {
+        auto o = s.offsets.find(group_id);
+        if (o != s.offsets.end()) {
+          const auto& subscribed = g->subscribed_topic_names();
+          for (auto c = o->second.begin(); c != o->second.end();) {
+            const CommittedOffset& off = c->second;
+            auto sub = subscribed.find(c->first.first);
+            const bool expired =
+                (sub == subscribed.end() || sub->second == 0) &&
+                (off.expire_timestamp_ms ? now >= *off.expire_timestamp_ms
+                                         : now - off.commit_timestamp_ms >= retention);
+            if (!expired) {
+              ++c;
+              continue;
+            }
+            records.push_back(OffsetCommitTombstone(group_id, c->first.first, c->first.second));
+            ++tombstones;
+            c = o->second.erase(c);
+          }
+          if (o->second.empty()) s.offsets.erase(o);
+        }
+        if (g->members().empty() && !s.offsets.count(group_id)) {
+          empty_consumer_groups.push_back(group_id);
+        }
+      }
+      for (const std::string& id : empty_consumer_groups) {
+        for (OffsetsRecord& r : ConsumerGroupTombstones(*s.consumer_groups[id])) {
+          records.push_back(std::move(r));
+          ++tombstones;
+        }
+        s.consumer_groups.erase(id);
       }
       for (const std::string& id : empty_groups) {
         // A simple group was never written: no tombstone needed, but one is harmless.
@@ -1577,8 +2042,18 @@ void GroupCoordinator::CommitOffsets(int16_t version, const std::string& group_i
                        partitions);
 }
 GroupCoordinator::FetchResult GroupCoordinator::FetchOffsets(
-    const std::string& group_id, const std::optional<std::vector<FetchTopic>>& topics) {
-  return core_->FetchOffsets(group_id, topics);
+    const std::string& group_id, const std::optional<std::vector<FetchTopic>>& topics,
+    const std::optional<std::string>& member_id, int32_t member_epoch) {
+  return core_->FetchOffsets(group_id, topics, member_id, member_epoch);
+}
+protocol::ConsumerGroupHeartbeatResponseData GroupCoordinator::ConsumerGroupHeartbeat(
+    int16_t version, const Client& client,
+    const protocol::ConsumerGroupHeartbeatRequestData& req) {
+  return core_->ConsumerGroupHeartbeat(version, client, req);
+}
+protocol::ConsumerGroupDescribeResponseData::DescribedGroup
+GroupCoordinator::DescribeConsumerGroup(const std::string& group_id) {
+  return core_->DescribeConsumerGroup(group_id);
 }
 std::vector<GroupCoordinator::ListedGroup> GroupCoordinator::ListGroups(
     const std::vector<std::string>& states_filter, const std::vector<std::string>& types_filter) {

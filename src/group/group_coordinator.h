@@ -1,5 +1,7 @@
 // GroupCoordinator: Kafka's group coordinator for one node - the classic group protocol
-// (JoinGroup, SyncGroup, Heartbeat, LeaveGroup) and committed offsets (OffsetCommit,
+// (JoinGroup, SyncGroup, Heartbeat, LeaveGroup), KIP-848's consumer groups
+// (ConsumerGroupHeartbeat, ConsumerGroupDescribe; consumer_group_heartbeat.h) beside them, and
+// committed offsets (OffsetCommit,
 // OffsetFetch, OffsetDelete), the groups' listing, description and deletion, all stored in the
 // compacted __consumer_offsets topic with Kafka's record schemas (offsets_records.h), so a Kafka
 // broker given the same log directory - or Kafka's DumpLogSegments --offsets-decoder - sees the
@@ -40,6 +42,9 @@
 
 #include "base/uuid.h"
 #include "manager/server_config.h"
+#include "protocol/generated/consumer_group_describe_response.h"
+#include "protocol/generated/consumer_group_heartbeat_request.h"
+#include "protocol/generated/consumer_group_heartbeat_response.h"
 #include "protocol/generated/describe_groups_response.h"
 #include "protocol/generated/join_group_request.h"
 #include "protocol/generated/join_group_response.h"
@@ -104,6 +109,16 @@ class GroupCoordinator {
   };
   LeaveResult LeaveGroup(const std::string& group_id, const std::vector<LeavingMember>& members);
 
+  // ConsumerGroupHeartbeat (KIP-848) at `version`: joins, heartbeats, leaves; the answer
+  // carries the member's epoch and, when it changed, its assignment.
+  protocol::ConsumerGroupHeartbeatResponseData ConsumerGroupHeartbeat(
+      int16_t version, const Client& client,
+      const protocol::ConsumerGroupHeartbeatRequestData& req);
+  // ConsumerGroupDescribe of one group (GROUP_ID_NOT_FOUND for one that is not a consumer
+  // group).
+  protocol::ConsumerGroupDescribeResponseData::DescribedGroup DescribeConsumerGroup(
+      const std::string& group_id);
+
   // OffsetCommit of partitions whose topics the broker has checked exist. Each partition's
   // error_code is filled in (the group's error, OFFSET_METADATA_TOO_LARGE, or 0: committed).
   struct CommitPartition {
@@ -138,8 +153,12 @@ class GroupCoordinator {
     int16_t error_code = 0;  // the group's
     std::vector<FetchedOffset> offsets;
   };
+  // `member_id` and `member_epoch` (OffsetFetch v9+) are checked against a consumer group's
+  // member (UNKNOWN_MEMBER_ID, STALE_MEMBER_EPOCH) unless the id is null and the epoch < 0.
   FetchResult FetchOffsets(const std::string& group_id,
-                           const std::optional<std::vector<FetchTopic>>& topics);
+                           const std::optional<std::vector<FetchTopic>>& topics,
+                           const std::optional<std::string>& member_id = std::nullopt,
+                           int32_t member_epoch = -1);
 
   // ListGroups: states and types filters as the request's (empty: all; compared ignoring
   // case).
@@ -147,7 +166,7 @@ class GroupCoordinator {
     std::string group_id;
     std::string protocol_type;
     std::string state;
-    std::string type;  // "classic"
+    std::string type;  // "classic" or "consumer"
   };
   std::vector<ListedGroup> ListGroups(const std::vector<std::string>& states_filter,
                                       const std::vector<std::string>& types_filter);

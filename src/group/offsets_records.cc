@@ -21,18 +21,6 @@ constexpr int16_t kOffsetCommitValueVersion = 4;
 constexpr int16_t kOffsetCommitValueVersionWithExpiry = 1;
 constexpr int16_t kGroupMetadataValueVersion = 3;
 
-// [int16 prefix][message at `version`].
-template <typename Message>
-std::vector<uint8_t> Prefixed(int16_t prefix, const Message& m, int16_t version) {
-  protocol::ProtocolWriter w;
-  w.WriteInt16(prefix);
-  Status s = m.Encode(&w, version);
-  // Invariant: the coordinator builds these messages itself, with every field valid at the
-  // version; an encode failure is a programming error.
-  if (!s.ok()) std::abort();
-  return w.bytes();
-}
-
 Status Corrupt(std::string_view what, const Status& s) {
   return Status::Corruption(fmt::format("{}: {}", what, s.ToString()));
 }
@@ -56,7 +44,7 @@ OffsetsRecord OffsetCommitRecord(const std::string& group, const std::string& to
     version = kOffsetCommitValueVersionWithExpiry;
     value.expire_timestamp = *offset.expire_timestamp_ms;
   }
-  return {Prefixed(kOffsetCommitRecordType, key, 0), Prefixed(version, value, version)};
+  return {PrefixedRecordBytes(kOffsetCommitRecordType, key, 0), PrefixedRecordBytes(version, value, version)};
 }
 
 OffsetsRecord OffsetCommitTombstone(const std::string& group, const std::string& topic,
@@ -65,7 +53,7 @@ OffsetsRecord OffsetCommitTombstone(const std::string& group, const std::string&
   key.group = group;
   key.topic = topic;
   key.partition = partition;
-  return {Prefixed(kOffsetCommitRecordType, key, 0), std::nullopt};
+  return {PrefixedRecordBytes(kOffsetCommitRecordType, key, 0), std::nullopt};
 }
 
 OffsetsRecord GroupMetadataRecord(const ClassicGroup& group) {
@@ -89,8 +77,8 @@ OffsetsRecord GroupMetadataRecord(const ClassicGroup& group) {
     if (const std::vector<uint8_t>* meta = m.MetadataFor(chosen)) out.subscription = *meta;
     out.assignment = m.assignment;
   }
-  return {Prefixed(kGroupMetadataRecordType, key, 0),
-          Prefixed(kGroupMetadataValueVersion, value, kGroupMetadataValueVersion)};
+  return {PrefixedRecordBytes(kGroupMetadataRecordType, key, 0),
+          PrefixedRecordBytes(kGroupMetadataValueVersion, value, kGroupMetadataValueVersion)};
 }
 
 OffsetsRecord EmptyGroupMetadataRecord(const std::string& group, int64_t created_ms) {
@@ -102,14 +90,14 @@ OffsetsRecord EmptyGroupMetadataRecord(const std::string& group, int64_t created
   value.protocol = std::nullopt;
   value.leader = std::nullopt;
   value.current_state_timestamp = created_ms;
-  return {Prefixed(kGroupMetadataRecordType, key, 0),
-          Prefixed(kGroupMetadataValueVersion, value, kGroupMetadataValueVersion)};
+  return {PrefixedRecordBytes(kGroupMetadataRecordType, key, 0),
+          PrefixedRecordBytes(kGroupMetadataValueVersion, value, kGroupMetadataValueVersion)};
 }
 
 OffsetsRecord GroupMetadataTombstone(const std::string& group) {
   protocol::GroupMetadataKey key;
   key.group = group;
-  return {Prefixed(kGroupMetadataRecordType, key, 0), std::nullopt};
+  return {PrefixedRecordBytes(kGroupMetadataRecordType, key, 0), std::nullopt};
 }
 
 Result<LoadedOffsetsRecord> DecodeOffsetsRecord(std::span<const uint8_t> key,

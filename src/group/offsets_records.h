@@ -20,6 +20,7 @@
 #define SEGLOG_GROUP_OFFSETS_RECORDS_H_
 
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
 #include <span>
 #include <string>
@@ -28,6 +29,7 @@
 
 #include "base/uuid.h"
 #include "group/classic_group.h"
+#include "protocol/protocol_writer.h"
 #include "seglog/result.h"
 
 namespace seglog {
@@ -46,6 +48,18 @@ struct CommittedOffset {
   Uuid topic_id;                               // zero when unknown
   bool operator==(const CommittedOffset&) const = default;
 };
+
+// [int16 prefix][message at `version`]: a key (prefix = the record type, version 0) or a
+// value (prefix = version) as the coordinators write them.
+// REQUIRES: `m` is valid at `version` (the coordinator builds its own records; a failure to
+// encode is a programming error and aborts).
+template <typename Message>
+std::vector<uint8_t> PrefixedRecordBytes(int16_t prefix, const Message& m, int16_t version) {
+  protocol::ProtocolWriter w;
+  w.WriteInt16(prefix);
+  if (!m.Encode(&w, version).ok()) std::abort();
+  return w.bytes();
+}
 
 struct OffsetsRecord {
   std::vector<uint8_t> key;

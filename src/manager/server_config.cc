@@ -331,6 +331,50 @@ Result<ServerConfig> ServerConfig::FromProperties(const std::map<std::string, st
        [&](const std::string& v) {
          return ParseConfigInt<int32_t>("group.max.size", v, 1, &c.group.group_max_size);
        }},
+      {"group.consumer.session.timeout.ms",
+       [&](const std::string& v) {
+         return ParseConfigInt<int32_t>("group.consumer.session.timeout.ms", v, 1,
+                                        &c.group.group_consumer_session_timeout_ms);
+       }},
+      {"group.consumer.heartbeat.interval.ms",
+       [&](const std::string& v) {
+         return ParseConfigInt<int32_t>("group.consumer.heartbeat.interval.ms", v, 1,
+                                        &c.group.group_consumer_heartbeat_interval_ms);
+       }},
+      {"group.consumer.max.size",
+       [&](const std::string& v) {
+         return ParseConfigInt<int32_t>("group.consumer.max.size", v, 1,
+                                        &c.group.group_consumer_max_size);
+       }},
+      {"group.consumer.assignors",
+       [&](const std::string& v) -> Status {
+         std::vector<std::string> names;
+         size_t start = 0;
+         while (start <= v.size()) {
+           size_t comma = v.find(',', start);
+           if (comma == std::string::npos) comma = v.size();
+           std::string name = v.substr(start, comma - start);
+           while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) {
+             name.pop_back();
+           }
+           while (!name.empty() && std::isspace(static_cast<unsigned char>(name.front()))) {
+             name.erase(name.begin());
+           }
+           // Kafka takes class names too: its two built-in assignors by theirs.
+           if (name == "org.apache.kafka.coordinator.group.assignor.UniformAssignor") name = "uniform";
+           if (name == "org.apache.kafka.coordinator.group.assignor.RangeAssignor") name = "range";
+           if (name != "uniform" && name != "range") {
+             return Status::InvalidArgument(fmt::format(
+                 "Invalid value {} for configuration group.consumer.assignors: seglog has the "
+                 "assignors uniform and range",
+                 v));
+           }
+           names.push_back(name);
+           start = comma + 1;
+         }
+         c.group.group_consumer_assignors = std::move(names);
+         return Status::OK();
+       }},
       {"offset.metadata.max.bytes",
        [&](const std::string& v) {
          return ParseConfigInt<int32_t>("offset.metadata.max.bytes", v, INT32_MIN,
@@ -432,6 +476,11 @@ Result<ServerConfig> ServerConfig::FromProperties(const std::map<std::string, st
     } else {
       errors.push_back(fmt::format("Unknown configuration '{}'", k));
     }
+  }
+  if (c.group.group_consumer_heartbeat_interval_ms >= c.group.group_consumer_session_timeout_ms) {
+    errors.push_back(
+        "group.consumer.heartbeat.interval.ms must be less than "
+        "group.consumer.session.timeout.ms");
   }
   ParseListenerConfigs(props, &c, &errors);
   if (!errors.empty()) {

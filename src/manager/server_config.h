@@ -38,6 +38,14 @@ struct GroupCoordinatorConfig {
   int32_t offset_metadata_max_bytes = 4096;              // offset.metadata.max.bytes (Java chars)
   int64_t offsets_retention_minutes = 10080;             // offsets.retention.minutes, >= 1
   int64_t offsets_retention_check_interval_ms = 600000;  // offsets.retention.check.interval.ms
+  // KIP-848's consumer groups (ConsumerGroupHeartbeat): the members' session timeout and the
+  // heartbeat interval the coordinator tells them (the interval must be below the timeout),
+  // the most members a group may have, and the server-side assignors (the first is the
+  // default; each "uniform" or "range", or the class name of Kafka's).
+  int32_t group_consumer_session_timeout_ms = 45000;   // group.consumer.session.timeout.ms
+  int32_t group_consumer_heartbeat_interval_ms = 5000;  // group.consumer.heartbeat.interval.ms
+  int32_t group_consumer_max_size = INT32_MAX;          // group.consumer.max.size, >= 1
+  std::vector<std::string> group_consumer_assignors = {"uniform", "range"};  // ..assignors
 };
 
 struct ServerConfig {

@@ -55,6 +55,7 @@ inline constexpr int16_t kFencedMemberEpoch = 110;
 inline constexpr int16_t kUnreleasedInstanceId = 111;
 inline constexpr int16_t kUnsupportedAssignor = 112;
 inline constexpr int16_t kStaleMemberEpoch = 113;
+inline constexpr int16_t kInvalidRegularExpression = 128;
 
 // The code for a failed engine call: the Kafka exception its message starts with (the engine
 // words its refusals that way), else by the Status code (NotFound: unknown topic or partition,

@@ -339,6 +339,20 @@ void Broker::Handle(const RequestContext& rc, std::vector<uint8_t> frame, Respon
             respond);
       return;
     }
+    case ApiKey::kConsumerGroupHeartbeat: {
+      SEGLOG_PARSE(protocol::ConsumerGroupHeartbeatRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id,
+            HandleConsumerGroupHeartbeat(
+                ctx_, GroupClient{header.client_id.value_or(""), ClientHost(rc)}, req, version),
+            respond);
+      return;
+    }
+    case ApiKey::kConsumerGroupDescribe: {
+      SEGLOG_PARSE(protocol::ConsumerGroupDescribeRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id,
+            HandleConsumerGroupDescribe(ctx_, req, version), respond);
+      return;
+    }
     case ApiKey::kDeleteGroups: {
       SEGLOG_PARSE(protocol::DeleteGroupsRequestData, req);
       Reply(ctx_, api_key, version, correlation_id, HandleDeleteGroups(ctx_, req, version),

@@ -48,6 +48,8 @@ const std::vector<ServedVersions> kServed = {
     {Key(ApiKey::kOffsetDelete), 0, 0, 0},
     {Key(ApiKey::kDescribeCluster), 0, 2, 0},
     {Key(ApiKey::kDescribeTopicPartitions), 0, 0, 0},
+    {Key(ApiKey::kConsumerGroupHeartbeat), 0, 1, 0},
+    {Key(ApiKey::kConsumerGroupDescribe), 0, 1, 0},
     // clang-format on
 };
 

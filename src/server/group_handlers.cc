@@ -245,7 +245,8 @@ namespace {
 p::OffsetFetchResponseData::OffsetFetchResponseGroup FetchGroup(
     const BrokerContext& ctx, const std::string& group_id,
     const std::optional<std::vector<p::OffsetFetchRequestData::OffsetFetchRequestTopics>>& topics,
-    int16_t version) {
+    int16_t version, const std::optional<std::string>& member_id = std::nullopt,
+    int32_t member_epoch = -1) {
   p::OffsetFetchResponseData::OffsetFetchResponseGroup out;
   out.group_id = group_id;
   if (ctx.groups == nullptr) {
@@ -270,7 +271,8 @@ p::OffsetFetchResponseData::OffsetFetchResponseGroup FetchGroup(
       }
     }
   }
-  GroupCoordinator::FetchResult r = ctx.groups->FetchOffsets(group_id, want);
+  GroupCoordinator::FetchResult r =
+      ctx.groups->FetchOffsets(group_id, want, member_id, member_epoch);
   out.error_code = r.error_code;
   if (r.error_code != ke::kNone) return out;
   std::map<std::string, size_t> at;
@@ -320,7 +322,8 @@ p::OffsetFetchResponseData HandleOffsetFetch(const BrokerContext& ctx,
   p::OffsetFetchResponseData resp;
   if (version >= 8) {
     for (const auto& g : req.groups) {
-      resp.groups.push_back(FetchGroup(ctx, g.group_id, g.topics, version));
+      resp.groups.push_back(FetchGroup(ctx, g.group_id, g.topics, version, g.member_id,
+                                       g.member_epoch));
     }
     return resp;
   }
@@ -393,6 +396,15 @@ p::DescribeGroupsResponseData HandleDescribeGroups(const BrokerContext& ctx,
     int16_t error = ke::kCoordinatorNotAvailable;
     std::optional<p::DescribeGroupsResponseData::DescribedGroup> d;
     if (ctx.groups != nullptr) d = ctx.groups->DescribeGroup(id, &error);
+    if (d && d->error_code == ke::kGroupIdNotFound) {
+      // Not a classic group: v6+ say so, older versions see a Dead group.
+      if (version < 6) {
+        d->error_code = ke::kNone;
+        d->error_message.reset();
+      }
+      resp.groups.push_back(std::move(*d));
+      continue;
+    }
     if (d) {
       if (version >= 3 && req.include_authorized_operations) {
         d->authorized_operations = kGroupAuthorizedOperations;
@@ -468,6 +480,40 @@ p::OffsetDeleteResponseData HandleOffsetDelete(const BrokerContext& ctx,
   }
   for (size_t i = 0; i < r.partitions.size() && i < slots.size(); ++i) {
     resp.topics[slots[i].first].partitions[slots[i].second].error_code = r.partitions[i].second;
+  }
+  return resp;
+}
+
+p::ConsumerGroupHeartbeatResponseData HandleConsumerGroupHeartbeat(
+    const BrokerContext& ctx, const GroupClient& client,
+    const p::ConsumerGroupHeartbeatRequestData& req, int16_t version) {
+  if (ctx.groups == nullptr) {
+    p::ConsumerGroupHeartbeatResponseData r;
+    r.error_code = ke::kCoordinatorNotAvailable;
+    return r;
+  }
+  return ctx.groups->ConsumerGroupHeartbeat(
+      version, GroupCoordinator::Client{client.client_id, client.client_host}, req);
+}
+
+p::ConsumerGroupDescribeResponseData HandleConsumerGroupDescribe(
+    const BrokerContext& ctx, const p::ConsumerGroupDescribeRequestData& req, int16_t version) {
+  p::ConsumerGroupDescribeResponseData resp;
+  for (const std::string& id : req.group_ids) {
+    p::ConsumerGroupDescribeResponseData::DescribedGroup d;
+    if (ctx.groups == nullptr) {
+      d.group_id = id;
+      d.error_code = ke::kCoordinatorNotAvailable;
+    } else {
+      d = ctx.groups->DescribeConsumerGroup(id);
+    }
+    if (d.error_code == ke::kNone && req.include_authorized_operations) {
+      d.authorized_operations = kGroupAuthorizedOperations;
+    }
+    if (version < 1) {
+      for (auto& m : d.members) m.member_type = -1;  // MemberType is v1+
+    }
+    resp.groups.push_back(std::move(d));
   }
   return resp;
 }

@@ -21,6 +21,10 @@
 #include "protocol/generated/create_partitions_request.h"
 #include "protocol/generated/create_partitions_response.h"
 #include "protocol/generated/create_topics_request.h"
+#include "protocol/generated/consumer_group_describe_request.h"
+#include "protocol/generated/consumer_group_describe_response.h"
+#include "protocol/generated/consumer_group_heartbeat_request.h"
+#include "protocol/generated/consumer_group_heartbeat_response.h"
 #include "protocol/generated/create_topics_response.h"
 #include "protocol/generated/delete_acls_request.h"
 #include "protocol/generated/delete_acls_response.h"
@@ -192,6 +196,13 @@ protocol::DeleteGroupsResponseData HandleDeleteGroups(const BrokerContext& ctx,
 protocol::OffsetDeleteResponseData HandleOffsetDelete(const BrokerContext& ctx,
                                                       const protocol::OffsetDeleteRequestData& req,
                                                       int16_t version);
+// KIP-848's consumer groups.
+protocol::ConsumerGroupHeartbeatResponseData HandleConsumerGroupHeartbeat(
+    const BrokerContext& ctx, const GroupClient& client,
+    const protocol::ConsumerGroupHeartbeatRequestData& req, int16_t version);
+protocol::ConsumerGroupDescribeResponseData HandleConsumerGroupDescribe(
+    const BrokerContext& ctx, const protocol::ConsumerGroupDescribeRequestData& req,
+    int16_t version);
 
 }  // namespace seglog
 

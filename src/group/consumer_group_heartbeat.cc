@@ -1,0 +1,519 @@
+// ConsumerGroupHeartbeat; see consumer_group_heartbeat.h.
+#include "group/consumer_group_heartbeat.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "group/consumer_group_records.h"
+#include "group/server_assignor.h"
+#include "protocol/kafka_error.h"
+
+namespace seglog {
+
+namespace {
+
+namespace ke = kafka_error;
+using Req = protocol::ConsumerGroupHeartbeatRequestData;
+using Resp = protocol::ConsumerGroupHeartbeatResponseData;
+
+constexpr int32_t kJoinGroupMemberEpoch = 0;
+constexpr int32_t kLeaveGroupMemberEpoch = -1;
+constexpr int32_t kLeaveGroupStaticMemberEpoch = -2;
+
+ConsumerGroupHeartbeatResult Error(int16_t code, std::string message) {
+  ConsumerGroupHeartbeatResult r;
+  r.response.error_code = code;
+  r.response.error_message = std::move(message);
+  return r;
+}
+
+// Java's String.isBlank for the ASCII a client sends: empty or only whitespace.
+bool Blank(const std::string& s) {
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return std::isspace(static_cast<unsigned char>(c)); });
+}
+
+std::string AssignorList(const GroupCoordinatorConfig& config) {
+  std::string all;
+  for (const std::string& a : config.group_consumer_assignors) {
+    all += (all.empty() ? "" : ", ") + a;
+  }
+  return all;
+}
+
+// Kafka's throwIfConsumerGroupHeartbeatRequestIsInvalid, and what seglog does not support.
+std::optional<ConsumerGroupHeartbeatResult> Validate(int16_t version, const Req& req,
+                                                     const GroupCoordinatorConfig& config) {
+  const bool needs_member_id =
+      version >= 1 || req.member_epoch > 0 || req.member_epoch == kLeaveGroupMemberEpoch;
+  if (needs_member_id && Blank(req.member_id)) {
+    return Error(ke::kInvalidRequest, "MemberId can't be empty.");
+  }
+  if (Blank(req.group_id)) return Error(ke::kInvalidRequest, "GroupId can't be empty.");
+  if (req.instance_id && Blank(*req.instance_id)) {
+    return Error(ke::kInvalidRequest, "InstanceId can't be empty.");
+  }
+  if (req.rack_id && Blank(*req.rack_id)) {
+    return Error(ke::kInvalidRequest, "RackId can't be empty.");
+  }
+  if (req.member_epoch == kJoinGroupMemberEpoch) {
+    if (req.rebalance_timeout_ms == -1) {
+      return Error(ke::kInvalidRequest, "RebalanceTimeoutMs must be provided in first request.");
+    }
+    if (!req.topic_partitions || !req.topic_partitions->empty()) {
+      return Error(ke::kInvalidRequest, "TopicPartitions must be empty when (re-)joining.");
+    }
+    if (!req.subscribed_topic_names && !req.subscribed_topic_regex) {
+      return Error(ke::kInvalidRequest,
+                   "SubscribedTopicNames or SubscribedTopicRegex must be set in first request.");
+    }
+  } else if (req.member_epoch == kLeaveGroupStaticMemberEpoch) {
+    if (!req.instance_id) return Error(ke::kInvalidRequest, "InstanceId can't be null.");
+  } else if (req.member_epoch < kLeaveGroupStaticMemberEpoch) {
+    return Error(ke::kInvalidRequest,
+                 fmt::format("MemberEpoch {} is invalid.", req.member_epoch));
+  }
+  if (req.server_assignor) {
+    const auto& names = config.group_consumer_assignors;
+    if (std::find(names.begin(), names.end(), *req.server_assignor) == names.end()) {
+      return Error(ke::kUnsupportedAssignor,
+                   fmt::format("ServerAssignor {} is not supported. Supported assignors: {}.",
+                               *req.server_assignor, AssignorList(config)));
+    }
+  }
+  if (req.subscribed_topic_regex) {
+    return Error(ke::kInvalidRegularExpression,
+                 "seglog does not support regular expression subscriptions (SubscribedTopicRegex) "
+                 "yet; subscribe to topic names.");
+  }
+  return std::nullopt;
+}
+
+// Kafka's throwIfMemberEpochIsInvalid.
+std::optional<ConsumerGroupHeartbeatResult> CheckEpoch(const ConsumerGroupMember& member,
+                                                       const Req& req) {
+  if (req.member_epoch > member.member_epoch) {
+    return Error(ke::kFencedMemberEpoch,
+                 fmt::format("The consumer group member has a greater member epoch ({}) than the "
+                             "one known by the group coordinator ({}). The member must abandon "
+                             "all its partitions and rejoin.",
+                             req.member_epoch, member.member_epoch));
+  }
+  if (req.member_epoch < member.member_epoch) {
+    // A lost response: the member may heartbeat with its previous epoch as long as it owns
+    // nothing it was not assigned.
+    bool subset = req.topic_partitions.has_value();
+    if (subset) {
+      const TopicPartitions assigned = PartitionsOf(member.assigned_partitions);
+      for (const auto& t : *req.topic_partitions) {
+        for (int32_t p : t.partitions) subset = subset && Contains(assigned, t.topic_id, p);
+      }
+    }
+    if (req.member_epoch != member.previous_member_epoch || !subset) {
+      return Error(ke::kFencedMemberEpoch,
+                   fmt::format("The consumer group member has a smaller member epoch ({}) than "
+                               "the one known by the group coordinator ({}). The member must "
+                               "abandon all its partitions and rejoin.",
+                               req.member_epoch, member.member_epoch));
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<TopicPartitions> Owned(const Req& req) {
+  if (!req.topic_partitions) return std::nullopt;
+  TopicPartitions owned;
+  for (const auto& t : *req.topic_partitions) {
+    if (!t.partitions.empty()) owned[t.topic_id].insert(t.partitions.begin(), t.partitions.end());
+  }
+  return owned;
+}
+
+TopicIdSet SubscribedIds(const ConsumerGroupMember& m, const ConsumerGroupHeartbeatContext& ctx,
+                         std::map<Uuid, AssignmentTopic, UuidLess>* topics) {
+  TopicIdSet ids;
+  for (const std::string& name : m.subscribed_topic_names) {
+    std::optional<ConsumerGroupTopic> t = ctx.topic_by_name(name);
+    if (!t) continue;
+    ids.insert(t->id);
+    if (topics) (*topics)[t->id] = AssignmentTopic{t->name, t->partitions};
+  }
+  return ids;
+}
+
+// A hash of the subscribed topics' metadata (name, id, partition count), so that a topic
+// created, deleted or given partitions moves the group epoch (KIP-1101's idea; seglog's own
+// 64-bit FNV-1a, not Kafka's function: a Kafka broker given these records recomputes it and
+// bumps the epoch once).
+int64_t MetadataHash(const ConsumerGroup& group, const ConsumerGroupHeartbeatContext& ctx) {
+  uint64_t h = 1469598103934665603ull;
+  bool any = false;
+  auto mix = [&h](const uint8_t* p, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+      h ^= p[i];
+      h *= 1099511628211ull;
+    }
+  };
+  for (const auto& [name, count] : group.subscribed_topic_names()) {
+    (void)count;
+    std::optional<ConsumerGroupTopic> t = ctx.topic_by_name(name);
+    if (!t) continue;
+    any = true;
+    mix(reinterpret_cast<const uint8_t*>(t->name.data()), t->name.size());
+    const uint8_t zero = 0;
+    mix(&zero, 1);
+    mix(t->id.bytes.data(), t->id.bytes.size());
+    const uint8_t parts[4] = {static_cast<uint8_t>(t->partitions >> 24),
+                              static_cast<uint8_t>(t->partitions >> 16),
+                              static_cast<uint8_t>(t->partitions >> 8),
+                              static_cast<uint8_t>(t->partitions)};
+    mix(parts, 4);
+  }
+  return any ? static_cast<int64_t>(h) : 0;
+}
+
+// Whether the fields of member metadata (type 5) differ.
+bool MetadataChanged(const ConsumerGroupMember& a, const ConsumerGroupMember& b) {
+  return a.instance_id != b.instance_id || a.rack_id != b.rack_id || a.client_id != b.client_id ||
+         a.client_host != b.client_host || a.subscribed_topic_names != b.subscribed_topic_names ||
+         a.subscribed_topic_regex != b.subscribed_topic_regex ||
+         a.rebalance_timeout_ms != b.rebalance_timeout_ms || a.server_assignor != b.server_assignor;
+}
+
+void RemoveMemberRecords(const ConsumerGroup& group, const std::string& member_id,
+                         std::vector<OffsetsRecord>* records) {
+  records->push_back(ConsumerGroupCurrentMemberAssignmentTombstone(group.group_id(), member_id));
+  records->push_back(ConsumerGroupTargetAssignmentMemberTombstone(group.group_id(), member_id));
+  records->push_back(ConsumerGroupMemberMetadataTombstone(group.group_id(), member_id));
+}
+
+// Computes the group's new target assignment at its group epoch: the records of the members
+// whose target changed, then the target metadata. An assignor failure is an error response.
+std::optional<ConsumerGroupHeartbeatResult> UpdateTargetAssignment(
+    ConsumerGroup* group, const ConsumerGroupHeartbeatContext& ctx,
+    std::vector<OffsetsRecord>* records) {
+  AssignmentSpec spec;
+  for (const auto& [id, m] : group->members()) {
+    AssignmentMemberSpec ms;
+    ms.member_id = id;
+    ms.instance_id = m.instance_id;
+    ms.rack_id = m.rack_id;
+    ms.subscribed_topic_ids = SubscribedIds(m, ctx, &spec.topics);
+    ms.assigned = group->TargetOf(id);
+    spec.members.push_back(std::move(ms));
+  }
+  const std::string name = ConsumerGroupAssignorName(*group, *ctx.config);
+  const ServerAssignor* assignor = FindServerAssignor(name);
+  if (assignor == nullptr) assignor = &DefaultServerAssignor();
+  Result<GroupAssignment> assignment = assignor->Assign(spec);
+  if (!assignment.ok()) {
+    return Error(ke::kUnknownServerError,
+                 fmt::format("Failed to compute a new target assignment for epoch {}: {}",
+                             group->group_epoch(), assignment.status().ToString()));
+  }
+  for (const auto& [id, m] : group->members()) {
+    (void)m;
+    auto it = assignment->find(id);
+    TopicPartitions target = it == assignment->end() ? TopicPartitions{} : it->second;
+    if (target != group->TargetOf(id) || !group->target_assignment().count(id)) {
+      records->push_back(
+          ConsumerGroupTargetAssignmentMemberRecord(group->group_id(), id, target));
+      group->SetTarget(id, std::move(target));
+    }
+  }
+  group->set_assignment_epoch(group->group_epoch());
+  records->push_back(ConsumerGroupTargetAssignmentMetadataRecord(
+      group->group_id(), group->assignment_epoch(), ctx.now_ms));
+  return std::nullopt;
+}
+
+Resp::Assignment ResponseAssignment(const ConsumerGroupMember& m) {
+  Resp::Assignment a;
+  for (const auto& [topic, partitions] : m.assigned_partitions) {
+    auto& t = a.topic_partitions.emplace_back();
+    t.topic_id = topic;
+    for (const auto& [p, epoch] : partitions) {
+      (void)epoch;
+      t.partitions.push_back(p);
+    }
+  }
+  return a;
+}
+
+bool GroupExists(const ConsumerGroup& group) {
+  return group.group_epoch() > 0 || !group.members().empty();
+}
+
+ConsumerGroupHeartbeatResult Leave(ConsumerGroup* group, const Req& req) {
+  if (!GroupExists(*group)) {
+    return Error(ke::kGroupIdNotFound,
+                 fmt::format("Consumer group {} not found.", group->group_id()));
+  }
+  ConsumerGroupHeartbeatResult r;
+  if (req.instance_id) {
+    std::optional<std::string> id = group->StaticMemberId(*req.instance_id);
+    if (!id) {
+      return Error(ke::kUnknownMemberId,
+                   fmt::format("Instance id {} is unknown.", *req.instance_id));
+    }
+    if (*id != req.member_id) {
+      return Error(ke::kFencedInstanceId,
+                   fmt::format("Static member {} with instance id {} is fenced by existing "
+                               "member {}.",
+                               req.member_id, *req.instance_id, *id));
+    }
+    if (req.member_epoch == kLeaveGroupStaticMemberEpoch) {
+      // A temporary leave: the member keeps its assignment for a while (its session timeout)
+      // so that the same instance can take it over when it comes back.
+      ConsumerGroupMember m = *group->FindMember(*id);
+      m.member_epoch = kLeaveGroupStaticMemberEpoch;
+      for (auto& [topic, partitions] : m.assigned_partitions) {
+        (void)topic;
+        for (auto& [p, epoch] : partitions) {
+          (void)p;
+          epoch = 0;
+        }
+      }
+      group->UpdateMember(m);
+      r.records.push_back(ConsumerGroupCurrentMemberAssignmentRecord(group->group_id(), m));
+      r.member_id = m.member_id;
+      r.response.member_id = m.member_id;
+      r.response.member_epoch = kLeaveGroupStaticMemberEpoch;
+      r.revocation_done = true;
+      return r;
+    }
+  } else if (group->FindMember(req.member_id) == nullptr) {
+    return Error(ke::kUnknownMemberId,
+                 fmt::format("Member {} is not a member of group {}.", req.member_id,
+                             group->group_id()));
+  }
+  r.records = FenceConsumerGroupMember(group, req.member_id);
+  r.member_id = req.member_id;
+  r.member_removed = true;
+  r.response.member_id = req.member_id;
+  r.response.member_epoch = kLeaveGroupMemberEpoch;
+  return r;
+}
+
+}  // namespace
+
+ConsumerGroupHeartbeatResult ConsumerGroupHeartbeat(ConsumerGroup* group, int16_t version,
+                                                    const Req& req,
+                                                    const ConsumerGroupHeartbeatContext& ctx) {
+  const GroupCoordinatorConfig& config = *ctx.config;
+  if (auto err = Validate(version, req, config)) return *err;
+  if (req.member_epoch == kLeaveGroupMemberEpoch ||
+      req.member_epoch == kLeaveGroupStaticMemberEpoch) {
+    return Leave(group, req);
+  }
+  const bool joining = req.member_epoch == kJoinGroupMemberEpoch;
+  if (!joining && !GroupExists(*group)) {
+    return Error(ke::kGroupIdNotFound,
+                 fmt::format("Consumer group {} not found.", group->group_id()));
+  }
+  const std::string member_id = req.member_id.empty() ? ctx.new_member_id() : req.member_id;
+  if (group->FindMember(member_id) == nullptr &&
+      static_cast<int64_t>(group->members().size()) >= config.group_consumer_max_size) {
+    return Error(ke::kGroupMaxSizeReached,
+                 fmt::format("The consumer group has reached its maximum capacity of {} members.",
+                             config.group_consumer_max_size));
+  }
+
+  ConsumerGroupHeartbeatResult r;
+  // The member as it was (a new one: epoch 0, nothing assigned).
+  ConsumerGroupMember member;
+  member.member_id = member_id;
+  bool is_new = true;
+  std::string replaced;
+  if (!req.instance_id) {
+    if (const ConsumerGroupMember* m = group->FindMember(member_id)) {
+      if (!joining) {
+        if (auto err = CheckEpoch(*m, req)) return *err;
+      }
+      member = *m;
+      is_new = false;
+    } else if (!joining) {
+      return Error(ke::kUnknownMemberId,
+                   fmt::format("Member {} is not a member of group {}.", member_id,
+                               group->group_id()));
+    }
+  } else {
+    std::optional<std::string> existing = group->StaticMemberId(*req.instance_id);
+    if (joining) {
+      if (existing && *existing == member_id) {
+        member = *group->FindMember(member_id);
+        is_new = false;
+      } else if (existing) {
+        const ConsumerGroupMember& old = *group->FindMember(*existing);
+        if (old.member_epoch != kLeaveGroupStaticMemberEpoch) {
+          return Error(ke::kUnreleasedInstanceId,
+                       fmt::format("Static member {} with instance id {} cannot join the group "
+                                   "because the instance id is owned by member {}.",
+                                   member_id, *req.instance_id, *existing));
+        }
+        // The instance comes back under a new member id: it takes over the old member's
+        // assignment and target.
+        replaced = *existing;
+        member.instance_id = old.instance_id;
+        member.assigned_partitions = old.assigned_partitions;
+        TopicPartitions target = group->TargetOf(replaced);
+        RemoveMemberRecords(*group, replaced, &r.records);
+        group->RemoveMember(replaced);
+        group->RemoveTarget(replaced);
+        r.records.push_back(
+            ConsumerGroupTargetAssignmentMemberRecord(group->group_id(), member_id, target));
+        group->SetTarget(member_id, std::move(target));
+      }
+    } else {
+      if (!existing) {
+        return Error(ke::kUnknownMemberId,
+                     fmt::format("Instance id {} is unknown.", *req.instance_id));
+      }
+      if (*existing != member_id) {
+        return Error(ke::kFencedInstanceId,
+                     fmt::format("Static member {} with instance id {} is fenced by existing "
+                                 "member {}.",
+                                 member_id, *req.instance_id, *existing));
+      }
+      member = *group->FindMember(member_id);
+      is_new = false;
+      if (auto err = CheckEpoch(member, req)) return *err;
+    }
+  }
+
+  // 1. The member's subscription and identity.
+  ConsumerGroupMember updated = member;
+  if (req.instance_id) updated.instance_id = req.instance_id;
+  if (req.rack_id) updated.rack_id = req.rack_id;
+  if (req.rebalance_timeout_ms != -1) updated.rebalance_timeout_ms = req.rebalance_timeout_ms;
+  if (req.server_assignor) updated.server_assignor = req.server_assignor;
+  if (req.subscribed_topic_names) {
+    std::vector<std::string> names = *req.subscribed_topic_names;
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    updated.subscribed_topic_names = std::move(names);
+  }
+  updated.client_id = ctx.client_id;
+  updated.client_host = ctx.client_host;
+  const bool subscription_changed =
+      is_new || updated.subscribed_topic_names != member.subscribed_topic_names ||
+      updated.subscribed_topic_regex != member.subscribed_topic_regex;
+  const std::string assignor_before = ConsumerGroupAssignorName(*group, config);
+  if (is_new || MetadataChanged(member, updated)) {
+    r.records.push_back(ConsumerGroupMemberMetadataRecord(group->group_id(), updated));
+  }
+  group->UpdateMember(updated);
+
+  // The group epoch moves when a subscription, the subscribed topics' metadata or the
+  // assignor the group uses changed, and when the group is new.
+  bool bump = group->group_epoch() == 0 || subscription_changed ||
+              ConsumerGroupAssignorName(*group, config) != assignor_before;
+  const int64_t hash = MetadataHash(*group, ctx);
+  bump = bump || hash != group->metadata_hash();
+  if (bump) {
+    group->set_group_epoch(group->group_epoch() + 1);
+    group->set_metadata_hash(hash);
+    r.records.push_back(
+        ConsumerGroupMetadataRecord(group->group_id(), group->group_epoch(), hash));
+  }
+
+  // 2. A new target assignment when the group epoch is ahead of it.
+  if (group->group_epoch() > group->assignment_epoch()) {
+    if (auto err = UpdateTargetAssignment(group, ctx, &r.records)) return *err;
+  }
+
+  // 3. One reconciliation step of the member towards its target.
+  ReconcileInput in;
+  in.target_epoch = group->assignment_epoch();
+  in.target = group->TargetOf(member_id);
+  in.subscribed_topic_ids = SubscribedIds(updated, ctx, nullptr);
+  in.enforce_subscription_consistency = subscription_changed && !is_new;
+  in.owned = Owned(req);
+  const ConsumerGroupMember current = *group->FindMember(member_id);
+  Result<ConsumerGroupMember> next = ReconcileMember(
+      current, in, [group](const Uuid& topic, int32_t partition) {
+        return group->CurrentPartitionEpoch(topic, partition);
+      });
+  if (!next.ok()) {
+    std::string_view message = next.status().message();
+    if (!IsFencedMemberEpoch(next.status())) {
+      return Error(ke::kUnknownServerError, std::string(message));
+    }
+    message.remove_prefix(std::min(message.size(), kFencedMemberEpochPrefix.size()));
+    return Error(ke::kFencedMemberEpoch, std::string(message));
+  }
+  if (*next != current) {
+    group->UpdateMember(*next);
+    r.records.push_back(ConsumerGroupCurrentMemberAssignmentRecord(group->group_id(), *next));
+    if (next->state == ConsumerMemberState::kUnrevokedPartitions) {
+      r.rebalance_timeout_ms = next->rebalance_timeout_ms;
+      r.revocation_epoch = next->member_epoch;
+    }
+  }
+  if (next->state != ConsumerMemberState::kUnrevokedPartitions) r.revocation_done = true;
+
+  r.member_id = member_id;
+  r.replaced_member_id = replaced;
+  r.response.member_id = member_id;
+  r.response.member_epoch = next->member_epoch;
+  r.response.heartbeat_interval_ms = config.group_consumer_heartbeat_interval_ms;
+  // The assignment goes out on a full request (a join, or a member that lost track and sends
+  // everything) and whenever it changed.
+  const bool full_request = joining || (req.rebalance_timeout_ms != -1 &&
+                                        req.subscribed_topic_names && req.topic_partitions);
+  if (full_request || PartitionsOf(member.assigned_partitions) !=
+                          PartitionsOf(next->assigned_partitions)) {
+    r.response.assignment = ResponseAssignment(*next);
+  }
+  return r;
+}
+
+std::vector<OffsetsRecord> FenceConsumerGroupMember(ConsumerGroup* group,
+                                                    const std::string& member_id) {
+  std::vector<OffsetsRecord> records;
+  if (group->FindMember(member_id) == nullptr) return records;
+  RemoveMemberRecords(*group, member_id, &records);
+  group->RemoveMember(member_id);
+  group->RemoveTarget(member_id);
+  group->set_group_epoch(group->group_epoch() + 1);
+  records.push_back(ConsumerGroupMetadataRecord(group->group_id(), group->group_epoch(),
+                                                group->metadata_hash()));
+  if (group->members().empty()) {
+    // Nobody left to assign to: the (empty) target is current at the new epoch.
+    group->set_assignment_epoch(group->group_epoch());
+    records.push_back(ConsumerGroupTargetAssignmentMetadataRecord(group->group_id(),
+                                                                  group->group_epoch(), 0));
+  }
+  return records;
+}
+
+std::string ConsumerGroupAssignorName(const ConsumerGroup& group,
+                                      const GroupCoordinatorConfig& config) {
+  if (std::optional<std::string> p = group.PreferredServerAssignor()) return *p;
+  return config.group_consumer_assignors.empty() ? std::string(DefaultServerAssignor().name())
+                                                 : config.group_consumer_assignors.front();
+}
+
+std::vector<OffsetsRecord> ConsumerGroupTombstones(const ConsumerGroup& group) {
+  std::vector<OffsetsRecord> records;
+  const std::string& id = group.group_id();
+  for (const auto& [m, member] : group.members()) {
+    (void)member;
+    records.push_back(ConsumerGroupCurrentMemberAssignmentTombstone(id, m));
+  }
+  for (const auto& [m, member] : group.members()) {
+    (void)member;
+    records.push_back(ConsumerGroupTargetAssignmentMemberTombstone(id, m));
+  }
+  records.push_back(ConsumerGroupTargetAssignmentMetadataTombstone(id));
+  for (const auto& [m, member] : group.members()) {
+    (void)member;
+    records.push_back(ConsumerGroupMemberMetadataTombstone(id, m));
+  }
+  records.push_back(ConsumerGroupMetadataTombstone(id));
+  return records;
+}
+
+}  // namespace seglog
