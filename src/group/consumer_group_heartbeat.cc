@@ -72,8 +72,7 @@ std::optional<ConsumerGroupHeartbeatResult> Validate(int16_t version, const Req&
   } else if (req.member_epoch == kLeaveGroupStaticMemberEpoch) {
     if (!req.instance_id) return Error(ke::kInvalidRequest, "InstanceId can't be null.");
   } else if (req.member_epoch < kLeaveGroupStaticMemberEpoch) {
-    return Error(ke::kInvalidRequest,
-                 fmt::format("MemberEpoch {} is invalid.", req.member_epoch));
+    return Error(ke::kInvalidRequest, fmt::format("MemberEpoch {} is invalid.", req.member_epoch));
   }
   if (req.server_assignor) {
     const auto& names = config.group_consumer_assignors;
@@ -165,10 +164,9 @@ int64_t MetadataHash(const ConsumerGroup& group, const ConsumerGroupHeartbeatCon
     const uint8_t zero = 0;
     mix(&zero, 1);
     mix(t->id.bytes.data(), t->id.bytes.size());
-    const uint8_t parts[4] = {static_cast<uint8_t>(t->partitions >> 24),
-                              static_cast<uint8_t>(t->partitions >> 16),
-                              static_cast<uint8_t>(t->partitions >> 8),
-                              static_cast<uint8_t>(t->partitions)};
+    const uint8_t parts[4] = {
+        static_cast<uint8_t>(t->partitions >> 24), static_cast<uint8_t>(t->partitions >> 16),
+        static_cast<uint8_t>(t->partitions >> 8), static_cast<uint8_t>(t->partitions)};
     mix(parts, 4);
   }
   return any ? static_cast<int64_t>(h) : 0;
@@ -218,8 +216,7 @@ std::optional<ConsumerGroupHeartbeatResult> UpdateTargetAssignment(
     auto it = assignment->find(id);
     TopicPartitions target = it == assignment->end() ? TopicPartitions{} : it->second;
     if (target != group->TargetOf(id) || !group->target_assignment().count(id)) {
-      records->push_back(
-          ConsumerGroupTargetAssignmentMemberRecord(group->group_id(), id, target));
+      records->push_back(ConsumerGroupTargetAssignmentMemberRecord(group->group_id(), id, target));
       group->SetTarget(id, std::move(target));
     }
   }
@@ -285,9 +282,8 @@ ConsumerGroupHeartbeatResult Leave(ConsumerGroup* group, const Req& req) {
       return r;
     }
   } else if (group->FindMember(req.member_id) == nullptr) {
-    return Error(ke::kUnknownMemberId,
-                 fmt::format("Member {} is not a member of group {}.", req.member_id,
-                             group->group_id()));
+    return Error(ke::kUnknownMemberId, fmt::format("Member {} is not a member of group {}.",
+                                                   req.member_id, group->group_id()));
   }
   r.records = FenceConsumerGroupMember(group, req.member_id);
   r.member_id = req.member_id;
@@ -335,9 +331,8 @@ ConsumerGroupHeartbeatResult ConsumerGroupHeartbeat(ConsumerGroup* group, int16_
       member = *m;
       is_new = false;
     } else if (!joining) {
-      return Error(ke::kUnknownMemberId,
-                   fmt::format("Member {} is not a member of group {}.", member_id,
-                               group->group_id()));
+      return Error(ke::kUnknownMemberId, fmt::format("Member {} is not a member of group {}.",
+                                                     member_id, group->group_id()));
     }
   } else {
     std::optional<std::string> existing = group->StaticMemberId(*req.instance_id);
@@ -415,8 +410,7 @@ ConsumerGroupHeartbeatResult ConsumerGroupHeartbeat(ConsumerGroup* group, int16_
   if (bump) {
     group->set_group_epoch(group->group_epoch() + 1);
     group->set_metadata_hash(hash);
-    r.records.push_back(
-        ConsumerGroupMetadataRecord(group->group_id(), group->group_epoch(), hash));
+    r.records.push_back(ConsumerGroupMetadataRecord(group->group_id(), group->group_epoch(), hash));
   }
 
   // 2. A new target assignment when the group epoch is ahead of it.
@@ -432,8 +426,8 @@ ConsumerGroupHeartbeatResult ConsumerGroupHeartbeat(ConsumerGroup* group, int16_
   in.enforce_subscription_consistency = subscription_changed && !is_new;
   in.owned = Owned(req);
   const ConsumerGroupMember current = *group->FindMember(member_id);
-  Result<ConsumerGroupMember> next = ReconcileMember(
-      current, in, [group](const Uuid& topic, int32_t partition) {
+  Result<ConsumerGroupMember> next =
+      ReconcileMember(current, in, [group](const Uuid& topic, int32_t partition) {
         return group->CurrentPartitionEpoch(topic, partition);
       });
   if (!next.ok()) {
@@ -463,8 +457,8 @@ ConsumerGroupHeartbeatResult ConsumerGroupHeartbeat(ConsumerGroup* group, int16_
   // everything) and whenever it changed.
   const bool full_request = joining || (req.rebalance_timeout_ms != -1 &&
                                         req.subscribed_topic_names && req.topic_partitions);
-  if (full_request || PartitionsOf(member.assigned_partitions) !=
-                          PartitionsOf(next->assigned_partitions)) {
+  if (full_request ||
+      PartitionsOf(member.assigned_partitions) != PartitionsOf(next->assigned_partitions)) {
     r.response.assignment = ResponseAssignment(*next);
   }
   return r;
@@ -478,13 +472,13 @@ std::vector<OffsetsRecord> FenceConsumerGroupMember(ConsumerGroup* group,
   group->RemoveMember(member_id);
   group->RemoveTarget(member_id);
   group->set_group_epoch(group->group_epoch() + 1);
-  records.push_back(ConsumerGroupMetadataRecord(group->group_id(), group->group_epoch(),
-                                                group->metadata_hash()));
+  records.push_back(
+      ConsumerGroupMetadataRecord(group->group_id(), group->group_epoch(), group->metadata_hash()));
   if (group->members().empty()) {
     // Nobody left to assign to: the (empty) target is current at the new epoch.
     group->set_assignment_epoch(group->group_epoch());
-    records.push_back(ConsumerGroupTargetAssignmentMetadataRecord(group->group_id(),
-                                                                  group->group_epoch(), 0));
+    records.push_back(
+        ConsumerGroupTargetAssignmentMetadataRecord(group->group_id(), group->group_epoch(), 0));
   }
   return records;
 }

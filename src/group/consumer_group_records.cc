@@ -120,9 +120,8 @@ OffsetsRecord ConsumerGroupMemberMetadataRecord(const std::string& group,
   v.rebalance_timeout_ms = member.rebalance_timeout_ms;
   v.server_assignor = member.server_assignor;
   v.classic_member_metadata = std::nullopt;  // a member of the consumer protocol
-  return KeyValue(
-      kConsumerGroupMemberMetadataRecordType,
-      MemberKey<protocol::ConsumerGroupMemberMetadataKey>(group, member.member_id), v);
+  return KeyValue(kConsumerGroupMemberMetadataRecordType,
+                  MemberKey<protocol::ConsumerGroupMemberMetadataKey>(group, member.member_id), v);
 }
 
 OffsetsRecord ConsumerGroupMemberMetadataTombstone(const std::string& group,
@@ -155,9 +154,8 @@ OffsetsRecord ConsumerGroupTargetAssignmentMemberRecord(const std::string& group
     t.topic_id = topic;
     t.partitions.assign(partitions.begin(), partitions.end());
   }
-  return KeyValue(
-      kConsumerGroupTargetAssignmentMemberRecordType,
-      MemberKey<protocol::ConsumerGroupTargetAssignmentMemberKey>(group, member_id), v);
+  return KeyValue(kConsumerGroupTargetAssignmentMemberRecordType,
+                  MemberKey<protocol::ConsumerGroupTargetAssignmentMemberKey>(group, member_id), v);
 }
 
 OffsetsRecord ConsumerGroupTargetAssignmentMemberTombstone(const std::string& group,
@@ -181,9 +179,8 @@ OffsetsRecord ConsumerGroupCurrentMemberAssignmentRecord(const std::string& grou
 
 OffsetsRecord ConsumerGroupCurrentMemberAssignmentTombstone(const std::string& group,
                                                             const std::string& member_id) {
-  return KeyOnly(
-      kConsumerGroupCurrentMemberAssignmentRecordType,
-      MemberKey<protocol::ConsumerGroupCurrentMemberAssignmentKey>(group, member_id));
+  return KeyOnly(kConsumerGroupCurrentMemberAssignmentRecordType,
+                 MemberKey<protocol::ConsumerGroupCurrentMemberAssignmentKey>(group, member_id));
 }
 
 Result<LoadedConsumerGroupRecord> DecodeConsumerGroupRecord(
@@ -196,9 +193,8 @@ Result<LoadedConsumerGroupRecord> DecodeConsumerGroupRecord(
     if (value->size() < 2) return Status::Corruption("Could not read version from value's buffer.");
     const int16_t version = LoadBEInt16(value->data());
     if (version != 0) {
-      return Status::Corruption(
-          fmt::format("Unknown record version {} for consumer group record type {}", version,
-                      type));
+      return Status::Corruption(fmt::format(
+          "Unknown record version {} for consumer group record type {}", version, type));
     }
     value_body = value->subspan(2);
   }
@@ -243,7 +239,7 @@ Result<LoadedConsumerGroupRecord> DecodeConsumerGroupRecord(
         auto v = protocol::ConsumerGroupTargetAssignmentMetadataValue::Parse(value_body, 0);
         if (!v.ok()) return Corrupt("ConsumerGroupTargetAssignmentMetadataValue", v.status());
         out.value = LoadedConsumerGroupTargetAssignmentMetadata::Value{v->assignment_epoch,
-                                                                      v->assignment_timestamp};
+                                                                       v->assignment_timestamp};
       }
       return LoadedConsumerGroupRecord(std::move(out));
     }

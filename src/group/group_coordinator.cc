@@ -297,8 +297,8 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
           if (r.key->size() >= 2 && IsConsumerGroupRecordType(LoadBEInt16(r.key->data()))) {
             Result<LoadedConsumerGroupRecord> cg = DecodeConsumerGroupRecord(*r.key, value);
             if (!cg.ok()) {
-              Info(fmt::format("WARN Skipping the corrupt record at offset {} of {}: {}",
-                               r.offset, tp, cg.status().ToString()));
+              Info(fmt::format("WARN Skipping the corrupt record at offset {} of {}: {}", r.offset,
+                               tp, cg.status().ToString()));
               continue;
             }
             ReplayConsumerGroup(s, *cg);
@@ -417,7 +417,8 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
       }
       g.UpdateMember(std::move(m));
     } else if (const auto* tm = std::get_if<LoadedConsumerGroupTargetAssignmentMetadata>(&rec)) {
-      if (tm->value) LoadedConsumerGroup(s, tm->group).set_assignment_epoch(tm->value->assignment_epoch);
+      if (tm->value)
+        LoadedConsumerGroup(s, tm->group).set_assignment_epoch(tm->value->assignment_epoch);
     } else if (const auto* tmm = std::get_if<LoadedConsumerGroupTargetAssignmentMember>(&rec)) {
       if (!tmm->value) {
         if (ConsumerGroup* g = FindConsumerGroup(s, tmm->group)) g->RemoveTarget(tmm->member_id);
@@ -425,7 +426,8 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
       }
       LoadedConsumerGroup(s, tmm->group).SetTarget(tmm->member_id, *tmm->value);
     } else if (const auto* ca = std::get_if<LoadedConsumerGroupCurrentMemberAssignment>(&rec)) {
-      ConsumerGroup* g = ca->value ? &LoadedConsumerGroup(s, ca->group) : FindConsumerGroup(s, ca->group);
+      ConsumerGroup* g =
+          ca->value ? &LoadedConsumerGroup(s, ca->group) : FindConsumerGroup(s, ca->group);
       if (g == nullptr) return;
       ConsumerGroupMember m;
       if (const ConsumerGroupMember* old = g->FindMember(ca->member_id)) {
@@ -451,10 +453,10 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
       if (OwnedByAnotherMember(*g, m)) {
         // Records that disagree (Kafka fails the load with IllegalStateException): this one is
         // skipped, the member keeps what it had.
-        Info(fmt::format(
-            "WARN Skipping the current assignment of member {} of group {}: it names "
-            "partitions another member has",
-            m.member_id, g->group_id()));
+        Info(
+            fmt::format("WARN Skipping the current assignment of member {} of group {}: it names "
+                        "partitions another member has",
+                        m.member_id, g->group_id()));
         return;
       }
       g->UpdateMember(std::move(m));
@@ -1296,8 +1298,8 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     auto it = s.groups.find(group_id);
     ClassicGroup* g = nullptr;
     if (auto cg = s.consumer_groups.find(group_id); cg != s.consumer_groups.end()) {
-      if (int16_t e = ValidateConsumerCommit(*cg->second, version, generation, member_id,
-                                             partitions);
+      if (int16_t e =
+              ValidateConsumerCommit(*cg->second, version, generation, member_id, partitions);
           e != ke::kNone) {
         return fail_all(e);
       }
@@ -1437,9 +1439,9 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
                config_.group_consumer_session_timeout_ms,
                Timer{Timer::Kind::kConsumerSession, g.group_id(), m.member_id, 0, 0, 0});
     if (revoking_since_now && m.state == ConsumerMemberState::kUnrevokedPartitions) {
-      StartTimer(s, ConsumerRevocationKey(g.group_id(), m.member_id), m.rebalance_timeout_ms,
-                 Timer{Timer::Kind::kConsumerRevocation, g.group_id(), m.member_id,
-                       m.member_epoch, 0, 0});
+      StartTimer(
+          s, ConsumerRevocationKey(g.group_id(), m.member_id), m.rebalance_timeout_ms,
+          Timer{Timer::Kind::kConsumerRevocation, g.group_id(), m.member_id, m.member_epoch, 0, 0});
     }
   }
 
@@ -1465,8 +1467,9 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     std::vector<OffsetsRecord> records = FenceConsumerGroupMember(&next, t.member);
     if (Status w = Append(s, records); !w.ok()) {
       // Try again in a while: the member stays until its removal is written.
-      StartTimer(s, t.kind == Timer::Kind::kConsumerSession ? ConsumerSessionKey(t.group, t.member)
-                                                            : ConsumerRevocationKey(t.group, t.member),
+      StartTimer(s,
+                 t.kind == Timer::Kind::kConsumerSession ? ConsumerSessionKey(t.group, t.member)
+                                                         : ConsumerRevocationKey(t.group, t.member),
                  1000, t);
       return;
     }
@@ -1627,7 +1630,8 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
         if (std::optional<ConsumerGroupTopic> t = TopicByName(p.topic)) topic = t->id;
       }
       int32_t assigned_at = -1;
-      for (const EpochPartitions* set : {&m->assigned_partitions, &m->partitions_pending_revocation}) {
+      for (const EpochPartitions* set :
+           {&m->assigned_partitions, &m->partitions_pending_revocation}) {
         auto t = set->find(topic);
         if (t == set->end()) continue;
         auto e = t->second.find(p.partition);
@@ -2047,12 +2051,11 @@ GroupCoordinator::FetchResult GroupCoordinator::FetchOffsets(
   return core_->FetchOffsets(group_id, topics, member_id, member_epoch);
 }
 protocol::ConsumerGroupHeartbeatResponseData GroupCoordinator::ConsumerGroupHeartbeat(
-    int16_t version, const Client& client,
-    const protocol::ConsumerGroupHeartbeatRequestData& req) {
+    int16_t version, const Client& client, const protocol::ConsumerGroupHeartbeatRequestData& req) {
   return core_->ConsumerGroupHeartbeat(version, client, req);
 }
-protocol::ConsumerGroupDescribeResponseData::DescribedGroup
-GroupCoordinator::DescribeConsumerGroup(const std::string& group_id) {
+protocol::ConsumerGroupDescribeResponseData::DescribedGroup GroupCoordinator::DescribeConsumerGroup(
+    const std::string& group_id) {
   return core_->DescribeConsumerGroup(group_id);
 }
 std::vector<GroupCoordinator::ListedGroup> GroupCoordinator::ListGroups(

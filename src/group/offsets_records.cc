@@ -44,7 +44,8 @@ OffsetsRecord OffsetCommitRecord(const std::string& group, const std::string& to
     version = kOffsetCommitValueVersionWithExpiry;
     value.expire_timestamp = *offset.expire_timestamp_ms;
   }
-  return {PrefixedRecordBytes(kOffsetCommitRecordType, key, 0), PrefixedRecordBytes(version, value, version)};
+  return {PrefixedRecordBytes(kOffsetCommitRecordType, key, 0),
+          PrefixedRecordBytes(version, value, version)};
 }
 
 OffsetsRecord OffsetCommitTombstone(const std::string& group, const std::string& topic,

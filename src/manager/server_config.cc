@@ -361,7 +361,8 @@ Result<ServerConfig> ServerConfig::FromProperties(const std::map<std::string, st
              name.erase(name.begin());
            }
            // Kafka takes class names too: its two built-in assignors by theirs.
-           if (name == "org.apache.kafka.coordinator.group.assignor.UniformAssignor") name = "uniform";
+           if (name == "org.apache.kafka.coordinator.group.assignor.UniformAssignor")
+             name = "uniform";
            if (name == "org.apache.kafka.coordinator.group.assignor.RangeAssignor") name = "range";
            if (name != "uniform" && name != "range") {
              return Status::InvalidArgument(fmt::format(

@@ -42,7 +42,7 @@ struct GroupCoordinatorConfig {
   // heartbeat interval the coordinator tells them (the interval must be below the timeout),
   // the most members a group may have, and the server-side assignors (the first is the
   // default; each "uniform" or "range", or the class name of Kafka's).
-  int32_t group_consumer_session_timeout_ms = 45000;   // group.consumer.session.timeout.ms
+  int32_t group_consumer_session_timeout_ms = 45000;    // group.consumer.session.timeout.ms
   int32_t group_consumer_heartbeat_interval_ms = 5000;  // group.consumer.heartbeat.interval.ms
   int32_t group_consumer_max_size = INT32_MAX;          // group.consumer.max.size, >= 1
   std::vector<std::string> group_consumer_assignors = {"uniform", "range"};  // ..assignors

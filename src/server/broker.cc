@@ -349,8 +349,8 @@ void Broker::Handle(const RequestContext& rc, std::vector<uint8_t> frame, Respon
     }
     case ApiKey::kConsumerGroupDescribe: {
       SEGLOG_PARSE(protocol::ConsumerGroupDescribeRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id,
-            HandleConsumerGroupDescribe(ctx_, req, version), respond);
+      Reply(ctx_, api_key, version, correlation_id, HandleConsumerGroupDescribe(ctx_, req, version),
+            respond);
       return;
     }
     case ApiKey::kDeleteGroups: {

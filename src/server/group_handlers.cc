@@ -322,8 +322,8 @@ p::OffsetFetchResponseData HandleOffsetFetch(const BrokerContext& ctx,
   p::OffsetFetchResponseData resp;
   if (version >= 8) {
     for (const auto& g : req.groups) {
-      resp.groups.push_back(FetchGroup(ctx, g.group_id, g.topics, version, g.member_id,
-                                       g.member_epoch));
+      resp.groups.push_back(
+          FetchGroup(ctx, g.group_id, g.topics, version, g.member_id, g.member_epoch));
     }
     return resp;
   }
