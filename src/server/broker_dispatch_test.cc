@@ -18,6 +18,10 @@
 #include "protocol/generated/api_messages.h"
 #include "protocol/generated/api_versions_request.h"
 #include "protocol/generated/api_versions_response.h"
+#include "protocol/generated/consumer_group_describe_request.h"
+#include "protocol/generated/consumer_group_describe_response.h"
+#include "protocol/generated/consumer_group_heartbeat_request.h"
+#include "protocol/generated/consumer_group_heartbeat_response.h"
 #include "protocol/generated/create_acls_request.h"
 #include "protocol/generated/create_acls_response.h"
 #include "protocol/generated/create_topics_request.h"
@@ -800,6 +804,40 @@ TEST_F(BrokerDispatchTest, EveryServedApiAnswersAtEveryVersion) {
           auto resp = Decode<OffsetDeleteResponseData>(a, 47, v);
           EXPECT_EQ(resp.error_code, 0);
           EXPECT_EQ(resp.topics.at(0).partitions.at(0).error_code, 0);
+          break;
+        }
+        case ApiKey::kConsumerGroupHeartbeat: {
+          ConsumerGroupHeartbeatRequestData req;
+          req.group_id = name;
+          req.member_id = "member-" + name;
+          req.member_epoch = 0;
+          req.rebalance_timeout_ms = 30000;
+          req.subscribed_topic_names = std::vector<std::string>{"t"};
+          req.topic_partitions.emplace();
+          a = Call(Frame(68, v, req));
+          auto resp = Decode<ConsumerGroupHeartbeatResponseData>(a, 68, v);
+          EXPECT_EQ(resp.error_code, 0) << resp.error_message.value_or("");
+          EXPECT_EQ(resp.member_epoch, 1);
+          ASSERT_TRUE(resp.assignment.has_value());
+          ASSERT_EQ(resp.assignment->topic_partitions.size(), 1u);
+          EXPECT_EQ(resp.assignment->topic_partitions[0].partitions,
+                    (std::vector<int32_t>{0, 1}));
+          break;
+        }
+        case ApiKey::kConsumerGroupDescribe: {
+          ConsumerGroupDescribeRequestData req;
+          req.group_ids = {"x68v1", "nobody", ""};
+          req.include_authorized_operations = true;
+          a = Call(Frame(69, v, req));
+          auto resp = Decode<ConsumerGroupDescribeResponseData>(a, 69, v);
+          ASSERT_EQ(resp.groups.size(), 3u);
+          EXPECT_EQ(resp.groups[0].error_code, 0);
+          EXPECT_EQ(resp.groups[0].group_state, "Stable");
+          ASSERT_EQ(resp.groups[0].members.size(), 1u);
+          EXPECT_EQ(resp.groups[0].members[0].member_type, v >= 1 ? 1 : -1);
+          EXPECT_EQ(resp.groups[0].members[0].assignment.topic_partitions.at(0).topic_name, "t");
+          EXPECT_EQ(resp.groups[1].error_code, kafka_error::kGroupIdNotFound);
+          EXPECT_EQ(resp.groups[2].error_code, kafka_error::kInvalidGroupId);
           break;
         }
         default:

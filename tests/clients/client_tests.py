@@ -822,6 +822,86 @@ def group_rebalance_java(ctx):
     ctx.expect_records = len(acked)
 
 
+def wait_consumer_protocol_assignments(members, partitions, what, timeout=60):
+    """KIP-848 groups have no common generation (each member has its own epoch): waits until
+    the members' latest assignments are disjoint, cover `partitions` and are balanced. A
+    partition is never reported by two members at once (the broker gives it to the next owner
+    only after the previous one has revoked it), so an overlap fails at once."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        snap = [m.snapshot() for m in members]
+        if all(snap):
+            parts = [p for _, p in snap]
+            summary = {m.name: sorted(p) for m, p in zip(members, parts)}
+            union = set().union(*parts)
+            check(sum(map(len, parts)) == len(union), f"{what}: assignments overlap: {summary}")
+            sizes = sorted(map(len, parts))
+            if union == set(range(partitions)) and sizes[-1] - sizes[0] <= 1:
+                print(f"{what}: " + ", ".join(f"{m.name} (epoch {g}): {sorted(p)}"
+                                               for m, (g, p) in zip(members, snap)))
+                return
+        time.sleep(0.1)
+    raise Failure(f"{what}: no disjoint, complete, balanced assignment within {timeout}s: "
+                  + "; ".join(f"{m.name}: {m.snapshot()} {m.output()[-2:]}" for m in members))
+
+
+@case
+def group_consumer_protocol_java(ctx):
+    """KafkaConsumer members with group.protocol=consumer (KIP-848: ConsumerGroupHeartbeat and
+    the broker's uniform assignor) join, leave cleanly and die: their assignments are always
+    disjoint and end up covering the 6 partitions, every record is consumed, the group's
+    offsets are committed (OffsetCommit with member epochs), and kafka-consumer-groups lists
+    and describes it as a consumer group (ConsumerGroupDescribe)."""
+    b = ctx.broker
+    # Short sessions, so a killed member's partitions move within seconds.
+    b.stop()
+    b.overrides += ["group.consumer.session.timeout.ms=6000",
+                    "group.consumer.heartbeat.interval.ms=1000"]
+    b.start()
+    create_topic(b.bootstrap, "kip848", 6)
+    members = {}
+
+    def start(name):
+        members[name] = JavaMember(ctx, name, "cg", "kip848", "--prop", "group.protocol=consumer")
+        return members[name]
+
+    producer = BackgroundProducer(b.bootstrap, "kip848", 6)
+    try:
+        m1, m2 = start("m1"), start("m2")
+        wait_consumer_protocol_assignments([m1, m2], 6, "two members")
+        m3 = start("m3")
+        wait_consumer_protocol_assignments([m1, m2, m3], 6, "m3 joined")
+        listed = groups_tool(b.bootstrap, "--list", "--type")
+        check(any(l.split()[:2] == ["cg", "Consumer"] or l.split()[:2] == ["cg", "consumer"]
+                  for l in listed.splitlines()), f"cg is not listed as a consumer group:\n{listed}")
+        described = groups_tool(b.bootstrap, "--describe", "--members", "--group", "cg")
+        check(described.count("m1") + described.count("m2") + described.count("m3") >= 3,
+              f"--describe --members does not show the three members:\n{described}")
+
+        m1.stop()  # KafkaConsumer.close(): a heartbeat with epoch -1
+        wait_consumer_protocol_assignments([m2, m3], 6, "m1 left")
+        killed = time.time()
+        m3.kill()  # no goodbye: fenced when its 6 s session runs out
+        wait_consumer_protocol_assignments([m2], 6, "m3 killed")
+        waited = time.time() - killed
+        check("fenced from the group because its session expired" in b.log(),
+              "no session expiry in the broker's log")
+        check(waited > 4, f"m3's partitions moved {waited:.1f}s after the kill, before its 6 s "
+                          f"session timeout")
+        print(f"m3's session expired and m2 took over {waited:.1f}s after the kill")
+
+        acked = producer.stop()
+        drain_and_check(members, acked)
+        wait_group_caught_up(b.bootstrap, "cg", acked, 6, members_gone=False)
+        m2.stop()
+    finally:
+        producer.stop_event.set()
+        for m in members.values():
+            m.ensure_gone()
+    wait_group_caught_up(b.bootstrap, "cg", acked, 6, members_gone=True, timeout=10)
+    ctx.expect_records = len(acked)
+
+
 @case
 def group_cooperative_static_java(ctx):
     """KafkaConsumer members with the CooperativeStickyAssignor (incremental rebalances) and a
