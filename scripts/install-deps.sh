@@ -8,7 +8,7 @@ PACKAGES=(
   libisal-dev libzstd-dev liblz4-dev libsnappy-dev zlib1g-dev
   libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev libasio-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libxxhash-dev
+  libxxhash-dev libre2-dev
   kcat python3-venv
   libssl-dev
   gnuplot-nox python3

@@ -206,8 +206,10 @@ TEST_F(ConsumerGroupCoordinatorTest, BadHeartbeatsGetKafkasErrorsAndWriteNothing
   req.server_assignor = "sticky";
   EXPECT_EQ(hb().error_code, ke::kUnsupportedAssignor);
   req.server_assignor.reset();
-  req.subscribed_topic_regex = "t.*";
-  EXPECT_EQ(hb().error_code, ke::kInvalidRegularExpression);
+  req.subscribed_topic_regex = "t(";
+  r = hb();
+  EXPECT_EQ(r.error_code, ke::kInvalidRegularExpression);
+  EXPECT_THAT(r.error_message.value_or(""), HasSubstr("is not a valid regular expression"));
   req.subscribed_topic_regex.reset();
   req.topic_partitions->emplace_back().topic_id = TopicId("t");  // owned partitions in a join
   EXPECT_EQ(hb().error_code, ke::kInvalidRequest);
@@ -226,6 +228,44 @@ TEST_F(ConsumerGroupCoordinatorTest, BadHeartbeatsGetKafkasErrorsAndWriteNothing
   EXPECT_EQ(Heartbeat("nobody", 1, std::nullopt, std::nullopt, std::nullopt, "other").error_code,
             ke::kGroupIdNotFound);
   EXPECT_EQ(OffsetsLogEnd(), end);
+}
+
+// A regular expression subscription (RE2 syntax, whole names, internal topics never): the
+// member gets the matching topics' partitions, and a topic created later that matches moves the
+// group epoch and is assigned at the next heartbeat.
+TEST_F(ConsumerGroupCoordinatorTest, RegularExpressionSubscriptions) {
+  ASSERT_TRUE(logs_->CreateTopic("tx", 1, {}).ok());
+  p::ConsumerGroupHeartbeatRequestData req;
+  req.group_id = "g";
+  req.member_id = "A";
+  req.member_epoch = 0;
+  req.rebalance_timeout_ms = 30000;
+  req.subscribed_topic_regex = "t.*|__consumer_offsets";
+  req.topic_partitions.emplace();
+  auto a = coordinator_->ConsumerGroupHeartbeat(1, {"c", "/h"}, req);
+  ASSERT_EQ(a.error_code, 0) << a.error_message.value_or("");
+  Owned want = {{"t", {0, 1, 2, 3, 4, 5}}};
+  Owned got;
+  for (const auto& t : a.assignment->topic_partitions) {
+    const std::string name = t.topic_id == TopicId("tx") ? "tx" : TopicName(t.topic_id);
+    got[name].insert(t.partitions.begin(), t.partitions.end());
+  }
+  want["tx"] = {0};
+  EXPECT_EQ(got, want);  // not "u", not __consumer_offsets
+  ASSERT_TRUE(logs_->CreateTopic("t9", 2, {}).ok());
+  p::ConsumerGroupHeartbeatRequestData next;
+  next.group_id = "g";
+  next.member_id = "A";
+  next.member_epoch = a.member_epoch;
+  auto a2 = coordinator_->ConsumerGroupHeartbeat(1, {"c", "/h"}, next);
+  ASSERT_EQ(a2.error_code, 0);
+  EXPECT_EQ(a2.member_epoch, a.member_epoch + 1);
+  ASSERT_TRUE(a2.assignment.has_value());
+  size_t partitions = 0;
+  for (const auto& t : a2.assignment->topic_partitions) partitions += t.partitions.size();
+  EXPECT_EQ(partitions, 9u);
+  auto d = coordinator_->DescribeConsumerGroup("g");
+  EXPECT_EQ(d.members.at(0).subscribed_topic_regex, "t.*|__consumer_offsets");
 }
 
 // A member that leaves (epoch -1) is gone at once and its partitions go to the others; one that

@@ -2,6 +2,7 @@
 #include "group/consumer_group_heartbeat.h"
 
 #include <fmt/format.h>
+#include <re2/re2.h>
 
 #include <algorithm>
 #include <cctype>
@@ -82,10 +83,13 @@ std::optional<ConsumerGroupHeartbeatResult> Validate(int16_t version, const Req&
                                *req.server_assignor, AssignorList(config)));
     }
   }
-  if (req.subscribed_topic_regex) {
-    return Error(ke::kInvalidRegularExpression,
-                 "seglog does not support regular expression subscriptions (SubscribedTopicRegex) "
-                 "yet; subscribe to topic names.");
+  if (req.subscribed_topic_regex && !req.subscribed_topic_regex->empty()) {
+    RE2 re(*req.subscribed_topic_regex, RE2::Quiet);
+    if (!re.ok()) {
+      return Error(ke::kInvalidRegularExpression,
+                   fmt::format("SubscribedTopicRegex `{}` is not a valid regular expression: {}.",
+                               *req.subscribed_topic_regex, re.error()));
+    }
   }
   return std::nullopt;
 }
@@ -130,10 +134,36 @@ std::optional<TopicPartitions> Owned(const Req& req) {
   return owned;
 }
 
+// Kafka's Topic.isInternal: never matched by a regular expression.
+bool IsInternalTopic(const std::string& name) {
+  return name == "__consumer_offsets" || name == "__transaction_state" ||
+         name == "__share_group_state";
+}
+
+// The member's topics: its names, and the topics its regular expression matches as a whole.
+std::set<std::string> MemberTopicNames(const ConsumerGroupMember& m,
+                                       const std::vector<std::string>& topic_names) {
+  std::set<std::string> names(m.subscribed_topic_names.begin(), m.subscribed_topic_names.end());
+  if (m.subscribed_topic_regex && !m.subscribed_topic_regex->empty()) {
+    RE2 re(*m.subscribed_topic_regex, RE2::Quiet);
+    if (re.ok()) {
+      for (const std::string& t : topic_names) {
+        if (!IsInternalTopic(t) && RE2::FullMatch(t, re)) names.insert(t);
+      }
+    }
+  }
+  return names;
+}
+
+std::vector<std::string> TopicNames(const ConsumerGroupHeartbeatContext& ctx) {
+  return ctx.topic_names ? ctx.topic_names() : std::vector<std::string>{};
+}
+
 TopicIdSet SubscribedIds(const ConsumerGroupMember& m, const ConsumerGroupHeartbeatContext& ctx,
+                         const std::vector<std::string>& topic_names,
                          std::map<Uuid, AssignmentTopic, UuidLess>* topics) {
   TopicIdSet ids;
-  for (const std::string& name : m.subscribed_topic_names) {
+  for (const std::string& name : MemberTopicNames(m, topic_names)) {
     std::optional<ConsumerGroupTopic> t = ctx.topic_by_name(name);
     if (!t) continue;
     ids.insert(t->id);
@@ -146,7 +176,8 @@ TopicIdSet SubscribedIds(const ConsumerGroupMember& m, const ConsumerGroupHeartb
 // created, deleted or given partitions moves the group epoch (KIP-1101's idea; seglog's own
 // 64-bit FNV-1a, not Kafka's function: a Kafka broker given these records recomputes it and
 // bumps the epoch once).
-int64_t MetadataHash(const ConsumerGroup& group, const ConsumerGroupHeartbeatContext& ctx) {
+int64_t MetadataHash(const ConsumerGroup& group, const ConsumerGroupHeartbeatContext& ctx,
+                     const std::vector<std::string>& topic_names) {
   uint64_t h = 1469598103934665603ull;
   bool any = false;
   auto mix = [&h](const uint8_t* p, size_t n) {
@@ -155,8 +186,7 @@ int64_t MetadataHash(const ConsumerGroup& group, const ConsumerGroupHeartbeatCon
       h *= 1099511628211ull;
     }
   };
-  for (const auto& [name, count] : group.subscribed_topic_names()) {
-    (void)count;
+  for (const std::string& name : ConsumerGroupSubscribedTopics(group, topic_names)) {
     std::optional<ConsumerGroupTopic> t = ctx.topic_by_name(name);
     if (!t) continue;
     any = true;
@@ -191,14 +221,14 @@ void RemoveMemberRecords(const ConsumerGroup& group, const std::string& member_i
 // whose target changed, then the target metadata. An assignor failure is an error response.
 std::optional<ConsumerGroupHeartbeatResult> UpdateTargetAssignment(
     ConsumerGroup* group, const ConsumerGroupHeartbeatContext& ctx,
-    std::vector<OffsetsRecord>* records) {
+    const std::vector<std::string>& topic_names, std::vector<OffsetsRecord>* records) {
   AssignmentSpec spec;
   for (const auto& [id, m] : group->members()) {
     AssignmentMemberSpec ms;
     ms.member_id = id;
     ms.instance_id = m.instance_id;
     ms.rack_id = m.rack_id;
-    ms.subscribed_topic_ids = SubscribedIds(m, ctx, &spec.topics);
+    ms.subscribed_topic_ids = SubscribedIds(m, ctx, topic_names, &spec.topics);
     ms.assigned = group->TargetOf(id);
     spec.members.push_back(std::move(ms));
   }
@@ -384,6 +414,11 @@ ConsumerGroupHeartbeatResult ConsumerGroupHeartbeat(ConsumerGroup* group, int16_
   if (req.rack_id) updated.rack_id = req.rack_id;
   if (req.rebalance_timeout_ms != -1) updated.rebalance_timeout_ms = req.rebalance_timeout_ms;
   if (req.server_assignor) updated.server_assignor = req.server_assignor;
+  if (req.subscribed_topic_regex) {
+    // An empty expression is no regular expression subscription.
+    updated.subscribed_topic_regex =
+        req.subscribed_topic_regex->empty() ? std::nullopt : req.subscribed_topic_regex;
+  }
   if (req.subscribed_topic_names) {
     std::vector<std::string> names = *req.subscribed_topic_names;
     std::sort(names.begin(), names.end());
@@ -405,7 +440,8 @@ ConsumerGroupHeartbeatResult ConsumerGroupHeartbeat(ConsumerGroup* group, int16_
   // assignor the group uses changed, and when the group is new.
   bool bump = group->group_epoch() == 0 || subscription_changed ||
               ConsumerGroupAssignorName(*group, config) != assignor_before;
-  const int64_t hash = MetadataHash(*group, ctx);
+  const std::vector<std::string> topic_names = TopicNames(ctx);
+  const int64_t hash = MetadataHash(*group, ctx, topic_names);
   bump = bump || hash != group->metadata_hash();
   if (bump) {
     group->set_group_epoch(group->group_epoch() + 1);
@@ -415,14 +451,14 @@ ConsumerGroupHeartbeatResult ConsumerGroupHeartbeat(ConsumerGroup* group, int16_
 
   // 2. A new target assignment when the group epoch is ahead of it.
   if (group->group_epoch() > group->assignment_epoch()) {
-    if (auto err = UpdateTargetAssignment(group, ctx, &r.records)) return *err;
+    if (auto err = UpdateTargetAssignment(group, ctx, topic_names, &r.records)) return *err;
   }
 
   // 3. One reconciliation step of the member towards its target.
   ReconcileInput in;
   in.target_epoch = group->assignment_epoch();
   in.target = group->TargetOf(member_id);
-  in.subscribed_topic_ids = SubscribedIds(updated, ctx, nullptr);
+  in.subscribed_topic_ids = SubscribedIds(updated, ctx, topic_names, nullptr);
   in.enforce_subscription_consistency = subscription_changed && !is_new;
   in.owned = Owned(req);
   const ConsumerGroupMember current = *group->FindMember(member_id);
@@ -481,6 +517,19 @@ std::vector<OffsetsRecord> FenceConsumerGroupMember(ConsumerGroup* group,
         ConsumerGroupTargetAssignmentMetadataRecord(group->group_id(), group->group_epoch(), 0));
   }
   return records;
+}
+
+std::set<std::string> ConsumerGroupSubscribedTopics(const ConsumerGroup& group,
+                                                    const std::vector<std::string>& topic_names) {
+  std::set<std::string> all;
+  for (const auto& [name, count] : group.subscribed_topic_names()) {
+    if (count > 0) all.insert(name);
+  }
+  for (const auto& [id, m] : group.members()) {
+    (void)id;
+    if (m.subscribed_topic_regex) all.merge(MemberTopicNames(m, topic_names));
+  }
+  return all;
 }
 
 std::string ConsumerGroupAssignorName(const ConsumerGroup& group,

@@ -12,8 +12,12 @@
 // as the result says: the session timeout after every heartbeat, the rebalance timeout while the
 // member has partitions to revoke; when one fires, FenceConsumerGroupMember.
 //
-// Not done (answered as Kafka would refuse them, see docs/design/group_coordinator.md): regular
-// expression subscriptions (INVALID_REGULAR_EXPRESSION), classic-protocol members in consumer
+// A subscription is topic names, a regular expression (RE2 syntax, as Kafka's RE2/J; matched
+// against whole names of the topics that exist, internal topics left out, at every heartbeat,
+// so a new matching topic moves the group epoch), or both.
+//
+// Not done (answered as Kafka would refuse them, see docs/design/group_coordinator.md):
+// classic-protocol members in consumer
 // groups and the online upgrade of a non-empty classic group (GROUP_ID_NOT_FOUND), rack-aware
 // assignment, the assignment throttle (group.consumer.assignment.interval.ms: every new target
 // is computed at once).
@@ -25,6 +29,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -52,6 +57,8 @@ struct ConsumerGroupHeartbeatContext {
   std::function<std::optional<ConsumerGroupTopic>(const std::string& name)> topic_by_name;
   // A new member id (Kafka's Uuid in base64, for a v0 request without one).
   std::function<std::string()> new_member_id;
+  // The names of every topic (for regular expression subscriptions).
+  std::function<std::vector<std::string>()> topic_names;
 };
 
 struct ConsumerGroupHeartbeatResult {
@@ -82,6 +89,11 @@ std::vector<OffsetsRecord> FenceConsumerGroupMember(ConsumerGroup* group,
 // The assignor the group uses: the one most members name, else the first configured.
 std::string ConsumerGroupAssignorName(const ConsumerGroup& group,
                                       const GroupCoordinatorConfig& config);
+
+// Every topic some member subscribes to: by name, or by its regular expression among
+// `topic_names`.
+std::set<std::string> ConsumerGroupSubscribedTopics(const ConsumerGroup& group,
+                                                    const std::vector<std::string>& topic_names);
 
 // The records that delete an Empty group (tombstones of its target metadata and epoch).
 std::vector<OffsetsRecord> ConsumerGroupTombstones(const ConsumerGroup& group);

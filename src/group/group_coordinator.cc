@@ -1523,6 +1523,7 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     ctx.client_host = client.client_host;
     ctx.topic_by_name = [this](const std::string& name) { return TopicByName(name); };
     ctx.new_member_id = [] { return Uuid::Random().ToString(); };
+    ctx.topic_names = [this] { return logs_->ListTopics(); };
     ConsumerGroupHeartbeatResult r = seglog::ConsumerGroupHeartbeat(&next, version, req, ctx);
     if (r.response.error_code != ke::kNone) return r.response;
     records.insert(records.end(), std::make_move_iterator(r.records.begin()),
@@ -1795,9 +1796,7 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     auto cg = s.consumer_groups.find(group_id);
     std::optional<std::set<std::string>> subscribed = std::set<std::string>{};
     if (cg != s.consumer_groups.end()) {
-      for (const auto& [topic, count] : cg->second->subscribed_topic_names()) {
-        if (count > 0) subscribed->insert(topic);
-      }
+      subscribed = ConsumerGroupSubscribedTopics(*cg->second, logs_->ListTopics());
     } else if (it == s.groups.end() || it->second->Is(ClassicGroupState::kDead)) {
       out.error_code = ke::kGroupIdNotFound;
       return out;
@@ -1897,12 +1896,12 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
       for (auto& [group_id, g] : s.consumer_groups) {
         auto o = s.offsets.find(group_id);
         if (o != s.offsets.end()) {
-          const auto& subscribed = g->subscribed_topic_names();
+          const std::set<std::string> subscribed =
+              ConsumerGroupSubscribedTopics(*g, logs_->ListTopics());
           for (auto c = o->second.begin(); c != o->second.end();) {
             const CommittedOffset& off = c->second;
-            auto sub = subscribed.find(c->first.first);
             const bool expired =
-                (sub == subscribed.end() || sub->second == 0) &&
+                !subscribed.count(c->first.first) &&
                 (off.expire_timestamp_ms ? now >= *off.expire_timestamp_ms
                                          : now - off.commit_timestamp_ms >= retention);
             if (!expired) {

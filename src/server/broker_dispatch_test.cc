@@ -490,6 +490,36 @@ TEST_F(BrokerDispatchTest, MetadataAutoCreatesAndDescribesTopics) {
   EXPECT_EQ(logs_->ListTopics(), std::vector<std::string>{"auto"});
 }
 
+// By topic id (v10+): Java clients send the id with an empty, not a null, name; an unknown id
+// is UNKNOWN_TOPIC_ID, never a topic called "".
+TEST_F(BrokerDispatchTest, MetadataByTopicIdIgnoresTheEmptyName) {
+  ASSERT_TRUE(logs_->CreateTopic("t", 3).ok());
+  const Uuid id = *Uuid::Parse(logs_->FindTopic("t")->topic_id);
+  for (int16_t v : {10, 11, 12, 13}) {
+    MetadataRequestData req;
+    req.allow_auto_topic_creation = false;
+    auto& by_id = req.topics.emplace().emplace_back();
+    by_id.topic_id = id;
+    by_id.name = "";
+    auto& unknown = req.topics->emplace_back();
+    unknown.topic_id = Uuid::Random();
+    unknown.name = std::nullopt;
+    if (v < 12) unknown.name = "";
+    auto resp = Decode<MetadataResponseData>(Call(Frame(3, v, req)), 3, v);
+    ASSERT_EQ(resp.topics.size(), 2u);
+    if (v < 12) {  // ids are v12+: Kafka's INVALID_REQUEST, per topic here
+      EXPECT_EQ(resp.topics[0].error_code, kafka_error::kInvalidRequest);
+      EXPECT_EQ(resp.topics[1].error_code, kafka_error::kInvalidRequest);
+      continue;
+    }
+    EXPECT_EQ(resp.topics[0].error_code, 0) << "v" << v;
+    EXPECT_EQ(resp.topics[0].name, "t");
+    EXPECT_EQ(resp.topics[0].topic_id, id);
+    EXPECT_EQ(resp.topics[0].partitions.size(), 3u);
+    EXPECT_EQ(resp.topics[1].error_code, kafka_error::kUnknownTopicId);
+  }
+}
+
 // An idempotent producer's batch as it would send it.
 std::vector<uint8_t> IdempotentBatch(int64_t pid, int32_t base_seq, int count) {
   BatchOptions o;
@@ -820,8 +850,7 @@ TEST_F(BrokerDispatchTest, EveryServedApiAnswersAtEveryVersion) {
           EXPECT_EQ(resp.member_epoch, 1);
           ASSERT_TRUE(resp.assignment.has_value());
           ASSERT_EQ(resp.assignment->topic_partitions.size(), 1u);
-          EXPECT_EQ(resp.assignment->topic_partitions[0].partitions,
-                    (std::vector<int32_t>{0, 1}));
+          EXPECT_EQ(resp.assignment->topic_partitions[0].partitions, (std::vector<int32_t>{0, 1}));
           break;
         }
         case ApiKey::kConsumerGroupDescribe: {

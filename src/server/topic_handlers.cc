@@ -101,10 +101,19 @@ protocol::MetadataResponseData HandleMetadata(const BrokerContext& ctx,
   for (const auto& want : *req.topics) {
     auto& t = resp.topics.emplace_back();
     std::string name;
-    if (want.name.has_value()) {
-      name = *want.name;
+    if (!want.topic_id.IsZero() && version < 12) {
+      // Kafka: "Topic IDs are not supported in requests for version 10/11" (INVALID_REQUEST);
+      // its response cannot carry a null name either.
+      t.error_code = kafka_error::kInvalidRequest;
+      t.name = want.name.value_or("");
+      t.topic_id = want.topic_id;
+      continue;
+    }
+    if (want.topic_id.IsZero()) {
+      name = want.name.value_or("");
     } else {
-      // v10+: by topic id.
+      // v10+: by topic id, whatever the name says (Java clients send "" with it, as Kafka's
+      // KafkaApis takes every non-zero id as a lookup by id).
       std::optional<std::string> found = TopicNameForId(ctx, want.topic_id);
       if (!found) {
         t.error_code = kafka_error::kUnknownTopicId;

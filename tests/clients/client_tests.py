@@ -848,7 +848,8 @@ def wait_consumer_protocol_assignments(members, partitions, what, timeout=60):
 @case
 def group_consumer_protocol_java(ctx):
     """KafkaConsumer members with group.protocol=consumer (KIP-848: ConsumerGroupHeartbeat and
-    the broker's uniform assignor) join, leave cleanly and die: their assignments are always
+    the broker's uniform assignor; one subscribed by a regular expression) join, leave cleanly
+    and die: their assignments are always
     disjoint and end up covering the 6 partitions, every record is consumed, the group's
     offsets are committed (OffsetCommit with member epochs), and kafka-consumer-groups lists
     and describes it as a consumer group (ConsumerGroupDescribe)."""
@@ -861,13 +862,15 @@ def group_consumer_protocol_java(ctx):
     create_topic(b.bootstrap, "kip848", 6)
     members = {}
 
-    def start(name):
-        members[name] = JavaMember(ctx, name, "cg", "kip848", "--prop", "group.protocol=consumer")
+    def start(name, *extra):
+        members[name] = JavaMember(ctx, name, "cg", "kip848", "--prop", "group.protocol=consumer",
+                                   *extra)
         return members[name]
 
     producer = BackgroundProducer(b.bootstrap, "kip848", 6)
     try:
-        m1, m2 = start("m1"), start("m2")
+        # m2 subscribes by a regular expression the broker resolves (SubscriptionPattern).
+        m1, m2 = start("m1"), start("m2", "--subscription-pattern", "kip8[0-9]+")
         wait_consumer_protocol_assignments([m1, m2], 6, "two members")
         m3 = start("m3")
         wait_consumer_protocol_assignments([m1, m2, m3], 6, "m3 joined")

@@ -20,6 +20,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.SubscriptionPattern;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
@@ -27,6 +28,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * GroupMember <bootstrap> <group> <topic> [--seconds S] [--max-records K] [--prop key=value]...
+ *             [--subscription-pattern REGEX]
  *
  * One KafkaConsumer (the classic group protocol) in group <group>, subscribed to <topic>, for
  * the real-client tests (tests/clients/client_tests.py). It prints one line per event on
@@ -47,7 +49,9 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * close. It stops when stdin reaches EOF, after S
  * seconds (default 120), or, with --max-records, after printing and committing exactly K
  * records (records a poll returned beyond the K-th are neither printed nor committed).
- * --prop passes consumer settings (session.timeout.ms, client.id, ...).
+ * --prop passes consumer settings (session.timeout.ms, client.id, ...). --subscription-pattern
+ * subscribes with a regular expression the broker resolves (KIP-848's SubscriptionPattern, with
+ * group.protocol=consumer) instead of to <topic>.
  */
 public class GroupMember {
     static final PrintStream OUT = new PrintStream(System.out, false, StandardCharsets.UTF_8);
@@ -112,10 +116,12 @@ public class GroupMember {
         String topic = args[2];
         long seconds = 120;
         long maxRecords = Long.MAX_VALUE;
+        String pattern = null;
         for (int i = 3; i < args.length; i++) {
             switch (args[i]) {
                 case "--seconds": seconds = Long.parseLong(args[++i]); break;
                 case "--max-records": maxRecords = Long.parseLong(args[++i]); break;
+                case "--subscription-pattern": pattern = args[++i]; break;
                 case "--prop": {
                     String kv = args[++i];
                     int eq = kv.indexOf('=');
@@ -143,7 +149,7 @@ public class GroupMember {
         stdin.setDaemon(true);
         stdin.start();
 
-        consumer.subscribe(List.of(topic), new ConsumerRebalanceListener() {
+        ConsumerRebalanceListener listener = new ConsumerRebalanceListener() {
             @Override
             public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
                 // The last chance to commit what was read of them; the next owner starts there.
@@ -164,7 +170,12 @@ public class GroupMember {
                 PENDING.keySet().removeAll(partitions);
                 emit("lost " + partitions(partitions));
             }
-        });
+        };
+        if (pattern != null) {
+            consumer.subscribe(new SubscriptionPattern(pattern), listener);
+        } else {
+            consumer.subscribe(List.of(topic), listener);
+        }
 
         long deadline = System.nanoTime() + seconds * 1_000_000_000L;
         long printed = 0;
