@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 bash scripts/install-deps.sh
 cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz --target record_batch_fuzzer segment_recovery_fuzzer request_fuzzer protocol_samples_dump
+cmake --build --preset fuzz --target record_batch_fuzzer segment_recovery_fuzzer request_fuzzer \
+  offsets_record_fuzzer protocol_samples_dump
 mkdir -p build/fuzz/artifacts
 # Both targets start from the golden batches (whole .log files of every codec and magic).
 for target in record_batch segment_recovery; do
@@ -30,3 +31,12 @@ build/fuzz/interop/protocol_samples_dump --corpus "$corpus"
 build/fuzz/fuzz/request_fuzzer "$corpus" -max_total_time="$seconds" -max_len=65536 \
   -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=build/fuzz/artifacts/ 2>&1 | tail -n 15
 echo "fuzz: request_fuzzer ran ${seconds}s with no crash"
+
+# __consumer_offsets records as read at load (every group coordinator record type). No seed
+# corpus: the fuzzer puts its input behind a well-formed key of every type, and the values are
+# small structs it finds from scratch.
+corpus=build/fuzz/corpus/offsets_record
+mkdir -p "$corpus"
+build/fuzz/fuzz/offsets_record_fuzzer "$corpus" -max_total_time="$seconds" -max_len=4096 \
+  -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=build/fuzz/artifacts/ 2>&1 | tail -n 15
+echo "fuzz: offsets_record_fuzzer ran ${seconds}s with no crash"
