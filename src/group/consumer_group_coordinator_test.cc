@@ -10,8 +10,8 @@
 #include <optional>
 #include <set>
 
-#include "base/scheduler.h"
 #include "group/consumer_group_records.h"
+#include "group/coordinator_test_base.h"
 #include "group/group_coordinator.h"
 #include "manager/log_manager.h"
 #include "protocol/kafka_error.h"
@@ -24,50 +24,18 @@ namespace {
 namespace ke = kafka_error;
 namespace p = protocol;
 using ::testing::HasSubstr;
-using testing::TempDir;
 
-constexpr int64_t kT0 = 1794024676000;
+constexpr int64_t kT0 = kCoordinatorTestT0;
 constexpr int32_t kSession = 45000;
 
 using Owned = std::map<std::string, std::set<int32_t>>;  // topic name -> partitions
 
-class ConsumerGroupCoordinatorTest : public ::testing::Test {
+class ConsumerGroupCoordinatorTest : public CoordinatorTestBase {
  protected:
   void SetUp() override {
     Open();
     ASSERT_TRUE(logs_->CreateTopic("t", 6, {}).ok());
     ASSERT_TRUE(logs_->CreateTopic("u", 2, {}).ok());
-  }
-  void TearDown() override { Close(); }
-
-  void Open() {
-    std::map<std::string, std::string> props = {{"log.dirs", dir_.path()},
-                                                {"offsets.topic.num.partitions", "3"}};
-    auto config = ServerConfig::FromProperties(props);
-    ASSERT_TRUE(config.ok()) << config.status().ToString();
-    config_ = *config;
-    scheduler_ = std::make_unique<MockScheduler>(now_);
-    auto m = LogManager::Open(config_, scheduler_.get(), {});
-    ASSERT_TRUE(m.ok()) << m.status().ToString();
-    logs_ = std::move(m).value();
-    auto c = GroupCoordinator::Open(config_.group, logs_.get(), scheduler_.get(),
-                                    [this](const std::string& l) { lines_.push_back(l); });
-    ASSERT_TRUE(c.ok()) << c.status().ToString();
-    coordinator_ = std::move(c).value();
-  }
-  void Close() {
-    if (coordinator_) coordinator_->Shutdown();
-    coordinator_.reset();
-    if (logs_) {
-      EXPECT_TRUE(logs_->Shutdown().ok());
-    }
-    logs_.reset();
-    if (scheduler_) now_ = scheduler_->NowMs();
-  }
-  void Reopen() {
-    Close();
-    lines_.clear();
-    Open();
   }
 
   Uuid TopicId(const std::string& name) { return *Uuid::Parse(logs_->FindTopic(name)->topic_id); }
@@ -118,14 +86,6 @@ class ConsumerGroupCoordinatorTest : public ::testing::Test {
     return (*logs_->GetLog({kConsumerOffsetsTopic, coordinator_->PartitionFor(group)}))
         ->log_end_offset();
   }
-
-  TempDir dir_;
-  int64_t now_ = kT0;
-  ServerConfig config_;
-  std::unique_ptr<MockScheduler> scheduler_;
-  std::unique_ptr<LogManager> logs_;
-  std::unique_ptr<GroupCoordinator> coordinator_;
-  std::vector<std::string> lines_;
 };
 
 // Two members over a 6-partition topic: the first gets everything; when the second joins, the

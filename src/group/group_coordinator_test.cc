@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <optional>
 
-#include "base/scheduler.h"
+#include "group/coordinator_test_base.h"
 #include "group/offsets_records.h"
 #include "manager/log_manager.h"
 #include "protocol/kafka_error.h"
@@ -24,48 +24,17 @@ namespace {
 namespace ke = kafka_error;
 namespace p = protocol;
 using ::testing::HasSubstr;
-using testing::TempDir;
 
-constexpr int64_t kT0 = 1794024676000;
+constexpr int64_t kT0 = kCoordinatorTestT0;
 constexpr int32_t kSession = 10000;
 constexpr int32_t kRebalance = 20000;
 
 std::vector<uint8_t> B(std::string_view s) { return std::vector<uint8_t>(s.begin(), s.end()); }
 
-class GroupCoordinatorTest : public ::testing::Test {
+class GroupCoordinatorTest : public CoordinatorTestBase {
  protected:
   void SetUp() override { Open(); }
-  void TearDown() override { Close(); }
 
-  void Open(std::map<std::string, std::string> props = {}) {
-    props["log.dirs"] = dir_.path();
-    props.emplace("offsets.topic.num.partitions", "3");
-    auto config = ServerConfig::FromProperties(props);
-    ASSERT_TRUE(config.ok()) << config.status().ToString();
-    config_ = *config;
-    scheduler_ = std::make_unique<MockScheduler>(now_);
-    auto m = LogManager::Open(config_, scheduler_.get(), {});
-    ASSERT_TRUE(m.ok()) << m.status().ToString();
-    logs_ = std::move(m).value();
-    auto c = GroupCoordinator::Open(config_.group, logs_.get(), scheduler_.get(),
-                                    [this](const std::string& l) { lines_.push_back(l); });
-    ASSERT_TRUE(c.ok()) << c.status().ToString();
-    coordinator_ = std::move(c).value();
-  }
-  void Close() {
-    if (coordinator_) coordinator_->Shutdown();
-    coordinator_.reset();
-    if (logs_) {
-      EXPECT_TRUE(logs_->Shutdown().ok());
-    }
-    logs_.reset();
-    if (scheduler_) now_ = scheduler_->NowMs();
-  }
-  void Reopen() {
-    Close();
-    lines_.clear();
-    Open();
-  }
   void Advance(int64_t ms) { scheduler_->Advance(ms); }
 
   // A JoinGroup whose answer lands in the returned slot.
@@ -146,14 +115,6 @@ class GroupCoordinatorTest : public ::testing::Test {
   std::shared_ptr<Log> OffsetsLog(const std::string& group) {
     return *logs_->GetLog({kConsumerOffsetsTopic, coordinator_->PartitionFor(group)});
   }
-
-  TempDir dir_;
-  int64_t now_ = kT0;
-  ServerConfig config_;
-  std::unique_ptr<MockScheduler> scheduler_;
-  std::unique_ptr<LogManager> logs_;
-  std::unique_ptr<GroupCoordinator> coordinator_;
-  std::vector<std::string> lines_;
 };
 
 // Two consumers form a group: ids handed out (KIP-394), the initial delay, one leader who gets
