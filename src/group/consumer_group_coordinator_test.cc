@@ -26,7 +26,6 @@ namespace p = protocol;
 using ::testing::HasSubstr;
 
 constexpr int64_t kT0 = kCoordinatorTestT0;
-constexpr int32_t kSession = 45000;
 
 using Owned = std::map<std::string, std::set<int32_t>>;  // topic name -> partitions
 
