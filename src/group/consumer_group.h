@@ -54,6 +54,21 @@ ConsumerMemberState ConsumerMemberStateFromValue(int8_t value);
 using EpochPartitions = std::map<Uuid, std::map<int32_t, int32_t>, UuidLess>;
 TopicPartitions PartitionsOf(const EpochPartitions& p);
 
+// A member that speaks the classic protocol (JoinGroup/SyncGroup/Heartbeat) inside a consumer
+// group, as Kafka keeps one during an online upgrade or downgrade: its own session timeout and
+// the protocols of its JoinGroup (name, ConsumerProtocolSubscription bytes), in its order of
+// preference. ConsumerGroupMemberMetadataValue's tagged ClassicMemberMetadata.
+struct ClassicMemberMetadata {
+  struct Protocol {
+    std::string name;
+    std::vector<uint8_t> metadata;
+    bool operator==(const Protocol&) const = default;
+  };
+  int32_t session_timeout_ms = 0;
+  std::vector<Protocol> supported_protocols;
+  bool operator==(const ClassicMemberMetadata&) const = default;
+};
+
 struct ConsumerGroupMember {
   std::string member_id;
   int32_t member_epoch = 0;
@@ -69,7 +84,11 @@ struct ConsumerGroupMember {
   std::optional<std::string> server_assignor;
   EpochPartitions assigned_partitions;
   EpochPartitions partitions_pending_revocation;
+  // Set for a member of the classic protocol (see ClassicMemberMetadata); nullopt for one of
+  // the consumer protocol.
+  std::optional<ClassicMemberMetadata> classic;
 
+  bool uses_classic_protocol() const { return classic.has_value(); }
   bool operator==(const ConsumerGroupMember&) const = default;
 };
 

@@ -207,7 +207,8 @@ bool MetadataChanged(const ConsumerGroupMember& a, const ConsumerGroupMember& b)
   return a.instance_id != b.instance_id || a.rack_id != b.rack_id || a.client_id != b.client_id ||
          a.client_host != b.client_host || a.subscribed_topic_names != b.subscribed_topic_names ||
          a.subscribed_topic_regex != b.subscribed_topic_regex ||
-         a.rebalance_timeout_ms != b.rebalance_timeout_ms || a.server_assignor != b.server_assignor;
+         a.rebalance_timeout_ms != b.rebalance_timeout_ms ||
+         a.server_assignor != b.server_assignor || a.classic != b.classic;
 }
 
 void RemoveMemberRecords(const ConsumerGroup& group, const std::string& member_id,
@@ -427,6 +428,7 @@ ConsumerGroupHeartbeatResult ConsumerGroupHeartbeat(ConsumerGroup* group, int16_
   }
   updated.client_id = ctx.client_id;
   updated.client_host = ctx.client_host;
+  updated.classic.reset();  // a ConsumerGroupHeartbeat comes from the consumer protocol
   const bool subscription_changed =
       is_new || updated.subscribed_topic_names != member.subscribed_topic_names ||
       updated.subscribed_topic_regex != member.subscribed_topic_regex;

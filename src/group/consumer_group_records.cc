@@ -119,7 +119,17 @@ OffsetsRecord ConsumerGroupMemberMetadataRecord(const std::string& group,
   v.subscribed_topic_regex = member.subscribed_topic_regex;
   v.rebalance_timeout_ms = member.rebalance_timeout_ms;
   v.server_assignor = member.server_assignor;
-  v.classic_member_metadata = std::nullopt;  // a member of the consumer protocol
+  if (member.classic) {
+    auto& c = v.classic_member_metadata.emplace();
+    c.session_timeout_ms = member.classic->session_timeout_ms;
+    for (const auto& p : member.classic->supported_protocols) {
+      auto& sp = c.supported_protocols.emplace_back();
+      sp.name = p.name;
+      sp.metadata = p.metadata;
+    }
+  } else {
+    v.classic_member_metadata = std::nullopt;  // a member of the consumer protocol
+  }
   return KeyValue(kConsumerGroupMemberMetadataRecordType,
                   MemberKey<protocol::ConsumerGroupMemberMetadataKey>(group, member.member_id), v);
 }
@@ -227,6 +237,17 @@ Result<LoadedConsumerGroupRecord> DecodeConsumerGroupRecord(
         m.subscribed_topic_regex = v->subscribed_topic_regex;
         m.rebalance_timeout_ms = v->rebalance_timeout_ms;
         m.server_assignor = v->server_assignor;
+        // Kafka writes the tag as null for a consumer-protocol member; an empty struct (the
+        // schema's default, a record without the tag) is taken as none too.
+        if (v->classic_member_metadata &&
+            (v->classic_member_metadata->session_timeout_ms != 0 ||
+             !v->classic_member_metadata->supported_protocols.empty())) {
+          auto& c = m.classic.emplace();
+          c.session_timeout_ms = v->classic_member_metadata->session_timeout_ms;
+          for (const auto& p : v->classic_member_metadata->supported_protocols) {
+            c.supported_protocols.push_back({p.name, p.metadata});
+          }
+        }
         out.value = std::move(m);
       }
       return LoadedConsumerGroupRecord(std::move(out));
