@@ -155,8 +155,15 @@ std::set<std::string> MemberTopicNames(const ConsumerGroupMember& m,
   return names;
 }
 
-std::vector<std::string> TopicNames(const ConsumerGroupHeartbeatContext& ctx) {
-  return ctx.topic_names ? ctx.topic_names() : std::vector<std::string>{};
+// Every topic's name when some member subscribes by a regular expression (only they need it:
+// listing the topics at every heartbeat of a group without one would be wasted work).
+std::vector<std::string> TopicNames(const ConsumerGroup& group,
+                                    const ConsumerGroupHeartbeatContext& ctx) {
+  const bool any_regex =
+      std::any_of(group.members().begin(), group.members().end(), [](const auto& m) {
+        return m.second.subscribed_topic_regex && !m.second.subscribed_topic_regex->empty();
+      });
+  return any_regex && ctx.topic_names ? ctx.topic_names() : std::vector<std::string>{};
 }
 
 TopicIdSet SubscribedIds(const ConsumerGroupMember& m, const ConsumerGroupHeartbeatContext& ctx,
@@ -429,60 +436,13 @@ ConsumerGroupHeartbeatResult ConsumerGroupHeartbeat(ConsumerGroup* group, int16_
   updated.client_id = ctx.client_id;
   updated.client_host = ctx.client_host;
   updated.classic.reset();  // a ConsumerGroupHeartbeat comes from the consumer protocol
-  const bool subscription_changed =
-      is_new || updated.subscribed_topic_names != member.subscribed_topic_names ||
-      updated.subscribed_topic_regex != member.subscribed_topic_regex;
-  const std::string assignor_before = ConsumerGroupAssignorName(*group, config);
-  if (is_new || MetadataChanged(member, updated)) {
-    r.records.push_back(ConsumerGroupMemberMetadataRecord(group->group_id(), updated));
-  }
-  group->UpdateMember(updated);
-
-  // The group epoch moves when a subscription, the subscribed topics' metadata or the
-  // assignor the group uses changed, and when the group is new.
-  bool bump = group->group_epoch() == 0 || subscription_changed ||
-              ConsumerGroupAssignorName(*group, config) != assignor_before;
-  const std::vector<std::string> topic_names = TopicNames(ctx);
-  const int64_t hash = MetadataHash(*group, ctx, topic_names);
-  bump = bump || hash != group->metadata_hash();
-  if (bump) {
-    group->set_group_epoch(group->group_epoch() + 1);
-    group->set_metadata_hash(hash);
-    r.records.push_back(ConsumerGroupMetadataRecord(group->group_id(), group->group_epoch(), hash));
-  }
-
-  // 2. A new target assignment when the group epoch is ahead of it.
-  if (group->group_epoch() > group->assignment_epoch()) {
-    if (auto err = UpdateTargetAssignment(group, ctx, topic_names, &r.records)) return *err;
-  }
-
-  // 3. One reconciliation step of the member towards its target.
-  ReconcileInput in;
-  in.target_epoch = group->assignment_epoch();
-  in.target = group->TargetOf(member_id);
-  in.subscribed_topic_ids = SubscribedIds(updated, ctx, topic_names, nullptr);
-  in.enforce_subscription_consistency = subscription_changed && !is_new;
-  in.owned = Owned(req);
-  const ConsumerGroupMember current = *group->FindMember(member_id);
-  Result<ConsumerGroupMember> next =
-      ReconcileMember(current, in, [group](const Uuid& topic, int32_t partition) {
-        return group->CurrentPartitionEpoch(topic, partition);
-      });
-  if (!next.ok()) {
-    std::string_view message = next.status().message();
-    if (!IsFencedMemberEpoch(next.status())) {
-      return Error(ke::kUnknownServerError, std::string(message));
-    }
-    message.remove_prefix(std::min(message.size(), kFencedMemberEpochPrefix.size()));
-    return Error(ke::kFencedMemberEpoch, std::string(message));
-  }
-  if (*next != current) {
-    group->UpdateMember(*next);
-    r.records.push_back(ConsumerGroupCurrentMemberAssignmentRecord(group->group_id(), *next));
-    if (next->state == ConsumerMemberState::kUnrevokedPartitions) {
-      r.rebalance_timeout_ms = next->rebalance_timeout_ms;
-      r.revocation_epoch = next->member_epoch;
-    }
+  MemberUpdate u =
+      ApplyConsumerGroupMemberUpdate(group, member, updated, is_new, Owned(req), ctx, &r.records);
+  if (u.error_code != ke::kNone) return Error(u.error_code, std::move(u.error_message));
+  const ConsumerGroupMember* next = &u.member;
+  if (next->state == ConsumerMemberState::kUnrevokedPartitions && u.changed) {
+    r.rebalance_timeout_ms = next->rebalance_timeout_ms;
+    r.revocation_epoch = next->member_epoch;
   }
   if (next->state != ConsumerMemberState::kUnrevokedPartitions) r.revocation_done = true;
 
@@ -500,6 +460,78 @@ ConsumerGroupHeartbeatResult ConsumerGroupHeartbeat(ConsumerGroup* group, int16_
     r.response.assignment = ResponseAssignment(*next);
   }
   return r;
+}
+
+MemberUpdate ApplyConsumerGroupMemberUpdate(ConsumerGroup* group, const ConsumerGroupMember& member,
+                                            const ConsumerGroupMember& updated, bool is_new,
+                                            const std::optional<TopicPartitions>& owned,
+                                            const ConsumerGroupHeartbeatContext& ctx,
+                                            std::vector<OffsetsRecord>* records) {
+  const GroupCoordinatorConfig& config = *ctx.config;
+  MemberUpdate out;
+  const std::string& member_id = updated.member_id;
+  const bool subscription_changed =
+      is_new || updated.subscribed_topic_names != member.subscribed_topic_names ||
+      updated.subscribed_topic_regex != member.subscribed_topic_regex;
+  const std::string assignor_before = ConsumerGroupAssignorName(*group, config);
+  if (is_new || MetadataChanged(member, updated)) {
+    records->push_back(ConsumerGroupMemberMetadataRecord(group->group_id(), updated));
+  }
+  group->UpdateMember(updated);
+
+  // The group epoch moves when a subscription, the subscribed topics' metadata or the
+  // assignor the group uses changed, and when the group is new.
+  bool bump = group->group_epoch() == 0 || subscription_changed ||
+              ConsumerGroupAssignorName(*group, config) != assignor_before;
+  const std::vector<std::string> topic_names = TopicNames(*group, ctx);
+  const int64_t hash = MetadataHash(*group, ctx, topic_names);
+  bump = bump || hash != group->metadata_hash();
+  if (bump) {
+    group->set_group_epoch(group->group_epoch() + 1);
+    group->set_metadata_hash(hash);
+    records->push_back(ConsumerGroupMetadataRecord(group->group_id(), group->group_epoch(), hash));
+  }
+
+  // A new target assignment when the group epoch is ahead of it.
+  if (group->group_epoch() > group->assignment_epoch()) {
+    if (auto err = UpdateTargetAssignment(group, ctx, topic_names, records)) {
+      out.error_code = err->response.error_code;
+      out.error_message = err->response.error_message.value_or("");
+      return out;
+    }
+  }
+
+  // One reconciliation step of the member towards its target.
+  ReconcileInput in;
+  in.target_epoch = group->assignment_epoch();
+  in.target = group->TargetOf(member_id);
+  in.subscribed_topic_ids = SubscribedIds(updated, ctx, topic_names, nullptr);
+  in.enforce_subscription_consistency = subscription_changed && !is_new;
+  in.owned = owned;
+  const ConsumerGroupMember current = *group->FindMember(member_id);
+  Result<ConsumerGroupMember> next =
+      ReconcileMember(current, in, [group](const Uuid& topic, int32_t partition) {
+        return group->CurrentPartitionEpoch(topic, partition);
+      });
+  if (!next.ok()) {
+    std::string_view message = next.status().message();
+    if (!IsFencedMemberEpoch(next.status())) {
+      out.error_code = ke::kUnknownServerError;
+      out.error_message = std::string(message);
+      return out;
+    }
+    message.remove_prefix(std::min(message.size(), kFencedMemberEpochPrefix.size()));
+    out.error_code = ke::kFencedMemberEpoch;
+    out.error_message = std::string(message);
+    return out;
+  }
+  if (*next != current) {
+    group->UpdateMember(*next);
+    records->push_back(ConsumerGroupCurrentMemberAssignmentRecord(group->group_id(), *next));
+    out.changed = true;
+  }
+  out.member = std::move(*next);
+  return out;
 }
 
 std::vector<OffsetsRecord> FenceConsumerGroupMember(ConsumerGroup* group,

@@ -16,11 +16,8 @@
 // against whole names of the topics that exist, internal topics left out, at every heartbeat,
 // so a new matching topic moves the group epoch), or both.
 //
-// Not done (answered as Kafka would refuse them, see docs/design/group_coordinator.md):
-// classic-protocol members in consumer
-// groups and the online upgrade of a non-empty classic group (GROUP_ID_NOT_FOUND), rack-aware
-// assignment, the assignment throttle (group.consumer.assignment.interval.ms: every new target
-// is computed at once).
+// Not done (see docs/design/group_coordinator.md): rack-aware assignment, the assignment throttle
+// (group.consumer.assignment.interval.ms: every new target is computed at once).
 //
 // Thread safety: functions; the group passed is the caller's (under its shard's mutex).
 #ifndef SEGLOG_GROUP_CONSUMER_GROUP_HEARTBEAT_H_
@@ -79,6 +76,27 @@ struct ConsumerGroupHeartbeatResult {
 ConsumerGroupHeartbeatResult ConsumerGroupHeartbeat(
     ConsumerGroup* group, int16_t version, const protocol::ConsumerGroupHeartbeatRequestData& req,
     const ConsumerGroupHeartbeatContext& ctx);
+
+// The common part of a member's heartbeat (ConsumerGroupHeartbeat, or a classic member's
+// JoinGroup, consumer_group_classic.h): `updated` (the member with its new subscription and
+// identity; `before` as it was, `is_new` for a member not in the group yet) goes into the
+// group - a member metadata record when a field changed -, the group epoch moves when a
+// subscription, the subscribed topics' metadata or the group's assignor changed (a group
+// metadata record), a new target assignment is computed when the group epoch is ahead of it,
+// and the member moves one reconciliation step towards its target (`owned`: the partitions it
+// says it owns; a current assignment record when it moved). On an error (an assignor failure
+// or FENCED_MEMBER_EPOCH) the group may be half-updated: the caller drops its copy.
+struct MemberUpdate {
+  int16_t error_code = 0;
+  std::string error_message;
+  ConsumerGroupMember member;  // after the reconciliation step
+  bool changed = false;        // the step changed the member (a record was written)
+};
+MemberUpdate ApplyConsumerGroupMemberUpdate(ConsumerGroup* group, const ConsumerGroupMember& before,
+                                            const ConsumerGroupMember& updated, bool is_new,
+                                            const std::optional<TopicPartitions>& owned,
+                                            const ConsumerGroupHeartbeatContext& ctx,
+                                            std::vector<OffsetsRecord>* records);
 
 // The member left or timed out: it is removed with tombstones for its current assignment,
 // target and metadata, and the group epoch is bumped (Kafka's consumerGroupFenceMember).

@@ -108,6 +108,11 @@ OffsetsRecord ConsumerGroupMetadataTombstone(const std::string& group) {
                  GroupKey<protocol::ConsumerGroupMetadataKey>(group));
 }
 
+OffsetsRecord ConsumerGroupPartitionMetadataTombstone(const std::string& group) {
+  return KeyOnly(kConsumerGroupPartitionMetadataRecordType,
+                 GroupKey<protocol::ConsumerGroupPartitionMetadataKey>(group));
+}
+
 OffsetsRecord ConsumerGroupMemberMetadataRecord(const std::string& group,
                                                 const ConsumerGroupMember& member) {
   protocol::ConsumerGroupMemberMetadataValue v;

@@ -16,8 +16,8 @@
 //             tag0 assignmentEpochs[]}], partitionsPendingRevocation[same]}
 //
 // Specified in docs/format/consumer_offsets.md. Types 4 (the partition metadata of Kafka
-// before KIP-1101) and 16 (resolved regular expressions) are read and ignored: seglog does not
-// write them.
+// before KIP-1101) and 16 (resolved regular expressions) are read and ignored: seglog writes
+// no 16 and only type 4's tombstone (a converted group's).
 //
 // Thread safety: pure functions and value types.
 #ifndef SEGLOG_GROUP_CONSUMER_GROUP_RECORDS_H_
@@ -49,6 +49,9 @@ bool IsConsumerGroupRecordType(int16_t type);
 OffsetsRecord ConsumerGroupMetadataRecord(const std::string& group, int32_t epoch,
                                           int64_t metadata_hash);
 OffsetsRecord ConsumerGroupMetadataTombstone(const std::string& group);
+// Type 4 (ConsumerGroupPartitionMetadata, before KIP-1101): seglog writes only its tombstone,
+// as Kafka does when a group is converted.
+OffsetsRecord ConsumerGroupPartitionMetadataTombstone(const std::string& group);
 // The member's subscription and identity (not its assignment).
 OffsetsRecord ConsumerGroupMemberMetadataRecord(const std::string& group,
                                                 const ConsumerGroupMember& member);

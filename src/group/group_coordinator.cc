@@ -14,8 +14,10 @@
 #include "base/mutex.h"
 #include "group/classic_group.h"
 #include "group/consumer_group.h"
+#include "group/consumer_group_classic.h"
 #include "group/consumer_group_heartbeat.h"
 #include "group/consumer_group_records.h"
+#include "group/group_conversion.h"
 #include "group/group_partitioner.h"
 #include "group/offsets_records.h"
 #include "manager/log_manager.h"
@@ -106,14 +108,18 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
   // A pending timer's work; see Fire.
   struct Timer {
     // kConsumerSession: a consumer group member's session timeout; kConsumerRevocation: its
-    // rebalance timeout while it has partitions to revoke.
+    // rebalance timeout while it has partitions to revoke; kConsumerClassicJoin/Sync: a
+    // classic member of a consumer group that was told to join again, or joined, and has not
+    // joined, or synced, within its rebalance timeout.
     enum class Kind {
       kInitialJoin,
       kJoin,
       kHeartbeat,
       kPendingSync,
       kConsumerSession,
-      kConsumerRevocation
+      kConsumerRevocation,
+      kConsumerClassicJoin,
+      kConsumerClassicSync
     };
     Kind kind;
     std::string group;
@@ -484,6 +490,7 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
       }
       auto group = std::make_unique<ClassicGroup>(g->group, scheduler_->NowMs());
       const auto& v = *g->value;
+      s.consumer_groups.erase(g->group);  // a downgraded group
       group->RestoreFromRecord(
           v.generation,
           v.protocol_type.empty() ? std::nullopt : std::optional<std::string>(v.protocol_type),
@@ -552,8 +559,10 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
   void CancelTimer(Shard& s, const std::string& key) REQUIRES(s.mu) { s.timers.erase(key); }
 
   void Fire(Shard& s, const Timer& t, Completions* done) REQUIRES(s.mu) {
-    if (t.kind == Timer::Kind::kConsumerSession || t.kind == Timer::Kind::kConsumerRevocation) {
-      FireConsumer(s, t);
+    if (t.kind == Timer::Kind::kConsumerSession || t.kind == Timer::Kind::kConsumerRevocation ||
+        t.kind == Timer::Kind::kConsumerClassicJoin ||
+        t.kind == Timer::Kind::kConsumerClassicSync) {
+      FireConsumer(s, t, done);
       return;
     }
     auto it = s.groups.find(t.group);
@@ -562,6 +571,8 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     switch (t.kind) {
       case Timer::Kind::kConsumerSession:
       case Timer::Kind::kConsumerRevocation:
+      case Timer::Kind::kConsumerClassicJoin:
+      case Timer::Kind::kConsumerClassicSync:
         return;  // handled above
       case Timer::Kind::kInitialJoin:
         if (!g.Is(ClassicGroupState::kPreparingRebalance)) return;
@@ -881,10 +892,17 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     const int32_t rebalance_timeout = version == 0 || req.rebalance_timeout_ms < 0
                                           ? req.session_timeout_ms
                                           : req.rebalance_timeout_ms;
-    if (s.consumer_groups.count(req.group_id)) {
-      // Kafka lets classic members into a consumer group only while upgrading it; seglog does
-      // not mix the protocols in one group (Kafka's answer when that is off).
-      return reply(JoinError(ke::kGroupIdNotFound, req.member_id));
+    if (auto cg = s.consumer_groups.find(req.group_id); cg != s.consumer_groups.end()) {
+      if (!cg->second->members().empty()) {
+        // Classic members live inside a consumer group (an online upgrade or downgrade).
+        return JoinToConsumerGroup(s, *cg->second, version, client, req, rebalance_timeout, reply,
+                                   done);
+      }
+      // An empty consumer group becomes a classic group (whatever the migration policy).
+      if (Status w = Append(s, ConsumerGroupTombstones(*cg->second)); !w.ok()) {
+        return reply(JoinError(AppendErrorToClient(w), req.member_id));
+      }
+      s.consumer_groups.erase(cg);
     }
     std::vector<std::string> names;
     for (const auto& p : req.protocols) names.push_back(p.name);
@@ -1094,6 +1112,19 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
                   const std::function<void(SyncGroupResponseData)>& reply, Completions* done)
       REQUIRES(s.mu) {
     if (int16_t e = Unavailable(s); e != ke::kNone) return reply(SyncError(e));
+    if (ConsumerGroup* cg = FindConsumerGroup(s, req.group_id)) {
+      bool rebalancing = false;
+      SyncGroupResponseData r = ClassicGroupSyncToConsumerGroup(
+          *cg, req, [this](const Uuid& id) { return TopicName(id); }, &rebalancing);
+      if (const ConsumerGroupMember* m = cg->FindMember(req.member_id)) {
+        if (rebalancing) StartClassicJoinTimeout(s, *cg, *m);
+        if (r.error_code == ke::kNone) {
+          CancelTimer(s, ConsumerClassicSyncKey(cg->group_id(), m->member_id));
+          StartConsumerSession(s, *cg, *m);
+        }
+      }
+      return reply(std::move(r));
+    }
     auto it = s.groups.find(req.group_id);
     if (it == s.groups.end() || it->second->Is(ClassicGroupState::kEmpty)) {
       return reply(SyncError(ke::kUnknownMemberId));
@@ -1182,6 +1213,17 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     Shard& s = ShardFor(group_id);
     MutexLock l(&s.mu);
     if (int16_t e = Unavailable(s); e != ke::kNone) return e;
+    if (ConsumerGroup* cg = FindConsumerGroup(s, group_id)) {
+      bool valid = false, rebalancing = false;
+      const int16_t e = ClassicGroupHeartbeatToConsumerGroup(*cg, generation, member_id,
+                                                             instance_id, &valid, &rebalancing);
+      if (valid) {
+        const ConsumerGroupMember& m = *cg->FindMember(member_id);
+        StartConsumerSession(s, *cg, m);
+        if (rebalancing) StartClassicJoinTimeout(s, *cg, m);
+      }
+      return e;
+    }
     auto it = s.groups.find(group_id);
     if (it == s.groups.end()) return ke::kUnknownMemberId;
     ClassicGroup& g = *it->second;
@@ -1222,6 +1264,10 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
                    LeaveResult* out, Completions* done) REQUIRES(s.mu) {
     if (int16_t e = Unavailable(s); e != ke::kNone) {
       out->error_code = e;
+      return;
+    }
+    if (ConsumerGroup* cg = FindConsumerGroup(s, group_id)) {
+      LeaveConsumerGroup(s, *cg, members, out, done);
       return;
     }
     auto it = s.groups.find(group_id);
@@ -1386,7 +1432,7 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
         return out;
       }
       if (member_epoch != m->member_epoch) {
-        out.error_code = ke::kStaleMemberEpoch;
+        out.error_code = m->classic ? ke::kIllegalGeneration : ke::kStaleMemberEpoch;
         return out;
       }
     }
@@ -1430,15 +1476,38 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
   static std::string ConsumerRevocationKey(const std::string& group, const std::string& member) {
     return fmt::format("consumer-revocation-{}-{}", group, member);
   }
+  static std::string ConsumerClassicJoinKey(const std::string& group, const std::string& member) {
+    return fmt::format("consumer-join-{}-{}", group, member);
+  }
+  static std::string ConsumerClassicSyncKey(const std::string& group, const std::string& member) {
+    return fmt::format("consumer-sync-{}-{}", group, member);
+  }
+
+  // The member's session timeout: the group's, or a classic member's own.
+  int32_t SessionTimeoutMs(const ConsumerGroupMember& m) const {
+    return m.classic ? m.classic->session_timeout_ms : config_.group_consumer_session_timeout_ms;
+  }
+  void StartConsumerSession(Shard& s, const ConsumerGroup& g, const ConsumerGroupMember& m)
+      REQUIRES(s.mu) {
+    StartTimer(s, ConsumerSessionKey(g.group_id(), m.member_id), SessionTimeoutMs(m),
+               Timer{Timer::Kind::kConsumerSession, g.group_id(), m.member_id, 0, 0, 0});
+  }
+  // A classic member told REBALANCE_IN_PROGRESS must join again within its rebalance timeout
+  // (started once, not moved by later answers).
+  void StartClassicJoinTimeout(Shard& s, const ConsumerGroup& g, const ConsumerGroupMember& m)
+      REQUIRES(s.mu) {
+    const std::string key = ConsumerClassicJoinKey(g.group_id(), m.member_id);
+    if (s.timers.count(key)) return;
+    StartTimer(s, key, m.rebalance_timeout_ms,
+               Timer{Timer::Kind::kConsumerClassicJoin, g.group_id(), m.member_id, 0, 0, 0});
+  }
 
   // The member's session timeout and, while it has partitions to revoke, its rebalance
   // timeout (from now: after a load, or when it starts revoking).
   void StartConsumerTimers(Shard& s, const ConsumerGroup& g, const ConsumerGroupMember& m,
                            bool revoking_since_now) REQUIRES(s.mu) {
-    StartTimer(s, ConsumerSessionKey(g.group_id(), m.member_id),
-               config_.group_consumer_session_timeout_ms,
-               Timer{Timer::Kind::kConsumerSession, g.group_id(), m.member_id, 0, 0, 0});
-    if (revoking_since_now && m.state == ConsumerMemberState::kUnrevokedPartitions) {
+    StartConsumerSession(s, g, m);
+    if (revoking_since_now && !m.classic && m.state == ConsumerMemberState::kUnrevokedPartitions) {
       StartTimer(
           s, ConsumerRevocationKey(g.group_id(), m.member_id), m.rebalance_timeout_ms,
           Timer{Timer::Kind::kConsumerRevocation, g.group_id(), m.member_id, m.member_epoch, 0, 0});
@@ -1449,36 +1518,104 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
       REQUIRES(s.mu) {
     CancelTimer(s, ConsumerSessionKey(group, member));
     CancelTimer(s, ConsumerRevocationKey(group, member));
+    CancelTimer(s, ConsumerClassicJoinKey(group, member));
+    CancelTimer(s, ConsumerClassicSyncKey(group, member));
   }
 
-  // A consumer member's session ran out, or it did not revoke its partitions in time: it is
-  // fenced (removed; the others get its partitions at their next heartbeat).
-  void FireConsumer(Shard& s, const Timer& t) REQUIRES(s.mu) {
-    auto it = s.consumer_groups.find(t.group);
-    if (it == s.consumer_groups.end()) return;
-    const ConsumerGroupMember* m = it->second->FindMember(t.member);
+  std::optional<std::string> TopicName(const Uuid& id) const {
+    return logs_->TopicNameForId(id.ToString());
+  }
+
+  // Removes `members` from the consumer group `g` (they left or were fenced): with their
+  // tombstones and a group epoch bump - or, when only classic members remain and the policy
+  // allows it, by turning the group into a classic group (Downgrade). `g` changes only once
+  // the records are written.
+  Status RemoveConsumerMembers(Shard& s, ConsumerGroup& g, const std::set<std::string>& members,
+                               const std::string& reason, Completions* done) REQUIRES(s.mu) {
+    if (ShouldDowngrade(g, members, config_)) {
+      Status d = Downgrade(s, g, members, reason, done);
+      if (d.ok() || !d.IsInvalidArgument()) return d;
+      Info(fmt::format("[GroupId {}] Cannot downgrade the consumer group to a classic group: {}",
+                       g.group_id(), d.message()));
+    }
+    ConsumerGroup next = g;
+    std::vector<OffsetsRecord> records;
+    for (const std::string& id : members) {
+      for (OffsetsRecord& r : FenceConsumerGroupMember(&next, id)) records.push_back(std::move(r));
+    }
+    SEGLOG_RETURN_IF_ERROR(Append(s, records));
+    g = std::move(next);
+    for (const std::string& id : members) CancelConsumerTimers(s, g.group_id(), id);
+    return Status::OK();
+  }
+
+  // The consumer group `g` becomes a classic group of its members other than `leaving` (all
+  // classic members), which then rebalances (Kafka's convertToClassicGroup). InvalidArgument
+  // (nothing written) when a member's protocol metadata cannot be read.
+  Status Downgrade(Shard& s, ConsumerGroup& g, const std::set<std::string>& leaving,
+                   const std::string& reason, Completions* done) REQUIRES(s.mu) {
+    const int64_t now = scheduler_->NowMs();
+    SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<ClassicGroup> classic,
+                            ClassicGroupFromConsumerGroup(
+                                g, leaving, [this](const Uuid& id) { return TopicName(id); }, now));
+    SEGLOG_RETURN_IF_ERROR(Append(s, ConsumerGroupDowngradeRecords(g, *classic)));
+    const std::string id = g.group_id();
+    for (const auto& [member_id, m] : g.members()) {
+      (void)m;
+      CancelConsumerTimers(s, id, member_id);
+    }
+    s.consumer_groups.erase(id);  // `g` is gone
+    ClassicGroup& cg = *(s.groups[id] = std::move(classic));
+    Info(fmt::format("[GroupId {}] Converted the consumer group to a classic group ({}).", id,
+                     reason));
+    for (const auto& [member_id, m] : cg.members()) ResetHeartbeat(s, cg, m);
+    PrepareRebalance(
+        s, cg, fmt::format("Downgrade the consumer group to a classic group: {}", reason), done);
+    return Status::OK();
+  }
+
+  // A consumer member's session ran out, it did not revoke its partitions in time, or a
+  // classic member did not join or sync in time: it is removed (the others get its partitions
+  // at their next heartbeat), which may downgrade the group.
+  void FireConsumer(Shard& s, const Timer& t, Completions* done) REQUIRES(s.mu) {
+    ConsumerGroup* g = FindConsumerGroup(s, t.group);
+    if (g == nullptr) return;
+    const ConsumerGroupMember* m = g->FindMember(t.member);
     if (m == nullptr) return;
     if (t.kind == Timer::Kind::kConsumerRevocation &&
         (m->state != ConsumerMemberState::kUnrevokedPartitions ||
          m->member_epoch != t.generation)) {
       return;  // it revoked meanwhile
     }
-    ConsumerGroup next = *it->second;
-    std::vector<OffsetsRecord> records = FenceConsumerGroupMember(&next, t.member);
-    if (Status w = Append(s, records); !w.ok()) {
+    std::string why;
+    std::string key;
+    switch (t.kind) {
+      case Timer::Kind::kConsumerSession:
+        why = "its session expired";
+        key = ConsumerSessionKey(t.group, t.member);
+        break;
+      case Timer::Kind::kConsumerRevocation:
+        why = "it failed to revoke partitions within its rebalance timeout";
+        key = ConsumerRevocationKey(t.group, t.member);
+        break;
+      case Timer::Kind::kConsumerClassicJoin:
+        why = "it failed to join the group within its rebalance timeout";
+        key = ConsumerClassicJoinKey(t.group, t.member);
+        break;
+      default:
+        why = "it failed to sync within its rebalance timeout";
+        key = ConsumerClassicSyncKey(t.group, t.member);
+        break;
+    }
+    if (Status w = RemoveConsumerMembers(s, *g, {t.member},
+                                         fmt::format("member {} fenced", t.member), done);
+        !w.ok()) {
       // Try again in a while: the member stays until its removal is written.
-      StartTimer(s,
-                 t.kind == Timer::Kind::kConsumerSession ? ConsumerSessionKey(t.group, t.member)
-                                                         : ConsumerRevocationKey(t.group, t.member),
-                 1000, t);
+      StartTimer(s, key, 1000, t);
       return;
     }
-    *it->second = std::move(next);
-    CancelConsumerTimers(s, t.group, t.member);
     Info(fmt::format("[GroupId {}] Member {} fenced from the group because {}.", t.group, t.member,
-                     t.kind == Timer::Kind::kConsumerSession
-                         ? "its session expired"
-                         : "it failed to revoke partitions within its rebalance timeout"));
+                     why));
   }
 
   std::optional<ConsumerGroupTopic> TopicByName(const std::string& name) const {
@@ -1489,33 +1626,7 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     return ConsumerGroupTopic{*id, name, md->partitions};
   }
 
-  protocol::ConsumerGroupHeartbeatResponseData ConsumerGroupHeartbeat(
-      int16_t version, const Client& client,
-      const protocol::ConsumerGroupHeartbeatRequestData& req) {
-    auto error = [](int16_t code, std::optional<std::string> message = std::nullopt) {
-      protocol::ConsumerGroupHeartbeatResponseData r;
-      r.error_code = code;
-      r.error_message = std::move(message);
-      return r;
-    };
-    if (Status t = EnsureOffsetsTopic(); !t.ok()) return error(ke::kCoordinatorNotAvailable);
-    Shard& s = ShardFor(req.group_id);
-    MutexLock l(&s.mu);
-    if (int16_t e = Unavailable(s); e != ke::kNone) return error(e);
-    std::vector<OffsetsRecord> records;
-    bool replaces_classic = false;
-    if (auto c = s.groups.find(req.group_id); c != s.groups.end()) {
-      // An empty classic group (committed offsets only) becomes a consumer group when a member
-      // joins, as in Kafka; a live one is not upgraded online here.
-      if (!c->second->Is(ClassicGroupState::kEmpty) || req.member_epoch != 0) {
-        return error(ke::kGroupIdNotFound,
-                     fmt::format("Group {} is not a consumer group.", req.group_id));
-      }
-      replaces_classic = true;
-      records.push_back(GroupMetadataTombstone(req.group_id));
-    }
-    auto it = s.consumer_groups.find(req.group_id);
-    ConsumerGroup next = it != s.consumer_groups.end() ? *it->second : ConsumerGroup(req.group_id);
+  ConsumerGroupHeartbeatContext HeartbeatContext(const Client& client) {
     ConsumerGroupHeartbeatContext ctx;
     ctx.now_ms = scheduler_->NowMs();
     ctx.config = &config_;
@@ -1524,16 +1635,208 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     ctx.topic_by_name = [this](const std::string& name) { return TopicByName(name); };
     ctx.new_member_id = [] { return Uuid::Random().ToString(); };
     ctx.topic_names = [this] { return logs_->ListTopics(); };
-    ConsumerGroupHeartbeatResult r = seglog::ConsumerGroupHeartbeat(&next, version, req, ctx);
+    return ctx;
+  }
+
+  // A classic member's JoinGroup into the non-empty consumer group `g`.
+  void JoinToConsumerGroup(Shard& s, ConsumerGroup& g, int16_t version, const Client& client,
+                           const protocol::JoinGroupRequestData& req, int32_t rebalance_timeout,
+                           const std::function<void(JoinGroupResponseData)>& reply,
+                           Completions* done) REQUIRES(s.mu) {
+    ConsumerGroup next = g;
+    ClassicJoinResult r = ClassicGroupJoinToConsumerGroup(&next, version, req, rebalance_timeout,
+                                                          HeartbeatContext(client));
+    if (r.response.error_code != ke::kNone) return reply(std::move(r.response));
+    if (Status w = Append(s, r.records); !w.ok()) {
+      return reply(JoinError(AppendErrorToClient(w), req.member_id));
+    }
+    bool replaced_consumer_member = false;
+    if (!r.replaced_member_id.empty()) {
+      const ConsumerGroupMember* old = g.FindMember(r.replaced_member_id);
+      replaced_consumer_member = old != nullptr && !old->classic;
+      CancelConsumerTimers(s, g.group_id(), r.replaced_member_id);
+    }
+    g = std::move(next);
+    const ConsumerGroupMember& m = *g.FindMember(r.member_id);
+    CancelTimer(s, ConsumerClassicJoinKey(g.group_id(), m.member_id));
+    StartConsumerSession(s, g, m);
+    StartTimer(s, ConsumerClassicSyncKey(g.group_id(), m.member_id), rebalance_timeout,
+               Timer{Timer::Kind::kConsumerClassicSync, g.group_id(), m.member_id, 0, 0, 0});
+    if (replaced_consumer_member && ShouldDowngrade(g, {}, config_)) {
+      // A static consumer-protocol member came back as a classic one, the last such: the
+      // group goes back to the classic protocol (the member's SyncGroup then finds it
+      // rebalancing and joins again).
+      Status d = Downgrade(s, g, {}, fmt::format("static member {} replaced", r.member_id), done);
+      if (!d.ok()) {
+        Info(fmt::format("[GroupId {}] Cannot downgrade the consumer group: {}", req.group_id,
+                         d.ToString()));
+      }
+    }
+    reply(std::move(r.response));
+  }
+
+  // LeaveGroup of members of a consumer group (classic members, or any by instance id).
+  void LeaveConsumerGroup(Shard& s, ConsumerGroup& g, const std::vector<LeavingMember>& members,
+                          LeaveResult* out, Completions* done) REQUIRES(s.mu) {
+    std::set<std::string> leaving;
+    for (const LeavingMember& lm : members) {
+      int16_t e = ke::kNone;
+      std::string id = lm.member_id;
+      if (lm.group_instance_id) {
+        std::optional<std::string> mapped = g.StaticMemberId(*lm.group_instance_id);
+        if (!mapped) {
+          e = ke::kUnknownMemberId;
+        } else if (!id.empty() && id != *mapped) {
+          e = ke::kFencedInstanceId;
+        } else {
+          id = *mapped;
+        }
+      } else if (g.FindMember(id) == nullptr) {
+        e = ke::kUnknownMemberId;
+      }
+      out->member_errors.push_back(e);
+      if (e != ke::kNone) continue;
+      leaving.insert(id);
+      Info(fmt::format("Member {} has left group {} through explicit LeaveGroup request.", id,
+                       g.group_id()));
+    }
+    if (leaving.empty()) return;
+    if (Status w = RemoveConsumerMembers(s, g, leaving, "members left through LeaveGroup", done);
+        !w.ok()) {
+      out->error_code = AppendErrorToClient(w);
+      out->member_errors.clear();
+    }
+  }
+
+  protocol::ConsumerGroupHeartbeatResponseData ConsumerGroupHeartbeat(
+      int16_t version, const Client& client,
+      const protocol::ConsumerGroupHeartbeatRequestData& req) {
+    Completions done;
+    protocol::ConsumerGroupHeartbeatResponseData r;
+    if (Status t = EnsureOffsetsTopic(); !t.ok()) {
+      r.error_code = ke::kCoordinatorNotAvailable;
+    } else {
+      Shard& s = ShardFor(req.group_id);
+      MutexLock l(&s.mu);
+      r = HeartbeatLocked(s, version, client, req, &done);
+    }
+    RunAll(&done);
+    return r;
+  }
+
+  // Kafka's validateOnlineUpgrade: nullopt, or why the live classic group `c` cannot become a
+  // consumer group.
+  std::optional<std::string> CannotUpgrade(const ClassicGroup& c) const {
+    if (!config_.group_consumer_migration_upgrade) return "online upgrade is disabled";
+    if (c.protocol_type() != "consumer") {
+      return "the group does not use the consumer embedded protocol";
+    }
+    if (c.size() > static_cast<size_t>(config_.group_consumer_max_size)) {
+      return "the group size exceeds the consumer group maximum size";
+    }
+    return std::nullopt;
+  }
+
+  protocol::ConsumerGroupHeartbeatResponseData HeartbeatLocked(
+      Shard& s, int16_t version, const Client& client,
+      const protocol::ConsumerGroupHeartbeatRequestData& req, Completions* done) REQUIRES(s.mu) {
+    auto error = [](int16_t code, std::optional<std::string> message = std::nullopt) {
+      protocol::ConsumerGroupHeartbeatResponseData r;
+      r.error_code = code;
+      r.error_message = std::move(message);
+      return r;
+    };
+    if (int16_t e = Unavailable(s); e != ke::kNone) return error(e);
+    std::vector<OffsetsRecord> records;
+    bool replaces_classic = false;
+    std::optional<ConsumerGroup> upgraded;
+    if (auto c = s.groups.find(req.group_id); c != s.groups.end()) {
+      if (req.member_epoch != 0) {
+        return error(ke::kGroupIdNotFound,
+                     fmt::format("Group {} is not a consumer group.", req.group_id));
+      }
+      replaces_classic = true;
+      records.push_back(GroupMetadataTombstone(req.group_id));
+      if (!c->second->Is(ClassicGroupState::kEmpty)) {
+        // A live classic group: upgraded online (its members stay, as classic members).
+        const ClassicGroup& cg = *c->second;
+        if (std::optional<std::string> why = CannotUpgrade(cg)) {
+          return error(ke::kGroupIdNotFound,
+                       fmt::format("Cannot upgrade classic group {} to consumer group because {}.",
+                                   req.group_id, *why));
+        }
+        Result<ConsumerGroup> converted = ConsumerGroupFromClassicGroup(
+            cg, [this](const std::string& name) { return TopicByName(name); });
+        if (!converted.ok()) {
+          return error(ke::kGroupIdNotFound,
+                       fmt::format("Cannot upgrade classic group {} to consumer group because {}.",
+                                   req.group_id, converted.status().message()));
+        }
+        for (OffsetsRecord& rec : ConsumerGroupRecords(*converted, scheduler_->NowMs())) {
+          records.push_back(std::move(rec));
+        }
+        upgraded = std::move(*converted);
+      }
+    }
+    auto it = s.consumer_groups.find(req.group_id);
+    ConsumerGroup next = upgraded                        ? *upgraded
+                         : it != s.consumer_groups.end() ? *it->second
+                                                         : ConsumerGroup(req.group_id);
+    ConsumerGroupHeartbeatResult r =
+        seglog::ConsumerGroupHeartbeat(&next, version, req, HeartbeatContext(client));
     if (r.response.error_code != ke::kNone) return r.response;
+    if (r.member_removed && req.member_epoch == -1 && it != s.consumer_groups.end() &&
+        ShouldDowngrade(*it->second, {r.member_id}, config_)) {
+      // The last consumer-protocol member left: the classic members go back to a classic group.
+      Status d = Downgrade(s, *it->second, {r.member_id},
+                           fmt::format("member {} left", r.member_id), done);
+      if (d.ok()) return r.response;
+      if (!d.IsInvalidArgument()) return error(AppendErrorToClient(d));
+      Info(fmt::format("[GroupId {}] Cannot downgrade the consumer group to a classic group: {}",
+                       req.group_id, d.message()));
+    }
     records.insert(records.end(), std::make_move_iterator(r.records.begin()),
                    std::make_move_iterator(r.records.end()));
     if (Status w = Append(s, records); !w.ok()) return error(AppendErrorToClient(w));
-    if (replaces_classic) s.groups.erase(req.group_id);
+    if (replaces_classic) {
+      ClassicGroup& old = *s.groups[req.group_id];
+      if (upgraded) {
+        // Parked joins and syncs join again (into the consumer group); the classic timers go.
+        for (const auto& [id, m] : old.members()) {
+          ClassicGroupMember* mm = old.FindMember(id);
+          if (mm->awaiting_join) {
+            done->push_back([f = std::move(mm->awaiting_join), id] {
+              f(JoinError(ke::kRebalanceInProgress, id));
+            });
+            mm->awaiting_join = nullptr;
+          }
+          if (mm->awaiting_sync) {
+            done->push_back(
+                [f = std::move(mm->awaiting_sync)] { f(SyncError(ke::kRebalanceInProgress)); });
+            mm->awaiting_sync = nullptr;
+          }
+          CancelTimer(s, HeartbeatKey(old, id));
+        }
+        CancelTimer(s, JoinKey(old));
+        CancelTimer(s, SyncKey(old));
+        Info(fmt::format("[GroupId {}] Converted the classic group to a consumer group.",
+                         req.group_id));
+      }
+      s.groups.erase(req.group_id);
+    }
+    ConsumerGroup* live = nullptr;
     if (it == s.consumer_groups.end()) {
-      s.consumer_groups.emplace(req.group_id, std::make_unique<ConsumerGroup>(std::move(next)));
+      live =
+          s.consumer_groups.emplace(req.group_id, std::make_unique<ConsumerGroup>(std::move(next)))
+              .first->second.get();
     } else {
       *it->second = std::move(next);
+      live = it->second.get();
+    }
+    if (upgraded) {
+      for (const auto& [id, m] : live->members()) {
+        if (m.classic) StartConsumerSession(s, *live, m);
+      }
     }
     if (!r.replaced_member_id.empty()) CancelConsumerTimers(s, req.group_id, r.replaced_member_id);
     if (r.member_removed) {
@@ -1606,7 +1909,8 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
       dm.subscribed_topic_regex = m.subscribed_topic_regex;
       dm.assignment = assignment(PartitionsOf(m.assigned_partitions));
       dm.target_assignment = assignment(g.TargetOf(id));
-      dm.member_type = 1;  // the consumer protocol (v1+; the broker resets it below v1)
+      // 0: classic, 1: consumer (v1+; the broker resets it below v1)
+      dm.member_type = m.classic ? 0 : 1;
     }
     return d;
   }
@@ -1620,6 +1924,11 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     if (epoch < 0 && g.members().empty()) return ke::kNone;  // an admin's commit
     const ConsumerGroupMember* m = g.FindMember(member_id);
     if (m == nullptr) return ke::kUnknownMemberId;
+    if (m->classic) {
+      // A classic member commits with its JoinGroup generation (its member epoch), at any
+      // OffsetCommit version.
+      return epoch == m->member_epoch ? ke::kNone : ke::kIllegalGeneration;
+    }
     if (version < 9) return ke::kUnsupportedVersion;
     if (epoch == m->member_epoch) return ke::kNone;
     if (epoch > m->member_epoch) return ke::kStaleMemberEpoch;

@@ -376,6 +376,20 @@ Result<ServerConfig> ServerConfig::FromProperties(const std::map<std::string, st
          c.group.group_consumer_assignors = std::move(names);
          return Status::OK();
        }},
+      {"group.consumer.migration.policy",
+       [&](const std::string& v) -> Status {
+         std::string p = v;
+         for (char& ch : p) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+         if (p != "bidirectional" && p != "upgrade" && p != "downgrade" && p != "disabled") {
+           return Status::InvalidArgument(fmt::format(
+               "Invalid value {} for configuration group.consumer.migration.policy: String must "
+               "be one of (case insensitive): DISABLED, DOWNGRADE, UPGRADE, BIDIRECTIONAL",
+               v));
+         }
+         c.group.group_consumer_migration_upgrade = p == "bidirectional" || p == "upgrade";
+         c.group.group_consumer_migration_downgrade = p == "bidirectional" || p == "downgrade";
+         return Status::OK();
+       }},
       {"offset.metadata.max.bytes",
        [&](const std::string& v) {
          return ParseConfigInt<int32_t>("offset.metadata.max.bytes", v, INT32_MIN,

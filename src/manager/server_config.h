@@ -46,6 +46,12 @@ struct GroupCoordinatorConfig {
   int32_t group_consumer_heartbeat_interval_ms = 5000;  // group.consumer.heartbeat.interval.ms
   int32_t group_consumer_max_size = INT32_MAX;          // group.consumer.max.size, >= 1
   std::vector<std::string> group_consumer_assignors = {"uniform", "range"};  // ..assignors
+  // group.consumer.migration.policy (bidirectional, upgrade, downgrade, disabled; any case):
+  // whether a live classic group becomes a consumer group when a ConsumerGroupHeartbeat member
+  // joins it (upgrade), and a consumer group whose last consumer-protocol member leaves
+  // becomes a classic group again (downgrade). Empty groups convert whatever it says.
+  bool group_consumer_migration_upgrade = true;
+  bool group_consumer_migration_downgrade = true;
 };
 
 struct ServerConfig {
