@@ -906,6 +906,98 @@ def group_consumer_protocol_java(ctx):
 
 
 @case
+def group_migration_java(ctx):
+    """A rolling upgrade and downgrade of Kafka 4.x (group.consumer.migration.policy's default
+    bidirectional): two classic KafkaConsumers (one eager with the range assignor, one
+    cooperative-sticky) form a group; a group.protocol=consumer member joins it and the group
+    becomes a consumer group, the classic members carrying on inside it (JoinGroup/SyncGroup/
+    Heartbeat served by the server-side assignor); the classic members are replaced one by one
+    by consumer-protocol members; a classic member joins the consumer group; and when the last
+    consumer-protocol member leaves, the group is a classic group again. At every step the
+    assignments are disjoint and end up covering the 6 partitions, and every record is
+    consumed and committed."""
+    b = ctx.broker
+    b.stop()
+    b.overrides += ["group.consumer.session.timeout.ms=6000",
+                    "group.consumer.heartbeat.interval.ms=1000"]
+    b.start()
+    create_topic(b.bootstrap, "migrate", 6)
+    classic = ["--prop", "session.timeout.ms=6000", "--prop", "heartbeat.interval.ms=1000"]
+    cooperative = ["--prop", "partition.assignment.strategy="
+                             "org.apache.kafka.clients.consumer.CooperativeStickyAssignor"]
+    consumer = ["--prop", "group.protocol=consumer"]
+    members = {}
+
+    def start(name, *extra):
+        members[name] = JavaMember(ctx, name, "mg", "migrate", *extra)
+        return members[name]
+
+    def listed_type():
+        out = groups_tool(b.bootstrap, "--list", "--type")
+        for line in out.splitlines():
+            f = line.split()
+            if f and f[0] == "mg":
+                return f[1].lower() if len(f) > 1 else "?"
+        return None
+
+    def expect_type(t):
+        check(listed_type() == t, f"mg is listed as {listed_type()}, not {t}")
+
+    producer = BackgroundProducer(b.bootstrap, "migrate", 6)
+    try:
+        c1, c2 = start("c1", *classic), start("c2", *classic, *cooperative)
+        wait_assignments([c1, c2], 6, 0, "two classic members", incremental=True)
+        expect_type("classic")
+
+        # Upgrade: a consumer-protocol member joins the live classic group.
+        k1 = start("k1", *consumer)
+        wait_consumer_protocol_assignments([c1, c2, k1], 6, "consumer member k1 joined")
+        check("[GroupId mg] Converted the classic group to a consumer group." in b.log(),
+              "no upgrade in the broker's log")
+        expect_type("consumer")
+        described = groups_tool(b.bootstrap, "--describe", "--members", "--group", "mg")
+        check(all(n in described for n in ("c1", "c2", "k1")),
+              f"--describe --members does not show the three members:\n{described}")
+
+        # The rolling upgrade: classic members leave (LeaveGroup inside the consumer group),
+        # consumer-protocol members take their place.
+        c1_id = c1.member_id
+        c1.stop()
+        wait_consumer_protocol_assignments([c2, k1], 6, "classic member c1 left")
+        check(f"Member {c1_id} has left group mg through explicit LeaveGroup request." in b.log(),
+              "no LeaveGroup of c1 in the broker's log")
+        k2 = start("k2", *consumer)
+        wait_consumer_protocol_assignments([c2, k1, k2], 6, "consumer member k2 joined")
+        c2.stop()
+        wait_consumer_protocol_assignments([k1, k2], 6, "classic member c2 left")
+        expect_type("consumer")
+
+        # A classic member joins the consumer group, then the consumer-protocol members leave:
+        # the last one's leave makes it a classic group again.
+        c3 = start("c3", *classic)
+        wait_consumer_protocol_assignments([k1, k2, c3], 6, "classic member c3 joined")
+        k1.stop()
+        wait_consumer_protocol_assignments([k2, c3], 6, "consumer member k1 left")
+        gen = c3.snapshot()[0]
+        k2.stop()
+        wait_assignments([c3], 6, gen, "consumer member k2 left")
+        check("Converted the consumer group to a classic group" in b.log(),
+              "no downgrade in the broker's log")
+        expect_type("classic")
+
+        acked = producer.stop()
+        drain_and_check(members, acked)
+        wait_group_caught_up(b.bootstrap, "mg", acked, 6, members_gone=False)
+        c3.stop()
+    finally:
+        producer.stop_event.set()
+        for m in members.values():
+            m.ensure_gone()
+    wait_group_caught_up(b.bootstrap, "mg", acked, 6, members_gone=True, timeout=10)
+    ctx.expect_records = len(acked)
+
+
+@case
 def group_cooperative_static_java(ctx):
     """KafkaConsumer members with the CooperativeStickyAssignor (incremental rebalances) and a
     static member (KIP-345): a restarted static member takes its place back without a
