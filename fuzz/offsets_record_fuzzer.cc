@@ -3,14 +3,20 @@
 // consumer_group_records.h for KIP-848's 3-8 and 16). The input is used three ways: as a whole
 // key with no value (a tombstone), as a key followed by a value (split at its first byte), and
 // as the value of a well-formed key of every record type, so the value decoders are reached
-// without the fuzzer having to find a key first. Build with the `fuzz` preset.
+// without the fuzzer having to find a key first. The same input is also a classic member's
+// ConsumerProtocol subscription and assignment (consumer_protocol.h) - bytes a client sends in
+// JoinGroup/SyncGroup and a group's record keeps - read alone and through an online upgrade of
+// a classic group holding them (group_conversion.h). Build with the `fuzz` preset.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <vector>
 
+#include "group/classic_group.h"
 #include "group/consumer_group_records.h"
+#include "group/consumer_protocol.h"
+#include "group/group_conversion.h"
 #include "group/offsets_records.h"
 
 using namespace seglog;
@@ -55,5 +61,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Decode(in.subspan(1, split), in.subspan(1 + split));
   }
   for (const auto& key : keys) Decode(key, in);
+
+  (void)DecodeConsumerProtocolSubscription(in);
+  (void)DecodeConsumerProtocolAssignment(in);
+  ClassicGroupMember m;
+  m.member_id = "m";
+  m.protocol_type = "consumer";
+  m.protocols.push_back({"range", std::vector<uint8_t>(in.begin(), in.end())});
+  m.assignment.assign(in.begin(), in.end());
+  ClassicGroup g("g", 0);
+  g.RestoreFromRecord(1, "consumer", "range", "m", 0, {m});
+  const Uuid topic = Uuid::Random();
+  (void)ConsumerGroupFromClassicGroup(g, [&](const std::string& name) {
+    return std::optional<ConsumerGroupTopic>(ConsumerGroupTopic{topic, name, 8});
+  });
   return 0;
 }

@@ -1805,8 +1805,8 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
         for (const auto& [id, m] : old.members()) {
           ClassicGroupMember* mm = old.FindMember(id);
           if (mm->awaiting_join) {
-            done->push_back([f = std::move(mm->awaiting_join), id] {
-              f(JoinError(ke::kRebalanceInProgress, id));
+            done->push_back([f = std::move(mm->awaiting_join), member = id] {
+              f(JoinError(ke::kRebalanceInProgress, member));
             });
             mm->awaiting_join = nullptr;
           }
