@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
+#include <memory>
 
 #include "group/consumer_group_records.h"
 #include "group/server_assignor.h"
@@ -140,12 +142,24 @@ bool IsInternalTopic(const std::string& name) {
          name == "__share_group_state";
 }
 
+// `pattern` compiled, from a per-thread cache of at most 256: the heartbeats of a group match
+// the same few expressions again and again, and compiling one costs far more than a match.
+const RE2& CompiledRegex(const std::string& pattern) {
+  thread_local std::map<std::string, std::unique_ptr<RE2>> cache;
+  auto it = cache.find(pattern);
+  if (it == cache.end()) {
+    if (cache.size() >= 256) cache.clear();
+    it = cache.emplace(pattern, std::make_unique<RE2>(pattern, RE2::Quiet)).first;
+  }
+  return *it->second;
+}
+
 // The member's topics: its names, and the topics its regular expression matches as a whole.
 std::set<std::string> MemberTopicNames(const ConsumerGroupMember& m,
                                        const std::vector<std::string>& topic_names) {
   std::set<std::string> names(m.subscribed_topic_names.begin(), m.subscribed_topic_names.end());
   if (m.subscribed_topic_regex && !m.subscribed_topic_regex->empty()) {
-    RE2 re(*m.subscribed_topic_regex, RE2::Quiet);
+    const RE2& re = CompiledRegex(*m.subscribed_topic_regex);
     if (re.ok()) {
       for (const std::string& t : topic_names) {
         if (!IsInternalTopic(t) && RE2::FullMatch(t, re)) names.insert(t);

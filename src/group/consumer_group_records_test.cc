@@ -8,27 +8,15 @@
 
 #include <algorithm>
 
+#include "tests/support/bytes.h"
+
 namespace seglog {
 namespace {
 
-std::vector<uint8_t> Cat(std::initializer_list<std::vector<uint8_t>> parts) {
-  std::vector<uint8_t> out;
-  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
-  return out;
-}
-std::vector<uint8_t> BE(uint64_t v, int bytes) {
-  std::vector<uint8_t> out;
-  for (int i = bytes - 1; i >= 0; --i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
-  return out;
-}
-std::vector<uint8_t> Str16(std::string_view s) {  // a key's int16-length string
-  return Cat({BE(s.size(), 2), std::vector<uint8_t>(s.begin(), s.end())});
-}
-Uuid Id(uint8_t first) {
-  Uuid u;
-  for (size_t i = 0; i < 16; ++i) u.bytes[i] = static_cast<uint8_t>(first + i);
-  return u;
-}
+using testing::BE;
+using testing::Cat;
+using testing::Str16;
+Uuid Id(uint8_t first) { return testing::TestUuid(first); }
 
 // The decoded record of type T (a default T, with a test failure, when it is not one).
 template <typename T>

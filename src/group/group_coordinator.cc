@@ -1619,8 +1619,8 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
   }
 
   std::optional<ConsumerGroupTopic> TopicByName(const std::string& name) const {
-    Result<TopicMetadata> md = logs_->FindTopic(name);
-    if (!md.ok()) return std::nullopt;
+    std::optional<LogManager::TopicIdentity> md = logs_->FindTopicIdentity(name);
+    if (!md) return std::nullopt;
     Result<Uuid> id = Uuid::Parse(md->topic_id);
     if (!id.ok()) return std::nullopt;
     return ConsumerGroupTopic{*id, name, md->partitions};
@@ -2147,6 +2147,7 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
   void ExpireOffsets() {
     const int64_t now = scheduler_->NowMs();
     const int64_t retention = config_.offsets_retention_minutes * 60000;
+    std::optional<std::vector<std::string>> topic_names;  // listed once, when needed
     for (auto& sp : shards_) {
       Shard& s = *sp;
       MutexLock l(&s.mu);
@@ -2205,8 +2206,8 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
       for (auto& [group_id, g] : s.consumer_groups) {
         auto o = s.offsets.find(group_id);
         if (o != s.offsets.end()) {
-          const std::set<std::string> subscribed =
-              ConsumerGroupSubscribedTopics(*g, logs_->ListTopics());
+          if (!topic_names) topic_names = logs_->ListTopics();
+          const std::set<std::string> subscribed = ConsumerGroupSubscribedTopics(*g, *topic_names);
           for (auto c = o->second.begin(); c != o->second.end();) {
             const CommittedOffset& off = c->second;
             const bool expired =

@@ -5,31 +5,15 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/bytes.h"
+
 namespace seglog {
 namespace {
 
-std::vector<uint8_t> Cat(std::initializer_list<std::vector<uint8_t>> parts) {
-  std::vector<uint8_t> out;
-  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
-  return out;
-}
-std::vector<uint8_t> Str16(std::string_view s) {  // int16 length + bytes
-  std::vector<uint8_t> out(2 + s.size());
-  out[0] = static_cast<uint8_t>(s.size() >> 8);
-  out[1] = static_cast<uint8_t>(s.size());
-  for (size_t i = 0; i < s.size(); ++i) out[2 + i] = static_cast<uint8_t>(s[i]);
-  return out;
-}
-Uuid Id(uint8_t first) {
-  Uuid u;
-  for (size_t i = 0; i < 16; ++i) u.bytes[i] = static_cast<uint8_t>(first + i);
-  return u;
-}
-std::vector<uint8_t> BE(uint64_t v, int bytes) {
-  std::vector<uint8_t> out;
-  for (int i = bytes - 1; i >= 0; --i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
-  return out;
-}
+using testing::BE;
+using testing::Cat;
+using testing::Str16;
+Uuid Id(uint8_t first) { return testing::TestUuid(first); }
 
 TEST(OffsetsRecordsTest, OffsetCommitBytes) {
   CommittedOffset c{42, 7, "md", 1000, std::nullopt, Uuid{}};

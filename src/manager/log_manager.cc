@@ -283,6 +283,14 @@ Result<TopicMetadata> LogManager::FindTopic(const std::string& topic) const {
   return it->second;
 }
 
+std::optional<LogManager::TopicIdentity> LogManager::FindTopicIdentity(
+    const std::string& topic) const {
+  MutexLock l(&mu_);
+  auto it = topics_.find(topic);
+  if (it == topics_.end()) return std::nullopt;
+  return TopicIdentity{it->second.topic_id, it->second.partitions};
+}
+
 TopicMap LogManager::AllTopicMetadata() const {
   MutexLock l(&mu_);
   return topics_;

@@ -98,6 +98,13 @@ class LogManager {
   // A copy of the topic's metadata (partition count, configs, topic id) without touching its
   // logs: the broker's Metadata path. NotFound in Kafka's words.
   Result<TopicMetadata> FindTopic(const std::string& topic) const EXCLUDES(mu_);
+  // The topic's id and partition count only (no configs copied): the group coordinator's
+  // lookup, made at every consumer group heartbeat. nullopt when the topic does not exist.
+  struct TopicIdentity {
+    std::string topic_id;
+    int32_t partitions = 0;
+  };
+  std::optional<TopicIdentity> FindTopicIdentity(const std::string& topic) const EXCLUDES(mu_);
   // Every topic's metadata at one moment.
   TopicMap AllTopicMetadata() const EXCLUDES(mu_);
   // The name of the topic whose id (as TopicMetadata::topic_id spells it) is `topic_id`, or

@@ -31,4 +31,26 @@ std::vector<uint8_t> Base64Decode(const std::string& in) {
   return out;
 }
 
+std::vector<uint8_t> Cat(std::initializer_list<std::vector<uint8_t>> parts) {
+  std::vector<uint8_t> out;
+  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
+std::vector<uint8_t> BE(uint64_t v, int bytes) {
+  std::vector<uint8_t> out;
+  for (int i = bytes - 1; i >= 0; --i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  return out;
+}
+
+std::vector<uint8_t> Str16(std::string_view s) {
+  return Cat({BE(s.size(), 2), std::vector<uint8_t>(s.begin(), s.end())});
+}
+
+Uuid TestUuid(uint8_t first) {
+  Uuid u;
+  for (size_t i = 0; i < 16; ++i) u.bytes[i] = static_cast<uint8_t>(first + i);
+  return u;
+}
+
 }  // namespace seglog::testing

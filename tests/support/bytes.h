@@ -4,9 +4,13 @@
 #define SEGLOG_TESTS_SUPPORT_BYTES_H_
 
 #include <cstdint>
+#include <initializer_list>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "base/uuid.h"
 
 namespace seglog::testing {
 
@@ -17,6 +21,13 @@ std::span<const uint8_t> AsBytes(const char* literal);
 
 // Standard base64 (padding optional; other characters skipped).
 std::vector<uint8_t> Base64Decode(const std::string& in);
+
+// Building Kafka's byte layouts by hand: parts joined, a big-endian integer of `bytes` bytes,
+// an int16-length string (a non-flexible key's), a Uuid of the bytes first, first+1, ...
+std::vector<uint8_t> Cat(std::initializer_list<std::vector<uint8_t>> parts);
+std::vector<uint8_t> BE(uint64_t v, int bytes);
+std::vector<uint8_t> Str16(std::string_view s);
+Uuid TestUuid(uint8_t first);
 
 }  // namespace seglog::testing
 
