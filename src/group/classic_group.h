@@ -120,6 +120,7 @@ class ClassicGroup {
     return pending_members_.erase(std::string(member_id)) > 0;
   }
   size_t pending_members() const { return pending_members_.size(); }
+  const std::set<std::string>& pending_member_ids() const { return pending_members_; }
 
   // The join phase.
   int NumAwaitingJoinResponse() const;

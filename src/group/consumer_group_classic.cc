@@ -90,10 +90,10 @@ ClassicJoinResult ClassicGroupJoinToConsumerGroup(ConsumerGroup* group, int16_t 
   const std::string member_id = req.member_id.empty() ? ctx.new_member_id() : req.member_id;
   if (group->FindMember(member_id) == nullptr &&
       static_cast<int64_t>(group->members().size()) >= config.group_consumer_max_size) {
-    return JoinError(ke::kGroupMaxSizeReached, "");
+    return JoinError(ke::kGroupMaxSizeReached, req.member_id);
   }
   if (!ClassicProtocolSupported(*group, req)) {
-    return JoinError(ke::kInconsistentGroupProtocol, "");
+    return JoinError(ke::kInconsistentGroupProtocol, req.member_id);
   }
   if (!req.group_instance_id && req.member_id.empty() && version >= 4) {
     // KIP-394: nothing is kept; the member comes back with this id.
@@ -112,7 +112,8 @@ ClassicJoinResult ClassicGroupJoinToConsumerGroup(ConsumerGroup* group, int16_t 
     if (req.member_id.empty()) {
       if (existing) {
         // A restarted static member: the new id takes the old one's place, assignment and
-        // target (Kafka's replaceMember).
+        // target (Kafka's replaceMember: the old id's tombstones, the new id's 5, 7, 8), so
+        // the group epoch moves only if the subscription changes.
         const ConsumerGroupMember old = *group->FindMember(*existing);
         member = old;
         member.member_id = member_id;
@@ -126,9 +127,14 @@ ClassicJoinResult ClassicGroupJoinToConsumerGroup(ConsumerGroup* group, int16_t 
         r.records.push_back(ConsumerGroupMemberMetadataTombstone(g, old.member_id));
         group->RemoveMember(old.member_id);
         group->RemoveTarget(old.member_id);
+        group->UpdateMember(member);
+        r.records.push_back(ConsumerGroupMemberMetadataRecord(g, member));
         r.records.push_back(ConsumerGroupTargetAssignmentMemberRecord(g, member_id, target));
+        r.records.push_back(ConsumerGroupCurrentMemberAssignmentRecord(g, member));
         group->SetTarget(member_id, std::move(target));
         r.replaced_member_id = old.member_id;
+        r.replaced_consumer_member = !old.uses_classic_protocol();
+        is_new = false;
       }
     } else {
       if (!existing) return JoinError(ke::kUnknownMemberId, req.member_id);
@@ -156,7 +162,8 @@ ClassicJoinResult ClassicGroupJoinToConsumerGroup(ConsumerGroup* group, int16_t 
   ClassicMemberMetadata& c = updated.classic.emplace();
   c.session_timeout_ms = req.session_timeout_ms;
   for (const auto& p : req.protocols) c.supported_protocols.push_back({p.name, p.metadata});
-  if (!r.replaced_member_id.empty()) is_new = true;  // its metadata record is a new one
+  r.subscription_changed =
+      is_new || updated.subscribed_topic_names != member.subscribed_topic_names;
 
   TopicPartitions owned;
   for (const auto& t : sub->owned_partitions) {

@@ -41,8 +41,10 @@ namespace seglog {
 struct ClassicJoinResult {
   protocol::JoinGroupResponseData response;
   std::vector<OffsetsRecord> records;
-  std::string member_id;           // the member it was for (empty on an error)
-  std::string replaced_member_id;  // a static member's old id it took over from
+  std::string member_id;                  // the member it was for (empty on an error)
+  std::string replaced_member_id;         // a static member's old id it took over from
+  bool replaced_consumer_member = false;  // ... which was a consumer-protocol member
+  bool subscription_changed = false;      // the member is new or its topics changed
 };
 
 // A JoinGroup at `version` into the non-empty consumer group `group` (`rebalance_timeout_ms`:

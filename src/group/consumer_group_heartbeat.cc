@@ -394,7 +394,9 @@ ConsumerGroupHeartbeatResult ConsumerGroupHeartbeat(ConsumerGroup* group, int16_
         is_new = false;
       } else if (existing) {
         const ConsumerGroupMember& old = *group->FindMember(*existing);
-        if (old.member_epoch != kLeaveGroupStaticMemberEpoch) {
+        // A classic member (an online upgrade) is replaced whatever its epoch: it sends no
+        // leave of its own (Kafka checks only between consumer-protocol members).
+        if (old.member_epoch != kLeaveGroupStaticMemberEpoch && !old.uses_classic_protocol()) {
           return Error(ke::kUnreleasedInstanceId,
                        fmt::format("Static member {} with instance id {} cannot join the group "
                                    "because the instance id is owned by member {}.",
@@ -550,11 +552,19 @@ MemberUpdate ApplyConsumerGroupMemberUpdate(ConsumerGroup* group, const Consumer
 
 std::vector<OffsetsRecord> FenceConsumerGroupMember(ConsumerGroup* group,
                                                     const std::string& member_id) {
+  return FenceConsumerGroupMembers(group, {member_id});
+}
+
+std::vector<OffsetsRecord> FenceConsumerGroupMembers(ConsumerGroup* group,
+                                                     const std::set<std::string>& member_ids) {
   std::vector<OffsetsRecord> records;
-  if (group->FindMember(member_id) == nullptr) return records;
-  RemoveMemberRecords(*group, member_id, &records);
-  group->RemoveMember(member_id);
-  group->RemoveTarget(member_id);
+  for (const std::string& member_id : member_ids) {
+    if (group->FindMember(member_id) == nullptr) continue;
+    RemoveMemberRecords(*group, member_id, &records);
+    group->RemoveMember(member_id);
+    group->RemoveTarget(member_id);
+  }
+  if (records.empty()) return records;
   group->set_group_epoch(group->group_epoch() + 1);
   records.push_back(
       ConsumerGroupMetadataRecord(group->group_id(), group->group_epoch(), group->metadata_hash()));
@@ -603,6 +613,7 @@ std::vector<OffsetsRecord> ConsumerGroupTombstones(const ConsumerGroup& group) {
     (void)member;
     records.push_back(ConsumerGroupMemberMetadataTombstone(id, m));
   }
+  records.push_back(ConsumerGroupPartitionMetadataTombstone(id));
   records.push_back(ConsumerGroupMetadataTombstone(id));
   return records;
 }

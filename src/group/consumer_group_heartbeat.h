@@ -103,6 +103,10 @@ MemberUpdate ApplyConsumerGroupMemberUpdate(ConsumerGroup* group, const Consumer
 // Returns the records; empty when the member is not in the group.
 std::vector<OffsetsRecord> FenceConsumerGroupMember(ConsumerGroup* group,
                                                     const std::string& member_id);
+// Several members at once (a LeaveGroup of many): their tombstones (8, 7, 5 each), then one
+// epoch bump.
+std::vector<OffsetsRecord> FenceConsumerGroupMembers(ConsumerGroup* group,
+                                                     const std::set<std::string>& member_ids);
 
 // The assignor the group uses: the one most members name, else the first configured.
 std::string ConsumerGroupAssignorName(const ConsumerGroup& group,
@@ -113,7 +117,9 @@ std::string ConsumerGroupAssignorName(const ConsumerGroup& group,
 std::set<std::string> ConsumerGroupSubscribedTopics(const ConsumerGroup& group,
                                                     const std::vector<std::string>& topic_names);
 
-// The records that delete an Empty group (tombstones of its target metadata and epoch).
+// The records that delete a group (Kafka's createGroupTombstoneRecords): tombstones of every
+// member's current assignment (8) and target (7), the target metadata (6), every member's
+// metadata (5), the partition metadata (4) and the group epoch (3).
 std::vector<OffsetsRecord> ConsumerGroupTombstones(const ConsumerGroup& group);
 
 }  // namespace seglog

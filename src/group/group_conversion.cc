@@ -149,9 +149,6 @@ Result<std::unique_ptr<ClassicGroup>> ClassicGroupFromConsumerGroup(
 std::vector<OffsetsRecord> ConsumerGroupDowngradeRecords(const ConsumerGroup& group,
                                                          const ClassicGroup& classic) {
   std::vector<OffsetsRecord> records = ConsumerGroupTombstones(group);
-  // Kafka also tombstones the partition metadata (type 4, written before KIP-1101) just
-  // before the group's epoch record.
-  records.insert(records.end() - 1, ConsumerGroupPartitionMetadataTombstone(group.group_id()));
   records.push_back(GroupMetadataRecord(classic));
   return records;
 }

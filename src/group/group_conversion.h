@@ -14,8 +14,8 @@
 //
 // Records (the caller appends them, then replaces the group):
 //   upgrade    GroupMetadata tombstone (type 2), then per ConsumerGroupRecords below
-//   downgrade  ConsumerGroupTombstones (8, 7, 6, 5, 3) with the partition metadata tombstone
-//              (4) before the group's (3), then the classic group's GroupMetadata (type 2)
+//   downgrade  ConsumerGroupTombstones (8, 7, 6, 5, 4, 3), then the classic group's
+//              GroupMetadata (type 2)
 //
 // Thread safety: functions.
 #ifndef SEGLOG_GROUP_GROUP_CONVERSION_H_

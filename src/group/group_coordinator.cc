@@ -898,7 +898,12 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
         return JoinToConsumerGroup(s, *cg->second, version, client, req, rebalance_timeout, reply,
                                    done);
       }
-      // An empty consumer group becomes a classic group (whatever the migration policy).
+      // An empty consumer group becomes a classic group (whatever the migration policy) - if
+      // the join is one that creates a classic group; else it is refused as for no group.
+      if (!req.member_id.empty()) return reply(JoinError(ke::kUnknownMemberId, req.member_id));
+      if (req.protocol_type.empty() || req.protocols.empty()) {
+        return reply(JoinError(ke::kInconsistentGroupProtocol, ""));
+      }
       if (Status w = Append(s, ConsumerGroupTombstones(*cg->second)); !w.ok()) {
         return reply(JoinError(AppendErrorToClient(w), req.member_id));
       }
@@ -1539,38 +1544,48 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
                        g.group_id(), d.message()));
     }
     ConsumerGroup next = g;
-    std::vector<OffsetsRecord> records;
-    for (const std::string& id : members) {
-      for (OffsetsRecord& r : FenceConsumerGroupMember(&next, id)) records.push_back(std::move(r));
-    }
-    SEGLOG_RETURN_IF_ERROR(Append(s, records));
+    SEGLOG_RETURN_IF_ERROR(Append(s, FenceConsumerGroupMembers(&next, members)));
     g = std::move(next);
     for (const std::string& id : members) CancelConsumerTimers(s, g.group_id(), id);
     return Status::OK();
   }
 
-  // The consumer group `g` becomes a classic group of its members other than `leaving` (all
-  // classic members), which then rebalances (Kafka's convertToClassicGroup). InvalidArgument
-  // (nothing written) when a member's protocol metadata cannot be read.
-  Status Downgrade(Shard& s, ConsumerGroup& g, const std::set<std::string>& leaving,
-                   const std::string& reason, Completions* done) REQUIRES(s.mu) {
+  // The consumer group `g` (the shard's, or a new state of it: `prefix` are the records that
+  // make it so, written in the same batch) becomes a classic group of its members other than
+  // `leaving` (all classic members), which then rebalances unless `rebalance` is false (Kafka's
+  // convertToClassicGroup). InvalidArgument (nothing written) when a member's protocol
+  // metadata cannot be read.
+  Status Downgrade(Shard& s, const ConsumerGroup& g, const std::set<std::string>& leaving,
+                   const std::string& reason, Completions* done,
+                   std::vector<OffsetsRecord> prefix = {}, bool rebalance = true) REQUIRES(s.mu) {
     const int64_t now = scheduler_->NowMs();
     SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<ClassicGroup> classic,
                             ClassicGroupFromConsumerGroup(
                                 g, leaving, [this](const Uuid& id) { return TopicName(id); }, now));
-    SEGLOG_RETURN_IF_ERROR(Append(s, ConsumerGroupDowngradeRecords(g, *classic)));
+    for (OffsetsRecord& r : ConsumerGroupDowngradeRecords(g, *classic)) {
+      prefix.push_back(std::move(r));
+    }
+    SEGLOG_RETURN_IF_ERROR(Append(s, prefix));
     const std::string id = g.group_id();
     for (const auto& [member_id, m] : g.members()) {
       (void)m;
       CancelConsumerTimers(s, id, member_id);
     }
-    s.consumer_groups.erase(id);  // `g` is gone
+    if (auto old = s.consumer_groups.find(id); old != s.consumer_groups.end()) {
+      for (const auto& [member_id, m] : old->second->members()) {
+        (void)m;
+        CancelConsumerTimers(s, id, member_id);
+      }
+      s.consumer_groups.erase(old);  // `g` may be gone
+    }
     ClassicGroup& cg = *(s.groups[id] = std::move(classic));
     Info(fmt::format("[GroupId {}] Converted the consumer group to a classic group ({}).", id,
                      reason));
     for (const auto& [member_id, m] : cg.members()) ResetHeartbeat(s, cg, m);
-    PrepareRebalance(
-        s, cg, fmt::format("Downgrade the consumer group to a classic group: {}", reason), done);
+    if (rebalance) {
+      PrepareRebalance(
+          s, cg, fmt::format("Downgrade the consumer group to a classic group: {}", reason), done);
+    }
     return Status::OK();
   }
 
@@ -1647,14 +1662,23 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     ClassicJoinResult r = ClassicGroupJoinToConsumerGroup(&next, version, req, rebalance_timeout,
                                                           HeartbeatContext(client));
     if (r.response.error_code != ke::kNone) return reply(std::move(r.response));
+    if (!r.replaced_member_id.empty()) CancelConsumerTimers(s, g.group_id(), r.replaced_member_id);
+    if (r.replaced_consumer_member && ShouldDowngrade(next, {}, config_)) {
+      // A static consumer-protocol member came back as a classic one, the last such: the
+      // group goes back to the classic protocol in the same write, and rebalances only if
+      // the member's subscription changed (else it syncs its assignment, as in Kafka).
+      Status d = Downgrade(s, next, {}, fmt::format("static member {} replaced", r.member_id), done,
+                           r.records, r.subscription_changed);
+      if (d.ok()) {
+        r.response.generation_id = s.groups[req.group_id]->generation();
+        return reply(std::move(r.response));
+      }
+      if (!d.IsInvalidArgument()) return reply(JoinError(AppendErrorToClient(d), req.member_id));
+      Info(fmt::format("[GroupId {}] Cannot downgrade the consumer group: {}", req.group_id,
+                       d.message()));
+    }
     if (Status w = Append(s, r.records); !w.ok()) {
       return reply(JoinError(AppendErrorToClient(w), req.member_id));
-    }
-    bool replaced_consumer_member = false;
-    if (!r.replaced_member_id.empty()) {
-      const ConsumerGroupMember* old = g.FindMember(r.replaced_member_id);
-      replaced_consumer_member = old != nullptr && !old->classic;
-      CancelConsumerTimers(s, g.group_id(), r.replaced_member_id);
     }
     g = std::move(next);
     const ConsumerGroupMember& m = *g.FindMember(r.member_id);
@@ -1662,16 +1686,6 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     StartConsumerSession(s, g, m);
     StartTimer(s, ConsumerClassicSyncKey(g.group_id(), m.member_id), rebalance_timeout,
                Timer{Timer::Kind::kConsumerClassicSync, g.group_id(), m.member_id, 0, 0, 0});
-    if (replaced_consumer_member && ShouldDowngrade(g, {}, config_)) {
-      // A static consumer-protocol member came back as a classic one, the last such: the
-      // group goes back to the classic protocol (the member's SyncGroup then finds it
-      // rebalancing and joins again).
-      Status d = Downgrade(s, g, {}, fmt::format("static member {} replaced", r.member_id), done);
-      if (!d.ok()) {
-        Info(fmt::format("[GroupId {}] Cannot downgrade the consumer group: {}", req.group_id,
-                         d.ToString()));
-      }
-    }
     reply(std::move(r.response));
   }
 
@@ -1799,8 +1813,10 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
                    std::make_move_iterator(r.records.end()));
     if (Status w = Append(s, records); !w.ok()) return error(AppendErrorToClient(w));
     if (replaces_classic) {
-      ClassicGroup& old = *s.groups[req.group_id];
+      ClassicGroup& old = *s.groups.find(req.group_id)->second;  // found above, still there
       if (upgraded) {
+        for (const std::string& id : old.pending_member_ids())
+          CancelTimer(s, HeartbeatKey(old, id));
         // Parked joins and syncs join again (into the consumer group); the classic timers go.
         for (const auto& [id, m] : old.members()) {
           ClassicGroupMember* mm = old.FindMember(id);

@@ -83,14 +83,17 @@ class GroupMigrationTest : public CoordinatorTestBase {
     std::string id;
     int32_t generation = -1;
     Named owned;
+    std::optional<std::string> instance;  // group.instance.id
   };
 
   std::shared_ptr<std::optional<p::JoinGroupResponseData>> JoinRaw(
       const std::string& member_id, const Named& owned, std::string protocol_type = "consumer",
-      std::optional<std::vector<uint8_t>> user_data = std::nullopt, int16_t version = 9) {
+      std::optional<std::vector<uint8_t>> user_data = std::nullopt, int16_t version = 9,
+      std::optional<std::string> instance = std::nullopt) {
     p::JoinGroupRequestData req;
     req.group_id = "g";
     req.member_id = member_id;
+    req.group_instance_id = instance;
     req.session_timeout_ms = kSession;
     req.rebalance_timeout_ms = kRebalance;
     req.protocol_type = protocol_type;
@@ -122,7 +125,7 @@ class GroupMigrationTest : public CoordinatorTestBase {
     return slot;
   }
   int16_t ClassicHeartbeat(const Classic& c) {
-    return coordinator_->Heartbeat("g", c.generation, c.id, std::nullopt);
+    return coordinator_->Heartbeat("g", c.generation, c.id, c.instance);
   }
 
   // A classic group of two members: a gets t-0..2, b t-3..5 (the leader's range assignment).
@@ -159,7 +162,7 @@ class GroupMigrationTest : public CoordinatorTestBase {
     const int16_t e = ClassicHeartbeat(*c);
     if (e != ke::kRebalanceInProgress && e != ke::kIllegalGeneration) return e;
     c->owned.clear();  // eager: onPartitionsRevoked(all) before the join
-    auto j = JoinRaw(c->id, {});
+    auto j = JoinRaw(c->id, {}, "consumer", std::nullopt, 9, c->instance);
     EXPECT_TRUE(j->has_value()) << "a join into a consumer group is answered at once";
     if (!j->has_value() || (*j)->error_code != 0) return e;
     EXPECT_EQ((*j)->leader, "");
@@ -173,12 +176,14 @@ class GroupMigrationTest : public CoordinatorTestBase {
   }
 
   // A consumer-protocol member's heartbeat (epoch 0: join).
-  p::ConsumerGroupHeartbeatResponseData Consumer(const std::string& id, int32_t epoch,
-                                                 std::optional<Named> owned) {
+  p::ConsumerGroupHeartbeatResponseData Consumer(
+      const std::string& id, int32_t epoch, std::optional<Named> owned,
+      std::optional<std::string> instance = std::nullopt) {
     p::ConsumerGroupHeartbeatRequestData req;
     req.group_id = "g";
     req.member_id = id;
     req.member_epoch = epoch;
+    req.instance_id = instance;
     if (epoch == 0) {
       req.rebalance_timeout_ms = kRebalance;
       req.subscribed_topic_names = std::vector<std::string>{"t"};
@@ -211,6 +216,16 @@ class GroupMigrationTest : public CoordinatorTestBase {
     }
   }
 
+  // A commit of t-`partition` (the topic moved in: g++ 12's -Wrestrict misfires on assigning
+  // a literal to the field).
+  static GroupCoordinator::CommitPartition CommitOf(int32_t partition, int64_t offset,
+                                                    std::string topic = "t") {
+    GroupCoordinator::CommitPartition c;
+    c.topic = std::move(topic);
+    c.partition = partition;
+    c.offset = offset;
+    return c;
+  }
   static std::set<int32_t> Of(const Named& n) {
     auto it = n.find("t");
     return it == n.end() ? std::set<int32_t>{} : it->second;
@@ -307,10 +322,7 @@ TEST_F(GroupMigrationTest, LiveClassicGroupUpgradesWhenAConsumerMemberJoins) {
   EXPECT_TRUE(settled) << "a " << Of(a.owned).size() << ", b " << Of(b.owned).size() << ", c "
                        << Of(c.owned).size();
   // Classic members commit with their generation (= member epoch), at any version.
-  std::vector<GroupCoordinator::CommitPartition> parts(1);
-  parts[0].topic = "t";
-  parts[0].partition = *Of(a.owned).begin();
-  parts[0].offset = 7;
+  std::vector<GroupCoordinator::CommitPartition> parts{CommitOf(*Of(a.owned).begin(), 7)};
   coordinator_->CommitOffsets(8, "g", a.generation, a.id, std::nullopt, -1, &parts);
   EXPECT_EQ(parts[0].error_code, 0);
   parts[0].error_code = 0;
@@ -421,7 +433,7 @@ TEST_F(GroupMigrationTest, ClassicMemberJoinsAConsumerGroup) {
   auto first = JoinRaw("", {});
   ASSERT_TRUE(first->has_value());
   ASSERT_EQ((*first)->error_code, ke::kMemberIdRequired);
-  Classic a{(*first)->member_id, -1, {}};
+  Classic a{(*first)->member_id, -1, {}, std::nullopt};
   EXPECT_EQ(a.id.size(), 22u);  // Kafka's Uuid, base64
   auto j = JoinRaw(a.id, {});
   ASSERT_TRUE(j->has_value());
@@ -479,7 +491,7 @@ TEST_F(GroupMigrationTest, UpgradeRefusedByThePolicy) {
 TEST_F(GroupMigrationTest, CustomAssignorUserDataIsNotUpgraded) {
   // One member whose metadata carries a custom assignor's userData in its assignment.
   auto first = JoinRaw("", {});
-  Classic m{(*first)->member_id, -1, {}};
+  Classic m{(*first)->member_id, -1, {}, std::nullopt};
   auto j = JoinRaw(m.id, {});
   Advance(1);
   ASSERT_TRUE(j->has_value());
@@ -605,6 +617,190 @@ TEST(GroupConversionTest, ClassicGroupToConsumerGroupAndBack) {
   bad2.RestoreFromRecord(5, "consumer", "range", "a", 0, {junk});
   EXPECT_THAT(ConsumerGroupFromClassicGroup(bad2, topic).status().message(),
               HasSubstr("malformed"));
+}
+
+// An upgrade in the middle of a classic rebalance: the parked JoinGroup is answered
+// REBALANCE_IN_PROGRESS (with its member id) and joins again into the consumer group; a member
+// that joined but never synced is converted with nothing assigned.
+TEST_F(GroupMigrationTest, UpgradeDuringAClassicRebalance) {
+  Classic a, b;
+  FormClassicGroup(&a, &b);
+  auto first = JoinRaw("", {});
+  Classic x{(*first)->member_id, -1, {}, std::nullopt};
+  auto parked = JoinRaw(x.id, {});
+  EXPECT_FALSE(parked->has_value());  // the group rebalances and waits for a and b
+  ConsumerMember c{"c-member-0000000000001", 0, {}};
+  Step(&c);
+  ASSERT_TRUE(parked->has_value());
+  EXPECT_EQ((*parked)->error_code, ke::kRebalanceInProgress);
+  EXPECT_EQ((*parked)->member_id, x.id);
+  auto d = coordinator_->DescribeConsumerGroup("g");
+  ASSERT_EQ(d.members.size(), 4u);
+  for (const auto& m : d.members) {
+    if (m.member_id == x.id) {
+      EXPECT_TRUE(m.assignment.topic_partitions.empty());
+    }
+  }
+  for (int round = 0; round < 10; ++round) {
+    Step(&a);
+    Step(&b);
+    Step(&x);
+    Step(&c);
+  }
+  (void)Settled({Of(a.owned), Of(b.owned), Of(x.owned), Of(c.owned)});  // checks disjoint
+  size_t total = 0;
+  for (const Named* o : {&a.owned, &b.owned, &x.owned, &c.owned}) {
+    EXPECT_GE(Of(*o).size(), 1u);  // 6 over 4: one or two each
+    EXPECT_LE(Of(*o).size(), 2u);
+    total += Of(*o).size();
+  }
+  EXPECT_EQ(total, 6u);
+}
+
+// A classic group as large as group.consumer.max.size cannot take one more member: the join is
+// GROUP_MAX_SIZE_REACHED and nothing is written; the classic group carries on.
+TEST_F(GroupMigrationTest, UpgradeThatWouldOverfillTheGroupIsRefused) {
+  Close();
+  OpenWith({{"group.consumer.max.size", "2"}});
+  Classic a, b;
+  FormClassicGroup(&a, &b);
+  const int64_t end = OffsetsEnd();
+  auto r = Consumer("c-member-0000000000001", 0, Named{});
+  EXPECT_EQ(r.error_code, ke::kGroupMaxSizeReached);
+  EXPECT_EQ(OffsetsEnd(), end);
+  EXPECT_EQ(ClassicHeartbeat(a), 0);
+  EXPECT_EQ(ListedType(), "classic/Stable");
+}
+
+// A classic member in a consumer group that joins and never syncs is fenced at its rebalance
+// timeout; one told to join again that does not, likewise.
+TEST_F(GroupMigrationTest, ClassicMemberThatDoesNotSyncIsFenced) {
+  ConsumerMember c{"c-member-0000000000001", 0, {}};
+  Step(&c);
+  auto first = JoinRaw("", {});
+  Classic a{(*first)->member_id, -1, {}, std::nullopt};
+  auto j = JoinRaw(a.id, {});
+  ASSERT_EQ((*j)->error_code, 0);
+  a.generation = (*j)->generation_id;
+  for (int i = 0; i < 21; ++i) {  // heartbeats keep its session; no SyncGroup
+    Advance(1000);
+    Step(&c);
+    ClassicHeartbeat(a);
+  }
+  EXPECT_EQ(coordinator_->DescribeConsumerGroup("g").members.size(), 1u);
+  bool logged = false;
+  for (const auto& l : lines_) logged = logged || l.find("failed to sync") != std::string::npos;
+  EXPECT_TRUE(logged);
+}
+
+// The downgrade also follows a consumer member's session timeout.
+TEST_F(GroupMigrationTest, DowngradeOnASessionTimeout) {
+  Classic a, b;
+  FormClassicGroup(&a, &b);
+  ConsumerMember c{"c-member-0000000000001", 0, {}};
+  Step(&c);
+  for (int round = 0; round < 10; ++round) {
+    Step(&a);
+    Step(&b);
+    Step(&c);
+  }
+  ASSERT_TRUE(Settled({Of(a.owned), Of(b.owned), Of(c.owned)}));
+  for (int i = 0; i < 46; ++i) {  // c goes silent; the classic members heartbeat
+    Advance(1000);
+    EXPECT_EQ(ClassicHeartbeat(a),
+              ListedType().substr(0, 8) == "classic/" ? ke::kRebalanceInProgress : 0);
+    ClassicHeartbeat(b);
+  }
+  EXPECT_EQ(ListedType(), "classic/PreparingRebalance");
+}
+
+// The policy `upgrade` keeps the group a consumer group (of classic members only) when the
+// last consumer-protocol member leaves.
+TEST_F(GroupMigrationTest, NoDowngradeUnderTheUpgradePolicy) {
+  Close();
+  OpenWith({{"group.consumer.migration.policy", "UPGRADE"}});
+  Classic a, b;
+  FormClassicGroup(&a, &b);
+  ConsumerMember c{"c-member-0000000000001", 0, {}};
+  Step(&c);
+  const int64_t before = OffsetsEnd();
+  ASSERT_EQ(Consumer(c.id, -1, std::nullopt).error_code, 0);
+  EXPECT_EQ(RecordTypesSince(before), (std::vector<int16_t>{-8, -7, -5, 3}));
+  EXPECT_EQ(ListedType().substr(0, 9), "consumer/");
+  EXPECT_EQ(coordinator_->DescribeConsumerGroup("g").members.size(), 2u);
+}
+
+// Static members across protocols: a consumer-protocol member takes over a classic static
+// member's instance id at once (no UNRELEASED_INSTANCE_ID: the classic one sends no leave of
+// its own); a classic static member restarting under a new id keeps its place without moving
+// the group epoch.
+TEST_F(GroupMigrationTest, StaticMembersAcrossProtocols) {
+  ConsumerMember c{"c-member-0000000000001", 0, {}};
+  Step(&c);
+  auto j = JoinRaw("", {}, "consumer", std::nullopt, 9, "static-1");
+  ASSERT_EQ((*j)->error_code, 0);
+  Classic s1{(*j)->member_id, (*j)->generation_id, {}, "static-1"};
+  for (int round = 0; round < 6; ++round) {
+    Step(&c);
+    Step(&s1);
+  }
+  const int32_t epoch = coordinator_->DescribeConsumerGroup("g").group_epoch;
+  const int64_t before = OffsetsEnd();
+  auto j2 = JoinRaw("", {}, "consumer", std::nullopt, 9, "static-1");  // restarted
+  ASSERT_EQ((*j2)->error_code, 0);
+  EXPECT_NE((*j2)->member_id, s1.id);
+  EXPECT_EQ(coordinator_->DescribeConsumerGroup("g").group_epoch, epoch);
+  std::vector<int16_t> types = RecordTypesSince(before);
+  ASSERT_GE(types.size(), 6u);
+  EXPECT_EQ(std::vector<int16_t>(types.begin(), types.begin() + 6),
+            (std::vector<int16_t>{-8, -7, -5, 5, 7, 8}));
+  EXPECT_EQ(ClassicHeartbeat(s1), ke::kFencedInstanceId);  // the old id is fenced
+
+  auto k = Consumer("k-member-0000000000001", 0, Named{}, "static-1");
+  EXPECT_EQ(k.error_code, 0) << k.error_message.value_or("");
+  auto d = coordinator_->DescribeConsumerGroup("g");
+  ASSERT_EQ(d.members.size(), 2u);
+  for (const auto& m : d.members) EXPECT_EQ(m.member_type, 1) << m.member_id;
+}
+
+// LeaveGroup of several classic members of a consumer group: each one's tombstones, then one
+// epoch bump; a member named by its instance id alone.
+TEST_F(GroupMigrationTest, LeaveGroupOfSeveralMembersBumpsTheEpochOnce) {
+  ConsumerMember c{"c-member-0000000000001", 0, {}};
+  Step(&c);
+  auto ja = JoinRaw("", {}, "consumer", std::nullopt, 9, "static-a");
+  auto first = JoinRaw("", {});
+  auto jb = JoinRaw((*first)->member_id, {});
+  ASSERT_EQ((*ja)->error_code, 0);
+  ASSERT_EQ((*jb)->error_code, 0);
+  const int32_t epoch = coordinator_->DescribeConsumerGroup("g").group_epoch;
+  const int64_t before = OffsetsEnd();
+  auto out = coordinator_->LeaveGroup("g", {{"", "static-a"}, {(*jb)->member_id, std::nullopt}});
+  EXPECT_EQ(out.member_errors, (std::vector<int16_t>{0, 0}));
+  EXPECT_EQ(RecordTypesSince(before), (std::vector<int16_t>{-8, -7, -5, -8, -7, -5, 3}));
+  EXPECT_EQ(coordinator_->DescribeConsumerGroup("g").group_epoch, epoch + 1);
+}
+
+// JoinGroup to an Empty consumer group: one that cannot create a classic group (a member id
+// the group never gave) is refused and the consumer group stays; a new member's join turns it
+// into a classic group (the consumer group's tombstones, 4 included).
+TEST_F(GroupMigrationTest, JoinGroupToAnEmptyConsumerGroup) {
+  ConsumerMember c{"c-member-0000000000001", 0, {}};
+  Step(&c);
+  ASSERT_EQ(Consumer(c.id, -1, std::nullopt).error_code, 0);
+  EXPECT_EQ(ListedType(), "consumer/Empty");
+  auto stale = JoinRaw("someone", {});
+  ASSERT_TRUE(stale->has_value());
+  EXPECT_EQ((*stale)->error_code, ke::kUnknownMemberId);
+  EXPECT_EQ(ListedType(), "consumer/Empty");
+  const int64_t before = OffsetsEnd();
+  auto first = JoinRaw("", {});
+  ASSERT_EQ((*first)->error_code, ke::kMemberIdRequired);
+  std::vector<int16_t> types = RecordTypesSince(before);
+  ASSERT_GE(types.size(), 4u);
+  EXPECT_EQ(std::vector<int16_t>(types.begin(), types.begin() + 4),
+            (std::vector<int16_t>{-6, -4, -3, 2}));
+  EXPECT_EQ(ListedType(), "classic/Empty");
 }
 
 }  // namespace
