@@ -110,6 +110,14 @@ struct ActiveProducer {
   int32_t retained_batches = 0;  // at most 5
 };
 
+// An aborted transaction a read_committed fetch reports (FetchResponse's AbortedTransactions):
+// the client drops that producer's records from `first_offset` to its ABORT marker.
+struct AbortedTransaction {
+  int64_t producer_id = -1;
+  int64_t first_offset = 0;
+  bool operator==(const AbortedTransaction&) const = default;
+};
+
 struct LogOptions {
   // Milliseconds since the epoch; injectable so tests move time instead of sleeping.
   std::function<int64_t()> clock;
@@ -220,6 +228,15 @@ class Log {
   int64_t log_start_offset() const;
   int64_t log_end_offset() const;
   int64_t high_watermark() const { return log_end_offset(); }
+  // The last stable offset (Kafka's LSO): the first offset of the earliest open transaction
+  // (never below the log start offset), else the high watermark. A read_committed consumer
+  // reads below it.
+  int64_t last_stable_offset() const;
+  // The aborted transactions a read_committed fetch of [start_offset, upper_bound) overlaps,
+  // from the transaction indexes of the segment holding `start_offset` and the ones after it
+  // (Kafka's collectAbortedTransactions), in marker order.
+  Result<std::vector<AbortedTransaction>> CollectAbortedTransactions(int64_t start_offset,
+                                                                     int64_t upper_bound) const;
   int64_t size_in_bytes() const;
   int num_segments() const;
   // Segments whose index files are open (mapped); the others are only names until used.
@@ -317,7 +334,9 @@ class Log {
   Status LoadEpochsAndTopicId();
   // Creates the producer state and, for a writable log, rebuilds it (stray snapshots removed,
   // newest valid snapshot loaded, later batches replayed).
-  Status LoadProducerState();
+  // `replay_transactions_from`: the lowest segment whose transaction index recovery emptied;
+  // the producer state is replayed from at most there, to write its entries again.
+  Status LoadProducerState(std::optional<int64_t> replay_transactions_from);
   Status WriteLeaderEpochs();
   Status WriteLeaderEpochsLocked();
   // REQUIRES: the append lock is held.

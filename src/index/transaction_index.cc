@@ -3,8 +3,6 @@
 
 #include <fmt/format.h>
 
-#include <limits>
-
 #include "base/coding.h"
 
 namespace seglog {
@@ -40,8 +38,7 @@ Result<AbortedTxn> DecodeAbortedTxn(std::span<const uint8_t> entry, const std::s
   return t;
 }
 
-TransactionIndex::TransactionIndex(Env* env, int64_t base_offset, std::string path,
-                                   bool writable)
+TransactionIndex::TransactionIndex(Env* env, int64_t base_offset, std::string path, bool writable)
     : env_(env), base_offset_(base_offset), writable_(writable), path_(std::move(path)) {}
 
 std::string TransactionIndex::path() const {
@@ -84,8 +81,7 @@ Result<std::pair<std::shared_ptr<File>, int64_t>> TransactionIndex::Open(bool cr
   return std::make_pair(file_, length_);
 }
 
-Result<std::vector<AbortedTxn>> TransactionIndex::ReadAll(const File& file,
-                                                          int64_t length) const {
+Result<std::vector<AbortedTxn>> TransactionIndex::ReadAll(const File& file, int64_t length) const {
   std::vector<AbortedTxn> out;
   const int64_t entries = length / static_cast<int64_t>(kAbortedTxnSize);
   if (entries == 0) return out;
@@ -95,15 +91,18 @@ Result<std::vector<AbortedTxn>> TransactionIndex::ReadAll(const File& file,
   for (int64_t i = 0; i < entries; ++i) {
     const size_t at = static_cast<size_t>(i) * kAbortedTxnSize;
     SEGLOG_ASSIGN_OR_RETURN(
-        AbortedTxn t,
-        DecodeAbortedTxn(std::span<const uint8_t>(bytes).subspan(at, kAbortedTxnSize), file.path(),
-                         static_cast<int64_t>(at)));
+        AbortedTxn t, DecodeAbortedTxn(std::span<const uint8_t>(bytes).subspan(at, kAbortedTxnSize),
+                                       file.path(), static_cast<int64_t>(at)));
     out.push_back(t);
   }
   return out;
 }
 
-Status TransactionIndex::Append(const AbortedTxn& txn) {
+Status TransactionIndex::Append(const AbortedTxn& txn) { return DoAppend(txn, false); }
+
+Status TransactionIndex::AppendIfNew(const AbortedTxn& txn) { return DoAppend(txn, true); }
+
+Status TransactionIndex::DoAppend(const AbortedTxn& txn, bool skip_old) {
   SEGLOG_RETURN_IF_ERROR(Writable());
   SEGLOG_ASSIGN_OR_RETURN(auto opened, Open(/*create=*/true));
   auto& [file, length] = opened;
@@ -121,6 +120,7 @@ Status TransactionIndex::Append(const AbortedTxn& txn) {
     SEGLOG_ASSIGN_OR_RETURN(AbortedTxn t, DecodeAbortedTxn(entry, file->path(), at));
     last = t.last_offset;
   }
+  if (last && txn.last_offset <= *last && skip_old) return Status::OK();
   if (last && txn.last_offset <= *last) {
     return Status::InvalidArgument(fmt::format(
         "IllegalArgumentException: The last offset of appended transactions must increase "
@@ -189,7 +189,17 @@ Status TransactionIndex::TruncateTo(int64_t offset) {
   return Status::OK();
 }
 
-Status TransactionIndex::Reset() { return TruncateTo(std::numeric_limits<int64_t>::min()); }
+Status TransactionIndex::Reset() {
+  // Without reading the entries: a reset is how a corrupt index is mended.
+  SEGLOG_ASSIGN_OR_RETURN(auto opened, Open(/*create=*/false));
+  if (opened.first == nullptr) return Status::OK();
+  SEGLOG_RETURN_IF_ERROR(Writable());
+  SEGLOG_RETURN_IF_ERROR(opened.first->Truncate(0));
+  MutexLock l(&mu_);
+  if (file_ == opened.first) length_ = 0;
+  last_offset_.reset();
+  return Status::OK();
+}
 
 Status TransactionIndex::SanityCheck() const {
   SEGLOG_ASSIGN_OR_RETURN(std::vector<AbortedTxn> all, AllAbortedTxns());

@@ -71,6 +71,9 @@ class TransactionIndex {
   // Appends an entry, creating the file if needed. InvalidArgument (Kafka's
   // IllegalArgumentException) unless its last offset is above the last entry's.
   Status Append(const AbortedTxn& txn) EXCLUDES(mu_);
+  // Append, unless the index already has an entry at or after `txn`'s last offset (a replay
+  // of markers the index may already hold).
+  Status AppendIfNew(const AbortedTxn& txn) EXCLUDES(mu_);
   // fsync, if the file is open.
   Status Flush() EXCLUDES(mu_);
   // Every entry, in file order.
@@ -106,6 +109,7 @@ class TransactionIndex {
   Result<std::pair<std::shared_ptr<File>, int64_t>> Open(bool create) const EXCLUDES(mu_);
   Result<std::vector<AbortedTxn>> ReadAll(const File& file, int64_t length) const;
   Status Writable() const;
+  Status DoAppend(const AbortedTxn& txn, bool skip_old) EXCLUDES(mu_);
 
   Env* const env_;
   const int64_t base_offset_;
@@ -113,7 +117,7 @@ class TransactionIndex {
   mutable Mutex mu_;
   std::string path_ GUARDED_BY(mu_);
   mutable std::shared_ptr<File> file_ GUARDED_BY(mu_);
-  mutable int64_t length_ GUARDED_BY(mu_) = 0;  // valid while file_ is open
+  mutable int64_t length_ GUARDED_BY(mu_) = 0;   // valid while file_ is open
   mutable bool absent_ GUARDED_BY(mu_) = false;  // known not to exist (file_ is null)
   // The last entry's last offset, once known (read at the first append).
   std::optional<int64_t> last_offset_ GUARDED_BY(mu_);

@@ -36,7 +36,8 @@ class TransactionIndexTest : public ::testing::Test {
   }
   void WriteFile(const std::vector<uint8_t>& bytes) {
     std::ofstream out(path_, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    out.write(reinterpret_cast<const char*>(bytes.data()),
+              static_cast<std::streamsize>(bytes.size()));
   }
   std::string dir_, path_;
 };
@@ -44,7 +45,7 @@ class TransactionIndexTest : public ::testing::Test {
 TEST_F(TransactionIndexTest, EntryBytesAreKafkas) {
   const AbortedTxn t{0x0102030405060708, 100, 0x1122, 0x3344};
   EXPECT_EQ(EncodeAbortedTxn(t),
-            (std::vector<uint8_t>{0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 0, 0, 0, 0, 0, 0, 0, 100,
+            (std::vector<uint8_t>{0, 0, 1, 2, 3, 4, 5,    6,    7, 8, 0, 0, 0, 0, 0,    0,   0, 100,
                                   0, 0, 0, 0, 0, 0, 0x11, 0x22, 0, 0, 0, 0, 0, 0, 0x33, 0x44}));
   auto back = DecodeAbortedTxn(EncodeAbortedTxn(t), "p", 0);
   ASSERT_TRUE(back.ok());

@@ -80,7 +80,7 @@ Result<std::unique_ptr<Log>> Log::Open(const std::string& dir, const LogConfig& 
     st.last_flush_ms = log->Now();
   }
   if (writable) SEGLOG_RETURN_IF_ERROR(log->LoadEpochsAndTopicId());
-  SEGLOG_RETURN_IF_ERROR(log->LoadProducerState());
+  SEGLOG_RETURN_IF_ERROR(log->LoadProducerState(loaded.txn_index_rebuild_from));
   {
     MutexLock l(&st.flush_handle->mu);
     st.flush_handle->log = log.get();
@@ -107,7 +107,7 @@ Status Log::LoadEpochsAndTopicId() {
   return st.epochs.Load(log_start_offset(), log_end_offset());
 }
 
-Status Log::LoadProducerState() {
+Status Log::LoadProducerState(std::optional<int64_t> replay_transactions_from) {
   State& st = *state_;
   MutexLock lock(&st.append_mu);
   st.producers =
@@ -120,8 +120,12 @@ Status Log::LoadProducerState() {
   std::vector<int64_t> bases;
   for (const auto& [base, seg] : *snapshot) bases.push_back(base);
   SEGLOG_RETURN_IF_ERROR(st.producers->RemoveStraySnapshots(bases));
-  return RebuildProducerState(st.producers.get(), *snapshot, log_start_offset(), log_end_offset(),
-                              options_.had_clean_shutdown, Now());
+  SEGLOG_RETURN_IF_ERROR(RebuildProducerState(st.producers.get(), *snapshot, log_start_offset(),
+                                              log_end_offset(), options_.had_clean_shutdown,
+                                              Now(), replay_transactions_from));
+  st.first_unstable_offset.store(st.producers->FirstUnstableOffset().value_or(-1),
+                                 std::memory_order_release);
+  return Status::OK();
 }
 
 std::vector<ActiveProducer> Log::active_producers() const {
@@ -310,6 +314,24 @@ Result<RecordBatchView> CheckAssignedBatch(const std::string& dir, const LogConf
   return view;
 }
 
+// After an append: the aborted transactions its markers ended go to the active segment's
+// transaction index with their last stable offset (Kafka's updateTxnIndex), every ended one
+// leaves the producer state's open transactions, and the first unstable offset is published.
+Status CompleteTransactions(ProducerStateManager& producers, LogSegment& active,
+                            const std::vector<CompletedTxn>& completed,
+                            std::atomic<int64_t>* first_unstable) {
+  Status result;
+  for (const CompletedTxn& t : completed) {
+    if (t.is_aborted && result.ok()) {
+      result = active.txn_index().Append(
+          {t.producer_id, t.first_offset, t.last_offset, producers.LastStableOffset(t)});
+    }
+    producers.CompleteTxn(t);
+  }
+  first_unstable->store(producers.FirstUnstableOffset().value_or(-1), std::memory_order_release);
+  return result;
+}
+
 }  // namespace
 
 Result<LogAppendInfo> Log::AppendAsLeader(std::span<const uint8_t> batches, int32_t leader_epoch,
@@ -392,9 +414,14 @@ Result<LogAppendInfo> Log::AppendAsLeaderUnflushed(std::span<const uint8_t> batc
     active = st.Snapshot()->rbegin()->second;
   }
   SEGLOG_RETURN_IF_ERROR(active->Append(info.last_offset, out));
-  st.log_end_offset.store(info.last_offset + 1, std::memory_order_release);
+  const std::vector<CompletedTxn> completed = std::move(producer_update.completed);
   st.producers->Commit(std::move(producer_update));
   st.producers->UpdateMapEndOffset(info.last_offset + 1);
+  if (Status t = CompleteTransactions(*st.producers, *active, completed, &st.first_unstable_offset);
+      !t.ok()) {
+    return SyncFailed(t);  // the marker is written, its index entry not: offline, as Kafka
+  }
+  st.log_end_offset.store(info.last_offset + 1, std::memory_order_release);
   SEGLOG_RETURN_IF_ERROR(AfterAppendLocked(leader_epoch, info.first_offset));
   return info;
 }
@@ -472,9 +499,14 @@ Result<LogAppendInfo> Log::AppendWithAssignedOffsetsUnflushed(std::span<const ui
     active = st.Snapshot()->rbegin()->second;
   }
   SEGLOG_RETURN_IF_ERROR(active->Append(info.last_offset, batches));
-  st.log_end_offset.store(info.last_offset + 1, std::memory_order_release);
+  const std::vector<CompletedTxn> completed = std::move(producer_update.completed);
   st.producers->Commit(std::move(producer_update));
   st.producers->UpdateMapEndOffset(info.last_offset + 1);
+  if (Status t = CompleteTransactions(*st.producers, *active, completed, &st.first_unstable_offset);
+      !t.ok()) {
+    return SyncFailed(t);
+  }
+  st.log_end_offset.store(info.last_offset + 1, std::memory_order_release);
   // Each batch's leader epoch, as a follower's log records them.
   for (LogBatchWalker w(batches); w.Next();) {
     const int32_t epoch = LoadBEInt32(w.current_bytes().data() + bl::kPartitionLeaderEpochOffset);
@@ -770,6 +802,29 @@ Status OffsetOutOfRange(const std::string& dir, int64_t offset, int64_t start, i
       offset, dir, start, end));
 }
 }  // namespace
+
+int64_t Log::last_stable_offset() const {
+  const int64_t hw = high_watermark();
+  const int64_t first_unstable = state_->first_unstable_offset.load(std::memory_order_acquire);
+  if (first_unstable < 0) return hw;
+  return std::min(std::max(first_unstable, log_start_offset()), hw);
+}
+
+Result<std::vector<AbortedTransaction>> Log::CollectAbortedTransactions(int64_t start_offset,
+                                                                        int64_t upper_bound) const {
+  SEGLOG_RETURN_IF_ERROR(CheckOpen());
+  auto snapshot = state_->Snapshot();
+  std::vector<AbortedTransaction> out;
+  auto it = snapshot->upper_bound(start_offset);
+  if (it != snapshot->begin()) --it;
+  for (; it != snapshot->end() && it->first < upper_bound; ++it) {
+    SEGLOG_ASSIGN_OR_RETURN(TransactionIndex::Collected c,
+                            it->second->txn_index().CollectAbortedTxns(start_offset, upper_bound));
+    for (const AbortedTxn& t : c.txns) out.push_back({t.producer_id, t.first_offset});
+    if (c.complete) break;
+  }
+  return out;
+}
 
 Result<FetchDataInfo> Log::Read(int64_t start_offset, int32_t max_bytes, bool min_one_message,
                                 std::optional<int64_t> max_offset) {

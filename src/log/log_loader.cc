@@ -289,6 +289,9 @@ class LogLoader {
     });
     ++out_.report.segments_recovered;
     if (!result.ok()) return result.status();
+    if (result->txn_index_reset && !out_.txn_index_rebuild_from) {
+      out_.txn_index_rebuild_from = seg.base_offset();  // segments are recovered in order
+    }
     out_.report.actions.push_back(fmt::format(
         "recovered {} ({}): {} valid batch(es), {} byte(s) cut{}", seg.log_path(), why,
         result->batches, result->truncated_bytes,
@@ -307,11 +310,13 @@ class LogLoader {
           RecoveredAfterUncleanShutdown(
               next == out_.segments.end() ? std::nullopt : std::optional<int64_t>(next->first),
               options_.recovery_point);
-      if (!after_recovery_point && !missing_index_.count(it->first)) continue;
-      SEGLOG_ASSIGN_OR_RETURN(
-          const bool truncated,
-          RecoverSegment(*it->second,
-                         after_recovery_point ? "unclean shutdown" : "missing offset index"));
+      // Kafka's sanityCheck of every segment's transaction index at load.
+      Status txn = it->second->txn_index().SanityCheck();
+      if (!after_recovery_point && !missing_index_.count(it->first) && txn.ok()) continue;
+      SEGLOG_ASSIGN_OR_RETURN(const bool truncated,
+                              RecoverSegment(*it->second, after_recovery_point ? "unclean shutdown"
+                                                          : !txn.ok() ? "corrupt transaction index"
+                                                                      : "missing offset index"));
       if (!truncated || !after_recovery_point) continue;
       for (auto later = std::next(it); later != out_.segments.end();) {
         SEGLOG_RETURN_IF_ERROR(

@@ -36,6 +36,9 @@ struct LoadedLog {
   int64_t log_start_offset = 0;
   int64_t recovery_point = 0;
   LoadReport report;
+  // The lowest base offset of a segment whose transaction index recovery emptied (its entries
+  // are written again by the producer state's replay).
+  std::optional<int64_t> txn_index_rebuild_from;
 };
 
 // REQUIRES: options.env is set.

@@ -57,6 +57,8 @@ LogSegment::LogSegment(std::string dir, int64_t base_offset, const SegmentOption
                     base_offset, options.max_index_size, options.writable),
       time_index_(options.env, TimeIndexFilePath(dir_, base_offset) + options.file_suffix,
                   base_offset, options.max_index_size, options.writable),
+      txn_index_(options.env, base_offset,
+                 TxnIndexFilePath(dir_, base_offset) + options.file_suffix, options.writable),
       size_(size),
       created_ms_(now_ms) {}
 
@@ -96,11 +98,7 @@ Status LogSegment::ChangeFileSuffixes(const std::string& old_suffix,
   }
   SEGLOG_RETURN_IF_ERROR(offset_index_.RenameTo(renamed(offset_index_.path())));
   SEGLOG_RETURN_IF_ERROR(time_index_.RenameTo(renamed(time_index_.path())));
-  const std::string txn = TxnIndexFilePath(dir_, base_offset_) + old_suffix;
-  if (options_.env->FileExists(txn)) {
-    SEGLOG_RETURN_IF_ERROR(options_.env->RenameFile(txn, renamed(txn)));
-  }
-  return Status::OK();
+  return txn_index_.RenameTo(renamed(txn_index_.path()));
 }
 
 Status LogSegment::SetLastModified(int64_t ms) {
@@ -393,7 +391,7 @@ Status LogSegment::Flush() {
     SEGLOG_ASSIGN_OR_RETURN(TimeIndex * ti, time_index());
     SEGLOG_RETURN_IF_ERROR(ti->Flush());
   }
-  return Status::OK();
+  return txn_index_.Flush();
 }
 
 Status LogSegment::Close() {
@@ -411,6 +409,7 @@ Status LogSegment::Close() {
   }
   Status s1 = offset_index_.Close();
   Status s2 = time_index_.Close();
+  (void)txn_index_.Close();  // only drops a descriptor
   std::shared_ptr<File> log;
   {
     MutexLock l(&file_mu_);
@@ -438,6 +437,7 @@ Result<LogSegment::RecoveryResult> LogSegment::Recover(const CutHandler& on_cut)
   RecoveryResult result;
   TimestampOffset max_so_far{-1, base_offset_};
   int64_t valid = 0;
+  int64_t next_offset = base_offset_;  // after the last valid batch
   int64_t last_index_entry = 0;
   // One sequential pass in 1 MiB windows: each batch is checked where it was read.
   FileBatchWalker w(*log, 0, file_size, kRecoveryReadAhead);
@@ -471,6 +471,7 @@ Result<LogSegment::RecoveryResult> LogSegment::Recover(const CutHandler& on_cut)
       last_index_entry = valid;
     }
     valid += p.size_in_bytes();
+    next_offset = w.last_offset() + 1;
     ++result.batches;
   }
   if (result.stop_reason.ok() && !w.status().ok()) {
@@ -489,6 +490,14 @@ Result<LogSegment::RecoveryResult> LogSegment::Recover(const CutHandler& on_cut)
   }
   size_.store(valid, std::memory_order_release);
   bytes_since_last_index_entry_ = 0;
+  // Aborted transactions whose markers were cut go; a broken index is emptied (the producer
+  // state's replay at load writes the entries of the markers it replays again).
+  if (!txn_index_.SanityCheck().ok()) {
+    SEGLOG_RETURN_IF_ERROR(txn_index_.Reset());
+    result.txn_index_reset = true;
+  } else {
+    SEGLOG_RETURN_IF_ERROR(txn_index_.TruncateTo(next_offset));
+  }
   SEGLOG_RETURN_IF_ERROR(oi->TrimToValidSize());
   SEGLOG_RETURN_IF_ERROR(ti->MaybeAppend(max_so_far.timestamp, max_so_far.offset, true));
   SEGLOG_RETURN_IF_ERROR(ti->TrimToValidSize());
@@ -508,7 +517,7 @@ Status LogSegment::ResizeIndexes(int64_t size) {
 Status LogSegment::DeleteFiles() {
   SEGLOG_RETURN_IF_ERROR(offset_index_.Delete());
   SEGLOG_RETURN_IF_ERROR(time_index_.Delete());
-  SEGLOG_RETURN_IF_ERROR(options_.env->RemoveFile(TxnIndexFilePath(dir_, base_offset_), true));
+  SEGLOG_RETURN_IF_ERROR(txn_index_.DeleteIfExists());
   return options_.env->RemoveFile(log_path(), true);
 }
 

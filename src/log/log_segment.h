@@ -1,7 +1,7 @@
 // LogSegment: one segment of a partition's log - the .log file of batches, its lazily opened
 // offset and time indexes, and Kafka's rules for indexing, rolling, reading and lookups
-// (kafka-format.md section 8; Kafka's LogSegment.java). The .txnindex arrives with
-// transactions.
+// (kafka-format.md section 8; Kafka's LogSegment.java), and its index of aborted
+// transactions (<base>.txnindex, index/transaction_index.h).
 //
 // Lifecycle: Open() creates or reopens the files; the log appends to the active segment,
 // calls OnBecomeInactiveSegment() when it rolls past it, and Close() (or Delete via the log)
@@ -27,6 +27,7 @@
 #include "index/lazy_index.h"
 #include "index/offset_index.h"
 #include "index/time_index.h"
+#include "index/transaction_index.h"
 #include "io/env.h"
 #include "io/file.h"
 #include "seglog/log.h"
@@ -79,6 +80,9 @@ class LogSegment {
   Result<OffsetIndex*> offset_index() { return offset_index_.Get(); }
   Result<TimeIndex*> time_index() { return time_index_.Get(); }
   bool indexes_loaded() const { return offset_index_.IsLoaded() || time_index_.IsLoaded(); }
+  // The aborted transactions whose markers are in this segment (thread-safe on its own).
+  TransactionIndex& txn_index() { return txn_index_; }
+  const TransactionIndex& txn_index() const { return txn_index_; }
 
   // The five roll conditions (kafka-format.md 8.2). Opens the indexes (as Kafka's does).
   Result<bool> ShouldRoll(const RollParams& params);
@@ -142,6 +146,7 @@ class LogSegment {
     int64_t truncated_bytes = 0;
     int32_t batches = 0;
     Status stop_reason;  // why the scan stopped early (OK when it read to the end)
+    bool txn_index_reset = false;  // the transaction index failed its check and was emptied
   };
   // Kafka's LogSegment.recover (kafka-format.md 8.7): empties both indexes, validates every
   // batch from the start (size and CRC; offsets representable relative to the base), rebuilds
@@ -173,6 +178,7 @@ class LogSegment {
   mutable std::shared_ptr<File> log_ GUARDED_BY(file_mu_);
   LazyIndex<OffsetIndex> offset_index_;
   LazyIndex<TimeIndex> time_index_;
+  TransactionIndex txn_index_;
   std::atomic<int64_t> size_;
   // Timestamps the roll and retention rules read; written by the appender, read by anyone.
   mutable Mutex state_mu_;

@@ -35,6 +35,9 @@ struct Log::State {
   mutable Mutex segments_mu;
   std::shared_ptr<const SegmentMap> segments GUARDED_BY(segments_mu);
   std::atomic<int64_t> log_end_offset{0};
+  // The producer state's first unstable offset (-1: no open transaction), published after each
+  // append for readers of the last stable offset.
+  std::atomic<int64_t> first_unstable_offset{-1};
   std::atomic<int64_t> log_start_offset{0};
   int64_t recovery_point GUARDED_BY(append_mu) = 0;
   bool closed GUARDED_BY(append_mu) = false;

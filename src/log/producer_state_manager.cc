@@ -223,6 +223,13 @@ Status ProducerStateManager::Prepare(const RecordBatchView& batch, AppendOrigin 
     updated.MaybeUpdateProducerEpoch(epoch);
     updated.coordinator_epoch = marker.coordinator_epoch;
     updated.last_timestamp = records.record().timestamp;
+    CompletedTxn completed;
+    completed.producer_id = pid;
+    completed.first_offset =
+        updated.current_txn_first_offset >= 0 ? updated.current_txn_first_offset : first_offset;
+    completed.last_offset = first_offset;
+    completed.is_aborted = key.type() == ControlRecordType::kAbort;
+    pending->completed.push_back(completed);
     updated.current_txn_first_offset = -1;
     return Status::OK();
   }
@@ -266,6 +273,7 @@ Status ProducerStateManager::Prepare(const RecordBatchView& batch, AppendOrigin 
                    static_cast<int32_t>(last_offset - first_offset), batch.max_timestamp());
   if (updated.current_txn_first_offset < 0 && batch.is_transactional()) {
     updated.current_txn_first_offset = first_offset;
+    pending->started.emplace_back(first_offset, pid);
   }
   return Status::OK();
 }
@@ -286,14 +294,47 @@ void ProducerStateManager::Commit(PendingUpdate&& pending) {
     entry.current_txn_first_offset = next.current_txn_first_offset;
     entry.last_timestamp = next.last_timestamp;
   }
+  for (const auto& [first_offset, pid] : pending.started) ongoing_txns_[first_offset] = pid;
 }
 
-Status ProducerStateManager::ReplayBatch(const RecordBatchView& batch) {
+int64_t ProducerStateManager::LastStableOffset(const CompletedTxn& txn) const {
+  for (const auto& [first_offset, pid] : ongoing_txns_) {
+    if (pid != txn.producer_id) return first_offset;
+  }
+  return txn.last_offset + 1;
+}
+
+void ProducerStateManager::CompleteTxn(const CompletedTxn& txn) {
+  auto it = ongoing_txns_.find(txn.first_offset);
+  if (it != ongoing_txns_.end() && it->second == txn.producer_id) ongoing_txns_.erase(it);
+}
+
+std::optional<int64_t> ProducerStateManager::FirstUnstableOffset() const {
+  if (ongoing_txns_.empty()) return std::nullopt;
+  return ongoing_txns_.begin()->first;
+}
+
+void ProducerStateManager::RebuildOngoingTxns() {
+  ongoing_txns_.clear();
+  for (const auto& [pid, e] : producers_) {
+    if (e.current_txn_first_offset >= 0) ongoing_txns_[e.current_txn_first_offset] = pid;
+  }
+}
+
+Status ProducerStateManager::ReplayBatch(
+    const RecordBatchView& batch,
+    const std::function<Status(const CompletedTxn&, int64_t)>& on_aborted) {
   if (batch.producer_id() < 0) return Status::OK();
   PendingUpdate pending;
   std::optional<BatchMetadata> duplicate;
   SEGLOG_RETURN_IF_ERROR(Prepare(batch, AppendOrigin::kReplication, &pending, &duplicate));
+  const std::vector<CompletedTxn> completed = pending.completed;
   Commit(std::move(pending));
+  for (const CompletedTxn& txn : completed) {
+    if (txn.is_aborted && on_aborted)
+      SEGLOG_RETURN_IF_ERROR(on_aborted(txn, LastStableOffset(txn)));
+    CompleteTxn(txn);
+  }
   return Status::OK();
 }
 
@@ -443,6 +484,7 @@ Status ProducerStateManager::TruncateAndReload(int64_t log_start_offset, int64_t
     return Status::OK();
   }
   producers_.clear();
+  ongoing_txns_.clear();
   // Kafka's loadFromSnapshot: the newest snapshot that parses; corrupt ones are deleted.
   while (!snapshots_.empty()) {
     const int64_t offset = snapshots_.rbegin()->first;
@@ -454,6 +496,7 @@ Status ProducerStateManager::TruncateAndReload(int64_t log_start_offset, int64_t
     for (ProducerStateEntry& e : *entries) {
       if (!IsExpired(now_ms, e)) producers_[e.producer_id] = std::move(e);
     }
+    RebuildOngoingTxns();
     last_snapshot_offset_ = offset;
     map_end_offset_ = offset;
     return Status::OK();
@@ -482,7 +525,8 @@ Result<std::optional<std::string>> ProducerStateManager::RenameSnapshotForDeleti
 
 Status RebuildProducerState(ProducerStateManager* state, const SegmentMap& segments,
                             int64_t log_start_offset, int64_t log_end_offset,
-                            bool had_clean_shutdown, int64_t now_ms) {
+                            bool had_clean_shutdown, int64_t now_ms,
+                            std::optional<int64_t> replay_from) {
   std::set<int64_t> to_snapshot{log_end_offset};
   if (!segments.empty()) {
     auto last = segments.rbegin();
@@ -490,7 +534,10 @@ Status RebuildProducerState(ProducerStateManager* state, const SegmentMap& segme
     if (std::next(last) != segments.rend()) to_snapshot.insert(std::next(last)->first);
   }
   SEGLOG_RETURN_IF_ERROR(state->LoadSnapshotFiles());
-  if (state->snapshot_offsets().empty() && had_clean_shutdown) {
+  if (replay_from && *replay_from < log_end_offset) {
+    // Only snapshots at or below it may be the replay's start.
+    SEGLOG_RETURN_IF_ERROR(state->TruncateAndReload(log_start_offset, *replay_from, now_ms));
+  } else if (state->snapshot_offsets().empty() && had_clean_shutdown) {
     // A log written before producer state existed: nothing to replay after a clean shutdown.
     for (const int64_t offset : to_snapshot) {
       state->UpdateMapEndOffset(offset);
@@ -515,7 +562,12 @@ Status RebuildProducerState(ProducerStateManager* state, const SegmentMap& segme
         SEGLOG_ASSIGN_OR_RETURN(
             const RecordBatchView batch,
             RecordBatchView::Parse(walker.current_bytes(), walker.current().position));
-        SEGLOG_RETURN_IF_ERROR(state->ReplayBatch(batch));
+        // A marker of an aborted transaction whose index entry is missing (recovery cut it,
+        // or a crash came between the marker and its entry) writes it again.
+        SEGLOG_RETURN_IF_ERROR(state->ReplayBatch(batch, [&seg](const CompletedTxn& t,
+                                                                int64_t lso) {
+          return seg.txn_index().AppendIfNew({t.producer_id, t.first_offset, t.last_offset, lso});
+        }));
       }
       SEGLOG_RETURN_IF_ERROR(walker.status());
     }

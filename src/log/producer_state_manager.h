@@ -136,6 +136,17 @@ std::vector<uint8_t> SerializeProducerSnapshot(
 Result<std::vector<ProducerStateEntry>> ParseProducerSnapshot(std::span<const uint8_t> bytes,
                                                               const std::string& path);
 
+// A transaction whose COMMIT or ABORT marker is being appended (Kafka's CompletedTxn): its
+// first offset in the partition (the marker's own when the producer had no data in it) and
+// the marker's offset.
+struct CompletedTxn {
+  int64_t producer_id = -1;
+  int64_t first_offset = 0;
+  int64_t last_offset = 0;
+  bool is_aborted = false;
+  bool operator==(const CompletedTxn&) const = default;
+};
+
 class ProducerStateManager {
  public:
   // `topic_partition` names the partition in messages; `producer_id_expiration_ms` is the
@@ -148,7 +159,11 @@ class ProducerStateManager {
 
   // The changes one append makes, computed by Prepare and applied by Commit.
   struct PendingUpdate {
-    std::map<int64_t, ProducerStateEntry> updated;  // only the new batches in each
+    std::map<int64_t, ProducerStateEntry> updated;     // only the new batches in each
+    std::vector<std::pair<int64_t, int64_t>> started;  // (first offset, producer id)
+    // Transactions the append's markers end; Commit leaves them ongoing: the log writes the
+    // aborted ones to the transaction index (with LastStableOffset), then CompleteTxn.
+    std::vector<CompletedTxn> completed;
   };
   // Kafka's checks of one batch about to be written at its (assigned) offsets, by `origin`:
   // for a client, a batch equal to one of the producer's last five (epoch and sequence range)
@@ -161,6 +176,17 @@ class ProducerStateManager {
   Status Prepare(const RecordBatchView& batch, AppendOrigin origin, PendingUpdate* pending,
                  std::optional<BatchMetadata>* duplicate) const;
   void Commit(PendingUpdate&& pending);
+  // Kafka's lastStableOffset(completedTxn): the first offset of the earliest ongoing
+  // transaction of another producer, else the marker's offset + 1 - the LSO an aborted
+  // transaction's index entry records.
+  int64_t LastStableOffset(const CompletedTxn& txn) const;
+  // The transaction is no longer ongoing (its marker is written).
+  void CompleteTxn(const CompletedTxn& txn);
+  // The first offset of the earliest ongoing transaction (Kafka's firstUnstableOffset), if
+  // any: the last stable offset cannot pass it.
+  std::optional<int64_t> FirstUnstableOffset() const;
+  // Ongoing transactions: first offset -> producer id.
+  const std::map<int64_t, int64_t>& ongoing_txns() const { return ongoing_txns_; }
   // The first offset not covered by the state (the log end offset after an append).
   void UpdateMapEndOffset(int64_t offset) { map_end_offset_ = offset; }
   int64_t map_end_offset() const { return map_end_offset_; }
@@ -197,8 +223,10 @@ class ProducerStateManager {
   // the new path, for the delayed removal; nullopt if there was none.
   Result<std::optional<std::string>> RenameSnapshotForDeletion(int64_t offset);
   // Applies a batch read back from the log (origin replication: nothing is refused but a
-  // transaction conflict), during a rebuild.
-  Status ReplayBatch(const RecordBatchView& batch);
+  // transaction conflict), during a rebuild. A marker's transaction is completed; when it was
+  // aborted, `on_aborted` (if set) gets it with its last stable offset, for the index.
+  Status ReplayBatch(const RecordBatchView& batch,
+                     const std::function<Status(const CompletedTxn&, int64_t)>& on_aborted = {});
 
  private:
   Result<std::optional<std::vector<ProducerStateEntry>>> ReadSnapshot(int64_t offset);
@@ -211,7 +239,11 @@ class ProducerStateManager {
   const std::string topic_partition_;
   const int64_t producer_id_expiration_ms_;
   const std::function<void(const std::string&)> logger_;
+  // Rebuilds ongoing_txns_ from the entries' current transactions (after a load).
+  void RebuildOngoingTxns();
+
   std::map<int64_t, ProducerStateEntry> producers_;
+  std::map<int64_t, int64_t> ongoing_txns_;   // first offset -> producer id
   std::map<int64_t, std::string> snapshots_;  // offset -> path
   int64_t map_end_offset_ = 0;
   int64_t last_snapshot_offset_ = 0;
@@ -229,10 +261,14 @@ using SegmentMap = std::map<int64_t, std::shared_ptr<LogSegment>>;
 // (a log from before producer state), empty snapshots are written there and nothing is read;
 // otherwise the state is truncated and reloaded (TruncateAndReload) and the batches from its
 // map end offset to the log end offset are replayed from the segments, writing those snapshots
-// on the way, and a last one at the log end offset.
+// on the way, and a last one at the log end offset. The replay writes the transaction index
+// entries of the aborted transactions it passes that a segment's index lacks; with
+// `replay_from` (a segment whose index recovery emptied) it starts at or below that offset
+// (snapshots above it are dropped first).
 Status RebuildProducerState(ProducerStateManager* state, const SegmentMap& segments,
                             int64_t log_start_offset, int64_t log_end_offset,
-                            bool had_clean_shutdown, int64_t now_ms);
+                            bool had_clean_shutdown, int64_t now_ms,
+                            std::optional<int64_t> replay_from = std::nullopt);
 
 }  // namespace seglog
 

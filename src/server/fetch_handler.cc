@@ -66,16 +66,33 @@ FetchRead ReadFetch(const BrokerContext& ctx, const protocol::FetchRequestData& 
         fail(kafka_error::kOffsetOutOfRange);
         continue;
       }
+      const int64_t last_stable = l->last_stable_offset();
       pr.high_watermark = high_watermark;
-      pr.last_stable_offset = high_watermark;  // no transactions: the high watermark
+      pr.last_stable_offset = last_stable;
       pr.log_start_offset = log_start;
       if (read_committed) pr.aborted_transactions.emplace();
       pr.records.emplace();
+      // read_committed reads stop at the last stable offset (Kafka's TXN_COMMITTED isolation).
+      const int64_t bound = read_committed ? last_stable : high_watermark;
       const int64_t limit = std::min<int64_t>(part.partition_max_bytes, budget);
-      if (part.fetch_offset == high_watermark || (limit <= 0 && !min_one_message)) continue;
+      if (part.fetch_offset >= bound || (limit <= 0 && !min_one_message)) continue;
       Result<FetchDataInfo> data =
           l->Read(part.fetch_offset, static_cast<int32_t>(std::max<int64_t>(limit, 0)),
-                  min_one_message, high_watermark);
+                  min_one_message, bound);
+      if (data.ok() && read_committed) {
+        // The aborted transactions the records may hold, so the client drops them.
+        Result<std::vector<AbortedTransaction>> aborted =
+            l->CollectAbortedTransactions(part.fetch_offset, bound);
+        if (aborted.ok()) {
+          for (const AbortedTransaction& a : *aborted) {
+            auto& e = pr.aborted_transactions->emplace_back();
+            e.producer_id = a.producer_id;
+            e.first_offset = a.first_offset;
+          }
+        } else {
+          data = aborted.status();
+        }
+      }
       if (!data.ok()) {
         if (data.status().IsOutOfRange()) {
           fail(kafka_error::kOffsetOutOfRange);

@@ -125,9 +125,9 @@ protocol::ListOffsetsResponseData HandleListOffsets(const BrokerContext& ctx,
       }
       const std::shared_ptr<Log>& l = log.value();
       switch (part.timestamp) {
-        case -1:  // latest: the high watermark (= last stable offset without transactions)
+        case -1:  // latest: the high watermark, or for read_committed the last stable offset
           pr.timestamp = -1;
-          pr.offset = l->high_watermark();
+          pr.offset = req.isolation_level == 1 ? l->last_stable_offset() : l->high_watermark();
           pr.leader_epoch = epoch;
           continue;
         case -2:  // earliest
