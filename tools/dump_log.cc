@@ -16,7 +16,9 @@
 #include "base/crc32c.h"
 #include "index/offset_index.h"
 #include "index/time_index.h"
+#include "index/transaction_index.h"
 #include "io/file.h"
+#include "log/producer_state_manager.h"
 #include "record/batch_walker.h"
 #include "record/legacy_record_batch.h"
 #include "seglog/record_batch.h"
@@ -632,6 +634,48 @@ Status DumpTimeIndex(const JavaFile& file, const DumpLogOptions& options, std::o
   return Status::OK();
 }
 
+// Kafka's dumpTxnIndex: one line per aborted transaction.
+Status DumpTxnIndex(const JavaFile& file, std::ostream& out) {
+  auto base = BaseOffsetOf(file);
+  if (!base.ok()) return base.status();
+  TransactionIndex index(Env::Default(), *base, file.Absolute(), /*writable=*/false);
+  SEGLOG_ASSIGN_OR_RETURN(std::vector<AbortedTxn> txns, index.AllAbortedTxns());
+  for (const AbortedTxn& t : txns) {
+    out << fmt::format(
+        "version: 0 producerId: {} firstOffset: {} lastOffset: {} lastStableOffset: {}\n",
+        t.producer_id, t.first_offset, t.last_offset, t.last_stable_offset);
+  }
+  return Status::OK();
+}
+
+// Java's OptionalLong.toString.
+std::string JavaOptionalLong(int64_t v) {
+  return v < 0 ? "OptionalLong.empty" : fmt::format("OptionalLong[{}]", v);
+}
+
+// Kafka's dumpProducerIdSnapshot: one line per producer, with its newest batch.
+Status DumpProducerSnapshot(const JavaFile& file, std::ostream& out) {
+  auto mapped = MapFile(file.path());
+  if (!mapped.ok()) return mapped.status();
+  SEGLOG_ASSIGN_OR_RETURN(std::vector<ProducerStateEntry> entries,
+                          ParseProducerSnapshot((*mapped)->bytes(), file.Absolute()));
+  for (const ProducerStateEntry& e : entries) {
+    out << fmt::format(
+        "producerId: {} producerEpoch: {} coordinatorEpoch: {} currentTxnFirstOffset: {} "
+        "lastTimestamp: {} ",
+        e.producer_id, e.producer_epoch, e.coordinator_epoch,
+        JavaOptionalLong(e.current_txn_first_offset), e.last_timestamp);
+    if (!e.batches.empty()) {
+      const BatchMetadata& b = e.batches.front();
+      out << fmt::format(
+          "firstSequence: {} lastSequence: {} lastOffset: {} offsetDelta: {} timestamp: {}",
+          b.FirstSeq(), b.last_seq, b.last_offset, b.offset_delta, b.timestamp);
+    }
+    out << "\n";
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Status DumpFiles(std::span<const std::string> paths, const DumpLogOptions& options,
@@ -650,7 +694,11 @@ Status DumpFiles(std::span<const std::string> paths, const DumpLogOptions& optio
       s = DumpOffsetIndex(file, options, out, &reports);
     } else if (suffix == ".timeindex") {
       s = DumpTimeIndex(file, options, out, &reports);
-    } else if (suffix == ".checkpoint" || suffix == ".snapshot" || suffix == ".txnindex") {
+    } else if (suffix == ".txnindex") {
+      s = DumpTxnIndex(file, out);
+    } else if (suffix == ".snapshot") {
+      s = DumpProducerSnapshot(file, out);
+    } else if (suffix == ".checkpoint") {
       s = Status::InvalidArgument(
           fmt::format("{}: dumping {} files is not supported yet", file.path(), suffix));
     } else {

@@ -330,7 +330,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, KafkaCapturedDumpTest, ::testing::ValuesIn(LoadC
                            return param_info.param.name;
                          });
 
-TEST(KafkaCapturedDumpCasesTest, AllCasesAreLoaded) { EXPECT_EQ(LoadCases().size(), 27u); }
+TEST(KafkaCapturedDumpCasesTest, AllCasesAreLoaded) { EXPECT_EQ(LoadCases().size(), 30u); }
 
 }  // namespace
 }  // namespace seglog
