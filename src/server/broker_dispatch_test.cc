@@ -69,6 +69,7 @@
 #include "protocol/generated/sync_group_request.h"
 #include "protocol/generated/sync_group_response.h"
 #include "protocol/kafka_error.h"
+#include "record/batch_walker.h"
 #include "seglog/record_batch.h"
 #include "server/handlers.h"
 #include "tests/support/batches.h"
@@ -424,6 +425,79 @@ TEST_F(BrokerDispatchTest, ProduceErrors) {
   EXPECT_EQ(Call(Frame(0, 9, ProduceOne("t", corrupt, 0))).action,
             Response::Action::kCloseConnection);
   EXPECT_EQ(logs_->GetLog({"t", 0}).value()->log_end_offset(), 3);
+}
+
+// read_committed (isolation_level 1): the fetch stops at the last stable offset and lists the
+// aborted transactions its records hold; read_uncommitted reads to the high watermark; both
+// report the LSO, and ListOffsets' latest follows the isolation level.
+TEST_F(BrokerDispatchTest, ReadCommittedFetchStopsAtTheLastStableOffset) {
+  ASSERT_TRUE(logs_->CreateTopic("t", 1).ok());
+  std::shared_ptr<Log> log = logs_->GetLog({"t", 0}).value();
+  auto txn = [&](int64_t pid, int32_t seq, int count, bool transactional) {
+    BatchOptions o;
+    o.producer_id = pid;
+    o.producer_epoch = 0;
+    o.base_sequence = seq;
+    o.is_transactional = transactional;
+    RecordBatchBuilder b(o);
+    for (int i = 0; i < count; ++i) EXPECT_TRUE(b.Append(kT0, std::nullopt, Bytes()).ok());
+    return log->AppendAsLeader(*b.Build()).status();
+  };
+  ASSERT_TRUE(txn(9000, 0, 3, true).ok());   // 0..2: aborted below
+  ASSERT_TRUE(txn(9001, 0, 1, false).ok());  // 3
+  BatchOptions mo;
+  mo.producer_id = 9000;
+  mo.producer_epoch = 0;
+  mo.is_transactional = true;
+  mo.is_control = true;
+  RecordBatchBuilder marker(mo);
+  ASSERT_TRUE(marker.AppendEndTxnMarker(ControlRecordType::kAbort, 0, kT0).ok());
+  ASSERT_TRUE(log->AppendAsLeader(*marker.Build(), 0, AppendOrigin::kCoordinator).ok());  // 4
+  ASSERT_TRUE(txn(9002, 0, 2, true).ok());  // 5..6: still open
+  ASSERT_EQ(log->last_stable_offset(), 5);
+
+  // The offsets of the batches a fetch returned.
+  auto batch_offsets = [](const FetchResponseData::PartitionData& p) {
+    std::vector<int64_t> out;
+    std::span<const uint8_t> got = p.records->contiguous();
+    for (LogBatchWalker w(got); w.Next();) out.push_back(w.current().base_offset);
+    return out;
+  };
+  for (int16_t v : {4, 12, 16}) {
+    SCOPED_TRACE(v);
+    FetchRequestData committed = FetchOne("t", 0);
+    committed.isolation_level = 1;
+    auto resp = Decode<FetchResponseData>(Call(Frame(1, v, committed)), 1, v);
+    const auto& p = resp.responses[0].partitions[0];
+    EXPECT_EQ(p.error_code, 0);
+    EXPECT_EQ(p.high_watermark, 7);
+    EXPECT_EQ(p.last_stable_offset, 5);
+    ASSERT_TRUE(p.aborted_transactions.has_value());
+    ASSERT_EQ(p.aborted_transactions->size(), 1u);
+    EXPECT_EQ((*p.aborted_transactions)[0].producer_id, 9000);
+    EXPECT_EQ((*p.aborted_transactions)[0].first_offset, 0);
+    EXPECT_EQ(batch_offsets(p), (std::vector<int64_t>{0, 3, 4}));  // nothing at or past 5
+
+    auto uncommitted = Decode<FetchResponseData>(Call(Frame(1, v, FetchOne("t", 0))), 1, v);
+    const auto& u = uncommitted.responses[0].partitions[0];
+    EXPECT_EQ(u.last_stable_offset, 5);
+    EXPECT_EQ(batch_offsets(u), (std::vector<int64_t>{0, 3, 4, 5}));
+    // read_committed from the LSO: nothing yet.
+    FetchRequestData at_lso = FetchOne("t", 5);
+    at_lso.isolation_level = 1;
+    auto empty = Decode<FetchResponseData>(Call(Frame(1, v, at_lso)), 1, v);
+    EXPECT_EQ(empty.responses[0].partitions[0].error_code, 0);
+    EXPECT_TRUE(batch_offsets(empty.responses[0].partitions[0]).empty());
+  }
+  for (int8_t isolation : {0, 1}) {
+    ListOffsetsRequestData req;
+    req.isolation_level = isolation;
+    auto& t = req.topics.emplace_back();
+    t.name = "t";
+    t.partitions.emplace_back().timestamp = -1;
+    auto resp = Decode<ListOffsetsResponseData>(Call(Frame(2, 7, req)), 2, 7);
+    EXPECT_EQ(resp.topics[0].partitions[0].offset, isolation == 1 ? 5 : 7);
+  }
 }
 
 TEST_F(BrokerDispatchTest, FetchOutOfRangeAndSessions) {
