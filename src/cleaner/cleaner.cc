@@ -3,8 +3,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
+#include <queue>
+#include <set>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -14,6 +17,7 @@
 #include "base/crc32c.h"
 #include "index/offset_index.h"
 #include "index/time_index.h"
+#include "index/transaction_index.h"
 #include "log/file_batch_walker.h"
 #include "log/log_cleaner_access.h"
 #include "log/log_segment.h"
@@ -110,6 +114,121 @@ std::vector<uint8_t> EmptyBatchLike(const RecordBatchView& v) {
   return out;
 }
 
+// Kafka's collectAbortedTransactions, with whole entries (the cleaner re-writes them): the
+// aborted transactions overlapping [start, upper) - last offset >= start, first offset <
+// upper - from the transaction index of the segment holding `start` and of every later one,
+// until an entry's last stable offset reaches `upper` (no later abort can belong to a
+// transaction that began below it). A transaction's marker, and so its entry, may be in a
+// segment past `upper`.
+Result<std::vector<AbortedTxn>> CollectAborted(const std::vector<SegmentPtr>& all, int64_t start,
+                                               int64_t upper) {
+  std::vector<AbortedTxn> out;
+  auto it = std::upper_bound(all.begin(), all.end(), start,
+                             [](int64_t o, const SegmentPtr& s) { return o < s->base_offset(); });
+  if (it != all.begin()) --it;
+  for (; it != all.end(); ++it) {
+    SEGLOG_ASSIGN_OR_RETURN(TransactionIndex::Collected c,
+                            (*it)->txn_index().CollectAbortedTxns(start, upper));
+    out.insert(out.end(), c.txns.begin(), c.txns.end());
+    if (c.complete) break;
+  }
+  return out;
+}
+
+// Kafka's CleanedTransactionMetadata: the transactions a walk through the log (the offset map's
+// or the copy's) is inside of, batch by batch in offset order.
+// - An aborted transaction (from the transaction indexes) becomes active when the walk reaches
+//   its first offset; the data batches of its producer's transaction while it is active are
+//   aborted data - discardable, and remembered as seen.
+// - Any other transactional data batch puts its producer in a transaction with data seen in
+//   this walk (a committed one: aborted ones are all in the indexes).
+// - An ABORT marker ends the producer's active aborted transaction: it must stay (and its entry
+//   is written to the output's transaction index) when the walk saw data of that transaction,
+//   else it is discardable; a COMMIT marker is discardable when the walk saw no data of its
+//   transaction; an empty control batch (an emptied marker) is discardable; other control
+//   types are not.
+// Not thread-safe.
+class TxnTracker {
+ public:
+  // Adds aborted transactions to activate (in first-offset order, whatever the order given).
+  void AddAborted(const std::vector<AbortedTxn>& txns) {
+    for (const AbortedTxn& t : txns) pending_.push(t);
+  }
+  // Where the entries of the ABORT markers that stay go (the cleaned segment's index); none
+  // while building the map.
+  void set_output(TransactionIndex* index) { output_ = index; }
+
+  // A data batch ending at `last_offset`: whether it is aborted data.
+  bool OnDataBatch(bool transactional, int64_t producer_id, int64_t last_offset) {
+    Activate(last_offset);
+    if (!transactional) return false;
+    auto it = aborted_.find(producer_id);
+    if (it != aborted_.end()) {
+      it->second.seen_data = true;
+      return true;
+    }
+    committed_.insert(producer_id);
+    return false;
+  }
+
+  // A control batch: whether it is discardable. Corruption for a control record whose key is
+  // not one (Kafka's InvalidRecordException).
+  Result<bool> OnControlBatch(const RecordBatchView& v, const std::string& path) {
+    Activate(v.last_offset());
+    RecordIterator it(v);
+    if (!it.Next()) {
+      SEGLOG_RETURN_IF_ERROR(it.status().WithContext(path));
+      return true;  // already emptied by an earlier cleaning
+    }
+    Result<ControlRecordKey> key = ParseControlRecordKey(it.record().key);
+    if (!key.ok()) {
+      return key.status().WithContext(
+          fmt::format("{}: the control batch at offset {}", path, v.base_offset()));
+    }
+    switch (key->type()) {
+      case ControlRecordType::kAbort: {
+        auto a = aborted_.find(v.producer_id());
+        if (a == aborted_.end()) return true;
+        const Ongoing ended = a->second;
+        aborted_.erase(a);
+        if (!ended.seen_data) return true;
+        // Its data is still in the log: the marker stays, and so does the index entry that
+        // tells read_committed readers to drop that data.
+        if (output_ != nullptr) SEGLOG_RETURN_IF_ERROR(output_->Append(ended.txn));
+        return false;
+      }
+      case ControlRecordType::kCommit:
+        return committed_.erase(v.producer_id()) == 0;
+      default:
+        return false;
+    }
+  }
+
+ private:
+  // Activates the aborted transactions beginning at or before `offset`.
+  void Activate(int64_t offset) {
+    while (!pending_.empty() && pending_.top().first_offset <= offset) {
+      const AbortedTxn t = pending_.top();
+      pending_.pop();
+      aborted_.try_emplace(t.producer_id, Ongoing{t, false});
+    }
+  }
+
+  struct Ongoing {
+    AbortedTxn txn;
+    bool seen_data = false;
+  };
+  struct LaterFirstOffset {
+    bool operator()(const AbortedTxn& a, const AbortedTxn& b) const {
+      return a.first_offset > b.first_offset;
+    }
+  };
+  std::priority_queue<AbortedTxn, std::vector<AbortedTxn>, LaterFirstOffset> pending_;
+  std::map<int64_t, Ongoing> aborted_;  // by producer id
+  std::set<int64_t> committed_;         // producers in a transaction with data seen
+  TransactionIndex* output_ = nullptr;
+};
+
 struct GroupLimits {
   int64_t max_size;
   int64_t max_index_size;
@@ -179,9 +298,10 @@ Result<LogToClean> CleanableRange(Log& log, std::optional<int64_t> checkpointed_
     r.first_dirty_offset = start;
   }
   const SegmentPtr active = all.back();
-  // The last stable offset (the high watermark without transactions), the active segment, and
-  // min.compaction.lag.ms bound what may be cleaned.
-  int64_t uncleanable = std::min(log.high_watermark(), active->base_offset());
+  // The last stable offset (at most the high watermark: no open transaction, nor anything
+  // after its first offset, is cleaned), the active segment, and min.compaction.lag.ms bound
+  // what may be cleaned.
+  int64_t uncleanable = std::min(log.last_stable_offset(), active->base_offset());
   if (config.min_compaction_lag_ms > 0) {
     for (const SegmentPtr& seg :
          SegmentsOverlapping(all, r.first_dirty_offset, active->base_offset())) {
@@ -263,6 +383,20 @@ class CleaningRound {
       if (seg->base_offset() < out_.end_offset && seg != all_.back()) to_clean.push_back(seg);
     }
     SEGLOG_ASSIGN_OR_RETURN(producers_, ActiveProducers(all_, now_, producer_id_expiration_ms));
+    // The copy walks every segment below the map's end, group after group, with one view of
+    // the transactions (a transaction's data and its marker may be in different groups). Its
+    // aborted transactions are collected once for the whole walk: Kafka collects them segment
+    // by segment, which adds each one before the walk reaches its first offset all the same.
+    if (!to_clean.empty()) {
+      const auto next =
+          std::upper_bound(all_.begin(), all_.end(), to_clean.back()->base_offset(),
+                           [](int64_t o, const SegmentPtr& s) { return o < s->base_offset(); });
+      const int64_t upper =
+          next == all_.end() ? range_.first_uncleanable_offset : (*next)->base_offset();
+      SEGLOG_ASSIGN_OR_RETURN(const std::vector<AbortedTxn> aborted,
+                              CollectAborted(all_, to_clean.front()->base_offset(), upper));
+      copy_txns_.AddAborted(aborted);
+    }
     Info(fmt::format(
         "Cleaning log {} (cleaning prior to {}, discarding tombstones prior to upper "
         "bound deletion horizon {})...",
@@ -308,6 +442,13 @@ class CleaningRound {
     Info(fmt::format("Building offset map for log {} for {} segments in offset range [{}, {}).",
                      name_, dirty.size(), range_.first_dirty_offset,
                      range_.first_uncleanable_offset));
+    // The aborted transactions of the range first: their batches' keys never enter the map
+    // (a key an aborted transaction wrote must not shadow its committed value).
+    TxnTracker txns;
+    SEGLOG_ASSIGN_OR_RETURN(
+        const std::vector<AbortedTxn> aborted,
+        CollectAborted(all_, range_.first_dirty_offset, range_.first_uncleanable_offset));
+    txns.AddAborted(aborted);
     bool full = false;
     for (size_t i = 0; i < dirty.size() && !full; ++i) {
       const SegmentPtr& seg = dirty[i];
@@ -322,7 +463,12 @@ class CleaningRound {
         if (w.current().magic < kMagicV2) continue;
         SEGLOG_ASSIGN_OR_RETURN(RecordBatchView v,
                                 RecordBatchView::Parse(bytes_, w.current().position));
-        if (!v.is_control()) {
+        if (v.is_control()) {
+          SEGLOG_RETURN_IF_ERROR(txns.OnControlBatch(v, seg->log_path()).status());
+          ++stats.map_messages_read;
+        } else if (txns.OnDataBatch(v.is_transactional(), v.producer_id(), v.last_offset())) {
+          stats.map_messages_read += v.records_count();  // aborted: not mapped
+        } else {
           SEGLOG_ASSIGN_OR_RETURN(full, PutKeys(v, *seg));
         }
         if (!full && v.last_offset() >= range_.first_dirty_offset) {
@@ -369,7 +515,8 @@ class CleaningRound {
     SEGLOG_ASSIGN_OR_RETURN(SegmentPtr cleaned, LogCleanerAccess::CreateCleanedSegment(
                                                     log_, group.front()->base_offset()));
     cleaned_ = cleaned.get();
-    producer_has_txn_data_.clear();
+    // The ABORT markers kept in this group keep their entries in its transaction index.
+    copy_txns_.set_output(&cleaned->txn_index());
     for (const SegmentPtr& seg : group) {
       SEGLOG_ASSIGN_OR_RETURN(std::shared_ptr<File> file, seg->log_file());
       FileBatchWalker w(*file, 0, seg->size());
@@ -378,6 +525,7 @@ class CleaningRound {
         out_.stats.bytes_read += static_cast<int64_t>(bytes_.size());
         Throttle();
         if (w.current().magic < kMagicV2) {  // legacy: copied as it is
+          copy_txns_.OnDataBatch(false, -1, w.last_offset());
           Keep(bytes_, w.last_offset());
         } else {
           SEGLOG_ASSIGN_OR_RETURN(RecordBatchView v,
@@ -389,6 +537,7 @@ class CleaningRound {
       SEGLOG_RETURN_IF_ERROR(w.status());
     }
     SEGLOG_RETURN_IF_ERROR(WriteChunk());
+    copy_txns_.set_output(nullptr);
     SEGLOG_RETURN_IF_ERROR(cleaned->OnBecomeInactiveSegment());
     SEGLOG_RETURN_IF_ERROR(cleaned->Flush());
     SEGLOG_ASSIGN_OR_RETURN(const int64_t mtime, group.back()->LastModified());
@@ -419,30 +568,24 @@ class CleaningRound {
 
   enum class Retention { kRetainEmpty, kDelete, kDeleteEmpty };
 
-  // Batch retention (11.7): whether a control batch (or a batch without records) may go, and
-  // what becomes of a batch left empty. Without transactions: an ABORT marker is kept; a
-  // COMMIT marker (or an empty control batch) can go when its transaction left no data in this
-  // pass. The last batch of an active producer, and the batch ending at the upper bound, stay
-  // as empty batches.
+  // Batch retention (11.7): whether a batch may go, and what becomes of a batch left empty.
+  // The transaction state decides what is discardable (TxnTracker): aborted data, a marker
+  // whose transaction left no data in this pass, an emptied control batch. Discardable data
+  // goes at once, a discardable marker once its delete horizon has passed (the first pass
+  // stamps it). The last batch of an active producer, and the batch ending at the upper bound,
+  // stay as empty batches.
   struct BatchDecision {
     bool can_discard = false;
     bool discard_records = false;
     Retention retention = Retention::kDeleteEmpty;
   };
-  BatchDecision DecideBatch(const RecordBatchView& v) {
+  Result<BatchDecision> DecideBatch(const RecordBatchView& v, const LogSegment& seg) {
     BatchDecision d;
     if (v.is_control()) {
-      bool is_abort = false;
-      RecordIterator cit(v);
-      if (cit.Next() && cit.record().key && cit.record().key->size() >= 4) {
-        is_abort = LoadBEInt16(cit.record().key->data() + 2) ==
-                   static_cast<int16_t>(ControlRecordType::kAbort);
-      }
-      const bool had_data = producer_has_txn_data_[v.producer_id()];
-      producer_has_txn_data_[v.producer_id()] = false;
-      d.can_discard = v.records_count() == 0 || (!is_abort && !had_data);
-    } else if (v.is_transactional()) {
-      producer_has_txn_data_[v.producer_id()] = true;
+      SEGLOG_ASSIGN_OR_RETURN(d.can_discard, copy_txns_.OnControlBatch(v, seg.log_path()));
+    } else {
+      d.can_discard =
+          copy_txns_.OnDataBatch(v.is_transactional(), v.producer_id(), v.last_offset());
     }
     d.discard_records =
         v.is_control() ? d.can_discard && v.delete_horizon_ms() && *v.delete_horizon_ms() <= now_
@@ -468,7 +611,7 @@ class CleaningRound {
   // when it keeps a tombstone or is a discardable marker), an empty batch, or nothing.
   Status FilterBatch(const RecordBatchView& v, const LogSegment& seg) {
     CleanerStats& stats = out_.stats;
-    const BatchDecision d = DecideBatch(v);
+    SEGLOG_ASSIGN_OR_RETURN(const BatchDecision d, DecideBatch(v, seg));
     const bool retain_deletes = !v.delete_horizon_ms() || now_ < *v.delete_horizon_ms();
     kept_.clear();
     kept_headers_.clear();
@@ -616,13 +759,12 @@ class CleaningRound {
   std::vector<uint8_t> scratch_;
   ReadOptions read_options_;
   std::vector<KeyedOffset> keyed_;
-  // The group being cleaned: its output, the chunk of kept batches not yet written, and
-  // whether each producer's open transaction has data left in this pass (COMMIT markers may go
-  // once it has none).
+  // The transactions the copy is inside of, across all groups of the round.
+  TxnTracker copy_txns_;
+  // The group being cleaned: its output, and the chunk of kept batches not yet written.
   LogSegment* cleaned_ = nullptr;
   std::vector<uint8_t> chunk_;
   int64_t chunk_last_offset_ = -1;
-  std::map<int64_t, bool> producer_has_txn_data_;
   std::vector<Record> batch_records_;
   std::vector<std::vector<Header>> batch_headers_;
   std::vector<SkimpyOffsetMap::HashedKey> batch_keys_;

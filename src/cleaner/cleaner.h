@@ -4,9 +4,14 @@
 // record of each key, tombstones until their delete horizon, and every surviving record's
 // offset, swapped in through the .cleaned/.swap/.deleted protocol.
 //
-// Not yet (until seglog has transactions): aborted transactions are not dropped (their
-// batches are kept as committed data, and ABORT markers are kept); legacy (v0/v1) batches are
-// copied unchanged.
+// Transactions (Kafka's CleanedTransactionMetadata): nothing at or above the last stable
+// offset is cleaned; the records of aborted transactions (known from the segments' .txnindex)
+// never enter the offset map and are dropped by the copy; an ABORT marker stays - and keeps
+// its entry in the cleaned segment's .txnindex - while the pass still met data of its
+// transaction, a COMMIT marker likewise; a marker without data left goes after its delete
+// horizon, as a tombstone does.
+//
+// Not yet: legacy (v0/v1) batches are copied unchanged.
 //
 // Thread safety: a Cleaner is used by one thread; the log it cleans is thread-safe, and
 // appends continue meanwhile (the active segment is never cleaned).
@@ -26,8 +31,8 @@ namespace seglog {
 // Kafka's LogToClean: the cleanable part of a log.
 struct LogToClean {
   int64_t first_dirty_offset = 0;
-  // Base offset of the first segment that must not be cleaned (the active one, or the first
-  // inside min.compaction.lag.ms).
+  // Base offset of the first segment that must not be cleaned (the one holding the last
+  // stable offset, the active one, or the first inside min.compaction.lag.ms).
   int64_t first_uncleanable_offset = 0;
   int64_t clean_bytes = 0;
   int64_t cleanable_bytes = 0;
