@@ -817,7 +817,10 @@ Result<std::vector<AbortedTransaction>> Log::CollectAbortedTransactions(int64_t 
   std::vector<AbortedTransaction> out;
   auto it = snapshot->upper_bound(start_offset);
   if (it != snapshot->begin()) --it;
-  for (; it != snapshot->end() && it->first < upper_bound; ++it) {
+  // On past the bound too: a transaction that starts below it may be aborted in a later
+  // segment (an earlier open transaction held the bound back) - until an entry's LSO says
+  // nothing later can matter (Kafka's completeness rule).
+  for (; it != snapshot->end(); ++it) {
     SEGLOG_ASSIGN_OR_RETURN(TransactionIndex::Collected c,
                             it->second->txn_index().CollectAbortedTxns(start_offset, upper_bound));
     for (const AbortedTxn& t : c.txns) out.push_back({t.producer_id, t.first_offset});

@@ -134,6 +134,19 @@ TEST_F(LogTransactionTest, AbortedTransactionsAreCollectedAcrossSegments) {
   EXPECT_EQ(*log->CollectAbortedTransactions(0, 2), (std::vector<AbortedTransaction>{{kA, 0}}));
 }
 
+// A transaction that starts below a read_committed bound (the LSO, held back by an earlier
+// open transaction) but is aborted in a later segment is still reported.
+TEST_F(LogTransactionTest, AnAbortInASegmentPastTheBoundIsCollected) {
+  auto log = OpenLog();
+  ASSERT_TRUE(Data(log.get(), kB, 0, 2).ok());  // 0..1: B's transaction
+  ASSERT_TRUE(Data(log.get(), kA, 0, 2).ok());  // 2..3: A's, open to the end
+  ASSERT_TRUE(log->Roll().ok());                // segment 4
+  ASSERT_TRUE(Marker(log.get(), kB, ControlRecordType::kAbort).ok());  // 4
+  EXPECT_EQ(log->last_stable_offset(), 2);
+  EXPECT_EQ(IndexOf(4), (std::vector<AbortedTxn>{{kB, 0, 4, 2}}));
+  EXPECT_EQ(*log->CollectAbortedTransactions(0, 2), (std::vector<AbortedTransaction>{{kB, 0}}));
+}
+
 TEST_F(LogTransactionTest, AnOpenTransactionSurvivesACleanRestart) {
   {
     auto log = OpenLog();
