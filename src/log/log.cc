@@ -121,8 +121,8 @@ Status Log::LoadProducerState(std::optional<int64_t> replay_transactions_from) {
   for (const auto& [base, seg] : *snapshot) bases.push_back(base);
   SEGLOG_RETURN_IF_ERROR(st.producers->RemoveStraySnapshots(bases));
   SEGLOG_RETURN_IF_ERROR(RebuildProducerState(st.producers.get(), *snapshot, log_start_offset(),
-                                              log_end_offset(), options_.had_clean_shutdown,
-                                              Now(), replay_transactions_from));
+                                              log_end_offset(), options_.had_clean_shutdown, Now(),
+                                              replay_transactions_from));
   st.first_unstable_offset.store(st.producers->FirstUnstableOffset().value_or(-1),
                                  std::memory_order_release);
   return Status::OK();

@@ -145,7 +145,7 @@ class LogSegment {
     int64_t valid_bytes = 0;
     int64_t truncated_bytes = 0;
     int32_t batches = 0;
-    Status stop_reason;  // why the scan stopped early (OK when it read to the end)
+    Status stop_reason;            // why the scan stopped early (OK when it read to the end)
     bool txn_index_reset = false;  // the transaction index failed its check and was emptied
   };
   // Kafka's LogSegment.recover (kafka-format.md 8.7): empties both indexes, validates every

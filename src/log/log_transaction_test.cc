@@ -50,9 +50,9 @@ class LogTransactionTest : public ::testing::Test {
     RecordBatchBuilder b(o);
     for (int i = 0; i < count; ++i) {
       const std::string v = fmt::format("v{}", i);
-      EXPECT_TRUE(b.Append(now_, std::nullopt,
-                           Bytes(reinterpret_cast<const uint8_t*>(v.data()), v.size()))
-                      .ok());
+      EXPECT_TRUE(
+          b.Append(now_, std::nullopt, Bytes(reinterpret_cast<const uint8_t*>(v.data()), v.size()))
+              .ok());
     }
     return log->AppendAsLeader(*b.Build()).status();
   }
@@ -91,8 +91,7 @@ TEST_F(LogTransactionTest, AnAbortIsIndexedAndTheLastStableOffsetFollowsOpenTran
   EXPECT_EQ(abort->first_offset, 4);
   EXPECT_EQ(log->last_stable_offset(), 5);
   EXPECT_EQ(IndexOf(0), (std::vector<AbortedTxn>{{kA, 0, 4, 5}}));
-  EXPECT_EQ(*log->CollectAbortedTransactions(0, 5),
-            (std::vector<AbortedTransaction>{{kA, 0}}));
+  EXPECT_EQ(*log->CollectAbortedTransactions(0, 5), (std::vector<AbortedTransaction>{{kA, 0}}));
   EXPECT_TRUE(log->CollectAbortedTransactions(5, 5)->empty());
   // A committed transaction leaves no entry.
   ASSERT_TRUE(Data(log.get(), kB, 1, 2).ok());  // 5..6
@@ -105,11 +104,11 @@ TEST_F(LogTransactionTest, AnAbortIsIndexedAndTheLastStableOffsetFollowsOpenTran
 // Two open transactions: the earlier one holds the LSO, and the other's abort records it.
 TEST_F(LogTransactionTest, AnEarlierOpenTransactionHoldsTheLastStableOffset) {
   auto log = OpenLog();
-  ASSERT_TRUE(Data(log.get(), kA, 0, 2).ok());  // 0..1
-  ASSERT_TRUE(Data(log.get(), kB, 0, 2).ok());  // 2..3
+  ASSERT_TRUE(Data(log.get(), kA, 0, 2).ok());                         // 0..1
+  ASSERT_TRUE(Data(log.get(), kB, 0, 2).ok());                         // 2..3
   ASSERT_TRUE(Marker(log.get(), kB, ControlRecordType::kAbort).ok());  // 4
   EXPECT_EQ(log->last_stable_offset(), 0);
-  EXPECT_EQ(IndexOf(0), (std::vector<AbortedTxn>{{kB, 2, 4, 0}}));  // LSO: A's first offset
+  EXPECT_EQ(IndexOf(0), (std::vector<AbortedTxn>{{kB, 2, 4, 0}}));     // LSO: A's first offset
   ASSERT_TRUE(Marker(log.get(), kA, ControlRecordType::kAbort).ok());  // 5
   EXPECT_EQ(log->last_stable_offset(), 6);
   EXPECT_EQ(IndexOf(0), (std::vector<AbortedTxn>{{kB, 2, 4, 0}, {kA, 0, 5, 6}}));
@@ -138,9 +137,9 @@ TEST_F(LogTransactionTest, AbortedTransactionsAreCollectedAcrossSegments) {
 // open transaction) but is aborted in a later segment is still reported.
 TEST_F(LogTransactionTest, AnAbortInASegmentPastTheBoundIsCollected) {
   auto log = OpenLog();
-  ASSERT_TRUE(Data(log.get(), kB, 0, 2).ok());  // 0..1: B's transaction
-  ASSERT_TRUE(Data(log.get(), kA, 0, 2).ok());  // 2..3: A's, open to the end
-  ASSERT_TRUE(log->Roll().ok());                // segment 4
+  ASSERT_TRUE(Data(log.get(), kB, 0, 2).ok());                         // 0..1: B's transaction
+  ASSERT_TRUE(Data(log.get(), kA, 0, 2).ok());                         // 2..3: A's, open to the end
+  ASSERT_TRUE(log->Roll().ok());                                       // segment 4
   ASSERT_TRUE(Marker(log.get(), kB, ControlRecordType::kAbort).ok());  // 4
   EXPECT_EQ(log->last_stable_offset(), 2);
   EXPECT_EQ(IndexOf(4), (std::vector<AbortedTxn>{{kB, 0, 4, 2}}));
