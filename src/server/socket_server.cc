@@ -63,8 +63,11 @@ class SocketServer::Impl {
 
   Status BindOne(const ListenerEndpoint& endpoint);
   // Acceptor thread only.
+  // Each accept names its network thread up front: the socket it yields belongs to that
+  // thread's io_context, so that thread (and no other) adopts it.
   void Accept(Listener* listener);
-  void OnAccept(Listener* listener, const asio::error_code& ec, asio::ip::tcp::socket socket);
+  void OnAccept(Listener* listener, Processor* processor, const asio::error_code& ec,
+                asio::ip::tcp::socket socket);
 
   ServerState state_;
   asio::io_context accept_io_{1};
@@ -158,14 +161,16 @@ void SocketServer::Impl::StartThreads() {
 
 void SocketServer::Impl::Accept(Listener* listener) {
   Processor* p = processors_[next_processor_].get();
+  next_processor_ = (next_processor_ + 1) % processors_.size();
   listener->acceptor.async_accept(
-      p->io_context(), [this, listener](const asio::error_code& ec, asio::ip::tcp::socket socket) {
-        OnAccept(listener, ec, std::move(socket));
+      p->io_context(),
+      [this, listener, p](const asio::error_code& ec, asio::ip::tcp::socket socket) {
+        OnAccept(listener, p, ec, std::move(socket));
       });
 }
 
-void SocketServer::Impl::OnAccept(Listener* listener, const asio::error_code& ec,
-                                  asio::ip::tcp::socket socket) {
+void SocketServer::Impl::OnAccept(Listener* listener, Processor* processor,
+                                  const asio::error_code& ec, asio::ip::tcp::socket socket) {
   if (ec == asio::error::operation_aborted || !accepting_.load()) {
     asio::error_code ignored;
     socket.close(ignored);  // accepted as the server stops: closed at once
@@ -192,8 +197,7 @@ void SocketServer::Impl::OnAccept(Listener* listener, const asio::error_code& ec
     socket.close(ignored);
   } else {
     state_.open_connections.fetch_add(1);
-    processors_[next_processor_]->Adopt(std::move(socket), listener->name);
-    next_processor_ = (next_processor_ + 1) % processors_.size();
+    processor->Adopt(std::move(socket), listener->name);
   }
   Accept(listener);
 }
