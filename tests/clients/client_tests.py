@@ -869,8 +869,18 @@ def group_consumer_protocol_java(ctx):
 
     producer = BackgroundProducer(b.bootstrap, "kip848", 6)
     try:
-        # m2 subscribes by a regular expression the broker resolves (SubscriptionPattern).
-        m1, m2 = start("m1"), start("m2", "--subscription-pattern", "kip8[0-9]+")
+        # m2 subscribes by a regular expression the broker resolves (SubscriptionPattern). It
+        # has all six before m1 joins: a member that joins while a regex member is still
+        # resolving its first assignment's topic id (a metadata request of the client's own)
+        # can see that member's partitions briefly overlap its own - the Java client
+        # acknowledges the resolved part (nothing) with owned=[] in a heartbeat, then takes the
+        # unresolved rest of its stale target after the broker moved half of it elsewhere.
+        # Kafka's CurrentAssignmentBuilder (ownsRevokedPartitions) releases them on such a
+        # heartbeat just as seglog's does (seen once in CI: the records of __consumer_offsets
+        # showed m2 at epoch 1 with 0-5, then at epoch 2 with 0-2 straight from STABLE).
+        m2 = start("m2", "--subscription-pattern", "kip8[0-9]+")
+        wait_consumer_protocol_assignments([m2], 6, "regex member alone")
+        m1 = start("m1")
         wait_consumer_protocol_assignments([m1, m2], 6, "two members")
         m3 = start("m3")
         wait_consumer_protocol_assignments([m1, m2, m3], 6, "m3 joined")
