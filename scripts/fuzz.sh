@@ -2,15 +2,29 @@
 # Builds the libFuzzer targets (clang 14, ASan+UBSan) and runs each for a bounded time, seeded
 # with the golden batches. Usage: scripts/fuzz.sh [SECONDS_PER_TARGET]   (default 60)
 # A longer run: scripts/fuzz.sh 3600. A crash leaves crash-* files in build/fuzz/artifacts/.
+# Targets run FUZZ_JOBS at a time (default 2, one per core here); each prints its report when
+# it ends, and any target's crash fails the script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
+jobs=${FUZZ_JOBS:-2}
 bash scripts/install-deps.sh
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz --target record_batch_fuzzer segment_recovery_fuzzer request_fuzzer \
   offsets_record_fuzzer protocol_samples_dump
-mkdir -p build/fuzz/artifacts
-# Both targets start from the golden batches (whole .log files of every codec and magic).
+mkdir -p build/fuzz/artifacts build/fuzz/reports
+
+# run_target <name> <max_len> [corpus directories...]: fuzzes build/fuzz/fuzz/<name>_fuzzer
+# for $seconds; its report goes to build/fuzz/reports/<name>.txt.
+run_target() {
+  local target=$1 max_len=$2
+  shift 2
+  build/fuzz/fuzz/${target}_fuzzer "$@" -max_total_time="$seconds" -max_len="$max_len" \
+    -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=build/fuzz/artifacts/ \
+    >"build/fuzz/reports/$target.txt" 2>&1
+}
+
+# Both batch targets start from the golden batches (whole .log files of every codec and magic).
 for target in record_batch segment_recovery; do
   corpus=build/fuzz/corpus/$target
   mkdir -p "$corpus"
@@ -18,25 +32,38 @@ for target in record_batch segment_recovery; do
   # Inputs that once crashed a target must run clean first (libFuzzer runs files given as
   # arguments once).
   build/fuzz/fuzz/${target}_fuzzer tests/data/fuzz_regressions/*.bin 2>&1 | tail -n 2
-  build/fuzz/fuzz/${target}_fuzzer "$corpus" -max_total_time="$seconds" -max_len=300000 \
-    -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=build/fuzz/artifacts/ 2>&1 | tail -n 15
-  echo "fuzz: ${target}_fuzzer ran ${seconds}s with no crash"
 done
-
 # Requests of every API and version: seeded with the sample of every request message (as
 # "<api key><version><body>", the fuzzer's input layout).
-corpus=build/fuzz/corpus/request
-mkdir -p "$corpus"
-build/fuzz/interop/protocol_samples_dump --corpus "$corpus"
-build/fuzz/fuzz/request_fuzzer "$corpus" -max_total_time="$seconds" -max_len=65536 \
-  -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=build/fuzz/artifacts/ 2>&1 | tail -n 15
-echo "fuzz: request_fuzzer ran ${seconds}s with no crash"
+mkdir -p build/fuzz/corpus/request build/fuzz/corpus/offsets_record
+build/fuzz/interop/protocol_samples_dump --corpus build/fuzz/corpus/request
+# __consumer_offsets records as read at load (every group coordinator record type) have no
+# seed corpus: the fuzzer puts its input behind a well-formed key of every type, and the values
+# are small structs it finds from scratch.
+targets=("record_batch 300000" "segment_recovery 300000" "request 65536" "offsets_record 4096")
 
-# __consumer_offsets records as read at load (every group coordinator record type). No seed
-# corpus: the fuzzer puts its input behind a well-formed key of every type, and the values are
-# small structs it finds from scratch.
-corpus=build/fuzz/corpus/offsets_record
-mkdir -p "$corpus"
-build/fuzz/fuzz/offsets_record_fuzzer "$corpus" -max_total_time="$seconds" -max_len=4096 \
-  -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=build/fuzz/artifacts/ 2>&1 | tail -n 15
-echo "fuzz: offsets_record_fuzzer ran ${seconds}s with no crash"
+failed=0
+pids=()
+names=()
+finish_one() {  # waits for the oldest running target and prints its report
+  local pid=${pids[0]} name=${names[0]}
+  pids=("${pids[@]:1}")
+  names=("${names[@]:1}")
+  if wait "$pid"; then
+    tail -n 15 "build/fuzz/reports/$name.txt"
+    echo "fuzz: ${name}_fuzzer ran ${seconds}s with no crash"
+  else
+    tail -n 60 "build/fuzz/reports/$name.txt"
+    echo "fuzz: ${name}_fuzzer FAILED (report: build/fuzz/reports/$name.txt)"
+    failed=1
+  fi
+}
+for t in "${targets[@]}"; do
+  read -r name max_len <<<"$t"
+  if [ "${#pids[@]}" -ge "$jobs" ]; then finish_one; fi
+  run_target "$name" "$max_len" "build/fuzz/corpus/$name" &
+  pids+=($!)
+  names+=("$name")
+done
+while [ "${#pids[@]}" -gt 0 ]; do finish_one; done
+exit "$failed"
