@@ -18,6 +18,13 @@ struct TopicPartition {
   std::string ToString() const { return topic + "-" + std::to_string(partition); }
 };
 
+// Orders by topic, then partition (for maps and sets of partitions).
+struct TopicPartitionLess {
+  bool operator()(const TopicPartition& a, const TopicPartition& b) const {
+    return a.topic != b.topic ? a.topic < b.topic : a.partition < b.partition;
+  }
+};
+
 }  // namespace seglog
 
 #endif  // SEGLOG_TOPIC_PARTITION_H_

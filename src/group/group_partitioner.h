@@ -1,36 +1,8 @@
-// Which partition of __consumer_offsets (or __transaction_state) coordinates a group or a
-// transactional id: Kafka's `Utils.abs(id.hashCode()) % partitions`, where hashCode is Java's
-// String.hashCode over the UTF-16 code units of the id as Java decodes it from the request's
-// UTF-8 bytes, and Utils.abs maps Integer.MIN_VALUE to 0 (GroupCoordinatorService.partitionFor).
-// Every Kafka client and tool computes nothing here, but FindCoordinator, the records' home
-// partition and a Kafka broker reading seglog's __consumer_offsets all depend on it.
-//
-// Thread safety: pure functions.
+// Kafka's partitionFor and Java's String.hashCode moved to base/java_string.h, where the
+// transaction coordinator shares them; this header keeps the group coordinator's includes.
 #ifndef SEGLOG_GROUP_GROUP_PARTITIONER_H_
 #define SEGLOG_GROUP_GROUP_PARTITIONER_H_
 
-#include <cstddef>
-#include <cstdint>
-#include <string_view>
-
-namespace seglog {
-
-// Java's String.hashCode of `utf8` decoded as Java's new String(bytes, UTF_8) does (each
-// ill-formed part becomes one U+FFFD by Java's rules; a supplementary character counts as its
-// two surrogate code units).
-int32_t JavaStringHashCode(std::string_view utf8);
-// The same string's length() in Java: its UTF-16 code units (offset.metadata.max.bytes counts
-// these).
-size_t JavaStringLength(std::string_view utf8);
-
-// Kafka's Utils.abs: |n|, and 0 for INT32_MIN.
-inline int32_t KafkaAbs(int32_t n) { return n == INT32_MIN ? 0 : (n < 0 ? -n : n); }
-
-// The coordinator partition of `id` among `partitions`. REQUIRES: partitions > 0.
-inline int32_t CoordinatorPartitionFor(std::string_view id, int32_t partitions) {
-  return KafkaAbs(JavaStringHashCode(id)) % partitions;
-}
-
-}  // namespace seglog
+#include "base/java_string.h"
 
 #endif  // SEGLOG_GROUP_GROUP_PARTITIONER_H_

@@ -32,11 +32,6 @@ inline constexpr const char* kLogStartOffsetCheckpointFile = "log-start-offset-c
 inline constexpr const char* kCleanerOffsetCheckpointFile = "cleaner-offset-checkpoint";
 inline constexpr const char* kLeaderEpochCheckpointFile = "leader-epoch-checkpoint";
 
-struct TopicPartitionLess {
-  bool operator()(const TopicPartition& a, const TopicPartition& b) const {
-    return a.topic != b.topic ? a.topic < b.topic : a.partition < b.partition;
-  }
-};
 using OffsetMap = std::map<TopicPartition, int64_t, TopicPartitionLess>;
 
 // "topic partition offset" checkpoints. A missing file reads as NotFound.

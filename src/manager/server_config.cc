@@ -55,7 +55,6 @@ bool IsOtherBrokerKey(const std::string& k) {
                                               "unclean.leader.election.enable",
                                               "log.dir.failure.timeout.ms",
                                               "metadata.log.dir",
-                                              "transaction.max.timeout.ms",
                                               "replica.high.watermark.checkpoint.interval.ms",
                                               "max.connections.per.ip",
                                               "max.connections.per.ip.overrides",
@@ -301,6 +300,43 @@ Result<ServerConfig> ServerConfig::FromProperties(const std::map<std::string, st
          Status s = ParseConfigInt<int32_t>("producer.id.expiration.check.interval.ms", v, 1, &x);
          if (s.ok()) c.producer_id_expiration_check_interval_ms = x;
          return s;
+       }},
+      {"transaction.state.log.num.partitions",
+       [&](const std::string& v) {
+         return ParseConfigInt<int32_t>("transaction.state.log.num.partitions", v, 1,
+                                        &c.txn.transaction_state_log_num_partitions);
+       }},
+      {"transaction.state.log.segment.bytes",
+       [&](const std::string& v) {
+         return ParseConfigInt<int32_t>("transaction.state.log.segment.bytes", v, 1,
+                                        &c.txn.transaction_state_log_segment_bytes);
+       }},
+      {"transaction.max.timeout.ms",
+       [&](const std::string& v) {
+         return ParseConfigInt<int32_t>("transaction.max.timeout.ms", v, 1,
+                                        &c.txn.transaction_max_timeout_ms);
+       }},
+      {"transactional.id.expiration.ms",
+       [&](const std::string& v) {
+         return ParseConfigInt<int32_t>("transactional.id.expiration.ms", v, 1,
+                                        &c.txn.transactional_id_expiration_ms);
+       }},
+      {"transaction.abort.timed.out.transaction.cleanup.interval.ms",
+       [&](const std::string& v) {
+         return ParseConfigInt<int32_t>(
+             "transaction.abort.timed.out.transaction.cleanup.interval.ms", v, 1,
+             &c.txn.abort_timed_out_transaction_cleanup_interval_ms);
+       }},
+      {"transaction.remove.expired.transaction.cleanup.interval.ms",
+       [&](const std::string& v) {
+         return ParseConfigInt<int32_t>(
+             "transaction.remove.expired.transaction.cleanup.interval.ms", v, 1,
+             &c.txn.remove_expired_transaction_cleanup_interval_ms);
+       }},
+      {"transaction.partition.verification.enable",
+       [&](const std::string& v) {
+         return ParseConfigBool("transaction.partition.verification.enable", v,
+                                &c.txn.transaction_partition_verification_enable);
        }},
       {"offsets.topic.num.partitions",
        [&](const std::string& v) {

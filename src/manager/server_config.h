@@ -54,6 +54,21 @@ struct GroupCoordinatorConfig {
   bool group_consumer_migration_downgrade = true;
 };
 
+// The transaction coordinator's settings (TransactionCoordinatorConfig). The replication
+// factor and min.isr of __transaction_state are accepted and ignored: one node holds the only
+// replica.
+struct TransactionCoordinatorConfig {
+  int32_t transaction_state_log_num_partitions = 50;         // transaction.state.log.num.partitions
+  int32_t transaction_state_log_segment_bytes = 104857600;   // transaction.state.log.segment.bytes
+  int32_t transaction_max_timeout_ms = 900000;               // transaction.max.timeout.ms, >= 1
+  int32_t transactional_id_expiration_ms = 604800000;        // transactional.id.expiration.ms
+  // transaction.abort.timed.out.transaction.cleanup.interval.ms, >= 1
+  int32_t abort_timed_out_transaction_cleanup_interval_ms = 10000;
+  // transaction.remove.expired.transaction.cleanup.interval.ms, >= 1
+  int32_t remove_expired_transaction_cleanup_interval_ms = 3600000;
+  bool transaction_partition_verification_enable = true;  // transaction.partition.verification.enable
+};
+
 struct ServerConfig {
   std::vector<std::string> log_dirs = {"/tmp/kafka-logs"};  // log.dirs, else log.dir
   int32_t node_id = 1;
@@ -97,6 +112,7 @@ struct ServerConfig {
   int64_t connections_max_idle_ms = 600000;      // a connection idle this long is closed
 
   GroupCoordinatorConfig group;
+  TransactionCoordinatorConfig txn;
 
   // Topic config names -> the broker's default for them (after the synonym rules).
   std::map<std::string, std::string> topic_defaults;

@@ -1,5 +1,5 @@
 // JavaStringHashCode; see group_partitioner.h.
-#include "group/group_partitioner.h"
+#include "base/java_string.h"
 
 namespace seglog {
 
