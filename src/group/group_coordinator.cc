@@ -20,6 +20,7 @@
 #include "group/group_conversion.h"
 #include "group/group_partitioner.h"
 #include "group/offsets_records.h"
+#include "group/transactional_offsets.h"
 #include "manager/log_manager.h"
 #include "protocol/generated/consumer_protocol_subscription.h"
 #include "protocol/kafka_error.h"
@@ -147,9 +148,10 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     std::map<std::string, std::unique_ptr<ClassicGroup>> groups GUARDED_BY(mu);
     // KIP-848's groups; a group id is in `groups` or here, never both.
     std::map<std::string, std::unique_ptr<ConsumerGroup>> consumer_groups GUARDED_BY(mu);
-    // group -> (topic, partition) -> offset
-    std::map<std::string, std::map<std::pair<std::string, int32_t>, CommittedOffset>> offsets
-        GUARDED_BY(mu);
+    // group -> (topic, partition) -> committed offset
+    OffsetsByGroup offsets GUARDED_BY(mu);
+    // TxnOffsetCommit's offsets until their transaction's marker (transactional_offsets.h).
+    PendingTransactionalOffsets pending GUARDED_BY(mu);
     std::map<std::string, TimerEntry> timers GUARDED_BY(mu);
   };
 
@@ -229,12 +231,20 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
 
   // ---- Records ----
 
-  Status Append(Shard& s, const std::vector<OffsetsRecord>& records) REQUIRES(s.mu) {
+  // Appends `records` in one batch; `*first_offset` (when given) gets the first one's offset,
+  // the others follow it. With a producer id the batch is that producer's transactional batch
+  // (TxnOffsetCommit), as Kafka's coordinator runtime writes it: its own batch, base sequence 0.
+  Status Append(Shard& s, const std::vector<OffsetsRecord>& records,
+                int64_t* first_offset = nullptr, int64_t producer_id = kNoProducerId,
+                int16_t producer_epoch = kNoProducerEpoch) REQUIRES(s.mu) {
     if (records.empty()) return Status::OK();
     if (s.log == nullptr)
       return Status::NotFound("The __consumer_offsets topic does not exist yet.");
     BatchOptions o;
     o.base_sequence = 0;  // what Kafka's coordinator runtime gives its batch builder
+    o.producer_id = producer_id;
+    o.producer_epoch = producer_epoch;
+    o.is_transactional = producer_id != kNoProducerId;
     RecordBatchBuilder b(o);
     const int64_t now = scheduler_->NowMs();
     for (const OffsetsRecord& r : records) {
@@ -249,6 +259,7 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
                        kConsumerOffsetsTopic, s.partition, info.status().ToString()));
       return info.status();
     }
+    if (first_offset != nullptr) *first_offset = info->first_offset;
     return Status::OK();
   }
 
@@ -287,7 +298,11 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
         Result<RecordBatchView> batch = RecordBatchView::Parse(walker.current_bytes());
         if (!batch.ok()) break;
         next = batch->last_offset() + 1;
-        if (batch->is_control()) continue;  // transactions: not yet
+        if (batch->is_control()) {
+          // Its one record is at the base offset; below `offset`, it was below the log start.
+          if (batch->base_offset() >= offset) ReplayControlBatch(s, *batch, tp);
+          continue;
+        }
         RecordIterator it(*batch);
         while (it.Next()) {
           const Record& r = it.record();
@@ -317,7 +332,7 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
                              tp, rec.status().ToString()));
             continue;
           }
-          Replay(s, *rec, tp);
+          Replay(s, *rec, tp, r.offset, batch->producer_id());
         }
         if (!it.status().ok()) {
           Info(fmt::format("WARN Skipping the rest of the batch at offset {} of {}: {}",
@@ -327,8 +342,11 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
       if (next <= offset) break;  // nothing whole was read: the rest is not readable
       offset = next;
     }
-    // Groups that only have offsets (committed outside a group) exist as simple groups.
-    for (const auto& [group, offsets] : s.offsets) {
+    // Groups that only have offsets (committed outside a group, or pending in a transaction)
+    // exist as simple groups.
+    std::vector<std::string> offset_groups = s.pending.Groups();
+    for (const auto& [group, offsets] : s.offsets) offset_groups.push_back(group);
+    for (const std::string& group : offset_groups) {
       if (!s.groups.count(group) && !s.consumer_groups.count(group)) {
         s.groups[group] = std::make_unique<ClassicGroup>(group, scheduler_->NowMs());
       }
@@ -469,17 +487,21 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     }
   }
 
-  void Replay(Shard& s, const LoadedOffsetsRecord& rec, const std::string& tp) REQUIRES(s.mu) {
+  // A record at load, at `record_offset` in a batch of `producer_id` (Kafka's OMM replay): an
+  // offset of a producer's batch is pending until that producer's marker.
+  void Replay(Shard& s, const LoadedOffsetsRecord& rec, const std::string& tp,
+              int64_t record_offset, int64_t producer_id) REQUIRES(s.mu) {
     if (const auto* c = std::get_if<LoadedOffsetCommit>(&rec)) {
-      auto key = std::make_pair(c->topic, c->partition);
+      OffsetPartitionKey key(c->topic, c->partition);
       if (c->offset) {
-        s.offsets[c->group][key] = *c->offset;
-      } else {
-        auto it = s.offsets.find(c->group);
-        if (it != s.offsets.end()) {
-          it->second.erase(key);
-          if (it->second.empty()) s.offsets.erase(it);
+        StoredOffset stored{*c->offset, record_offset};
+        if (producer_id == kNoProducerId) {
+          s.offsets[c->group][key] = std::move(stored);
+        } else {
+          s.pending.Add(producer_id, c->group, key, std::move(stored));
         }
+      } else {
+        ApplyOffsetTombstone(s, c->group, key);
       }
       return;
     }
@@ -503,6 +525,43 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
         "WARN Unknown record type {} while loading offsets and group metadata from {}. Ignoring "
         "it. It could be a left over from an aborted upgrade.",
         u.type, tp));
+  }
+
+  static bool HasCommittedOffset(Shard& s, const std::string& group, const OffsetPartitionKey& key)
+      REQUIRES(s.mu) {
+    auto it = s.offsets.find(group);
+    return it != s.offsets.end() && it->second.count(key) != 0;
+  }
+
+  // An OffsetCommit tombstone: the committed offset and every pending one of the partition go.
+  void ApplyOffsetTombstone(Shard& s, const std::string& group, const OffsetPartitionKey& key)
+      REQUIRES(s.mu) {
+    auto it = s.offsets.find(group);
+    if (it != s.offsets.end()) {
+      it->second.erase(key);
+      if (it->second.empty()) s.offsets.erase(it);
+    }
+    s.pending.RemovePartition(group, key);
+  }
+
+  // A transaction's end for `producer_id`: COMMIT makes its pending offsets committed (where
+  // they are later than the committed ones), ABORT drops them.
+  void ReplayEndTransaction(Shard& s, int64_t producer_id, bool commit) REQUIRES(s.mu) {
+    OffsetsByGroup taken = s.pending.Take(producer_id);
+    if (commit) CommitPendingOffsets(std::move(taken), &s.offsets);
+  }
+
+  // A control batch at load: a COMMIT or ABORT marker is applied; other control records (none
+  // are written to this topic) are ignored.
+  void ReplayControlBatch(Shard& s, const RecordBatchView& batch, const std::string& tp)
+      REQUIRES(s.mu) {
+    Result<std::optional<bool>> marker = ReadEndTransactionMarker(batch);
+    if (!marker.ok()) {
+      Info(fmt::format("WARN Skipping the control batch at offset {} of {}: {}",
+                       batch.base_offset(), tp, marker.status().ToString()));
+      return;
+    }
+    if (*marker) ReplayEndTransaction(s, batch.producer_id(), **marker);
   }
 
   // ---- Timers ----
@@ -1402,21 +1461,190 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
       records.push_back(OffsetCommitRecord(group_id, p.topic, p.partition, c));
       committing.emplace_back(&p, std::move(c));
     }
-    if (Status w = Append(s, records); !w.ok()) {
+    int64_t first_offset = -1;
+    if (Status w = Append(s, records, &first_offset); !w.ok()) {
       const int16_t e = AppendErrorToClient(w);
       for (auto& [p, c] : committing) p->error_code = e;
       return;
     }
+    if (committing.empty()) return;
     auto& offsets = s.offsets[group_id];
+    int64_t record_offset = first_offset;  // the records are in `committing`'s order
     for (auto& [p, c] : committing) {
       p->error_code = ke::kNone;
-      offsets[{p->topic, p->partition}] = std::move(c);
+      offsets[{p->topic, p->partition}] = StoredOffset{std::move(c), record_offset++};
     }
+  }
+
+  // TxnOffsetCommit's group check (Kafka's OMM validateTransactionalOffsetCommit and the
+  // groups' validateOffsetCommit with isTransactional): 0, or the error of every partition.
+  // An unknown group with a generation < 0 is created as a simple group.
+  int16_t ValidateTransactionalCommit(Shard& s, int16_t version, const std::string& group_id,
+                                      int32_t generation, const std::string& member_id,
+                                      const std::optional<std::string>& instance_id,
+                                      const std::vector<CommitPartition>& partitions)
+      REQUIRES(s.mu) {
+    if (auto cg = s.consumer_groups.find(group_id); cg != s.consumer_groups.end()) {
+      const ConsumerGroup& g = *cg->second;
+      if (generation < 0 && g.members().empty()) return ke::kNone;  // an admin's commit
+      // TxnOffsetCommit does not need the member fields: without them nothing is checked.
+      if (generation == -1 && member_id.empty() && !instance_id) return ke::kNone;
+      const ConsumerGroupMember* m = g.FindMember(member_id);
+      if (m == nullptr) return ke::kUnknownMemberId;
+      if (m->classic) return generation == m->member_epoch ? ke::kNone : ke::kIllegalGeneration;
+      if (generation == m->member_epoch) return ke::kNone;
+      // Kafka 4.4 answers STALE_MEMBER_EPOCH from v6 on; before it ILLEGAL_GENERATION (the
+      // request fails as a whole, also when a single partition is stale).
+      const int16_t stale = version >= 6 ? ke::kStaleMemberEpoch : ke::kIllegalGeneration;
+      if (generation > m->member_epoch) return stale;
+      for (const CommitPartition& p : partitions) {
+        if (p.error_code != ke::kNone) continue;
+        if (MetadataTooLarge(p)) continue;  // answered so before the partition is validated
+        if (!AssignedSince(*m, p, generation)) return stale;
+      }
+      return ke::kNone;
+    }
+    auto it = s.groups.find(group_id);
+    if (it == s.groups.end()) {
+      if (generation >= 0) return version >= 6 ? ke::kGroupIdNotFound : ke::kIllegalGeneration;
+      s.groups.emplace(group_id, std::make_unique<ClassicGroup>(group_id, scheduler_->NowMs()));
+      return ke::kNone;
+    }
+    ClassicGroup& g = *it->second;
+    if (g.Is(ClassicGroupState::kDead)) return ke::kCoordinatorNotAvailable;
+    if (generation < 0 && g.Is(ClassicGroupState::kEmpty)) return ke::kNone;
+    if (generation >= 0 || !member_id.empty() || instance_id) {
+      if (int16_t e = ValidateMember(g, member_id, instance_id); e != ke::kNone) return e;
+      if (generation != g.generation()) return ke::kIllegalGeneration;
+    }
+    // Unlike OffsetCommit: no member fields is accepted in any state, and CompletingRebalance
+    // is no error (the transaction's producer is not the group's member).
+    return ke::kNone;
+  }
+
+  bool MetadataTooLarge(const CommitPartition& p) const {
+    return JavaStringLength(p.metadata.value_or("")) >
+           static_cast<size_t>(config_.offset_metadata_max_bytes);
+  }
+
+  // Whether the partition is `m`'s (assigned or being revoked) since at most `epoch`: a
+  // commit at an older epoch than the member's may still commit it (Kafka's assignment epoch
+  // validator).
+  bool AssignedSince(const ConsumerGroupMember& m, const CommitPartition& p, int32_t epoch) {
+    Uuid topic = p.topic_id;
+    if (topic.IsZero()) {
+      if (std::optional<ConsumerGroupTopic> t = TopicByName(p.topic)) topic = t->id;
+    }
+    int32_t assigned_at = -1;
+    for (const EpochPartitions* set : {&m.assigned_partitions, &m.partitions_pending_revocation}) {
+      auto t = set->find(topic);
+      if (t == set->end()) continue;
+      auto e = t->second.find(p.partition);
+      if (e != t->second.end()) assigned_at = e->second;
+    }
+    return assigned_at >= 0 && assigned_at <= epoch;
+  }
+
+  void CommitTransactionalOffsets(int16_t version, const std::string& group_id, int64_t producer_id,
+                                  int16_t producer_epoch, int32_t generation,
+                                  const std::string& member_id,
+                                  const std::optional<std::string>& instance_id,
+                                  std::vector<CommitPartition>* partitions) {
+    auto fail_all = [&](int16_t e) {
+      for (CommitPartition& p : *partitions) p.error_code = e;
+    };
+    if (partitions->empty()) return;
+    if (Status t = EnsureOffsetsTopic(); !t.ok()) return fail_all(ke::kCoordinatorNotAvailable);
+    Shard& s = ShardFor(group_id);
+    MutexLock l(&s.mu);
+    if (int16_t e = Unavailable(s); e != ke::kNone) return fail_all(e);
+    if (int16_t e = ValidateTransactionalCommit(s, version, group_id, generation, member_id,
+                                                instance_id, *partitions);
+        e != ke::kNone) {
+      return fail_all(e);
+    }
+    const int64_t now = scheduler_->NowMs();
+    std::vector<OffsetsRecord> records;
+    std::vector<std::pair<CommitPartition*, CommittedOffset>> committing;
+    for (CommitPartition& p : *partitions) {
+      if (p.error_code != ke::kNone) continue;  // refused by the broker
+      if (MetadataTooLarge(p)) {
+        p.error_code = ke::kOffsetMetadataTooLarge;
+        continue;
+      }
+      CommittedOffset c;
+      c.offset = p.offset;
+      c.leader_epoch = p.leader_epoch;
+      c.metadata = p.metadata.value_or("");
+      c.commit_timestamp_ms = now;  // TxnOffsetCommit has no retention time
+      c.topic_id = p.topic_id;
+      records.push_back(OffsetCommitRecord(group_id, p.topic, p.partition, c));
+      committing.emplace_back(&p, std::move(c));
+    }
+    int64_t first_offset = -1;
+    if (Status w = Append(s, records, &first_offset, producer_id, producer_epoch); !w.ok()) {
+      const int16_t e = AppendErrorToClient(w);
+      for (auto& [p, c] : committing) p->error_code = e;
+      return;
+    }
+    int64_t record_offset = first_offset;
+    for (auto& [p, c] : committing) {
+      p->error_code = ke::kNone;
+      s.pending.Add(producer_id, group_id, {p->topic, p->partition},
+                    StoredOffset{std::move(c), record_offset++});
+    }
+  }
+
+  int16_t CompleteTransaction(int32_t partition, int64_t producer_id, int16_t producer_epoch,
+                              int32_t coordinator_epoch, bool commit) {
+    if (partition < 0 || static_cast<size_t>(partition) >= shards_.size()) {
+      return ke::kUnknownTopicOrPartition;
+    }
+    // Kafka's KafkaApis answers a coordinator that is not there (COORDINATOR_NOT_AVAILABLE,
+    // COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR) with NOT_LEADER_OR_FOLLOWER, which the
+    // transaction coordinator retries.
+    auto to_marker_error = [](int16_t e) {
+      if (e == ke::kCoordinatorNotAvailable || e == ke::kCoordinatorLoadInProgress ||
+          e == ke::kNotCoordinator) {
+        return ke::kNotLeaderOrFollower;
+      }
+      return e;
+    };
+    if (Status t = EnsureOffsetsTopic(); !t.ok()) return ke::kNotLeaderOrFollower;
+    Shard& s = *shards_[partition];
+    MutexLock l(&s.mu);
+    if (int16_t e = Unavailable(s); e != ke::kNone) return to_marker_error(e);
+    // MemoryRecords.withEndTransactionMarker: a control batch of the producer, no sequence.
+    BatchOptions o;
+    o.producer_id = producer_id;
+    o.producer_epoch = producer_epoch;
+    o.base_sequence = kNoSequence;
+    o.is_transactional = true;
+    o.is_control = true;
+    RecordBatchBuilder b(o);
+    Status built =
+        b.AppendEndTxnMarker(commit ? ControlRecordType::kCommit : ControlRecordType::kAbort,
+                             coordinator_epoch, scheduler_->NowMs());
+    if (!built.ok()) return ke::kUnknownServerError;
+    Result<std::vector<uint8_t>> batch = b.Build();
+    if (!batch.ok()) return ke::kUnknownServerError;
+    // The log's producer state checks the marker's producer epoch and coordinator epoch.
+    Result<LogAppendInfo> info = s.log->AppendAsLeader(*batch, 0, AppendOrigin::kCoordinator);
+    if (!info.ok()) {
+      Info(fmt::format("WARN Failed to write the {} marker of producer {} to {}-{}: {}",
+                       commit ? "COMMIT" : "ABORT", producer_id, kConsumerOffsetsTopic, s.partition,
+                       info.status().ToString()));
+      const int16_t e = ke::FromStatus(info.status());
+      return e == ke::kNone ? ke::kUnknownServerError : to_marker_error(e);
+    }
+    ReplayEndTransaction(s, producer_id, commit);
+    return ke::kNone;
   }
 
   FetchResult FetchOffsets(const std::string& group_id,
                            const std::optional<std::vector<FetchTopic>>& topics,
-                           const std::optional<std::string>& member_id, int32_t member_epoch) {
+                           const std::optional<std::string>& member_id, int32_t member_epoch,
+                           bool require_stable) {
     FetchResult out;
     if (Status t = EnsureOffsetsTopic(); !t.ok()) {
       out.error_code = ke::kCoordinatorNotAvailable;
@@ -1442,11 +1670,14 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
       }
     }
     const auto git = s.offsets.find(group_id);
+    const PendingTransactionalOffsets* pending = &s.pending;
     auto add = [&](const std::string& topic, int32_t partition, const CommittedOffset* c) {
       FetchedOffset f;
       f.topic = topic;
       f.partition = partition;
-      if (c != nullptr) {
+      if (require_stable && pending->Contains(group_id, {topic, partition})) {
+        f.error_code = ke::kUnstableOffsetCommit;  // offset -1, as Kafka's OMM fetchOffsets
+      } else if (c != nullptr) {
         f.offset = c->offset;
         f.leader_epoch = c->leader_epoch;
         f.metadata = c->metadata;
@@ -1951,19 +2182,7 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     // An older epoch: each partition must still be the member's (assigned or being revoked)
     // since at most that epoch.
     for (CommitPartition& p : *partitions) {
-      Uuid topic = p.topic_id;
-      if (topic.IsZero()) {
-        if (std::optional<ConsumerGroupTopic> t = TopicByName(p.topic)) topic = t->id;
-      }
-      int32_t assigned_at = -1;
-      for (const EpochPartitions* set :
-           {&m->assigned_partitions, &m->partitions_pending_revocation}) {
-        auto t = set->find(topic);
-        if (t == set->end()) continue;
-        auto e = t->second.find(p.partition);
-        if (e != t->second.end()) assigned_at = e->second;
-      }
-      if (assigned_at < 0 || assigned_at > epoch) p.error_code = ke::kStaleMemberEpoch;
+      if (!AssignedSince(*m, p, epoch)) p.error_code = ke::kStaleMemberEpoch;
     }
     return ke::kNone;
   }
@@ -2066,6 +2285,14 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
       }
       offsets = o->second.size();
     }
+    // Partitions with only a pending transactional offset get a tombstone too (Kafka's
+    // deleteAllOffsets), which drops the pending offsets.
+    const std::vector<OffsetPartitionKey> pending = s.pending.PartitionsOf(group_id);
+    for (const OffsetPartitionKey& tp : pending) {
+      if (HasCommittedOffset(s, group_id, tp)) continue;
+      records.push_back(OffsetCommitTombstone(group_id, tp.first, tp.second));
+      ++offsets;
+    }
     if (cg != s.consumer_groups.end()) {
       for (OffsetsRecord& r : ConsumerGroupTombstones(*cg->second)) records.push_back(std::move(r));
     } else {
@@ -2073,6 +2300,7 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     }
     if (Status w = Append(s, records); !w.ok()) return AppendErrorToClient(w);
     s.offsets.erase(group_id);
+    for (const OffsetPartitionKey& tp : pending) s.pending.RemovePartition(group_id, tp);
     if (cg != s.consumer_groups.end()) {
       s.consumer_groups.erase(cg);
     } else {
@@ -2141,7 +2369,9 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
         continue;
       }
       out.partitions.push_back({tp, ke::kNone});
-      if (offsets.count({tp.topic, tp.partition})) {
+      // A tombstone if an offset is committed or pending (it drops the pending ones).
+      if (offsets.count({tp.topic, tp.partition}) ||
+          s.pending.Contains(group_id, {tp.topic, tp.partition})) {
         records.push_back(OffsetCommitTombstone(group_id, tp.topic, tp.partition));
         removing.emplace_back(tp.topic, tp.partition);
       }
@@ -2153,7 +2383,10 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
       }
       return out;
     }
-    for (const auto& k : removing) offsets.erase(k);
+    for (const auto& k : removing) {
+      offsets.erase(k);
+      s.pending.RemovePartition(group_id, k);
+    }
     if (offsets.empty()) s.offsets.erase(group_id);
     return out;
   }
@@ -2193,6 +2426,8 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
             bool expired;
             if (keep_topics && keep_topics->count(c->first.first)) {
               expired = false;
+            } else if (s.pending.Contains(group_id, c->first)) {
+              expired = false;  // kept while a transaction has an offset of it pending
             } else if (off.expire_timestamp_ms) {
               expired = now >= *off.expire_timestamp_ms;
             } else {
@@ -2211,7 +2446,8 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
           }
           if (o->second.empty()) s.offsets.erase(o);
         }
-        if (g->Is(ClassicGroupState::kEmpty) && !s.offsets.count(group_id)) {
+        if (g->Is(ClassicGroupState::kEmpty) && !s.offsets.count(group_id) &&
+            !s.pending.Contains(group_id)) {
           empty_groups.push_back(group_id);
         }
       }
@@ -2227,7 +2463,7 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
           for (auto c = o->second.begin(); c != o->second.end();) {
             const CommittedOffset& off = c->second;
             const bool expired =
-                !subscribed.count(c->first.first) &&
+                !subscribed.count(c->first.first) && !s.pending.Contains(group_id, c->first) &&
                 (off.expire_timestamp_ms ? now >= *off.expire_timestamp_ms
                                          : now - off.commit_timestamp_ms >= retention);
             if (!expired) {
@@ -2240,7 +2476,7 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
           }
           if (o->second.empty()) s.offsets.erase(o);
         }
-        if (g->members().empty() && !s.offsets.count(group_id)) {
+        if (g->members().empty() && !s.offsets.count(group_id) && !s.pending.Contains(group_id)) {
           empty_consumer_groups.push_back(group_id);
         }
       }
@@ -2274,6 +2510,7 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
       MutexLock l(&s.mu);
       if (Unavailable(s) != ke::kNone) continue;
       std::vector<OffsetsRecord> records;
+      std::set<std::pair<std::string, OffsetPartitionKey>> tombstoned;
       for (auto& [group_id, offsets] : s.offsets) {
         for (auto c = offsets.begin(); c != offsets.end();) {
           if (c->first.first != topic) {
@@ -2281,7 +2518,18 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
             continue;
           }
           records.push_back(OffsetCommitTombstone(group_id, c->first.first, c->first.second));
+          tombstoned.insert({group_id, c->first});
           c = offsets.erase(c);
+        }
+      }
+      // Pending transactional offsets of the topic go as well (Kafka's onTopicsDeleted).
+      for (const std::string& group_id : s.pending.Groups()) {
+        for (const OffsetPartitionKey& tp : s.pending.PartitionsOf(group_id)) {
+          if (tp.first != topic) continue;
+          if (tombstoned.insert({group_id, tp}).second) {
+            records.push_back(OffsetCommitTombstone(group_id, tp.first, tp.second));
+          }
+          s.pending.RemovePartition(group_id, tp);
         }
       }
       (void)Append(s, records);
@@ -2370,10 +2618,24 @@ void GroupCoordinator::CommitOffsets(int16_t version, const std::string& group_i
   core_->CommitOffsets(version, group_id, generation, member_id, group_instance_id, retention_ms,
                        partitions);
 }
+void GroupCoordinator::CommitTransactionalOffsets(
+    int16_t version, const std::string& group_id, int64_t producer_id, int16_t producer_epoch,
+    int32_t generation_or_member_epoch, const std::string& member_id,
+    const std::optional<std::string>& group_instance_id, std::vector<CommitPartition>* partitions) {
+  core_->CommitTransactionalOffsets(version, group_id, producer_id, producer_epoch,
+                                    generation_or_member_epoch, member_id, group_instance_id,
+                                    partitions);
+}
+int16_t GroupCoordinator::CompleteTransaction(int32_t partition, int64_t producer_id,
+                                              int16_t producer_epoch, int32_t coordinator_epoch,
+                                              bool commit) {
+  return core_->CompleteTransaction(partition, producer_id, producer_epoch, coordinator_epoch,
+                                    commit);
+}
 GroupCoordinator::FetchResult GroupCoordinator::FetchOffsets(
     const std::string& group_id, const std::optional<std::vector<FetchTopic>>& topics,
-    const std::optional<std::string>& member_id, int32_t member_epoch) {
-  return core_->FetchOffsets(group_id, topics, member_id, member_epoch);
+    const std::optional<std::string>& member_id, int32_t member_epoch, bool require_stable) {
+  return core_->FetchOffsets(group_id, topics, member_id, member_epoch, require_stable);
 }
 protocol::ConsumerGroupHeartbeatResponseData GroupCoordinator::ConsumerGroupHeartbeat(
     int16_t version, const Client& client, const protocol::ConsumerGroupHeartbeatRequestData& req) {

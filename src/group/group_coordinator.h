@@ -2,7 +2,8 @@
 // (JoinGroup, SyncGroup, Heartbeat, LeaveGroup), KIP-848's consumer groups
 // (ConsumerGroupHeartbeat, ConsumerGroupDescribe; consumer_group_heartbeat.h) beside them, and
 // committed offsets (OffsetCommit,
-// OffsetFetch, OffsetDelete), the groups' listing, description and deletion, all stored in the
+// OffsetFetch, OffsetDelete; TxnOffsetCommit's pending offsets and the transaction markers of
+// __consumer_offsets), the groups' listing, description and deletion, all stored in the
 // compacted __consumer_offsets topic with Kafka's record schemas (offsets_records.h), so a Kafka
 // broker given the same log directory - or Kafka's DumpLogSegments --offsets-decoder - sees the
 // same groups and offsets.
@@ -135,6 +136,36 @@ class GroupCoordinator {
                      const std::optional<std::string>& group_instance_id, int64_t retention_ms,
                      std::vector<CommitPartition>* partitions);
 
+  // TxnOffsetCommit (the broker has checked the topics exist and that __consumer_offsets-
+  // PartitionFor(group) is in the producer's transaction). Writes each offset as an ordinary
+  // OffsetCommit record in a *transactional* batch of the producer (pid/epoch, base sequence 0
+  // as Kafka's coordinator writes it), kept pending - invisible to OffsetFetch - until the
+  // marker. Each partition's error_code is filled in (the group's error,
+  // OFFSET_METADATA_TOO_LARGE, or 0: pending). The group check is Kafka's for TxnOffsetCommit:
+  // an unknown group with a generation < 0 becomes a simple group (else GROUP_ID_NOT_FOUND
+  // from v6, ILLEGAL_GENERATION before); a classic group checks the member and generation when
+  // any member field is given; a consumer group checks the member epoch (UNKNOWN_MEMBER_ID,
+  // STALE_MEMBER_EPOCH from v6, ILLEGAL_GENERATION before). A partition whose error_code is
+  // already set is left alone.
+  void CommitTransactionalOffsets(int16_t version, const std::string& group_id, int64_t producer_id,
+                                  int16_t producer_epoch, int32_t generation_or_member_epoch,
+                                  const std::string& member_id,
+                                  const std::optional<std::string>& group_instance_id,
+                                  std::vector<CommitPartition>* partitions);
+  // A transaction marker for __consumer_offsets-`partition` from the transaction coordinator:
+  // appends the COMMIT/ABORT control batch (AppendOrigin::kCoordinator; the log's producer
+  // state checks the epochs) and applies it: COMMIT makes the producer's pending offsets
+  // committed (only where the pending record's offset is above the committed one's), ABORT
+  // drops them. Returns Kafka's error code for the marker: 0; NOT_LEADER_OR_FOLLOWER for an
+  // unavailable shard (Kafka maps COORDINATOR_NOT_AVAILABLE, COORDINATOR_LOAD_IN_PROGRESS and
+  // NOT_COORDINATOR to it); INVALID_PRODUCER_EPOCH or TRANSACTION_COORDINATOR_FENCED from the
+  // log's producer state; UNKNOWN_TOPIC_OR_PARTITION for a partition the topic does not have;
+  // another append failure's code (KAFKA_STORAGE_ERROR ...).
+  // REQUIRES: the broker has checked the partition is online (this does not create the topic
+  // unless it is missing).
+  int16_t CompleteTransaction(int32_t partition, int64_t producer_id, int16_t producer_epoch,
+                              int32_t coordinator_epoch, bool commit);
+
   // OffsetFetch of one group: the requested partitions (nullopt: every committed one).
   struct FetchTopic {
     std::string topic;
@@ -155,10 +186,13 @@ class GroupCoordinator {
   };
   // `member_id` and `member_epoch` (OffsetFetch v9+) are checked against a consumer group's
   // member (UNKNOWN_MEMBER_ID, STALE_MEMBER_EPOCH) unless the id is null and the epoch < 0.
+  // Pending transactional offsets are never answered: with `require_stable` (OffsetFetch v7+)
+  // a partition that has one answers UNSTABLE_OFFSET_COMMIT with offset -1; without it, the
+  // last committed offset.
   FetchResult FetchOffsets(const std::string& group_id,
                            const std::optional<std::vector<FetchTopic>>& topics,
                            const std::optional<std::string>& member_id = std::nullopt,
-                           int32_t member_epoch = -1);
+                           int32_t member_epoch = -1, bool require_stable = false);
 
   // ListGroups: states and types filters as the request's (empty: all; compared ignoring
   // case).
