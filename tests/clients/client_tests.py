@@ -23,7 +23,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import (ORACLE, Broker, Failure, Workspace, check, java_helper,  # noqa
-                     judge_directories, kafka_tool, run)
+                     java_streams_helper, judge_directories, kafka_tool, run)
 
 CODECS = ["none", "gzip", "snappy", "lz4", "zstd"]
 CASES = {}
@@ -1318,6 +1318,708 @@ def kafka_python_group_consumer(ctx):
     groups = admin.list_groups()
     check(groups == [], f"list_groups after delete_groups: {groups}")
     admin.close()
+
+
+# ----------------------------------------------------------------------------------------------
+# Transactions: KafkaProducer with a transactional.id (java/TxnProducer.java), read_committed
+# and read_uncommitted readers (java/TxnReader.java, librdkafka), fencing, offsets committed in
+# transactions (java/TxnCopyLoop.java, librdkafka), Kafka's TransactionalMessageCopier across
+# broker crashes, and Kafka Streams with exactly_once_v2 (java/streams/WordCountEos.java).
+# Without a finalized transaction.version feature in ApiVersions the 4.4.0 clients use the
+# transaction protocol v1: InitProducerId, AddPartitionsToTxn (v3 at most), AddOffsetsToTxn,
+# TxnOffsetCommit (v4 at most), EndTxn (v4 at most), Produce (v11 at most in a transaction).
+
+
+# The coordinator's scan for transactions past their transaction.timeout.ms (Kafka's default:
+# every 10 s), so that a timed-out transaction is aborted within a second of its timeout.
+TXN_ABORT_SCAN = "transaction.abort.timed.out.transaction.cleanup.interval.ms=1000"
+
+
+def restart_with(broker, *overrides):
+    """A clean restart with more settings (the case's broker started with the defaults)."""
+    broker.stop()
+    broker.overrides += list(overrides)
+    broker.start()
+
+
+class JavaProgram:
+    """One of java/'s programs (or a Kafka tool) in the background: a reader thread collects
+    its stdout lines; stdin stays open for the program to wait on."""
+
+    def __init__(self, ctx, name, command):
+        self.name = name
+        self.out = open(os.path.join(ctx.ws.dir, f"{name}.out"), "a")
+        self.err_path = os.path.join(ctx.ws.dir, f"{name}.err")
+        self.err = open(self.err_path, "a")
+        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self.err, text=True)
+        self.cond = threading.Condition()
+        self.lines = []
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.out.write(line)
+            self.out.flush()
+            with self.cond:
+                self.lines.append(line.rstrip("\n"))
+                self.cond.notify_all()
+        with self.cond:
+            self.cond.notify_all()
+
+    def output(self):
+        with self.cond:
+            return list(self.lines)
+
+    def wait_line(self, pred, timeout, what):
+        """The first line for which pred(line) holds (waiting up to `timeout` seconds)."""
+        deadline = time.time() + timeout
+        with self.cond:
+            while True:
+                for line in self.lines:
+                    if pred(line):
+                        return line
+                left = deadline - time.time()
+                if left <= 0 or (self.proc.poll() is not None and not self.reader.is_alive()):
+                    raise Failure(f"{self.name}: no {what} within {timeout}s (exit "
+                                  f"{self.proc.poll()}): {self.lines[-5:]}\n{self.stderr()}")
+                self.cond.wait(min(left, 0.5))
+
+    def send(self, line):
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def finish(self, timeout):
+        """Closes stdin and waits for the program's exit; its lines."""
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            rc = self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=30)
+            raise Failure(f"{self.name} did not exit within {timeout}s: {self.output()[-5:]}")
+        self.reader.join(10)
+        self.err.close()
+        return rc, self.output()
+
+    def stderr(self):
+        try:
+            with open(self.err_path) as f:
+                return f.read()[-3000:]
+        except OSError:
+            return ""
+
+    def ensure_gone(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=30)
+
+
+def parse_txn_producer(lines):
+    """TxnProducer's lines: ({txn: [(partition, offset, value)]}, {txn: outcome line})."""
+    records, outcomes = {}, {}
+    for line in lines:
+        f = line.split(" ", 4)
+        if f[0] == "record":
+            records.setdefault(int(f[1]), []).append((int(f[2]), int(f[3]), f[4]))
+        elif f[0] in ("committed", "aborted", "open", "commit-failed", "failed"):
+            outcomes[int(f[1])] = line
+    return records, outcomes
+
+
+def txn_producer(ctx, topic, txn_id, pattern, *extra, timeout=90):
+    """Runs TxnProducer to its end; checks each transaction had the outcome of its letter of
+    `pattern` (c: committed, a: aborted) with its records acknowledged. Returns (committed
+    [(partition, offset, value)], aborted [...])."""
+    p = run(java_helper("TxnProducer", ctx.broker.bootstrap, topic, txn_id, pattern, *extra),
+            timeout=timeout)
+    lines = p.stdout.splitlines()
+    records, outcomes = parse_txn_producer(lines)
+    want = {"c": "committed", "a": "aborted"}
+    for t, c in enumerate(pattern):
+        check(outcomes.get(t, "").split(" ")[0] == want[c],
+              f"{txn_id}: transaction {t} ({want[c]}?): {outcomes.get(t)}\n{lines[-5:]}\n"
+              f"{p.stderr[-2000:]}")
+    check(lines[-1:] == ["closed"], f"{txn_id}: {lines[-3:]}")
+    committed = [r for t, c in enumerate(pattern) if c == "c" for r in records[t]]
+    aborted = [r for t, c in enumerate(pattern) if c == "a" for r in records[t]]
+    print(f"{txn_id}: {pattern.count('c')} transactions committed ({len(committed)} records), "
+          f"{pattern.count('a')} aborted ({len(aborted)} records)")
+    return committed, aborted
+
+
+def java_read(ctx, topic, isolation, timeout=60):
+    """TxnReader from the beginning to the end offsets (read_committed: the last stable offsets):
+    ([(partition, offset, value)], {partition: end offset})."""
+    p = run(java_helper("TxnReader", ctx.broker.bootstrap, topic, isolation), timeout=timeout)
+    rows, ends = [], None
+    lines = p.stdout.splitlines()
+    for line in lines:
+        f = line.split(" ", 3)
+        if f[0] == "record":
+            rows.append((int(f[1]), int(f[2]), f[3]))
+        elif f[0] == "end":
+            ends = {int(k): int(v) for k, v in (kv.split("=") for kv in f[1].split(","))}
+    check(lines[-1:] == ["done"], f"TxnReader {topic} {isolation}: {lines[-3:]}\n"
+                                  f"{p.stderr[-2000:]}")
+    return rows, ends
+
+
+def check_exactly(rows, expected, what):
+    """The rows read are exactly the expected (partition, offset, value)s, each once."""
+    got = sorted(rows)
+    want = sorted(expected)
+    if got != want:
+        extra = sorted(set(got) - set(want))
+        missing = sorted(set(want) - set(got))
+        raise Failure(f"{what}: read {len(got)} records, expected {len(want)}: extra {extra[:5]}, "
+                      f"missing {missing[:5]}, {len(got) - len(set(got))} twice")
+
+
+def log_end(rows_by_txn_end):
+    """{partition: the offset after the marker that follows each partition's last record}."""
+    ends = {}
+    for p, o, _ in rows_by_txn_end:
+        ends[p] = max(ends.get(p, 0), o + 2)
+    return ends
+
+
+def confluent_read(bootstrap, topic, partitions, isolation, timeout=40, value=None):
+    """librdkafka from the beginning of each partition to its end (read_committed: the last
+    stable offset; librdkafka's partition EOF): [(partition, offset, key, value)]."""
+    from confluent_kafka import Consumer, KafkaError, TopicPartition, OFFSET_BEGINNING
+    c = Consumer({"bootstrap.servers": bootstrap, "group.id": "unused-reader",
+                  "enable.auto.commit": False, "enable.partition.eof": True,
+                  "isolation.level": isolation})
+    c.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in range(partitions)])
+    rows, at_end = [], set()
+    deadline = time.time() + timeout
+    try:
+        while time.time() < deadline and len(at_end) < partitions:
+            m = c.poll(0.5)
+            if m is None:
+                continue
+            if m.error():
+                check(m.error().code() == KafkaError._PARTITION_EOF, f"consumer error {m.error()}")
+                at_end.add(m.partition())
+                continue
+            at_end.discard(m.partition())
+            key = m.key().decode() if m.key() is not None else None
+            rows.append((m.partition(), m.offset(), key,
+                         value(m.value()) if value else m.value().decode()))
+    finally:
+        c.close()
+    check(len(at_end) == partitions, f"{topic} {isolation}: the end of only partitions "
+                                     f"{sorted(at_end)} within {timeout}s")
+    return rows
+
+
+@case
+def transactions_java(ctx):
+    """KafkaProducer transactions committed and aborted: read_committed readers get exactly the
+    committed records, read_uncommitted ones all of them; an open transaction holds the last
+    stable offset (read_committed readers stop before it, later records too) until the
+    coordinator aborts it at its transaction.timeout.ms and fences its producer."""
+    b = ctx.broker
+    restart_with(b, TXN_ABORT_SCAN)
+    create_topic(b.bootstrap, "txn", 3)
+    pattern = "ccaccaccac"  # every third transaction aborted
+    committed, aborted = txn_producer(ctx, "txn", "txn-a", pattern)
+    everything = committed + aborted
+    rows, ends = java_read(ctx, "txn", "read_committed")
+    check_exactly(rows, committed, "read_committed")
+    check(ends == log_end(everything), f"read_committed end offsets {ends}, expected the log "
+                                       f"ends {log_end(everything)} (no open transaction)")
+    rows, ends = java_read(ctx, "txn", "read_uncommitted")
+    check_exactly(rows, everything, "read_uncommitted")
+
+    # An open transaction: its records are in the log, it is neither committed nor aborted.
+    timeout_s = 20
+    opener = JavaProgram(ctx, "txn-open", java_helper(
+        "TxnProducer", b.bootstrap, "txn", "txn-open", "o", "--prefix", "open",
+        "--prop", f"transaction.timeout.ms={timeout_s * 1000}"))
+    try:
+        opener.wait_line(lambda l: l == "open 0", 60, "open transaction")
+        opened = time.time()
+        open_records, _ = parse_txn_producer(opener.output())
+        open_records = open_records[0]
+        first_open = {}
+        for p, o, _ in open_records:
+            first_open[p] = min(first_open.get(p, o), o)
+        check(sorted(first_open) == [0, 1, 2], f"open transaction's records: {open_records}")
+
+        # Records committed after it (librdkafka's transactional producer: fast to start).
+        from confluent_kafka import Producer
+        later = []
+        lp = Producer({"bootstrap.servers": b.bootstrap, "transactional.id": "txn-later",
+                       "linger.ms": 5})
+        lp.init_transactions(30)
+        lp.begin_transaction()
+        for j in range(6):
+            lp.produce("txn", value=f"later-{j}".encode(), partition=j % 3,
+                       on_delivery=lambda err, m: later.append(
+                           (m.partition(), m.offset(), m.value().decode())) if not err else None)
+        check(lp.flush(30) == 0, "the later records were not sent")
+        lp.commit_transaction(30)
+        check(len(later) == 6, f"later records acknowledged: {later}")
+
+        # Held at the last stable offset: the open transaction's first offset of each partition.
+        rows, ends = java_read(ctx, "txn", "read_committed")
+        ck_rows = confluent_read(b.bootstrap, "txn", 3, "read_committed")
+        blocked_read = time.time() - opened
+        check(blocked_read < timeout_s - 1,
+              f"the read_committed reads took until {blocked_read:.1f}s after the transaction "
+              f"opened: too slow to judge the last stable offset before its {timeout_s}s timeout")
+        check_exactly(rows, committed, "read_committed beside an open transaction")
+        check(ends == first_open, f"read_committed end offsets {ends} beside an open transaction,"
+                                  f" expected its first offsets {first_open}")
+        check_exactly([(p, o, v) for p, o, _, v in ck_rows], committed,
+                      "librdkafka read_committed beside an open transaction")
+        print(f"read_committed readers stopped at the open transaction's first offsets "
+              f"{first_open} ({blocked_read:.1f}s after it opened)")
+
+        # The coordinator aborts it at its timeout: the later records become readable.
+        deadline = opened + timeout_s + 30
+        while True:
+            rows = confluent_read(b.bootstrap, "txn", 3, "read_committed")
+            values = {v for *_, v in rows}
+            if all(v in values for *_, v in later):
+                break
+            check(time.time() < deadline, f"the open transaction was not aborted within "
+                                          f"{timeout_s + 30}s: read_committed has "
+                                          f"{len(rows)} records")
+            time.sleep(0.5)
+        waited = time.time() - opened
+        check(waited > timeout_s - 5, f"the open transaction was aborted {waited:.1f}s after it "
+                                      f"opened, before its {timeout_s}s timeout")
+        print(f"the open transaction was aborted {waited:.1f}s after it opened "
+              f"(transaction.timeout.ms={timeout_s * 1000})")
+
+        # Its commit fails: Kafka bumps the producer's epoch when it aborts a timed-out
+        # transaction, and answers the old epoch's EndTxn with PRODUCER_FENCED in the
+        # transaction protocol v1 (ProducerFencedException); in v2 (a finalized
+        # transaction.version 2) Kafka 4.4.0 answers INVALID_TXN_STATE.
+        opener.send("commit")
+        line = opener.wait_line(lambda l: l.split(" ")[:2] in (["commit-failed", "0"],
+                                                                ["committed", "0"],
+                                                                ["failed", "0"]),
+                                60, "outcome of the commit")
+        check(line.startswith("commit-failed 0 ") and
+              re.search(r"(ProducerFenced|InvalidTxnState)Exception", line),
+              f"the timed-out transaction's commit: {line}")
+        print(f"the timed-out transaction's producer: {line[:200]}")
+        rc, lines = opener.finish(30)
+        check(lines[-1:] == ["closed"], f"txn-open: {lines[-3:]}")
+    finally:
+        opener.ensure_gone()
+    rows, ends = java_read(ctx, "txn", "read_committed")
+    check_exactly(rows, committed + later, "read_committed after the abort")
+    rows, high = java_read(ctx, "txn", "read_uncommitted")
+    check_exactly(rows, everything + open_records + later, "read_uncommitted after the abort")
+    # No transaction open: the last stable offsets are the high watermarks (past the later
+    # transaction's commit marker and the open one's abort marker, in either order).
+    check(ends == high and all(high[p] >= e + 1 for p, e in
+                               log_end(everything + open_records + later).items()),
+          f"read_committed end offsets {ends} after the abort, high watermarks {high}")
+    ctx.expect_records = len(everything + open_records + later)
+
+
+@case
+def transactions_zombie_fencing_java(ctx):
+    """Two KafkaProducers with one transactional.id: the second's initTransactions aborts the
+    first's open transaction and fences it; the first's commit fails with
+    ProducerFencedException, and nothing of its fenced transaction is read_committed."""
+    b = ctx.broker
+    create_topic(b.bootstrap, "fence", 3)
+    zombie = JavaProgram(ctx, "zombie", java_helper(
+        "TxnProducer", b.bootstrap, "fence", "fenced-id", "co", "--prefix", "zombie"))
+    try:
+        zombie.wait_line(lambda l: l == "open 1", 60, "open transaction")
+        z_records, z_outcomes = parse_txn_producer(zombie.output())
+        check(z_outcomes[0] == "committed 0", f"the first producer's first transaction: "
+                                              f"{z_outcomes}")
+        # The second producer: its initTransactions fences the first (whose transaction is
+        # still open), then it commits two transactions of its own.
+        committed, _ = txn_producer(ctx, "fence", "fenced-id", "cc", "--prefix", "successor")
+        rows, ends = java_read(ctx, "fence", "read_committed")
+        check_exactly(rows, z_records[0] + committed, "read_committed after the fencing")
+        zombie.send("commit")
+        line = zombie.wait_line(lambda l: l.split(" ")[:2] in (["commit-failed", "1"],
+                                                                ["committed", "1"],
+                                                                ["failed", "1"]),
+                                60, "outcome of the fenced producer's commit")
+        check(line.startswith("commit-failed 1 ") and "ProducerFencedException" in line,
+              f"the fenced producer's commit: {line}")
+        print(f"the fenced producer: {line[:300]}")
+        rc, lines = zombie.finish(30)
+        check(lines[-1:] == ["closed"], f"zombie: {lines[-3:]}")
+    finally:
+        zombie.ensure_gone()
+    everything = z_records[0] + z_records[1] + committed
+    rows, ends = java_read(ctx, "fence", "read_committed")
+    check_exactly(rows, z_records[0] + committed, "read_committed")
+    check(ends == log_end(everything), f"end offsets {ends}: an open transaction is left")
+    rows, _ = java_read(ctx, "fence", "read_uncommitted")
+    check_exactly(rows, everything, "read_uncommitted")
+    ctx.expect_records = len(everything)
+
+
+def parse_offsets(s):
+    return {} if s == "-" else {int(k): int(v) for k, v in (kv.split("=") for kv in s.split(","))}
+
+
+@case
+def transactions_sendoffsets_java(ctx):
+    """A consume-transform-produce loop (KafkaConsumer read_committed in a group, a
+    transactional KafkaProducer, sendOffsetsToTransaction with the group's metadata), every
+    third transaction aborted: the group's offsets never show an aborted transaction's, end at
+    what was copied, and the output has each input record exactly once read_committed."""
+    b = ctx.broker
+    create_topic(b.bootstrap, "copy-in", 3)
+    create_topic(b.bootstrap, "copy-out", 3)
+    n = 450
+    acked = confluent_produce(b.bootstrap, "copy-in", [f"in-{i}" for i in range(n)], 3)
+    p = run(java_helper("TxnCopyLoop", b.bootstrap, "copy-in", "copy-out", "copy-group",
+                        "copy-txn", "--records", str(n), "--abort-every", "3"), timeout=150)
+    lines = p.stdout.splitlines()
+    check(lines[-2:] == [f"done {n}", "closed"], f"TxnCopyLoop: {lines[-3:]}\n{p.stderr[-2000:]}")
+    by_txn = {}
+    committed_inputs, aborted_inputs = [], []
+    group_offsets = {}   # what the committed transactions committed so far
+    aborts = 0
+    for line in lines:
+        f = line.split(" ", 4)
+        if f[0] == "record":
+            by_txn.setdefault(int(f[1]), []).append((int(f[2]), int(f[3]), f[4]))
+        elif f[0] == "committed":
+            committed_inputs += by_txn.get(int(f[1]), [])
+            group_offsets.update(parse_offsets(f[2]))
+            check(all(acked.get((pp, o - 1)) is not None for pp, o in parse_offsets(f[2]).items()),
+                  f"transaction {f[1]} committed offsets past the input: {line}")
+        elif f[0] == "aborted":
+            aborted_inputs += by_txn.get(int(f[1]), [])
+            aborts += 1
+        elif f[0] == "group-offsets":
+            got = parse_offsets(f[2])
+            check(got == group_offsets, f"after aborting transaction {f[1]} the group's offsets "
+                                        f"are {got}, not those committed before {group_offsets}")
+    check(aborts >= 1, "no transaction was aborted")
+    check(sorted((pp, o, v) for pp, o, v in committed_inputs) ==
+          sorted((pp, o, v) for (pp, o), v in acked.items()),
+          f"the committed transactions copied {len(committed_inputs)} input records, not the "
+          f"{n} each once")
+    ends = {pp: 0 for pp in range(3)}
+    for pp, o in acked:
+        ends[pp] = max(ends[pp], o + 1)
+    offsets, out = describe_offsets(b.bootstrap, "copy-group")
+    check(offsets == {pp: (e, e, 0, "-") for pp, e in ends.items()}, f"describe:\n{out}")
+    rows, _ = java_read(ctx, "copy-out", "read_committed")
+    check(sorted((pp, v) for pp, _, v in rows) ==
+          sorted((pp, "copy:" + v) for (pp, _), v in acked.items()),
+          f"copy-out read_committed: {len(rows)} records, {len(rows) - len(set(rows))} twice, "
+          f"expected the {n} copies each once in the input's partition")
+    rows_all, _ = java_read(ctx, "copy-out", "read_uncommitted")
+    check(len(rows_all) == n + len(aborted_inputs),
+          f"copy-out read_uncommitted: {len(rows_all)} records, expected {n} committed and "
+          f"{len(aborted_inputs)} aborted")
+    print(f"{n} records copied in committed transactions, {len(aborted_inputs)} in {aborts} "
+          f"aborted ones")
+    ctx.expect_records = n + len(rows_all)
+
+
+COPIER = "org.apache.kafka.tools.TransactionalMessageCopier"
+
+
+@case
+def transactional_message_copier_crash(ctx):
+    """Kafka's TransactionalMessageCopier (one per input partition, the system test's setup)
+    copies a topic exactly once while the broker is SIGKILLed and restarted twice; a copier
+    that exits on an error is started again with its transactional id, and resumes at its
+    group's committed offset. The output, read_committed, has every input record exactly
+    once, and the group's offsets are at the input's end."""
+    import json
+    b = ctx.broker
+    partitions, per_partition = 2, 6000
+    create_topic(b.bootstrap, "copier-in", partitions)
+    create_topic(b.bootstrap, "copier-out", partitions)
+    values = [f"v{i}" for i in range(partitions * per_partition)]
+    acked = confluent_produce(b.bootstrap, "copier-in", values, partitions)
+    total = len(values)
+    copiers, remaining, runs = {}, {}, {p: 0 for p in range(partitions)}
+    done = set()
+
+    def start(p):
+        runs[p] += 1
+        copiers[p] = JavaProgram(ctx, f"copier-{p}", [
+            ORACLE, "kafka-class", COPIER, "--broker-list", b.bootstrap,
+            "--input-topic", "copier-in", "--input-partition", str(p),
+            "--output-topic", "copier-out", "--transactional-id", f"copier-{p}",
+            "--consumer-group", "copier-group", "--transaction-size", "25",
+            "--transaction-timeout", "20000"])
+
+    def progress():
+        """Records copied in committed transactions; restarts a copier that exited early."""
+        for p, c in copiers.items():
+            for line in c.output()[-20:]:
+                if line.startswith("{"):
+                    try:
+                        remaining[p] = min(json.loads(line)["remaining"], per_partition)
+                    except (ValueError, KeyError):
+                        pass
+            if p in done or c.proc.poll() is None:
+                continue
+            c.reader.join(10)
+            if c.proc.returncode == 0:
+                done.add(p)
+                remaining[p] = 0
+            else:
+                check(runs[p] < 6, f"copier-{p} failed {runs[p]} times:\n{c.stderr()}")
+                print(f"copier-{p} exited {c.proc.returncode}; starting it again: "
+                      f"{c.stderr()[-300:]!r}")
+                start(p)
+        return total - sum(remaining.get(p, per_partition) for p in range(partitions))
+
+    def wait_progress(fraction, timeout):
+        deadline = time.time() + timeout
+        while progress() < fraction * total:
+            check(time.time() < deadline, f"the copiers copied {progress()} of {total} records "
+                                          f"in {timeout}s")
+            time.sleep(0.1)
+
+    try:
+        for p in range(partitions):
+            start(p)
+        kills = 0
+        for fraction in (0.15, 0.5):
+            wait_progress(fraction, 90)
+            if len(done) == partitions:
+                break
+            b.kill()
+            kills += 1
+            print(f"SIGKILLed the broker with {progress()} of {total} records copied")
+            time.sleep(0.5)
+            b.start(timeout=60)
+        check(kills == 2, f"the copiers finished after {kills} kill(s) of the broker: too fast "
+                          f"to test the crashes (more records, smaller transactions)")
+        deadline = time.time() + 120
+        while len(done) < partitions:
+            progress()
+            check(time.time() < deadline, f"the copiers did not finish: {remaining}, runs {runs}")
+            time.sleep(0.2)
+    finally:
+        for c in copiers.values():
+            c.ensure_gone()
+    print(f"copier runs per partition: {runs}")
+    rows, _ = java_read(ctx, "copier-out", "read_committed", timeout=90)
+    got = sorted((p, v) for p, _, v in rows)
+    want = sorted((p, v) for (p, _), v in acked.items())
+    if got != want:
+        seen = {}
+        for r in got:
+            seen[r] = seen.get(r, 0) + 1
+        missing = sorted(set(want) - set(got))
+        twice = sorted(r for r, k in seen.items() if k > 1)
+        raise Failure(f"copier-out read_committed: {len(got)} records, expected {len(want)}; "
+                      f"{len(missing)} missing, e.g. {missing[:5]}; {len(twice)} more than "
+                      f"once, e.g. {twice[:5]}")
+    offsets, out = describe_offsets(b.bootstrap, "copier-group")
+    check({p: o[:3] for p, o in offsets.items()} ==
+          {p: (per_partition, per_partition, 0) for p in range(partitions)}, f"describe:\n{out}")
+    rows_all, _ = java_read(ctx, "copier-out", "read_uncommitted", timeout=90)
+    print(f"copier-out: {len(rows)} records read_committed, {len(rows_all)} read_uncommitted "
+          f"({len(rows_all) - len(rows)} of aborted transactions)")
+    ctx.expect_records = total + len(rows_all)
+
+
+@case
+def transactions_confluent_kafka(ctx):
+    """librdkafka's transactional producer: committed and aborted transactions, a second
+    producer of the same transactional.id fencing the first, and a consume-transform-produce
+    transaction with send_offsets_to_transaction; librdkafka's read_committed consumer gets
+    exactly the committed records, its read_uncommitted one all of them."""
+    from confluent_kafka import (Consumer, KafkaException, Producer, TopicPartition,
+                                 OFFSET_BEGINNING)
+    from confluent_kafka.admin import AdminClient, NewTopic
+    b = ctx.broker
+    admin = AdminClient({"bootstrap.servers": b.bootstrap})
+    for t in ("ck-txn", "ck-out"):
+        admin.create_topics([NewTopic(t, num_partitions=3)])[t].result(30)
+    acked, errors = [], []
+
+    def on_delivery(err, msg):
+        if err:
+            errors.append(err)
+        else:
+            acked.append((msg.partition(), msg.offset(), msg.value().decode()))
+
+    def producer(txn_id):
+        return Producer({"bootstrap.servers": b.bootstrap, "transactional.id": txn_id,
+                         "linger.ms": 5, "transaction.timeout.ms": 30000})
+
+    def transaction(p, name, commit):
+        p.begin_transaction()
+        start = len(acked)
+        for j in range(6):
+            p.produce("ck-txn", value=f"{name}-r{j}".encode(), partition=j % 3,
+                      on_delivery=on_delivery)
+        check(p.flush(30) == 0 and not errors, f"{name}: {errors[:3]}")
+        if commit:
+            p.commit_transaction(30)
+        else:
+            p.abort_transaction(30)
+        return acked[start:]
+
+    committed, aborted = [], []
+    p1 = producer("ck-txn-id")
+    p1.init_transactions(30)
+    pattern = "ccaccacac"
+    for t, c in enumerate(pattern):
+        (committed if c == "c" else aborted).extend(transaction(p1, f"ck-t{t}", c == "c"))
+    # A second producer with the same transactional.id fences the first, whose open
+    # transaction is aborted.
+    p1.begin_transaction()
+    start = len(acked)
+    for j in range(3):
+        p1.produce("ck-txn", value=f"ck-zombie-r{j}".encode(), partition=j, on_delivery=on_delivery)
+    check(p1.flush(30) == 0 and not errors, f"zombie: {errors[:3]}")
+    zombie = acked[start:]
+    p2 = producer("ck-txn-id")
+    p2.init_transactions(30)
+    try:
+        p1.commit_transaction(30)
+        raise Failure("the fenced producer's commit succeeded")
+    except KafkaException as e:
+        err = e.args[0]
+        check(err.fatal() or not err.retriable(), f"the fenced producer's commit: {err}")
+        print(f"the fenced librdkafka producer's commit: {err}")
+    committed += transaction(p2, "ck-successor", True)
+    rows = confluent_read(b.bootstrap, "ck-txn", 3, "read_committed")
+    check_exactly([(p, o, v) for p, o, _, v in rows], committed, "read_committed")
+    rows = confluent_read(b.bootstrap, "ck-txn", 3, "read_uncommitted")
+    check_exactly([(p, o, v) for p, o, _, v in rows], committed + aborted + zombie,
+                  "read_uncommitted")
+
+    # Consume-transform-produce: the committed records of ck-txn to ck-out in one transaction
+    # with the consumer's offsets (assigned partitions, no group membership).
+    c = Consumer({"bootstrap.servers": b.bootstrap, "group.id": "ck-copy",
+                  "enable.auto.commit": False, "isolation.level": "read_committed",
+                  "enable.partition.eof": True})
+    c.assign([TopicPartition("ck-txn", p, OFFSET_BEGINNING) for p in range(3)])
+    copied, at_end = [], set()
+    p2.begin_transaction()
+    deadline = time.time() + 40
+    while len(at_end) < 3 and time.time() < deadline:
+        m = c.poll(0.5)
+        if m is None:
+            continue
+        if m.error():
+            at_end.add(m.partition())
+            continue
+        at_end.discard(m.partition())
+        copied.append(m.value().decode())
+        p2.produce("ck-out", value=b"copy:" + m.value(), partition=m.partition())
+    check(len(at_end) == 3, "the copy did not reach the end of ck-txn")
+    positions = c.position([TopicPartition("ck-txn", p) for p in range(3)])
+    p2.send_offsets_to_transaction(positions, c.consumer_group_metadata(), 30)
+    p2.commit_transaction(30)
+    got = c.committed([TopicPartition("ck-txn", p) for p in range(3)], timeout=30)
+    check({tp.partition: tp.offset for tp in got} == {tp.partition: tp.offset for tp in positions},
+          f"the group's offsets {got}, committed in the transaction {positions}")
+    c.close()
+    check(sorted(copied) == sorted(v for *_, v in committed), f"copied {len(copied)} records")
+    rows = confluent_read(b.bootstrap, "ck-out", 3, "read_committed")
+    check(sorted((p, v) for p, _, _, v in rows) == sorted((p, "copy:" + v) for p, _, v in committed),
+          f"ck-out read_committed: {len(rows)} records")
+    # (librdkafka's position after the last record of a partition is one past it, or past the
+    # commit marker that follows it.)
+    ends = log_end([(p, o, v) for p, o, v in committed + aborted + zombie])
+    check(all(ends[tp.partition] - 1 <= tp.offset <= ends[tp.partition] for tp in positions),
+          f"positions {positions} at the end of ck-txn {ends}")
+    offsets, out = describe_offsets(b.bootstrap, "ck-copy")
+    check({p: o[:2] for p, o in offsets.items()} ==
+          {tp.partition: (tp.offset, ends[tp.partition]) for tp in positions},
+          f"describe:\n{out}")
+    ctx.expect_records = len(committed + aborted + zombie) + len(rows)
+
+
+@case
+def streams_exactly_once_java(ctx):
+    """A Kafka Streams word count (processing.guarantee=exactly_once_v2: transactions with the
+    consumer's offsets, a repartition topic, a changelog) across a clean broker restart: read
+    read_committed, each word's counts in the output are 1, 2, ... its total, each once."""
+    b = ctx.broker
+    command = java_streams_helper(  # fails at once, naming the pom, without kafka-streams
+        "WordCountEos", b.bootstrap, "wordcount", "wc-in", "wc-out",
+        os.path.join(ctx.ws.dir, "streams-state"))
+    create_topic(b.bootstrap, "wc-in", 3)
+    create_topic(b.bootstrap, "wc-out", 3)
+    rng = random.Random(11)
+    vocabulary = [f"word{i:02d}" for i in range(40)]
+    lines = [" ".join(rng.choice(vocabulary) for _ in range(rng.randrange(1, 8)))
+             for _ in range(600)]
+    half = len(lines) // 2
+
+    def totals(ls):
+        counts = {}
+        for line in ls:
+            for w in line.split():
+                counts[w] = counts.get(w, 0) + 1
+        return counts
+
+    def latest():
+        rows = confluent_read(b.bootstrap, "wc-out", 3, "read_committed",
+                              value=lambda v: struct.unpack(">q", v)[0])
+        last = {}
+        for _, _, k, v in rows:
+            last[k] = v
+        return last, rows
+
+    def wait_counts(want, timeout, what):
+        deadline = time.time() + timeout
+        while True:
+            got, rows = latest()
+            if got == want:
+                return rows
+            check(time.time() < deadline and app.proc.poll() is None,
+                  f"{what}: the latest counts are not the expected ones within {timeout}s "
+                  f"({len(rows)} records; e.g. "
+                  f"{[(w, got.get(w), want[w]) for w in sorted(want) if got.get(w) != want[w]][:5]})"
+                  f"\n{app.output()[-5:]}")
+            time.sleep(1)
+
+    confluent_produce(b.bootstrap, "wc-in", lines[:half], 3)
+    app = JavaProgram(ctx, "wordcount", command)
+    try:
+        app.wait_line(lambda l: l.endswith(" RUNNING"), 90, "RUNNING state")
+        wait_counts(totals(lines[:half]), 90, "the first half")
+        b.stop()
+        b.start()
+        confluent_produce(b.bootstrap, "wc-in", lines[half:], 3)
+        wait_counts(totals(lines), 90, "after the broker's restart")
+        rc, out = app.finish(60)
+        check(out[-1:] == ["closed true"], f"WordCountEos: {out[-3:]}")
+    finally:
+        app.ensure_gone()
+    errors = [l for l in out if l.startswith("error")]
+    if errors:
+        print(f"stream thread errors (replaced): {errors[:3]}")
+    _, rows = latest()
+    want = totals(lines)
+    seqs = {}
+    for _, _, k, v in rows:
+        seqs.setdefault(k, []).append(v)
+    bad = {w: s for w, s in seqs.items() if s != list(range(1, want.get(w, 0) + 1))}
+    check(sorted(seqs) == sorted(want) and not bad,
+          f"per-word counts read_committed are not 1..total each once: {len(bad)} words, e.g. "
+          f"{sorted(bad.items())[:2]}")
+    uncommitted = confluent_read(b.bootstrap, "wc-out", 3, "read_uncommitted",
+                                 value=lambda v: struct.unpack(">q", v)[0])
+    print(f"{sum(want.values())} words counted into {len(rows)} committed count records "
+          f"({len(uncommitted) - len(rows)} more read_uncommitted, of aborted transactions)")
 
 
 class Context:

@@ -21,6 +21,10 @@ ORACLE = os.path.join(ROOT, "interop", "kafka", "oracle.sh")
 JAVA_HELPERS = os.path.join(ROOT, "tests", "clients", "java")
 LOG4J_CONF = os.path.join(ROOT, "interop", "kafka", "log4j2.properties")
 OFFSETS_TOPIC = "__consumer_offsets"  # the group coordinator's compacted topic
+TRANSACTION_STATE_TOPIC = "__transaction_state"  # the transaction coordinator's
+# The coordinators' topics, each with the DumpLogSegments option that decodes its records.
+COORDINATOR_TOPICS = {OFFSETS_TOPIC: "--offsets-decoder",
+                      TRANSACTION_STATE_TOPIC: "--transaction-log-decoder"}
 
 
 class Failure(Exception):
@@ -128,24 +132,48 @@ def java_helper(main, *args):
             *args]
 
 
+def java_streams_helper(main, *args):
+    """As java_helper, for tests/clients/java/streams's programs, which need kafka-streams 4.4.0
+    (and its rocksdbjni) among the cached jars: interop/kafka/pom.xml must list
+    org.apache.kafka:kafka-streams. They are compiled apart from java/'s other programs, so
+    that those compile without it."""
+    java_helper("GroupMember")  # the classpath, which names the cached lib directory
+    lib = next((e[:-2] for e in _java_classpath[0].split(":") if e.endswith("/*")), None)
+    jar = os.path.join(lib or "?", "kafka-streams-4.4.0.jar")
+    check(lib and os.path.isfile(jar),
+          f"{jar} is missing: interop/kafka/pom.xml must list org.apache.kafka:kafka-streams "
+          f"(version ${{kafka.version}}) for the Kafka Streams cases")
+    if len(_java_classpath) < 2:
+        p = run([ORACLE, "classpath-with", "clients-streams", os.path.join(JAVA_HELPERS, "streams")],
+                timeout=300)
+        _java_classpath.append(p.stdout.strip().splitlines()[-1])
+    return ["java", f"-Dlog4j2.configurationFile={LOG4J_CONF}", "-cp", _java_classpath[1], main,
+            *args]
+
+
 def judge_directories(seglog, data_dir, expect_records=None):
     """After a client test: seglog check passes, and Kafka's DumpLogSegments --deep-iteration
-    finds every batch of every partition valid with consecutive offsets. The records of
-    __consumer_offsets (the group coordinator's) are not counted against `expect_records`: its
-    non-empty logs are dumped again with --offsets-decoder, which must decode every record."""
+    finds every batch of every partition valid with consecutive offsets. The records of the
+    coordinators' topics (__consumer_offsets, __transaction_state) are not counted against
+    `expect_records`: their non-empty logs are dumped again with --offsets-decoder and
+    --transaction-log-decoder, which must decode every record. Nor are the control records
+    (the transaction markers) of the other topics: `expect_records` counts data records, those
+    of aborted transactions included."""
     p = run([seglog, "check", "--log-dir", data_dir], ok=False)
     check(p.returncode == 0 and " 0 problem(s)" in p.stdout,
           f"seglog check failed:\n{p.stdout}\n{p.stderr}")
     logs = []
-    offsets_logs = []
+    coordinator_logs = {t: [] for t in COORDINATOR_TOPICS}
     for part in sorted(os.listdir(data_dir)):
         d = os.path.join(data_dir, part)
         if os.path.isdir(d):
             files = [os.path.join(d, f) for f in sorted(os.listdir(d)) if f.endswith(".log")]
             logs += files
-            if part.rsplit("-", 1)[0] == OFFSETS_TOPIC:
-                offsets_logs += [f for f in files if os.path.getsize(f) > 0]
+            if part.rsplit("-", 1)[0] in coordinator_logs:
+                coordinator_logs[part.rsplit("-", 1)[0]] += [f for f in files
+                                                             if os.path.getsize(f) > 0]
     total = 0
+    markers = 0
     if logs:
         p = kafka_tool("org.apache.kafka.tools.DumpLogSegments", "--files", ",".join(logs),
                        "--deep-iteration")
@@ -154,20 +182,27 @@ def judge_directories(seglog, data_dir, expect_records=None):
         check(batches == valid, f"DumpLogSegments: {batches} batches, {valid} valid")
         check("invalid bytes" not in p.stdout, "DumpLogSegments found invalid bytes")
         check("Non-consecutive" not in p.stderr, f"DumpLogSegments: {p.stderr[-2000:]}")
-        # One "Dumping <file>" section per log: count the records outside __consumer_offsets.
+        # One "Dumping <file>" section per log: count the records outside the coordinators'
+        # topics, the transaction markers apart.
         for section in re.split(r"^Dumping ", p.stdout, flags=re.M)[1:]:
             part = os.path.basename(os.path.dirname(section.split("\n", 1)[0]))
-            if part.rsplit("-", 1)[0] != OFFSETS_TOPIC:
-                total += len(re.findall(r"^\| offset:", section, re.M))
-    if offsets_logs:
-        p = kafka_tool("org.apache.kafka.tools.DumpLogSegments", "--files", ",".join(offsets_logs),
-                       "--offsets-decoder")
+            if part.rsplit("-", 1)[0] not in COORDINATOR_TOPICS:
+                rows = re.findall(r"^\| offset:.*$", section, re.M)
+                control = sum(1 for r in rows if " endTxnMarker: " in r)
+                markers += control
+                total += len(rows) - control
+    for topic, decoder in COORDINATOR_TOPICS.items():
+        if not coordinator_logs[topic]:
+            continue
+        p = kafka_tool("org.apache.kafka.tools.DumpLogSegments", "--files",
+                       ",".join(coordinator_logs[topic]), decoder)
         rows = re.findall(r"^\| offset:.*$", p.stdout, re.M)
         bad = [r for r in rows if not re.search(r' key: \{"type":"\d+","data":\{.* payload: \S', r)]
-        check(not bad, f"DumpLogSegments --offsets-decoder did not decode {len(bad)} of "
+        check(not bad, f"DumpLogSegments {decoder} did not decode {len(bad)} of "
                        f"{len(rows)} records, e.g. {bad[:2]}")
-        print(f"DumpLogSegments --offsets-decoder decoded all {len(rows)} records of "
-              f"{OFFSETS_TOPIC}")
+        print(f"DumpLogSegments {decoder} decoded all {len(rows)} records of {topic}")
+    if markers:
+        print(f"DumpLogSegments found {markers} transaction markers")
     if expect_records is not None:
         check(total == expect_records, f"DumpLogSegments counted {total} records, "
                                        f"expected {expect_records}")
