@@ -12,6 +12,7 @@
 #include "seglog/scheduler.h"
 #include "server/broker.h"
 #include "server/socket_server.h"
+#include "txn/transaction_coordinator.h"
 
 namespace seglog {
 
@@ -33,10 +34,14 @@ Status Serve(const ServeOptions& options, const std::atomic<bool>& stop, std::os
   logs->StartTasks();
   SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<GroupCoordinator> groups,
                           GroupCoordinator::Open(config.group, logs.get(), &scheduler, logger));
+  SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<TransactionCoordinator> txns,
+                          TransactionCoordinator::Open(config.txn, logs.get(), &scheduler, logger));
 
   BrokerContext ctx;
   ctx.logs = logs.get();
   ctx.groups = groups.get();
+  ctx.txns = txns.get();
+  ctx.transaction_partition_verification = config.txn.transaction_partition_verification_enable;
   ctx.node_id = config.node_id;
   ctx.cluster_id = logs->cluster_id();
   ctx.auto_create_topics = config.auto_create_topics_enable;
@@ -49,12 +54,15 @@ Status Serve(const ServeOptions& options, const std::atomic<bool>& stop, std::os
   ctx.advertised_port->store(advertised.port);
   ctx.next_producer_id = [&logs]() -> Result<int64_t> { return logs->NextProducerId(); };
   auto broker = std::make_unique<Broker>(ctx);
+  // Transactions the last run left prepared get their markers now, before clients connect.
+  txns->Start(broker->MarkerWriter());
 
   SocketServerOptions so = SocketServerOptions::FromServerConfig(config);
   so.logger = logger;
   std::unique_ptr<RequestHandler> front = options.front ? options.front(broker.get()) : nullptr;
   auto server = SocketServer::Start(so, front ? front.get() : broker.get());
   if (!server.ok()) {
+    txns->Shutdown();
     broker->Shutdown();
     groups->Shutdown();
     Status closed = logs->Shutdown();
@@ -71,6 +79,7 @@ Status Serve(const ServeOptions& options, const std::atomic<bool>& stop, std::os
   while (!stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
 
   logger(fmt::format("[KafkaServer id={}] shutting down", config.node_id));
+  txns->Shutdown();            // no more markers,
   broker->Shutdown();          // parked fetches are answered first,
   groups->Shutdown();          // and joins waiting for a rebalance ...
   server.value()->Shutdown();  // ... then in-flight requests finish and connections close

@@ -68,6 +68,10 @@ Broker::~Broker() { Shutdown(); }
 
 void Broker::Shutdown() { purgatory_.Shutdown(); }
 
+TransactionCoordinator::MarkerWriter Broker::MarkerWriter() {
+  return BrokerMarkerWriter(ctx_, [this](const TopicPartition& tp) { purgatory_.Notify({tp}); });
+}
+
 void Broker::OnConnectionClosed(uint64_t connection_id) {
   purgatory_.DropConnection(connection_id);
 }
@@ -196,6 +200,41 @@ void Broker::Handle(const RequestContext& rc, std::vector<uint8_t> frame, Respon
     case ApiKey::kInitProducerId: {
       SEGLOG_PARSE(protocol::InitProducerIdRequestData, req);
       Reply(ctx_, api_key, version, correlation_id, HandleInitProducerId(ctx_, req, version),
+            respond);
+      return;
+    }
+    case ApiKey::kAddPartitionsToTxn: {
+      SEGLOG_PARSE(protocol::AddPartitionsToTxnRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleAddPartitionsToTxn(ctx_, req, version),
+            respond);
+      return;
+    }
+    case ApiKey::kAddOffsetsToTxn: {
+      SEGLOG_PARSE(protocol::AddOffsetsToTxnRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleAddOffsetsToTxn(ctx_, req, version),
+            respond);
+      return;
+    }
+    case ApiKey::kEndTxn: {
+      SEGLOG_PARSE(protocol::EndTxnRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleEndTxn(ctx_, req, version), respond);
+      return;
+    }
+    case ApiKey::kTxnOffsetCommit: {
+      SEGLOG_PARSE(protocol::TxnOffsetCommitRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleTxnOffsetCommit(ctx_, req, version),
+            respond);
+      return;
+    }
+    case ApiKey::kDescribeTransactions: {
+      SEGLOG_PARSE(protocol::DescribeTransactionsRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleDescribeTransactions(ctx_, req, version),
+            respond);
+      return;
+    }
+    case ApiKey::kListTransactions: {
+      SEGLOG_PARSE(protocol::ListTransactionsRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id, HandleListTransactions(ctx_, req, version),
             respond);
       return;
     }

@@ -19,6 +19,7 @@
 #include "server/broker_context.h"
 #include "server/fetch_purgatory.h"
 #include "server/request_handler.h"
+#include "txn/transaction_coordinator.h"
 
 namespace seglog {
 
@@ -34,6 +35,11 @@ class Broker : public RequestHandler {
 
   // Ends every parked fetch's wait (each is answered) and stops the purgatory's thread.
   void Shutdown();
+
+  // What the transaction coordinator is started with: markers appended by this broker, each
+  // waking the fetches parked on its partition. REQUIRES: the broker outlives the coordinator's
+  // use of it (shut the coordinator down first).
+  TransactionCoordinator::MarkerWriter MarkerWriter();
 
   const BrokerContext& context() const { return ctx_; }
   size_t parked_fetches() const { return purgatory_.parked(); }

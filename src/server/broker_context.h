@@ -20,11 +20,17 @@
 namespace seglog {
 
 class GroupCoordinator;
+class TransactionCoordinator;
 
 struct BrokerContext {
   LogManager* logs = nullptr;
   // The consumer groups' coordinator; null: the group APIs answer COORDINATOR_NOT_AVAILABLE.
   GroupCoordinator* groups = nullptr;
+  // The transaction coordinator; null: the transaction APIs answer COORDINATOR_NOT_AVAILABLE.
+  TransactionCoordinator* txns = nullptr;
+  // transaction.partition.verification.enable: a transactional batch's partition must be in
+  // its producer's transaction (checked with the coordinator before the append).
+  bool transaction_partition_verification = true;
   int32_t node_id = 1;
   std::string cluster_id;
   // What Metadata and DescribeCluster tell clients to connect to.
@@ -34,7 +40,6 @@ struct BrokerContext {
       std::make_shared<std::atomic<int32_t>>(9092);
   bool auto_create_topics = true;  // auto.create.topics.enable
   int32_t num_partitions = 1;      // num.partitions: a new topic's default
-  int64_t transaction_max_timeout_ms = 900000;
   // A producer id never handed out before (persisted blocks, so never again after a restart).
   std::function<Result<int64_t>()> next_producer_id;
   // Log lines in Kafka's words.

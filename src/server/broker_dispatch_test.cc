@@ -74,6 +74,8 @@
 #include "server/handlers.h"
 #include "tests/support/batches.h"
 #include "tests/support/files.h"
+#include "txn/transaction_coordinator.h"
+#include "txn/transaction_marker.h"
 
 namespace seglog {
 namespace {
@@ -126,9 +128,17 @@ class BrokerDispatchTest : public ::testing::Test {
     auto groups = GroupCoordinator::Open(config->group, logs_.get(), scheduler_.get(), {});
     ASSERT_TRUE(groups.ok()) << groups.status().ToString();
     groups_ = std::move(groups).value();
+    auto txns = TransactionCoordinator::Open(config->txn, logs_.get(), scheduler_.get(),
+                                             [this](const std::string& l) {
+                                               std::lock_guard<std::mutex> g(lines_mu_);
+                                               lines_.push_back(l);
+                                             });
+    ASSERT_TRUE(txns.ok()) << txns.status().ToString();
+    txns_ = std::move(txns).value();
     BrokerContext ctx;
     ctx.logs = logs_.get();
     ctx.groups = groups_.get();
+    ctx.txns = txns_.get();
     ctx.cluster_id = "cluster-x";
     ctx.advertised_host = "127.0.0.1";
     ctx.advertised_port->store(19092);
@@ -138,8 +148,10 @@ class BrokerDispatchTest : public ::testing::Test {
       lines_.push_back(l);
     };
     broker_ = std::make_unique<Broker>(ctx);
+    txns_->Start(broker_->MarkerWriter());
   }
   void TearDown() override {
+    txns_->Shutdown();
     broker_->Shutdown();
     groups_->Shutdown();
     ASSERT_TRUE(logs_->Shutdown().ok());
@@ -208,6 +220,7 @@ class BrokerDispatchTest : public ::testing::Test {
   std::unique_ptr<MockScheduler> scheduler_;
   std::unique_ptr<LogManager> logs_;
   std::unique_ptr<GroupCoordinator> groups_;
+  std::unique_ptr<TransactionCoordinator> txns_;
   std::unique_ptr<Broker> broker_;
   int64_t next_id_ = 1000;
   std::mutex lines_mu_;
@@ -947,6 +960,75 @@ TEST_F(BrokerDispatchTest, EveryServedApiAnswersAtEveryVersion) {
           EXPECT_EQ(resp.groups[2].error_code, kafka_error::kInvalidGroupId);
           break;
         }
+        case ApiKey::kAddPartitionsToTxn: {
+          AddPartitionsToTxnRequestData req;
+          req.v3_and_below_transactional_id = name;
+          auto& t = req.v3_and_below_topics.emplace_back();
+          t.name = "t";
+          t.partitions = {0};
+          if (v >= 4) {
+            auto& x = req.transactions.emplace_back();
+            x.transactional_id = name;
+            x.topics = req.v3_and_below_topics;
+            req.v3_and_below_transactional_id.clear();
+            req.v3_and_below_topics.clear();
+          }
+          a = Call(Frame(24, v, req));
+          auto resp = Decode<AddPartitionsToTxnResponseData>(a, 24, v);
+          // No such transactional id.
+          const auto& topics = v >= 4 ? resp.results_by_transaction.at(0).topic_results
+                                      : resp.results_by_topic_v3_and_below;
+          EXPECT_EQ(topics.at(0).results_by_partition.at(0).partition_error_code,
+                    kafka_error::kInvalidProducerIdMapping);
+          break;
+        }
+        case ApiKey::kAddOffsetsToTxn: {
+          AddOffsetsToTxnRequestData req;
+          req.transactional_id = name;
+          req.group_id = "g";
+          a = Call(Frame(25, v, req));
+          EXPECT_EQ(Decode<AddOffsetsToTxnResponseData>(a, 25, v).error_code,
+                    kafka_error::kInvalidProducerIdMapping);
+          break;
+        }
+        case ApiKey::kEndTxn: {
+          EndTxnRequestData req;
+          req.transactional_id = name;
+          a = Call(Frame(26, v, req));
+          EXPECT_EQ(Decode<EndTxnResponseData>(a, 26, v).error_code,
+                    kafka_error::kInvalidProducerIdMapping);
+          break;
+        }
+        case ApiKey::kTxnOffsetCommit: {
+          TxnOffsetCommitRequestData req;
+          req.transactional_id = name;
+          req.group_id = "g";
+          auto& t = req.topics.emplace_back();
+          t.name = "t";
+          t.topic_id = Uuid::Parse(logs_->FindTopic("t")->topic_id).value();
+          t.partitions.emplace_back().committed_offset = 1;
+          a = Call(Frame(28, v, req));
+          auto resp = Decode<TxnOffsetCommitResponseData>(a, 28, v);
+          // The group's offsets partition is not in any transaction of this id.
+          EXPECT_EQ(resp.topics.at(0).partitions.at(0).error_code,
+                    kafka_error::kInvalidProducerIdMapping);
+          break;
+        }
+        case ApiKey::kDescribeTransactions: {
+          DescribeTransactionsRequestData req;
+          req.transactional_ids = {name};
+          a = Call(Frame(65, v, req));
+          auto resp = Decode<DescribeTransactionsResponseData>(a, 65, v);
+          EXPECT_EQ(resp.transaction_states.at(0).error_code,
+                    kafka_error::kTransactionalIdNotFound);
+          break;
+        }
+        case ApiKey::kListTransactions: {
+          ListTransactionsRequestData req;
+          a = Call(Frame(66, v, req));
+          EXPECT_EQ(Decode<ListTransactionsResponseData>(a, 66, v).error_code, 0);
+          break;
+        }
         default:
           continue;  // handlers added later have their own tests
       }
@@ -955,6 +1037,150 @@ TEST_F(BrokerDispatchTest, EveryServedApiAnswersAtEveryVersion) {
     }
   }
   EXPECT_GT(answered, 60);
+}
+
+// A transactional batch of `count` records as a Java producer sends it.
+std::vector<uint8_t> TxnBatch(int64_t pid, int16_t epoch, int32_t seq, int count) {
+  BatchOptions o;
+  o.producer_id = pid;
+  o.producer_epoch = epoch;
+  o.base_sequence = seq;
+  o.is_transactional = true;
+  RecordBatchBuilder b(o);
+  for (int i = 0; i < count; ++i) EXPECT_TRUE(b.Append(kT0, std::nullopt, Bytes()).ok());
+  return *b.Build();
+}
+
+TEST_F(BrokerDispatchTest, TransactionsOverTheWireProtocol) {
+  ASSERT_TRUE(logs_->CreateTopic("t", 2).ok());
+  // FindCoordinator for a transactional id creates __transaction_state.
+  FindCoordinatorRequestData fc;
+  fc.key_type = 1;
+  fc.coordinator_keys = {"tx"};
+  const Answer fa = Call(Frame(10, 4, fc));
+  auto found = Decode<FindCoordinatorResponseData>(fa, 10, 4);
+  ASSERT_EQ(found.coordinators.size(), 1u);
+  EXPECT_EQ(found.coordinators[0].error_code, 0);
+  EXPECT_TRUE(logs_->FindTopic("__transaction_state").ok());
+
+  InitProducerIdRequestData init;
+  init.transactional_id = "tx";
+  init.transaction_timeout_ms = 60000;
+  auto ip = Decode<InitProducerIdResponseData>(Call(Frame(22, 4, init)), 22, 4);
+  ASSERT_EQ(ip.error_code, 0);
+  EXPECT_EQ(ip.producer_epoch, 0);
+  const int64_t pid = ip.producer_id;
+  init.transaction_timeout_ms = 900001;
+  EXPECT_EQ(Decode<InitProducerIdResponseData>(Call(Frame(22, 4, init)), 22, 4).error_code,
+            kafka_error::kInvalidTransactionTimeout);
+
+  // A transactional batch for a partition not in the transaction: refused, not appended, with
+  // the error each Produce version can carry.
+  std::vector<uint8_t> batch = TxnBatch(pid, 0, 0, 2);
+  auto produce = [&](int16_t v, std::optional<std::string> id) {
+    ProduceRequestData req = ProduceOne("t", batch);
+    req.transactional_id = std::move(id);
+    return Decode<ProduceResponseData>(Call(Frame(0, v, req)), 0, v)
+        .responses[0]
+        .partition_responses[0]
+        .error_code;
+  };
+  EXPECT_EQ(produce(9, "tx"), kafka_error::kInvalidTxnState);
+  EXPECT_EQ(produce(11, "tx"), kafka_error::kTransactionAbortable);
+  EXPECT_EQ(produce(9, std::nullopt), kafka_error::kTransactionalIdAuthorizationFailed);
+  EXPECT_EQ(logs_->GetLog({"t", 0}).value()->log_end_offset(), 0);
+
+  // AddPartitionsToTxn v3: unknown partitions and internal topics spoil the whole request.
+  auto add = [&](int16_t v, std::vector<std::pair<std::string, int32_t>> parts) {
+    AddPartitionsToTxnRequestData req;
+    req.v3_and_below_transactional_id = "tx";
+    req.v3_and_below_producer_id = pid;
+    req.v3_and_below_producer_epoch = 0;
+    for (const auto& [topic, partition] : parts) {
+      auto& t = req.v3_and_below_topics.emplace_back();
+      t.name = topic;
+      t.partitions = {partition};
+    }
+    auto resp = Decode<AddPartitionsToTxnResponseData>(Call(Frame(24, v, req)), 24, v);
+    std::vector<int16_t> out;
+    for (const auto& t : resp.results_by_topic_v3_and_below) {
+      for (const auto& p : t.results_by_partition) out.push_back(p.partition_error_code);
+    }
+    return out;
+  };
+  EXPECT_EQ(add(3, {{"t", 0}, {"t", 7}}),
+            (std::vector<int16_t>{kafka_error::kOperationNotAttempted,
+                                  kafka_error::kUnknownTopicOrPartition}));
+  EXPECT_EQ(add(3, {{"t", 0}, {"__consumer_offsets", 0}}),
+            (std::vector<int16_t>{kafka_error::kOperationNotAttempted,
+                                  kafka_error::kTopicAuthorizationFailed}));
+  EXPECT_EQ(add(3, {{"t", 0}}), (std::vector<int16_t>{0}));
+  EXPECT_EQ(produce(9, "tx"), 0);
+  EXPECT_EQ(logs_->GetLog({"t", 0}).value()->last_stable_offset(), 0);
+
+  // A control batch from a client is refused.
+  std::vector<uint8_t> forged = *BuildTransactionMarkerBatch(pid, 0, 0, true, kT0);
+  ProduceRequestData fake = ProduceOne("t", forged);
+  fake.transactional_id = "tx";
+  EXPECT_NE(Decode<ProduceResponseData>(Call(Frame(0, 9, fake)), 0, 9)
+                .responses[0]
+                .partition_responses[0]
+                .error_code,
+            0);
+
+  // Brokers' v4 VerifyOnly sees the partition in the transaction.
+  AddPartitionsToTxnRequestData verify;
+  auto& vt = verify.transactions.emplace_back();
+  vt.transactional_id = "tx";
+  vt.producer_id = pid;
+  vt.producer_epoch = 0;
+  vt.verify_only = true;
+  auto& vtt = vt.topics.emplace_back();
+  vtt.name = "t";
+  vtt.partitions = {0, 1};
+  auto vr = Decode<AddPartitionsToTxnResponseData>(Call(Frame(24, 4, verify)), 24, 4);
+  ASSERT_EQ(vr.results_by_transaction.size(), 1u);
+  const auto& vp = vr.results_by_transaction[0].topic_results[0].results_by_partition;
+  EXPECT_EQ(vp[0].partition_error_code, 0);
+  EXPECT_EQ(vp[1].partition_error_code, kafka_error::kTransactionAbortable);
+
+  DescribeTransactionsRequestData dreq;
+  dreq.transactional_ids = {"tx", "nobody"};
+  auto dr = Decode<DescribeTransactionsResponseData>(Call(Frame(65, 0, dreq)), 65, 0);
+  ASSERT_EQ(dr.transaction_states.size(), 2u);
+  EXPECT_EQ(dr.transaction_states[0].transaction_state, "Ongoing");
+  EXPECT_EQ(dr.transaction_states[1].error_code, kafka_error::kTransactionalIdNotFound);
+
+  // EndTxn: a fenced epoch at v1 is INVALID_PRODUCER_EPOCH; the commit writes the marker and the
+  // records become readable read_committed.
+  EndTxnRequestData end;
+  end.transactional_id = "tx";
+  end.producer_id = pid;
+  end.producer_epoch = 5;
+  end.committed = true;
+  EXPECT_EQ(Decode<EndTxnResponseData>(Call(Frame(26, 1, end)), 26, 1).error_code,
+            kafka_error::kInvalidProducerEpoch);
+  EXPECT_EQ(Decode<EndTxnResponseData>(Call(Frame(26, 3, end)), 26, 3).error_code,
+            kafka_error::kProducerFenced);
+  end.producer_epoch = 0;
+  EXPECT_EQ(Decode<EndTxnResponseData>(Call(Frame(26, 3, end)), 26, 3).error_code, 0);
+  std::shared_ptr<Log> log = logs_->GetLog({"t", 0}).value();
+  EXPECT_EQ(log->log_end_offset(), 3) << [&] {
+    std::lock_guard<std::mutex> g(lines_mu_);
+    std::string all;
+    for (const auto& l : lines_) all += l + "\n";
+    return all;
+  }();  // two records and the COMMIT marker
+  EXPECT_EQ(log->last_stable_offset(), 3);
+  // The same batch again (the transaction is over): refused by verification.
+  batch = TxnBatch(pid, 0, 2, 1);
+  EXPECT_EQ(produce(11, "tx"), kafka_error::kTransactionAbortable);
+
+  ListTransactionsRequestData lreq;
+  lreq.state_filters = {"CompleteCommit"};
+  auto lr = Decode<ListTransactionsResponseData>(Call(Frame(66, 1, lreq)), 66, 1);
+  ASSERT_EQ(lr.transaction_states.size(), 1u);
+  EXPECT_EQ(lr.transaction_states[0].transactional_id, "tx");
 }
 
 }  // namespace

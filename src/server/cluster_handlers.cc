@@ -36,6 +36,10 @@ const std::vector<ServedVersions> kServed = {
     {Key(ApiKey::kDeleteRecords), 0, 2, 0},
     {Key(ApiKey::kInitProducerId), 0, 6, 0},
     {Key(ApiKey::kOffsetForLeaderEpoch), 2, 4, 2},
+    {Key(ApiKey::kAddPartitionsToTxn), 0, 5, 0},
+    {Key(ApiKey::kAddOffsetsToTxn), 0, 4, 0},
+    {Key(ApiKey::kEndTxn), 0, 5, 0},
+    {Key(ApiKey::kTxnOffsetCommit), 0, 6, 0},
     {Key(ApiKey::kDescribeAcls), 1, 3, 1},
     {Key(ApiKey::kCreateAcls), 1, 3, 1},
     {Key(ApiKey::kDeleteAcls), 1, 3, 1},
@@ -47,6 +51,8 @@ const std::vector<ServedVersions> kServed = {
     {Key(ApiKey::kIncrementalAlterConfigs), 0, 1, 0},
     {Key(ApiKey::kOffsetDelete), 0, 0, 0},
     {Key(ApiKey::kDescribeCluster), 0, 2, 0},
+    {Key(ApiKey::kDescribeTransactions), 0, 0, 0},
+    {Key(ApiKey::kListTransactions), 0, 2, 0},
     {Key(ApiKey::kDescribeTopicPartitions), 0, 0, 0},
     {Key(ApiKey::kConsumerGroupHeartbeat), 0, 1, 0},
     {Key(ApiKey::kConsumerGroupDescribe), 0, 1, 0},
@@ -129,16 +135,7 @@ protocol::InitProducerIdResponseData HandleInitProducerId(
     const BrokerContext& ctx, const protocol::InitProducerIdRequestData& req, int16_t version) {
   (void)version;
   protocol::InitProducerIdResponseData resp;
-  if (req.transactional_id.has_value()) {
-    // Transactions come with the transaction coordinator; a transactional producer finds
-    // no coordinator (FindCoordinator is not served) and fails fast.
-    resp.error_code = kafka_error::kCoordinatorNotAvailable;
-    ctx.Log(
-        fmt::format("InitProducerId for transactional id {} refused: transactions are not "
-                    "supported yet",
-                    *req.transactional_id));
-    return resp;
-  }
+  if (req.transactional_id.has_value()) return HandleTransactionalInitProducerId(ctx, req, version);
   // An idempotent producer gets a fresh id each time (Kafka's non-transactional path), also
   // when it asks to bump the epoch of an old one (KIP-360).
   Result<int64_t> id = ctx.next_producer_id

@@ -78,8 +78,16 @@ p::FindCoordinatorResponseData HandleFindCoordinator(const BrokerContext& ctx,
                             s.ToString()));
         error = ke::kCoordinatorNotAvailable;
       }
-    } else if (key_type == kTransactionKeyType || (key_type == kShareKeyType && version >= 6)) {
-      error = ke::kCoordinatorNotAvailable;  // no transaction or share coordinator yet
+    } else if (key_type == kTransactionKeyType) {
+      if (ctx.txns == nullptr) {
+        error = ke::kCoordinatorNotAvailable;
+      } else if (Status s = ctx.txns->EnsureStateTopic(); !s.ok()) {
+        ctx.Log(fmt::format("WARN Could not create the internal topic __transaction_state: {}",
+                            s.ToString()));
+        error = ke::kCoordinatorNotAvailable;
+      }
+    } else if (key_type == kShareKeyType && version >= 6) {
+      error = ke::kCoordinatorNotAvailable;  // no share coordinator yet
     } else {
       error = ke::kInvalidRequest;
     }
@@ -245,8 +253,8 @@ namespace {
 p::OffsetFetchResponseData::OffsetFetchResponseGroup FetchGroup(
     const BrokerContext& ctx, const std::string& group_id,
     const std::optional<std::vector<p::OffsetFetchRequestData::OffsetFetchRequestTopics>>& topics,
-    int16_t version, const std::optional<std::string>& member_id = std::nullopt,
-    int32_t member_epoch = -1) {
+    int16_t version, bool require_stable,
+    const std::optional<std::string>& member_id = std::nullopt, int32_t member_epoch = -1) {
   p::OffsetFetchResponseData::OffsetFetchResponseGroup out;
   out.group_id = group_id;
   if (ctx.groups == nullptr) {
@@ -272,7 +280,7 @@ p::OffsetFetchResponseData::OffsetFetchResponseGroup FetchGroup(
     }
   }
   GroupCoordinator::FetchResult r =
-      ctx.groups->FetchOffsets(group_id, want, member_id, member_epoch);
+      ctx.groups->FetchOffsets(group_id, want, member_id, member_epoch, require_stable);
   out.error_code = r.error_code;
   if (r.error_code != ke::kNone) return out;
   std::map<std::string, size_t> at;
@@ -322,8 +330,8 @@ p::OffsetFetchResponseData HandleOffsetFetch(const BrokerContext& ctx,
   p::OffsetFetchResponseData resp;
   if (version >= 8) {
     for (const auto& g : req.groups) {
-      resp.groups.push_back(
-          FetchGroup(ctx, g.group_id, g.topics, version, g.member_id, g.member_epoch));
+      resp.groups.push_back(FetchGroup(ctx, g.group_id, g.topics, version, req.require_stable,
+                                       g.member_id, g.member_epoch));
     }
     return resp;
   }
@@ -338,7 +346,7 @@ p::OffsetFetchResponseData HandleOffsetFetch(const BrokerContext& ctx,
     }
   }
   p::OffsetFetchResponseData::OffsetFetchResponseGroup g =
-      FetchGroup(ctx, req.group_id, topics, version);
+      FetchGroup(ctx, req.group_id, topics, version, version >= 7 && req.require_stable);
   if (version >= 2) resp.error_code = g.error_code;
   if (g.error_code != ke::kNone) {
     if (version < 2 && req.topics) {

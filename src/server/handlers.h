@@ -12,6 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "protocol/generated/add_offsets_to_txn_request.h"
+#include "protocol/generated/add_offsets_to_txn_response.h"
+#include "protocol/generated/add_partitions_to_txn_request.h"
+#include "protocol/generated/add_partitions_to_txn_response.h"
 #include "protocol/generated/alter_configs_request.h"
 #include "protocol/generated/alter_configs_response.h"
 #include "protocol/generated/api_versions_request.h"
@@ -46,6 +50,10 @@
 #include "protocol/generated/describe_log_dirs_response.h"
 #include "protocol/generated/describe_topic_partitions_request.h"
 #include "protocol/generated/describe_topic_partitions_response.h"
+#include "protocol/generated/describe_transactions_request.h"
+#include "protocol/generated/describe_transactions_response.h"
+#include "protocol/generated/end_txn_request.h"
+#include "protocol/generated/end_txn_response.h"
 #include "protocol/generated/find_coordinator_request.h"
 #include "protocol/generated/find_coordinator_response.h"
 #include "protocol/generated/heartbeat_request.h"
@@ -62,6 +70,8 @@
 #include "protocol/generated/list_groups_response.h"
 #include "protocol/generated/list_offsets_request.h"
 #include "protocol/generated/list_offsets_response.h"
+#include "protocol/generated/list_transactions_request.h"
+#include "protocol/generated/list_transactions_response.h"
 #include "protocol/generated/metadata_request.h"
 #include "protocol/generated/metadata_response.h"
 #include "protocol/generated/offset_commit_request.h"
@@ -76,8 +86,11 @@
 #include "protocol/generated/produce_response.h"
 #include "protocol/generated/sync_group_request.h"
 #include "protocol/generated/sync_group_response.h"
+#include "protocol/generated/txn_offset_commit_request.h"
+#include "protocol/generated/txn_offset_commit_response.h"
 #include "seglog/topic_partition.h"
 #include "server/broker_context.h"
+#include "txn/transaction_coordinator.h"
 
 namespace seglog {
 
@@ -203,6 +216,30 @@ protocol::ConsumerGroupHeartbeatResponseData HandleConsumerGroupHeartbeat(
 protocol::ConsumerGroupDescribeResponseData HandleConsumerGroupDescribe(
     const BrokerContext& ctx, const protocol::ConsumerGroupDescribeRequestData& req,
     int16_t version);
+
+// ---- Transactions (txn_handlers.cc) ----
+
+// InitProducerId of a transactional id (HandleInitProducerId hands those over).
+protocol::InitProducerIdResponseData HandleTransactionalInitProducerId(
+    const BrokerContext& ctx, const protocol::InitProducerIdRequestData& req, int16_t version);
+protocol::AddPartitionsToTxnResponseData HandleAddPartitionsToTxn(
+    const BrokerContext& ctx, const protocol::AddPartitionsToTxnRequestData& req, int16_t version);
+protocol::AddOffsetsToTxnResponseData HandleAddOffsetsToTxn(
+    const BrokerContext& ctx, const protocol::AddOffsetsToTxnRequestData& req, int16_t version);
+protocol::EndTxnResponseData HandleEndTxn(const BrokerContext& ctx,
+                                          const protocol::EndTxnRequestData& req, int16_t version);
+protocol::TxnOffsetCommitResponseData HandleTxnOffsetCommit(
+    const BrokerContext& ctx, const protocol::TxnOffsetCommitRequestData& req, int16_t version);
+protocol::DescribeTransactionsResponseData HandleDescribeTransactions(
+    const BrokerContext& ctx, const protocol::DescribeTransactionsRequestData& req,
+    int16_t version);
+protocol::ListTransactionsResponseData HandleListTransactions(
+    const BrokerContext& ctx, const protocol::ListTransactionsRequestData& req, int16_t version);
+// The transaction coordinator's markers as this broker writes them: data partitions get the
+// control batch appended, __consumer_offsets partitions go to the group coordinator;
+// `appended` is told of each partition that got its marker (to wake parked fetches).
+TransactionCoordinator::MarkerWriter BrokerMarkerWriter(
+    const BrokerContext& ctx, std::function<void(const TopicPartition&)> appended);
 
 }  // namespace seglog
 

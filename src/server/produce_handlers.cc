@@ -1,6 +1,7 @@
 // Produce and ListOffsets: appending batches from clients, and finding offsets.
 #include <fmt/format.h>
 
+#include "base/coding.h"
 #include "protocol/kafka_error.h"
 #include "server/handlers.h"
 
@@ -26,6 +27,53 @@ Status ValidateProduceRecords(std::span<const uint8_t> bytes, int16_t version) {
         std::to_string(version) + " are not allowed to use ZStandard compression");
   }
   return Status::OK();
+}
+
+// A transactional batch's producer (Kafka's v2 batch header: attributes at 21, producer id
+// at 43, epoch at 51; record_batch.h). nullopt for a batch that is not transactional.
+struct TransactionalProducer {
+  int64_t producer_id;
+  int16_t producer_epoch;
+};
+std::optional<TransactionalProducer> TransactionalBatchProducer(std::span<const uint8_t> bytes) {
+  if (bytes.size() < 61 || (bytes[22] & 0x10) == 0) return std::nullopt;
+  return TransactionalProducer{LoadBEInt64(bytes.data() + 43), LoadBEInt16(bytes.data() + 51)};
+}
+
+// Kafka's check that a transactional batch's partition is in its producer's open transaction
+// (KIP-890 part 1: ReplicaManager's verification through AddPartitionsToTxn VerifyOnly, or for
+// Produce v12+ its ADD_PARTITION), with the error the producer gets; 0 when it may append.
+int16_t VerifyTransactionalBatch(const BrokerContext& ctx,
+                                 const std::optional<std::string>& transactional_id,
+                                 const TransactionalProducer& producer, const TopicPartition& tp,
+                                 int16_t version) {
+  namespace ke = kafka_error;
+  if (!transactional_id) return ke::kTransactionalIdAuthorizationFailed;
+  if (version < 12 && !ctx.transaction_partition_verification) return ke::kNone;
+  if (ctx.txns == nullptr) return ke::kNotEnoughReplicas;
+  int16_t code = ke::kNone;
+  if (version >= 12) {
+    code = ctx.txns->AddPartitions(*transactional_id, producer.producer_id, producer.producer_epoch,
+                                   {tp});
+  } else {
+    TransactionCoordinator::Verification v = ctx.txns->VerifyPartitions(
+        *transactional_id, producer.producer_id, producer.producer_epoch, {tp});
+    code = v.error_code != ke::kNone ? v.error_code : v.partition_errors.front();
+    // Produce v0-10 (DEFAULT_ERROR) cannot carry TRANSACTION_ABORTABLE.
+    if (code == ke::kTransactionAbortable && version <= 10) code = ke::kInvalidTxnState;
+  }
+  switch (code) {
+    case ke::kProducerFenced:
+      return ke::kInvalidProducerEpoch;
+    case ke::kCoordinatorNotAvailable:
+    case ke::kCoordinatorLoadInProgress:
+    case ke::kNotCoordinator:
+      return ke::kNotEnoughReplicas;  // retriable: "unable to verify the partition"
+    case ke::kConcurrentTransactions:
+      return version >= 12 ? code : ke::kNotEnoughReplicas;
+    default:
+      return code;
+  }
 }
 
 }  // namespace
@@ -68,6 +116,24 @@ protocol::ProduceResponseData HandleProduce(const BrokerContext& ctx,
       std::span<const uint8_t> bytes;
       if (part.records.has_value()) bytes = part.records->contiguous();
       Status valid = ValidateProduceRecords(bytes, version);
+      if (valid.ok()) {
+        if (std::optional<TransactionalProducer> producer = TransactionalBatchProducer(bytes)) {
+          const int16_t code =
+              VerifyTransactionalBatch(ctx, req.transactional_id, *producer, tp, version);
+          if (code != kafka_error::kNone) {
+            fail(code);
+            pr.error_message =
+                code == kafka_error::kInvalidTxnState || code == kafka_error::kTransactionAbortable
+                    ? std::optional<std::string>("Partition was not added to the transaction")
+                    : std::nullopt;
+            ctx.Log(
+                fmt::format("Error processing append operation on partition {}: the "
+                            "transactional batch of producer {} failed verification ({})",
+                            tp.ToString(), producer->producer_id, code));
+            continue;
+          }
+        }
+      }
       Result<LogAppendInfo> info =
           valid.ok() ? log.value()->AppendAsLeader(bytes, 0, AppendOrigin::kClient)
                      : Result<LogAppendInfo>(valid);

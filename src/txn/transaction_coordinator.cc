@@ -402,7 +402,8 @@ class TransactionCoordinator::Core : public std::enable_shared_from_this<Core> {
     TransactionPartitions left;
     bool refused = false;
     for (const TopicPartition& tp : todo) {
-      const int16_t code = (*writer)(tp, pid, epoch, kCoordinatorEpoch, commit);
+      const int16_t code =
+          (*writer)(tp, pid, epoch, kCoordinatorEpoch, commit, scheduler_->NowMs());
       switch (code) {
         case ke::kNone:
           break;

@@ -54,10 +54,11 @@ class LogManager;
 class TransactionCoordinator {
  public:
   // Writes one COMMIT (commit) or ABORT marker of (producer_id, producer_epoch) with
-  // `coordinator_epoch` to `tp`; returns Kafka's error code (0: written).
+  // `coordinator_epoch` and the coordinator's clock `timestamp_ms` to `tp`; returns Kafka's
+  // error code (0: written).
   using MarkerWriter =
       std::function<int16_t(const TopicPartition& tp, int64_t producer_id, int16_t producer_epoch,
-                            int32_t coordinator_epoch, bool commit)>;
+                            int32_t coordinator_epoch, bool commit, int64_t timestamp_ms)>;
 
   // Loads every partition of __transaction_state that exists. Markers are not written until
   // Start(). `logs` and `scheduler` must outlive the coordinator; `logger` may be null.

@@ -56,7 +56,7 @@ class TransactionCoordinatorTest : public ::testing::Test {
     ASSERT_TRUE(c.ok()) << c.status().ToString();
     txn_ = std::move(c).value();
     txn_->Start([this](const TopicPartition& tp, int64_t pid, int16_t epoch, int32_t ce,
-                       bool commit) { return WriteMarker(tp, pid, epoch, ce, commit); });
+                       bool commit, int64_t) { return WriteMarker(tp, pid, epoch, ce, commit); });
   }
   void Close() {
     if (txn_) txn_->Shutdown();
