@@ -739,6 +739,7 @@ class TransactionCoordinator::Core : public std::enable_shared_from_this<Core> {
         ++prepared;
       }
     }
+    if (records == 0) return;  // an empty partition: nothing worth a line
     Info(fmt::format(
         "Finished loading {} transaction metadata from {} in {} ms: {} records, {} "
         "transactions to complete",

@@ -134,7 +134,9 @@ Result<LoadedTransactionRecord> DecodeTransactionRecord(
   m.producer_epoch = v->producer_epoch;
   m.txn_timeout_ms = v->transaction_timeout_ms;
   m.state = *state;
-  if (v->transaction_partitions) {
+  // Empty has no partitions (Kafka never writes an Empty record with some); a record that
+  // lists them anyway is read as Empty without them, so the state is one Kafka could be in.
+  if (v->transaction_partitions && m.state != TransactionState::kEmpty) {
     for (const auto& p : *v->transaction_partitions) {
       for (int32_t id : p.partition_ids) m.partitions.insert(TopicPartition{p.topic, id});
     }
