@@ -42,6 +42,7 @@ Status Serve(const ServeOptions& options, const std::atomic<bool>& stop, std::os
   ctx.groups = groups.get();
   ctx.txns = txns.get();
   ctx.transaction_partition_verification = config.txn.transaction_partition_verification_enable;
+  ctx.transaction_version = config.txn.transaction_version;
   ctx.node_id = config.node_id;
   ctx.cluster_id = logs->cluster_id();
   ctx.auto_create_topics = config.auto_create_topics_enable;

@@ -201,7 +201,7 @@ Status TransactionIndex::Reset() {
   return Status::OK();
 }
 
-Status TransactionIndex::SanityCheck() const {
+Status TransactionIndex::SanityCheck(std::optional<int64_t> end_offset) const {
   SEGLOG_ASSIGN_OR_RETURN(std::vector<AbortedTxn> all, AllAbortedTxns());
   const std::string p = path();
   std::optional<int64_t> previous;
@@ -214,6 +214,12 @@ Status TransactionIndex::SanityCheck() const {
                       "lastStableOffset={})",
                       t.producer_id, t.first_offset, t.last_offset, t.last_stable_offset),
           p, base_offset_));
+    }
+    if (end_offset && t.last_offset >= *end_offset) {
+      return Status::Corruption(fmt::format(
+          "CorruptIndexException: the aborted transaction of producer {} in index {} ends at "
+          "offset {}, past its segment (the next one starts at {})",
+          t.producer_id, p, t.last_offset, *end_offset));
     }
     if (previous && t.last_offset <= *previous) {
       return Status::Corruption(fmt::format(

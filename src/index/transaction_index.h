@@ -94,9 +94,11 @@ class TransactionIndex {
   // Empties the file (a segment being recovered rebuilds it).
   Status Reset() EXCLUDES(mu_);
   // Kafka's sanityCheck: Corruption ("CorruptIndexException: ...") for an entry whose last
-  // offset is below the segment's base offset, or one that goes backwards (seglog's addition:
-  // Kafka would only refuse the next append).
-  Status SanityCheck() const EXCLUDES(mu_);
+  // offset is below the segment's base offset, or one that goes backwards, or (given the next
+  // segment's base offset, `end_offset`) one whose marker lies past the segment - seglog's
+  // additions: Kafka would only refuse the next append, or serve the entry from the wrong
+  // segment.
+  Status SanityCheck(std::optional<int64_t> end_offset = std::nullopt) const EXCLUDES(mu_);
   // Closes the file (later calls open it again).
   Status Close() EXCLUDES(mu_);
   // Moves the file (a segment's suffix change); fine when it does not exist.

@@ -121,6 +121,11 @@ TEST_F(TransactionIndexTest, SanityCheckAndBadFiles) {
   WriteFile(two);
   TransactionIndex backwards(Env::Default(), 100, path_);
   EXPECT_THAT(backwards.SanityCheck().ToString(), HasSubstr("go backwards"));
+  // An entry whose marker lies past the segment (the next one starts at 120).
+  WriteFile(EncodeAbortedTxn({1, 100, 120, 121}));
+  TransactionIndex past(Env::Default(), 100, path_);
+  EXPECT_TRUE(past.SanityCheck(121).ok());
+  EXPECT_THAT(past.SanityCheck(120).ToString(), HasSubstr("past its segment"));
   // A version Kafka does not know (first byte 1).
   std::vector<uint8_t> v1 = EncodeAbortedTxn({1, 100, 120, 121});
   v1[0] = 1;

@@ -311,7 +311,8 @@ class LogLoader {
               next == out_.segments.end() ? std::nullopt : std::optional<int64_t>(next->first),
               options_.recovery_point);
       // Kafka's sanityCheck of every segment's transaction index at load.
-      Status txn = it->second->txn_index().SanityCheck();
+      Status txn = it->second->txn_index().SanityCheck(
+          next == out_.segments.end() ? std::nullopt : std::optional<int64_t>(next->first));
       if (!after_recovery_point && !missing_index_.count(it->first) && txn.ok()) continue;
       SEGLOG_ASSIGN_OR_RETURN(const bool truncated,
                               RecoverSegment(*it->second, after_recovery_point ? "unclean shutdown"

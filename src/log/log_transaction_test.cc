@@ -204,6 +204,36 @@ TEST_F(LogTransactionTest, ACorruptIndexIsRebuiltAtLoad) {
             (std::vector<AbortedTransaction>{{kA, 0}, {kB, 3}}));
 }
 
+// An entry that lies past its segment (it belongs to the next one) fails the check at load too:
+// the segment is recovered and its index rebuilt with only its own transaction.
+TEST_F(LogTransactionTest, AnEntryPastItsSegmentIsRebuiltAtLoad) {
+  {
+    auto log = OpenLog();
+    ASSERT_TRUE(Data(log.get(), kA, 0, 2).ok());                         // 0..1
+    ASSERT_TRUE(Marker(log.get(), kA, ControlRecordType::kAbort).ok());  // 2
+    ASSERT_TRUE(log->Roll().ok());
+    ASSERT_TRUE(Data(log.get(), kB, 0, 2).ok());                         // 3..4
+    ASSERT_TRUE(Marker(log.get(), kB, ControlRecordType::kAbort).ok());  // 5
+    ASSERT_TRUE(log->Close().ok());
+  }
+  std::vector<uint8_t> lying = EncodeAbortedTxn({kA, 0, 2, 3});
+  std::vector<uint8_t> next = EncodeAbortedTxn({kB, 3, 5, 6});
+  lying.insert(lying.end(), next.begin(), next.end());
+  {
+    std::ofstream out(TxnIndexFilePath(dir(), 0), std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(lying.data()),
+              static_cast<std::streamsize>(lying.size()));
+  }
+  auto log = OpenLog();
+  std::string actions;
+  for (const std::string& a : log->load_report().actions) actions += fmt::format("{}\n", a);
+  EXPECT_THAT(actions, HasSubstr("corrupt transaction index"));
+  EXPECT_EQ(IndexOf(0), (std::vector<AbortedTxn>{{kA, 0, 2, 3}}));
+  EXPECT_EQ(IndexOf(3), (std::vector<AbortedTxn>{{kB, 3, 5, 6}}));
+  EXPECT_EQ(*log->CollectAbortedTransactions(0, 6),
+            (std::vector<AbortedTransaction>{{kA, 0}, {kB, 3}}));
+}
+
 // Retention takes a segment's .txnindex with it.
 TEST_F(LogTransactionTest, TheIndexGoesWithItsSegment) {
   auto log = OpenLog();

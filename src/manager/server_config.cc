@@ -333,6 +333,16 @@ Result<ServerConfig> ServerConfig::FromProperties(const std::map<std::string, st
              "transaction.remove.expired.transaction.cleanup.interval.ms", v, 1,
              &c.txn.remove_expired_transaction_cleanup_interval_ms);
        }},
+      {"transaction.version",
+       [&](const std::string& v) {
+         int32_t x = 0;
+         Status s = ParseConfigInt<int32_t>("transaction.version", v, 0, &x);
+         if (s.ok() && x > 2) {
+           s = ConfigInvalid("transaction.version", v, "Value must be no more than 2");
+         }
+         if (s.ok()) c.txn.transaction_version = static_cast<int16_t>(x);
+         return s;
+       }},
       {"transaction.partition.verification.enable",
        [&](const std::string& v) {
          return ParseConfigBool("transaction.partition.verification.enable", v,

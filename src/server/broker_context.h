@@ -31,6 +31,8 @@ struct BrokerContext {
   // transaction.partition.verification.enable: a transactional batch's partition must be in
   // its producer's transaction (checked with the coordinator before the append).
   bool transaction_partition_verification = true;
+  // The finalized level of the transaction.version feature ApiVersions advertises (0: none).
+  int16_t transaction_version = 0;
   int32_t node_id = 1;
   std::string cluster_id;
   // What Metadata and DescribeCluster tell clients to connect to.

@@ -139,6 +139,7 @@ class BrokerDispatchTest : public ::testing::Test {
     ctx.logs = logs_.get();
     ctx.groups = groups_.get();
     ctx.txns = txns_.get();
+    ctx.transaction_version = config->txn.transaction_version;
     ctx.cluster_id = "cluster-x";
     ctx.advertised_host = "127.0.0.1";
     ctx.advertised_port->store(19092);
@@ -1181,6 +1182,44 @@ TEST_F(BrokerDispatchTest, TransactionsOverTheWireProtocol) {
   auto lr = Decode<ListTransactionsResponseData>(Call(Frame(66, 1, lreq)), 66, 1);
   ASSERT_EQ(lr.transaction_states.size(), 1u);
   EXPECT_EQ(lr.transaction_states[0].transactional_id, "tx");
+}
+
+TEST_F(BrokerDispatchTest, ListOffsetsByTimestampStopsAtTheLastStableOffset) {
+  ASSERT_TRUE(logs_->CreateTopic("t", 1).ok());
+  std::shared_ptr<Log> log = logs_->GetLog({"t", 0}).value();
+  auto append = [&](int64_t pid, int64_t ts, bool transactional) {
+    BatchOptions o;
+    o.producer_id = pid;
+    o.producer_epoch = 0;
+    o.base_sequence = 0;
+    o.is_transactional = transactional;
+    RecordBatchBuilder b(o);
+    EXPECT_TRUE(b.Append(ts, std::nullopt, Bytes()).ok());
+    return log->AppendAsLeader(*b.Build()).status();
+  };
+  ASSERT_TRUE(append(7000, kT0, false).ok());         // 0
+  ASSERT_TRUE(append(7001, kT0 + 1000, true).ok());   // 1: an open transaction
+  ASSERT_TRUE(append(7002, kT0 + 2000, false).ok());  // 2
+  ASSERT_EQ(log->last_stable_offset(), 1);
+  auto lookup = [&](int64_t ts, int8_t isolation) {
+    ListOffsetsRequestData req;
+    req.isolation_level = isolation;
+    auto& t = req.topics.emplace_back();
+    t.name = "t";
+    t.partitions.emplace_back().timestamp = ts;
+    auto resp = Decode<ListOffsetsResponseData>(Call(Frame(2, 7, req)), 2, 7);
+    const auto& p = resp.topics.at(0).partitions.at(0);
+    EXPECT_EQ(p.error_code, 0);
+    return std::make_pair(p.offset, p.timestamp);
+  };
+  EXPECT_EQ(lookup(kT0, 1), std::make_pair(int64_t{0}, kT0));
+  EXPECT_EQ(lookup(kT0 + 1000, 0), std::make_pair(int64_t{1}, kT0 + 1000));
+  EXPECT_EQ(lookup(kT0 + 2000, 0), std::make_pair(int64_t{2}, kT0 + 2000));
+  // read_committed: nothing at or past the open transaction's first offset.
+  EXPECT_EQ(lookup(kT0 + 1000, 1), std::make_pair(int64_t{-1}, int64_t{-1}));
+  EXPECT_EQ(lookup(kT0 + 2000, 1), std::make_pair(int64_t{-1}, int64_t{-1}));
+  EXPECT_EQ(lookup(-3, 1), std::make_pair(int64_t{-1}, int64_t{-1}));  // the max timestamp: 2
+  EXPECT_EQ(lookup(-1, 1).first, 1);
 }
 
 }  // namespace

@@ -89,13 +89,27 @@ const ServedVersions* FindServedApi(int16_t api_key) {
 protocol::ApiVersionsResponseData HandleApiVersions(const BrokerContext& ctx,
                                                     const protocol::ApiVersionsRequestData& req,
                                                     int16_t version) {
-  (void)ctx;
   protocol::ApiVersionsResponseData resp;
   if (version >= 3) {
     if (!IsValidSoftwareToken(req.client_software_name) ||
         !IsValidSoftwareToken(req.client_software_version)) {
       resp.error_code = kafka_error::kInvalidRequest;
       return resp;
+    }
+  }
+  if (version >= 3) {
+    // Kafka's features (tagged fields from v3): transaction.version, whose finalized level
+    // tells 4.x clients which transaction protocol to speak (KIP-890 part 2 at 2).
+    auto& sf = resp.supported_features.emplace_back();
+    sf.name = "transaction.version";
+    sf.min_version = 0;
+    sf.max_version = 2;
+    resp.finalized_features_epoch = 1;
+    if (ctx.transaction_version > 0) {
+      auto& ff = resp.finalized_features.emplace_back();
+      ff.name = "transaction.version";
+      ff.min_version_level = ctx.transaction_version;
+      ff.max_version_level = ctx.transaction_version;
     }
   }
   for (const ServedVersions& s : kServed) {

@@ -54,7 +54,7 @@ int16_t VerifyTransactionalBatch(const BrokerContext& ctx,
   int16_t code = ke::kNone;
   if (version >= 12) {
     code = ctx.txns->AddPartitions(*transactional_id, producer.producer_id, producer.producer_epoch,
-                                   {tp});
+                                   {tp}, /*client_transaction_version=*/2);
   } else {
     TransactionCoordinator::Verification v = ctx.txns->VerifyPartitions(
         *transactional_id, producer.producer_id, producer.producer_epoch, {tp});
@@ -218,7 +218,12 @@ protocol::ListOffsetsResponseData HandleListOffsets(const BrokerContext& ctx,
         pr.error_code = kafka_error::FromStatus(found.status());
         continue;
       }
-      if (found.value().has_value()) {
+      // Kafka's lastFetchableOffset: a read_committed client is not told of an offset at or
+      // past the last stable offset (the high watermark bounds the others, and is the log end
+      // here); it gets no offset, as for a timestamp past the last record.
+      const int64_t last_fetchable =
+          req.isolation_level == 1 ? l->last_stable_offset() : l->high_watermark();
+      if (found.value().has_value() && found.value()->offset < last_fetchable) {
         pr.timestamp = found.value()->timestamp;
         pr.offset = found.value()->offset;
         if (version >= 4) pr.leader_epoch = found.value()->leader_epoch.value_or(-1);

@@ -103,8 +103,9 @@ p::AddPartitionsToTxnResponseData HandleAddPartitionsToTxn(
         errors = v.partition_errors;
       }
     } else {
-      const int16_t e =
-          ctx.txns->AddPartitions(t.transactional_id, t.producer_id, t.producer_epoch, partitions);
+      // v4+ come from brokers adding their produce's partitions (transaction.version 2).
+      const int16_t e = ctx.txns->AddPartitions(t.transactional_id, t.producer_id, t.producer_epoch,
+                                                partitions, version >= 4 ? 2 : 0);
       errors.assign(errors.size(), OldFenced(e, version, 2));
     }
     // The answer, grouped by topic in the request's order.
@@ -157,10 +158,14 @@ p::EndTxnResponseData HandleEndTxn(const BrokerContext& ctx, const p::EndTxnRequ
     resp.error_code = ke::kCoordinatorNotAvailable;
     return resp;
   }
-  resp.error_code = OldFenced(
-      ctx.txns->EndTxn(req.transactional_id, req.producer_id, req.producer_epoch, req.committed),
-      version, 2);
-  // v5's ProducerId/ProducerEpoch are for transaction.version 2 clients: -1 here.
+  // v5+ is a transaction.version 2 client's (KIP-890 part 2): the answer carries the epoch it
+  // bumped.
+  TransactionCoordinator::ProducerIdAndEpoch r =
+      ctx.txns->EndTxn(req.transactional_id, req.producer_id, req.producer_epoch, req.committed,
+                       version >= 5 ? 2 : 0);
+  resp.error_code = OldFenced(r.error_code, version, 2);
+  resp.producer_id = r.producer_id;
+  resp.producer_epoch = r.producer_epoch;
   return resp;
 }
 
@@ -216,7 +221,7 @@ p::TxnOffsetCommitResponseData HandleTxnOffsetCommit(const BrokerContext& ctx,
   int16_t verified = ke::kNone;
   if (version >= 5) {
     verified = ctx.txns->AddPartitions(req.transactional_id, req.producer_id, req.producer_epoch,
-                                       {offsets});
+                                       {offsets}, 2);
   } else {
     TransactionCoordinator::Verification v = ctx.txns->VerifyPartitions(
         req.transactional_id, req.producer_id, req.producer_epoch, {offsets});

@@ -29,9 +29,6 @@ using protocol::DescribeTransactionsResponseData;
 using protocol::ListTransactionsResponseData;
 
 constexpr int32_t kLoadReadBytes = 5 << 20;  // transaction.state.log.load.buffer.size
-// The value version of a broker whose transaction.version is 0 (Kafka's
-// transactionLogValueVersion): seglog does not finalize transaction.version.
-constexpr int16_t kValueVersion = 0;
 // The leader epoch of every __transaction_state partition on one node (see the header).
 constexpr int32_t kCoordinatorEpoch = 0;
 constexpr int16_t kMaxEpoch = 32767;
@@ -201,10 +198,7 @@ class TransactionCoordinator::Core : public std::enable_shared_from_this<Core> {
         case TransactionState::kOngoing: {
           // A zombie's transaction is open: fence it with a higher epoch and abort it; the
           // client is told to retry (CONCURRENT_TRANSACTIONS) and finds the abort complete.
-          if (m.producer_epoch < kMaxEpoch) next.producer_epoch = m.producer_epoch + 1;
-          next.last_producer_epoch = kNoProducerEpochValue;
-          next.state = TransactionState::kPrepareAbort;
-          next.txn_last_update_timestamp_ms = now;
+          if (int16_t e = PrepareFencedAbort(next, m, now)) return fail(e);
           if (int16_t e = Write(s, next)) return fail(e);
           s.txns[id] = next;
           s.pending_markers[id] = next.partitions;
@@ -260,7 +254,7 @@ class TransactionCoordinator::Core : public std::enable_shared_from_this<Core> {
   // ---- AddPartitionsToTxn / AddOffsetsToTxn (facts §4.1, §4.2) ----
 
   int16_t AddPartitions(const std::string& id, int64_t pid, int16_t epoch,
-                        const std::vector<TopicPartition>& partitions) {
+                        const std::vector<TopicPartition>& partitions, int16_t client_tv) {
     if (id.empty()) return ke::kInvalidRequest;
     if (!EnsureStateTopic().ok()) return ke::kCoordinatorNotAvailable;
     Shard& s = ShardFor(id);
@@ -285,7 +279,7 @@ class TransactionCoordinator::Core : public std::enable_shared_from_this<Core> {
     next.previous_producer_id = m.producer_id;
     next.partitions.insert(partitions.begin(), partitions.end());
     next.txn_last_update_timestamp_ms = now;
-    next.client_transaction_version = 0;
+    next.client_transaction_version = client_tv;
     if (int16_t e = Write(s, next)) return e;
     it->second = std::move(next);
     return ke::kNone;
@@ -331,39 +325,88 @@ class TransactionCoordinator::Core : public std::enable_shared_from_this<Core> {
 
   // ---- EndTxn (facts §4.4, the TV<2 path) ----
 
-  int16_t EndTxn(const std::string& id, int64_t pid, int16_t epoch, bool commit) {
-    if (id.empty()) return ke::kInvalidRequest;
-    if (!EnsureStateTopic().ok()) return ke::kCoordinatorNotAvailable;
+  ProducerIdAndEpoch EndTxn(const std::string& id, int64_t pid, int16_t epoch, bool commit,
+                            int16_t client_tv) {
+    auto fail = [](int16_t code) { return ProducerIdAndEpoch{code, -1, -1}; };
+    if (id.empty()) return fail(ke::kInvalidRequest);
+    if (!EnsureStateTopic().ok()) return fail(ke::kCoordinatorNotAvailable);
+    const bool tv2 = client_tv >= 2;
     Shard& s = ShardFor(id);
     {
       MutexLock l(&s.mu);
-      if (int16_t e = Unavailable(s)) return e;
+      if (int16_t e = Unavailable(s)) return fail(e);
       auto it = s.txns.find(id);
-      if (it == s.txns.end() || it->second.producer_id != pid) {
-        return ke::kInvalidProducerIdMapping;
-      }
+      if (it == s.txns.end()) return fail(ke::kInvalidProducerIdMapping);
       const TransactionMetadata& m = it->second;
-      if (epoch != m.producer_epoch) return ke::kProducerFenced;
-      if (s.in_flight.count(id) != 0) return ke::kConcurrentTransactions;
+      // What a TV2 answer that changes nothing carries: the producer id and epoch to use.
+      const ProducerIdAndEpoch done{ke::kNone, tv2 ? m.producer_id : -1,
+                                    tv2 ? m.producer_epoch : int16_t{-1}};
+      bool retry = false;  // TV2: a retry of an EndTxn whose bump the client did not see
+      if (!tv2) {
+        if (pid != m.producer_id) return fail(ke::kInvalidProducerIdMapping);
+        if (epoch != m.producer_epoch) return fail(ke::kProducerFenced);
+        if (s.in_flight.count(id) != 0) return fail(ke::kConcurrentTransactions);
+      } else {
+        const bool retry_on_bump = epoch + 1 == m.producer_epoch;
+        const bool retry_on_overflow = m.previous_producer_id == pid &&
+                                       epoch == kExhaustedProducerEpoch && m.producer_epoch == 0;
+        if (s.in_flight.count(id) != 0) return fail(ke::kConcurrentTransactions);
+        if (pid != m.producer_id && !retry_on_overflow) {
+          return fail(ke::kInvalidProducerIdMapping);
+        }
+        bool valid = false;
+        switch (m.state) {
+          case TransactionState::kOngoing:
+          case TransactionState::kEmpty:
+            valid = epoch == m.producer_epoch && pid == m.producer_id;
+            break;
+          case TransactionState::kPrepareCommit:
+          case TransactionState::kPrepareAbort:
+            valid = retry_on_bump;
+            break;
+          default:  // CompleteCommit, CompleteAbort
+            valid = retry_on_bump || retry_on_overflow || epoch == m.producer_epoch;
+            break;
+        }
+        if (!valid) return fail(ke::kProducerFenced);
+        retry = retry_on_bump || retry_on_overflow;
+      }
       switch (m.state) {
         case TransactionState::kOngoing:
           break;
+        case TransactionState::kEmpty:
+          // TV2 may abort with nothing begun (a client that bumps its epoch this way).
+          if (tv2 && !commit && !retry) break;
+          return fail(tv2 && retry ? ke::kProducerFenced : ke::kInvalidTxnState);
         case TransactionState::kCompleteCommit:
-          return commit ? ke::kNone : ke::kInvalidTxnState;  // a retry of a commit
-        case TransactionState::kCompleteAbort:
-          return commit ? ke::kInvalidTxnState : ke::kNone;
+        case TransactionState::kCompleteAbort: {
+          const bool committed = m.state == TransactionState::kCompleteCommit;
+          if (!tv2) return commit == committed ? done : fail(ke::kInvalidTxnState);
+          if (retry) return commit == committed ? done : fail(ke::kInvalidTxnState);
+          if (!commit) break;  // TV2: a new abort, with nothing begun
+          return fail(ke::kInvalidTxnState);
+        }
         case TransactionState::kPrepareCommit:
-          return commit ? ke::kConcurrentTransactions : ke::kInvalidTxnState;
+          return fail(commit ? ke::kConcurrentTransactions : ke::kInvalidTxnState);
         case TransactionState::kPrepareAbort:
-          return commit ? ke::kInvalidTxnState : ke::kConcurrentTransactions;
+          return fail(commit ? ke::kInvalidTxnState : ke::kConcurrentTransactions);
         default:
-          return ke::kInvalidTxnState;  // Empty: nothing was begun
+          return fail(ke::kInvalidTxnState);
       }
       TransactionMetadata next = m;
+      const int64_t now = scheduler_->NowMs();
       next.state = commit ? TransactionState::kPrepareCommit : TransactionState::kPrepareAbort;
       next.previous_producer_id = m.producer_id;
-      next.txn_last_update_timestamp_ms = scheduler_->NowMs();
-      if (int16_t e = Write(s, next)) return e;
+      next.txn_last_update_timestamp_ms = now;
+      if (tv2) {
+        next.client_transaction_version = client_tv;
+        if (int16_t e = BumpForTv2(next, m)) return fail(e);
+        if (m.state != TransactionState::kOngoing) {
+          next.partitions.clear();
+          next.txn_start_timestamp_ms = now;
+        }
+      }
+      if (int16_t e = Write(s, next)) return fail(e);
       s.pending_markers[id] = next.partitions;
       s.in_flight.insert(id);
       it->second = std::move(next);
@@ -371,6 +414,47 @@ class TransactionCoordinator::Core : public std::enable_shared_from_this<Core> {
     // The decision is durable: the answer is NONE whatever happens to the markers (a failed one
     // is tried again).
     WriteMarkersAndComplete(s, id);
+    if (!tv2) return ProducerIdAndEpoch{ke::kNone, -1, -1};
+    // TV2's answer is the state Complete leaves (or will leave, if markers are still due).
+    MutexLock l(&s.mu);
+    auto it = s.txns.find(id);
+    if (it == s.txns.end()) return ProducerIdAndEpoch{ke::kNone, -1, -1};
+    const TransactionMetadata& m = it->second;
+    if (m.IsPrepare() && m.next_producer_id != -1) {
+      return ProducerIdAndEpoch{ke::kNone, m.next_producer_id, 0};
+    }
+    return ProducerIdAndEpoch{ke::kNone, m.producer_id, m.producer_epoch};
+  }
+
+  // Kafka's prepareFenceProducerEpoch and then its own EndTxn(ABORT) at the server's
+  // transaction version: the epoch +1 fences the producer, and at version 2 the abort bumps it
+  // once more. 0, or the error to answer.
+  int16_t PrepareFencedAbort(TransactionMetadata& next, const TransactionMetadata& m, int64_t now) {
+    next = m;
+    if (m.producer_epoch < kMaxEpoch) next.producer_epoch = m.producer_epoch + 1;
+    next.last_producer_epoch = kNoProducerEpochValue;
+    next.previous_producer_id = m.producer_id;
+    next.state = TransactionState::kPrepareAbort;
+    next.txn_last_update_timestamp_ms = now;
+    if (config_.transaction_version >= 2) {
+      const TransactionMetadata fenced = next;
+      next.client_transaction_version = config_.transaction_version;
+      return BumpForTv2(next, fenced);
+    }
+    return ke::kNone;
+  }
+
+  // KIP-890 part 2's bump of a Prepare transition from `m`: the next epoch (not past 32767),
+  // the old one remembered for retries, and a next producer id when the epoch is used up.
+  // 0, or the error to answer.
+  int16_t BumpForTv2(TransactionMetadata& next, const TransactionMetadata& m) {
+    if (m.producer_epoch < kMaxEpoch) next.producer_epoch = m.producer_epoch + 1;
+    next.last_producer_epoch = m.producer_epoch;
+    if (m.producer_epoch >= kExhaustedProducerEpoch) {
+      Result<int64_t> pid = logs_->NextProducerId();
+      if (!pid.ok()) return ke::kCoordinatorNotAvailable;
+      next.next_producer_id = *pid;
+    }
     return ke::kNone;
   }
 
@@ -448,6 +532,13 @@ class TransactionCoordinator::Core : public std::enable_shared_from_this<Core> {
     next.previous_producer_id = it->second.producer_id;
     next.partitions.clear();
     next.txn_last_update_timestamp_ms = scheduler_->NowMs();
+    if (next.next_producer_id != -1) {
+      // TV2 ran out of epochs: the next transaction uses the new producer id from epoch 0 (the
+      // last epoch stays the one the client saw, for its retries).
+      next.producer_id = next.next_producer_id;
+      next.producer_epoch = 0;
+      next.next_producer_id = -1;
+    }
     if (Write(s, next) != ke::kNone) {
       s.pending_markers[id].clear();  // only the Complete record is left to write
       return;
@@ -486,12 +577,8 @@ class TransactionCoordinator::Core : public std::enable_shared_from_this<Core> {
         for (auto& [id, m] : s.txns) {
           if (m.state != TransactionState::kOngoing || s.in_flight.count(id) != 0) continue;
           if (m.txn_start_timestamp_ms + m.txn_timeout_ms >= now) continue;
-          TransactionMetadata next = m;
-          if (m.producer_epoch < kMaxEpoch) next.producer_epoch = m.producer_epoch + 1;
-          next.last_producer_epoch = kNoProducerEpochValue;
-          next.previous_producer_id = m.producer_id;
-          next.state = TransactionState::kPrepareAbort;
-          next.txn_last_update_timestamp_ms = now;
+          TransactionMetadata next;
+          if (PrepareFencedAbort(next, m, now) != ke::kNone) continue;
           if (Write(s, next) != ke::kNone) continue;
           Info(
               fmt::format("Aborting the transaction of {} (producer id {}) that was open for "
@@ -637,7 +724,7 @@ class TransactionCoordinator::Core : public std::enable_shared_from_this<Core> {
 
   // Appends `m`'s record; 0 or the error to answer.
   int16_t Write(Shard& s, const TransactionMetadata& m) REQUIRES(s.mu) {
-    return AppendRecord(s, TransactionRecord(m, kValueVersion));
+    return AppendRecord(s, TransactionRecord(m, config_.transaction_version >= 1 ? 1 : 0));
   }
 
   int16_t AppendRecord(Shard& s, const TransactionLogRecord& r) REQUIRES(s.mu) {
@@ -786,17 +873,20 @@ TransactionCoordinator::ProducerIdAndEpoch TransactionCoordinator::InitProducerI
 }
 int16_t TransactionCoordinator::AddPartitions(const std::string& id, int64_t producer_id,
                                               int16_t producer_epoch,
-                                              const std::vector<TopicPartition>& partitions) {
-  return core_->AddPartitions(id, producer_id, producer_epoch, partitions);
+                                              const std::vector<TopicPartition>& partitions,
+                                              int16_t client_transaction_version) {
+  return core_->AddPartitions(id, producer_id, producer_epoch, partitions,
+                              client_transaction_version);
 }
 TransactionCoordinator::Verification TransactionCoordinator::VerifyPartitions(
     const std::string& id, int64_t producer_id, int16_t producer_epoch,
     const std::vector<TopicPartition>& partitions) {
   return core_->VerifyPartitions(id, producer_id, producer_epoch, partitions);
 }
-int16_t TransactionCoordinator::EndTxn(const std::string& id, int64_t producer_id,
-                                       int16_t producer_epoch, bool commit) {
-  return core_->EndTxn(id, producer_id, producer_epoch, commit);
+TransactionCoordinator::ProducerIdAndEpoch TransactionCoordinator::EndTxn(
+    const std::string& id, int64_t producer_id, int16_t producer_epoch, bool commit,
+    int16_t client_transaction_version) {
+  return core_->EndTxn(id, producer_id, producer_epoch, commit, client_transaction_version);
 }
 protocol::DescribeTransactionsResponseData::TransactionState TransactionCoordinator::Describe(
     const std::string& id) {

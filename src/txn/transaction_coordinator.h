@@ -7,9 +7,12 @@
 // records (transaction_log.h), so a Kafka broker given the same log directory sees the same
 // transactions.
 //
-// Protocol level: transaction.version 1 semantics (Kafka's TV_1; seglog's ApiVersions does not
-// finalize transaction.version 2, so clients use AddPartitionsToTxn v0-3 and EndTxn v0-4; the
-// epoch is bumped by InitProducerId and by the coordinator's fencing, not by every EndTxn).
+// Protocol level: the `transaction.version` config (Kafka's finalized feature, default 2). Each
+// request brings its client's version (Kafka's transactionVersionFor*: AddPartitionsToTxn v4+,
+// EndTxn v5+, Produce v12+ and TxnOffsetCommit v5+ are version 2): at 2 (KIP-890 part 2) every
+// EndTxn bumps the producer epoch and answers the new one, partitions are added by the produce
+// itself; below 2 the epoch is bumped only by InitProducerId and by the coordinator's fencing.
+// The records' value version is 1 from level 1 (0 below), as Kafka writes them.
 //
 // Shards: one per __transaction_state partition, chosen by Kafka's partitionFor (the Java hash
 // of the id). A shard's mutex serialises its ids' transitions and the appends of their records;
@@ -91,7 +94,8 @@ class TransactionCoordinator {
   // AddPartitionsToTxn (and AddOffsetsToTxn's __consumer_offsets partition): one error for
   // all of them.
   int16_t AddPartitions(const std::string& transactional_id, int64_t producer_id,
-                        int16_t producer_epoch, const std::vector<TopicPartition>& partitions);
+                        int16_t producer_epoch, const std::vector<TopicPartition>& partitions,
+                        int16_t client_transaction_version = 0);
   // AddPartitionsToTxn's VerifyOnly: per partition NONE if it is in the open transaction, else
   // TRANSACTION_ABORTABLE; or one error for all (the first's code, `partitions` unchanged).
   struct Verification {
@@ -101,9 +105,12 @@ class TransactionCoordinator {
   Verification VerifyPartitions(const std::string& transactional_id, int64_t producer_id,
                                 int16_t producer_epoch,
                                 const std::vector<TopicPartition>& partitions);
-  // EndTxn: answered once its markers are written (or left to be retried).
-  int16_t EndTxn(const std::string& transactional_id, int64_t producer_id, int16_t producer_epoch,
-                 bool commit);
+  // EndTxn: answered once its markers are written (or left to be retried). At client
+  // transaction version 2 the answer carries the producer id and epoch to use next (the bumped
+  // epoch, or a new producer id at epoch 0 when the epoch ran out); below, -1 and -1.
+  ProducerIdAndEpoch EndTxn(const std::string& transactional_id, int64_t producer_id,
+                            int16_t producer_epoch, bool commit,
+                            int16_t client_transaction_version = 0);
 
   protocol::DescribeTransactionsResponseData::TransactionState Describe(
       const std::string& transactional_id);

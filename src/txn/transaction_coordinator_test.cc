@@ -41,6 +41,8 @@ class TransactionCoordinatorTest : public ::testing::Test {
     props["log.dirs"] = dir_.path();
     props.emplace("transaction.state.log.num.partitions", "3");
     props.emplace("transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000");
+    // The original protocol unless a test asks for KIP-890 part 2 (Kafka's default, 2).
+    props.emplace("transaction.version", "1");
     auto config = ServerConfig::FromProperties(props);
     ASSERT_TRUE(config.ok()) << config.status().ToString();
     config_ = *config;
@@ -180,7 +182,7 @@ TEST_F(TransactionCoordinatorTest, CommitWritesAMarkerToEveryPartitionThenComple
   ASSERT_EQ(d.topics.size(), 1u);
   EXPECT_EQ(d.topics[0].partitions, (std::vector<int32_t>{0, 1}));
 
-  ASSERT_EQ(txn_->EndTxn("t", p.producer_id, p.producer_epoch, true), ke::kNone);
+  ASSERT_EQ(txn_->EndTxn("t", p.producer_id, p.producer_epoch, true).error_code, ke::kNone);
   ASSERT_EQ(markers_.size(), 2u);
   for (const Marker& m : markers_) {
     EXPECT_TRUE(m.commit);
@@ -196,13 +198,14 @@ TEST_F(TransactionCoordinatorTest, CommitWritesAMarkerToEveryPartitionThenComple
   EXPECT_TRUE(d.topics.empty());
   // A retried commit is answered as done; an abort of it is not a valid transition; neither
   // writes anything.
-  EXPECT_EQ(txn_->EndTxn("t", p.producer_id, p.producer_epoch, true), ke::kNone);
-  EXPECT_EQ(txn_->EndTxn("t", p.producer_id, p.producer_epoch, false), ke::kInvalidTxnState);
+  EXPECT_EQ(txn_->EndTxn("t", p.producer_id, p.producer_epoch, true).error_code, ke::kNone);
+  EXPECT_EQ(txn_->EndTxn("t", p.producer_id, p.producer_epoch, false).error_code,
+            ke::kInvalidTxnState);
   EXPECT_EQ(markers_.size(), 2u);
   // The next transaction of the same producer, in the same epoch.
   ASSERT_EQ(txn_->AddPartitions("t", p.producer_id, p.producer_epoch, {kP0}), ke::kNone);
   ASSERT_EQ(Produce(0, p.producer_id, p.producer_epoch, 1), ke::kNone);
-  ASSERT_EQ(txn_->EndTxn("t", p.producer_id, p.producer_epoch, false), ke::kNone);
+  ASSERT_EQ(txn_->EndTxn("t", p.producer_id, p.producer_epoch, false).error_code, ke::kNone);
   ASSERT_EQ(markers_.size(), 3u);
   EXPECT_FALSE(markers_[2].commit);
   aborted = Data(0)->CollectAbortedTransactions(0, Data(0)->last_stable_offset());
@@ -212,13 +215,15 @@ TEST_F(TransactionCoordinatorTest, CommitWritesAMarkerToEveryPartitionThenComple
 }
 
 TEST_F(TransactionCoordinatorTest, RequestsOutOfOrderGetKafkasErrors) {
-  EXPECT_EQ(txn_->EndTxn("nobody", 1, 0, true), ke::kInvalidProducerIdMapping);
+  EXPECT_EQ(txn_->EndTxn("nobody", 1, 0, true).error_code, ke::kInvalidProducerIdMapping);
   EXPECT_EQ(txn_->AddPartitions("nobody", 1, 0, {kP0}), ke::kInvalidProducerIdMapping);
   auto p = Init("t");
   // EndTxn of a transaction that was never begun.
-  EXPECT_EQ(txn_->EndTxn("t", p.producer_id, p.producer_epoch, true), ke::kInvalidTxnState);
-  EXPECT_EQ(txn_->EndTxn("t", p.producer_id, p.producer_epoch, false), ke::kInvalidTxnState);
-  EXPECT_EQ(txn_->EndTxn("t", p.producer_id + 1, p.producer_epoch, true),
+  EXPECT_EQ(txn_->EndTxn("t", p.producer_id, p.producer_epoch, true).error_code,
+            ke::kInvalidTxnState);
+  EXPECT_EQ(txn_->EndTxn("t", p.producer_id, p.producer_epoch, false).error_code,
+            ke::kInvalidTxnState);
+  EXPECT_EQ(txn_->EndTxn("t", p.producer_id + 1, p.producer_epoch, true).error_code,
             ke::kInvalidProducerIdMapping);
   EXPECT_EQ(txn_->AddPartitions("t", p.producer_id, p.producer_epoch + 1, {kP0}),
             ke::kProducerFenced);
@@ -256,7 +261,7 @@ TEST_F(TransactionCoordinatorTest, ASecondProducerFencesTheFirstAndAbortsItsTran
   // The zombie can do nothing more: not at the coordinator, not at the partition.
   EXPECT_EQ(txn_->AddPartitions("t", zombie.producer_id, zombie.producer_epoch, {kP1}),
             ke::kProducerFenced);
-  EXPECT_EQ(txn_->EndTxn("t", zombie.producer_id, zombie.producer_epoch, true),
+  EXPECT_EQ(txn_->EndTxn("t", zombie.producer_id, zombie.producer_epoch, true).error_code,
             ke::kProducerFenced);
   EXPECT_EQ(Produce(0, zombie.producer_id, zombie.producer_epoch, 1), ke::kInvalidProducerEpoch);
   EXPECT_EQ(Data(0)->last_stable_offset(), 2);
@@ -282,7 +287,8 @@ TEST_F(TransactionCoordinatorTest, ATransactionOpenPastItsTimeoutIsAborted) {
   EXPECT_TRUE(Logged("longer than its timeout of 5000 ms"));
   EXPECT_EQ(Data(1)->last_stable_offset(), Data(1)->log_end_offset());
   // The timed-out producer is fenced.
-  EXPECT_EQ(txn_->EndTxn("t", p.producer_id, p.producer_epoch, true), ke::kProducerFenced);
+  EXPECT_EQ(txn_->EndTxn("t", p.producer_id, p.producer_epoch, true).error_code,
+            ke::kProducerFenced);
   EXPECT_EQ(Produce(1, p.producer_id, p.producer_epoch, 1), ke::kInvalidProducerEpoch);
 }
 
@@ -292,7 +298,7 @@ TEST_F(TransactionCoordinatorTest, MarkersThatFailAreRetriedAndSurviveARestart) 
   ASSERT_EQ(Produce(0, p.producer_id, p.producer_epoch, 0), ke::kNone);
   fail_markers_ = true;
   // The commit decision is durable once PrepareCommit is written: the answer is NONE.
-  ASSERT_EQ(txn_->EndTxn("t", p.producer_id, p.producer_epoch, true), ke::kNone);
+  ASSERT_EQ(txn_->EndTxn("t", p.producer_id, p.producer_epoch, true).error_code, ke::kNone);
   auto d = txn_->Describe("t");
   EXPECT_EQ(d.transaction_state, "PrepareCommit");
   ASSERT_EQ(d.topics.size(), 1u);
@@ -300,7 +306,8 @@ TEST_F(TransactionCoordinatorTest, MarkersThatFailAreRetriedAndSurviveARestart) 
   // Meanwhile the producer is told to wait.
   EXPECT_EQ(txn_->AddPartitions("t", p.producer_id, p.producer_epoch, {kP0}),
             ke::kConcurrentTransactions);
-  EXPECT_EQ(txn_->EndTxn("t", p.producer_id, p.producer_epoch, true), ke::kConcurrentTransactions);
+  EXPECT_EQ(txn_->EndTxn("t", p.producer_id, p.producer_epoch, true).error_code,
+            ke::kConcurrentTransactions);
   EXPECT_EQ(Init("t").error_code, ke::kConcurrentTransactions);
   EXPECT_EQ(Data(0)->last_stable_offset(), 0);
   // A crash before the markers: the load finds PrepareCommit and writes them all.
@@ -322,7 +329,7 @@ TEST_F(TransactionCoordinatorTest, ARestartFindsPreparedTransactionsAtStart) {
   ASSERT_EQ(txn_->AddPartitions("t", p.producer_id, p.producer_epoch, {kP1}), ke::kNone);
   ASSERT_EQ(Produce(1, p.producer_id, p.producer_epoch, 0), ke::kNone);
   fail_markers_ = true;
-  ASSERT_EQ(txn_->EndTxn("t", p.producer_id, p.producer_epoch, false), ke::kNone);
+  ASSERT_EQ(txn_->EndTxn("t", p.producer_id, p.producer_epoch, false).error_code, ke::kNone);
   Close();
   fail_markers_ = false;
   Open();  // Start() completes what the load found prepared
@@ -343,7 +350,7 @@ TEST_F(TransactionCoordinatorTest, AMarkerAPartitionRefusesStallsTheTransaction)
   ASSERT_EQ(WriteTransactionMarker(*Data(0), p.producer_id, p.producer_epoch + 5, 0, false, kT0),
             ke::kNone);
   markers_.clear();
-  ASSERT_EQ(txn_->EndTxn("t", p.producer_id, p.producer_epoch, true), ke::kNone);
+  ASSERT_EQ(txn_->EndTxn("t", p.producer_id, p.producer_epoch, true).error_code, ke::kNone);
   EXPECT_EQ(txn_->Describe("t").transaction_state, "PrepareCommit");
   EXPECT_TRUE(Logged("was refused by data-0"));
   markers_.clear();
@@ -456,6 +463,110 @@ TEST_F(TransactionCoordinatorTest, CorruptRecordsAreSkippedAtLoad) {
   auto again = Init("t");
   EXPECT_EQ(again.producer_id, p.producer_id);
   EXPECT_EQ(again.producer_epoch, p.producer_epoch + 1);
+}
+
+// ---- transaction.version 2 (KIP-890 part 2) ----
+
+class TransactionCoordinatorTv2Test : public TransactionCoordinatorTest {
+ protected:
+  void SetUp() override { Open({{"transaction.version", "2"}}); }
+  void Reopen() {
+    Close();
+    Open({{"transaction.version", "2"}});
+  }
+};
+
+TEST_F(TransactionCoordinatorTv2Test, EveryEndTxnBumpsTheEpochAndAnswersIt) {
+  auto p = Init("t");
+  ASSERT_EQ(txn_->AddPartitions("t", p.producer_id, p.producer_epoch, {kP0}, 2), ke::kNone);
+  ASSERT_EQ(Produce(0, p.producer_id, p.producer_epoch, 0), ke::kNone);
+  auto c = txn_->EndTxn("t", p.producer_id, p.producer_epoch, true, 2);
+  ASSERT_EQ(c.error_code, ke::kNone);
+  EXPECT_EQ(c.producer_id, p.producer_id);
+  EXPECT_EQ(c.producer_epoch, p.producer_epoch + 1);
+  ASSERT_EQ(markers_.size(), 1u);
+  EXPECT_EQ(markers_[0].producer_epoch, p.producer_epoch + 1);  // the marker fences the old epoch
+  EXPECT_EQ(Data(0)->last_stable_offset(), 2);
+  // A retry with the old epoch (the answer was lost) is answered as done, with the new epoch.
+  auto retry = txn_->EndTxn("t", p.producer_id, p.producer_epoch, true, 2);
+  EXPECT_EQ(retry.error_code, ke::kNone);
+  EXPECT_EQ(retry.producer_epoch, p.producer_epoch + 1);
+  EXPECT_EQ(txn_->EndTxn("t", p.producer_id, p.producer_epoch, false, 2).error_code,
+            ke::kInvalidTxnState);
+  EXPECT_EQ(txn_->EndTxn("t", p.producer_id, p.producer_epoch - 1, true, 2).error_code,
+            ke::kProducerFenced);
+  // The old epoch can write nothing more to the partition.
+  EXPECT_EQ(Produce(0, p.producer_id, p.producer_epoch, 1), ke::kInvalidProducerEpoch);
+  // The next transaction at the new epoch; an abort with nothing begun is allowed and bumps.
+  const int16_t e1 = c.producer_epoch;
+  ASSERT_EQ(txn_->AddPartitions("t", p.producer_id, e1, {kP1}, 2), ke::kNone);
+  ASSERT_EQ(Produce(1, p.producer_id, e1, 0), ke::kNone);
+  auto a = txn_->EndTxn("t", p.producer_id, e1, false, 2);
+  ASSERT_EQ(a.error_code, ke::kNone);
+  EXPECT_EQ(a.producer_epoch, e1 + 1);
+  auto empty_abort = txn_->EndTxn("t", p.producer_id, a.producer_epoch, false, 2);
+  ASSERT_EQ(empty_abort.error_code, ke::kNone);
+  EXPECT_EQ(empty_abort.producer_epoch, e1 + 2);
+  EXPECT_EQ(txn_->EndTxn("t", p.producer_id, empty_abort.producer_epoch, true, 2).error_code,
+            ke::kInvalidTxnState);  // a commit of nothing
+  EXPECT_EQ(txn_->Describe("t").transaction_state, "CompleteAbort");
+  // Written at value version 1 with the client's transaction version, and read back.
+  Reopen();
+  auto d = txn_->Describe("t");
+  EXPECT_EQ(d.producer_epoch, e1 + 2);
+  auto again = Init("t");
+  EXPECT_EQ(again.producer_id, p.producer_id);
+  EXPECT_EQ(again.producer_epoch, e1 + 3);
+}
+
+TEST_F(TransactionCoordinatorTv2Test, AnExhaustedEpochMovesToANewProducerIdAtTheEndOfATransaction) {
+  auto p = Init("t");
+  ASSERT_TRUE(txn_->EnsureStateTopic().ok());
+  TransactionMetadata m;
+  m.transactional_id = "t";
+  m.producer_id = p.producer_id;
+  m.previous_producer_id = p.producer_id;
+  m.producer_epoch = kExhaustedProducerEpoch;
+  m.txn_timeout_ms = 60000;
+  m.state = TransactionState::kCompleteCommit;
+  m.txn_last_update_timestamp_ms = kT0;
+  TransactionLogRecord r = TransactionRecord(m, 1);
+  RecordBatchBuilder b{BatchOptions{}};
+  ASSERT_TRUE(b.Append(kT0, Bytes(r.key), Bytes(*r.value)).ok());
+  auto log = logs_->GetLog({kTransactionStateTopic, txn_->PartitionFor("t")});
+  ASSERT_TRUE((*log)->AppendAsLeader(*b.Build(), 0, AppendOrigin::kCoordinator).ok());
+  Reopen();
+  const int16_t e = kExhaustedProducerEpoch;
+  ASSERT_EQ(txn_->AddPartitions("t", p.producer_id, e, {kP0}, 2), ke::kNone);
+  ASSERT_EQ(Produce(0, p.producer_id, e, 0), ke::kNone);
+  auto c = txn_->EndTxn("t", p.producer_id, e, true, 2);
+  ASSERT_EQ(c.error_code, ke::kNone);
+  EXPECT_NE(c.producer_id, p.producer_id);
+  EXPECT_EQ(c.producer_epoch, 0);
+  ASSERT_EQ(markers_.size(), 1u);
+  EXPECT_EQ(markers_[0].producer_id, p.producer_id);  // the old id, at the last epoch
+  EXPECT_EQ(markers_[0].producer_epoch, 32767);
+  // The client's retry with the id and epoch it had is recognised.
+  auto retry = txn_->EndTxn("t", p.producer_id, e, true, 2);
+  EXPECT_EQ(retry.error_code, ke::kNone);
+  EXPECT_EQ(retry.producer_id, c.producer_id);
+  ASSERT_EQ(txn_->AddPartitions("t", c.producer_id, 0, {kP0}, 2), ke::kNone);
+}
+
+TEST_F(TransactionCoordinatorTv2Test, FencingAndTimeoutsBumpTwice) {
+  auto zombie = Init("t", 5000);
+  ASSERT_EQ(txn_->AddPartitions("t", zombie.producer_id, zombie.producer_epoch, {kP0}, 2),
+            ke::kNone);
+  ASSERT_EQ(Produce(0, zombie.producer_id, zombie.producer_epoch, 0), ke::kNone);
+  scheduler_->Advance(6000);
+  ASSERT_EQ(markers_.size(), 1u);
+  // Kafka's fence (+1) then its own TV2 abort (+1).
+  EXPECT_EQ(markers_[0].producer_epoch, zombie.producer_epoch + 2);
+  EXPECT_EQ(txn_->EndTxn("t", zombie.producer_id, zombie.producer_epoch, true, 2).error_code,
+            ke::kProducerFenced);
+  auto next = Init("t");
+  ASSERT_EQ(next.error_code, ke::kNone);
+  EXPECT_EQ(next.producer_epoch, zombie.producer_epoch + 3);
 }
 
 }  // namespace

@@ -203,7 +203,13 @@ def judge_directories(seglog, data_dir, expect_records=None):
                and not re.search(r' key: \{"type":"\d+","data":\{.* payload: \S', r)]
         check(not bad, f"DumpLogSegments {decoder} did not decode {len(bad)} of "
                        f"{len(rows)} records, e.g. {bad[:2]}")
-        print(f"DumpLogSegments {decoder} decoded all {len(rows)} records of {topic}")
+        extra = ""
+        if topic == TRANSACTION_STATE_TOPIC:
+            # Which transaction protocol the clients spoke: version 1 values carry the client's
+            # transaction version (2: KIP-890 part 2) when it is not 0.
+            tv2 = sum(1 for r in rows if '"clientTransactionVersion":2' in r)
+            extra = f" ({tv2} written for transaction.version 2 clients)"
+        print(f"DumpLogSegments {decoder} decoded all {len(rows)} records of {topic}{extra}")
     if markers:
         print(f"DumpLogSegments found {markers} transaction markers")
     if expect_records is not None:
