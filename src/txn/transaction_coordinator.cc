@@ -467,7 +467,7 @@ class TransactionCoordinator::Core : public std::enable_shared_from_this<Core> {
       MutexLock l(&writer_mu_);
       writer = writer_;
     }
-    TransactionPartitions todo;
+    TransactionPartitions to_write;
     int64_t pid = -1;
     int16_t epoch = -1;
     bool commit = false;
@@ -478,14 +478,14 @@ class TransactionCoordinator::Core : public std::enable_shared_from_this<Core> {
         s.in_flight.erase(id);
         return;
       }
-      todo = s.pending_markers[id];
+      to_write = s.pending_markers[id];
       pid = it->second.producer_id;
       epoch = it->second.producer_epoch;
       commit = it->second.state == TransactionState::kPrepareCommit;
     }
     TransactionPartitions left;
     bool refused = false;
-    for (const TopicPartition& tp : todo) {
+    for (const TopicPartition& tp : to_write) {
       const int16_t code =
           (*writer)(tp, pid, epoch, kCoordinatorEpoch, commit, scheduler_->NowMs());
       switch (code) {
