@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Regenerates src/protocol/generated from the pinned Kafka 4.4.0 schema jars (kafka-clients and
-# the group and transaction coordinators', fetched by interop/kafka/oracle.sh) into a temporary
-# directory and fails when it differs from the committed files: the generated code must be
+# Regenerates src/protocol/generated from the pinned Kafka 4.4.0 schema jars (kafka-clients, the
+# group and transaction coordinators' and kafka-storage, fetched by interop/kafka/oracle.sh) into a
+# temporary directory and fails when it differs from the committed files: the generated code must be
 # exactly what the generator makes of Kafka's schemas.
 set -euo pipefail
 ROOT="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd -P)"

@@ -2,7 +2,7 @@
 # Kafka 4.4.0 oracle for seglog interop tests.
 #
 #   oracle.sh fetch                         download Kafka 4.4.0 jars (and deps) into the cache
-#   oracle.sh schema-jars                   fetch, then print the jars whose common/message/*.json
+#   oracle.sh schema-jars                   fetch, then print the jars whose JSON schemas
 #                                           src/protocol/codegen/generate.py reads, one a line
 #   oracle.sh classpath                     print the classpath (jars + compiled oracle classes)
 #   oracle.sh compile                       compile interop/kafka/src/*.java (cached by content hash)
@@ -44,9 +44,10 @@ MIRROR_STAMP="$MIRROR_LIB/.pom.sha256"
 MIRROR_JARS=(connect-mirror connect-mirror-client)
 
 # The jars of Kafka's JSON schemas (src/protocol/codegen/generate.py): the protocol messages,
-# and the group and transaction coordinators' records. The coordinators' jars come with
-# kafka_2.13 (the broker depends on them), so pom.xml need not name them; fetch checks they came.
-SCHEMA_JARS=(kafka-clients kafka-group-coordinator kafka-transaction-coordinator)
+# the group and transaction coordinators' records, and the remote log metadata records
+# (kafka-storage's message/*.json). The coordinators' jars come with kafka_2.13 (the broker
+# depends on them), so pom.xml need not name them (it names kafka-storage); fetch checks they came.
+SCHEMA_JARS=(kafka-clients kafka-group-coordinator kafka-transaction-coordinator kafka-storage)
 
 # has_schema_jars <dir>: every schema jar is in <dir>.
 has_schema_jars() {

@@ -7,7 +7,8 @@
 // The class of a schema: ProduceRequestData (requests, responses, headers) or
 // ConsumerProtocolAssignment (data) in kafka-clients' org.apache.kafka.common.message, and the
 // coordinators' records (OffsetCommitKey, TransactionLogValue) in their jars' generated
-// packages. Exactly one of those classes must exist, so a name never picks the wrong schema.
+// packages, and the remote log metadata records (RemoteLogSegmentMetadataRecord) in
+// kafka-storage's. Exactly one of those classes must exist, so a name never picks the wrong schema.
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.lang.reflect.Constructor;
@@ -31,6 +32,8 @@ public class ProtocolSamples {
         "org.apache.kafka.coordinator.group.generated.",
         "org.apache.kafka.coordinator.transaction.generated.",
     };
+    // The remote log metadata records of __remote_log_metadata (kafka-storage).
+    static final String METADATA_PACKAGE = "org.apache.kafka.server.log.remote.metadata.storage.generated.";
 
     static final Map<String, Class<?>> CLASSES = new HashMap<>();
 
@@ -41,6 +44,7 @@ public class ProtocolSamples {
         candidates.add(CLIENTS_PACKAGE + schema + "Data");
         candidates.add(CLIENTS_PACKAGE + schema);
         for (String pkg : RECORD_PACKAGES) candidates.add(pkg + schema);
+        candidates.add(METADATA_PACKAGE + schema);
         List<Class<?>> found = new ArrayList<>();
         for (String name : candidates) {
             try {

@@ -4,9 +4,11 @@
 Kafka defines every request, response and header in `common/message/*.json` inside the
 kafka-clients jar, and the records its coordinators keep in `__consumer_offsets` and
 `__transaction_state` ("coordinator-key" and "coordinator-value" schemas) in the same directory
-of the kafka-group-coordinator and kafka-transaction-coordinator jars. This script reads them
-straight from the jars (no unpacking), strips the `//` comments, and writes one C++ header and
-source per schema into src/protocol/generated/: a struct per message with every nested
+of the kafka-group-coordinator and kafka-transaction-coordinator jars, and the records the
+tiered storage's TopicBasedRemoteLogMetadataManager keeps in `__remote_log_metadata` ("metadata"
+schemas in `message/*.json` of the kafka-storage jar). This script reads them straight from the
+jars (no unpacking), strips the `//` comments, and writes one C++ header and source per schema
+into src/protocol/generated/: a struct per message with every nested
 structure, in-class defaults from the schema, and Decode/Encode for every version (non-flexible
 and flexible encodings, nullable and compact strings, arrays and bytes, tagged fields with
 unknown tags kept and written back).
@@ -16,7 +18,11 @@ coordinator_records.{h,cc} (the coordinators' record types) and, for tests only,
 message_samples.{h,cc} (a sample of every message at every version, for round trips).
 
     generate.py --jar kafka-clients-4.4.0.jar --jar kafka-group-coordinator-4.4.0.jar \
-        --jar kafka-transaction-coordinator-4.4.0.jar --out src/protocol/generated
+        --jar kafka-transaction-coordinator-4.4.0.jar --jar kafka-storage-4.4.0.jar \
+        --out src/protocol/generated
+
+The framing of the remote log metadata records in their topic (a frame version, the apiKey and
+the version before the message) is hand-written: src/protocol/remote_log_metadata_serde.h.
 
 The output is committed; scripts/check_generated.sh regenerates it from the pinned jars and
 fails when anything differs.
@@ -289,6 +295,28 @@ class Struct:
 # in their topics (a key and a value schema per record type).
 PROTOCOL_KINDS = ("request", "response", "header", "data")
 RECORD_KINDS = ("coordinator-key", "coordinator-value")
+# The remote log metadata records (kafka-storage's message/*.json), by apiKey (Kafka's
+# MetadataRecordType). The set is pinned: src/protocol/remote_log_metadata_serde.{h,cc} frames
+# exactly these, so a Kafka release that adds one must fail here until the serde knows it.
+METADATA_KIND = "metadata"
+METADATA_RECORDS = {
+    0: "RemoteLogSegmentMetadataRecord",
+    1: "RemoteLogSegmentMetadataUpdateRecord",
+    2: "RemotePartitionDeleteMetadataRecord",
+    3: "RemoteLogSegmentMetadataSnapshotRecord",
+}
+# The jar of the remote log metadata records, and its schemas' directory (not common/message/).
+STORAGE_JAR = f"kafka-storage-{KAFKA_VERSION}.jar"
+STORAGE_SCHEMA_DIR = "message/"
+# Schemas of the storage jar deliberately not generated, with the reason. Any other schema there
+# that is not a "metadata" record is an error, so nothing new is skipped silently.
+STORAGE_SKIPPED = {
+    # A "data" schema: the layout of the producer state snapshot file (`<offset>.snapshot`) that
+    # Kafka's ProducerStateManager writes. It is not a record of __remote_log_metadata, and seglog
+    # already reads and writes that file by hand in src/log (docs/format/producer-snapshot.md):
+    # its CRC-32C covers the bytes after the Crc field, which a generated Encode cannot fill in.
+    "ProducerSnapshot.json": "the producer snapshot file's layout, hand-written in src/log",
+}
 
 
 class Message:
@@ -301,8 +329,12 @@ class Message:
         # the apiKey is; record types are per coordinator (LegacyOffsetCommit and TransactionLog
         # are both 0).
         self.coordinator = coordinator
-        if self.kind not in PROTOCOL_KINDS + RECORD_KINDS:
+        if self.kind not in PROTOCOL_KINDS + RECORD_KINDS + (METADATA_KIND,):
             raise ValueError(f"{self.name}: unknown schema type {self.kind}")
+        if self.is_metadata() and METADATA_RECORDS.get(self.api_key) != self.name:
+            raise ValueError(f"{self.name}: a {self.kind} schema with apiKey {self.api_key}, but "
+                             f"the generator knows {METADATA_RECORDS} (remote_log_metadata_serde "
+                             f"frames exactly those: extend both together)")
         if self.is_record():
             if coordinator is None:
                 raise ValueError(f"{self.name}: a {self.kind} outside a coordinator's jar")
@@ -339,6 +371,10 @@ class Message:
 
     def is_key(self):
         return self.kind == "coordinator-key"
+
+    def is_metadata(self):
+        """A record of __remote_log_metadata (kafka-storage's "metadata" schemas)."""
+        return self.kind == METADATA_KIND
 
     def record_name(self):
         """The record type's name: OffsetCommit for OffsetCommitKey and OffsetCommitValue."""
@@ -430,6 +466,9 @@ def emit_struct_decl(o, s, msg, is_root):
         if msg.is_record():
             o(f"// The {msg.coordinator} coordinator's record type (the schema's apiKey).")
             o(f"static constexpr int16_t kRecordType = {msg.api_key};")
+        elif msg.is_metadata():
+            o("// The record's type in __remote_log_metadata (the schema's apiKey).")
+            o(f"static constexpr int16_t kApiKey = {msg.api_key};")
         elif msg.api_key is not None:
             o(f"static constexpr int16_t kApiKey = {msg.api_key};")
         o(f"static constexpr int16_t kLowestSupportedVersion = {msg.valid.lo};")
@@ -795,19 +834,20 @@ def emit_read_field_guarded(o, f, s, msg):
     emit_read_field(o, f, s, msg, f.member, tagged=True)
 
 
-def generated_by(o, src_name, jar):
-    """The first lines of a message's files: which schema of which jar they come from."""
+def generated_by(o, src_path, jar):
+    """The first lines of a message's files: which schema (its path in the jar) of which jar
+    they come from."""
     o(f"// Generated by src/protocol/codegen/generate.py from Kafka {KAFKA_VERSION}'s")
     if jar is None:
-        o(f"// common/message/{src_name}. Do not edit: change the generator and regenerate.")
+        o(f"// {src_path}. Do not edit: change the generator and regenerate.")
     else:
-        o(f"// common/message/{src_name} in {jar}.")
+        o(f"// {src_path} in {jar}.")
         o("// Do not edit: change the generator and regenerate.")
 
 
-def message_header(msg, stem, src_name, jar):
+def message_header(msg, stem, src_path, jar):
     o = Out()
-    generated_by(o, src_name, jar)
+    generated_by(o, src_path, jar)
     o("//")
     kind = msg.kind
     if msg.is_record():
@@ -815,6 +855,13 @@ def message_header(msg, stem, src_name, jar):
         for line in cpp_comment(f"{msg.name}: the {part} of the {msg.coordinator} coordinator's "
                                 f"record type {msg.api_key} ({msg.record_name()}), versions "
                                 f"{msg.valid}, flexible {msg.flexible}."):
+            o(line)
+    elif msg.is_metadata():
+        for line in cpp_comment(f"{msg.name}: the remote log metadata record of apiKey "
+                                f"{msg.api_key} (TopicBasedRemoteLogMetadataManager's "
+                                f"__remote_log_metadata), versions {msg.valid}, flexible "
+                                f"{msg.flexible}. Its framing in the topic is "
+                                f"protocol/remote_log_metadata_serde.h."):
             o(line)
     elif msg.api_key is not None:
         o(f"// {msg.name}: the {kind} of API key {msg.api_key}, versions {msg.valid}, flexible {msg.flexible}.")
@@ -859,9 +906,9 @@ def message_header(msg, stem, src_name, jar):
     return o.text()
 
 
-def message_source(msg, stem, src_name, jar):
+def message_source(msg, stem, src_path, jar):
     o = Out()
-    generated_by(o, src_name, jar)
+    generated_by(o, src_path, jar)
     o(f"#include \"protocol/generated/{stem}.h\"")
     o()
     o("#include <algorithm>")
@@ -1413,23 +1460,40 @@ def coordinator_of(jar):
 
 
 def load_schemas(jars):
-    """[(file name, jar name, Message)] of every schema of every jar, in file name order."""
+    """[(path in the jar, jar name, Message)] of every schema of every jar, in file name order.
+    The storage jar's schemas are in message/ (every other jar's in common/message/); of them
+    only the "metadata" records are generated, and STORAGE_SKIPPED says why the rest are not."""
     msgs = []
     for jar in jars:
         coordinator = coordinator_of(jar)
+        is_storage = os.path.basename(jar) == STORAGE_JAR
+        schema_dir = STORAGE_SCHEMA_DIR if is_storage else "common/message/"
         with zipfile.ZipFile(jar) as z:
             names = sorted(n for n in z.namelist()
-                           if n.startswith("common/message/") and n.endswith(".json"))
+                           if n.startswith(schema_dir) and n.endswith(".json")
+                           and "/" not in n[len(schema_dir):])
             if not names:
-                raise ValueError(f"{jar}: no common/message/*.json schemas")
+                raise ValueError(f"{jar}: no {schema_dir}*.json schemas")
             for n in names:
                 spec = json.loads(strip_comments(z.read(n).decode("utf-8")))
-                if spec.get("type") in RECORD_KINDS and coordinator is None:
+                kind = spec.get("type")
+                if is_storage:
+                    if os.path.basename(n) in STORAGE_SKIPPED:
+                        if kind == METADATA_KIND:
+                            raise ValueError(f"{jar}: {n} is a {kind} record, yet skipped")
+                        continue
+                    if kind != METADATA_KIND:
+                        raise ValueError(f"{jar}: {n} is a \"{kind}\" schema, neither a remote log "
+                                         f"metadata record nor in STORAGE_SKIPPED")
+                elif kind == METADATA_KIND:
+                    raise ValueError(f"{jar}: {spec['name']} is a remote log metadata record, but "
+                                     f"the jar is not {STORAGE_JAR}")
+                if kind in RECORD_KINDS and coordinator is None:
                     raise ValueError(f"{jar}: {spec['name']} is a coordinator record, but the jar "
                                      f"is not named kafka-<coordinator>-coordinator-{KAFKA_VERSION}.jar")
-                msgs.append((os.path.basename(n), os.path.basename(jar), Message(spec, coordinator)))
+                msgs.append((n, os.path.basename(jar), Message(spec, coordinator)))
     check_names([(jar, m) for _, jar, m in msgs])
-    return sorted(msgs, key=lambda x: x[0])
+    return sorted(msgs, key=lambda x: os.path.basename(x[0]))
 
 
 # What the generator defines besides the schemas' structs: a schema may not take these names.
@@ -1467,7 +1531,8 @@ def main():
     ap.add_argument("--jar", required=True, action="append",
                     help=f"a jar of schemas: kafka-clients-{KAFKA_VERSION}.jar, "
                          f"kafka-group-coordinator-{KAFKA_VERSION}.jar, "
-                         f"kafka-transaction-coordinator-{KAFKA_VERSION}.jar (repeat --jar)")
+                         f"kafka-transaction-coordinator-{KAFKA_VERSION}.jar, {STORAGE_JAR} "
+                         f"(repeat --jar)")
     ap.add_argument("--out", required=True, help="output directory (src/protocol/generated)")
     args = ap.parse_args()
     msgs = load_schemas(args.jar)
@@ -1477,13 +1542,16 @@ def main():
     if not any(m.is_record() for _, _, m in msgs):
         ap.error(f"no coordinator records: pass kafka-group-coordinator-{KAFKA_VERSION}.jar and "
                  f"kafka-transaction-coordinator-{KAFKA_VERSION}.jar too")
+    found = {m.api_key: m.name for _, _, m in msgs if m.is_metadata()}
+    if found != METADATA_RECORDS:
+        ap.error(f"remote log metadata records {found}, want {METADATA_RECORDS}: pass {STORAGE_JAR}")
     os.makedirs(args.out, exist_ok=True)
     wanted = set()
-    for src_name, jar, m in msgs:
+    for src_path, jar, m in msgs:
         stem = file_stem(m.name)
-        shown_jar = jar if m.is_record() else None
-        for ext, text in ((".h", message_header(m, stem, src_name, shown_jar)),
-                          (".cc", message_source(m, stem, src_name, shown_jar))):
+        shown_jar = jar if m.is_record() or m.is_metadata() else None
+        for ext, text in ((".h", message_header(m, stem, src_path, shown_jar)),
+                          (".cc", message_source(m, stem, src_path, shown_jar))):
             write_if_changed(os.path.join(args.out, stem + ext), text)
             wanted.add(stem + ext)
     only = [m for _, _, m in msgs]
@@ -1515,7 +1583,9 @@ def main():
         if n not in wanted:
             os.remove(os.path.join(args.out, n))
     records = sum(1 for m in only if m.is_record())
-    print(f"generate.py: {len(msgs)} schemas ({records} coordinator records) from "
+    metadata = sum(1 for m in only if m.is_metadata())
+    print(f"generate.py: {len(msgs)} schemas ({records} coordinator records, {metadata} remote log "
+          f"metadata records) from "
           f"{len(args.jar)} jars -> {args.out}", file=sys.stderr)
 
 

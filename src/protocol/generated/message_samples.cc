@@ -178,6 +178,10 @@
 #include "protocol/generated/read_share_group_state_response.h"
 #include "protocol/generated/read_share_group_state_summary_request.h"
 #include "protocol/generated/read_share_group_state_summary_response.h"
+#include "protocol/generated/remote_log_segment_metadata_record.h"
+#include "protocol/generated/remote_log_segment_metadata_snapshot_record.h"
+#include "protocol/generated/remote_log_segment_metadata_update_record.h"
+#include "protocol/generated/remote_partition_delete_metadata_record.h"
 #include "protocol/generated/remove_raft_voter_request.h"
 #include "protocol/generated/remove_raft_voter_response.h"
 #include "protocol/generated/renew_delegation_token_request.h"
@@ -676,6 +680,17 @@ void FillReadShareGroupStateSummaryRequestData(ReadShareGroupStateSummaryRequest
 void FillReadShareGroupStateSummaryResponseData_PartitionResult(ReadShareGroupStateSummaryResponseData::PartitionResult* out, int16_t version, uint32_t seed, int depth);
 void FillReadShareGroupStateSummaryResponseData_ReadStateSummaryResult(ReadShareGroupStateSummaryResponseData::ReadStateSummaryResult* out, int16_t version, uint32_t seed, int depth);
 void FillReadShareGroupStateSummaryResponseData(ReadShareGroupStateSummaryResponseData* out, int16_t version, uint32_t seed, int depth);
+void FillRemoteLogSegmentMetadataRecord_TopicIdPartitionEntry(RemoteLogSegmentMetadataRecord::TopicIdPartitionEntry* out, int16_t version, uint32_t seed, int depth);
+void FillRemoteLogSegmentMetadataRecord_RemoteLogSegmentIdEntry(RemoteLogSegmentMetadataRecord::RemoteLogSegmentIdEntry* out, int16_t version, uint32_t seed, int depth);
+void FillRemoteLogSegmentMetadataRecord_SegmentLeaderEpochEntry(RemoteLogSegmentMetadataRecord::SegmentLeaderEpochEntry* out, int16_t version, uint32_t seed, int depth);
+void FillRemoteLogSegmentMetadataRecord(RemoteLogSegmentMetadataRecord* out, int16_t version, uint32_t seed, int depth);
+void FillRemoteLogSegmentMetadataSnapshotRecord_SegmentLeaderEpochEntry(RemoteLogSegmentMetadataSnapshotRecord::SegmentLeaderEpochEntry* out, int16_t version, uint32_t seed, int depth);
+void FillRemoteLogSegmentMetadataSnapshotRecord(RemoteLogSegmentMetadataSnapshotRecord* out, int16_t version, uint32_t seed, int depth);
+void FillRemoteLogSegmentMetadataUpdateRecord_TopicIdPartitionEntry(RemoteLogSegmentMetadataUpdateRecord::TopicIdPartitionEntry* out, int16_t version, uint32_t seed, int depth);
+void FillRemoteLogSegmentMetadataUpdateRecord_RemoteLogSegmentIdEntry(RemoteLogSegmentMetadataUpdateRecord::RemoteLogSegmentIdEntry* out, int16_t version, uint32_t seed, int depth);
+void FillRemoteLogSegmentMetadataUpdateRecord(RemoteLogSegmentMetadataUpdateRecord* out, int16_t version, uint32_t seed, int depth);
+void FillRemotePartitionDeleteMetadataRecord_TopicIdPartitionEntry(RemotePartitionDeleteMetadataRecord::TopicIdPartitionEntry* out, int16_t version, uint32_t seed, int depth);
+void FillRemotePartitionDeleteMetadataRecord(RemotePartitionDeleteMetadataRecord* out, int16_t version, uint32_t seed, int depth);
 void FillRemoveRaftVoterRequestData(RemoveRaftVoterRequestData* out, int16_t version, uint32_t seed, int depth);
 void FillRemoveRaftVoterResponseData(RemoveRaftVoterResponseData* out, int16_t version, uint32_t seed, int depth);
 void FillRenewDelegationTokenRequestData(RenewDelegationTokenRequestData* out, int16_t version, uint32_t seed, int depth);
@@ -9102,6 +9117,243 @@ void FillReadShareGroupStateSummaryResponseData(ReadShareGroupStateSummaryRespon
   if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
 }
 
+void FillRemoteLogSegmentMetadataRecord_TopicIdPartitionEntry(RemoteLogSegmentMetadataRecord::TopicIdPartitionEntry* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->name = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->id = SampleUuid((seed + 8u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->partition = static_cast<int32_t>((seed + 15u) * 2654435761u);
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillRemoteLogSegmentMetadataRecord_RemoteLogSegmentIdEntry(RemoteLogSegmentMetadataRecord::RemoteLogSegmentIdEntry* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    if (depth < 3) {
+      FillRemoteLogSegmentMetadataRecord_TopicIdPartitionEntry(&out->topic_id_partition, version, (seed + 1u), depth + 1);
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->id = SampleUuid((seed + 8u));
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillRemoteLogSegmentMetadataRecord_SegmentLeaderEpochEntry(RemoteLogSegmentMetadataRecord::SegmentLeaderEpochEntry* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->leader_epoch = static_cast<int32_t>((seed + 1u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->offset = static_cast<int64_t>((seed + 8u) * 2654435761u);
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillRemoteLogSegmentMetadataRecord(RemoteLogSegmentMetadataRecord* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    if (depth < 3) {
+      FillRemoteLogSegmentMetadataRecord_RemoteLogSegmentIdEntry(&out->remote_log_segment_id, version, (seed + 1u), depth + 1);
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->start_offset = static_cast<int64_t>((seed + 8u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->end_offset = static_cast<int64_t>((seed + 15u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->broker_id = static_cast<int32_t>((seed + 22u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->max_timestamp_ms = static_cast<int64_t>((seed + 29u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->event_timestamp_ms = static_cast<int64_t>((seed + 36u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->segment_leader_epochs.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      RemoteLogSegmentMetadataRecord::SegmentLeaderEpochEntry elem{};
+      FillRemoteLogSegmentMetadataRecord_SegmentLeaderEpochEntry(&elem, version, ((seed + 43u) + i), depth + 1);
+      out->segment_leader_epochs.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->segment_size_in_bytes = static_cast<int32_t>((seed + 50u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    if ((version >= 0 && version <= 0) && (seed + 57u) % 4 == 3) {
+      out->custom_metadata.reset();
+    }
+    else {
+      out->custom_metadata.emplace();
+      (*out->custom_metadata) = std::vector<uint8_t>{1, 2, static_cast<uint8_t>((seed + 57u))};
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->remote_log_segment_state = static_cast<int8_t>((seed + 64u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->txn_index_empty = ((seed + 71u) % 2) == 0;
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillRemoteLogSegmentMetadataSnapshotRecord_SegmentLeaderEpochEntry(RemoteLogSegmentMetadataSnapshotRecord::SegmentLeaderEpochEntry* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->leader_epoch = static_cast<int32_t>((seed + 1u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->offset = static_cast<int64_t>((seed + 8u) * 2654435761u);
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillRemoteLogSegmentMetadataSnapshotRecord(RemoteLogSegmentMetadataSnapshotRecord* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->segment_id = SampleUuid((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->start_offset = static_cast<int64_t>((seed + 8u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->end_offset = static_cast<int64_t>((seed + 15u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->broker_id = static_cast<int32_t>((seed + 22u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->max_timestamp_ms = static_cast<int64_t>((seed + 29u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->event_timestamp_ms = static_cast<int64_t>((seed + 36u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->segment_leader_epochs.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      RemoteLogSegmentMetadataSnapshotRecord::SegmentLeaderEpochEntry elem{};
+      FillRemoteLogSegmentMetadataSnapshotRecord_SegmentLeaderEpochEntry(&elem, version, ((seed + 43u) + i), depth + 1);
+      out->segment_leader_epochs.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->segment_size_in_bytes = static_cast<int32_t>((seed + 50u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    if ((version >= 0 && version <= 0) && (seed + 57u) % 4 == 3) {
+      out->custom_metadata.reset();
+    }
+    else {
+      out->custom_metadata.emplace();
+      (*out->custom_metadata) = std::vector<uint8_t>{1, 2, static_cast<uint8_t>((seed + 57u))};
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->remote_log_segment_state = static_cast<int8_t>((seed + 64u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->txn_index_empty = ((seed + 71u) % 2) == 0;
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillRemoteLogSegmentMetadataUpdateRecord_TopicIdPartitionEntry(RemoteLogSegmentMetadataUpdateRecord::TopicIdPartitionEntry* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->name = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->id = SampleUuid((seed + 8u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->partition = static_cast<int32_t>((seed + 15u) * 2654435761u);
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillRemoteLogSegmentMetadataUpdateRecord_RemoteLogSegmentIdEntry(RemoteLogSegmentMetadataUpdateRecord::RemoteLogSegmentIdEntry* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    if (depth < 3) {
+      FillRemoteLogSegmentMetadataUpdateRecord_TopicIdPartitionEntry(&out->topic_id_partition, version, (seed + 1u), depth + 1);
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->id = SampleUuid((seed + 8u));
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillRemoteLogSegmentMetadataUpdateRecord(RemoteLogSegmentMetadataUpdateRecord* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    if (depth < 3) {
+      FillRemoteLogSegmentMetadataUpdateRecord_RemoteLogSegmentIdEntry(&out->remote_log_segment_id, version, (seed + 1u), depth + 1);
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->broker_id = static_cast<int32_t>((seed + 8u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->event_timestamp_ms = static_cast<int64_t>((seed + 15u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    if ((version >= 0 && version <= 0) && (seed + 22u) % 4 == 3) {
+      out->custom_metadata.reset();
+    }
+    else {
+      out->custom_metadata.emplace();
+      (*out->custom_metadata) = std::vector<uint8_t>{1, 2, static_cast<uint8_t>((seed + 22u))};
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->remote_log_segment_state = static_cast<int8_t>((seed + 29u) * 2654435761u);
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillRemotePartitionDeleteMetadataRecord_TopicIdPartitionEntry(RemotePartitionDeleteMetadataRecord::TopicIdPartitionEntry* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->name = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->id = SampleUuid((seed + 8u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->partition = static_cast<int32_t>((seed + 15u) * 2654435761u);
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillRemotePartitionDeleteMetadataRecord(RemotePartitionDeleteMetadataRecord* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    if (depth < 3) {
+      FillRemotePartitionDeleteMetadataRecord_TopicIdPartitionEntry(&out->topic_id_partition, version, (seed + 1u), depth + 1);
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->broker_id = static_cast<int32_t>((seed + 8u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->event_timestamp_ms = static_cast<int64_t>((seed + 15u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->remote_partition_delete_state = static_cast<int8_t>((seed + 22u) * 2654435761u);
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
 void FillRemoveRaftVoterRequestData(RemoveRaftVoterRequestData* out, int16_t version, uint32_t seed, int depth) {
   (void)out; (void)version; (void)seed; (void)depth;
   if (version >= 0 && version <= 0) {
@@ -13179,6 +13431,14 @@ constexpr MessageCase kCases[] = {
      &EncodeSample<ReadShareGroupStateSummaryRequestData, &FillReadShareGroupStateSummaryRequestData>, &DecodeCheck<ReadShareGroupStateSummaryRequestData, &FillReadShareGroupStateSummaryRequestData>},
     {"ReadShareGroupStateSummaryResponse", 87, false, 0, 1, 0,
      &EncodeSample<ReadShareGroupStateSummaryResponseData, &FillReadShareGroupStateSummaryResponseData>, &DecodeCheck<ReadShareGroupStateSummaryResponseData, &FillReadShareGroupStateSummaryResponseData>},
+    {"RemoteLogSegmentMetadataRecord", -1, false, 0, 0, 0,
+     &EncodeSample<RemoteLogSegmentMetadataRecord, &FillRemoteLogSegmentMetadataRecord>, &DecodeCheck<RemoteLogSegmentMetadataRecord, &FillRemoteLogSegmentMetadataRecord>},
+    {"RemoteLogSegmentMetadataSnapshotRecord", -1, false, 0, 0, 0,
+     &EncodeSample<RemoteLogSegmentMetadataSnapshotRecord, &FillRemoteLogSegmentMetadataSnapshotRecord>, &DecodeCheck<RemoteLogSegmentMetadataSnapshotRecord, &FillRemoteLogSegmentMetadataSnapshotRecord>},
+    {"RemoteLogSegmentMetadataUpdateRecord", -1, false, 0, 0, 0,
+     &EncodeSample<RemoteLogSegmentMetadataUpdateRecord, &FillRemoteLogSegmentMetadataUpdateRecord>, &DecodeCheck<RemoteLogSegmentMetadataUpdateRecord, &FillRemoteLogSegmentMetadataUpdateRecord>},
+    {"RemotePartitionDeleteMetadataRecord", -1, false, 0, 0, 0,
+     &EncodeSample<RemotePartitionDeleteMetadataRecord, &FillRemotePartitionDeleteMetadataRecord>, &DecodeCheck<RemotePartitionDeleteMetadataRecord, &FillRemotePartitionDeleteMetadataRecord>},
     {"RemoveRaftVoterRequest", 81, true, 0, 0, 0,
      &EncodeSample<RemoveRaftVoterRequestData, &FillRemoveRaftVoterRequestData>, &DecodeCheck<RemoveRaftVoterRequestData, &FillRemoveRaftVoterRequestData>},
     {"RemoveRaftVoterResponse", 81, false, 0, 0, 0,

@@ -174,6 +174,10 @@ set(SEGLOG_PROTOCOL_GENERATED_SOURCES
   read_share_group_state_response.cc
   read_share_group_state_summary_request.cc
   read_share_group_state_summary_response.cc
+  remote_log_segment_metadata_record.cc
+  remote_log_segment_metadata_snapshot_record.cc
+  remote_log_segment_metadata_update_record.cc
+  remote_partition_delete_metadata_record.cc
   remove_raft_voter_request.cc
   remove_raft_voter_response.cc
   renew_delegation_token_request.cc
