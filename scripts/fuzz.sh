@@ -11,7 +11,8 @@ jobs=${FUZZ_JOBS:-2}
 bash scripts/install-deps.sh
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz --target record_batch_fuzzer segment_recovery_fuzzer request_fuzzer \
-  offsets_record_fuzzer transaction_log_fuzzer protocol_samples_dump
+  offsets_record_fuzzer transaction_log_fuzzer remote_log_metadata_fuzzer protocol_samples_dump \
+  remote_log_metadata_dump
 mkdir -p build/fuzz/artifacts build/fuzz/reports
 
 # run_target <name> <max_len> [corpus directories...]: fuzzes build/fuzz/fuzz/<name>_fuzzer
@@ -38,12 +39,16 @@ done
 mkdir -p build/fuzz/corpus/request build/fuzz/corpus/offsets_record \
   build/fuzz/corpus/transaction_log
 build/fuzz/interop/protocol_samples_dump --corpus build/fuzz/corpus/request
+# __remote_log_metadata values: seeded with the values of every record type
+# (protocol/remote_log_metadata_cases.h), which Kafka's serde writes identically.
+mkdir -p build/fuzz/corpus/remote_log_metadata
+build/fuzz/interop/remote_log_metadata_dump --corpus build/fuzz/corpus/remote_log_metadata
 # __consumer_offsets records as read at load (every group coordinator record type) have no
 # seed corpus: the fuzzer puts its input behind a well-formed key of every type, and the values
 # are small structs it finds from scratch. __transaction_state records likewise
 # (transaction_log_fuzzer).
 targets=("record_batch 300000" "segment_recovery 300000" "request 65536" "offsets_record 4096"
-  "transaction_log 4096")
+  "transaction_log 4096" "remote_log_metadata 4096")
 
 failed=0
 pids=()
