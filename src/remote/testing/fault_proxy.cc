@@ -153,14 +153,19 @@ void FaultProxy::Serve(int fd) {
     }
   }
   if (hook) hook(number, line);
+  // The whole answer is gathered before it is sent, and the request stops counting as in
+  // flight before its first byte goes: the client cannot start its next request (on a permit
+  // this one frees) while this one is still counted.
+  std::string answer;
   if (fail_status != 0) {
     const std::string body = fmt::format(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>{}</Code><Message>injected by "
         "the fault proxy</Message><RequestId>proxy-{}</RequestId></Error>",
         fail_code, number);
-    SendAll(fd, fmt::format("HTTP/1.1 {} Injected\r\nContent-Type: application/xml\r\n"
-                            "Content-Length: {}\r\nConnection: close\r\n\r\n{}",
-                            fail_status, body.size(), body));
+    answer = fmt::format(
+        "HTTP/1.1 {} Injected\r\nContent-Type: application/xml\r\n"
+        "Content-Length: {}\r\nConnection: close\r\n\r\n{}",
+        fail_status, body.size(), body);
   } else {
     if (const int delay = delay_ms_.load(); delay > 0) {
       std::this_thread::sleep_for(std::chrono::milliseconds(delay));
@@ -177,13 +182,15 @@ void FaultProxy::Serve(int fd) {
         char buf[65536];
         for (;;) {
           const ssize_t n = ::recv(up, buf, sizeof buf, 0);
-          if (n <= 0 || !SendAll(fd, std::string_view(buf, static_cast<size_t>(n)))) break;
+          if (n <= 0) break;
+          answer.append(buf, static_cast<size_t>(n));
         }
       }
       ::close(up);
     }
   }
   in_flight_.fetch_sub(1);
+  if (!answer.empty()) SendAll(fd, answer);
   ::close(fd);
 }
 
