@@ -253,7 +253,8 @@ Result<S3ListPage> ParseListObjectsV2(std::string_view body) {
         fmt::format("S3 ListObjectsV2: the response is <{}>, not <ListBucketResult>", root.name));
   }
   S3ListPage page;
-  const std::string_view truncated = Trim(root.ChildText("IsTruncated"));
+  const std::string truncated_text = root.ChildText("IsTruncated");
+  const std::string_view truncated = Trim(truncated_text);
   if (truncated == "true") {
     page.is_truncated = true;
   } else if (truncated != "false" && !truncated.empty()) {
@@ -263,7 +264,8 @@ Result<S3ListPage> ParseListObjectsV2(std::string_view body) {
     if (c.name != "Contents") continue;
     const XmlElement* key = c.Child("Key");
     if (key == nullptr) return Status::Corruption("S3 ListObjectsV2: <Contents> without <Key>");
-    const std::string_view size_text = Trim(c.ChildText("Size"));
+    const std::string size_raw = c.ChildText("Size");
+    const std::string_view size_text = Trim(size_raw);
     int64_t size = 0;
     const auto [end, ec] =
         std::from_chars(size_text.data(), size_text.data() + size_text.size(), size);
