@@ -3,8 +3,23 @@
 # inside) and kafka-python with its codec libraries, pinned, in a virtualenv in the cache
 # (${SEGLOG_CACHE:-~/.cache/seglog}/venv), reused while the pins are unchanged. kcat comes from
 # Debian (scripts/install-deps.sh) and Kafka's Java tools from the Maven cache (oracle.sh).
+# Also Versity S3 Gateway, the S3 server the tiered storage tests start (src/remote/testing/
+# versitygw.h), built once with Go into the cache's go/bin (~70 s) when it is missing.
 set -euo pipefail
 CACHE="${SEGLOG_CACHE:-$HOME/.cache/seglog}"
+VERSITYGW_VERSION=v1.8.0
+# The tests look for ~/.cache/seglog/go/bin/versitygw (or $SEGLOG_VERSITYGW, or PATH).
+VERSITYGW_BIN="$HOME/.cache/seglog/go/bin"
+if [[ ! -x "$VERSITYGW_BIN/versitygw" ]] && ! command -v versitygw >/dev/null; then
+  if ! command -v go >/dev/null; then
+    echo "install-clients: versitygw needs Go to build (go install); install Go, or put a" \
+      "versitygw binary in $VERSITYGW_BIN" >&2
+    exit 1
+  fi
+  echo "install-clients: versitygw $VERSITYGW_VERSION into $VERSITYGW_BIN" >&2
+  mkdir -p "$VERSITYGW_BIN"
+  GOBIN="$VERSITYGW_BIN" go install "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION"
+fi
 VENV="$CACHE/venv"
 PINS="confluent-kafka==2.16.1 kafka-python==3.0.12 python-snappy==0.7.3 cramjam==2.14.0 lz4==4.4.5 zstandard==0.25.0"
 STAMP="$VENV/.pins"
