@@ -64,6 +64,19 @@ TEST(SegmentObjectsTest, RoundTripsAndHasTheDocumentedLayout) {
   EXPECT_TRUE(SegmentObjects::Decode(SegmentObjects{}.Encode()).ok());
 }
 
+TEST(SegmentObjectsTest, TheDocumentsWorkedExample) {
+  // docs/format/remote_storage.md, "The custom metadata: SegmentObjects".
+  SegmentObjects in;
+  in.objects = {{RemoteObjectKind::kLog, 1048576, 0xDEADBEEF},
+                {RemoteObjectKind::kOffsetIndex, 8, 1}};
+  const std::vector<uint8_t> want = {
+      0x00, 0x02,                                                       //
+      0x00, 0,    0,    0,   0, 0, 0x10, 0, 0, 0xde, 0xad, 0xbe, 0xef,  //
+      0x01, 0,    0,    0,   0, 0, 0,    0, 8, 0,    0,    0,    1,     //
+      0x9c, 0x40, 0x98, 0x1c};
+  EXPECT_EQ(in.Encode(), want);
+}
+
 TEST(SegmentObjectsTest, RejectsEveryDamage) {
   SegmentObjects in;
   in.objects = {{RemoteObjectKind::kLog, 100, 7}, {RemoteObjectKind::kOffsetIndex, 8, 1}};
