@@ -124,8 +124,8 @@ TEST(S3XmlTest, DecodesListObjectsV2Pages) {
       "<ListBucketResult><Contents><Key>k</Key><Size>-1</Size></Contents></ListBucketResult>",
       "<ListBucketResult><Contents><Key>k</Key><Size>1x</Size></Contents></ListBucketResult>",
       "<ListBucketResult><Contents><Key>k</Key></Contents></ListBucketResult>",
-      "<ListBucketResult><Contents><Key>k</Key><Size>99999999999999999999</Size></Contents>"
-      "</ListBucketResult>",
+      ("<ListBucketResult><Contents><Key>k</Key><Size>99999999999999999999</Size></Contents>"
+       "</ListBucketResult>"),
   };
   for (const char* doc : bad) {
     Result<S3ListPage> r = ParseListObjectsV2(doc);
