@@ -73,6 +73,29 @@ struct TimestampAndOffset {
 inline constexpr int64_t kLatestTimestamp = -1;
 inline constexpr int64_t kEarliestTimestamp = -2;
 inline constexpr int64_t kMaxTimestamp = -3;
+// KIP-1005: the local log start offset, and the highest offset copied to remote storage.
+inline constexpr int64_t kEarliestLocalTimestamp = -4;
+inline constexpr int64_t kLatestTieredTimestamp = -5;
+
+// Read's refusal of an offset that only remote storage holds (at or above the log start
+// offset, below the local log start offset): Kafka's OffsetMovedToTieredStorageException. The
+// broker then reads from remote storage (remote/remote_log_manager.h).
+bool IsOffsetMovedToTieredStorage(const Status& status);
+
+// A rolled segment the remote log manager may copy (Kafka's candidate segments): its files,
+// by path, and what the remote segment metadata records of it.
+struct RemoteCopyCandidate {
+  int64_t base_offset = 0;
+  int64_t end_offset = 0;  // inclusive: the next segment's base offset - 1
+  int64_t size_bytes = 0;  // of the .log
+  int64_t max_timestamp = kNoTimestamp;
+  std::string log_path;
+  std::string offset_index_path;
+  std::string time_index_path;
+  std::string txn_index_path;  // empty: the segment has no aborted transactions
+  // The producer snapshot at the next segment's base offset; empty when there is none.
+  std::string producer_snapshot_path;
+};
 
 // Who is appending, as Kafka's AppendOrigin: it decides which checks apply. Clients (produce
 // requests) get every check; the coordinators (group, transaction) may write control batches
@@ -160,6 +183,9 @@ struct LogOptions {
   // ongoing transaction whose last batch timestamp is at least this old is forgotten by
   // RemoveExpiredProducers, and left out when a snapshot is loaded.
   int64_t producer_id_expiration_ms = 86400000;
+  // The broker's remote.log.storage.system.enable: with it and the topic's
+  // remote.storage.enable, the log is tiered (remote_log_enabled()).
+  bool remote_storage_system_enable = false;
 };
 
 // What the loader did (kafka-format.md 10): one line per file it removed, renamed, rebuilt or
@@ -226,6 +252,10 @@ class Log {
   int64_t recovery_point() const;
 
   int64_t log_start_offset() const;
+  // The first offset held on local disk (Kafka's localLogStartOffset): the first segment's
+  // base offset, or the log start offset when that is higher. Equal to the log start offset
+  // unless the log is tiered and its oldest data lives only in remote storage.
+  int64_t local_log_start_offset() const;
   int64_t log_end_offset() const;
   int64_t high_watermark() const { return log_end_offset(); }
   // The last stable offset (Kafka's LSO): the first offset of the earliest open transaction
@@ -260,6 +290,29 @@ class Log {
   // (PolicyViolationException) and above the high watermark (OffsetOutOfRangeException). The
   // data below goes with the next retention pass. Returns the new log start offset.
   Result<int64_t> DeleteRecords(int64_t offset);
+
+  // Tiered storage (KIP-405). A tiered log: the broker's remote.log.storage.system.enable and
+  // the topic's remote.storage.enable, and not an internal topic (Kafka's remoteLogEnabled).
+  // Its retention deletes a local segment only once remote storage holds it (its last offset
+  // at most highest_offset_in_remote_storage()), by local.retention.ms/.bytes, without raising
+  // the log start offset: remote storage still serves those offsets. The remote log manager
+  // applies retention.ms/.bytes to the whole log and raises the log start offset.
+  bool remote_log_enabled() const;
+  // Tiered and remote.log.copy.disable=false (Kafka's remoteLogEnabledAndRemoteCopyEnabled).
+  bool remote_copy_enabled() const;
+  // The last offset copied to remote storage, -1 before any (Kafka's
+  // highestOffsetInRemoteStorage; in memory, set by the remote log manager after each copy and
+  // at its first pass from the remote log metadata).
+  int64_t highest_offset_in_remote_storage() const;
+  void UpdateHighestOffsetInRemoteStorage(int64_t offset);
+  // Raises the log start offset to `offset` (the remote log manager: remote retention, or the
+  // earliest remote segment at its first pass); never lowers it, never above the local log
+  // start offset of a log whose local segments it would leave uncovered. FailedPrecondition
+  // unless the log is tiered.
+  Status UpdateLogStartOffsetFromRemoteTier(int64_t offset);
+  // The rolled segments whose offsets are all below the last stable offset and that end at or
+  // after `from_offset`, oldest first (Kafka's candidateLogSegments).
+  Result<std::vector<RemoteCopyCandidate>> RemoteCopyCandidates(int64_t from_offset) const;
 
   // Rolls a new active segment now (Kafka's roll()).
   Status Roll();
@@ -345,6 +398,9 @@ class Log {
   Result<int> DeletePrefixLocked(const DeletablePredicate& predicate,
                                  const std::function<void(LogSegment&)>& log_reason);
   void Info(const std::string& line) const;
+  // The leader epoch of `offset` (Kafka's epochForOffset): the newest epoch starting at or
+  // below it; nullopt below the first one.
+  std::optional<int32_t> EpochForOffset(int64_t offset) const;
   // Removes the segments' (already renamed) files file.delete.delay.ms later (a delete-file
   // task), or now without a scheduler.
   // `files`: other files (renamed producer snapshots) removed with them.

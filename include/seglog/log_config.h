@@ -68,6 +68,33 @@ struct LogConfig {
   // preallocate: create .log files at full segment size. Default false.
   bool preallocate = false;
 
+  // Tiered storage (KIP-405; docs/design/tiered_storage.md). They act only when the broker's
+  // remote.log.storage.system.enable is true (LogOptions::remote_storage_system_enable).
+  // remote.storage.enable: copy rolled segments to remote storage. Default false.
+  bool remote_storage_enable = false;
+  // local.retention.ms / local.retention.bytes: how long / how much of a tiered log stays on
+  // local disk once copied. -2 (the default) = retention.ms / retention.bytes; -1 = unlimited.
+  int64_t local_retention_ms = -2;
+  int64_t local_retention_bytes = -2;
+  // remote.log.copy.disable: stop copying (the remote data stays readable and expires).
+  bool remote_log_copy_disable = false;
+  // remote.log.delete.on.disable: remote.storage.enable=false may only be set with this true
+  // (the remote data is then deleted).
+  bool remote_log_delete_on_disable = false;
+
+  // local.retention.ms, with -2 resolved to retention.ms (Kafka's localRetentionMs()).
+  int64_t LocalRetentionMs() const {
+    return local_retention_ms == -2 ? retention_ms : local_retention_ms;
+  }
+  int64_t LocalRetentionBytes() const {
+    return local_retention_bytes == -2 ? retention_bytes : local_retention_bytes;
+  }
+  // Kafka's LogConfig.validateRemoteStorage* rules for a topic's new config, in Kafka's words
+  // (InvalidArgument): remote storage only when the broker has it (`system_enabled`), only
+  // with cleanup.policy=delete, local.retention.* within retention.*, and not turned off
+  // (`was_enabled` -> false) without remote.log.delete.on.disable=true.
+  Status ValidateRemoteStorage(bool system_enabled, bool was_enabled) const;
+
   // The size that rolls a segment: internal.segment.bytes when set, else segment.bytes.
   int32_t SegmentSize() const { return internal_segment_bytes.value_or(segment_bytes); }
   // segment.ms, capped by max.compaction.lag.ms on compacted topics (kafka-format.md 8.3).

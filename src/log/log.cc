@@ -838,6 +838,10 @@ Result<FetchDataInfo> Log::Read(int64_t start_offset, int32_t max_bytes, bool mi
   if (start_offset < start || start_offset > end) {
     return OffsetOutOfRange(dir_, start_offset, start, end);
   }
+  // Below the first local segment, a tiered log's data is in remote storage.
+  if (start_offset < snapshot->begin()->first) {
+    return OffsetMovedToTieredStorage(dir_, start_offset, snapshot->begin()->first);
+  }
   const int64_t bound = std::min(max_offset.value_or(high_watermark()), high_watermark());
   FetchDataInfo empty;
   empty.first_batch.base_offset = end;
@@ -896,6 +900,16 @@ Result<std::optional<TimestampAndOffset>> Log::FetchOffsetByTimestamp(int64_t ti
   if (timestamp == kLatestTimestamp) {
     return std::optional<TimestampAndOffset>(
         TimestampAndOffset{kNoTimestamp, log_end_offset(), {}});
+  }
+  if (timestamp == kEarliestLocalTimestamp) {
+    const int64_t local_start = local_log_start_offset();
+    return std::optional<TimestampAndOffset>(
+        TimestampAndOffset{kNoTimestamp, local_start, EpochForOffset(local_start)});
+  }
+  if (timestamp == kLatestTieredTimestamp) {
+    const int64_t highest = highest_offset_in_remote_storage();
+    return std::optional<TimestampAndOffset>(TimestampAndOffset{
+        kNoTimestamp, highest, highest < 0 ? std::optional<int32_t>() : EpochForOffset(highest)});
   }
   if (timestamp == kMaxTimestamp) {
     std::shared_ptr<LogSegment> best;

@@ -208,6 +208,36 @@ const std::vector<Property>& Properties() {
          return ParseConfigBool("preallocate", v, &c->preallocate);
        },
        [](const LogConfig& c) { return std::string(c.preallocate ? "true" : "false"); }},
+      {"remote.storage.enable",
+       [](LogConfig* c, const std::string& v) {
+         return ParseConfigBool("remote.storage.enable", v, &c->remote_storage_enable);
+       },
+       [](const LogConfig& c) { return std::string(c.remote_storage_enable ? "true" : "false"); }},
+      {"local.retention.ms",
+       [](LogConfig* c, const std::string& v) {
+         return ParseConfigInt<int64_t>("local.retention.ms", v, -2, &c->local_retention_ms);
+       },
+       [](const LogConfig& c) { return std::to_string(c.local_retention_ms); }},
+      {"local.retention.bytes",
+       [](LogConfig* c, const std::string& v) {
+         return ParseConfigInt<int64_t>("local.retention.bytes", v, -2, &c->local_retention_bytes);
+       },
+       [](const LogConfig& c) { return std::to_string(c.local_retention_bytes); }},
+      {"remote.log.copy.disable",
+       [](LogConfig* c, const std::string& v) {
+         return ParseConfigBool("remote.log.copy.disable", v, &c->remote_log_copy_disable);
+       },
+       [](const LogConfig& c) {
+         return std::string(c.remote_log_copy_disable ? "true" : "false");
+       }},
+      {"remote.log.delete.on.disable",
+       [](LogConfig* c, const std::string& v) {
+         return ParseConfigBool("remote.log.delete.on.disable", v,
+                                &c->remote_log_delete_on_disable);
+       },
+       [](const LogConfig& c) {
+         return std::string(c.remote_log_delete_on_disable ? "true" : "false");
+       }},
   };
   return props;
 }
@@ -251,6 +281,53 @@ Result<LogConfig> LogConfig::FromProperties(const std::map<std::string, std::str
   }
   if (!errors.empty()) return Status::InvalidArgument(errors);
   return config;
+}
+
+Status LogConfig::ValidateRemoteStorage(bool system_enabled, bool was_enabled) const {
+  if (was_enabled && !remote_storage_enable && !remote_log_delete_on_disable) {
+    return Status::InvalidArgument(
+        "It is invalid to disable remote storage without deleting remote data. If you want to "
+        "keep the remote data and turn to read only, please set `remote.storage.enable=true,"
+        "remote.log.copy.disable=true`. If you want to disable remote storage and delete all "
+        "remote data, please set `remote.storage.enable=false,remote.log.delete.on.disable=true`.");
+  }
+  if (!remote_storage_enable) return Status::OK();
+  if (!system_enabled) {
+    return Status::InvalidArgument(
+        "Tiered Storage functionality is disabled in the broker. Topic cannot be configured "
+        "with remote log storage.");
+  }
+  if (cleanup_compact) {
+    return Status::InvalidArgument(
+        "Remote log storage only supports topics with cleanup.policy=delete");
+  }
+  if (retention_bytes > -1 && local_retention_bytes != -2) {
+    if (local_retention_bytes == -1) {
+      return ConfigInvalid(
+          "local.retention.bytes", std::to_string(local_retention_bytes),
+          fmt::format("Value must not be -1 as retention.bytes value is set as {}.",
+                      retention_bytes));
+    }
+    if (local_retention_bytes > retention_bytes) {
+      return ConfigInvalid(
+          "local.retention.bytes", std::to_string(local_retention_bytes),
+          fmt::format("Value must not be more than retention.bytes property value: {}",
+                      retention_bytes));
+    }
+  }
+  if (retention_ms != -1 && local_retention_ms != -2) {
+    if (local_retention_ms == -1) {
+      return ConfigInvalid(
+          "local.retention.ms", std::to_string(local_retention_ms),
+          fmt::format("Value must not be -1 as retention.ms value is set as {}.", retention_ms));
+    }
+    if (local_retention_ms > retention_ms) {
+      return ConfigInvalid(
+          "local.retention.ms", std::to_string(local_retention_ms),
+          fmt::format("Value must not be more than retention.ms property value: {}", retention_ms));
+    }
+  }
+  return Status::OK();
 }
 
 std::map<std::string, std::string> LogConfig::Overrides() const {

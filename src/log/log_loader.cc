@@ -355,7 +355,11 @@ class LogLoader {
     LogSegment& active = *out_.segments.rbegin()->second;
     SEGLOG_ASSIGN_OR_RETURN(out_.log_end_offset, active.ReadNextOffset());
     if (writable_) SEGLOG_RETURN_IF_ERROR(active.ResizeIndexes(config_.segment_index_bytes));
-    out_.log_start_offset = std::max(options_.log_start_offset, out_.segments.begin()->first);
+    // A tiered log's start may lie in remote storage, below its first local segment (Kafka's
+    // LogLoader keeps the checkpoint then).
+    out_.log_start_offset = RemoteLogEnabledFor(dir_, config_, options_)
+                                ? std::max<int64_t>(0, options_.log_start_offset)
+                                : std::max(options_.log_start_offset, out_.segments.begin()->first);
     out_.recovery_point = options_.had_clean_shutdown
                               ? out_.log_end_offset
                               : std::min(options_.recovery_point, out_.log_end_offset);

@@ -42,6 +42,12 @@ struct LoadedLog {
 };
 
 // REQUIRES: options.env is set.
+// Kafka's remoteLogEnabled(): the broker's remote.log.storage.system.enable, the topic's
+// remote.storage.enable, and not an internal topic (judged by the partition directory's name).
+// A tiered log keeps its checkpointed log start offset even below its first local segment.
+bool RemoteLogEnabledFor(const std::string& dir, const LogConfig& config,
+                         const LogOptions& options);
+
 Result<LoadedLog> LoadLog(const std::string& dir, const LogConfig& config,
                           const LogOptions& options, int64_t now_ms);
 

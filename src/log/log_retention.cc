@@ -5,6 +5,7 @@
 #include "base/scheduler.h"
 #include "io/file.h"
 #include "io/file_names.h"
+#include "log/log_loader.h"
 #include "log/log_state.h"
 #include "seglog/log.h"
 
@@ -83,9 +84,15 @@ Result<int> Log::DeletePrefixLocked(const DeletablePredicate& predicate,
     SEGLOG_RETURN_IF_ERROR(RollLocked(log_end_offset()));
     snapshot = st.Snapshot();
   }
-  // The log start moves to the first segment that stays.
+  // The log start moves to the first segment that stays - unless the log is tiered: then
+  // only the local log start moves, and remote storage serves the offsets below it.
   auto survivor = snapshot->upper_bound(deletable.back()->base_offset());
-  SEGLOG_RETURN_IF_ERROR(MaybeIncrementLogStartOffsetLocked(survivor->first, "segment deletion"));
+  if (RemoteLogEnabledFor(dir_, config_, options_) && !config_.remote_log_copy_disable) {
+    Info(fmt::format("Incremented local log start offset to {} due to segment deletion",
+                     survivor->first));
+  } else {
+    SEGLOG_RETURN_IF_ERROR(MaybeIncrementLogStartOffsetLocked(survivor->first, "segment deletion"));
+  }
   if (options_.logger) {
     for (const auto& seg : deletable) log_reason(*seg);  // (Describe opens the time index)
   }
@@ -186,36 +193,50 @@ Result<int> Log::DeleteOldSegmentsUnflushed() {
     total += n;
   }
   if (!config_.cleanup_delete) return total;
+  // A tiered log keeps local.retention.* locally, and only segments remote storage already
+  // holds may go (Kafka's isSegmentEligibleForDeletion).
+  const bool tiered =
+      RemoteLogEnabledFor(dir_, config_, options_) && !config_.remote_log_copy_disable;
+  const int64_t highest_remote = highest_offset_in_remote_storage();
+  auto eligible = [this, tiered, highest_remote](LogSegment&, LogSegment* next) {
+    if (!tiered) return true;
+    const int64_t upper = next != nullptr ? next->base_offset() : log_end_offset();
+    return (upper > 0 && upper - 1 <= highest_remote) ||
+           (next != nullptr && log_start_offset() >= next->base_offset());
+  };
+  const std::string local = tiered ? "local " : "";
   // 2. retention.bytes: delete while the log stays at or above the cap without the segment.
-  if (config_.retention_bytes >= 0 && size_in_bytes() >= config_.retention_bytes) {
-    int64_t diff = size_in_bytes() - config_.retention_bytes;
+  const int64_t retention_bytes = tiered ? config_.LocalRetentionBytes() : config_.retention_bytes;
+  if (retention_bytes >= 0 && size_in_bytes() >= retention_bytes) {
+    int64_t diff = size_in_bytes() - retention_bytes;
     int64_t size_after = size_in_bytes();
-    const int64_t cap = config_.retention_bytes;
+    const int64_t cap = retention_bytes;
     SEGLOG_ASSIGN_OR_RETURN(
         const int n,
         DeletePrefixLocked(
-            [&diff](LogSegment& seg, LogSegment*) -> Result<bool> {
-              if (diff - seg.size() < 0) return false;
+            [&diff, &eligible](LogSegment& seg, LogSegment* next) -> Result<bool> {
+              if (diff - seg.size() < 0 || !eligible(seg, next)) return false;
               diff -= seg.size();
               return true;
             },
-            [this, cap, &size_after](LogSegment& seg) {
+            [this, cap, &size_after, &local](LogSegment& seg) {
               size_after -= seg.size();
               Info(fmt::format(
-                  "Deleting segment {} due to log retention size {} breach. Log size after "
+                  "Deleting segment {} due to {}log retention size {} breach. Log size after "
                   "deletion will be {}.",
-                  seg.Describe(), cap, size_after));
+                  seg.Describe(), local, cap, size_after));
             }));
     total += n;
   }
   // 3. retention.ms, judged by each segment's largest record timestamp.
-  if (config_.retention_ms >= 0) {
+  const int64_t retention_ms = tiered ? config_.LocalRetentionMs() : config_.retention_ms;
+  if (retention_ms >= 0) {
     const int64_t now = Now();
-    const int64_t retention = config_.retention_ms;
+    const int64_t retention = retention_ms;
     SEGLOG_ASSIGN_OR_RETURN(
         const int n,
         DeletePrefixLocked(
-            [this, now, retention](LogSegment& seg, LogSegment*) -> Result<bool> {
+            [this, now, retention, &eligible](LogSegment& seg, LogSegment* next) -> Result<bool> {
               SEGLOG_ASSIGN_OR_RETURN(const int64_t largest, seg.LargestTimestamp());
               if (largest > now) {
                 Info(fmt::format(
@@ -223,14 +244,14 @@ Result<int> Log::DeleteOldSegmentsUnflushed() {
                     "never deleted by retention.ms",
                     seg.log_path(), largest, now));
               }
-              return now - largest > retention;
+              return now - largest > retention && eligible(seg, next);
             },
-            [this, retention](LogSegment& seg) {
+            [this, retention, &local](LogSegment& seg) {
               auto max = seg.MaxTimestampAndOffsetSoFar();
               Info(fmt::format(
-                  "Deleting segment {} due to log retention time {}ms breach based "
+                  "Deleting segment {} due to {}log retention time {}ms breach based "
                   "on {}",
-                  seg.Describe(), retention,
+                  seg.Describe(), local, retention,
                   max.ok() && max->timestamp >= 0 ? "the largest record timestamp in the segment"
                                                   : "the last modified time of the segment"));
             }));

@@ -39,6 +39,9 @@ struct Log::State {
   // append for readers of the last stable offset.
   std::atomic<int64_t> first_unstable_offset{-1};
   std::atomic<int64_t> log_start_offset{0};
+  // Tiered storage: the last offset copied to remote storage (-1: none), kept by the remote
+  // log manager; retention deletes no local segment above it.
+  std::atomic<int64_t> highest_offset_in_remote_storage{-1};
   int64_t recovery_point GUARDED_BY(append_mu) = 0;
   bool closed GUARDED_BY(append_mu) = false;
   // What readers check: set by Close (and MarkDeleted, before it).
@@ -80,6 +83,9 @@ struct Log::State {
     segments = std::move(m);
   }
 };
+
+// Read's refusal of an offset only remote storage holds (log_tiered.cc).
+Status OffsetMovedToTieredStorage(const std::string& dir, int64_t offset, int64_t local_start);
 
 }  // namespace seglog
 
