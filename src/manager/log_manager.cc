@@ -52,6 +52,7 @@ Result<std::unique_ptr<LogManager>> LogManager::OpenDirs(
     o.log_options.clock = [scheduler] { return scheduler->NowMs(); };
     o.log_options.logger = m->logger_;
     o.log_options.producer_id_expiration_ms = config.producer_id_expiration_ms;
+    o.log_options.remote_storage_system_enable = config.remote.system_enable;
     // All directories share one cluster id.
     if (!m->dirs_.empty()) o.cluster_id = m->dirs_.front()->meta().cluster_id;
     SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<LogDirectory> d, LogDirectory::Open(dir, o));

@@ -32,6 +32,8 @@ const std::map<std::string, std::string>& DirectSynonyms() {
       {"log.cleanup.policy", "cleanup.policy"},
       {"compression.type", "compression.type"},
       {"log.preallocate", "preallocate"},
+      {"log.local.retention.ms", "local.retention.ms"},
+      {"log.local.retention.bytes", "local.retention.bytes"},
       {"log.message.timestamp.type", "message.timestamp.type"},
       {"log.message.timestamp.before.max.ms", "message.timestamp.before.max.ms"},
       {"log.message.timestamp.after.max.ms", "message.timestamp.after.max.ms"},
@@ -62,9 +64,9 @@ bool IsOtherBrokerKey(const std::string& k) {
                                               "queued.max.request.bytes",
                                               "connection.failed.authentication.delay.ms"};
   if (exact.count(k)) return true;
-  for (const char* prefix : {"socket.", "transaction.state.log.", "group.", "listener.name.",
-                             "ssl.", "sasl.", "metric.", "metrics.", "replica.", "controller.",
-                             "quota.", "share.", "remote.log.", "log.local.retention."}) {
+  for (const char* prefix :
+       {"socket.", "transaction.state.log.", "group.", "listener.name.", "ssl.", "sasl.", "metric.",
+        "metrics.", "replica.", "controller.", "quota.", "share.", "remote.log.", "rlmm.config."}) {
     if (k.rfind(prefix, 0) == 0) return true;
   }
   return false;
@@ -301,6 +303,50 @@ Result<ServerConfig> ServerConfig::FromProperties(const std::map<std::string, st
          if (s.ok()) c.producer_id_expiration_check_interval_ms = x;
          return s;
        }},
+      {"remote.log.storage.system.enable",
+       [&](const std::string& v) {
+         return ParseConfigBool("remote.log.storage.system.enable", v, &c.remote.system_enable);
+       }},
+      {"remote.log.manager.task.interval.ms",
+       [&](const std::string& v) {
+         return ParseConfigInt<int64_t>("remote.log.manager.task.interval.ms", v, 1,
+                                        &c.remote.task_interval_ms);
+       }},
+      {"remote.log.index.file.cache.total.size.bytes",
+       [&](const std::string& v) {
+         return ParseConfigInt<int64_t>("remote.log.index.file.cache.total.size.bytes", v, 1,
+                                        &c.remote.index_file_cache_total_size_bytes);
+       }},
+      {"remote.log.metadata.custom.metadata.max.bytes",
+       [&](const std::string& v) {
+         return ParseConfigInt<int32_t>("remote.log.metadata.custom.metadata.max.bytes", v, 0,
+                                        &c.remote.custom_metadata_max_bytes);
+       }},
+      {"remote.log.manager.copier.thread.pool.size",
+       [&](const std::string& v) {
+         return ParseConfigInt<int32_t>("remote.log.manager.copier.thread.pool.size", v, 1,
+                                        &c.remote.copier_thread_pool_size);
+       }},
+      {"remote.log.storage.manager.class.name",
+       [&](const std::string& v) {
+         c.remote.storage_manager_class_name = v;
+         return Status::OK();
+       }},
+      {"rlmm.config.remote.log.metadata.topic.num.partitions",
+       [&](const std::string& v) {
+         return ParseConfigInt<int32_t>("remote.log.metadata.topic.num.partitions", v, 1,
+                                        &c.remote.metadata_topic_num_partitions);
+       }},
+      {"rlmm.config.remote.log.metadata.topic.retention.ms",
+       [&](const std::string& v) {
+         return ParseConfigInt<int64_t>("remote.log.metadata.topic.retention.ms", v, -1,
+                                        &c.remote.metadata_topic_retention_ms);
+       }},
+      {"remote.fetch.max.wait.ms",
+       [&](const std::string& v) {
+         return ParseConfigInt<int64_t>("remote.fetch.max.wait.ms", v, 1,
+                                        &c.remote.fetch_max_wait_ms);
+       }},
       {"transaction.state.log.num.partitions",
        [&](const std::string& v) {
          return ParseConfigInt<int32_t>("transaction.state.log.num.partitions", v, 1,
@@ -530,6 +576,8 @@ Result<ServerConfig> ServerConfig::FromProperties(const std::map<std::string, st
   for (const auto& [k, v] : props) {
     if (auto it = broker.find(k); it != broker.end()) {
       check(it->second(v));
+    } else if (k.rfind("rsm.config.", 0) == 0) {
+      c.remote.rsm_config[k] = v;
     } else if (time_keys.count(k) || DirectSynonyms().count(k)) {
       // handled above
     } else if (IsOtherBrokerKey(k)) {

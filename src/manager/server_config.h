@@ -74,6 +74,26 @@ struct TransactionCoordinatorConfig {
   int16_t transaction_version = 2;
 };
 
+// Tiered storage's broker settings (Kafka's RemoteLogManagerConfig and
+// TopicBasedRemoteLogMetadataManagerConfig; docs/design/tiered_storage.md). The remote
+// storage manager's own settings keep their full `rsm.config.` keys (remote/s3_storage_config.h
+// reads them). Thread pools beyond the copier's are accepted and ignored.
+struct RemoteLogStorageConfig {
+  bool system_enable = false;        // remote.log.storage.system.enable
+  int64_t task_interval_ms = 30000;  // remote.log.manager.task.interval.ms, >= 1
+  int64_t index_file_cache_total_size_bytes = 1073741824;  // remote.log.index.file.cache..., >= 1
+  int32_t custom_metadata_max_bytes = 128;  // remote.log.metadata.custom.metadata.max.bytes, >= 0
+  int32_t copier_thread_pool_size = 10;     // remote.log.manager.copier.thread.pool.size, >= 1
+  // remote.log.storage.manager.class.name: Aiven's S3 plugin class names, or "s3" - all mean
+  // seglog's S3 implementation; empty = "s3".
+  std::string storage_manager_class_name;
+  int32_t metadata_topic_num_partitions =
+      50;                                    // rlmm.config.remote.log.metadata.topic.num.partitions
+  int64_t metadata_topic_retention_ms = -1;  // rlmm.config.remote.log.metadata.topic.retention.ms
+  int64_t fetch_max_wait_ms = 500;           // remote.fetch.max.wait.ms, >= 1
+  std::map<std::string, std::string> rsm_config;  // every rsm.config.* key, as given
+};
+
 struct ServerConfig {
   std::vector<std::string> log_dirs = {"/tmp/kafka-logs"};  // log.dirs, else log.dir
   int32_t node_id = 1;
@@ -118,6 +138,7 @@ struct ServerConfig {
 
   GroupCoordinatorConfig group;
   TransactionCoordinatorConfig txn;
+  RemoteLogStorageConfig remote;
 
   // Topic config names -> the broker's default for them (after the synonym rules).
   std::map<std::string, std::string> topic_defaults;

@@ -145,3 +145,54 @@ TEST(ServerConfigTest, SocketServerSettingsHaveKafkasNamesAndDefaults) {
 
 }  // namespace
 }  // namespace seglog
+
+namespace seglog {
+namespace {
+
+TEST(ServerConfigTest, TieredStorageSettingsHaveKafkasNamesAndDefaults) {
+  auto d = ServerConfig::FromProperties({});
+  ASSERT_TRUE(d.ok());
+  EXPECT_FALSE(d->remote.system_enable);
+  EXPECT_EQ(d->remote.task_interval_ms, 30000);
+  EXPECT_EQ(d->remote.index_file_cache_total_size_bytes, 1073741824);
+  EXPECT_EQ(d->remote.custom_metadata_max_bytes, 128);
+  EXPECT_EQ(d->remote.metadata_topic_num_partitions, 50);
+  EXPECT_EQ(d->remote.metadata_topic_retention_ms, -1);
+  auto c = ServerConfig::FromProperties({
+      {"remote.log.storage.system.enable", "true"},
+      {"remote.log.manager.task.interval.ms", "500"},
+      {"remote.log.index.file.cache.total.size.bytes", "4096"},
+      {"remote.log.storage.manager.class.name",
+       "io.aiven.kafka.tieredstorage.RemoteStorageManager"},
+      {"rlmm.config.remote.log.metadata.topic.num.partitions", "3"},
+      {"rlmm.config.remote.log.metadata.topic.replication.factor", "1"},
+      {"remote.log.reader.threads", "4"},
+      {"rsm.config.storage.s3.bucket.name", "b"},
+      {"rsm.config.storage.s3.region", "us-east-1"},
+      {"log.local.retention.ms", "60000"},
+      {"log.local.retention.bytes", "1048576"},
+  });
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_TRUE(c->remote.system_enable);
+  EXPECT_EQ(c->remote.task_interval_ms, 500);
+  EXPECT_EQ(c->remote.index_file_cache_total_size_bytes, 4096);
+  EXPECT_EQ(c->remote.metadata_topic_num_partitions, 3);
+  EXPECT_EQ(c->remote.rsm_config.size(), 2u);
+  EXPECT_EQ(c->remote.rsm_config.at("rsm.config.storage.s3.bucket.name"), "b");
+  auto topic = c->TopicConfig({});
+  ASSERT_TRUE(topic.ok());
+  EXPECT_EQ(topic->local_retention_ms, 60000);
+  EXPECT_EQ(topic->local_retention_bytes, 1048576);
+  EXPECT_THAT(c->ignored, ::testing::Contains("remote.log.reader.threads"));
+  auto bad = ServerConfig::FromProperties(
+      {{"remote.log.manager.task.interval.ms", "0"}, {"remote.log.storage.system.enable", "yes"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().ToString(),
+              ::testing::HasSubstr(
+                  "Invalid value 0 for configuration remote.log.manager.task.interval.ms"));
+  EXPECT_THAT(bad.status().ToString(), ::testing::HasSubstr("Invalid value yes for configuration "
+                                                            "remote.log.storage.system.enable"));
+}
+
+}  // namespace
+}  // namespace seglog
