@@ -81,6 +81,12 @@ struct LogConfig {
   // remote.log.delete.on.disable: remote.storage.enable=false may only be set with this true
   // (the remote data is then deleted).
   bool remote_log_delete_on_disable = false;
+  // remote.copy.lag.ms / remote.copy.lag.bytes (KIP-1241): a rolled segment waits to be copied
+  // until it is this old (by its largest timestamp) or this many bytes follow it, whichever
+  // comes first. 0 = no wait (the .ms default); -1 (the .bytes default) = the effective
+  // local.retention.* (so, by default, only the time rule acts).
+  int64_t remote_copy_lag_ms = 0;
+  int64_t remote_copy_lag_bytes = -1;
 
   // local.retention.ms, with -2 resolved to retention.ms (Kafka's localRetentionMs()).
   int64_t LocalRetentionMs() const {
@@ -92,7 +98,9 @@ struct LogConfig {
   // Kafka's LogConfig.validateRemoteStorage* rules for a topic's new config, in Kafka's words
   // (InvalidArgument): remote storage only when the broker has it (`system_enabled`), only
   // with cleanup.policy=delete, local.retention.* within retention.*, and not turned off
-  // (`was_enabled` -> false) without remote.log.delete.on.disable=true.
+  // (`was_enabled` -> false) without remote.log.delete.on.disable=true; with
+  // remote.log.copy.disable=true local.retention.* must equal retention.* (or be -2), and
+  // remote.copy.lag.* may not exceed the effective local.retention.*.
   Status ValidateRemoteStorage(bool system_enabled, bool was_enabled) const;
 
   // The size that rolls a segment: internal.segment.bytes when set, else segment.bytes.

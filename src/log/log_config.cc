@@ -238,6 +238,16 @@ const std::vector<Property>& Properties() {
        [](const LogConfig& c) {
          return std::string(c.remote_log_delete_on_disable ? "true" : "false");
        }},
+      {"remote.copy.lag.ms",
+       [](LogConfig* c, const std::string& v) {
+         return ParseConfigInt<int64_t>("remote.copy.lag.ms", v, -1, &c->remote_copy_lag_ms);
+       },
+       [](const LogConfig& c) { return std::to_string(c.remote_copy_lag_ms); }},
+      {"remote.copy.lag.bytes",
+       [](LogConfig* c, const std::string& v) {
+         return ParseConfigInt<int64_t>("remote.copy.lag.bytes", v, -1, &c->remote_copy_lag_bytes);
+       },
+       [](const LogConfig& c) { return std::to_string(c.remote_copy_lag_bytes); }},
   };
   return props;
 }
@@ -299,7 +309,8 @@ Status LogConfig::ValidateRemoteStorage(bool system_enabled, bool was_enabled) c
   }
   if (cleanup_compact) {
     return Status::InvalidArgument(
-        "Remote log storage only supports topics with cleanup.policy=delete");
+        "Remote log storage only supports topics with cleanup.policy=delete or cleanup.policy "
+        "being an empty list.");
   }
   if (retention_bytes > -1 && local_retention_bytes != -2) {
     if (local_retention_bytes == -1) {
@@ -326,6 +337,34 @@ Status LogConfig::ValidateRemoteStorage(bool system_enabled, bool was_enabled) c
           "local.retention.ms", std::to_string(local_retention_ms),
           fmt::format("Value must not be more than retention.ms property value: {}", retention_ms));
     }
+  }
+  if (remote_log_copy_disable) {
+    // Kafka checks bytes first (InvalidConfigurationException).
+    const char* kMessage =
+        "When `remote.log.copy.disable` is set to true, the `local.retention.{0}` and "
+        "`retention.{0}` must be set to the identical value because there will be no more logs "
+        "copied to the remote storage.";
+    if (local_retention_bytes != -2 && local_retention_bytes != retention_bytes) {
+      return Status::InvalidArgument(fmt::format(fmt::runtime(kMessage), "bytes"));
+    }
+    if (local_retention_ms != -2 && local_retention_ms != retention_ms) {
+      return Status::InvalidArgument(fmt::format(fmt::runtime(kMessage), "ms"));
+    }
+  }
+  // KIP-1241: a lag beyond what stays local would never be waited for.
+  if (remote_copy_lag_ms > 0 && LocalRetentionMs() >= 0 &&
+      remote_copy_lag_ms > LocalRetentionMs()) {
+    return ConfigInvalid(
+        "remote.copy.lag.ms", std::to_string(remote_copy_lag_ms),
+        fmt::format("Value must not exceed local.retention.ms (effective value: {})",
+                    LocalRetentionMs()));
+  }
+  if (remote_copy_lag_bytes > 0 && LocalRetentionBytes() >= 0 &&
+      remote_copy_lag_bytes > LocalRetentionBytes()) {
+    return ConfigInvalid(
+        "remote.copy.lag.bytes", std::to_string(remote_copy_lag_bytes),
+        fmt::format("Value must not exceed local.retention.bytes (effective value: {})",
+                    LocalRetentionBytes()));
   }
   return Status::OK();
 }

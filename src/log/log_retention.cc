@@ -205,6 +205,20 @@ Result<int> Log::DeleteOldSegmentsUnflushed() {
            (next != nullptr && log_start_offset() >= next->base_offset());
   };
   const std::string local = tiered ? "local " : "";
+  // A tiered log whose walk reached its active segment, and whose active segment breaches the
+  // local retention too, rolls it: copied, it can go (Kafka's deletableSegments).
+  auto roll_breaching_active =
+      [&](const std::function<Result<bool>(LogSegment&)>& breaches) -> Status {
+    if (!tiered) return Status::OK();
+    auto snapshot = st.Snapshot();
+    if (snapshot->size() != 1) return Status::OK();
+    LogSegment& active = *snapshot->begin()->second;
+    if (active.size() == 0) return Status::OK();
+    SEGLOG_ASSIGN_OR_RETURN(const bool breached, breaches(active));
+    if (!breached) return Status::OK();
+    Info(fmt::format("Rolling the active segment to make it eligible for deletion"));
+    return RollLocked(log_end_offset());
+  };
   // 2. retention.bytes: delete while the log stays at or above the cap without the segment.
   const int64_t retention_bytes = tiered ? config_.LocalRetentionBytes() : config_.retention_bytes;
   if (retention_bytes >= 0 && size_in_bytes() >= retention_bytes) {
@@ -227,6 +241,8 @@ Result<int> Log::DeleteOldSegmentsUnflushed() {
                   seg.Describe(), local, cap, size_after));
             }));
     total += n;
+    SEGLOG_RETURN_IF_ERROR(roll_breaching_active(
+        [&diff](LogSegment& seg) -> Result<bool> { return diff - seg.size() >= 0; }));
   }
   // 3. retention.ms, judged by each segment's largest record timestamp.
   const int64_t retention_ms = tiered ? config_.LocalRetentionMs() : config_.retention_ms;
@@ -256,6 +272,10 @@ Result<int> Log::DeleteOldSegmentsUnflushed() {
                                                   : "the last modified time of the segment"));
             }));
     total += n;
+    SEGLOG_RETURN_IF_ERROR(roll_breaching_active([now, retention](LogSegment& seg) -> Result<bool> {
+      SEGLOG_ASSIGN_OR_RETURN(const int64_t largest, seg.LargestTimestamp());
+      return now - largest > retention;
+    }));
   }
   return total;
 }

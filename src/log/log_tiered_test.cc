@@ -94,6 +94,41 @@ TEST(LogTieredTest, LocalRetentionWaitsForRemoteStorageAndKeepsTheLogStart) {
   EXPECT_THAT(gone.status().ToString(), HasSubstr("OffsetOutOfRangeException"));
 }
 
+TEST(LogTieredTest, AnActiveSegmentPastLocalRetentionIsRolledForTheCopy) {
+  TempDir tmp;
+  auto log = Log::Open(tmp.path() + "/t-0", TieredConfig(), TieredOptions());
+  ASSERT_TRUE(log.ok());
+  ASSERT_TRUE((*log)->AppendAsLeader(ProducerBatch(0, 3, 10, kNow - 100000)).ok());
+  ASSERT_EQ((*log)->num_segments(), 1);
+  auto n = (*log)->DeleteOldSegments();
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(*n, 0);
+  // Rolled, not deleted: it is a copy candidate now.
+  EXPECT_EQ((*log)->num_segments(), 2);
+  auto candidates = (*log)->RemoteCopyCandidates(0);
+  ASSERT_TRUE(candidates.ok());
+  ASSERT_EQ(candidates->size(), 1u);
+  EXPECT_EQ((*candidates)[0].end_offset, 2);
+  // Once copied, it goes; the new active segment is empty and is not rolled again.
+  (*log)->UpdateHighestOffsetInRemoteStorage(2);
+  n = (*log)->DeleteOldSegments();
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(*n, 1);
+  EXPECT_EQ((*log)->num_segments(), 1);
+  EXPECT_EQ((*log)->local_log_start_offset(), 3);
+  EXPECT_EQ((*log)->log_start_offset(), 0);
+  // An untiered log past retention deletes its active segment instead (rolling an empty one).
+  LogConfig plain;
+  plain.retention_ms = 0;
+  auto other = Log::Open(tmp.path() + "/u-0", plain, TieredOptions());
+  ASSERT_TRUE(other.ok());
+  ASSERT_TRUE((*other)->AppendAsLeader(ProducerBatch(0, 3, 10, kNow - 100000)).ok());
+  n = (*other)->DeleteOldSegments();
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(*n, 1);
+  EXPECT_EQ((*other)->log_start_offset(), 3);
+}
+
 TEST(LogTieredTest, NothingTieredAnswersMinusOneForLatestTiered) {
   TempDir tmp;
   auto log = Log::Open(tmp.path() + "/t-0", TieredConfig(), TieredOptions());
@@ -263,7 +298,8 @@ TEST(LogTieredTest, ConfigKeysHaveKafkasDefaultsAndRules) {
   LogConfig compact = t;
   compact.cleanup_compact = true;
   EXPECT_THAT(compact.ValidateRemoteStorage(true, false).ToString(),
-              HasSubstr("Remote log storage only supports topics with cleanup.policy=delete"));
+              HasSubstr("Remote log storage only supports topics with cleanup.policy=delete or "
+                        "cleanup.policy being an empty list."));
   LogConfig ms = t;
   ms.retention_ms = 1000;
   ms.local_retention_ms = 2000;
@@ -285,6 +321,33 @@ TEST(LogTieredTest, ConfigKeysHaveKafkasDefaultsAndRules) {
               HasSubstr("It is invalid to disable remote storage without deleting remote data"));
   off.remote_log_delete_on_disable = true;
   EXPECT_TRUE(off.ValidateRemoteStorage(true, true).ok());
+  // Read-only remote data: local.retention.* must be what retention.* is.
+  LogConfig read_only = t;
+  read_only.remote_log_copy_disable = true;
+  read_only.retention_ms = 1000;
+  read_only.local_retention_ms = 500;
+  EXPECT_THAT(read_only.ValidateRemoteStorage(true, false).ToString(),
+              HasSubstr("the `local.retention.ms` and `retention.ms` must be set to the identical "
+                        "value because there will be no more logs copied to the remote storage."));
+  read_only.local_retention_ms = 1000;
+  EXPECT_TRUE(read_only.ValidateRemoteStorage(true, false).ok());
+  // KIP-1241's lags, within the effective local retention.
+  LogConfig lag = t;
+  lag.retention_ms = 1000;
+  lag.local_retention_ms = 500;
+  lag.remote_copy_lag_ms = 700;
+  EXPECT_THAT(lag.ValidateRemoteStorage(true, false).ToString(),
+              HasSubstr("Invalid value 700 for configuration remote.copy.lag.ms: Value must not "
+                        "exceed local.retention.ms (effective value: 500)"));
+  lag.remote_copy_lag_ms = 500;
+  EXPECT_TRUE(lag.ValidateRemoteStorage(true, false).ok());
+  lag.retention_bytes = 1000;
+  lag.remote_copy_lag_bytes = 2000;
+  EXPECT_THAT(lag.ValidateRemoteStorage(true, false).ToString(),
+              HasSubstr("Invalid value 2000 for configuration remote.copy.lag.bytes: Value must "
+                        "not exceed local.retention.bytes (effective value: 1000)"));
+  EXPECT_EQ(LogConfig().remote_copy_lag_ms, 0);
+  EXPECT_EQ(LogConfig().remote_copy_lag_bytes, -1);
 }
 
 }  // namespace

@@ -34,6 +34,8 @@ const std::map<std::string, std::string>& DirectSynonyms() {
       {"log.preallocate", "preallocate"},
       {"log.local.retention.ms", "local.retention.ms"},
       {"log.local.retention.bytes", "local.retention.bytes"},
+      {"log.remote.copy.lag.ms", "remote.copy.lag.ms"},
+      {"log.remote.copy.lag.bytes", "remote.copy.lag.bytes"},
       {"log.message.timestamp.type", "message.timestamp.type"},
       {"log.message.timestamp.before.max.ms", "message.timestamp.before.max.ms"},
       {"log.message.timestamp.after.max.ms", "message.timestamp.after.max.ms"},
