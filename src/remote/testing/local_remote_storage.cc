@@ -161,7 +161,9 @@ Result<std::optional<std::vector<uint8_t>>> LocalRemoteStorage::CopyLogSegmentDa
   if (data.transaction_index.has_value()) {
     sources.push_back({RemoteObjectKind::kTransactionIndex, &*data.transaction_index, {}});
   }
-  sources.push_back({RemoteObjectKind::kProducerSnapshot, &data.producer_snapshot, {}});
+  if (!data.producer_snapshot.empty()) {  // empty: the segment has no producer snapshot
+    sources.push_back({RemoteObjectKind::kProducerSnapshot, &data.producer_snapshot, {}});
+  }
   sources.push_back({RemoteObjectKind::kLeaderEpochCheckpoint, nullptr, data.leader_epoch_index});
 
   SegmentObjects objects;

@@ -7,7 +7,7 @@
 //       00000000000000003830.index
 //       00000000000000003830.timeindex
 //       00000000000000003830.txnindex                 only when the segment has one
-//       00000000000000003830.snapshot
+//       00000000000000003830.snapshot                 only when the segment has one
 //       00000000000000003830.leader-epoch-checkpoint
 //
 // and returns the same custom metadata as S3RemoteStorageManager (segment_objects.h: each

@@ -120,6 +120,17 @@ TEST_F(LocalRemoteStorageTest, TruncatedOrCorruptObjectsAreCorruption) {
   EXPECT_TRUE(store_.FetchIndex(m(2), IndexType::kTimestamp).status().IsCorruption());
 }
 
+TEST_F(LocalRemoteStorageTest, ASegmentWithoutProducerSnapshotHasNoSnapshotObject) {
+  TieredSegment s = segments_[0];
+  s.metadata.segment_id.id = Uuid::Random();
+  s.data.producer_snapshot.clear();
+  auto custom = store_.CopyLogSegmentData(s.metadata, s.data);
+  ASSERT_TRUE(custom.ok()) << custom.status().ToString();
+  s.metadata.custom_metadata = *custom;
+  EXPECT_TRUE(store_.FetchIndex(s.metadata, IndexType::kProducerSnapshot).status().IsNotFound());
+  EXPECT_TRUE(store_.FetchIndex(s.metadata, IndexType::kOffset).ok());
+}
+
 TEST_F(LocalRemoteStorageTest, ObjectsAreNeverOverwritten) {
   auto again = store_.CopyLogSegmentData(m(0), segments_[0].data);
   EXPECT_EQ(again.status().code(), Status::Code::kAlreadyExists) << again.status().ToString();
