@@ -474,9 +474,12 @@ Result<std::shared_ptr<Log>> RemoteLogMetadataManager::LogFor(int32_t p) {
     const std::string topic(kTopic);
     Result<TopicMetadata> md = logs_->FindTopic(topic);
     if (!md.ok()) {
-      Status created = logs_->CreateTopic(
-          topic, options_.num_partitions,
-          {{"cleanup.policy", "delete"}, {"retention.ms", std::to_string(options_.retention_ms)}});
+      // Kafka's createRemoteLogMetadataTopicRequest, but for min.insync.replicas: one node
+      // holds the only replica.
+      Status created = logs_->CreateTopic(topic, options_.num_partitions,
+                                          {{"cleanup.policy", "delete"},
+                                           {"retention.ms", std::to_string(options_.retention_ms)},
+                                           {"remote.storage.enable", "false"}});
       if (!created.ok() && created.code() != Status::Code::kAlreadyExists) {
         return created.WithContext(fmt::format("creating {}", kTopic));
       }

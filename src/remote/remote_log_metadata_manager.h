@@ -7,11 +7,12 @@
 // RemoteLogMetadataCache).
 //
 // The topic: remote.log.metadata.topic.num.partitions partitions (default 50),
-// cleanup.policy=delete and retention.ms=remote.log.metadata.topic.retention.ms (default -1,
-// unlimited), created through the LogManager by the first write when missing (Kafka creates it
-// when the manager initialises; here a node that tiers nothing never creates it). An existing
-// topic with another partition count is refused, as Kafka's isPartitionsCountSameAsConfigured
-// refuses it: the partitioner would send a user partition's events elsewhere.
+// cleanup.policy=delete, retention.ms=remote.log.metadata.topic.retention.ms (default -1,
+// unlimited) and remote.storage.enable=false (no min.insync.replicas: one replica), created through
+// the LogManager by the first write when missing (Kafka creates it when the manager initialises;
+// here a node that tiers nothing never creates it). An existing topic with another partition count
+// is refused, as Kafka's isPartitionsCountSameAsConfigured refuses it: the partitioner would send a
+// user partition's events elsewhere.
 //
 // Writes. An event is encoded, appended to its metadata partition (AppendOrigin::kClient: Kafka
 // publishes with an ordinary producer) and flushed (fsync) before the call returns OK; the

@@ -178,6 +178,7 @@ TEST_F(RemoteLogMetadataManagerTest, TopicIsCreatedByTheFirstWriteWithKafkasSett
   EXPECT_EQ(md->partitions, 50);
   EXPECT_EQ(md->configs.at("cleanup.policy"), "delete");
   EXPECT_EQ(md->configs.at("retention.ms"), "-1");
+  EXPECT_EQ(md->configs.at("remote.storage.enable"), "false");
   EXPECT_EQ(MetadataLog(49)->config().retention_ms, -1);
 }
 
