@@ -33,7 +33,7 @@ struct LogSegmentData {
   std::string offset_index;                      // <base>.index
   std::string time_index;                        // <base>.timeindex
   std::optional<std::string> transaction_index;  // <base>.txnindex, when it exists
-  std::string producer_snapshot;                 // <end offset + 1>.snapshot
+  std::string producer_snapshot;                 // <end offset + 1>.snapshot; empty: none
   std::vector<uint8_t> leader_epoch_index;       // leader-epoch-checkpoint text
 };
 

@@ -102,7 +102,10 @@ Result<std::optional<std::vector<uint8_t>>> S3RemoteStorageManager::CopyLogSegme
   if (data.transaction_index.has_value()) {
     uploads.push_back({RemoteObjectKind::kTransactionIndex, &*data.transaction_index, {}, {}, {}});
   }
-  uploads.push_back({RemoteObjectKind::kProducerSnapshot, &data.producer_snapshot, {}, {}, {}});
+  // A segment without a producer snapshot (an empty path) copies none; fetching it is NotFound.
+  if (!data.producer_snapshot.empty()) {
+    uploads.push_back({RemoteObjectKind::kProducerSnapshot, &data.producer_snapshot, {}, {}, {}});
+  }
   uploads.push_back(
       {RemoteObjectKind::kLeaderEpochCheckpoint, nullptr, data.leader_epoch_index, {}, {}});
 

@@ -1,0 +1,73 @@
+// TieredStorage; see tiered_storage.h.
+#include "remote/tiered_storage.h"
+
+#include <fmt/format.h>
+
+#include "remote/s3_remote_storage_manager.h"
+
+namespace seglog {
+
+namespace {
+bool IsS3ClassName(const std::string& name) {
+  return name.empty() || name == "s3" ||
+         name == "io.aiven.kafka.tieredstorage.RemoteStorageManager";
+}
+}  // namespace
+
+Result<std::unique_ptr<TieredStorage>> TieredStorage::Open(
+    const ServerConfig& config, LogManager* logs, bool start_tasks,
+    std::function<void(const std::string&)> logger) {
+  const std::string& name = config.remote.storage_manager_class_name;
+  if (!IsS3ClassName(name)) {
+    return Status::InvalidArgument(fmt::format(
+        "Invalid value {} for configuration remote.log.storage.manager.class.name: seglog's "
+        "remote storage is S3 (\"s3\", or Aiven's io.aiven.kafka.tieredstorage."
+        "RemoteStorageManager with its rsm.config.storage.s3.* settings)",
+        name));
+  }
+  SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<S3RemoteStorageManager> s3,
+                          S3RemoteStorageManager::FromProperties(config.remote.rsm_config));
+  std::unique_ptr<RemoteStorageManager> rsm = std::move(s3);
+  RemoteStorageManager* raw = rsm.get();
+  SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<TieredStorage> t,
+                          OpenWith(config, logs, raw, start_tasks, std::move(logger)));
+  t->owned_rsm_ = std::move(rsm);
+  return t;
+}
+
+Result<std::unique_ptr<TieredStorage>> TieredStorage::OpenWith(
+    const ServerConfig& config, LogManager* logs, RemoteStorageManager* rsm, bool start_tasks,
+    std::function<void(const std::string&)> logger) {
+  std::unique_ptr<TieredStorage> t(new TieredStorage());
+  t->rsm_ = rsm;
+  RemoteLogMetadataManagerOptions rlmm_options;
+  rlmm_options.num_partitions = config.remote.metadata_topic_num_partitions;
+  rlmm_options.retention_ms = config.remote.metadata_topic_retention_ms;
+  rlmm_options.logger = logger;
+  SEGLOG_ASSIGN_OR_RETURN(t->rlmm_, RemoteLogMetadataManager::Open(logs, rlmm_options));
+  RemoteIndexCacheOptions cache_options;
+  cache_options.dir = config.log_dirs.front() + "/" + std::string(kRemoteIndexCacheDirName);
+  cache_options.total_size_bytes = config.remote.index_file_cache_total_size_bytes;
+  SEGLOG_ASSIGN_OR_RETURN(t->cache_, RemoteIndexCache::Open(cache_options, rsm));
+  t->scheduler_ = NewThreadScheduler(1);
+  RemoteLogManagerOptions options;
+  options.broker_id = config.node_id;
+  options.task_interval_ms = config.remote.task_interval_ms;
+  options.custom_metadata_max_bytes = config.remote.custom_metadata_max_bytes;
+  options.logger = logger;
+  t->rlm_ = std::make_unique<RemoteLogManager>(logs, rsm, t->rlmm_.get(), t->cache_.get(),
+                                               t->scheduler_.get(), options);
+  if (start_tasks) t->rlm_->Start();
+  return t;
+}
+
+TieredStorage::~TieredStorage() { Shutdown(); }
+
+void TieredStorage::Shutdown() {
+  if (shut_down_) return;
+  shut_down_ = true;
+  if (rlm_) rlm_->Shutdown();
+  if (scheduler_) scheduler_->Shutdown();
+}
+
+}  // namespace seglog
