@@ -9,6 +9,7 @@
 
 #include "group/group_coordinator.h"
 #include "manager/log_manager.h"
+#include "remote/tiered_storage.h"
 #include "seglog/scheduler.h"
 #include "server/broker.h"
 #include "server/socket_server.h"
@@ -36,11 +37,26 @@ Status Serve(const ServeOptions& options, const std::atomic<bool>& stop, std::os
                           GroupCoordinator::Open(config.group, logs.get(), &scheduler, logger));
   SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<TransactionCoordinator> txns,
                           TransactionCoordinator::Open(config.txn, logs.get(), &scheduler, logger));
+  // Tiered storage (remote.log.storage.system.enable): the S3 store, __remote_log_metadata,
+  // the index cache and the remote log manager's passes.
+  std::unique_ptr<TieredStorage> tiered;
+  if (config.remote.system_enable) {
+    auto opened = TieredStorage::Open(config, logs.get(), /*start_tasks=*/true, logger);
+    if (!opened.ok()) {
+      txns->Shutdown();
+      groups->Shutdown();
+      (void)logs->Shutdown();
+      return opened.status().WithContext("tiered storage");
+    }
+    tiered = std::move(*opened);
+    logger("Tiered storage enabled: remote log manager started");
+  }
 
   BrokerContext ctx;
   ctx.logs = logs.get();
   ctx.groups = groups.get();
   ctx.txns = txns.get();
+  ctx.remote = tiered ? tiered->manager() : nullptr;
   ctx.transaction_partition_verification = config.txn.transaction_partition_verification_enable;
   ctx.transaction_version = config.txn.transaction_version;
   ctx.node_id = config.node_id;
@@ -66,6 +82,7 @@ Status Serve(const ServeOptions& options, const std::atomic<bool>& stop, std::os
     txns->Shutdown();
     broker->Shutdown();
     groups->Shutdown();
+    if (tiered) tiered->Shutdown();
     Status closed = logs->Shutdown();
     (void)closed;
     return server.status();
@@ -80,10 +97,11 @@ Status Serve(const ServeOptions& options, const std::atomic<bool>& stop, std::os
   while (!stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
 
   logger(fmt::format("[KafkaServer id={}] shutting down", config.node_id));
-  txns->Shutdown();            // no more markers,
-  broker->Shutdown();          // parked fetches are answered first,
-  groups->Shutdown();          // and joins waiting for a rebalance ...
-  server.value()->Shutdown();  // ... then in-flight requests finish and connections close
+  txns->Shutdown();                // no more markers,
+  broker->Shutdown();              // parked fetches are answered first,
+  groups->Shutdown();              // and joins waiting for a rebalance ...
+  server.value()->Shutdown();      // ... then in-flight requests finish and connections close
+  if (tiered) tiered->Shutdown();  // a copy in progress finishes; no new pass starts
   Status s = logs->Shutdown();
   scheduler.Shutdown();
   logger(fmt::format("[KafkaServer id={}] shut down completed", config.node_id));

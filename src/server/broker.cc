@@ -84,6 +84,9 @@ bool Broker::HandlesInline(const std::vector<uint8_t>& frame) const {
       return !ctx_.logs->AppendsMayFlush();
     case ApiKey::kFetch:
     case ApiKey::kListOffsets:
+      // A tiered log may answer from remote storage: a network round trip, not on a network
+      // thread.
+      return ctx_.remote == nullptr;
     case ApiKey::kApiVersions:
       return true;
     default:

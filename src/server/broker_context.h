@@ -20,6 +20,7 @@
 namespace seglog {
 
 class GroupCoordinator;
+class RemoteLogManager;
 class TransactionCoordinator;
 
 struct BrokerContext {
@@ -28,6 +29,9 @@ struct BrokerContext {
   GroupCoordinator* groups = nullptr;
   // The transaction coordinator; null: the transaction APIs answer COORDINATOR_NOT_AVAILABLE.
   TransactionCoordinator* txns = nullptr;
+  // Tiered storage (remote.log.storage.system.enable): fetches below a log's local start and
+  // timestamp lookups in remote segments go through it. Null: nothing is tiered.
+  RemoteLogManager* remote = nullptr;
   // transaction.partition.verification.enable: a transactional batch's partition must be in
   // its producer's transaction (checked with the coordinator before the append).
   bool transaction_partition_verification = true;

@@ -67,6 +67,7 @@ const std::vector<TopicConfigDef>& TopicConfigDefs() {
       {"compression.type", kString, "producer", {{"compression.type", "producer"}}},
       {"compression.zstd.level", kInt, "3", {{"compression.zstd.level", "3"}}},
       {"delete.retention.ms", kLong, "86400000", {{"log.cleaner.delete.retention.ms", "86400000"}}},
+      {"errors.deadletterqueue.group.enable", kBoolean, "false", {}},
       {"file.delete.delay.ms", kLong, "60000", {{"log.segment.delete.delay.ms", "60000"}}},
       {"flush.messages", kLong, kLongMax, {{"log.flush.interval.messages", kLongMax}}},
       {"flush.ms",
@@ -97,6 +98,8 @@ const std::vector<TopicConfigDef>& TopicConfigDefs() {
       {"min.compaction.lag.ms", kLong, "0", {{"log.cleaner.min.compaction.lag.ms", "0"}}},
       {"min.insync.replicas", kInt, "1", {{"min.insync.replicas", "1"}}},
       {"preallocate", kBoolean, "false", {{"log.preallocate", "false"}}},
+      {"remote.copy.lag.bytes", kLong, "-1", {{"log.remote.copy.lag.bytes", "-1"}}},
+      {"remote.copy.lag.ms", kLong, "0", {{"log.remote.copy.lag.ms", "0"}}},
       {"remote.log.copy.disable", kBoolean, "false", {}},
       {"remote.log.delete.on.disable", kBoolean, "false", {}},
       {"remote.storage.enable", kBoolean, "false", {}},
@@ -435,9 +438,13 @@ ApiError ApplyTopicConfigs(const BrokerContext& ctx, const std::string& topic,
       return Error(kafka_error::kInvalidConfig, fmt::format("Unknown topic config name: {}", name));
     }
   }
-  if (Result<LogConfig> lc = ctx.logs->config().TopicConfig(next); !lc.ok()) {
-    return Error(kafka_error::kInvalidConfig, kafka_error::MessageOf(lc.status()));
-  }
+  Result<LogConfig> lc = ctx.logs->config().TopicConfig(next);
+  if (!lc.ok()) return Error(kafka_error::kInvalidConfig, kafka_error::MessageOf(lc.status()));
+  // Tiered storage's rules (Kafka's LogConfig.validate with the broker's switch).
+  Result<LogConfig> was = ctx.logs->config().TopicConfig(current);
+  Status remote = lc->ValidateRemoteStorage(ctx.logs->config().remote.system_enable,
+                                            was.ok() && was->remote_storage_enable);
+  if (!remote.ok()) return Error(kafka_error::kInvalidConfig, kafka_error::MessageOf(remote));
   if (validate_only) return {};
   std::map<std::string, std::string> set;
   std::vector<std::string> remove;

@@ -3,9 +3,39 @@
 #include <fmt/format.h>
 
 #include "protocol/kafka_error.h"
+#include "remote/remote_log_manager.h"
 #include "server/fetch_handler.h"
 
 namespace seglog {
+
+namespace {
+
+// The records of one partition from remote storage, into `pr` (kept alive by `out`).
+Status ReadRemote(const BrokerContext& ctx, const TopicPartition& tp, int64_t fetch_offset,
+                  int64_t limit, bool min_one_message, int64_t bound, bool read_committed,
+                  protocol::fetch_response_data::PartitionData* pr, FetchRead* out) {
+  SEGLOG_ASSIGN_OR_RETURN(
+      RemoteFetchData data,
+      ctx.remote->Read(tp, fetch_offset, static_cast<int32_t>(std::max<int64_t>(limit, 0)),
+                       min_one_message, bound));
+  if (read_committed && !data.records.empty()) {
+    SEGLOG_ASSIGN_OR_RETURN(
+        std::vector<AbortedTransaction> aborted,
+        ctx.remote->CollectAbortedTransactions(tp, fetch_offset, data.next_offset));
+    for (const AbortedTransaction& a : aborted) {
+      auto& e = pr->aborted_transactions->emplace_back();
+      e.producer_id = a.producer_id;
+      e.first_offset = a.first_offset;
+    }
+  }
+  auto owned = std::make_shared<const std::vector<uint8_t>>(std::move(data.records));
+  pr->records->AppendBytes(*owned);
+  out->bytes += static_cast<int64_t>(owned->size());
+  out->remote_records.push_back(std::move(owned));
+  return Status::OK();
+}
+
+}  // namespace
 
 FetchRead ReadFetch(const BrokerContext& ctx, const protocol::FetchRequestData& req,
                     int16_t version) {
@@ -79,6 +109,31 @@ FetchRead ReadFetch(const BrokerContext& ctx, const protocol::FetchRequestData& 
       Result<FetchDataInfo> data =
           l->Read(part.fetch_offset, static_cast<int32_t>(std::max<int64_t>(limit, 0)),
                   min_one_message, bound);
+      if (!data.ok() && ctx.remote != nullptr && IsOffsetMovedToTieredStorage(data.status())) {
+        // Below the local log start: remote storage holds it (Kafka's remote fetch).
+        Status remote = ReadRemote(ctx, tp, part.fetch_offset, limit, min_one_message, bound,
+                                   read_committed, &pr, &out);
+        if (remote.ok()) {
+          if (pr.records->size_bytes() > 0) {
+            budget -= pr.records->size_bytes();
+            min_one_message = false;
+          }
+          continue;
+        }
+        if (!remote.IsOutOfRange()) {
+          // The store's failure (missing, truncated or corrupt object, unreachable store):
+          // Kafka answers a failed remote read UNKNOWN_SERVER_ERROR.
+          ctx.Log(fmt::format("Error reading remote storage for partition {} at offset {}: {}",
+                              tp.ToString(), part.fetch_offset, remote.ToString()));
+          fail(kafka_error::kUnknownServerError);
+          pr.high_watermark = -1;
+          pr.last_stable_offset = -1;
+          pr.log_start_offset = -1;
+          pr.records.emplace();
+          continue;
+        }
+        data = remote;
+      }
       if (data.ok() && read_committed) {
         // The aborted transactions the records may hold, so the client drops them.
         Result<std::vector<AbortedTransaction>> aborted =
@@ -94,7 +149,7 @@ FetchRead ReadFetch(const BrokerContext& ctx, const protocol::FetchRequestData& 
         }
       }
       if (!data.ok()) {
-        if (data.status().IsOutOfRange()) {
+        if (data.status().IsOutOfRange() && !IsOffsetMovedToTieredStorage(data.status())) {
           fail(kafka_error::kOffsetOutOfRange);
         } else {
           fail(kafka_error::FromStatus(data.status()));

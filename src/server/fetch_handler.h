@@ -5,6 +5,7 @@
 #define SEGLOG_SERVER_FETCH_HANDLER_H_
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "protocol/generated/fetch_request.h"
@@ -20,12 +21,15 @@ struct FetchRead {
   int64_t bytes = 0;                       // record bytes in the response
   bool has_error = false;                  // some partition (or the request) failed: answer at once
   std::vector<TopicPartition> partitions;  // what a parked fetch waits on
+  // Records read from remote storage, which the response's records borrow.
+  std::vector<std::shared_ptr<const std::vector<uint8_t>>> remote_records;
 };
 
 // Reads every partition of `req` from its fetch offset, up to the partition and response
 // limits (the first partition with data returns at least one whole batch, as Kafka's
 // minOneMessage), bounded by the high watermark. A fetch offset inside a batch returns that
-// whole batch.
+// whole batch. Below a tiered log's local log start offset the records come from remote
+// storage (ctx.remote), with the aborted transactions of both tiers for read_committed.
 FetchRead ReadFetch(const BrokerContext& ctx, const protocol::FetchRequestData& req,
                     int16_t version);
 

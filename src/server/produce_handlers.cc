@@ -3,6 +3,7 @@
 
 #include "base/coding.h"
 #include "protocol/kafka_error.h"
+#include "remote/remote_log_manager.h"
 #include "server/handlers.h"
 
 namespace seglog {
@@ -190,22 +191,54 @@ protocol::ListOffsetsResponseData HandleListOffsets(const BrokerContext& ctx,
         continue;
       }
       const std::shared_ptr<Log>& l = log.value();
+      // The sentinels' first versions (Kafka's timestampMinSupportedVersion): -4 from v8
+      // (KIP-405), -5 from v9 (KIP-1005), -6 from v11 (KIP-1023).
+      const int16_t first_version = part.timestamp == -4   ? 8
+                                    : part.timestamp == -5 ? 9
+                                    : part.timestamp == -6 ? 11
+                                                           : 0;
+      if (version < first_version) {
+        pr.error_code = kafka_error::kUnsupportedVersion;
+        continue;
+      }
+      auto answer = [&](int64_t offset, std::optional<int32_t> leader_epoch) {
+        pr.timestamp = -1;
+        pr.offset = offset;
+        pr.leader_epoch = version >= 4 ? leader_epoch.value_or(-1) : -1;
+      };
       switch (part.timestamp) {
         case -1:  // latest: the high watermark, or for read_committed the last stable offset
-          pr.timestamp = -1;
-          pr.offset = req.isolation_level == 1 ? l->last_stable_offset() : l->high_watermark();
-          pr.leader_epoch = epoch;
+          answer(req.isolation_level == 1 ? l->last_stable_offset() : l->high_watermark(), epoch);
           continue;
-        case -2:  // earliest
-        case -4:  // earliest local: everything is local
-          pr.timestamp = -1;
-          pr.offset = l->log_start_offset();
-          pr.leader_epoch = epoch;
+        case -2:  // earliest: the log start, remote storage included
+          answer(l->log_start_offset(), epoch);
           continue;
-        case -5:  // earliest pending upload: nothing is uploaded without tiered storage
-          pr.timestamp = -1;
-          pr.offset = -1;
+        case -4:    // earliest local (KIP-405): the local log start offset
+        case -5: {  // latest tiered (KIP-1005): the highest offset copied, -1 when none
+          Result<std::optional<TimestampAndOffset>> found =
+              l->FetchOffsetByTimestamp(part.timestamp);
+          if (!found.ok()) {
+            pr.error_code = kafka_error::FromStatus(found.status());
+          } else {
+            answer((*found)->offset, (*found)->leader_epoch);
+          }
           continue;
+        }
+        case -6: {  // earliest pending upload (KIP-1023): the first offset not yet copied
+          const int64_t highest = l->highest_offset_in_remote_storage();
+          if (!l->remote_log_enabled()) {
+            answer(-1, std::nullopt);
+          } else if (highest < 0) {
+            if (l->local_log_start_offset() == l->log_start_offset()) {
+              answer(l->log_start_offset(), epoch);
+            } else {
+              answer(-1, std::nullopt);
+            }
+          } else {
+            answer(std::max(highest + 1, l->log_start_offset()), epoch);
+          }
+          continue;
+        }
         default:
           break;
       }
@@ -213,7 +246,16 @@ protocol::ListOffsetsResponseData HandleListOffsets(const BrokerContext& ctx,
         pr.error_code = kafka_error::kInvalidRequest;
         continue;
       }
-      Result<std::optional<TimestampAndOffset>> found = l->FetchOffsetByTimestamp(part.timestamp);
+      Result<std::optional<TimestampAndOffset>> found = std::optional<TimestampAndOffset>();
+      // A tiered log looks in its remote segments first (Kafka's findOffsetByTimestamp).
+      if (part.timestamp >= 0 && ctx.remote != nullptr && l->remote_log_enabled() &&
+          l->log_start_offset() < l->local_log_start_offset()) {
+        found =
+            ctx.remote->FindOffsetByTimestamp({topic.name, part.partition_index}, part.timestamp);
+      }
+      if (found.ok() && !found.value().has_value()) {
+        found = l->FetchOffsetByTimestamp(part.timestamp);
+      }
       if (!found.ok()) {
         pr.error_code = kafka_error::FromStatus(found.status());
         continue;

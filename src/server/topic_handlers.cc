@@ -231,8 +231,15 @@ protocol::CreateTopicsResponseData HandleCreateTopics(const BrokerContext& ctx,
       configs[c.name] = *c.value;
     }
     if (!config_ok) continue;
-    if (Result<LogConfig> lc = ctx.logs->config().TopicConfig(configs); !lc.ok()) {
+    Result<LogConfig> lc = ctx.logs->config().TopicConfig(configs);
+    if (!lc.ok()) {
       fail(kafka_error::kInvalidConfig, kafka_error::MessageOf(lc.status()));
+      continue;
+    }
+    // Tiered storage's rules (Kafka's LogConfig.validate with the broker's switch).
+    if (Status remote = lc->ValidateRemoteStorage(ctx.logs->config().remote.system_enable, false);
+        !remote.ok()) {
+      fail(kafka_error::kInvalidConfig, kafka_error::MessageOf(remote));
       continue;
     }
     if (ctx.logs->FindTopic(t.name).ok()) {
