@@ -190,7 +190,7 @@ Status RemoteLogManager::RunPartition(PartitionRef& p) {
     initialised_.insert(key);
   }
   Status copied = Status::OK();
-  if (p.log->remote_copy_enabled()) copied = CopySegments(p);
+  if (p.log->remote_copy_enabled() && !copy_stopped_.count(key)) copied = CopySegments(p);
   // Expiration runs whether or not the copy failed.
   Status expired = ExpireSegments(p);
   return copied.ok() ? expired : copied;
@@ -277,6 +277,11 @@ Status RemoteLogManager::CopySegment(PartitionRef& p, const RemoteCopyCandidate&
   }
   if (!failure.ok()) {
     stats_.copy_failures.fetch_add(1);
+    if (failure.IsInvalidArgument() && copied.ok()) {
+      copy_stopped_.insert(p.tp.ToString());
+      Info(fmt::format("ERROR {}; copying to remote storage is stopped for {} until a restart",
+                       failure.ToString(), p.tp.ToString()));
+    }
     // The objects written so far go now; if that fails too, the next pass's cleanup retries.
     if (Status d = DeleteRemoteSegment(md); !d.ok()) Info("WARN " + d.ToString());
     return failure;

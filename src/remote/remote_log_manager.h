@@ -130,8 +130,8 @@ class RemoteLogManager {
                            std::vector<TopicIdPartition>* to_delete);
   Status RunPartition(PartitionRef& p) REQUIRES(run_mu_);
   Status CleanupUnfinished(const PartitionRef& p);
-  Status CopySegments(PartitionRef& p);
-  Status CopySegment(PartitionRef& p, const RemoteCopyCandidate& c);
+  Status CopySegments(PartitionRef& p) REQUIRES(run_mu_);
+  Status CopySegment(PartitionRef& p, const RemoteCopyCandidate& c) REQUIRES(run_mu_);
   Status ExpireSegments(PartitionRef& p);
   Status DeletePartitionData(const TopicIdPartition& id);
   // DELETE_SEGMENT_STARTED (unless it is already), the store's delete, the cache's files,
@@ -159,6 +159,10 @@ class RemoteLogManager {
   Mutex run_mu_;
   // Partitions whose first pass ran (their log start offset taken from the remote tier).
   std::set<std::string> initialised_ GUARDED_BY(run_mu_);
+  // Partitions whose copies stopped: a copy's custom metadata passed
+  // remote.log.metadata.custom.metadata.max.bytes (Kafka cancels the partition's copy task
+  // until the next leadership change; here, until a restart).
+  std::set<std::string> copy_stopped_ GUARDED_BY(run_mu_);
   std::atomic<bool> shut_down_{false};
 
   struct AtomicStats {

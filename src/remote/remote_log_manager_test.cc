@@ -290,6 +290,33 @@ TEST_F(RemoteLogManagerTest, AnOrphanOfACrashedCopyIsDeletedAndTheSegmentCopiedA
   EXPECT_EQ(StoredSegments(), static_cast<int>(remote.size()));
 }
 
+TEST_F(RemoteLogManagerTest, ACrashDuringARemoteDeleteIsFinishedAfterTheRestart) {
+  CreateTopic();
+  Produce(20);
+  TierEverything();
+  const auto remote = Remote();
+  ASSERT_GE(remote.size(), 3u);
+  // Expiration had raised the log start past the first segment (in memory: the checkpoint
+  // still says 0), written DELETE_SEGMENT_STARTED and deleted one object when the node died.
+  RemoteLogSegmentMetadata deleting = remote[0];
+  deleting.state = RemoteLogSegmentState::kDeleteSegmentStarted;
+  ASSERT_TRUE(rlmm_->UpdateRemoteLogSegmentMetadata(deleting).ok());
+  ASSERT_TRUE(rsm_->DeleteObject(remote[0], RemoteObjectKind::kOffsetIndex).ok());
+  Restart();
+  EXPECT_EQ(log()->log_start_offset(), 0);
+  ASSERT_TRUE(rlm_->RunOnce().ok());
+  // The delete is finished, and the log starts at the first segment still remote.
+  EXPECT_EQ(rlm_->stats().orphans_deleted, 1);
+  EXPECT_FALSE(
+      std::filesystem::exists(tmp_.path() + "/store/" + remote[0].segment_id.id.ToString()));
+  ASSERT_EQ(Remote().size(), remote.size() - 1);
+  EXPECT_EQ(log()->log_start_offset(), remote[1].start_offset);
+  EXPECT_EQ(StoredSegments(), static_cast<int>(remote.size()) - 1);
+  auto below = rlm_->Read({"t", 0}, 0, 4096, true, log()->log_end_offset());
+  EXPECT_TRUE(below.status().IsOutOfRange());
+  EXPECT_EQ(ReadThrough(remote[1].start_offset).begin()->first, remote[1].start_offset);
+}
+
 TEST_F(RemoteLogManagerTest, RetentionMsExpiresRemoteSegmentsAndRaisesTheLogStart) {
   CreateTopic({{"retention.ms", "600000"}, {"local.retention.ms", "0"}});
   Produce(10, kNow - 10'000'000);  // old
@@ -412,6 +439,15 @@ TEST_F(RemoteLogManagerTest, OversizedCustomMetadataDeletesTheCopy) {
   EXPECT_THAT(s.ToString(), HasSubstr("exceeds configured limit 4"));
   EXPECT_EQ(StoredSegments(), 0);
   EXPECT_TRUE(Remote().empty());
+  // The partition's copies stop (as Kafka cancels its copy task): no upload at the next pass.
+  const int64_t copies = rsm_->counts().copies;
+  EXPECT_EQ(copies, 1);
+  ASSERT_TRUE(rlm_->RunOnce().ok());
+  EXPECT_EQ(rsm_->counts().copies, copies);
+  // After a restart with a large enough limit, they go.
+  Restart();
+  ASSERT_TRUE(rlm_->RunOnce().ok());
+  EXPECT_EQ(static_cast<int>(Remote().size()), log()->num_segments() - 1);
 }
 
 TEST_F(RemoteLogManagerTest, CopyLagHoldsSegmentsBack) {
