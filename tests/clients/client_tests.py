@@ -24,6 +24,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import (ORACLE, Broker, Failure, Workspace, check, java_helper,  # noqa
                      java_streams_helper, judge_directories, kafka_tool, run)
+from s3 import S3Store  # noqa
 
 CODECS = ["none", "gzip", "snappy", "lz4", "zstd"]
 CASES = {}
@@ -2022,12 +2023,317 @@ def streams_exactly_once_java(ctx):
           f"({len(uncommitted) - len(rows)} more read_uncommitted, of aborted transactions)")
 
 
+# ----------------------------------------------------------------------------------------------
+# Tiered storage (KIP-405): rolled segments copied to an S3 store (versitygw, tests/clients/s3.py),
+# the local copies trimmed by local.retention.*, reads below the local log start served from the
+# store. The broker's remote log manager runs a pass every 500 ms.
+
+
+GET_OFFSETS = "org.apache.kafka.tools.GetOffsetShell"
+TIERED_BROKER = ["remote.log.storage.system.enable=true",
+                 "remote.log.manager.task.interval.ms=500",
+                 "log.retention.check.interval.ms=500", "log.initial.task.delay.ms=0",
+                 "rlmm.config.remote.log.metadata.topic.num.partitions=1"]
+# Small segments: internal.segment.bytes has no minimum (segment.bytes: 1 MiB at least).
+TIERED_TOPIC = ["remote.storage.enable=true", "internal.segment.bytes=65536",
+                "local.retention.ms=1000"]
+
+
+def tiered_case(fn):
+    """A case whose broker tiers to a store of its own, started before the broker."""
+    def setup(ctx):
+        ctx.store = S3Store(os.path.join(ctx.ws.dir, "s3")).start()
+        ctx.broker.overrides += TIERED_BROKER + ctx.store.broker_overrides()
+    fn.setup = setup
+    return case(fn)
+
+
+def wait_for(pred, timeout, what, interval=0.25):
+    """pred()'s first true value, polling up to `timeout` seconds."""
+    deadline = time.time() + timeout
+    while True:
+        got = pred()
+        if got:
+            return got
+        if time.time() > deadline:
+            raise Failure(f"{what}: not within {timeout}s")
+        time.sleep(interval)
+
+
+def create_tiered_topic(bootstrap, topic, *configs):
+    args = []
+    for c in TIERED_TOPIC + list(configs):
+        args += ["--config", c]
+    out = kafka_tool(TOPICS, "--bootstrap-server", bootstrap, "--create", "--topic", topic,
+                     "--partitions", "1", *args).stdout
+    check(f"Created topic {topic}." in out, out)
+
+
+def local_segments(ctx, topic, broker=None):
+    """The base offsets of the partition's local .log files (those being deleted left out)."""
+    d = os.path.join((broker or ctx.broker).data_dir, f"{topic}-0")
+    return sorted(int(f[:-4]) for f in os.listdir(d) if f.endswith(".log"))
+
+
+def store_topic(where):
+    """The topic of a store directory tiered/<topic>-<22-character topic id>/<partition>."""
+    return where.split("/")[1][:-23]
+
+
+def remote_segments(store, topic):
+    """{start offset: {segment id: {suffix}}} of the topic's partition 0 in the store."""
+    return {base: ids for (where, base), ids in store.segments().items()
+            if store_topic(where) == topic and where.endswith("/0")}
+
+
+def tiered_values(prefix, start, n, size=100):
+    """n distinct values of `size` bytes: prefix-<index>-xxx..."""
+    return [(f"{prefix}-{i:06d}-").ljust(size, "x") for i in range(start, start + n)]
+
+
+def kcat_produce(bootstrap, topic, values):
+    """Values through kcat (acks=all by default), batches of 50 records (about 5 KB)."""
+    kcat("-b", bootstrap, "-P", "-t", topic, "-p", "0", "-X", "batch.num.messages=50",
+         input="".join(v + "\n" for v in values))
+
+
+def kcat_read_all(bootstrap, topic, timeout=60):
+    """[(offset, value)] from offset 0 (-o beginning) to the end."""
+    p = kcat("-b", bootstrap, "-C", "-t", topic, "-p", "0", "-o", "beginning", "-e",
+             "-f", "%o %s\n", timeout=timeout)
+    check("ERROR" not in p.stderr, f"kcat: {p.stderr[-2000:]}")
+    return [(int(o), v) for o, v in (l.split(" ", 1) for l in p.stdout.splitlines() if l)]
+
+
+def get_offset(bootstrap, topic, time_spec):
+    out = kafka_tool(GET_OFFSETS, "--bootstrap-server", bootstrap, "--topic", topic,
+                     "--time", str(time_spec)).stdout.split()
+    check(len(out) == 1 and out[0].startswith(f"{topic}:0:"), f"--time {time_spec}: {out}")
+    return int(out[0].rsplit(":", 1)[1])
+
+
+def wait_tiered(ctx, topic, timeout=40, broker=None):
+    """Waits until every rolled segment is in the store (all its objects, one copy each) and
+    only the active segment is left locally; {start offset: segment id} of the store."""
+    def done():
+        local = local_segments(ctx, topic, broker)
+        remote = remote_segments(ctx.store, topic)
+        if len(local) != 1 or not remote:
+            return None
+        complete = all(len(ids) == 1 and {"log", "index", "timeindex"} <= next(iter(ids.values()))
+                       for ids in remote.values())
+        return complete and {b: next(iter(ids)) for b, ids in remote.items()}
+    return wait_for(done, timeout, f"{topic}: rolled segments tiered and trimmed locally "
+                                   f"(local {local_segments(ctx, topic, broker)}, "
+                                   f"remote {sorted(remote_segments(ctx.store, topic))})")
+
+
+def check_read_back(what, rows, values, first=0):
+    check([o for o, _ in rows] == list(range(first, first + len(rows))),
+          f"{what}: offsets not contiguous from {first}: {[o for o, _ in rows][:5]}")
+    got = [v for _, v in rows]
+    if got != values:
+        bad = next((i for i, (a, b) in enumerate(zip(got, values)) if a != b),
+                   min(len(got), len(values)))
+        raise Failure(f"{what}: read {len(got)} records, expected {len(values)}; first difference "
+                      f"at {first + bad}: {got[bad:bad + 1]} vs {values[bad:bad + 1]}")
+
+
+@tiered_case
+def tiered_storage_kcat_java(ctx):
+    """Records copied to the store and trimmed locally are read from offset 0 by kcat and by
+    Kafka's console consumer; kafka-get-offsets' -4 / -5 / earliest answer the local log start,
+    the highest tiered offset and 0."""
+    b = ctx.broker
+    create_tiered_topic(b.bootstrap, "tiered")
+    values = tiered_values("t", 0, 3000)
+    kcat_produce(b.bootstrap, "tiered", values)
+    started = time.time()
+    remote = wait_tiered(ctx, "tiered")
+    local_start = local_segments(ctx, "tiered")[0]
+    print(f"{len(remote)} segments tiered in {time.time() - started:.1f}s; local log starts at "
+          f"{local_start}")
+    check(len(remote) >= 3 and min(remote) == 0, f"remote segments {sorted(remote)}")
+    # GetOffsetShell's names for the sentinels: earliest = -2, earliest-local = -4,
+    # latest-tiered = -5 (one JVM each, so the numbers are asked once, the names once).
+    check(get_offset(b.bootstrap, "tiered", "earliest") == 0, "earliest is not 0")
+    check(get_offset(b.bootstrap, "tiered", -4) == local_start,
+          f"-4 (earliest-local) is not the local log start {local_start}")
+    check(get_offset(b.bootstrap, "tiered", "latest-tiered") == local_start - 1,
+          f"-5 (latest-tiered) is not {local_start - 1}")
+    # More records in the active segment: the reads cross from the store to the local log
+    # (unless local retention has rolled and tiered these too by then: then all are remote).
+    tail = tiered_values("t", len(values), 200)
+    kcat_produce(b.bootstrap, "tiered", tail)
+    values += tail
+    rows = kcat_read_all(b.bootstrap, "tiered")
+    check_read_back("kcat -o beginning", rows, values)
+    p = kafka_tool(CONSOLE_CONSUMER, "--bootstrap-server", b.bootstrap, "--topic", "tiered",
+                   "--from-beginning", "--max-messages", str(len(values)), "--timeout-ms", "30000",
+                   "--formatter-property", "print.offset=true", timeout=90)
+    rows = [(int(m[1]), m[2]) for m in re.finditer(r"^Offset:(\d+)\t(.*)$", p.stdout, re.M)]
+    check_read_back("console consumer --from-beginning", rows, values)
+    check(b.log().count(" to remote storage with segment-id: ") >= len(remote),
+          "no Copied lines in the broker's log")
+
+
+
+def admin_create_tiered(bootstrap, topic, *configs):
+    """The topic through confluent-kafka's AdminClient (no JVM to start)."""
+    from confluent_kafka.admin import AdminClient, NewTopic
+    cfg = dict(c.split("=", 1) for c in TIERED_TOPIC + list(configs))
+    admin = AdminClient({"bootstrap.servers": bootstrap, "log_level": 3})
+    fs = admin.create_topics([NewTopic(topic, 1, 1, config=cfg)], request_timeout=30)
+    fs[topic].result(timeout=30)
+
+
+@tiered_case
+def tiered_storage_retention(ctx):
+    """retention.bytes over the whole log (remote + local): the oldest remote segments are
+    deleted from the store, the log start offset (ListOffsets -2) rises to the first surviving
+    segment, and the console consumer from the beginning gets exactly the records after it."""
+    b = ctx.broker
+    retention = 150000  # about 2 of the ~64 KB segments of 3000 records of 100 bytes
+    create_tiered_topic(b.bootstrap, "expiring", f"retention.bytes={retention}")
+    values = tiered_values("e", 0, 3000)
+    kcat_produce(b.bootstrap, "expiring", values)
+
+    def expired():
+        remote = remote_segments(ctx.store, "expiring")
+        if not remote or min(remote) == 0:
+            return None
+        sizes = {k: v for k, v in ctx.store.objects().items() if k.endswith(".log")}
+        total = sum(sizes.values())
+        oldest = min(remote)
+        oldest_size = next(v for k, v in sizes.items()
+                           if os.path.basename(k).startswith(f"{oldest:020d}-"))
+        # Kafka's rule: the oldest goes while the breach is at least its size.
+        return total - retention < oldest_size and len(local_segments(ctx, "expiring")) == 1 \
+            and (oldest, total)
+    # Settled: the same segments two passes later (the log start offset is raised before the
+    # deletes, so a snapshot in the middle of a pass's deletes would not match -2).
+    snapshots = []
+
+    def settled():
+        snapshots.append(expired())
+        return snapshots[-1] and len(snapshots) >= 5 and snapshots[-5] == snapshots[-1] \
+            and snapshots[-1]
+    oldest, total = wait_for(settled, 40, "remote segments expired by retention.bytes")
+    check("due to retention" in b.log(), "no retention deletion in the broker's log")
+    remote = remote_segments(ctx.store, "expiring")
+    check(all(len(ids) == 1 for ids in remote.values()), f"orphan copies: {remote}")
+    earliest = get_offset(b.bootstrap, "expiring", "earliest")
+    check(earliest == oldest, f"earliest {earliest}, the first remote segment starts at {oldest}")
+    print(f"{len(remote)} remote segments ({total} bytes of .log) survive retention.bytes="
+          f"{retention}; earliest offset {earliest}")
+    p = kafka_tool(CONSOLE_CONSUMER, "--bootstrap-server", b.bootstrap, "--topic", "expiring",
+                   "--from-beginning", "--max-messages", str(len(values) - earliest),
+                   "--timeout-ms", "30000", "--formatter-property", "print.offset=true",
+                   timeout=90)
+    rows = [(int(m[1]), m[2]) for m in re.finditer(r"^Offset:(\d+)\t(.*)$", p.stdout, re.M)]
+    check_read_back("console consumer --from-beginning", rows, values[earliest:], earliest)
+    check_read_back("kcat -o beginning", kcat_read_all(b.bootstrap, "expiring"),
+                    values[earliest:], earliest)
+
+
+def check_store_segments(ctx, topic, bases):
+    """The store holds exactly one complete copy (log, index, timeindex, snapshot,
+    leader-epoch-checkpoint) of each segment starting at `bases`, and nothing else of the
+    topic: no orphan objects of a failed or interrupted copy."""
+    remote = remote_segments(ctx.store, topic)
+    check(sorted(remote) == sorted(bases), f"{topic}: store segments {sorted(remote)}, "
+                                           f"expected {sorted(bases)}")
+    want = {"log", "index", "timeindex", "snapshot", "leader-epoch-checkpoint"}
+    for base, ids in remote.items():
+        check(len(ids) == 1 and next(iter(ids.values())) == want,
+              f"{topic}: segment {base} in the store: {ids}")
+
+
+@tiered_case
+def tiered_storage_faults(ctx):
+    """(a) the store down while segments wait to be copied: they stay local, and are copied
+    once it is back; (b) SIGKILL of the broker while copies run: after the restart every
+    segment is copied once, the interrupted copy's objects deleted; (c) a wrong secret key: the
+    copy fails with the store's SignatureDoesNotMatch in the broker's log and the local
+    segments stay. Every time, all records are read back from offset 0."""
+    b = ctx.broker
+    # (a) ------------------------------------------------------------------------------------
+    admin_create_tiered(b.bootstrap, "fa")
+    ctx.store.stop()
+    values = tiered_values("a", 0, 3000)
+    kcat_produce(b.bootstrap, "fa", values)
+    rolled = local_segments(ctx, "fa")
+    line = wait_for(lambda: next((l for l in b.log().splitlines() if "WARN fa-0: " in l
+                                  and "copying" in l and "PutObject" in l), None), 20,
+                    "a copy failure logged while the store is down")
+    print(f"(a) {line[:300]}")
+    time.sleep(1.5)  # three more passes
+    check(local_segments(ctx, "fa")[:len(rolled)] == rolled,
+          f"fa: local segments {local_segments(ctx, 'fa')} while the store is down, "
+          f"were {rolled}")
+    check(len(rolled) >= 4, f"fa: {rolled}")
+    ctx.store.start()
+    remote = wait_tiered(ctx, "fa")
+    check_store_segments(ctx, "fa", rolled[:len(remote)])
+    check_read_back("(a) kcat after the store's restart", kcat_read_all(b.bootstrap, "fa"),
+                    values)
+    # (b) ------------------------------------------------------------------------------------
+    admin_create_tiered(b.bootstrap, "fb")
+    ctx.store.stop()
+    values = tiered_values("b", 0, 6000)
+    kcat_produce(b.bootstrap, "fb", values)
+    rolled = local_segments(ctx, "fb")
+    time.sleep(1)
+    ctx.store.start()
+    # The kill lands within a few ms of the first object: so far it always interrupted the
+    # first segment's copy (whose objects the restarted broker deletes), but it may come just
+    # after a copy finished - then there is no orphan, and the checks below hold all the same.
+    wait_for(lambda: remote_segments(ctx.store, "fb"), 20, "fb: the first object", interval=0.005)
+    b.kill()
+    at_kill = remote_segments(ctx.store, "fb")
+    print(f"(b) SIGKILL with {len(at_kill)} of {len(rolled)} segments (partly) in the store")
+    b.start()
+    wait_tiered(ctx, "fb", timeout=40)
+    # The interrupted copy (COPY_SEGMENT_STARTED in __remote_log_metadata) is deleted by the
+    # cleanup of the pass after its objects were written: wait until each segment has one copy.
+    wait_for(lambda: all(len(ids) == 1 for ids in remote_segments(ctx.store, "fb").values()),
+             20, "fb: one copy of each segment in the store")
+    remote = remote_segments(ctx.store, "fb")
+    check_store_segments(ctx, "fb", rolled[:len(remote)])
+    check(sorted(remote)[:len(rolled)] == rolled[:len(remote)], f"fb: {sorted(remote)}")
+    check_read_back("(b) kcat after the broker's SIGKILL", kcat_read_all(b.bootstrap, "fb"), values)
+    orphans = re.findall(r"Deleting the unfinished (remote segment \S+ of fb-0 \[\d+, \d+\])",
+                         b.log())
+    print(f"(b) interrupted copies deleted after the restart: {orphans or 'none'}")
+    topics = {store_topic(where) for where, _ in ctx.store.segments()}
+    check(topics == {"fa", "fb"}, f"the store holds objects of {topics}")
+    # (c) ------------------------------------------------------------------------------------
+    restart_with(b, "rsm.config.storage.aws.secret.access.key=not-the-secret")
+    admin_create_tiered(b.bootstrap, "fc")
+    values = tiered_values("c", 0, 3000)
+    kcat_produce(b.bootstrap, "fc", values)
+    rolled = local_segments(ctx, "fc")
+    line = wait_for(lambda: next((l for l in b.log().splitlines() if "WARN fc-0: " in l
+                                  and "copying" in l and "SignatureDoesNotMatch" in l), None), 20,
+                    "the store's SignatureDoesNotMatch for a copy in the broker's log")
+    print(f"(c) {line[:400]}")
+    check(re.search(rf"S3 PutObject {ctx.store.bucket}/tiered/fc-\S+\.log: HTTP 403 "
+                    rf"SignatureDoesNotMatch", line), f"the error names no bucket/key/403: {line}")
+    time.sleep(1.5)
+    check(local_segments(ctx, "fc")[:len(rolled)] == rolled and len(rolled) >= 4,
+          f"fc: local segments {local_segments(ctx, 'fc')}, were {rolled}")
+    check(not remote_segments(ctx.store, "fc"), "fc: objects in the store with a wrong key")
+    check_read_back("(c) kcat with a wrong secret key", kcat_read_all(b.bootstrap, "fc"), values)
+
+
+
 class Context:
     def __init__(self, seglog, name):
         self.ws = Workspace(name)
         self.broker = Broker(seglog, self.ws.data)
         self.node_id = 1
         self.expect_records = None
+        self.store = None  # a tiered case's S3 store
 
 
 def main():
@@ -2042,6 +2348,8 @@ def main():
     ctx = Context(os.path.abspath(args.seglog), args.case)
     started = time.time()
     try:
+        if hasattr(CASES[args.case], "setup"):
+            CASES[args.case].setup(ctx)
         ctx.broker.start()
         CASES[args.case](ctx)
         ctx.broker.stop()
@@ -2055,6 +2363,8 @@ def main():
         n = judge_directories(ctx.broker.seglog, ctx.ws.data, ctx.expect_records)
         print(f"{args.case}: passed in {time.time() - started:.1f}s ({n} records judged by "
               f"DumpLogSegments)")
+        if ctx.store is not None:
+            ctx.store.stop()
         ctx.ws.cleanup()
         return 0
     except Exception as e:  # a Failure, or a client library's own error: never leave a broker
@@ -2065,6 +2375,8 @@ def main():
         if ctx.broker.proc is not None:
             ctx.broker.proc.kill()
             ctx.broker.proc.wait(timeout=30)
+        if ctx.store is not None:
+            ctx.store.kill()
 
 
 if __name__ == "__main__":
