@@ -92,6 +92,10 @@ struct RemoteLogStorageConfig {
   int64_t metadata_topic_retention_ms = -1;  // rlmm.config.remote.log.metadata.topic.retention.ms
   int64_t fetch_max_wait_ms = 500;           // remote.fetch.max.wait.ms, >= 1
   std::map<std::string, std::string> rsm_config;  // every rsm.config.* key, as given
+  // Not a broker setting (no key sets it): the remote index cache's directory. Empty: the
+  // broker's, <first log dir>/remote-log-index-cache. The tools (consume, check --remote) set a
+  // temporary one, so that they never write into the cache of a broker that may be running.
+  std::string index_cache_dir;
 };
 
 struct ServerConfig {

@@ -46,7 +46,9 @@ Result<std::unique_ptr<TieredStorage>> TieredStorage::OpenWith(
   rlmm_options.logger = logger;
   SEGLOG_ASSIGN_OR_RETURN(t->rlmm_, RemoteLogMetadataManager::Open(logs, rlmm_options));
   RemoteIndexCacheOptions cache_options;
-  cache_options.dir = config.log_dirs.front() + "/" + std::string(kRemoteIndexCacheDirName);
+  cache_options.dir = !config.remote.index_cache_dir.empty()
+                          ? config.remote.index_cache_dir
+                          : config.log_dirs.front() + "/" + std::string(kRemoteIndexCacheDirName);
   cache_options.total_size_bytes = config.remote.index_file_cache_total_size_bytes;
   SEGLOG_ASSIGN_OR_RETURN(t->cache_, RemoteIndexCache::Open(cache_options, rsm));
   t->scheduler_ = NewThreadScheduler(1);

@@ -1,9 +1,10 @@
 // TieredStorage: one node's tiered storage, assembled from its broker settings
 // (remote.log.*, rlmm.config.*, rsm.config.*; docs/design/tiered_storage.md): the S3 remote
 // storage manager, the remote log metadata manager over __remote_log_metadata, the remote
-// index cache in <first log dir>/remote-log-index-cache, and the remote log manager with a
-// scheduler thread of its own. `seglog serve` runs one; `seglog consume` and `seglog check`
-// open one to read through to the remote tier.
+// index cache in <first log dir>/remote-log-index-cache (or config.remote.index_cache_dir, a
+// tool's temporary directory), and the remote log manager with a scheduler thread of its own.
+// `seglog serve` runs one; `seglog consume` and `seglog check --remote` open one, without its
+// tasks, to read through to the remote tier (tools/remote_tier.h).
 //
 // remote.log.storage.manager.class.name may be empty, "s3", or Aiven's class names
 // (io.aiven.kafka.tieredstorage.RemoteStorageManager): all mean seglog's S3 implementation,
