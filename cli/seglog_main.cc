@@ -89,7 +89,11 @@ int main(int argc, char** argv) {
 
   seglog::ConsumeOptions co;
   auto* consume = app.add_subcommand("consume", "Print a topic's records from a log directory");
-  consume->add_option("--log-dir", co.log_dir, "Log directory")->required();
+  consume->add_option("--log-dir", co.log_dir, "Log directory (overrides log.dirs)");
+  consume->add_option("--server-config", co.server_config,
+                      "The node's server.properties; with remote.log.storage.system.enable=true, "
+                      "offsets below a tiered partition's local log start are read from the "
+                      "remote tier");
   consume->add_option("--topic", co.topic, "Topic")->required();
   consume->add_option("--partition", co.partition, "Partition (default: all)");
   consume->add_option("--offset", co.offset, "earliest, latest or an offset")
@@ -115,6 +119,11 @@ int main(int argc, char** argv) {
       "check", "Verify a log directory read-only (also a Kafka broker's); exit 1 on any problem");
   check->add_option("--log-dir", ko.log_dir, "Log directory")->required();
   check->add_option("--topic", ko.topic, "Only this topic's partitions");
+  check->add_flag("--remote", ko.remote,
+                  "Also fetch and verify every remote segment of the tiered partitions (needs "
+                  "remote.log.storage.system.enable=true in --server-config)");
+  check->add_option("--server-config", ko.server_config,
+                    "The node's server.properties (remote.log.* and rsm.config.* settings)");
 
   seglog::RecoverOptions ro;
   auto* recover = app.add_subcommand(

@@ -385,6 +385,10 @@ Result<int64_t> CheckLogDir(const CheckOptions& o, std::ostream& out) {
     for (const std::string& n : r.notes) out << "  note: " << n << "\n";
   }
   out << fmt::format("checked {} partition(s): {} problem(s)\n", results.size(), problems);
+  if (o.remote) {
+    SEGLOG_ASSIGN_OR_RETURN(const int64_t remote_problems, CheckRemoteTier(o, out));
+    problems += remote_problems;
+  }
   return problems;
 }
 

@@ -17,6 +17,19 @@
 // will leave them: their indexes are rebuilt, so an untrimmed or not yet written index is no
 // problem, and a torn or invalid batch is cut - printed as a note, not counted. What recovery
 // does not touch (segments below the recovery point) is checked as after a clean shutdown.
+//
+// With `remote` (--remote), the node's remote tier too (tools/remote_tier.h; the node config
+// must set remote.log.storage.system.enable=true): for every tiered partition - every one
+// __remote_log_metadata has segments of, and every tiered log - each COPY_SEGMENT_FINISHED
+// segment's objects are fetched from the store and checked against the custom metadata the
+// copy recorded (remote/segment_objects.h): every index object whole (size, CRC-32C), the
+// .log in chunks (its size and CRC-32C, and each batch whole with a valid CRC, offsets
+// increasing inside the segment's [start, end]), and the offset, time and transaction indexes
+// as the remote index cache checks them, the offset index's entries against the batches. A
+// problem names the segment, the object and the position or offset (a missing object is the
+// store's NotFound). Segments left COPY_SEGMENT_STARTED or DELETE_SEGMENT_STARTED are listed
+// as orphans, not counted as problems: the broker's next remote log manager pass deletes them
+// (and a running broker's copy in progress looks the same).
 // Thread safety: thread-compatible.
 #ifndef SEGLOG_TOOLS_CHECK_H_
 #define SEGLOG_TOOLS_CHECK_H_
@@ -28,14 +41,28 @@
 
 namespace seglog {
 
+class RemoteStorageManager;
+
 struct CheckOptions {
   std::string log_dir;
-  std::string topic;  // empty: every partition directory
+  std::string topic;    // empty: every partition directory
+  bool remote = false;  // also check the remote tier (see above)
+  // server.properties of the node (its remote.log.* and rsm.config.* settings), for `remote`.
+  std::string server_config = {};
+  // Tests: the remote tier's store instead of the configured S3 one.
+  RemoteStorageManager* rsm_for_tests = nullptr;
 };
 
-// Prints one line per partition ("<partition>: OK ..." or its problems) and a summary; returns
-// the number of problems found (the CLI exits non-zero when it is not 0).
+// Prints one line per partition ("<partition>: OK ..." or its problems) and a summary, then
+// with `remote` the remote tier's report (CheckRemoteTier); returns the number of problems
+// found (the CLI exits non-zero when it is not 0).
 Result<int64_t> CheckLogDir(const CheckOptions& options, std::ostream& out);
+
+// The remote tier's part alone: per tiered partition a line, then one per remote segment
+// ("<segment> (offsets a to b, n bytes): OK (k batch(es))" or its problems, indented) and its
+// orphans, then "checked N remote segment(s) of P tiered partition(s): X problem(s), Y
+// orphan(s)". Returns X. Opens the node read-only.
+Result<int64_t> CheckRemoteTier(const CheckOptions& options, std::ostream& out);
 
 }  // namespace seglog
 

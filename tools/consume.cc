@@ -11,6 +11,7 @@
 #include "record/batch_walker.h"
 #include "seglog/log.h"
 #include "tools/node.h"
+#include "tools/remote_tier.h"
 
 namespace seglog {
 
@@ -67,15 +68,77 @@ Result<std::map<int32_t, std::shared_ptr<Log>>> TopicLogs(LogManager& m, const s
   return logs;
 }
 
-Result<OneShotNode> OpenReadOnly(const std::string& log_dir) {
+Result<OneShotNode> OpenReadOnly(const std::string& log_dir,
+                                 const std::string& server_config = "") {
   NodeOptions node;
   node.log_dir = log_dir;
+  node.server_config = server_config;
   return OpenNode(node, /*read_only=*/true);
+}
+
+// Prints the records at or above `first` of the whole batches in `bytes` (read at `position`
+// of `where`, which errors name), moving *next past each batch and setting *progressed when
+// there was one. False once max_records are printed.
+Result<bool> PrintBatches(const ConsumeOptions& o, int32_t partition, int64_t first,
+                          std::span<const uint8_t> bytes, int64_t position,
+                          const std::string& where, std::ostream& out, int64_t* printed,
+                          int64_t* next, bool* progressed) {
+  LogBatchWalker w(bytes, position);
+  while (w.Next()) {
+    SEGLOG_ASSIGN_OR_RETURN(RecordBatchView batch,
+                            RecordBatchView::Parse(w.current_bytes(), w.current().position));
+    SEGLOG_RETURN_IF_ERROR(batch.ValidateCrc().WithContext(where));
+    *next = std::max(*next, batch.next_offset());
+    *progressed = true;
+    if (batch.is_control()) continue;  // consumers never see control records
+    RecordIterator it(batch);
+    while (it.Next()) {
+      const Record& r = it.record();
+      if (r.offset < first) continue;
+      if (o.max_records && *printed >= *o.max_records) return false;
+      if (o.format == "text") {
+        out << "Offset:" << r.offset << '\t' << (r.key ? Text(*r.key) : "null") << '\t'
+            << (r.value ? Text(*r.value) : "null") << '\n';
+      } else {
+        nlohmann::json j = {
+            {"topic", o.topic},
+            {"partition", partition},
+            {"offset", r.offset},
+            {"timestamp", r.timestamp},
+            {"timestampType", std::string(TimestampTypeName(batch.timestamp_type()))},
+            {"key", r.key ? nlohmann::json(Text(*r.key)) : nlohmann::json(nullptr)},
+            {"value", r.value ? nlohmann::json(Text(*r.value)) : nlohmann::json(nullptr)}};
+        nlohmann::json headers = nlohmann::json::array();
+        for (const Header& h : r.headers) {
+          headers.push_back(
+              {{"key", std::string(h.key)},
+               {"value", h.value ? nlohmann::json(Text(*h.value)) : nlohmann::json(nullptr)}});
+        }
+        j["headers"] = headers;
+        out << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+      }
+      ++*printed;
+    }
+    SEGLOG_RETURN_IF_ERROR(it.status().WithContext(where));
+  }
+  SEGLOG_RETURN_IF_ERROR(w.status().WithContext(where));
+  return true;
 }
 
 Result<int64_t> ConsumeLogs(const ConsumeOptions& o, LogManager& m, std::ostream& out,
                             std::ostream* reset_out) {
   SEGLOG_ASSIGN_OR_RETURN(auto logs, TopicLogs(m, o.topic, Only(o.partition)));
+  // The remote tier, opened at the first offset only it holds (a node whose tiered storage is
+  // misconfigured still serves its local offsets). Goes before the LogManager shuts down.
+  std::unique_ptr<RemoteTier> tier;
+  auto remote_tier = [&]() -> Result<RemoteTier*> {
+    if (!tier) {
+      auto opened = RemoteTier::Open(m.config(), &m, o.rsm_for_tests);
+      if (!opened.ok()) return opened.status();
+      tier = std::move(opened).value();
+    }
+    return tier.get();
+  };
   int64_t printed = 0;
   for (auto& [partition, log] : logs) {
     int64_t next;
@@ -85,8 +148,10 @@ Result<int64_t> ConsumeLogs(const ConsumeOptions& o, LogManager& m, std::ostream
       next = log->log_end_offset();
     } else {
       SEGLOG_ASSIGN_OR_RETURN(next, ParseLong(o.offset, "--offset"));
-      // An offset outside the log: what auto.offset.reset says (seed 001's table).
-      if (Status in_range = log->Read(next, 0).status(); !in_range.ok()) {
+      // An offset outside the log: what auto.offset.reset says (seed 001's table). One that
+      // only the remote tier holds is inside it.
+      if (Status in_range = log->Read(next, 0).status();
+          !in_range.ok() && !IsOffsetMovedToTieredStorage(in_range)) {
         if (!in_range.IsOutOfRange() || o.reset == "none") return in_range;
         next = o.reset == "earliest" ? log->log_start_offset() : log->log_end_offset();
         if (reset_out != nullptr) {
@@ -100,48 +165,32 @@ Result<int64_t> ConsumeLogs(const ConsumeOptions& o, LogManager& m, std::ostream
     const int64_t first = next;
     while (next < log->high_watermark()) {
       if (o.max_records && printed >= *o.max_records) return printed;
-      SEGLOG_ASSIGN_OR_RETURN(FetchDataInfo fetch, log->Read(next, 1 << 20));
-      SEGLOG_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, fetch.slice.ReadAll());
-      LogBatchWalker w(bytes, fetch.slice.position);
-      bool progressed = false;
-      while (w.Next()) {
-        SEGLOG_ASSIGN_OR_RETURN(RecordBatchView batch,
-                                RecordBatchView::Parse(w.current_bytes(), w.current().position));
-        SEGLOG_RETURN_IF_ERROR(batch.ValidateCrc().WithContext(log->dir()));
-        next = std::max(next, batch.next_offset());
-        progressed = true;
-        if (batch.is_control()) continue;  // consumers never see control records
-        RecordIterator it(batch);
-        while (it.Next()) {
-          const Record& r = it.record();
-          if (r.offset < first) continue;
-          if (o.max_records && printed >= *o.max_records) return printed;
-          if (o.format == "text") {
-            out << "Offset:" << r.offset << '\t' << (r.key ? Text(*r.key) : "null") << '\t'
-                << (r.value ? Text(*r.value) : "null") << '\n';
-          } else {
-            nlohmann::json j = {
-                {"topic", o.topic},
-                {"partition", partition},
-                {"offset", r.offset},
-                {"timestamp", r.timestamp},
-                {"timestampType", std::string(TimestampTypeName(batch.timestamp_type()))},
-                {"key", r.key ? nlohmann::json(Text(*r.key)) : nlohmann::json(nullptr)},
-                {"value", r.value ? nlohmann::json(Text(*r.value)) : nlohmann::json(nullptr)}};
-            nlohmann::json headers = nlohmann::json::array();
-            for (const Header& h : r.headers) {
-              headers.push_back(
-                  {{"key", std::string(h.key)},
-                   {"value", h.value ? nlohmann::json(Text(*h.value)) : nlohmann::json(nullptr)}});
-            }
-            j["headers"] = headers;
-            out << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
-          }
-          ++printed;
-        }
-        SEGLOG_RETURN_IF_ERROR(it.status().WithContext(log->dir()));
+      std::vector<uint8_t> bytes;
+      int64_t position = 0;
+      std::string where = log->dir();
+      Result<FetchDataInfo> fetch = log->Read(next, 1 << 20);
+      if (fetch.ok()) {
+        SEGLOG_ASSIGN_OR_RETURN(bytes, fetch->slice.ReadAll());
+        position = fetch->slice.position;
+      } else if (IsOffsetMovedToTieredStorage(fetch.status())) {
+        // Below the local log start: the remote segment holding `next`, then on.
+        const std::string context = fmt::format("reading offset {} of {}-{} from the remote tier",
+                                                next, o.topic, partition);
+        Result<RemoteTier*> remote = remote_tier();
+        if (!remote.ok()) return remote.status().WithContext(context);
+        Result<RemoteFetchData> read = (*remote)->storage()->manager()->Read(
+            {o.topic, partition}, next, 1 << 20, /*min_one_message=*/true, log->high_watermark());
+        if (!read.ok()) return read.status().WithContext(context);
+        bytes = std::move(read->records);
+        where = fmt::format("remote tier of {} (offset {})", log->dir(), read->first_offset);
+      } else {
+        return fetch.status();
       }
-      SEGLOG_RETURN_IF_ERROR(w.status());
+      bool progressed = false;
+      SEGLOG_ASSIGN_OR_RETURN(
+          const bool more, PrintBatches(o, partition, first, bytes, position, where, out, &printed,
+                                        &next, &progressed));
+      if (!more) return printed;
       if (!progressed) break;
     }
   }
@@ -161,7 +210,7 @@ Result<int64_t> Consume(const ConsumeOptions& o, std::ostream& out, std::ostream
     return Status::InvalidArgument(
         fmt::format("--format must be text or json, not '{}'", o.format));
   }
-  SEGLOG_ASSIGN_OR_RETURN(OneShotNode node, OpenReadOnly(o.log_dir));
+  SEGLOG_ASSIGN_OR_RETURN(OneShotNode node, OpenReadOnly(o.log_dir, o.server_config));
   auto printed = ConsumeLogs(o, *node.manager, out, reset_out);
   return FinishNode(node, printed.status()).ok() ? printed : printed.status();
 }

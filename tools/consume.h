@@ -3,6 +3,13 @@
 // node does, read-only (LogManager::OpenReadOnly, tools/node.h): the checkpointed log start
 // offsets (delete-records), recovery points and topic configs apply; no lock is taken, so they
 // also read a directory a running node holds; nothing is written.
+//
+// Tiered topics (KIP-405): with a node config that sets remote.log.storage.system.enable=true
+// (--server-config), the offsets below a tiered partition's local log start offset are read from
+// the remote tier (tools/remote_tier.h: the node's TieredStorage without its tasks, with a
+// temporary index cache), then the read goes on locally - `--offset earliest` prints every
+// record the partition holds, remote and local. Without that setting a tiered partition's log
+// starts at its first local segment, as for any log.
 // Thread safety: thread-compatible.
 #ifndef SEGLOG_TOOLS_CONSUME_H_
 #define SEGLOG_TOOLS_CONSUME_H_
@@ -17,6 +24,8 @@
 
 namespace seglog {
 
+class RemoteStorageManager;
+
 struct ConsumeOptions {
   std::string log_dir;
   std::string topic;
@@ -28,6 +37,11 @@ struct ConsumeOptions {
   // (the log start), "latest" (the log end) or "none" (the out-of-range error, with both
   // bounds).
   std::string reset = "none";
+  // server.properties of the node (optional; --log-dir overrides its log.dirs): its log.* and
+  // remote.log.* settings apply, as the broker applies them.
+  std::string server_config = {};
+  // Tests: the remote tier's store instead of the configured S3 one.
+  RemoteStorageManager* rsm_for_tests = nullptr;
 };
 
 // Prints records; returns how many.
