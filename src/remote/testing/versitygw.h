@@ -10,22 +10,21 @@
 // Lifecycle: Start() returns a running gateway (it answered HTTP); Stop() ends the process
 // (SIGTERM, then SIGKILL after 5 s); Restart() starts it again on the same port and directory,
 // so objects written before are still there. The destructor kills it and removes the
-// directory. The child dies with the test process too: it is forked by a waiter thread that
-// lives exactly as long as the child (PR_SET_PDEATHSIG fires when the forking *thread* ends,
-// so a short-lived thread - say a test's restarter - must not fork it).
+// directory. The child dies with the test process too (ChildProcess, child_process.h: forked
+// by a waiter thread that lives exactly as long as the child, since PR_SET_PDEATHSIG fires when
+// the forking *thread* ends - so a test's short-lived restarter thread may call Restart()).
+//
+// MotoServer (moto_server.h) is the second server, for behaviour; it checks no signature.
 //
 // Thread safety: not thread-safe; one test thread drives it (Stop/Restart from another thread
 // only while the owner does not call it).
 #ifndef SEGLOG_REMOTE_TESTING_VERSITYGW_H_
 #define SEGLOG_REMOTE_TESTING_VERSITYGW_H_
 
-#include <sys/types.h>
-
-#include <atomic>
 #include <memory>
 #include <string>
-#include <thread>
 
+#include "remote/testing/child_process.h"
 #include "seglog/result.h"
 
 namespace seglog {
@@ -47,7 +46,7 @@ class VersityGateway {
 
   Status Stop();
   Status Restart();
-  bool running() const { return pid_ > 0; }
+  bool running() const { return process_.running(); }
 
   int port() const { return port_; }
   std::string endpoint_url() const;                          // http://127.0.0.1:<port>
@@ -62,17 +61,13 @@ class VersityGateway {
  private:
   VersityGateway(VersityGatewayOptions options, std::string binary, std::string work_dir, int port);
   Status Launch();
-  Status WaitReady();
 
   const VersityGatewayOptions options_;
   const std::string binary_;
   const std::string work_dir_;
   const std::string root_dir_;
   const int port_;
-  pid_t pid_ = -1;
-  std::thread waiter_;  // forked the child, waits for it
-  std::atomic<bool> exited_{true};
-  std::atomic<int> exit_status_{0};
+  ChildProcess process_;
 };
 
 }  // namespace seglog
