@@ -1,11 +1,13 @@
-// S3Client against a real S3-compatible server (Versity S3 Gateway on loopback, which checks
-// SigV4 signatures), and through FaultProxy for retries, timeouts and the transfer bound.
+// S3Client against real S3-compatible servers on loopback - Versity S3 Gateway, which checks
+// SigV4 signatures, and moto's server for the behaviour every S3 shares - and through
+// FaultProxy for retries, timeouts and the transfer bound.
 #include "remote/s3_client.h"
 
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -14,6 +16,8 @@
 #include <fmt/format.h>
 
 #include "remote/testing/fault_proxy.h"
+#include "remote/testing/moto_server.h"
+#include "remote/testing/s3_test_server.h"
 #include "remote/testing/versitygw.h"
 
 namespace seglog {
@@ -45,27 +49,24 @@ int64_t MsSince(Clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
 }
 
-class S3ClientTest : public ::testing::Test {
+// Value-parameterised over the server: S3ClientTest's tests run against versitygw and moto
+// (what every S3 must do alike); S3ClientVersitygwTest's against versitygw only - signatures
+// (moto checks none), virtual-hosted buckets, store restarts (moto loses its objects) and the
+// retry and bound tests through FaultProxy, which test the client, not the server.
+class S3ClientTest : public ::testing::TestWithParam<S3TestServerKind> {
  protected:
-  static void SetUpTestSuite() {
-    Result<std::unique_ptr<VersityGateway>> gw = VersityGateway::Start();
-    if (gw.ok()) {
-      gateway_ = std::move(*gw).release();
-    } else {
-      start_error_ = new std::string(gw.status().ToString());
-    }
-  }
+  static void SetUpTestSuite() { servers_ = new S3TestServers; }
   static void TearDownTestSuite() {
-    delete gateway_;
-    gateway_ = nullptr;
-    delete start_error_;
-    start_error_ = nullptr;
+    delete servers_;
+    servers_ = nullptr;
   }
   void SetUp() override {
-    ASSERT_NE(gateway_, nullptr) << (start_error_ ? *start_error_ : "no gateway");
-    ASSERT_TRUE(gateway_->running() || gateway_->Restart().ok());
+    Result<S3TestServer*> server = servers_->Get(GetParam());
+    ASSERT_TRUE(server.ok()) << server.status().ToString();
+    server_ = *server;
+    ASSERT_TRUE(server_->running() || server_->Restart().ok()) << server_->log_path();
     bucket_ = "bucket-" + std::to_string(++bucket_counter_);
-    std::unique_ptr<S3Client> admin = NewClient(gateway_->endpoint_url());
+    std::unique_ptr<S3Client> admin = NewClient(server_->endpoint_url());
     Status created = admin->CreateBucket(bucket_);
     ASSERT_TRUE(created.ok()) << created.ToString();
     char tmpl[] = "/tmp/seglog-s3test-XXXXXX";
@@ -76,12 +77,12 @@ class S3ClientTest : public ::testing::Test {
     if (!dir_.empty()) std::filesystem::remove_all(dir_);
   }
 
-  static S3ClientOptions Options(const std::string& endpoint) {
+  S3ClientOptions Options(const std::string& endpoint) const {
     S3ClientOptions o;
     o.endpoint_url = endpoint;
-    o.region = gateway_->options().region;
-    o.access_key_id = gateway_->options().access_key;
-    o.secret_access_key = gateway_->options().secret_key;
+    o.region = server_->region();
+    o.access_key_id = server_->access_key();
+    o.secret_access_key = server_->secret_key();
     o.multipart_part_size = kS3MinPartSize;
     o.retry_backoff_ms = 20;
     o.retry_backoff_max_ms = 200;
@@ -89,10 +90,8 @@ class S3ClientTest : public ::testing::Test {
     o.socket_timeout_ms = 5000;
     return o;
   }
-  static std::unique_ptr<S3Client> NewClient(const std::string& endpoint) {
-    Result<std::unique_ptr<S3Client>> c = S3Client::Create(Options(endpoint));
-    EXPECT_TRUE(c.ok()) << c.status().ToString();
-    return c.ok() ? std::move(*c) : nullptr;
+  std::unique_ptr<S3Client> NewClient(const std::string& endpoint) const {
+    return NewClient(Options(endpoint));
   }
   static std::unique_ptr<S3Client> NewClient(S3ClientOptions o) {
     Result<std::unique_ptr<S3Client>> c = S3Client::Create(std::move(o));
@@ -100,19 +99,32 @@ class S3ClientTest : public ::testing::Test {
     return c.ok() ? std::move(*c) : nullptr;
   }
 
-  static VersityGateway* gateway_;
-  static std::string* start_error_;
+  static S3TestServers* servers_;
   static int bucket_counter_;
+  S3TestServer* server_ = nullptr;
   std::string bucket_;
   std::string dir_;
 };
 
-VersityGateway* S3ClientTest::gateway_ = nullptr;
-std::string* S3ClientTest::start_error_ = nullptr;
+S3TestServers* S3ClientTest::servers_ = nullptr;
 int S3ClientTest::bucket_counter_ = 0;
 
-TEST_F(S3ClientTest, PutGetRangeHeadDelete) {
-  auto c = NewClient(gateway_->endpoint_url());
+std::string ServerName(const ::testing::TestParamInfo<S3TestServerKind>& info) {
+  return S3TestServerName(info.param);
+}
+
+INSTANTIATE_TEST_SUITE_P(Servers, S3ClientTest,
+                         ::testing::Values(S3TestServerKind::kVersityGateway,
+                                           S3TestServerKind::kMoto),
+                         ServerName);
+
+class S3ClientVersitygwTest : public S3ClientTest {};
+
+INSTANTIATE_TEST_SUITE_P(Servers, S3ClientVersitygwTest,
+                         ::testing::Values(S3TestServerKind::kVersityGateway), ServerName);
+
+TEST_P(S3ClientTest, PutGetRangeHeadDelete) {
+  auto c = NewClient(server_->endpoint_url());
   const std::vector<uint8_t> data = RandomBytes(100000, 1);
   ASSERT_TRUE(c->PutObject(bucket_, "t/obj", data).ok());
 
@@ -140,8 +152,8 @@ TEST_F(S3ClientTest, PutGetRangeHeadDelete) {
   EXPECT_EQ(c->retries(), 0);
 }
 
-TEST_F(S3ClientTest, MissingObjectIsNotFoundNamingBucketAndKey) {
-  auto c = NewClient(gateway_->endpoint_url());
+TEST_P(S3ClientTest, MissingObjectIsNotFoundNamingBucketAndKey) {
+  auto c = NewClient(server_->endpoint_url());
   Result<std::vector<uint8_t>> r = c->GetObject(bucket_, "no/such/key");
   ASSERT_FALSE(r.ok());
   EXPECT_TRUE(r.status().IsNotFound()) << r.status().ToString();
@@ -155,8 +167,8 @@ TEST_F(S3ClientTest, MissingObjectIsNotFoundNamingBucketAndKey) {
   EXPECT_EQ(c->retries(), 0);
 }
 
-TEST_F(S3ClientTest, KeysNeedingEncodingAreSignedRight) {
-  auto c = NewClient(gateway_->endpoint_url());
+TEST_P(S3ClientTest, KeysNeedingEncodingAreSignedRight) {
+  auto c = NewClient(server_->endpoint_url());
   const std::vector<std::string> keys = {"p/with space",  "p/plus+sign",
                                          "p/tilde~!*'()", "p/unicode-\xC3\xA9\xE2\x82\xAC",
                                          "p/a=b&c?d#e",   "p/percent%20"};
@@ -176,8 +188,8 @@ TEST_F(S3ClientTest, KeysNeedingEncodingAreSignedRight) {
   EXPECT_EQ(names, sorted);
 }
 
-TEST_F(S3ClientTest, ListFollowsContinuationTokens) {
-  auto c = NewClient(gateway_->endpoint_url());
+TEST_P(S3ClientTest, ListFollowsContinuationTokens) {
+  auto c = NewClient(server_->endpoint_url());
   std::vector<std::string> want;
   for (int i = 0; i < 23; ++i) {
     const std::string key = fmt::format("seg/{:04d}", i);
@@ -199,8 +211,8 @@ TEST_F(S3ClientTest, ListFollowsContinuationTokens) {
   EXPECT_TRUE(none->empty());
 }
 
-TEST_F(S3ClientTest, MultipartUploadOfALargeFile) {
-  auto c = NewClient(gateway_->endpoint_url());
+TEST_P(S3ClientTest, MultipartUploadOfALargeFile) {
+  auto c = NewClient(server_->endpoint_url());
   const std::vector<uint8_t> data = RandomBytes(12 * 1024 * 1024 + 123, 2);
   const std::string path = WriteTempFile(dir_, "big.log", data);
   const int64_t before = c->attempts();
@@ -229,8 +241,8 @@ TEST_F(S3ClientTest, MultipartUploadOfALargeFile) {
   EXPECT_TRUE(c->PutObjectFromFile(bucket_, "mp/x", dir_ + "/missing").status().IsNotFound());
 }
 
-TEST_F(S3ClientTest, WrongSecretFailsFastWithS3sCode) {
-  S3ClientOptions o = Options(gateway_->endpoint_url());
+TEST_P(S3ClientVersitygwTest, WrongSecretFailsFastWithS3sCode) {
+  S3ClientOptions o = Options(server_->endpoint_url());
   o.secret_access_key = "not-the-secret";
   auto c = NewClient(o);
   const auto start = Clock::now();
@@ -251,7 +263,7 @@ TEST_F(S3ClientTest, WrongSecretFailsFastWithS3sCode) {
   EXPECT_EQ(c2->retries(), 0);
 }
 
-TEST_F(S3ClientTest, VirtualHostedStyle) {
+TEST_P(S3ClientVersitygwTest, VirtualHostedStyle) {
   VersityGatewayOptions go;
   go.virtual_domain = "localhost";
   Result<std::unique_ptr<VersityGateway>> vgw = VersityGateway::Start(go);
@@ -272,8 +284,8 @@ TEST_F(S3ClientTest, VirtualHostedStyle) {
   EXPECT_EQ(*size, 7);
 }
 
-TEST_F(S3ClientTest, RetriesOn503WithBackoffThenSucceeds) {
-  Result<std::unique_ptr<FaultProxy>> proxy = FaultProxy::Start(gateway_->port());
+TEST_P(S3ClientVersitygwTest, RetriesOn503WithBackoffThenSucceeds) {
+  Result<std::unique_ptr<FaultProxy>> proxy = FaultProxy::Start(server_->port());
   ASSERT_TRUE(proxy.ok());
   S3ClientOptions o = Options((*proxy)->endpoint_url());
   o.max_attempts = 4;
@@ -300,8 +312,8 @@ TEST_F(S3ClientTest, RetriesOn503WithBackoffThenSucceeds) {
   EXPECT_EQ(c->retries(), 4);
 }
 
-TEST_F(S3ClientTest, GivesUpAfterTheBoundedAttempts) {
-  Result<std::unique_ptr<FaultProxy>> proxy = FaultProxy::Start(gateway_->port());
+TEST_P(S3ClientVersitygwTest, GivesUpAfterTheBoundedAttempts) {
+  Result<std::unique_ptr<FaultProxy>> proxy = FaultProxy::Start(server_->port());
   ASSERT_TRUE(proxy.ok());
   S3ClientOptions o = Options((*proxy)->endpoint_url());
   o.max_attempts = 3;
@@ -317,8 +329,8 @@ TEST_F(S3ClientTest, GivesUpAfterTheBoundedAttempts) {
   EXPECT_EQ((*proxy)->requests(), 3);
 }
 
-TEST_F(S3ClientTest, ApiCallTimeoutBoundsTheRetries) {
-  Result<std::unique_ptr<FaultProxy>> proxy = FaultProxy::Start(gateway_->port());
+TEST_P(S3ClientVersitygwTest, ApiCallTimeoutBoundsTheRetries) {
+  Result<std::unique_ptr<FaultProxy>> proxy = FaultProxy::Start(server_->port());
   ASSERT_TRUE(proxy.ok());
   S3ClientOptions o = Options((*proxy)->endpoint_url());
   o.max_attempts = 100;
@@ -337,8 +349,8 @@ TEST_F(S3ClientTest, ApiCallTimeoutBoundsTheRetries) {
   EXPECT_LT((*proxy)->requests(), 100);
 }
 
-TEST_F(S3ClientTest, ClientErrorsAreNotRetried) {
-  Result<std::unique_ptr<FaultProxy>> proxy = FaultProxy::Start(gateway_->port());
+TEST_P(S3ClientVersitygwTest, ClientErrorsAreNotRetried) {
+  Result<std::unique_ptr<FaultProxy>> proxy = FaultProxy::Start(server_->port());
   ASSERT_TRUE(proxy.ok());
   auto c = NewClient((*proxy)->endpoint_url());
   (*proxy)->FailNext(1, 403, "AccessDenied");
@@ -349,7 +361,7 @@ TEST_F(S3ClientTest, ClientErrorsAreNotRetried) {
   EXPECT_EQ(c->retries(), 0);
 }
 
-TEST_F(S3ClientTest, ConnectionRefusedIsRetriedThenFails) {
+TEST_P(S3ClientVersitygwTest, ConnectionRefusedIsRetriedThenFails) {
   // A port nothing listens on: a proxy started and destroyed.
   int dead_port = 0;
   {
@@ -368,9 +380,9 @@ TEST_F(S3ClientTest, ConnectionRefusedIsRetriedThenFails) {
   EXPECT_EQ(c->attempts(), 3);
 }
 
-TEST_F(S3ClientTest, AStalledServerTimesOut) {
+TEST_P(S3ClientVersitygwTest, AStalledServerTimesOut) {
   // The proxy holds every request 1.5 s; the attempt timeout is 300 ms.
-  Result<std::unique_ptr<FaultProxy>> proxy = FaultProxy::Start(gateway_->port());
+  Result<std::unique_ptr<FaultProxy>> proxy = FaultProxy::Start(server_->port());
   ASSERT_TRUE(proxy.ok());
   (*proxy)->SetDelayMs(1500);
   S3ClientOptions o = Options((*proxy)->endpoint_url());
@@ -385,8 +397,8 @@ TEST_F(S3ClientTest, AStalledServerTimesOut) {
   EXPECT_EQ(c->attempts(), 2);
 }
 
-TEST_F(S3ClientTest, NoMoreThanMaxConcurrentTransfers) {
-  Result<std::unique_ptr<FaultProxy>> proxy = FaultProxy::Start(gateway_->port());
+TEST_P(S3ClientVersitygwTest, NoMoreThanMaxConcurrentTransfers) {
+  Result<std::unique_ptr<FaultProxy>> proxy = FaultProxy::Start(server_->port());
   ASSERT_TRUE(proxy.ok());
   (*proxy)->SetDelayMs(100);
   S3ClientOptions o = Options((*proxy)->endpoint_url());
@@ -405,10 +417,10 @@ TEST_F(S3ClientTest, NoMoreThanMaxConcurrentTransfers) {
   EXPECT_EQ((*proxy)->max_in_flight(), 2);  // never more, and the bound was reached
 }
 
-TEST_F(S3ClientTest, StoreStoppedMidMultipartUploadAndRestarted) {
+TEST_P(S3ClientVersitygwTest, StoreStoppedMidMultipartUploadAndRestarted) {
   const std::vector<uint8_t> data = RandomBytes(12 * 1024 * 1024, 4);
   const std::string path = WriteTempFile(dir_, "seg.log", data);
-  Result<std::unique_ptr<FaultProxy>> proxy = FaultProxy::Start(gateway_->port());
+  Result<std::unique_ptr<FaultProxy>> proxy = FaultProxy::Start(server_->port());
   ASSERT_TRUE(proxy.ok());
   S3ClientOptions o = Options((*proxy)->endpoint_url());
   o.max_attempts = 8;
@@ -421,10 +433,10 @@ TEST_F(S3ClientTest, StoreStoppedMidMultipartUploadAndRestarted) {
   std::atomic<bool> stopped{false};
   (*proxy)->SetHook([&](int, const std::string& line) {
     if (line.find("partNumber=2") != std::string::npos && !stopped.exchange(true)) {
-      EXPECT_TRUE(gateway_->Stop().ok());
-      restarter = std::thread([] {
+      EXPECT_TRUE(server_->Stop().ok());
+      restarter = std::thread([this] {
         std::this_thread::sleep_for(std::chrono::milliseconds(500));
-        EXPECT_TRUE(gateway_->Restart().ok());
+        EXPECT_TRUE(server_->Restart().ok());
       });
     }
   });
@@ -441,10 +453,10 @@ TEST_F(S3ClientTest, StoreStoppedMidMultipartUploadAndRestarted) {
   EXPECT_TRUE(*back == data);
 }
 
-TEST_F(S3ClientTest, StoreDownForTheWholeUploadFailsCleanlyThenTheNextCopySucceeds) {
+TEST_P(S3ClientVersitygwTest, StoreDownForTheWholeUploadFailsCleanlyThenTheNextCopySucceeds) {
   const std::vector<uint8_t> data = RandomBytes(11 * 1024 * 1024, 5);
   const std::string path = WriteTempFile(dir_, "seg.log", data);
-  Result<std::unique_ptr<FaultProxy>> proxy = FaultProxy::Start(gateway_->port());
+  Result<std::unique_ptr<FaultProxy>> proxy = FaultProxy::Start(server_->port());
   ASSERT_TRUE(proxy.ok());
   S3ClientOptions o = Options((*proxy)->endpoint_url());
   o.max_attempts = 3;
@@ -453,7 +465,7 @@ TEST_F(S3ClientTest, StoreDownForTheWholeUploadFailsCleanlyThenTheNextCopySuccee
   std::atomic<bool> stopped{false};
   (*proxy)->SetHook([&](int, const std::string& line) {
     if (line.find("partNumber=") != std::string::npos && !stopped.exchange(true)) {
-      EXPECT_TRUE(gateway_->Stop().ok());
+      EXPECT_TRUE(server_->Stop().ok());
     }
   });
   Result<int64_t> sent = c->PutObjectFromFile(bucket_, "mp/down.log", path);
@@ -466,13 +478,53 @@ TEST_F(S3ClientTest, StoreDownForTheWholeUploadFailsCleanlyThenTheNextCopySuccee
   EXPECT_NE(sent.status().message().find("gave up after 3 attempts"), std::string_view::npos)
       << sent.status().ToString();
 
-  ASSERT_TRUE(gateway_->Restart().ok());
+  ASSERT_TRUE(server_->Restart().ok());
   EXPECT_TRUE(c->HeadObject(bucket_, "mp/down.log").status().IsNotFound());
   Result<int64_t> again = c->PutObjectFromFile(bucket_, "mp/down.log", path);
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   Result<std::vector<uint8_t>> back = c->GetObject(bucket_, "mp/down.log");
   ASSERT_TRUE(back.ok());
   EXPECT_TRUE(*back == data);
+}
+
+// The moto harness itself, and what moto_server.h says of moto: it checks no signature and
+// keeps objects in memory only.
+TEST(MotoServerTest, AcceptsAnySecretAndRestartsEmptyOnTheSamePort) {
+  Result<std::unique_ptr<MotoServer>> moto = MotoServer::Start();
+  ASSERT_TRUE(moto.ok()) << moto.status().ToString();
+  S3ClientOptions o;
+  o.endpoint_url = (*moto)->endpoint_url();
+  o.region = (*moto)->options().region;
+  o.access_key_id = "anyone";
+  o.secret_access_key = "not-any-secret-moto-knows";
+  o.max_attempts = 1;
+  Result<std::unique_ptr<S3Client>> c = S3Client::Create(o);
+  ASSERT_TRUE(c.ok());
+  Status created = (*c)->CreateBucket("moto-any-key");
+  ASSERT_TRUE(created.ok()) << created.ToString();
+  ASSERT_TRUE((*c)->PutObject("moto-any-key", "k", Bytes("signed with a wrong secret")).ok());
+  const int port = (*moto)->port();
+  ASSERT_TRUE((*moto)->Restart().ok()) << (*moto)->log_path();
+  EXPECT_EQ((*moto)->port(), port);
+  EXPECT_TRUE((*c)->HeadObject("moto-any-key", "k").status().IsNotFound());
+  ASSERT_TRUE((*moto)->Stop().ok());
+  EXPECT_FALSE((*moto)->running());
+  EXPECT_FALSE((*c)->HeadObject("moto-any-key", "k").ok());  // nothing listens
+}
+
+TEST(MotoServerTest, MissingBinaryIsFailedPrecondition) {
+  const char* before = std::getenv("SEGLOG_MOTO");
+  const std::string saved = before ? before : "";
+  ::setenv("SEGLOG_MOTO", "/nonexistent/moto_server", 1);
+  Result<std::unique_ptr<MotoServer>> moto = MotoServer::Start();
+  if (before) {
+    ::setenv("SEGLOG_MOTO", saved.c_str(), 1);
+  } else {
+    ::unsetenv("SEGLOG_MOTO");
+  }
+  ASSERT_FALSE(moto.ok());
+  EXPECT_EQ(moto.status().code(), Status::Code::kFailedPrecondition) << moto.status().ToString();
+  EXPECT_NE(moto.status().message().find("SEGLOG_MOTO"), std::string_view::npos);
 }
 
 TEST(S3ClientOptionsTest, BadOptionsAreRefused) {

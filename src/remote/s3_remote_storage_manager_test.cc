@@ -1,6 +1,6 @@
-// S3RemoteStorageManager against Versity S3 Gateway: a real rolled segment (written by
-// seglog's Log) copied, fetched back byte for byte, and every bad object - overwritten,
-// truncated, missing - reported with its bucket/key (and position).
+// S3RemoteStorageManager against Versity S3 Gateway and moto's server: a real rolled segment
+// (written by seglog's Log) copied, fetched back byte for byte, and every bad object -
+// overwritten, truncated, missing - reported with its bucket/key (and position).
 #include "remote/s3_remote_storage_manager.h"
 
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "remote/testing/fault_proxy.h"
-#include "remote/testing/versitygw.h"
+#include "remote/testing/s3_test_server.h"
 #include "seglog/log.h"
 #include "tests/support/batches.h"
 #include "tests/support/files.h"
@@ -63,36 +63,33 @@ RemoteLogSegmentMetadata Metadata(int64_t end_offset) {
   return m;
 }
 
-class S3RemoteStorageManagerTest : public ::testing::Test {
+// Value-parameterised over the server: S3RemoteStorageManagerTest's tests run against
+// versitygw and moto; S3RemoteStorageManagerVersitygwTest's (a wrong secret, the transfer bound
+// through FaultProxy) against versitygw only.
+class S3RemoteStorageManagerTest : public ::testing::TestWithParam<S3TestServerKind> {
  protected:
-  static void SetUpTestSuite() {
-    Result<std::unique_ptr<VersityGateway>> gw = VersityGateway::Start();
-    if (gw.ok()) {
-      gateway_ = std::move(*gw).release();
-    } else {
-      start_error_ = new std::string(gw.status().ToString());
-    }
-  }
+  static void SetUpTestSuite() { servers_ = new S3TestServers; }
   static void TearDownTestSuite() {
-    delete gateway_;
-    gateway_ = nullptr;
-    delete start_error_;
-    start_error_ = nullptr;
+    delete servers_;
+    servers_ = nullptr;
   }
   void SetUp() override {
-    ASSERT_NE(gateway_, nullptr) << (start_error_ ? *start_error_ : "no gateway");
+    Result<S3TestServer*> server = servers_->Get(GetParam());
+    ASSERT_TRUE(server.ok()) << server.status().ToString();
+    server_ = *server;
     bucket_ = "tiered-" + std::to_string(++counter_);
-    rsm_ = Open(gateway_->endpoint_url(), {});
+    rsm_ = Open(server_->endpoint_url(), {});
     ASSERT_NE(rsm_, nullptr);
-    ASSERT_TRUE(rsm_->client()->CreateBucket(bucket_).ok());
+    Status created = rsm_->client()->CreateBucket(bucket_);
+    ASSERT_TRUE(created.ok()) << created.ToString();
   }
 
   std::map<std::string, std::string> Props(const std::string& endpoint) const {
     return {{"rsm.config.storage.s3.endpoint.url", endpoint},
             {"rsm.config.storage.s3.bucket.name", bucket_},
-            {"rsm.config.storage.s3.region", gateway_->options().region},
-            {"rsm.config.storage.aws.access.key.id", gateway_->options().access_key},
-            {"rsm.config.storage.aws.secret.access.key", gateway_->options().secret_key},
+            {"rsm.config.storage.s3.region", server_->region()},
+            {"rsm.config.storage.aws.access.key.id", server_->access_key()},
+            {"rsm.config.storage.aws.secret.access.key", server_->secret_key()},
             {"rsm.config.key.prefix", "tiered/"},
             {"rsm.config.storage.s3.multipart.upload.part.size", "5242880"},
             {"rsm.config.storage.s3.retry.backoff.ms", "10"}};
@@ -124,19 +121,32 @@ class S3RemoteStorageManagerTest : public ::testing::Test {
     metadata->custom_metadata = **custom;
   }
 
-  static VersityGateway* gateway_;
-  static std::string* start_error_;
+  static S3TestServers* servers_;
   static int counter_;
+  S3TestServer* server_ = nullptr;
   std::string bucket_;
   TempDir dir_;
   std::unique_ptr<S3RemoteStorageManager> rsm_;
 };
 
-VersityGateway* S3RemoteStorageManagerTest::gateway_ = nullptr;
-std::string* S3RemoteStorageManagerTest::start_error_ = nullptr;
+S3TestServers* S3RemoteStorageManagerTest::servers_ = nullptr;
 int S3RemoteStorageManagerTest::counter_ = 0;
 
-TEST_F(S3RemoteStorageManagerTest, CopiesARealSegmentAndFetchesItBack) {
+std::string ServerName(const ::testing::TestParamInfo<S3TestServerKind>& info) {
+  return S3TestServerName(info.param);
+}
+
+INSTANTIATE_TEST_SUITE_P(Servers, S3RemoteStorageManagerTest,
+                         ::testing::Values(S3TestServerKind::kVersityGateway,
+                                           S3TestServerKind::kMoto),
+                         ServerName);
+
+class S3RemoteStorageManagerVersitygwTest : public S3RemoteStorageManagerTest {};
+
+INSTANTIATE_TEST_SUITE_P(Servers, S3RemoteStorageManagerVersitygwTest,
+                         ::testing::Values(S3TestServerKind::kVersityGateway), ServerName);
+
+TEST_P(S3RemoteStorageManagerTest, CopiesARealSegmentAndFetchesItBack) {
   LogSegmentData data;
   RemoteLogSegmentMetadata m;
   ASSERT_NO_FATAL_FAILURE(CopySegment(600, /*with_txn_index=*/true, &data, &m));
@@ -194,7 +204,7 @@ TEST_F(S3RemoteStorageManagerTest, CopiesARealSegmentAndFetchesItBack) {
   EXPECT_TRUE(rsm_->FetchLogSegment(m, -1, 100).status().IsInvalidArgument());
 }
 
-TEST_F(S3RemoteStorageManagerTest, ASegmentWithoutTransactionIndex) {
+TEST_P(S3RemoteStorageManagerTest, ASegmentWithoutTransactionIndex) {
   LogSegmentData data;
   RemoteLogSegmentMetadata m;
   ASSERT_NO_FATAL_FAILURE(CopySegment(5, /*with_txn_index=*/false, &data, &m));
@@ -212,7 +222,7 @@ TEST_F(S3RemoteStorageManagerTest, ASegmentWithoutTransactionIndex) {
             Status::Code::kFailedPrecondition);
 }
 
-TEST_F(S3RemoteStorageManagerTest, OverwrittenIndexIsCorruptionNamingTheKey) {
+TEST_P(S3RemoteStorageManagerTest, OverwrittenIndexIsCorruptionNamingTheKey) {
   LogSegmentData data;
   RemoteLogSegmentMetadata m;
   ASSERT_NO_FATAL_FAILURE(CopySegment(20, false, &data, &m));
@@ -239,7 +249,7 @@ TEST_F(S3RemoteStorageManagerTest, OverwrittenIndexIsCorruptionNamingTheKey) {
   EXPECT_NE(ReadFileBytes(data.offset_index), wrong);
 }
 
-TEST_F(S3RemoteStorageManagerTest, TruncatedLogIsCorruptionNamingObjectAndPosition) {
+TEST_P(S3RemoteStorageManagerTest, TruncatedLogIsCorruptionNamingObjectAndPosition) {
   LogSegmentData data;
   RemoteLogSegmentMetadata m;
   ASSERT_NO_FATAL_FAILURE(CopySegment(50, false, &data, &m));
@@ -269,7 +279,7 @@ TEST_F(S3RemoteStorageManagerTest, TruncatedLogIsCorruptionNamingObjectAndPositi
   ASSERT_TRUE(before.ok());
 }
 
-TEST_F(S3RemoteStorageManagerTest, MissingObjectIsNotFoundNamingTheKey) {
+TEST_P(S3RemoteStorageManagerTest, MissingObjectIsNotFoundNamingTheKey) {
   LogSegmentData data;
   RemoteLogSegmentMetadata m;
   ASSERT_NO_FATAL_FAILURE(CopySegment(5, false, &data, &m));
@@ -286,7 +296,7 @@ TEST_F(S3RemoteStorageManagerTest, MissingObjectIsNotFoundNamingTheKey) {
   EXPECT_TRUE(l.status().IsNotFound()) << l.status().ToString();
 }
 
-TEST_F(S3RemoteStorageManagerTest, DeleteTwiceIsOk) {
+TEST_P(S3RemoteStorageManagerTest, DeleteTwiceIsOk) {
   LogSegmentData data;
   RemoteLogSegmentMetadata m;
   ASSERT_NO_FATAL_FAILURE(CopySegment(5, true, &data, &m));
@@ -300,9 +310,9 @@ TEST_F(S3RemoteStorageManagerTest, DeleteTwiceIsOk) {
   EXPECT_TRUE(rsm_->FetchIndex(m, IndexType::kOffset).status().IsNotFound());
 }
 
-TEST_F(S3RemoteStorageManagerTest, WrongSecretFailsTheCopyClearly) {
-  auto bad = Open(gateway_->endpoint_url(),
-                  {{"rsm.config.storage.aws.secret.access.key", "wrong-secret"}});
+TEST_P(S3RemoteStorageManagerVersitygwTest, WrongSecretFailsTheCopyClearly) {
+  auto bad =
+      Open(server_->endpoint_url(), {{"rsm.config.storage.aws.secret.access.key", "wrong-secret"}});
   ASSERT_NE(bad, nullptr);
   int64_t end = 0;
   LogSegmentData data = MakeSegment(dir_.path(), 5, &end);
@@ -317,8 +327,8 @@ TEST_F(S3RemoteStorageManagerTest, WrongSecretFailsTheCopyClearly) {
   EXPECT_EQ(ReadFileBytes(data.log_segment), before);  // the segment stays local, untouched
 }
 
-TEST_F(S3RemoteStorageManagerTest, CopyUploadsInParallelWithinTheBound) {
-  Result<std::unique_ptr<FaultProxy>> proxy = FaultProxy::Start(gateway_->port());
+TEST_P(S3RemoteStorageManagerVersitygwTest, CopyUploadsInParallelWithinTheBound) {
+  Result<std::unique_ptr<FaultProxy>> proxy = FaultProxy::Start(server_->port());
   ASSERT_TRUE(proxy.ok());
   (*proxy)->SetDelayMs(100);
   auto limited =
