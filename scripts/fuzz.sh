@@ -12,7 +12,7 @@ bash scripts/install-deps.sh
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz --target record_batch_fuzzer segment_recovery_fuzzer request_fuzzer \
   offsets_record_fuzzer transaction_log_fuzzer remote_log_metadata_fuzzer protocol_samples_dump \
-  remote_log_metadata_dump s3_response_fuzzer
+  remote_log_metadata_dump s3_response_fuzzer remote_indexes_fuzzer
 mkdir -p build/fuzz/artifacts build/fuzz/reports
 
 # run_target <name> <max_len> [corpus directories...]: fuzzes build/fuzz/fuzz/<name>_fuzzer
@@ -48,12 +48,17 @@ build/fuzz/interop/remote_log_metadata_dump --corpus build/fuzz/corpus/remote_lo
 # are small structs it finds from scratch. __transaction_state records likewise
 # (transaction_log_fuzzer).
 targets=("record_batch 300000" "segment_recovery 300000" "request 65536" "offsets_record 4096"
-  "transaction_log 4096" "remote_log_metadata 4096" "s3_response 65536")
+  "transaction_log 4096" "remote_log_metadata 4096" "s3_response 65536" "remote_indexes 65536")
 
 # S3's XML answers and the SegmentObjects custom metadata (s3_response_fuzzer): seeded with
 # real answers of versitygw and one record.
 mkdir -p build/fuzz/corpus/s3_response
 cp -n tests/data/fuzz_seeds/s3_response/* build/fuzz/corpus/s3_response/ 2>/dev/null || true
+
+# A remote segment's three index files (remote_indexes_fuzzer): seeded with a header and three
+# files that open (entries in every index, an aborted transaction) and with empty files.
+mkdir -p build/fuzz/corpus/remote_indexes
+cp -n tests/data/fuzz_seeds/remote_indexes/* build/fuzz/corpus/remote_indexes/ 2>/dev/null || true
 
 failed=0
 pids=()
