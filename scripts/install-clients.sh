@@ -5,11 +5,13 @@
 # Debian (scripts/install-deps.sh) and Kafka's Java tools from the Maven cache (oracle.sh).
 # Also Versity S3 Gateway, the S3 server the tiered storage tests start (src/remote/testing/
 # versitygw.h), built once with Go into the cache's go/bin (~70 s) when it is missing, and
-# moto's server mode (moto[server], PyPI), the second S3-compatible server those tests start
-# (src/remote/testing/moto_server.h: <venv>/bin/moto_server).
+# moto's server mode (PyPI), the second S3-compatible server those tests start
+# (src/remote/testing/moto_server.h: <venv>/bin/moto_server): moto[s3] with the two Flask
+# packages its server needs, pinned - the moto[server] extra would add ~180 MB and a minute of
+# other AWS services' dependencies that an S3 server never loads.
 # A change of the pins reinstalls into the existing venv: pip keeps what is already at its pinned
-# version, so only the changed packages are fetched (a fresh venv takes ~90 s, most of it moto's
-# dependencies; an unchanged one a few seconds).
+# version, so only the changed packages are fetched (a fresh venv takes ~40 s, half of it moto
+# and boto; an unchanged one a few seconds).
 set -euo pipefail
 CACHE="${SEGLOG_CACHE:-$HOME/.cache/seglog}"
 VERSITYGW_VERSION=v1.8.0
@@ -26,7 +28,7 @@ if [[ ! -x "$VERSITYGW_BIN/versitygw" ]] && ! command -v versitygw >/dev/null; t
   GOBIN="$VERSITYGW_BIN" go install "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION"
 fi
 VENV="$CACHE/venv"
-PINS="confluent-kafka==2.16.1 kafka-python==3.0.12 python-snappy==0.7.3 cramjam==2.14.0 lz4==4.4.5 zstandard==0.25.0 moto[server]==5.2.5"
+PINS="confluent-kafka==2.16.1 kafka-python==3.0.12 python-snappy==0.7.3 cramjam==2.14.0 lz4==4.4.5 zstandard==0.25.0 moto[s3]==5.2.5 flask==3.1.3 flask-cors==6.0.5"
 STAMP="$VENV/.pins"
 if [[ -x "$VENV/bin/python" && -f "$STAMP" && "$(cat "$STAMP")" == "$PINS" ]]; then
   exit 0
@@ -34,7 +36,7 @@ fi
 echo "install-clients: $PINS into $VENV" >&2
 mkdir -p "$CACHE"
 python3 -m venv "$VENV"
-# Split on spaces without globbing ("moto[server]" is a glob pattern to an unquoted expansion).
+# Split on spaces without globbing ("moto[s3]" is a glob pattern to an unquoted expansion).
 read -ra PIN_LIST <<<"$PINS"
 "$VENV/bin/pip" install -q --disable-pip-version-check "${PIN_LIST[@]}"
 "$VENV/bin/python" -c "import confluent_kafka, kafka, snappy, lz4, zstandard, moto.server"
