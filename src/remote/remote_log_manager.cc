@@ -470,7 +470,17 @@ Result<RemoteFetchData> RemoteLogManager::Read(const TopicPartition& tp, int64_t
   }
   Result<TopicIdPartition> id = IdFor(tp);
   if (!id.ok()) return failed(id.status());
-  Result<RemoteLogSegmentMetadata> segment = SegmentFor(*id, offset);
+  // The segment by the offset's leader epoch (the metadata's index, as Kafka looks it up),
+  // else by a walk of the partition's segments.
+  std::optional<int32_t> epoch;
+  for (const auto& [e, start] : log->leader_epochs()) {
+    if (start > offset) break;
+    epoch = e;
+  }
+  std::optional<RemoteLogSegmentMetadata> indexed;
+  if (epoch) indexed = rlmm_->RemoteLogSegmentMetadataFor(*id, *epoch, offset);
+  Result<RemoteLogSegmentMetadata> segment =
+      indexed ? Result<RemoteLogSegmentMetadata>(std::move(*indexed)) : SegmentFor(*id, offset);
   if (!segment.ok()) return failed(segment.status());
   Result<std::shared_ptr<const RemoteIndexes>> indexes = cache_->Get(*segment);
   if (!indexes.ok()) {
