@@ -59,6 +59,8 @@ def main():
             "remote.log.storage.system.enable=true", "remote.log.manager.task.interval.ms=1000",
             "log.retention.check.interval.ms=1000", "log.initial.task.delay.ms=0",
             "rlmm.config.remote.log.metadata.topic.num.partitions=1",
+            # ConsumerPerformance's clock runs from before it joins its group.
+            "group.initial.rebalance.delay.ms=0",
         ] + store.broker_overrides())
         try:
             broker.start()
