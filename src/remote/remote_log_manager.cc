@@ -21,11 +21,6 @@ constexpr int64_t kMinChunk = 64 * 1024;
 // A batch length beyond this is not a batch (Kafka's largest message is far below it).
 constexpr int64_t kMaxBatchBytes = int64_t{1} << 30;
 
-std::string SegmentName(const RemoteLogSegmentMetadata& s) {
-  return fmt::format("remote segment {} of {} [{}, {}]", s.segment_id.id.ToString(),
-                     s.segment_id.partition.tp.ToString(), s.start_offset, s.end_offset);
-}
-
 // The leader-epoch checkpoint's text (version 0, count, "<epoch> <start offset>" lines) of the
 // epochs that start below `next_offset`: the slice Kafka copies with a segment.
 std::vector<uint8_t> EpochCheckpointText(const std::vector<std::pair<int32_t, int64_t>>& epochs,
@@ -203,7 +198,7 @@ Status RemoteLogManager::CleanupUnfinished(const PartitionRef& p) {
         s.state != RemoteLogSegmentState::kDeleteSegmentStarted) {
       continue;
     }
-    Info(fmt::format("Deleting the unfinished {} ({})", SegmentName(s),
+    Info(fmt::format("Deleting the unfinished {} ({})", DescribeRemoteSegment(s),
                      RemoteLogSegmentStateName(s.state)));
     Status d = DeleteRemoteSegment(s);
     if (d.ok()) {
@@ -267,13 +262,13 @@ Status RemoteLogManager::CopySegment(PartitionRef& p, const RemoteCopyCandidate&
   Result<std::optional<std::vector<uint8_t>>> copied = rsm_->CopyLogSegmentData(md, data);
   Status failure;
   if (!copied.ok()) {
-    failure = copied.status().WithContext(fmt::format("copying {}", SegmentName(md)));
+    failure = copied.status().WithContext(fmt::format("copying {}", DescribeRemoteSegment(md)));
   } else if (*copied && static_cast<int64_t>((*copied)->size()) >
                             static_cast<int64_t>(options_.custom_metadata_max_bytes)) {
     // Kafka's CustomMetadataSizeLimitExceededException.
     failure = Status::InvalidArgument(
         fmt::format("Custom metadata size {} exceeds configured limit {} for {}", (*copied)->size(),
-                    options_.custom_metadata_max_bytes, SegmentName(md)));
+                    options_.custom_metadata_max_bytes, DescribeRemoteSegment(md)));
   }
   if (!failure.ok()) {
     stats_.copy_failures.fetch_add(1);
@@ -338,7 +333,7 @@ Status RemoteLogManager::ExpireSegments(PartitionRef& p) {
     if (!time_breach && !size_breach) break;
     excess -= s.segment_size_in_bytes;
     new_log_start = s.end_offset + 1;
-    Info(fmt::format("About to delete {} due to retention {} breach", SegmentName(s),
+    Info(fmt::format("About to delete {} due to retention {} breach", DescribeRemoteSegment(s),
                      time_breach ? fmt::format("time {}ms", p.config.retention_ms)
                                  : fmt::format("size {} bytes", p.config.retention_bytes)));
     expired.push_back(s);
@@ -359,7 +354,8 @@ Status RemoteLogManager::ExpireSegments(PartitionRef& p) {
 Status RemoteLogManager::DeletePartitionData(const TopicIdPartition& id) {
   for (const RemoteLogSegmentMetadata& s : rlmm_->ListRemoteLogSegments(id)) {
     if (shut_down_.load(std::memory_order_acquire)) break;
-    Info(fmt::format("Deleting {}: its partition's remote data is being deleted", SegmentName(s)));
+    Info(fmt::format("Deleting {}: its partition's remote data is being deleted",
+                     DescribeRemoteSegment(s)));
     SEGLOG_RETURN_IF_ERROR(DeleteRemoteSegment(s));
     stats_.segments_deleted.fetch_add(1);
   }
@@ -376,7 +372,7 @@ Status RemoteLogManager::DeleteRemoteSegment(const RemoteLogSegmentMetadata& seg
   }
   if (Status s = rsm_->DeleteLogSegmentData(md); !s.ok()) {
     stats_.delete_failures.fetch_add(1);
-    return s.WithContext(fmt::format("deleting {}", SegmentName(md)));
+    return s.WithContext(fmt::format("deleting {}", DescribeRemoteSegment(md)));
   }
   if (Status s = cache_->Remove(md.segment_id.id); !s.ok()) Info("WARN " + s.ToString());
   md.state = RemoteLogSegmentState::kDeleteSegmentFinished;
@@ -429,7 +425,7 @@ Status RemoteLogManager::ForEachRemoteBatch(
         return Status::Corruption(fmt::format(
             "{}: the batch at position {} has length {}, which does not fit the segment of {} "
             "bytes",
-            SegmentName(segment), position + static_cast<int64_t>(at), length, size));
+            DescribeRemoteSegment(segment), position + static_cast<int64_t>(at), length, size));
       }
       if (at + batch_size > bytes.size()) {
         need_more = true;
@@ -441,7 +437,7 @@ Status RemoteLogManager::ForEachRemoteBatch(
           RecordBatchView::Parse(Bytes(bytes.data() + at, static_cast<size_t>(batch_size)),
                                  position + static_cast<int64_t>(at)));
       if (Status crc = batch.ValidateCrc(); !crc.ok()) {
-        return crc.WithContext(SegmentName(segment));
+        return crc.WithContext(DescribeRemoteSegment(segment));
       }
       SEGLOG_ASSIGN_OR_RETURN(const bool more, fn(batch));
       if (!more) return Status::OK();
@@ -485,7 +481,7 @@ Result<RemoteFetchData> RemoteLogManager::Read(const TopicPartition& tp, int64_t
   Result<std::shared_ptr<const RemoteIndexes>> indexes = cache_->Get(*segment);
   if (!indexes.ok()) {
     return failed(indexes.status().WithContext(
-        fmt::format("reading offset {} from {}", offset, SegmentName(*segment))));
+        fmt::format("reading offset {} from {}", offset, DescribeRemoteSegment(*segment))));
   }
   const int64_t position = (*indexes)->LookupOffset(offset).position;
   RemoteFetchData out;
@@ -502,7 +498,7 @@ Result<RemoteFetchData> RemoteLogManager::Read(const TopicPartition& tp, int64_t
       });
   if (!walked.ok()) {
     return failed(walked.WithContext(
-        fmt::format("reading offset {} from {}", offset, SegmentName(*segment))));
+        fmt::format("reading offset {} from {}", offset, DescribeRemoteSegment(*segment))));
   }
   return out;
 }

@@ -1,6 +1,8 @@
 // RemoteLogSegmentState's names and Kafka's transition rules (remote_log_segment_metadata.h).
 #include "remote/remote_log_segment_metadata.h"
 
+#include <fmt/format.h>
+
 namespace seglog {
 
 std::string_view RemoteLogSegmentStateName(RemoteLogSegmentState state) {
@@ -33,6 +35,11 @@ bool IsValidTransition(RemoteLogSegmentState from, RemoteLogSegmentState to) {
       return false;
   }
   return false;
+}
+
+std::string DescribeRemoteSegment(const RemoteLogSegmentMetadata& m) {
+  return fmt::format("remote segment {} of {} (offsets {}..{})", m.segment_id.id.ToString(),
+                     m.segment_id.partition.tp.ToString(), m.start_offset, m.end_offset);
 }
 
 }  // namespace seglog

@@ -69,6 +69,10 @@ struct RemoteLogSegmentMetadata {
   bool txn_index_empty = true;
 };
 
+// "remote segment <id> of <topic>-<partition> (offsets <start>..<end>)", how errors and log
+// lines name a remote segment.
+std::string DescribeRemoteSegment(const RemoteLogSegmentMetadata& metadata);
+
 }  // namespace seglog
 
 #endif  // SEGLOG_REMOTE_REMOTE_LOG_SEGMENT_METADATA_H_

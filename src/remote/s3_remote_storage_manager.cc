@@ -29,27 +29,6 @@ Status Checksum(Env* env, const std::string& path, SegmentObject* out) {
   return Status::OK();
 }
 
-RemoteObjectKind KindOf(IndexType type) {
-  switch (type) {
-    case IndexType::kOffset:
-      return RemoteObjectKind::kOffsetIndex;
-    case IndexType::kTimestamp:
-      return RemoteObjectKind::kTimeIndex;
-    case IndexType::kProducerSnapshot:
-      return RemoteObjectKind::kProducerSnapshot;
-    case IndexType::kTransaction:
-      return RemoteObjectKind::kTransactionIndex;
-    case IndexType::kLeaderEpoch:
-      return RemoteObjectKind::kLeaderEpochCheckpoint;
-  }
-  return RemoteObjectKind::kOffsetIndex;
-}
-
-std::string SegmentName(const RemoteLogSegmentMetadata& m) {
-  return fmt::format("remote segment {} of {} (offsets {}..{})", m.segment_id.id.ToString(),
-                     m.segment_id.partition.tp.ToString(), m.start_offset, m.end_offset);
-}
-
 }  // namespace
 
 Result<std::unique_ptr<S3RemoteStorageManager>> S3RemoteStorageManager::Open(
@@ -78,10 +57,10 @@ Result<SegmentObjects> S3RemoteStorageManager::Objects(
   if (!metadata.custom_metadata.has_value()) {
     return Status::FailedPrecondition(
         fmt::format("{}: no custom metadata, so the objects' sizes and checksums are unknown",
-                    SegmentName(metadata)));
+                    DescribeRemoteSegment(metadata)));
   }
   Result<SegmentObjects> objects = SegmentObjects::Decode(*metadata.custom_metadata);
-  if (!objects.ok()) return objects.status().WithContext(SegmentName(metadata));
+  if (!objects.ok()) return objects.status().WithContext(DescribeRemoteSegment(metadata));
   return objects;
 }
 
@@ -139,7 +118,7 @@ Result<std::optional<std::vector<uint8_t>>> S3RemoteStorageManager::CopyLogSegme
   SegmentObjects objects;
   for (const Upload& u : uploads) {
     if (!u.status.ok())
-      return u.status.WithContext(fmt::format("copy of {}", SegmentName(metadata)));
+      return u.status.WithContext(fmt::format("copy of {}", DescribeRemoteSegment(metadata)));
     objects.objects.push_back(u.object);
   }
   return std::optional<std::vector<uint8_t>>(objects.Encode());
@@ -155,8 +134,8 @@ Result<std::vector<uint8_t>> S3RemoteStorageManager::FetchLogSegment(
   SEGLOG_ASSIGN_OR_RETURN(const SegmentObjects objects, Objects(metadata));
   const std::optional<SegmentObject> log = objects.Find(RemoteObjectKind::kLog);
   if (!log.has_value()) {
-    return Status::Corruption(
-        fmt::format("{}: the custom metadata lists no .log object", SegmentName(metadata)));
+    return Status::Corruption(fmt::format("{}: the custom metadata lists no .log object",
+                                          DescribeRemoteSegment(metadata)));
   }
   if (position > log->size) {
     return Status::OutOfRange(fmt::format("fetch of {}/{}: position {} is past its {} bytes",
@@ -186,14 +165,14 @@ Result<std::vector<uint8_t>> S3RemoteStorageManager::FetchLogSegment(
 
 Result<std::vector<uint8_t>> S3RemoteStorageManager::FetchIndex(
     const RemoteLogSegmentMetadata& metadata, IndexType type) {
-  const RemoteObjectKind kind = KindOf(type);
+  const RemoteObjectKind kind = ObjectKindOf(type);
   const std::string key = ObjectKey(metadata, kind);
   SEGLOG_ASSIGN_OR_RETURN(const SegmentObjects objects, Objects(metadata));
   const std::optional<SegmentObject> expected = objects.Find(kind);
   if (!expected.has_value()) {
     return Status::NotFound(fmt::format("{}: the copy has no {} index ({}/{} was not written)",
-                                        SegmentName(metadata), IndexTypeName(type), config_.bucket,
-                                        key));
+                                        DescribeRemoteSegment(metadata), IndexTypeName(type),
+                                        config_.bucket, key));
   }
   SEGLOG_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, client_->GetObject(config_.bucket, key));
   if (static_cast<int64_t>(bytes.size()) != expected->size) {
@@ -218,7 +197,7 @@ Status S3RemoteStorageManager::DeleteLogSegmentData(const RemoteLogSegmentMetada
     Status s = client_->DeleteObject(config_.bucket, key);
     if (!s.ok() && first.ok()) first = s;
   }
-  return first.WithContext(fmt::format("delete of {}", SegmentName(metadata)));
+  return first.WithContext(fmt::format("delete of {}", DescribeRemoteSegment(metadata)));
 }
 
 }  // namespace seglog

@@ -101,4 +101,20 @@ Result<SegmentObjects> SegmentObjects::Decode(std::span<const uint8_t> bytes) {
   return out;
 }
 
+RemoteObjectKind ObjectKindOf(IndexType type) {
+  switch (type) {
+    case IndexType::kOffset:
+      return RemoteObjectKind::kOffsetIndex;
+    case IndexType::kTimestamp:
+      return RemoteObjectKind::kTimeIndex;
+    case IndexType::kProducerSnapshot:
+      return RemoteObjectKind::kProducerSnapshot;
+    case IndexType::kTransaction:
+      return RemoteObjectKind::kTransactionIndex;
+    case IndexType::kLeaderEpoch:
+      return RemoteObjectKind::kLeaderEpochCheckpoint;
+  }
+  return RemoteObjectKind::kOffsetIndex;
+}
+
 }  // namespace seglog

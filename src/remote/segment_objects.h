@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "remote/remote_storage_manager.h"
 #include "seglog/result.h"
 
 namespace seglog {
@@ -39,6 +40,8 @@ enum class RemoteObjectKind : int8_t {
 inline constexpr int kRemoteObjectKinds = 6;
 // "log", "index", "timeindex", "txnindex", "snapshot", "leader-epoch-checkpoint".
 std::string_view RemoteObjectSuffix(RemoteObjectKind kind);
+// The object that holds a RemoteStorageManager::FetchIndex type.
+RemoteObjectKind ObjectKindOf(IndexType type);
 
 inline constexpr int8_t kSegmentObjectsVersion = 0;
 inline constexpr size_t kSegmentObjectsHeaderSize = 2;  // version, count

@@ -11,27 +11,6 @@
 namespace seglog {
 namespace {
 
-RemoteObjectKind KindOf(IndexType type) {
-  switch (type) {
-    case IndexType::kOffset:
-      return RemoteObjectKind::kOffsetIndex;
-    case IndexType::kTimestamp:
-      return RemoteObjectKind::kTimeIndex;
-    case IndexType::kProducerSnapshot:
-      return RemoteObjectKind::kProducerSnapshot;
-    case IndexType::kTransaction:
-      return RemoteObjectKind::kTransactionIndex;
-    case IndexType::kLeaderEpoch:
-      return RemoteObjectKind::kLeaderEpochCheckpoint;
-  }
-  return RemoteObjectKind::kOffsetIndex;
-}
-
-std::string SegmentName(const RemoteLogSegmentMetadata& m) {
-  return fmt::format("remote segment {} of {} (offsets {}..{})", m.segment_id.id.ToString(),
-                     m.segment_id.partition.tp.ToString(), m.start_offset, m.end_offset);
-}
-
 // Writes `to` from `from` (a file) or `bytes`, via "<to>.tmp" and a rename, so that an object
 // exists whole or not at all; `object` gets its size and CRC-32C.
 Status PutObject(Env* env, const std::string* from, std::span<const uint8_t> bytes,
@@ -146,8 +125,9 @@ Result<std::optional<std::vector<uint8_t>>> LocalRemoteStorage::CopyLogSegmentDa
   const bool fail = CountCopy();
   const std::string dir = SegmentDir(metadata);
   if (env_->FileExists(dir)) {
-    return Status::AlreadyExists(fmt::format(
-        "copy of {}: {} exists (objects are never overwritten)", SegmentName(metadata), dir));
+    return Status::AlreadyExists(
+        fmt::format("copy of {}: {} exists (objects are never overwritten)",
+                    DescribeRemoteSegment(metadata), dir));
   }
   SEGLOG_RETURN_IF_ERROR(env_->CreateDirectories(dir));
   struct Source {
@@ -172,11 +152,11 @@ Result<std::optional<std::vector<uint8_t>>> LocalRemoteStorage::CopyLogSegmentDa
     object.kind = source.kind;
     const std::string to = ObjectPath(metadata, source.kind);
     Status s = PutObject(env_, source.path, source.bytes, to, &object);
-    if (!s.ok()) return s.WithContext(fmt::format("copy of {}", SegmentName(metadata)));
+    if (!s.ok()) return s.WithContext(fmt::format("copy of {}", DescribeRemoteSegment(metadata)));
     objects.objects.push_back(object);
     if (fail) {
-      return Status::IOError(
-          fmt::format("copy of {}: injected failure after writing {}", SegmentName(metadata), to));
+      return Status::IOError(fmt::format("copy of {}: injected failure after writing {}",
+                                         DescribeRemoteSegment(metadata), to));
     }
   }
   return std::optional<std::vector<uint8_t>>(objects.Encode());
@@ -190,14 +170,15 @@ Result<SegmentObject> ExpectedObject(const RemoteLogSegmentMetadata& metadata,
   if (!metadata.custom_metadata.has_value()) {
     return Status::FailedPrecondition(
         fmt::format("{}: no custom metadata, so the objects' sizes and checksums are unknown",
-                    SegmentName(metadata)));
+                    DescribeRemoteSegment(metadata)));
   }
   Result<SegmentObjects> objects = SegmentObjects::Decode(*metadata.custom_metadata);
-  if (!objects.ok()) return objects.status().WithContext(SegmentName(metadata));
+  if (!objects.ok()) return objects.status().WithContext(DescribeRemoteSegment(metadata));
   const std::optional<SegmentObject> expected = objects->Find(kind);
   if (!expected.has_value()) {
     return Status::NotFound(fmt::format("{}: the copy has no .{} object ({} was not written)",
-                                        SegmentName(metadata), RemoteObjectSuffix(kind), path));
+                                        DescribeRemoteSegment(metadata), RemoteObjectSuffix(kind),
+                                        path));
   }
   return *expected;
 }
@@ -209,7 +190,8 @@ Result<std::vector<uint8_t>> LocalRemoteStorage::ReadChecked(
   const std::string path = ObjectPath(metadata, kind);
   SEGLOG_ASSIGN_OR_RETURN(*expected, ExpectedObject(metadata, kind, path));
   if (!env_->FileExists(path)) {
-    return Status::NotFound(fmt::format("{}: {} is missing", SegmentName(metadata), path));
+    return Status::NotFound(
+        fmt::format("{}: {} is missing", DescribeRemoteSegment(metadata), path));
   }
   SEGLOG_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadWholeFile(env_, path));
   if (static_cast<int64_t>(bytes.size()) != expected->size) {
@@ -250,7 +232,7 @@ Result<std::vector<uint8_t>> LocalRemoteStorage::FetchLogSegment(
 
 Result<std::vector<uint8_t>> LocalRemoteStorage::FetchIndex(
     const RemoteLogSegmentMetadata& metadata, IndexType type) {
-  const RemoteObjectKind kind = KindOf(type);
+  const RemoteObjectKind kind = ObjectKindOf(type);
   if (CountFetch(type)) {
     return Status::IOError(fmt::format("fetch of the {} index {}: injected failure",
                                        IndexTypeName(type), ObjectPath(metadata, kind)));
@@ -261,10 +243,11 @@ Result<std::vector<uint8_t>> LocalRemoteStorage::FetchIndex(
 
 Status LocalRemoteStorage::DeleteLogSegmentData(const RemoteLogSegmentMetadata& metadata) {
   if (CountDelete()) {
-    return Status::IOError(fmt::format("delete of {}: injected failure", SegmentName(metadata)));
+    return Status::IOError(
+        fmt::format("delete of {}: injected failure", DescribeRemoteSegment(metadata)));
   }
   return env_->RemoveTree(SegmentDir(metadata))
-      .WithContext(fmt::format("delete of {}", SegmentName(metadata)));
+      .WithContext(fmt::format("delete of {}", DescribeRemoteSegment(metadata)));
 }
 
 Status LocalRemoteStorage::TruncateObject(const RemoteLogSegmentMetadata& metadata,
