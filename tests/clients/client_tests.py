@@ -2253,7 +2253,9 @@ def check_store_segments(ctx, topic, bases):
 def tiered_storage_faults(ctx):
     """(a) the store down while segments wait to be copied: they stay local, and are copied
     once it is back; (b) SIGKILL of the broker while copies run: after the restart every
-    segment is copied once, the interrupted copy's objects deleted; (c) a wrong secret key: the
+    segment is copied once, the interrupted copy's objects deleted; (d) SIGKILL while retention
+    deletes remote segments: the interrupted delete is finished after the restart; (c) a wrong
+    secret key: the
     copy fails with the store's SignatureDoesNotMatch in the broker's log and the local
     segments stay. Every time, all records are read back from offset 0."""
     b = ctx.broker
@@ -2302,11 +2304,54 @@ def tiered_storage_faults(ctx):
     check_store_segments(ctx, "fb", rolled[:len(remote)])
     check(sorted(remote)[:len(rolled)] == rolled[:len(remote)], f"fb: {sorted(remote)}")
     check_read_back("(b) kcat after the broker's SIGKILL", kcat_read_all(b.bootstrap, "fb"), values)
-    orphans = re.findall(r"Deleting the unfinished (remote segment \S+ of fb-0 \[\d+, \d+\])",
+    orphans = re.findall(r"Deleting the unfinished (remote segment \S+ of fb-0 \(offsets \d+\.\.\d+\))",
                          b.log())
     print(f"(b) interrupted copies deleted after the restart: {orphans or 'none'}")
     topics = {store_topic(where) for where, _ in ctx.store.segments()}
     check(topics == {"fa", "fb"}, f"the store holds objects of {topics}")
+    # (d) ------------------------------------------------------------------------------------
+    # SIGKILL during a remote delete: retention has written DELETE_SEGMENT_STARTED for the
+    # oldest segments (and raised the log start) but their objects are not gone - the store is
+    # down - when the broker dies. The restarted broker finishes those deletes (they are
+    # orphans of the previous run in __remote_log_metadata) and keeps the rest whole.
+    admin_create_tiered(b.bootstrap, "fd")
+    values = tiered_values("d", 0, 3000)
+    kcat_produce(b.bootstrap, "fd", values)
+    wait_tiered(ctx, "fd")
+    stored = sorted(remote_segments(ctx.store, "fd"))
+    ctx.store.stop()
+    kafka_tool("org.apache.kafka.tools.ConfigCommand", "--bootstrap-server", b.bootstrap,
+               "--alter", "--entity-type", "topics", "--entity-name", "fd", "--add-config",
+               "retention.bytes=150000")
+    line = wait_for(lambda: next((l for l in b.log().splitlines() if "WARN fd-0: " in l
+                                  and "deleting remote segment" in l), None), 20,
+                    "fd: a remote delete that failed with the store down")
+    print(f"(d) {line[:240]}")
+    b.kill()
+    ctx.store.start()
+    b.start()
+    want = {"log", "index", "timeindex", "snapshot", "leader-epoch-checkpoint"}
+
+    snapshots = []
+
+    def settled():  # whole segments only, the same for 2 s (four passes): no pass mid-way
+        remote = remote_segments(ctx.store, "fd")
+        whole = remote and all(len(ids) == 1 and next(iter(ids.values())) == want
+                               for ids in remote.values())
+        snapshots.append(whole and min(remote) > 0 and min(remote))
+        return len(snapshots) >= 8 and snapshots[-1] and len(set(snapshots[-8:])) == 1 \
+            and snapshots[-1]
+    first = wait_for(settled, 40, "fd: the interrupted deletes finished, whole segments left")
+    finished = re.findall(r"Deleting the unfinished remote segment \S+ of fd-0 "
+                          r"\(offsets (\d+)\.\.\d+\) \(DELETE_SEGMENT_STARTED\)", b.log())
+    check(finished and int(finished[0]) == stored[0],
+          f"fd: no interrupted delete of the first segment finished after the restart: {finished}")
+    earliest = get_offset(b.bootstrap, "fd", "earliest")
+    check(earliest == first, f"fd: earliest offset {earliest}, the store starts at {first}")
+    check_read_back("(d) kcat after a SIGKILL during remote deletes",
+                    kcat_read_all(b.bootstrap, "fd"), values[earliest:], earliest)
+    print(f"(d) interrupted deletes finished after the restart (segments {finished}); the store "
+          f"starts at {first}, the log at {earliest}")
     # (c) ------------------------------------------------------------------------------------
     restart_with(b, "rsm.config.storage.aws.secret.access.key=not-the-secret")
     admin_create_tiered(b.bootstrap, "fc")
