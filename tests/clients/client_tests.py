@@ -2205,8 +2205,12 @@ def tiered_storage_retention(ctx):
         sizes = {k: v for k, v in ctx.store.objects().items() if k.endswith(".log")}
         total = sum(sizes.values())
         oldest = min(remote)
-        oldest_size = next(v for k, v in sizes.items()
-                           if os.path.basename(k).startswith(f"{oldest:020d}-"))
+        # (None while a segment is being copied or deleted: its .log may not be there yet, or
+        # any more.)
+        oldest_size = next((v for k, v in sizes.items()
+                            if os.path.basename(k).startswith(f"{oldest:020d}-")), None)
+        if oldest_size is None:
+            return None
         # Kafka's rule: the oldest goes while the breach is at least its size.
         return total - retention < oldest_size and len(local_segments(ctx, "expiring")) == 1 \
             and (oldest, total)
