@@ -30,6 +30,7 @@
 #include <string>
 
 #include "base/coding.h"
+#include "fuzz_files.h"
 #include "io/env.h"
 #include "io/file.h"
 #include "remote/remote_indexes.h"
@@ -40,37 +41,14 @@ namespace {
 
 constexpr size_t kHeader = 17;
 
-// A scratch directory for this process, removed when it exits.
-struct ScratchDir {
-  ScratchDir()
-      : path(fmt::format("{}/seglog-remote-indexes-fuzz-{}",
-                         std::filesystem::temp_directory_path().string(), ::getpid())) {
-    std::filesystem::create_directories(path);
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  std::string path;
-};
+constexpr const char* kTarget = "remote_indexes_fuzzer";
 
-const std::string& Dir() {
-  static const ScratchDir dir;
-  return dir.path;
-}
+const std::string& Dir() { return fuzz::ScratchDir("remote-indexes-fuzz"); }
 
-void Check(bool ok, const char* what) {
-  if (!ok) {
-    std::fprintf(stderr, "remote_indexes_fuzzer: %s\n", what);
-    std::abort();
-  }
-}
+void Check(bool ok, const char* what) { fuzz::Check(kTarget, ok, what); }
 
 void WriteFile(const std::string& path, std::span<const uint8_t> bytes) {
-  (void)RemoveFile(path, true);
-  auto f = File::Open(path, File::Mode::kCreate);
-  Check(f.ok(), "cannot create an input file");
-  if (!bytes.empty()) Check((*f)->WriteAt(0, bytes).ok(), "cannot write an input file");
+  fuzz::WriteInputFile(kTarget, path, bytes);
 }
 
 void CheckFloor(const OffsetPosition& found, int64_t target, const RemoteIndexes& indexes) {

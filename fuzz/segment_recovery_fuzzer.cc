@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz_files.h"
 #include "io/file.h"
 #include "record/batch_walker.h"
 #include "record/legacy_record_batch.h"
@@ -27,37 +28,14 @@ using namespace seglog;  // NOLINT: a fuzz target
 
 namespace {
 
-// A scratch directory for this process, removed when it exits.
-struct ScratchDir {
-  ScratchDir()
-      : path(fmt::format("{}/seglog-recovery-fuzz-{}",
-                         std::filesystem::temp_directory_path().string(), ::getpid())) {
-    std::filesystem::create_directories(path);
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  std::string path;
-};
+constexpr const char* kTarget = "segment_recovery_fuzzer";
 
-const std::string& Dir() {
-  static const ScratchDir dir;
-  return dir.path;
-}
+const std::string& Dir() { return fuzz::ScratchDir("recovery-fuzz"); }
 
-void Check(bool ok, const char* what) {
-  if (!ok) {
-    std::fprintf(stderr, "segment_recovery_fuzzer: %s\n", what);
-    std::abort();
-  }
-}
+void Check(bool ok, const char* what) { fuzz::Check(kTarget, ok, what); }
 
 void WriteFile(const std::string& path, std::span<const uint8_t> bytes) {
-  (void)RemoveFile(path, true);
-  auto f = File::Open(path, File::Mode::kCreate);
-  Check(f.ok(), "cannot create the input file");
-  if (!bytes.empty()) Check((*f)->WriteAt(0, bytes).ok(), "cannot write the input file");
+  fuzz::WriteInputFile(kTarget, path, bytes);
 }
 
 }  // namespace
