@@ -2087,7 +2087,7 @@ def remote_segments(store, topic):
 
 
 def tiered_values(prefix, start, n, size=100):
-    """n distinct values of `size` bytes: prefix-<index>-xxx..."""
+    """n distinct values of `size` bytes: "<prefix>-<index>-" padded with the letter x."""
     return [(f"{prefix}-{i:06d}-").ljust(size, "x") for i in range(start, start + n)]
 
 
