@@ -10,10 +10,12 @@ seconds=${1:-60}
 jobs=${FUZZ_JOBS:-2}
 bash scripts/install-deps.sh
 cmake --preset fuzz >/dev/null
+mkdir -p build/fuzz/artifacts build/fuzz/reports
+# The build's output goes to build/fuzz/reports/build.txt, printed only if the build fails.
 cmake --build --preset fuzz --target record_batch_fuzzer segment_recovery_fuzzer request_fuzzer \
   offsets_record_fuzzer transaction_log_fuzzer remote_log_metadata_fuzzer protocol_samples_dump \
-  remote_log_metadata_dump s3_response_fuzzer remote_indexes_fuzzer
-mkdir -p build/fuzz/artifacts build/fuzz/reports
+  remote_log_metadata_dump s3_response_fuzzer remote_indexes_fuzzer >build/fuzz/reports/build.txt 2>&1 ||
+  { tail -n 150 build/fuzz/reports/build.txt; echo "fuzz: the build failed" >&2; exit 1; }
 
 # run_target <name> <max_len> [corpus directories...]: fuzzes build/fuzz/fuzz/<name>_fuzzer
 # for $seconds; its report goes to build/fuzz/reports/<name>.txt.
@@ -68,7 +70,7 @@ finish_one() {  # waits for the oldest running target and prints its report
   pids=("${pids[@]:1}")
   names=("${names[@]:1}")
   if wait "$pid"; then
-    tail -n 15 "build/fuzz/reports/$name.txt"
+    tail -n 4 "build/fuzz/reports/$name.txt"
     echo "fuzz: ${name}_fuzzer ran ${seconds}s with no crash"
   else
     tail -n 60 "build/fuzz/reports/$name.txt"

@@ -19,36 +19,69 @@ cd "$(dirname "$0")/.."
 jobs=${JOBS:-2}
 fuzz_seconds=${FUZZ_SECONDS:-45}
 # Each stage's wall time, so the 45-minute budget can be kept an eye on (CI's log keeps them).
+# Builds and test runs write their whole output to build/ci-logs/ and print it only when they
+# fail, so the end of the log (all CI shows of a run that timed out) holds the stage times.
+logs=build/ci-logs
+mkdir -p "$logs"
 stage_start=$SECONDS
 stage() {
   echo "   (took $((SECONDS - stage_start)) s; $((SECONDS / 60)) min so far)"
   stage_start=$SECONDS
-  echo "== $1"
+  echo "== $1 ($(date -u +%H:%M:%S))"
+}
+# quiet <log name> <command...>: runs the command into build/ci-logs/<name>.log; on failure
+# prints the log's last 150 lines and fails.
+quiet() {
+  local log="$logs/$1.log"
+  shift
+  if ! "$@" >"$log" 2>&1; then
+    tail -n 150 "$log"
+    echo "test.sh: '$*' failed (whole output: $log)" >&2
+    return 1
+  fi
+}
+# tests <preset> <ctest arguments...>: runs ctest; prints its summary and the slowest tests.
+tests() {
+  local preset=$1
+  shift
+  local log="$logs/ctest-$preset.log"
+  local rc=0
+  ctest --preset "$preset" -j "$jobs" "$@" >"$log" 2>&1 || rc=$?
+  if [ "$rc" != 0 ]; then
+    grep -v -E '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed ' "$log" | tail -n 300
+  else
+    tail -n 3 "$log"
+  fi
+  echo "   slowest:"
+  grep -E '^ *[0-9]+/[0-9]+ Test +#[0-9]+: ' "$log" |
+    sed -E 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: ([^ ]+) .* ([0-9.]+) sec.*$/\2 \1/' |
+    sort -rn | head -n 8 | sed 's/^/     /' || true
+  return "$rc"
 }
 
-echo "== setup: packages, clients, Kafka jars, generated code"
-bash scripts/install-deps.sh
-bash scripts/install-clients.sh
-interop/kafka/oracle.sh compile >/dev/null
+echo "== setup: packages, clients, Kafka jars, generated code ($(date -u +%H:%M:%S))"
+quiet install-deps bash scripts/install-deps.sh
+quiet install-clients bash scripts/install-clients.sh
+quiet oracle interop/kafka/oracle.sh compile
 # MirrorMaker 2's jars (interop/kafka/move/pom.xml), for interop.mirrormaker_seglog_to_kafka.
-interop/kafka/oracle.sh mirror-classpath >/dev/null
+quiet mirror-classpath interop/kafka/oracle.sh mirror-classpath
 # The committed protocol code is what the generator makes of Kafka 4.4.0's schemas.
 bash scripts/check_generated.sh
 
 stage "asan-ubsan: build and unit tests"
 cmake --preset asan-ubsan >/dev/null
-cmake --build --preset asan-ubsan -j "$jobs"
-ctest --preset asan-ubsan -L unit -j "$jobs" --timeout 900 | tail -n 4
+quiet build-asan-ubsan cmake --build --preset asan-ubsan -j "$jobs"
+tests asan-ubsan -L unit --timeout 900
 
 stage "clang-tsa: clang 14 with -Wthread-safety, build and unit tests"
 cmake --preset clang-tsa >/dev/null
-cmake --build --preset clang-tsa -j "$jobs"
-ctest --preset clang-tsa -L unit -j "$jobs" | tail -n 4
+quiet build-clang-tsa cmake --build --preset clang-tsa -j "$jobs"
+tests clang-tsa -L unit
 
 stage "tsan: ThreadSanitizer, build and unit tests"
 cmake --preset tsan >/dev/null
-cmake --build --preset tsan -j "$jobs"
-ctest --preset tsan -L unit -j "$jobs" --timeout 900 | tail -n 4
+quiet build-tsan cmake --build --preset tsan -j "$jobs"
+tests tsan -L unit --timeout 900
 
 if [ "$fuzz_seconds" != "0" ]; then
   stage "fuzz: ${fuzz_seconds}s per target"
@@ -57,11 +90,11 @@ fi
 
 stage "release: build"
 cmake --preset release >/dev/null
-cmake --build --preset release -j "$jobs"
+quiet build-release cmake --build --preset release -j "$jobs"
 
 stage "install: examples/embed against the installed package (CMake and pkg-config)"
 bash scripts/check_install.sh build/release
 
 stage "release: every test (unit + interop)"
-ctest --preset release -j "$jobs"
+tests release
 stage "done"
