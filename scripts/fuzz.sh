@@ -1,28 +1,32 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (clang 14, ASan+UBSan) and runs each for a bounded time, seeded
-# with the golden batches. Usage: scripts/fuzz.sh [SECONDS_PER_TARGET]   (default 60)
+# Builds the libFuzzer targets and runs each for a bounded time, seeded with the golden batches.
+# Usage: scripts/fuzz.sh [SECONDS_PER_TARGET]   (default 60)
 # A longer run: scripts/fuzz.sh 3600. A crash leaves crash-* files in build/fuzz/artifacts/.
+# The targets are built in the asan-ubsan tree (clang 14, ASan+UBSan, SEGLOG_FUZZ), the one
+# test.sh builds and runs the unit tests in; corpora, artifacts and reports go to build/fuzz/.
 # Targets run FUZZ_JOBS at a time (default 2, one per core here); each prints its report when
 # it ends, and any target's crash fails the script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 jobs=${FUZZ_JOBS:-2}
+bin=build/asan-ubsan
 bash scripts/install-deps.sh
-cmake --preset fuzz >/dev/null
+cmake --preset asan-ubsan >/dev/null
 mkdir -p build/fuzz/artifacts build/fuzz/reports
 # The build's output goes to build/fuzz/reports/build.txt, printed only if the build fails.
-cmake --build --preset fuzz --target record_batch_fuzzer segment_recovery_fuzzer request_fuzzer \
-  offsets_record_fuzzer transaction_log_fuzzer remote_log_metadata_fuzzer protocol_samples_dump \
-  remote_log_metadata_dump s3_response_fuzzer remote_indexes_fuzzer >build/fuzz/reports/build.txt 2>&1 ||
+cmake --build --preset asan-ubsan --target record_batch_fuzzer segment_recovery_fuzzer \
+  request_fuzzer offsets_record_fuzzer transaction_log_fuzzer remote_log_metadata_fuzzer \
+  protocol_samples_dump remote_log_metadata_dump s3_response_fuzzer remote_indexes_fuzzer \
+  >build/fuzz/reports/build.txt 2>&1 ||
   { tail -n 150 build/fuzz/reports/build.txt; echo "fuzz: the build failed" >&2; exit 1; }
 
-# run_target <name> <max_len> [corpus directories...]: fuzzes build/fuzz/fuzz/<name>_fuzzer
+# run_target <name> <max_len> [corpus directories...]: fuzzes $bin/fuzz/<name>_fuzzer
 # for $seconds; its report goes to build/fuzz/reports/<name>.txt.
 run_target() {
   local target=$1 max_len=$2
   shift 2
-  build/fuzz/fuzz/${target}_fuzzer "$@" -max_total_time="$seconds" -max_len="$max_len" \
+  "$bin"/fuzz/${target}_fuzzer "$@" -max_total_time="$seconds" -max_len="$max_len" \
     -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=build/fuzz/artifacts/ \
     >"build/fuzz/reports/$target.txt" 2>&1
 }
@@ -34,17 +38,17 @@ for target in record_batch segment_recovery; do
   cp -n tests/data/golden/batches/*.bin tests/data/fuzz_regressions/*.bin "$corpus"/ 2>/dev/null || true
   # Inputs that once crashed a target must run clean first (libFuzzer runs files given as
   # arguments once).
-  build/fuzz/fuzz/${target}_fuzzer tests/data/fuzz_regressions/*.bin 2>&1 | tail -n 2
+  "$bin"/fuzz/${target}_fuzzer tests/data/fuzz_regressions/*.bin 2>&1 | tail -n 2
 done
 # Requests of every API and version: seeded with the sample of every request message (as
 # "<api key><version><body>", the fuzzer's input layout).
 mkdir -p build/fuzz/corpus/request build/fuzz/corpus/offsets_record \
   build/fuzz/corpus/transaction_log
-build/fuzz/interop/protocol_samples_dump --corpus build/fuzz/corpus/request
+"$bin"/interop/protocol_samples_dump --corpus build/fuzz/corpus/request
 # __remote_log_metadata values: seeded with the values of every record type
 # (protocol/remote_log_metadata_cases.h), which Kafka's serde writes identically.
 mkdir -p build/fuzz/corpus/remote_log_metadata
-build/fuzz/interop/remote_log_metadata_dump --corpus build/fuzz/corpus/remote_log_metadata
+"$bin"/interop/remote_log_metadata_dump --corpus build/fuzz/corpus/remote_log_metadata
 # __consumer_offsets records as read at load (every group coordinator record type) have no
 # seed corpus: the fuzzer puts its input behind a well-formed key of every type, and the values
 # are small structs it finds from scratch. __transaction_state records likewise

@@ -3,12 +3,13 @@
 #   1. installs missing apt packages and fetches Kafka 4.4.0's jars and MirrorMaker 2's with Maven
 #      (cached in ~/.cache/seglog, reused on later runs); checks src/protocol/generated is what
 #      src/protocol/codegen/generate.py makes of the jars' schemas;
-#   2. builds and runs the unit tests under ASan+UBSan (g++);
-#   3. builds everything with clang 14 and -Wthread-safety -Werror (a compile-time check; its
-#      tests are not run again); then builds with ThreadSanitizer (g++) and runs the unit tests -
-#      among them threads that append, read, flush, clean and delete topics at once;
-#   4. runs each libFuzzer target for FUZZ_SECONDS (default 45, two at a time; 0 skips; longer
-#      runs: scripts/fuzz.sh 3600);
+#   2. builds everything with clang 14 under ASan+UBSan, with -Wthread-safety -Werror and the
+#      libFuzzer targets (the asan-ubsan preset: one tree for three checks), and runs the unit
+#      tests;
+#   3. runs each libFuzzer target of that tree for FUZZ_SECONDS (default 45, two at a time;
+#      0 skips; longer runs: scripts/fuzz.sh 3600);
+#   4. builds with ThreadSanitizer (g++) and runs the unit tests - among them threads that
+#      append, read, flush, clean and delete topics at once;
 #   5. builds the release tree (g++ -Werror), installs it into a temporary prefix and builds and
 #      runs examples/embed against the installed package (scripts/check_install.sh);
 #   6. runs every release test, unit and interop (Kafka's own classes reading what seglog
@@ -68,26 +69,23 @@ quiet mirror-classpath interop/kafka/oracle.sh mirror-classpath
 # The committed protocol code is what the generator makes of Kafka 4.4.0's schemas.
 bash scripts/check_generated.sh
 
-stage "asan-ubsan: build and unit tests"
+# One clang tree serves three checks: ASan+UBSan for the unit tests, the thread-safety analysis
+# (a compile-time check: -Wthread-safety -Werror over every file, tests too) and the fuzzers'
+# coverage instrumentation. g++ builds the TSan and release trees, with -Werror too.
+stage "asan-ubsan: clang 14 (ASan+UBSan, -Wthread-safety, fuzz targets), build and unit tests"
 cmake --preset asan-ubsan >/dev/null
 quiet build-asan-ubsan cmake --build --preset asan-ubsan -j "$jobs"
 tests asan-ubsan -L unit --timeout 900
-
-# The thread-safety analysis is a compiler's: this stage compiles every file (tests too) with
-# clang and -Werror, and runs no tests - the same unit tests run under ASan, TSan and release.
-stage "clang-tsa: clang 14 with -Wthread-safety -Werror, build"
-cmake --preset clang-tsa >/dev/null
-quiet build-clang-tsa cmake --build --preset clang-tsa -j "$jobs"
-
-stage "tsan: ThreadSanitizer, build and unit tests"
-cmake --preset tsan >/dev/null
-quiet build-tsan cmake --build --preset tsan -j "$jobs"
-tests tsan -L unit --timeout 900
 
 if [ "$fuzz_seconds" != "0" ]; then
   stage "fuzz: ${fuzz_seconds}s per target"
   bash scripts/fuzz.sh "$fuzz_seconds"
 fi
+
+stage "tsan: ThreadSanitizer, build and unit tests"
+cmake --preset tsan >/dev/null
+quiet build-tsan cmake --build --preset tsan -j "$jobs"
+tests tsan -L unit --timeout 900
 
 stage "release: build"
 cmake --preset release >/dev/null
