@@ -9,8 +9,8 @@
 // a classic group holding them (group_conversion.h). Last, what a load does with transactions
 // (transactional_offsets.h): the input as a whole batch, and as the value of an OffsetCommit
 // record in a producer's transactional batch followed by its COMMIT or ABORT control batch,
-// replayed into the pending set as the coordinator's load replays them. Build with the `fuzz`
-// preset.
+// replayed into the pending set as the coordinator's load replays them. Build with the
+// `asan-ubsan` preset.
 #include <cstddef>
 #include <cstdint>
 #include <optional>

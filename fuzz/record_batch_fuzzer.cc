@@ -4,7 +4,7 @@
 // reader, the dump tool's formatting, the codecs, control-record parsing, and Kafka's append
 // validation (LogValidator, as a produce request's bytes; again with the CRC fixed up, so that
 // it reaches the record checks and the offset assignment). Seed corpus:
-// tests/data/golden/batches. Build with the `fuzz` preset.
+// tests/data/golden/batches. Build with the `asan-ubsan` preset.
 #include <cstddef>
 #include <cstdint>
 

@@ -16,7 +16,7 @@
 // entry at or below the target (or the start offset), a position at most the largest indexed
 // one, aborted transactions whose last offsets lie in the segment. There is no in-memory Env,
 // so the files go to a scratch directory of this process (as segment_recovery_fuzzer's do).
-// Build with the `fuzz` preset.
+// Build with the `asan-ubsan` preset.
 #include <fmt/format.h>
 #include <unistd.h>
 

@@ -6,7 +6,7 @@
 // a non-minimal varint or a default tagged field decodes to the same record, and unknown tagged
 // fields read out of tag order are written back in tag order, as Kafka's writer requires, so
 // they decode to a record whose unknown fields are in another order.)
-// Build with the `fuzz` preset.
+// Build with the `asan-ubsan` preset.
 #include <cstddef>
 #include <cstdint>
 #include <span>

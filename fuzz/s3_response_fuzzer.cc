@@ -3,7 +3,7 @@
 // SegmentObjects custom metadata (remote/segment_objects.h). Invariants checked: a parsed tree
 // never nests deeper than the limit; a listing that decodes has non-negative sizes and, when
 // truncated, a token; SegmentObjects that decode encode back to the same bytes. Build with the
-// `fuzz` preset.
+// `asan-ubsan` preset.
 #include <cstddef>
 #include <cstdint>
 #include <span>

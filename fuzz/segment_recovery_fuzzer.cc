@@ -5,7 +5,7 @@
 //
 // Checked, beyond "no crash": the read-ahead walk sees exactly the batches, bytes and status of
 // the plain walk; and after recovery the file holds only whole batches whose CRC checks (what
-// recovery keeps), with nothing after the last one. Build with the `fuzz` preset.
+// recovery keeps), with nothing after the last one. Build with the `asan-ubsan` preset.
 #include <fmt/format.h>
 #include <unistd.h>
 

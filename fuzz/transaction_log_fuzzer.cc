@@ -3,7 +3,7 @@
 // value split at its first byte, and as the value of a well-formed key at both value versions (so
 // the value decoder is reached without the fuzzer having to find a key). A value that decodes
 // must survive a round trip: written again at its version, it reads back as the same state.
-// Build with the `fuzz` preset.
+// Build with the `asan-ubsan` preset.
 #include <cstddef>
 #include <cstdint>
 #include <optional>

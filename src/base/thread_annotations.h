@@ -1,5 +1,6 @@
-// Clang thread-safety annotations (no-ops on other compilers). The clang-tsa build preset turns
-// on -Wthread-safety -Werror, so a GUARDED_BY member touched without its mutex fails to build.
+// Clang thread-safety annotations (no-ops on other compilers). The asan-ubsan preset (clang)
+// turns on -Wthread-safety -Werror, so a GUARDED_BY member touched without its mutex fails to
+// build.
 #ifndef SEGLOG_BASE_THREAD_ANNOTATIONS_H_
 #define SEGLOG_BASE_THREAD_ANNOTATIONS_H_
 
