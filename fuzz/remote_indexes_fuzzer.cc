@@ -26,6 +26,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
+#include <numeric>
 #include <span>
 #include <string>
 
@@ -96,9 +97,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
-  const int64_t middle = start + (indexes.max_offset() - start) / 2;
-  for (int64_t target :
-       {kMin, start - 1, start, middle, indexes.max_offset(), indexes.max_offset() + 1, kMax}) {
+  // Without an end offset, a transaction index entry may end at INT64_MAX, and so may
+  // max_offset: the probes are computed without overflow.
+  const int64_t middle = std::midpoint(start, indexes.max_offset());
+  const int64_t past_max = indexes.max_offset() < kMax ? indexes.max_offset() + 1 : kMax;
+  for (int64_t target : {kMin, start - 1, start, middle, indexes.max_offset(), past_max, kMax}) {
     CheckFloor(indexes.LookupOffset(target), target, indexes);
   }
   for (int64_t ts : {kMin, int64_t{-1}, int64_t{0}, int64_t{1700000000000}, kMax}) {
@@ -111,7 +114,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             "LookupTimestamp returned a position outside the index");
     }
   }
-  for (const auto& [from, upper] : {std::pair{start, kMax}, std::pair{middle, middle + 1},
+  for (const auto& [from, upper] : {std::pair{start, kMax}, std::pair{middle, middle < kMax ? middle + 1 : kMax},
                                     std::pair{kMin, kMax}, std::pair{kMax, kMin}}) {
     auto collected = indexes.CollectAbortedTxns(from, upper);
     if (!collected.ok()) continue;
