@@ -114,8 +114,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             "LookupTimestamp returned a position outside the index");
     }
   }
-  for (const auto& [from, upper] : {std::pair{start, kMax}, std::pair{middle, middle < kMax ? middle + 1 : kMax},
-                                    std::pair{kMin, kMax}, std::pair{kMax, kMin}}) {
+  for (const auto& [from, upper] :
+       {std::pair{start, kMax}, std::pair{middle, middle < kMax ? middle + 1 : kMax},
+        std::pair{kMin, kMax}, std::pair{kMax, kMin}}) {
     auto collected = indexes.CollectAbortedTxns(from, upper);
     if (!collected.ok()) continue;
     for (const AbortedTxn& t : collected->txns) {
