@@ -4,7 +4,7 @@
 set -euo pipefail
 
 PACKAGES=(
-  build-essential cmake ninja-build pkg-config
+  build-essential cmake ninja-build pkg-config ccache
   libisal-dev libzstd-dev liblz4-dev libsnappy-dev zlib1g-dev
   libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev libasio-dev
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -60,6 +60,10 @@ tests() {
   return "$rc"
 }
 
+# The compiler cache (ccache, when installed: CMakeLists.txt) is shared by every clone on this
+# machine: paths under the tree are hashed relative to it, and the working folder not at all.
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-30G}
+
 echo "== setup: packages, clients, Kafka jars, generated code ($(date -u +%H:%M:%S))"
 quiet install-deps bash scripts/install-deps.sh
 quiet install-clients bash scripts/install-clients.sh
@@ -68,6 +72,7 @@ quiet oracle interop/kafka/oracle.sh compile
 quiet mirror-classpath interop/kafka/oracle.sh mirror-classpath
 # The committed protocol code is what the generator makes of Kafka 4.4.0's schemas.
 bash scripts/check_generated.sh
+if command -v ccache >/dev/null; then ccache --zero-stats >/dev/null; fi
 
 # One clang tree serves three checks: ASan+UBSan for the unit tests, the thread-safety analysis
 # (a compile-time check: -Wthread-safety -Werror over every file, tests too) and the fuzzers'
@@ -96,4 +101,7 @@ bash scripts/check_install.sh build/release
 
 stage "release: every test (unit + interop)"
 tests release
+if command -v ccache >/dev/null; then
+  echo "   ccache: $(ccache --print-stats | awk -F'\t' '$1 ~ /^(direct_cache_hit|preprocessed_cache_hit|cache_miss)$/ {printf "%s=%s ", $1, $2}')"
+fi
 stage "done"

@@ -10,6 +10,7 @@
 #include "base/crc32c.h"
 #include "record/batch_walker.h"
 #include "seglog/log.h"
+#include "tests/support/source_path.h"
 
 namespace seglog {
 namespace {
@@ -20,8 +21,7 @@ using nlohmann::json;
 // runs a real broker first).
 const std::string kDir = [] {
   const char* env = std::getenv("SEGLOG_KAFKA_WRITTEN_DIR");
-  return env ? std::string(env) + "/"
-             : std::string(SEGLOG_SOURCE_DIR) + "/tests/data/kafka_written/";
+  return env ? std::string(env) + "/" : testing::SourcePath("tests/data/kafka_written/");
 }();
 
 json Load(const std::string& name) {

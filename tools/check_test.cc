@@ -68,7 +68,7 @@ TEST_F(CheckTest, PendingDeletionsAndSwapsAreNotProblems) {
 }
 
 TEST_F(CheckTest, AKafkaWrittenDirectoryPassesReadOnly) {
-  const std::string kafka = std::string(SEGLOG_SOURCE_DIR) + "/tests/data/kafka_written";
+  const std::string kafka = testing::SourcePath("tests/data/kafka_written");
   std::ostringstream out;
   auto n = CheckLogDir({kafka, ""}, out);
   ASSERT_TRUE(n.ok()) << n.status().ToString();

@@ -10,10 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/source_path.h"
+
 namespace seglog {
 namespace {
 
-const std::string kSourceDir = SEGLOG_SOURCE_DIR;
+const std::string kSourceDir = testing::SourcePath(".");
 const std::string kDumpDir = kSourceDir + "/tests/data/dump";
 
 std::string Slurp(const std::string& path) {

@@ -103,7 +103,7 @@ TEST(ProduceConsumeTest, KeyValueLinesTombstonesAndTheMurmur2Partitioner) {
 // A Kafka broker's directory has no seglog topic store: its topics are its partition
 // directories, read as the node loads them.
 TEST(ProduceConsumeTest, ReadsAKafkaBrokersDirectory) {
-  const std::string kafka = std::string(SEGLOG_SOURCE_DIR) + "/tests/data/kafka_written";
+  const std::string kafka = testing::SourcePath("tests/data/kafka_written");
   std::ostringstream out;
   Status s = GetOffsets({kafka, "kw-none", {}, "latest"}, out);
   ASSERT_TRUE(s.ok()) << s.ToString();

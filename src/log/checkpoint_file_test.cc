@@ -30,8 +30,8 @@ TEST(CheckpointFileTest, WritesKafkasExactText) {
 
 TEST(CheckpointFileTest, ReadsWhatKafkaWrote) {
   // A leader-epoch-checkpoint from a real Kafka 4.4.0 broker (tests/data/kafka_written).
-  auto e = ReadLeaderEpochCheckpoint(std::string(SEGLOG_SOURCE_DIR) +
-                                     "/tests/data/kafka_written/kw-none-0/leader-epoch-checkpoint");
+  auto e = ReadLeaderEpochCheckpoint(
+      testing::SourcePath("tests/data/kafka_written/kw-none-0/leader-epoch-checkpoint"));
   ASSERT_TRUE(e.ok()) << e.status().ToString();
   EXPECT_EQ(*e, (std::vector<EpochEntry>{{0, 0}}));
 }

@@ -14,6 +14,7 @@
 #include "protocol/generated/metadata_response.h"
 #include "protocol/generated/produce_request.h"
 #include "protocol/generated/request_header.h"
+#include "tests/support/source_path.h"
 
 namespace seglog::protocol {
 namespace {
@@ -25,7 +26,7 @@ struct Golden {
 };
 
 std::vector<Golden> LoadGolden() {
-  std::ifstream in(std::string(SEGLOG_SOURCE_DIR) + "/tests/data/protocol/golden_messages.txt");
+  std::ifstream in(seglog::testing::SourcePath("tests/data/protocol/golden_messages.txt"));
   std::vector<Golden> out;
   std::string name, hex;
   int version = 0;

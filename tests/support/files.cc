@@ -45,8 +45,4 @@ void FlipBits(const std::string& path, int64_t position, uint8_t mask) {
   f.put(static_cast<char>(c ^ static_cast<char>(mask)));
 }
 
-std::string SourcePath(const std::string& rel) {
-  return std::string(SEGLOG_SOURCE_DIR) + "/" + rel;
-}
-
 }  // namespace seglog::testing

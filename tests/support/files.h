@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/source_path.h"
+
 namespace seglog::testing {
 
 // A fresh directory under the system temp dir, removed (with everything in it) when the object
@@ -35,9 +37,6 @@ std::vector<uint8_t> ReadFileBytes(const std::string& path);
 // bits of `mask` in the byte there. The file must be long enough.
 void OverwriteBytes(const std::string& path, int64_t position, std::span<const uint8_t> bytes);
 void FlipBits(const std::string& path, int64_t position, uint8_t mask);
-
-// `rel` (e.g. "tests/data/golden/manifest.json") inside the source tree.
-std::string SourcePath(const std::string& rel);
 
 }  // namespace seglog::testing
 
