@@ -8,6 +8,7 @@
 #include "protocol/generated/request_header.h"
 #include "protocol/generated/response_header.h"
 #include "protocol/kafka_error.h"
+#include "protocol/request_body.h"
 #include "server/fetch_handler.h"
 #include "server/handlers.h"
 
@@ -154,12 +155,12 @@ void Broker::Handle(const RequestContext& rc, std::vector<uint8_t> frame, Respon
                     "listenerName: {}, principal: User:ANONYMOUS: {}",
                     ApiName(api_key), version, rc.connection_id, rc.listener, s.ToString()));
   };
-#define SEGLOG_PARSE(Type, var)                   \
-  auto var##_parsed = Type::Parse(body, version); \
-  if (!var##_parsed.ok()) {                       \
-    parse_failed(var##_parsed.status());          \
-    return;                                       \
-  }                                               \
+#define SEGLOG_PARSE(Type, var)                                        \
+  auto var##_parsed = protocol::ParseRequestBody<Type>(body, version); \
+  if (!var##_parsed.ok()) {                                            \
+    parse_failed(var##_parsed.status());                               \
+    return;                                                            \
+  }                                                                    \
   const Type& var = var##_parsed.value()
 
   switch (static_cast<ApiKey>(api_key)) {
@@ -418,7 +419,7 @@ void Broker::Handle(const RequestContext& rc, std::vector<uint8_t> frame, Respon
 void Broker::HandleFetch(const RequestContext& rc, int16_t version, int32_t correlation_id,
                          std::vector<uint8_t> frame, size_t body_offset, Responder respond) {
   const std::span<const uint8_t> body(frame.data() + body_offset, frame.size() - body_offset);
-  auto parsed = protocol::FetchRequestData::Parse(body, version);
+  auto parsed = protocol::ParseRequestBody<protocol::FetchRequestData>(body, version);
   if (!parsed.ok()) {
     ctx_.Log(
         fmt::format("Closing socket connection to {} (connectionId={}): Error getting "

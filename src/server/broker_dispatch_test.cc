@@ -158,8 +158,26 @@ class BrokerDispatchTest : public ::testing::Test {
     ASSERT_TRUE(logs_->Shutdown().ok());
   }
 
-  // Handles `frame` and waits (bounded) for the answer.
+  // Handles `frame` and waits (bounded) for the answer. With check_body_rules_, first checks
+  // Kafka's two rules for a request's body on it: cut short by one byte, it closes the
+  // connection (unless the body is empty); then `frame` is handled with three bytes after its
+  // last field, which are ignored.
   Answer Call(std::vector<uint8_t> frame, int64_t wait_ms = 10000) {
+    if (check_body_rules_) {
+      ProtocolReader r(frame);
+      RequestHeaderData h;
+      const int16_t key = static_cast<int16_t>(LoadBEInt16(frame.data()));
+      const int16_t version = static_cast<int16_t>(LoadBEInt16(frame.data() + 2));
+      EXPECT_TRUE(h.Decode(&r, RequestHeaderVersion(key, version)).ok());
+      if (r.remaining() > 0) {
+        std::vector<uint8_t> cut(frame.begin(), frame.end() - 1);
+        check_body_rules_ = false;
+        EXPECT_EQ(Call(std::move(cut), wait_ms).action, Response::Action::kCloseConnection)
+            << "a body cut short must be refused: api " << key << " v" << version;
+        check_body_rules_ = true;
+      }
+      frame.insert(frame.end(), {0x01, 0x00, 0x00});
+    }
     auto promise = std::make_shared<std::promise<Answer>>();
     auto future = promise->get_future();
     Responder respond([promise](Response r) {
@@ -224,6 +242,7 @@ class BrokerDispatchTest : public ::testing::Test {
   std::unique_ptr<TransactionCoordinator> txns_;
   std::unique_ptr<Broker> broker_;
   int64_t next_id_ = 1000;
+  bool check_body_rules_ = false;
   std::mutex lines_mu_;
   std::vector<std::string> lines_;
 };
@@ -326,6 +345,25 @@ TEST_F(BrokerDispatchTest, InlineHandlingOnlyForBoundedWork) {
   EXPECT_FALSE(broker_->HandlesInline(frame_of(ApiKey::kProduce)));
   ASSERT_TRUE(logs_->DeleteTopic("flushing2").ok());
   EXPECT_TRUE(broker_->HandlesInline(frame_of(ApiKey::kProduce)));
+}
+
+// librdkafka 2.16.0's Metadata v13 for all topics, byte for byte as it is on the wire: three
+// bytes follow the body's fields (topics null, no auto creation, no authorized operations, no
+// tagged fields). Kafka 4.4.0 answers it; so must seglog.
+TEST_F(BrokerDispatchTest, Librdkafka216MetadataWithTrailingBytesIsAnswered) {
+  ASSERT_TRUE(logs_->CreateTopic("t", 1).ok());
+  std::vector<uint8_t> frame = {0x00, 0x03, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x2a, 0x00,
+                                0x07, 'r',  'd',  'k',  'a',  'f',  'k',  'a',  0x00,
+                                0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00};
+  Answer a = Call(frame);
+  ASSERT_EQ(a.action, Response::Action::kSend);
+  auto resp = Decode<MetadataResponseData>(a, 3, 13);
+  ASSERT_EQ(resp.topics.size(), 1u);
+  EXPECT_EQ(resp.topics[0].name, "t");
+  // The same body cut inside its fields is refused.
+  frame.resize(frame.size() - 5);
+  EXPECT_EQ(Call(frame).action, Response::Action::kCloseConnection);
+  EXPECT_TRUE(Logged("Error getting request for apiKey: Metadata, apiVersion: 13"));
 }
 
 TEST_F(BrokerDispatchTest, ApiVersionsTooNewGetsKip511Answer) {
@@ -661,7 +699,11 @@ TEST_F(BrokerDispatchTest, IdempotentProducerRetriesAndGaps) {
 
 // Every served API at every version it advertises: a plausible request gets a response that
 // encodes (a handler that fills a field the version lacks would fail here) and decodes.
+// Every served API at every version answers, with three bytes after the request's last field
+// (Kafka reads a body's fields and ignores what follows them), and refuses the same request
+// cut short by one byte (check_body_rules_).
 TEST_F(BrokerDispatchTest, EveryServedApiAnswersAtEveryVersion) {
+  check_body_rules_ = true;
   ASSERT_TRUE(logs_->CreateTopic("t", 2).ok());
   std::vector<uint8_t> batch = testing::ProducerBatch(0, 3, 10, kT0);
   int answered = 0;
