@@ -64,11 +64,13 @@ Status Serve(const ServeOptions& options, const std::atomic<bool>& stop, std::os
   ctx.auto_create_topics = config.auto_create_topics_enable;
   ctx.num_partitions = config.num_partitions;
   ctx.logger = logger;
+  ctx.clock = [&scheduler] { return scheduler.NowMs(); };
   const ListenerEndpoint advertised = config.advertised_listeners.empty()
                                           ? config.listeners.front()
                                           : config.advertised_listeners.front();
   ctx.advertised_host = advertised.host.empty() ? LocalHostName() : advertised.host;
   ctx.advertised_port->store(advertised.port);
+  ctx.listener_name = advertised.name;
   ctx.next_producer_id = [&logs]() -> Result<int64_t> { return logs->NextProducerId(); };
   auto broker = std::make_unique<Broker>(ctx);
   // Transactions the last run left prepared get their markers now, before clients connect.

@@ -65,6 +65,11 @@ inline constexpr int16_t kUnreleasedInstanceId = 111;
 inline constexpr int16_t kUnsupportedAssignor = 112;
 inline constexpr int16_t kStaleMemberEpoch = 113;
 inline constexpr int16_t kInvalidRegularExpression = 128;
+inline constexpr int16_t kReplicaNotAvailable = 9;
+inline constexpr int16_t kLogDirNotFound = 57;
+inline constexpr int16_t kElectionNotNeeded = 84;
+inline constexpr int16_t kNoReassignmentInProgress = 85;
+inline constexpr int16_t kInvalidUpdateVersion = 95;
 
 // The code for a failed engine call: the Kafka exception its message starts with (the engine
 // words its refusals that way), else by the Status code (NotFound: unknown topic or partition,

@@ -9,6 +9,7 @@
 #include "protocol/generated/response_header.h"
 #include "protocol/kafka_error.h"
 #include "protocol/request_body.h"
+#include "server/features.h"
 #include "server/fetch_handler.h"
 #include "server/handlers.h"
 
@@ -162,18 +163,19 @@ void Broker::Handle(const RequestContext& rc, std::vector<uint8_t> frame, Respon
     return;                                                            \
   }                                                                    \
   const Type& var = var##_parsed.value()
+  // A request answered by one call of `handler(ctx, request, version)`.
+#define SEGLOG_UNARY(Type, handler)                                                            \
+  do {                                                                                         \
+    SEGLOG_PARSE(Type, unary_req);                                                             \
+    Reply(ctx_, api_key, version, correlation_id, handler(ctx_, unary_req, version), respond); \
+    return;                                                                                    \
+  } while (0)
 
   switch (static_cast<ApiKey>(api_key)) {
-    case ApiKey::kApiVersions: {
-      SEGLOG_PARSE(protocol::ApiVersionsRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id, HandleApiVersions(ctx_, req, version), respond);
-      return;
-    }
-    case ApiKey::kMetadata: {
-      SEGLOG_PARSE(protocol::MetadataRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id, HandleMetadata(ctx_, req, version), respond);
-      return;
-    }
+    case ApiKey::kApiVersions:
+      SEGLOG_UNARY(protocol::ApiVersionsRequestData, HandleApiVersions);
+    case ApiKey::kMetadata:
+      SEGLOG_UNARY(protocol::MetadataRequestData, HandleMetadata);
     case ApiKey::kProduce: {
       SEGLOG_PARSE(protocol::ProduceRequestData, req);
       std::vector<TopicPartition> appended;
@@ -196,140 +198,63 @@ void Broker::Handle(const RequestContext& rc, std::vector<uint8_t> frame, Respon
     case ApiKey::kFetch:
       HandleFetch(rc, version, correlation_id, std::move(frame), body_offset, std::move(respond));
       return;
-    case ApiKey::kListOffsets: {
-      SEGLOG_PARSE(protocol::ListOffsetsRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id, HandleListOffsets(ctx_, req, version), respond);
-      return;
-    }
-    case ApiKey::kInitProducerId: {
-      SEGLOG_PARSE(protocol::InitProducerIdRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id, HandleInitProducerId(ctx_, req, version),
-            respond);
-      return;
-    }
-    case ApiKey::kAddPartitionsToTxn: {
-      SEGLOG_PARSE(protocol::AddPartitionsToTxnRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id, HandleAddPartitionsToTxn(ctx_, req, version),
-            respond);
-      return;
-    }
-    case ApiKey::kAddOffsetsToTxn: {
-      SEGLOG_PARSE(protocol::AddOffsetsToTxnRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id, HandleAddOffsetsToTxn(ctx_, req, version),
-            respond);
-      return;
-    }
-    case ApiKey::kEndTxn: {
-      SEGLOG_PARSE(protocol::EndTxnRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id, HandleEndTxn(ctx_, req, version), respond);
-      return;
-    }
-    case ApiKey::kTxnOffsetCommit: {
-      SEGLOG_PARSE(protocol::TxnOffsetCommitRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id, HandleTxnOffsetCommit(ctx_, req, version),
-            respond);
-      return;
-    }
-    case ApiKey::kDescribeTransactions: {
-      SEGLOG_PARSE(protocol::DescribeTransactionsRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id, HandleDescribeTransactions(ctx_, req, version),
-            respond);
-      return;
-    }
-    case ApiKey::kListTransactions: {
-      SEGLOG_PARSE(protocol::ListTransactionsRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id, HandleListTransactions(ctx_, req, version),
-            respond);
-      return;
-    }
-    case ApiKey::kCreateTopics: {
-      SEGLOG_PARSE(protocol::CreateTopicsRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id, HandleCreateTopics(ctx_, req, version),
-            respond);
-      return;
-    }
-    case ApiKey::kDeleteTopics: {
-      SEGLOG_PARSE(protocol::DeleteTopicsRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id, HandleDeleteTopics(ctx_, req, version),
-            respond);
-      return;
-    }
-    case ApiKey::kDescribeCluster: {
-      SEGLOG_PARSE(protocol::DescribeClusterRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id, HandleDescribeCluster(ctx_, req, version),
-            respond);
-      return;
-    }
-    case ApiKey::kCreatePartitions: {
-      SEGLOG_PARSE(protocol::CreatePartitionsRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id, HandleCreatePartitions(ctx_, req, version),
-            respond);
-      return;
-    }
-    case ApiKey::kDeleteRecords: {
-      SEGLOG_PARSE(protocol::DeleteRecordsRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id, HandleDeleteRecords(ctx_, req, version),
-            respond);
-      return;
-    }
-    case ApiKey::kOffsetForLeaderEpoch: {
-      SEGLOG_PARSE(protocol::OffsetForLeaderEpochRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id, HandleOffsetForLeaderEpoch(ctx_, req, version),
-            respond);
-      return;
-    }
-    case ApiKey::kDescribeLogDirs: {
-      SEGLOG_PARSE(protocol::DescribeLogDirsRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id, HandleDescribeLogDirs(ctx_, req, version),
-            respond);
-      return;
-    }
-    case ApiKey::kDescribeTopicPartitions: {
-      SEGLOG_PARSE(protocol::DescribeTopicPartitionsRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id,
-            HandleDescribeTopicPartitions(ctx_, req, version), respond);
-      return;
-    }
-    case ApiKey::kDescribeConfigs: {
-      SEGLOG_PARSE(protocol::DescribeConfigsRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id, HandleDescribeConfigs(ctx_, req, version),
-            respond);
-      return;
-    }
-    case ApiKey::kAlterConfigs: {
-      SEGLOG_PARSE(protocol::AlterConfigsRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id, HandleAlterConfigs(ctx_, req, version),
-            respond);
-      return;
-    }
-    case ApiKey::kIncrementalAlterConfigs: {
-      SEGLOG_PARSE(protocol::IncrementalAlterConfigsRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id,
-            HandleIncrementalAlterConfigs(ctx_, req, version), respond);
-      return;
-    }
+    case ApiKey::kListOffsets:
+      SEGLOG_UNARY(protocol::ListOffsetsRequestData, HandleListOffsets);
+    case ApiKey::kInitProducerId:
+      SEGLOG_UNARY(protocol::InitProducerIdRequestData, HandleInitProducerId);
+    case ApiKey::kAddPartitionsToTxn:
+      SEGLOG_UNARY(protocol::AddPartitionsToTxnRequestData, HandleAddPartitionsToTxn);
+    case ApiKey::kAddOffsetsToTxn:
+      SEGLOG_UNARY(protocol::AddOffsetsToTxnRequestData, HandleAddOffsetsToTxn);
+    case ApiKey::kEndTxn:
+      SEGLOG_UNARY(protocol::EndTxnRequestData, HandleEndTxn);
+    case ApiKey::kTxnOffsetCommit:
+      SEGLOG_UNARY(protocol::TxnOffsetCommitRequestData, HandleTxnOffsetCommit);
+    case ApiKey::kDescribeTransactions:
+      SEGLOG_UNARY(protocol::DescribeTransactionsRequestData, HandleDescribeTransactions);
+    case ApiKey::kListTransactions:
+      SEGLOG_UNARY(protocol::ListTransactionsRequestData, HandleListTransactions);
+    case ApiKey::kCreateTopics:
+      SEGLOG_UNARY(protocol::CreateTopicsRequestData, HandleCreateTopics);
+    case ApiKey::kDeleteTopics:
+      SEGLOG_UNARY(protocol::DeleteTopicsRequestData, HandleDeleteTopics);
+    case ApiKey::kDescribeCluster:
+      SEGLOG_UNARY(protocol::DescribeClusterRequestData, HandleDescribeCluster);
+    case ApiKey::kCreatePartitions:
+      SEGLOG_UNARY(protocol::CreatePartitionsRequestData, HandleCreatePartitions);
+    case ApiKey::kDeleteRecords:
+      SEGLOG_UNARY(protocol::DeleteRecordsRequestData, HandleDeleteRecords);
+    case ApiKey::kOffsetForLeaderEpoch:
+      SEGLOG_UNARY(protocol::OffsetForLeaderEpochRequestData, HandleOffsetForLeaderEpoch);
+    case ApiKey::kDescribeLogDirs:
+      SEGLOG_UNARY(protocol::DescribeLogDirsRequestData, HandleDescribeLogDirs);
+    case ApiKey::kDescribeTopicPartitions:
+      SEGLOG_UNARY(protocol::DescribeTopicPartitionsRequestData, HandleDescribeTopicPartitions);
+    case ApiKey::kDescribeConfigs:
+      SEGLOG_UNARY(protocol::DescribeConfigsRequestData, HandleDescribeConfigs);
+    case ApiKey::kAlterConfigs:
+      SEGLOG_UNARY(protocol::AlterConfigsRequestData, HandleAlterConfigs);
+    case ApiKey::kIncrementalAlterConfigs:
+      SEGLOG_UNARY(protocol::IncrementalAlterConfigsRequestData, HandleIncrementalAlterConfigs);
     case ApiKey::kDescribeAcls: {
       SEGLOG_PARSE(protocol::DescribeAclsRequestData, req);
+      // Kafka's DescribeAclsRequest refuses a filter with an UNKNOWN (0) element before any
+      // handler sees it: the connection is closed.
+      if (req.resource_type_filter == 0 || req.pattern_type_filter == 0 || req.operation == 0 ||
+          req.permission_type == 0) {
+        parse_failed(Status::InvalidArgument("Filter contain UNKNOWN elements"));
+        return;
+      }
       Reply(ctx_, api_key, version, correlation_id, HandleDescribeAcls(ctx_, req, version),
             respond);
       return;
     }
-    case ApiKey::kCreateAcls: {
-      SEGLOG_PARSE(protocol::CreateAclsRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id, HandleCreateAcls(ctx_, req, version), respond);
-      return;
-    }
-    case ApiKey::kDeleteAcls: {
-      SEGLOG_PARSE(protocol::DeleteAclsRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id, HandleDeleteAcls(ctx_, req, version), respond);
-      return;
-    }
-    case ApiKey::kFindCoordinator: {
-      SEGLOG_PARSE(protocol::FindCoordinatorRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id, HandleFindCoordinator(ctx_, req, version),
-            respond);
-      return;
-    }
+    case ApiKey::kCreateAcls:
+      SEGLOG_UNARY(protocol::CreateAclsRequestData, HandleCreateAcls);
+    case ApiKey::kDeleteAcls:
+      SEGLOG_UNARY(protocol::DeleteAclsRequestData, HandleDeleteAcls);
+    case ApiKey::kFindCoordinator:
+      SEGLOG_UNARY(protocol::FindCoordinatorRequestData, HandleFindCoordinator);
     case ApiKey::kJoinGroup: {
       SEGLOG_PARSE(protocol::JoinGroupRequestData, req);
       auto shared = std::make_shared<Responder>(std::move(respond));
@@ -350,38 +275,18 @@ void Broker::Handle(const RequestContext& rc, std::vector<uint8_t> frame, Respon
           });
       return;
     }
-    case ApiKey::kHeartbeat: {
-      SEGLOG_PARSE(protocol::HeartbeatRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id, HandleHeartbeat(ctx_, req, version), respond);
-      return;
-    }
-    case ApiKey::kLeaveGroup: {
-      SEGLOG_PARSE(protocol::LeaveGroupRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id, HandleLeaveGroup(ctx_, req, version), respond);
-      return;
-    }
-    case ApiKey::kOffsetCommit: {
-      SEGLOG_PARSE(protocol::OffsetCommitRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id, HandleOffsetCommit(ctx_, req, version),
-            respond);
-      return;
-    }
-    case ApiKey::kOffsetFetch: {
-      SEGLOG_PARSE(protocol::OffsetFetchRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id, HandleOffsetFetch(ctx_, req, version), respond);
-      return;
-    }
-    case ApiKey::kListGroups: {
-      SEGLOG_PARSE(protocol::ListGroupsRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id, HandleListGroups(ctx_, req, version), respond);
-      return;
-    }
-    case ApiKey::kDescribeGroups: {
-      SEGLOG_PARSE(protocol::DescribeGroupsRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id, HandleDescribeGroups(ctx_, req, version),
-            respond);
-      return;
-    }
+    case ApiKey::kHeartbeat:
+      SEGLOG_UNARY(protocol::HeartbeatRequestData, HandleHeartbeat);
+    case ApiKey::kLeaveGroup:
+      SEGLOG_UNARY(protocol::LeaveGroupRequestData, HandleLeaveGroup);
+    case ApiKey::kOffsetCommit:
+      SEGLOG_UNARY(protocol::OffsetCommitRequestData, HandleOffsetCommit);
+    case ApiKey::kOffsetFetch:
+      SEGLOG_UNARY(protocol::OffsetFetchRequestData, HandleOffsetFetch);
+    case ApiKey::kListGroups:
+      SEGLOG_UNARY(protocol::ListGroupsRequestData, HandleListGroups);
+    case ApiKey::kDescribeGroups:
+      SEGLOG_UNARY(protocol::DescribeGroupsRequestData, HandleDescribeGroups);
     case ApiKey::kConsumerGroupHeartbeat: {
       SEGLOG_PARSE(protocol::ConsumerGroupHeartbeatRequestData, req);
       Reply(ctx_, api_key, version, correlation_id,
@@ -390,27 +295,46 @@ void Broker::Handle(const RequestContext& rc, std::vector<uint8_t> frame, Respon
             respond);
       return;
     }
-    case ApiKey::kConsumerGroupDescribe: {
-      SEGLOG_PARSE(protocol::ConsumerGroupDescribeRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id, HandleConsumerGroupDescribe(ctx_, req, version),
-            respond);
-      return;
-    }
-    case ApiKey::kDeleteGroups: {
-      SEGLOG_PARSE(protocol::DeleteGroupsRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id, HandleDeleteGroups(ctx_, req, version),
-            respond);
-      return;
-    }
-    case ApiKey::kOffsetDelete: {
-      SEGLOG_PARSE(protocol::OffsetDeleteRequestData, req);
-      Reply(ctx_, api_key, version, correlation_id, HandleOffsetDelete(ctx_, req, version),
-            respond);
+    case ApiKey::kConsumerGroupDescribe:
+      SEGLOG_UNARY(protocol::ConsumerGroupDescribeRequestData, HandleConsumerGroupDescribe);
+    case ApiKey::kDeleteGroups:
+      SEGLOG_UNARY(protocol::DeleteGroupsRequestData, HandleDeleteGroups);
+    case ApiKey::kOffsetDelete:
+      SEGLOG_UNARY(protocol::OffsetDeleteRequestData, HandleOffsetDelete);
+    case ApiKey::kElectLeaders:
+      SEGLOG_UNARY(protocol::ElectLeadersRequestData, HandleElectLeaders);
+    case ApiKey::kAlterPartitionReassignments:
+      SEGLOG_UNARY(protocol::AlterPartitionReassignmentsRequestData,
+                   HandleAlterPartitionReassignments);
+    case ApiKey::kListPartitionReassignments:
+      SEGLOG_UNARY(protocol::ListPartitionReassignmentsRequestData,
+                   HandleListPartitionReassignments);
+    case ApiKey::kDescribeQuorum:
+      SEGLOG_UNARY(protocol::DescribeQuorumRequestData, HandleDescribeQuorum);
+    case ApiKey::kDescribeProducers:
+      SEGLOG_UNARY(protocol::DescribeProducersRequestData, HandleDescribeProducers);
+    case ApiKey::kUpdateFeatures:
+      SEGLOG_UNARY(protocol::UpdateFeaturesRequestData, HandleUpdateFeatures);
+    case ApiKey::kUnregisterBroker:
+      SEGLOG_UNARY(protocol::UnregisterBrokerRequestData, HandleUnregisterBroker);
+    case ApiKey::kUnregisterController:
+      SEGLOG_UNARY(protocol::UnregisterControllerRequestData, HandleUnregisterController);
+    case ApiKey::kAddRaftVoter:
+      SEGLOG_UNARY(protocol::AddRaftVoterRequestData, HandleAddRaftVoter);
+    case ApiKey::kRemoveRaftVoter:
+      SEGLOG_UNARY(protocol::RemoveRaftVoterRequestData, HandleRemoveRaftVoter);
+    case ApiKey::kListConfigResources:
+      SEGLOG_UNARY(protocol::ListConfigResourcesRequestData, HandleListConfigResources);
+    case ApiKey::kWriteTxnMarkers: {
+      SEGLOG_PARSE(protocol::WriteTxnMarkersRequestData, req);
+      Reply(ctx_, api_key, version, correlation_id,
+            HandleWriteTxnMarkers(ctx_, req, version, MarkerWriter()), respond);
       return;
     }
     default:
       break;
   }
+#undef SEGLOG_UNARY
 #undef SEGLOG_PARSE
   // Invariant: every served API has a case above.
   close(fmt::format("No handler for request api key {}", ApiName(api_key)));

@@ -9,6 +9,7 @@
 #define SEGLOG_SERVER_BROKER_CONTEXT_H_
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -44,10 +45,21 @@ struct BrokerContext {
   // Shared so a server started on port 0 can publish the port it bound before clients learn it.
   std::shared_ptr<std::atomic<int32_t>> advertised_port =
       std::make_shared<std::atomic<int32_t>>(9092);
+  // The advertised listener's name (DescribeQuorum names this node's endpoint with it).
+  std::string listener_name = "PLAINTEXT";
   bool auto_create_topics = true;  // auto.create.topics.enable
   int32_t num_partitions = 1;      // num.partitions: a new topic's default
   // A producer id never handed out before (persisted blocks, so never again after a restart).
   std::function<Result<int64_t>()> next_producer_id;
+  // The time in ms since the epoch, as the logs' scheduler tells it (tests set a mock's);
+  // unset: the system clock.
+  std::function<int64_t()> clock;
+  int64_t NowMs() const {
+    if (clock) return clock();
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  }
   // Log lines in Kafka's words.
   std::function<void(const std::string&)> logger;
   void Log(const std::string& line) const {

@@ -15,6 +15,10 @@
 #include "base/coding.h"
 #include "base/scheduler.h"
 #include "group/group_coordinator.h"
+#include "protocol/generated/add_raft_voter_request.h"
+#include "protocol/generated/add_raft_voter_response.h"
+#include "protocol/generated/alter_partition_reassignments_request.h"
+#include "protocol/generated/alter_partition_reassignments_response.h"
 #include "protocol/generated/api_messages.h"
 #include "protocol/generated/api_versions_request.h"
 #include "protocol/generated/api_versions_response.h"
@@ -38,6 +42,12 @@
 #include "protocol/generated/describe_cluster_response.h"
 #include "protocol/generated/describe_groups_request.h"
 #include "protocol/generated/describe_groups_response.h"
+#include "protocol/generated/describe_producers_request.h"
+#include "protocol/generated/describe_producers_response.h"
+#include "protocol/generated/describe_quorum_request.h"
+#include "protocol/generated/describe_quorum_response.h"
+#include "protocol/generated/elect_leaders_request.h"
+#include "protocol/generated/elect_leaders_response.h"
 #include "protocol/generated/fetch_request.h"
 #include "protocol/generated/fetch_response.h"
 #include "protocol/generated/find_coordinator_request.h"
@@ -50,10 +60,14 @@
 #include "protocol/generated/join_group_response.h"
 #include "protocol/generated/leave_group_request.h"
 #include "protocol/generated/leave_group_response.h"
+#include "protocol/generated/list_config_resources_request.h"
+#include "protocol/generated/list_config_resources_response.h"
 #include "protocol/generated/list_groups_request.h"
 #include "protocol/generated/list_groups_response.h"
 #include "protocol/generated/list_offsets_request.h"
 #include "protocol/generated/list_offsets_response.h"
+#include "protocol/generated/list_partition_reassignments_request.h"
+#include "protocol/generated/list_partition_reassignments_response.h"
 #include "protocol/generated/metadata_request.h"
 #include "protocol/generated/metadata_response.h"
 #include "protocol/generated/offset_commit_request.h"
@@ -64,10 +78,20 @@
 #include "protocol/generated/offset_fetch_response.h"
 #include "protocol/generated/produce_request.h"
 #include "protocol/generated/produce_response.h"
+#include "protocol/generated/remove_raft_voter_request.h"
+#include "protocol/generated/remove_raft_voter_response.h"
 #include "protocol/generated/request_header.h"
 #include "protocol/generated/response_header.h"
 #include "protocol/generated/sync_group_request.h"
 #include "protocol/generated/sync_group_response.h"
+#include "protocol/generated/unregister_broker_request.h"
+#include "protocol/generated/unregister_broker_response.h"
+#include "protocol/generated/unregister_controller_request.h"
+#include "protocol/generated/unregister_controller_response.h"
+#include "protocol/generated/update_features_request.h"
+#include "protocol/generated/update_features_response.h"
+#include "protocol/generated/write_txn_markers_request.h"
+#include "protocol/generated/write_txn_markers_response.h"
 #include "protocol/kafka_error.h"
 #include "record/batch_walker.h"
 #include "seglog/record_batch.h"
@@ -364,6 +388,25 @@ TEST_F(BrokerDispatchTest, Librdkafka216MetadataWithTrailingBytesIsAnswered) {
   frame.resize(frame.size() - 5);
   EXPECT_EQ(Call(frame).action, Response::Action::kCloseConnection);
   EXPECT_TRUE(Logged("Error getting request for apiKey: Metadata, apiVersion: 13"));
+}
+
+// Kafka's DescribeAclsRequest refuses a filter with an UNKNOWN (0) element by closing the
+// connection; with every element ANY (1) it is answered (SECURITY_DISABLED: no authorizer).
+TEST_F(BrokerDispatchTest, DescribeAclsWithAnUnknownFilterElementClosesTheConnection) {
+  DescribeAclsRequestData any;
+  any.resource_type_filter = 1;
+  any.pattern_type_filter = 1;
+  any.operation = 1;
+  any.permission_type = 1;
+  EXPECT_EQ(Decode<DescribeAclsResponseData>(Call(Frame(29, 3, any)), 29, 3).error_code, 54);
+  for (int field = 0; field < 4; ++field) {
+    DescribeAclsRequestData unknown = any;
+    int8_t* elements[] = {&unknown.resource_type_filter, &unknown.pattern_type_filter,
+                          &unknown.operation, &unknown.permission_type};
+    *elements[field] = 0;
+    EXPECT_EQ(Call(Frame(29, 3, unknown)).action, Response::Action::kCloseConnection) << field;
+  }
+  EXPECT_TRUE(Logged("Filter contain UNKNOWN elements"));
 }
 
 TEST_F(BrokerDispatchTest, ApiVersionsTooNewGetsKip511Answer) {
@@ -788,7 +831,12 @@ TEST_F(BrokerDispatchTest, EveryServedApiAnswersAtEveryVersion) {
           break;
         }
         case ApiKey::kDescribeAcls: {
-          a = Call(Frame(29, v, DescribeAclsRequestData{}));
+          DescribeAclsRequestData req;
+          req.resource_type_filter = 1;  // ANY; UNKNOWN (0) closes the connection
+          req.pattern_type_filter = 1;
+          req.operation = 1;
+          req.permission_type = 1;
+          a = Call(Frame(29, v, req));
           auto resp = Decode<DescribeAclsResponseData>(a, 29, v);
           EXPECT_EQ(resp.error_code, 54);  // SECURITY_DISABLED: no authorizer
           EXPECT_EQ(resp.error_message, "No Authorizer is configured on the broker");
@@ -1072,6 +1120,54 @@ TEST_F(BrokerDispatchTest, EveryServedApiAnswersAtEveryVersion) {
           EXPECT_EQ(Decode<ListTransactionsResponseData>(a, 66, v).error_code, 0);
           break;
         }
+        case ApiKey::kElectLeaders:
+          a = Call(Frame(43, v, ElectLeadersRequestData{}));
+          Decode<ElectLeadersResponseData>(a, 43, v);
+          break;
+        case ApiKey::kAlterPartitionReassignments:
+          a = Call(Frame(45, v, AlterPartitionReassignmentsRequestData{}));
+          Decode<AlterPartitionReassignmentsResponseData>(a, 45, v);
+          break;
+        case ApiKey::kListPartitionReassignments:
+          a = Call(Frame(46, v, ListPartitionReassignmentsRequestData{}));
+          Decode<ListPartitionReassignmentsResponseData>(a, 46, v);
+          break;
+        case ApiKey::kDescribeQuorum:
+          a = Call(Frame(55, v, DescribeQuorumRequestData{}));
+          Decode<DescribeQuorumResponseData>(a, 55, v);
+          break;
+        case ApiKey::kDescribeProducers:
+          a = Call(Frame(61, v, DescribeProducersRequestData{}));
+          Decode<DescribeProducersResponseData>(a, 61, v);
+          break;
+        case ApiKey::kUpdateFeatures:
+          a = Call(Frame(57, v, UpdateFeaturesRequestData{}));
+          Decode<UpdateFeaturesResponseData>(a, 57, v);
+          break;
+        case ApiKey::kListConfigResources:
+          a = Call(Frame(74, v, ListConfigResourcesRequestData{}));
+          Decode<ListConfigResourcesResponseData>(a, 74, v);
+          break;
+        case ApiKey::kWriteTxnMarkers:
+          a = Call(Frame(27, v, WriteTxnMarkersRequestData{}));
+          Decode<WriteTxnMarkersResponseData>(a, 27, v);
+          break;
+        case ApiKey::kUnregisterBroker:
+          a = Call(Frame(64, v, UnregisterBrokerRequestData{}));
+          Decode<UnregisterBrokerResponseData>(a, 64, v);
+          break;
+        case ApiKey::kUnregisterController:
+          a = Call(Frame(94, v, UnregisterControllerRequestData{}));
+          Decode<UnregisterControllerResponseData>(a, 94, v);
+          break;
+        case ApiKey::kAddRaftVoter:
+          a = Call(Frame(80, v, AddRaftVoterRequestData{}));
+          Decode<AddRaftVoterResponseData>(a, 80, v);
+          break;
+        case ApiKey::kRemoveRaftVoter:
+          a = Call(Frame(81, v, RemoveRaftVoterRequestData{}));
+          Decode<RemoveRaftVoterResponseData>(a, 81, v);
+          break;
         default:
           continue;  // handlers added later have their own tests
       }

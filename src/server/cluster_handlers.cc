@@ -3,6 +3,7 @@
 
 #include "protocol/generated/api_messages.h"
 #include "protocol/kafka_error.h"
+#include "server/features.h"
 #include "server/handlers.h"
 
 namespace seglog {
@@ -34,11 +35,13 @@ const std::vector<ServedVersions> kServed = {
     {Key(ApiKey::kCreateTopics), 2, 7, 2},
     {Key(ApiKey::kDeleteTopics), 1, 6, 1},
     {Key(ApiKey::kDeleteRecords), 0, 2, 0},
-    {Key(ApiKey::kInitProducerId), 0, 6, 0},
+    // v6 (KIP-939) is unstable in 4.4.0: a default broker advertises 0-5.
+    {Key(ApiKey::kInitProducerId), 0, 5, 0},
     {Key(ApiKey::kOffsetForLeaderEpoch), 2, 4, 2},
     {Key(ApiKey::kAddPartitionsToTxn), 0, 5, 0},
     {Key(ApiKey::kAddOffsetsToTxn), 0, 4, 0},
     {Key(ApiKey::kEndTxn), 0, 5, 0},
+    {Key(ApiKey::kWriteTxnMarkers), 1, 2, 1},
     {Key(ApiKey::kTxnOffsetCommit), 0, 6, 0},
     {Key(ApiKey::kDescribeAcls), 1, 3, 1},
     {Key(ApiKey::kCreateAcls), 1, 3, 1},
@@ -48,14 +51,25 @@ const std::vector<ServedVersions> kServed = {
     {Key(ApiKey::kDescribeLogDirs), 1, 5, 1},
     {Key(ApiKey::kCreatePartitions), 0, 3, 0},
     {Key(ApiKey::kDeleteGroups), 0, 3, 0},
+    {Key(ApiKey::kElectLeaders), 0, 2, 0},
     {Key(ApiKey::kIncrementalAlterConfigs), 0, 1, 0},
+    {Key(ApiKey::kAlterPartitionReassignments), 0, 1, 0},
+    {Key(ApiKey::kListPartitionReassignments), 0, 0, 0},
     {Key(ApiKey::kOffsetDelete), 0, 0, 0},
+    {Key(ApiKey::kDescribeQuorum), 0, 2, 0},
+    {Key(ApiKey::kUpdateFeatures), 0, 2, 0},
     {Key(ApiKey::kDescribeCluster), 0, 2, 0},
+    {Key(ApiKey::kDescribeProducers), 0, 0, 0},
+    {Key(ApiKey::kUnregisterBroker), 0, 0, 0},
     {Key(ApiKey::kDescribeTransactions), 0, 0, 0},
     {Key(ApiKey::kListTransactions), 0, 2, 0},
-    {Key(ApiKey::kDescribeTopicPartitions), 0, 0, 0},
     {Key(ApiKey::kConsumerGroupHeartbeat), 0, 1, 0},
     {Key(ApiKey::kConsumerGroupDescribe), 0, 1, 0},
+    {Key(ApiKey::kListConfigResources), 0, 1, 0},
+    {Key(ApiKey::kDescribeTopicPartitions), 0, 0, 0},
+    {Key(ApiKey::kAddRaftVoter), 0, 1, 0},
+    {Key(ApiKey::kRemoveRaftVoter), 0, 0, 0},
+    {Key(ApiKey::kUnregisterController), 0, 0, 0},
     // clang-format on
 };
 
@@ -97,21 +111,7 @@ protocol::ApiVersionsResponseData HandleApiVersions(const BrokerContext& ctx,
       return resp;
     }
   }
-  if (version >= 3) {
-    // Kafka's features (tagged fields from v3): transaction.version, whose finalized level
-    // tells 4.x clients which transaction protocol to speak (KIP-890 part 2 at 2).
-    auto& sf = resp.supported_features.emplace_back();
-    sf.name = "transaction.version";
-    sf.min_version = 0;
-    sf.max_version = 2;
-    resp.finalized_features_epoch = 1;
-    if (ctx.transaction_version > 0) {
-      auto& ff = resp.finalized_features.emplace_back();
-      ff.name = "transaction.version";
-      ff.min_version_level = ctx.transaction_version;
-      ff.max_version_level = ctx.transaction_version;
-    }
-  }
+  AddFeatures(ctx, version, &resp);
   for (const ServedVersions& s : kServed) {
     protocol::ApiVersionsResponseData::ApiVersion v;
     v.api_key = s.api_key;

@@ -16,8 +16,12 @@
 #include "protocol/generated/add_offsets_to_txn_response.h"
 #include "protocol/generated/add_partitions_to_txn_request.h"
 #include "protocol/generated/add_partitions_to_txn_response.h"
+#include "protocol/generated/add_raft_voter_request.h"
+#include "protocol/generated/add_raft_voter_response.h"
 #include "protocol/generated/alter_configs_request.h"
 #include "protocol/generated/alter_configs_response.h"
+#include "protocol/generated/alter_partition_reassignments_request.h"
+#include "protocol/generated/alter_partition_reassignments_response.h"
 #include "protocol/generated/api_versions_request.h"
 #include "protocol/generated/api_versions_response.h"
 #include "protocol/generated/consumer_group_describe_request.h"
@@ -48,10 +52,16 @@
 #include "protocol/generated/describe_groups_response.h"
 #include "protocol/generated/describe_log_dirs_request.h"
 #include "protocol/generated/describe_log_dirs_response.h"
+#include "protocol/generated/describe_producers_request.h"
+#include "protocol/generated/describe_producers_response.h"
+#include "protocol/generated/describe_quorum_request.h"
+#include "protocol/generated/describe_quorum_response.h"
 #include "protocol/generated/describe_topic_partitions_request.h"
 #include "protocol/generated/describe_topic_partitions_response.h"
 #include "protocol/generated/describe_transactions_request.h"
 #include "protocol/generated/describe_transactions_response.h"
+#include "protocol/generated/elect_leaders_request.h"
+#include "protocol/generated/elect_leaders_response.h"
 #include "protocol/generated/end_txn_request.h"
 #include "protocol/generated/end_txn_response.h"
 #include "protocol/generated/find_coordinator_request.h"
@@ -66,10 +76,14 @@
 #include "protocol/generated/join_group_response.h"
 #include "protocol/generated/leave_group_request.h"
 #include "protocol/generated/leave_group_response.h"
+#include "protocol/generated/list_config_resources_request.h"
+#include "protocol/generated/list_config_resources_response.h"
 #include "protocol/generated/list_groups_request.h"
 #include "protocol/generated/list_groups_response.h"
 #include "protocol/generated/list_offsets_request.h"
 #include "protocol/generated/list_offsets_response.h"
+#include "protocol/generated/list_partition_reassignments_request.h"
+#include "protocol/generated/list_partition_reassignments_response.h"
 #include "protocol/generated/list_transactions_request.h"
 #include "protocol/generated/list_transactions_response.h"
 #include "protocol/generated/metadata_request.h"
@@ -84,10 +98,18 @@
 #include "protocol/generated/offset_for_leader_epoch_response.h"
 #include "protocol/generated/produce_request.h"
 #include "protocol/generated/produce_response.h"
+#include "protocol/generated/remove_raft_voter_request.h"
+#include "protocol/generated/remove_raft_voter_response.h"
 #include "protocol/generated/sync_group_request.h"
 #include "protocol/generated/sync_group_response.h"
 #include "protocol/generated/txn_offset_commit_request.h"
 #include "protocol/generated/txn_offset_commit_response.h"
+#include "protocol/generated/unregister_broker_request.h"
+#include "protocol/generated/unregister_broker_response.h"
+#include "protocol/generated/unregister_controller_request.h"
+#include "protocol/generated/unregister_controller_response.h"
+#include "protocol/generated/write_txn_markers_request.h"
+#include "protocol/generated/write_txn_markers_response.h"
 #include "seglog/topic_partition.h"
 #include "server/broker_context.h"
 #include "txn/transaction_coordinator.h"
@@ -170,6 +192,46 @@ protocol::CreateAclsResponseData HandleCreateAcls(const BrokerContext& ctx,
 protocol::DeleteAclsResponseData HandleDeleteAcls(const BrokerContext& ctx,
                                                   const protocol::DeleteAclsRequestData& req,
                                                   int16_t version);
+
+// ---- Replicas, the quorum, producers (admin_handlers.cc) ----
+//
+// One node, one replica per partition: no election or reassignment is ever needed, and each
+// answer is Kafka 4.4.0's on a single node.
+protocol::ElectLeadersResponseData HandleElectLeaders(const BrokerContext& ctx,
+                                                      const protocol::ElectLeadersRequestData& req,
+                                                      int16_t version);
+protocol::AlterPartitionReassignmentsResponseData HandleAlterPartitionReassignments(
+    const BrokerContext& ctx, const protocol::AlterPartitionReassignmentsRequestData& req,
+    int16_t version);
+protocol::ListPartitionReassignmentsResponseData HandleListPartitionReassignments(
+    const BrokerContext& ctx, const protocol::ListPartitionReassignmentsRequestData& req,
+    int16_t version);
+// `__cluster_metadata` partition 0 with this node as its one voter and leader.
+protocol::DescribeQuorumResponseData HandleDescribeQuorum(
+    const BrokerContext& ctx, const protocol::DescribeQuorumRequestData& req, int16_t version);
+// Each partition's producer state (Log::active_producers).
+protocol::DescribeProducersResponseData HandleDescribeProducers(
+    const BrokerContext& ctx, const protocol::DescribeProducersRequestData& req, int16_t version);
+// Markers from an admin client (kafka-transactions.sh abort), written through `write`.
+protocol::WriteTxnMarkersResponseData HandleWriteTxnMarkers(
+    const BrokerContext& ctx, const protocol::WriteTxnMarkersRequestData& req, int16_t version,
+    const TransactionCoordinator::MarkerWriter& write);
+// The config resources there are: this node's loggers, this node, every topic.
+protocol::ListConfigResourcesResponseData HandleListConfigResources(
+    const BrokerContext& ctx, const protocol::ListConfigResourcesRequestData& req, int16_t version);
+
+// The cluster's membership (admin_handlers.cc): this node is its only broker, controller and
+// voter, registered while it runs; the voters are static (kraft.version 0).
+protocol::UnregisterBrokerResponseData HandleUnregisterBroker(
+    const BrokerContext& ctx, const protocol::UnregisterBrokerRequestData& req, int16_t version);
+protocol::UnregisterControllerResponseData HandleUnregisterController(
+    const BrokerContext& ctx, const protocol::UnregisterControllerRequestData& req,
+    int16_t version);
+protocol::AddRaftVoterResponseData HandleAddRaftVoter(const BrokerContext& ctx,
+                                                      const protocol::AddRaftVoterRequestData& req,
+                                                      int16_t version);
+protocol::RemoveRaftVoterResponseData HandleRemoveRaftVoter(
+    const BrokerContext& ctx, const protocol::RemoveRaftVoterRequestData& req, int16_t version);
 
 // ---- Consumer groups (group_handlers.cc) ----
 

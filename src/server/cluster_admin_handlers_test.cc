@@ -1,0 +1,338 @@
+// The single-node answers to the replica, quorum, producer, feature and membership APIs
+// (admin_handlers.cc, features.cc), called directly over a LogManager in a temporary directory:
+// each in Kafka 4.4.0's codes and words, and each response encodable at every served version.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "base/scheduler.h"
+#include "protocol/generated/api_messages.h"
+#include "protocol/kafka_error.h"
+#include "protocol/protocol_writer.h"
+#include "seglog/record_batch.h"
+#include "server/features.h"
+#include "server/handlers.h"
+#include "tests/support/batches.h"
+#include "tests/support/files.h"
+#include "txn/transaction_marker.h"
+
+namespace seglog {
+namespace {
+
+namespace ke = kafka_error;
+namespace p = protocol;
+constexpr int64_t kT0 = 1794024676000;
+
+template <typename Resp>
+void ExpectEncodesEverywhere(const Resp& resp, p::ApiKey key) {
+  const ServedVersions* served = FindServedApi(static_cast<int16_t>(key));
+  ASSERT_NE(served, nullptr);
+  for (int16_t v = served->min_version; v <= served->max_version; ++v) {
+    p::ProtocolWriter w;
+    Status s = resp.Encode(&w, v);
+    EXPECT_TRUE(s.ok()) << "v" << v << ": " << s.ToString();
+  }
+}
+
+class ClusterAdminTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto config = ServerConfig::FromProperties({{"log.dirs", dir_.path()}, {"node.id", "1"}});
+    ASSERT_TRUE(config.ok());
+    scheduler_ = std::make_unique<MockScheduler>(kT0);
+    auto m = LogManager::Open(*config, scheduler_.get(), {});
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    logs_ = std::move(m).value();
+    ctx_.logs = logs_.get();
+    ctx_.node_id = 1;
+    ctx_.cluster_id = "cluster-x";
+    ctx_.transaction_version = 2;
+    ctx_.clock = [this] { return scheduler_->NowMs(); };
+    ASSERT_TRUE(logs_->CreateTopic("t", 2).ok());
+  }
+  void TearDown() override { ASSERT_TRUE(logs_->Shutdown().ok()); }
+
+  testing::TempDir dir_;
+  std::unique_ptr<MockScheduler> scheduler_;
+  std::unique_ptr<LogManager> logs_;
+  BrokerContext ctx_;
+};
+
+TEST_F(ClusterAdminTest, ElectLeadersIsNeverNeeded) {
+  p::ElectLeadersRequestData req;
+  req.election_type = 1;  // unclean: the same answer
+  auto& t = req.topic_partitions->emplace_back();
+  t.topic = "t";
+  t.partitions = {0, 1, 7};
+  auto& u = req.topic_partitions->emplace_back();
+  u.topic = "nope";
+  u.partitions = {0};
+  auto resp = HandleElectLeaders(ctx_, req, 2);
+  ASSERT_EQ(resp.replica_election_results.size(), 2u);
+  const auto& r = resp.replica_election_results[0].partition_result;
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[0].error_code, ke::kElectionNotNeeded);
+  EXPECT_EQ(r[0].error_message, "Leader election not needed for topic partition.");
+  EXPECT_EQ(r[1].error_code, ke::kElectionNotNeeded);
+  EXPECT_EQ(r[2].error_code, ke::kUnknownTopicOrPartition);
+  EXPECT_EQ(r[2].error_message, "No such partition as t-7");
+  EXPECT_EQ(resp.replica_election_results[1].partition_result[0].error_message,
+            "No such topic as nope");
+  ExpectEncodesEverywhere(resp, p::ApiKey::kElectLeaders);
+
+  // All partitions (null): every topic listed, no partition needs an election.
+  req.topic_partitions = std::nullopt;
+  resp = HandleElectLeaders(ctx_, req, 2);
+  ASSERT_EQ(resp.replica_election_results.size(), 1u);
+  EXPECT_EQ(resp.replica_election_results[0].topic, "t");
+  EXPECT_TRUE(resp.replica_election_results[0].partition_result.empty());
+
+  // An election type Kafka does not know: INVALID_REQUEST everywhere.
+  req.topic_partitions.emplace().emplace_back().topic = "t";
+  (*req.topic_partitions)[0].partitions = {0};
+  req.election_type = 3;
+  resp = HandleElectLeaders(ctx_, req, 1);
+  EXPECT_EQ(resp.error_code, ke::kInvalidRequest);
+  EXPECT_EQ(resp.replica_election_results[0].partition_result[0].error_message,
+            "Unknown election type 3");
+}
+
+TEST_F(ClusterAdminTest, ReassignmentsOnlyToThisNode) {
+  p::AlterPartitionReassignmentsRequestData req;
+  auto& t = req.topics.emplace_back();
+  t.name = "t";
+  auto add = [&](int32_t partition, std::optional<std::vector<int32_t>> replicas) {
+    auto& pr = t.partitions.emplace_back();
+    pr.partition_index = partition;
+    pr.replicas = std::move(replicas);
+  };
+  add(0, std::vector<int32_t>{1});     // the current assignment: nothing to do
+  add(1, std::vector<int32_t>{1, 2});  // a broker that does not exist
+  add(0, std::nullopt);                // cancel, with nothing in progress
+  add(0, std::vector<int32_t>{});
+  add(0, std::vector<int32_t>{1, 1});
+  add(9, std::vector<int32_t>{1});
+  req.topics.emplace_back().name = "nope";
+  req.topics.back().partitions.emplace_back().replicas = std::vector<int32_t>{1};
+  auto resp = HandleAlterPartitionReassignments(ctx_, req, 1);
+  EXPECT_EQ(resp.error_message, std::nullopt);
+  const auto& r = resp.responses[0].partitions;
+  ASSERT_EQ(r.size(), 6u);
+  EXPECT_EQ(r[0].error_code, 0);
+  EXPECT_EQ(r[0].error_message, std::nullopt);
+  EXPECT_EQ(r[1].error_code, ke::kInvalidReplicaAssignment);
+  EXPECT_EQ(r[1].error_message,
+            "The manual partition assignment includes broker 2, but no such broker is "
+            "registered.");
+  EXPECT_EQ(r[2].error_code, ke::kNoReassignmentInProgress);
+  EXPECT_EQ(r[2].error_message, std::nullopt);
+  EXPECT_EQ(r[3].error_message, "The manual partition assignment includes an empty replica list.");
+  EXPECT_EQ(r[4].error_message,
+            "The manual partition assignment includes the broker 1 more than once.");
+  EXPECT_EQ(r[5].error_message, "Unable to find partition t:9.");
+  EXPECT_EQ(resp.responses[1].partitions[0].error_message, "Unable to find a topic named nope.");
+  ExpectEncodesEverywhere(resp, p::ApiKey::kAlterPartitionReassignments);
+
+  // Nothing ever in progress.
+  p::ListPartitionReassignmentsRequestData list;
+  auto listed = HandleListPartitionReassignments(ctx_, list, 0);
+  EXPECT_EQ(listed.error_code, 0);
+  EXPECT_TRUE(listed.topics.empty());
+}
+
+TEST_F(ClusterAdminTest, DescribeQuorumHasThisNodeAsItsOnlyVoter) {
+  ctx_.advertised_host = "127.0.0.1";
+  ctx_.advertised_port->store(19092);
+  p::DescribeQuorumRequestData req;
+  auto& t = req.topics.emplace_back();
+  t.topic_name = "__cluster_metadata";
+  t.partitions.emplace_back().partition_index = 0;
+  auto resp = HandleDescribeQuorum(ctx_, req, 2);
+  ASSERT_EQ(resp.topics.size(), 1u);
+  const auto& part = resp.topics[0].partitions.at(0);
+  EXPECT_EQ(part.error_code, 0);
+  EXPECT_EQ(part.leader_id, 1);
+  ASSERT_EQ(part.current_voters.size(), 1u);
+  EXPECT_EQ(part.current_voters[0].replica_id, 1);
+  EXPECT_EQ(part.current_voters[0].last_fetch_timestamp, kT0);
+  EXPECT_TRUE(part.observers.empty());
+  ASSERT_EQ(resp.nodes.size(), 1u);
+  EXPECT_EQ(resp.nodes[0].listeners.at(0).port, 19092);
+  for (int16_t v = 0; v <= 2; ++v) {
+    p::ProtocolWriter w;
+    EXPECT_TRUE(HandleDescribeQuorum(ctx_, req, v).Encode(&w, v).ok()) << v;
+  }
+
+  // Any other partition: UNKNOWN_TOPIC_OR_PARTITION, nothing else known.
+  t.partitions[0].partition_index = 1;
+  resp = HandleDescribeQuorum(ctx_, req, 2);
+  EXPECT_EQ(resp.topics[0].partitions[0].error_code, ke::kUnknownTopicOrPartition);
+  EXPECT_EQ(resp.topics[0].partitions[0].error_message,
+            "This server does not host this topic-partition.");
+  EXPECT_TRUE(resp.nodes.empty());
+}
+
+TEST_F(ClusterAdminTest, DescribeProducersAndWriteTxnMarkers) {
+  auto log = logs_->GetLog(TopicPartition{"t", 0});
+  ASSERT_TRUE(log.ok());
+  // An open transaction of producer 7 (epoch 3) from offset 0.
+  BatchOptions o;
+  o.producer_id = 7;
+  o.producer_epoch = 3;
+  o.base_sequence = 0;
+  o.is_transactional = true;
+  RecordBatchBuilder b(o);
+  const std::string v = "v";
+  const Bytes value(reinterpret_cast<const uint8_t*>(v.data()), v.size());
+  ASSERT_TRUE(b.Append(kT0, std::nullopt, value).ok());
+  ASSERT_TRUE(b.Append(kT0, std::nullopt, value).ok());
+  ASSERT_TRUE((*log)->AppendAsLeader(*b.Build()).ok());
+  p::DescribeProducersRequestData req;
+  auto& t = req.topics.emplace_back();
+  t.name = "t";
+  t.partition_indexes = {0, 5};
+  req.topics.emplace_back().name = "nope";
+  req.topics.back().partition_indexes = {0};
+  auto resp = HandleDescribeProducers(ctx_, req, 0);
+  const auto& p0 = resp.topics[0].partitions[0];
+  ASSERT_EQ(p0.active_producers.size(), 1u);
+  EXPECT_EQ(p0.active_producers[0].producer_id, 7);
+  EXPECT_EQ(p0.active_producers[0].producer_epoch, 3);
+  EXPECT_EQ(p0.active_producers[0].last_sequence, 1);
+  EXPECT_EQ(p0.active_producers[0].current_txn_start_offset, 0);
+  EXPECT_EQ(resp.topics[0].partitions[1].error_code, ke::kUnknownTopicOrPartition);
+  EXPECT_EQ(resp.topics[0].partitions[1].error_message, std::nullopt);
+  EXPECT_EQ(resp.topics[1].partitions[0].error_message,
+            "This server does not host this topic-partition.");
+  ExpectEncodesEverywhere(resp, p::ApiKey::kDescribeProducers);
+
+  // kafka-transactions.sh abort: an ABORT marker for the hanging transaction.
+  TransactionCoordinator::MarkerWriter write = [&](const TopicPartition& tp, int64_t pid,
+                                                   int16_t epoch, int32_t coordinator_epoch,
+                                                   bool commit, int64_t ts) -> int16_t {
+    auto l = logs_->GetLog(tp);
+    if (!l.ok()) return ke::kUnknownTopicOrPartition;
+    return WriteTransactionMarker(**l, pid, epoch, coordinator_epoch, commit, ts);
+  };
+  p::WriteTxnMarkersRequestData markers;
+  auto& m = markers.markers.emplace_back();
+  m.producer_id = 7;
+  m.producer_epoch = 3;
+  m.transaction_result = false;
+  auto& mt = m.topics.emplace_back();
+  mt.name = "t";
+  mt.partition_indexes = {0};
+  const auto abort = m;  // copied before the vector grows
+  auto stale = abort;
+  stale.producer_epoch = 2;  // older than the producer's: refused
+  markers.markers.push_back(stale);
+  auto unknown = abort;
+  unknown.topics[0].name = "nope";
+  markers.markers.push_back(unknown);
+  auto written = HandleWriteTxnMarkers(ctx_, markers, 2, write);
+  ASSERT_EQ(written.markers.size(), 1u);  // one producer id
+  ASSERT_EQ(written.markers[0].topics.size(), 3u);
+  EXPECT_EQ(written.markers[0].topics[0].partitions[0].error_code, 0);
+  EXPECT_EQ(written.markers[0].topics[1].partitions[0].error_code, ke::kInvalidProducerEpoch);
+  EXPECT_EQ(written.markers[0].topics[2].partitions[0].error_code, ke::kUnknownTopicOrPartition);
+  EXPECT_EQ((*log)->active_producers().at(0).current_txn_first_offset, -1);  // no longer open
+  EXPECT_EQ((*log)->last_stable_offset(), (*log)->log_end_offset());
+}
+
+TEST_F(ClusterAdminTest, FeaturesAsKafkaListsThem) {
+  p::ApiVersionsResponseData v4, v3;
+  AddFeatures(ctx_, 4, &v4);
+  AddFeatures(ctx_, 3, &v3);
+  std::vector<std::string> supported;
+  for (const auto& f : v4.supported_features) supported.push_back(f.name);
+  EXPECT_THAT(supported,
+              ::testing::ElementsAre("group.version", "metadata.version", "transaction.version",
+                                     "eligible.leader.replicas.version"));
+  // v3 clients get only features whose minimum is above 0.
+  ASSERT_EQ(v3.supported_features.size(), 1u);
+  EXPECT_EQ(v3.supported_features[0].name, "metadata.version");
+  bool tv = false;
+  for (const auto& f : v4.finalized_features) {
+    if (f.name == "transaction.version") tv = f.max_version_level == 2;
+  }
+  EXPECT_TRUE(tv);
+}
+
+TEST_F(ClusterAdminTest, UpdateFeaturesChecksInKafkasOrder) {
+  auto update = [&](const std::string& name, int16_t level, int8_t type, int16_t version = 1) {
+    p::UpdateFeaturesRequestData req;
+    auto& u = req.feature_updates.emplace_back();
+    u.feature = name;
+    u.max_version_level = level;
+    u.upgrade_type = type;
+    return HandleUpdateFeatures(ctx_, req, version);
+  };
+  const std::string prefix =
+      "The update failed for all features since the following feature had an error: ";
+  auto r = update("transaction.version", 2, 1);  // the level it runs at
+  EXPECT_EQ(r.error_code, 0);
+  ASSERT_EQ(r.results.size(), 1u);
+  EXPECT_EQ(r.results[0].error_message, "NONE");
+  EXPECT_TRUE(update("transaction.version", 2, 1, 2).results.empty());  // v2: no results
+  EXPECT_EQ(update("nope", 1, 1).error_message,
+            prefix +
+                "Invalid update version 1 for feature nope. Local controller 1 does not "
+                "support this feature.");
+  EXPECT_EQ(update("share.version", 1, 1).error_message,
+            prefix +
+                "Invalid update version 1 for feature share.version. Local controller 1 "
+                "does not support this feature.");
+  EXPECT_EQ(update("transaction.version", 3, 1).error_message,
+            prefix +
+                "Invalid update version 3 for feature transaction.version. Local "
+                "controller 1 only supports versions 0-2");
+  EXPECT_EQ(update("transaction.version", 1, 1).error_message,
+            prefix +
+                "Invalid update version 1 for feature transaction.version. Can't downgrade "
+                "the version of this feature without setting the upgrade type to either "
+                "safe or unsafe downgrade.");
+  EXPECT_EQ(update("group.version", 1, 4).error_code, ke::kInvalidUpdateVersion);
+  EXPECT_THAT(*update("group.version", 1, 4).error_message,
+              ::testing::HasSubstr("The controller does not support the given upgrade type."));
+  EXPECT_THAT(*update("group.version", -1, 1).error_message,
+              ::testing::HasSubstr("A feature version cannot be less than 0."));
+  // A level seglog can run at but does not now: refused, saying how.
+  auto down = update("transaction.version", 1, 2);
+  EXPECT_EQ(down.error_code, ke::kInvalidUpdateVersion);
+  EXPECT_THAT(*down.error_message, ::testing::HasSubstr("set transaction.version=1"));
+  EXPECT_TRUE(down.results.empty());
+  ExpectEncodesEverywhere(r, p::ApiKey::kUpdateFeatures);
+}
+
+TEST_F(ClusterAdminTest, ListConfigResourcesAndMembership) {
+  p::ListConfigResourcesRequestData req;
+  auto all = HandleListConfigResources(ctx_, req, 1);
+  ASSERT_EQ(all.config_resources.size(), 3u);
+  EXPECT_EQ(all.config_resources[0].resource_type, 8);
+  EXPECT_EQ(all.config_resources[1].resource_type, 4);
+  EXPECT_EQ(all.config_resources[2].resource_name, "t");
+  req.resource_types = {2};
+  EXPECT_EQ(HandleListConfigResources(ctx_, req, 1).config_resources.size(), 1u);
+  req.resource_types = {3};
+  EXPECT_EQ(HandleListConfigResources(ctx_, req, 1).error_code, ke::kUnsupportedVersion);
+  EXPECT_TRUE(HandleListConfigResources(ctx_, {}, 0).config_resources.empty());  // v0: metrics
+
+  p::UnregisterBrokerRequestData unregister;
+  unregister.broker_id = 2;
+  EXPECT_EQ(HandleUnregisterBroker(ctx_, unregister, 0).error_message,
+            "Broker ID 2 is not currently registered");
+  p::UnregisterControllerRequestData controller;
+  controller.controller_id = 1;
+  EXPECT_EQ(HandleUnregisterController(ctx_, controller, 0).error_message,
+            "Controller cannot unregister itself while it is active.");
+  p::AddRaftVoterRequestData voter;
+  voter.cluster_id = std::nullopt;
+  voter.voter_id = 2;
+  EXPECT_EQ(HandleAddRaftVoter(ctx_, voter, 1).error_code, ke::kInvalidRequest);  // no dir id
+  voter.voter_directory_id = Uuid::Random();
+  EXPECT_EQ(HandleAddRaftVoter(ctx_, voter, 1).error_code, ke::kUnsupportedVersion);
+  voter.cluster_id = "other";
+  EXPECT_EQ(HandleAddRaftVoter(ctx_, voter, 1).error_code, 104);
+}
+
+}  // namespace
+}  // namespace seglog
