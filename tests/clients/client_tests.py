@@ -203,6 +203,83 @@ api_versions_match_kafka.setup = lambda ctx: ctx.broker.overrides.extend([
 
 
 @case
+def admin_tools_single_node(ctx):
+    """Kafka 4.4.0's admin tools for the APIs of a single node (issue 25): leader election,
+    reassignments, the metadata quorum, features, broker configs, log dirs, and the
+    transaction tools over a hanging transaction (found, described, aborted, and then read
+    past by a read_committed consumer)."""
+    b = ctx.broker
+    T = "org.apache.kafka.tools."
+    kafka_tool(T + "TopicCommand", "--bootstrap-server", b.bootstrap, "--create", "--topic", "adm",
+               "--partitions", "2")
+    kcat("-b", b.bootstrap, "-P", "-t", "adm", "-p", "0",
+         input="\n".join(f"r{i}" for i in range(10)) + "\n")
+
+    out = kafka_tool(T + "LeaderElectionCommand", "--bootstrap-server", b.bootstrap,
+                     "--election-type", "PREFERRED", "--topic", "adm", "--partition", "0").stdout
+    check("Valid replica already elected for partitions adm-0" in out, out)
+    out = kafka_tool(T + "LeaderElectionCommand", "--bootstrap-server", b.bootstrap,
+                     "--election-type", "UNCLEAN", "--all-topic-partitions").stdout
+    check("Valid replica already elected" in out or out.strip() == "", out)
+    p = kafka_tool(T + "LeaderElectionCommand", "--bootstrap-server", b.bootstrap,
+                   "--election-type", "PREFERRED", "--topic", "adm", "--partition", "9", ok=False)
+    check("adm-9" in p.stdout + p.stderr, p.stdout + p.stderr)
+
+    out = kafka_tool(T + "reassign.ReassignPartitionsCommand", "--bootstrap-server", b.bootstrap,
+                     "--list").stdout
+    check("No partition reassignments found." in out, out)
+
+    out = kafka_tool(T + "MetadataQuorumCommand", "--bootstrap-server", b.bootstrap, "describe",
+                     "--status").stdout
+    check(re.search(r"LeaderId:\s+1\b", out) and re.search(r"CurrentVoters:\s+\[\{\"id\": 1", out),
+          out)
+
+    F = T + "FeatureCommand"
+    out = kafka_tool(F, "--bootstrap-server", b.bootstrap, "describe").stdout
+    check(re.search(r"Feature: transaction.version\s+SupportedMinVersion: 0\s+"
+                    r"SupportedMaxVersion: 2\s+FinalizedVersionLevel: 2", out), out)
+    check(re.search(r"Feature: group.version\s.*FinalizedVersionLevel: 1", out), out)
+    check(re.search(r"Feature: metadata.version\s+SupportedMinVersion: 4.4-IV2\s", out), out)
+    out = kafka_tool(F, "--bootstrap-server", b.bootstrap, "upgrade", "--feature",
+                     "transaction.version=2").stdout
+    check("transaction.version was upgraded to 2" in out, out)
+    p = kafka_tool(F, "--bootstrap-server", b.bootstrap, "upgrade", "--feature",
+                   "transaction.version=3", ok=False)
+    check(p.returncode != 0 and "only supports versions 0-2" in p.stdout + p.stderr,
+          p.stdout + p.stderr)
+
+    out = kafka_tool(T + "LogDirsCommand", "--bootstrap-server", b.bootstrap, "--describe",
+                     "--topic-list", "adm").stdout
+    check('"partition":"adm-0"' in out and '"isFuture":false' in out, out)
+
+    # A transaction the coordinator never heard of, left open in adm-0 at offset 10.
+    p = run(java_helper("HangingTxn", b.bootstrap, "adm", "0", "4242", "3"))
+    check("produced 3 at 10" in p.stdout, p.stdout)
+    X = T + "TransactionsCommand"
+    out = kafka_tool(X, "--bootstrap-server", b.bootstrap, "describe-producers", "--topic", "adm",
+                     "--partition", "0").stdout
+    check(re.search(r"^4242\s+0\s+2\s+-1\s+\S+\s+\S+\s+10\s*$", out, re.M) or
+          re.search(r"\b4242\b.*\b10\b", out), out)
+    out = kafka_tool(X, "--bootstrap-server", b.bootstrap, "find-hanging", "--broker-id", "1",
+                     "--max-transaction-timeout", "0").stdout
+    check(re.search(r"^adm\s+0\s+4242\b", out, re.M), out)
+    kafka_tool(X, "--bootstrap-server", b.bootstrap, "abort", "--topic", "adm", "--partition", "0",
+               "--start-offset", "10")
+    out = kafka_tool(X, "--bootstrap-server", b.bootstrap, "find-hanging", "--broker-id", "1",
+                     "--max-transaction-timeout", "0").stdout
+    check("4242" not in out, out)
+    # read_committed readers get past the aborted records; kcat stops at the end.
+    p = kcat("-b", b.bootstrap, "-C", "-t", "adm", "-p", "0", "-o", "beginning", "-e",
+             "-X", "isolation.level=read_committed", "-f", "%s\n")
+    check(p.stdout.split() == [f"r{i}" for i in range(10)], p.stdout)
+    ctx.expect_records = None
+
+
+admin_tools_single_node.setup = lambda ctx: ctx.broker.overrides.append(
+    "transaction.partition.verification.enable=false")
+
+
+@case
 def get_offsets_and_delete_records(ctx):
     b = ctx.broker
     lines = [f"r{i}" for i in range(40)]
