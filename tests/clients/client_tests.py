@@ -280,6 +280,55 @@ admin_tools_single_node.setup = lambda ctx: ctx.broker.overrides.append(
 
 
 @case
+def admin_python_clients(ctx):
+    """confluent-kafka (librdkafka 2.16: its Metadata v13 for all topics carries bytes after
+    the request's fields, which seglog once refused) and kafka-python's admin clients for the
+    single-node APIs of issue 25; kcat -L (librdkafka 2.0) for the same metadata."""
+    from confluent_kafka import Consumer, ElectionType
+    from confluent_kafka import TopicPartition as CTopicPartition
+    from confluent_kafka.admin import AdminClient, NewTopic
+    from kafka import TopicPartition
+    from kafka.admin import KafkaAdminClient
+    b = ctx.broker
+    admin = AdminClient({"bootstrap.servers": b.bootstrap})
+    admin.create_topics([NewTopic("pa", 3, 1)])["pa"].result(timeout=30)
+    md = admin.list_topics(timeout=10)
+    check("pa" in md.topics and len(md.topics["pa"].partitions) == 3, f"list_topics: {md.topics}")
+    consumer = Consumer({"bootstrap.servers": b.bootstrap, "group.id": "md"})
+    try:
+        check("pa" in consumer.list_topics(timeout=10).topics, "Consumer.list_topics")
+    finally:
+        consumer.close()
+    out = kcat("-b", b.bootstrap, "-L").stdout
+    check(re.search(r'topic "pa" with 3 partitions', out), out)
+
+    got = admin.elect_leaders(ElectionType.PREFERRED,
+                              [CTopicPartition("pa", 0), CTopicPartition("pa", 9)]).result(timeout=30)
+    codes = {tp.partition: (err.code() if err is not None else None) for tp, err in got.items()}
+    check(codes.get(0) is not None and "ELECTION_NOT_NEEDED" in str(got), f"elect_leaders: {got}")
+    check("UNKNOWN_TOPIC_OR_PART" in str(got), f"elect_leaders of pa-9: {got}")
+
+    k = KafkaAdminClient(bootstrap_servers=b.bootstrap)
+    try:
+        quorum = k.describe_metadata_quorum()
+        part = quorum["topics"][0]["partitions"][0]
+        check(part["leader_id"] == 1 and [v["replica_id"] for v in part["current_voters"]] == [1],
+              f"describe_metadata_quorum: {quorum}")
+        features = k.describe_features()
+        check(features["transaction.version"]["finalized"] == (2, 2) and
+              features["metadata.version"]["supported"] == (33, 33), f"features: {features}")
+        check(k.list_partition_reassignments() == {}, "a reassignment in progress?")
+        resources = k.list_config_resources()
+        check(resources.get("broker") == ["1"] and "pa" in resources.get("topic", []),
+              f"list_config_resources: {resources}")
+        producers = k.describe_producers([TopicPartition("pa", 0)])
+        check(list(producers.values())[0].active_producers == [], f"producers: {producers}")
+    finally:
+        k.close()
+    ctx.expect_records = None
+
+
+@case
 def get_offsets_and_delete_records(ctx):
     b = ctx.broker
     lines = [f"r{i}" for i in range(40)]
