@@ -136,12 +136,6 @@ std::optional<TopicPartitions> Owned(const Req& req) {
   return owned;
 }
 
-// Kafka's Topic.isInternal: never matched by a regular expression.
-bool IsInternalTopic(const std::string& name) {
-  return name == "__consumer_offsets" || name == "__transaction_state" ||
-         name == "__share_group_state";
-}
-
 // `pattern` compiled, from a per-thread cache of at most 256: the heartbeats of a group match
 // the same few expressions again and again, and compiling one costs far more than a match.
 const RE2& CompiledRegex(const std::string& pattern) {
@@ -155,6 +149,9 @@ const RE2& CompiledRegex(const std::string& pattern) {
 }
 
 // The member's topics: its names, and the topics its regular expression matches as a whole.
+// Every topic is matched, internal ones too (__consumer_offsets, __transaction_state): Kafka
+// 4.4.0's TopicRegexResolver matches the metadata image's every topic name and filters only by
+// the authorizer, and the Java consumer keeps such a topic (checked in the 4.4.0 jars).
 std::set<std::string> MemberTopicNames(const ConsumerGroupMember& m,
                                        const std::vector<std::string>& topic_names) {
   std::set<std::string> names(m.subscribed_topic_names.begin(), m.subscribed_topic_names.end());
@@ -162,7 +159,7 @@ std::set<std::string> MemberTopicNames(const ConsumerGroupMember& m,
     const RE2& re = CompiledRegex(*m.subscribed_topic_regex);
     if (re.ok()) {
       for (const std::string& t : topic_names) {
-        if (!IsInternalTopic(t) && RE2::FullMatch(t, re)) names.insert(t);
+        if (RE2::FullMatch(t, re)) names.insert(t);
       }
     }
   }

@@ -13,7 +13,7 @@
 // member has partitions to revoke; when one fires, FenceConsumerGroupMember.
 //
 // A subscription is topic names, a regular expression (RE2 syntax, as Kafka's RE2/J; matched
-// against whole names of the topics that exist, internal topics left out, at every heartbeat,
+// against whole names of every topic that exists, internal ones too, at every heartbeat,
 // so a new matching topic moves the group epoch), or both.
 //
 // Not done (see docs/design/group_coordinator.md): rack-aware assignment, the assignment throttle

@@ -1093,6 +1093,27 @@ def group_consumer_protocol_java(ctx):
 
 
 @case
+def group_regex_internal_topic_java(ctx):
+    """A KIP-848 KafkaConsumer whose SubscriptionPattern matches __consumer_offsets exactly,
+    beside a plain topic: as Kafka 4.4.0 does, the broker resolves the expression against every
+    topic, internal ones included, and assigns both (issue 25); the member reads the plain
+    topic's records."""
+    b = ctx.broker
+    create_topic(b.bootstrap, "plain", 2)
+    kcat("-b", b.bootstrap, "-P", "-t", "plain", input="\n".join(f"v{i}" for i in range(20)) + "\n")
+    # __consumer_offsets exists once a group coordinator is found.
+    kcat("-b", b.bootstrap, "-C", "-G", "warm", "plain", "-e", "-q", "-c", "1", timeout=60)
+    p = run(java_helper("RegexMember", b.bootstrap, "rx", "plain|__consumer_offsets",
+                        "plain,__consumer_offsets", "20"), timeout=120, ok=False)
+    check(p.returncode == 0, f"RegexMember: {p.stdout[-3000:]}\n{p.stderr[-3000:]}")
+    assigned = next(l for l in p.stdout.splitlines() if l.startswith("assigned "))
+    check("__consumer_offsets-0" in assigned and "plain-0" in assigned and "plain-1" in assigned,
+          assigned)
+    check("read 20" in p.stdout, p.stdout)
+    ctx.expect_records = None
+
+
+@case
 def group_migration_java(ctx):
     """A rolling upgrade and downgrade of Kafka 4.x (group.consumer.migration.policy's default
     bidirectional): two classic KafkaConsumers (one eager with the range assignor, one
