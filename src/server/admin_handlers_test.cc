@@ -9,6 +9,7 @@
 #include "protocol/generated/api_messages.h"
 #include "protocol/kafka_error.h"
 #include "protocol/protocol_writer.h"
+#include "server/expect_encodes.h"
 #include "server/handlers.h"
 #include "tests/support/batches.h"
 #include "tests/support/files.h"
@@ -24,18 +25,6 @@ namespace ke = kafka_error;
 namespace p = protocol;
 
 constexpr int64_t kT0 = 1794024676000;
-
-// Encodes `resp` at every version the API serves.
-template <typename Resp>
-void ExpectEncodes(const Resp& resp, p::ApiKey key) {
-  const ServedVersions* served = FindServedApi(static_cast<int16_t>(key));
-  ASSERT_NE(served, nullptr);
-  for (int16_t v = served->min_version; v <= served->max_version; ++v) {
-    p::ProtocolWriter w;
-    Status s = resp.Encode(&w, v);
-    EXPECT_TRUE(s.ok()) << "v" << v << ": " << s.ToString();
-  }
-}
 
 class AdminHandlersTest : public ::testing::Test {
  protected:
@@ -110,7 +99,7 @@ TEST_F(AdminHandlersTest, CreatePartitionsGrowsTheTopic) {
     }
     EXPECT_EQ(resp.results[0].name, "orders");
     EXPECT_EQ(resp.results[1].name, "audit");
-    ExpectEncodes(resp, p::ApiKey::kCreatePartitions);
+    testing::ExpectEncodes(resp, p::ApiKey::kCreatePartitions);
   }
   EXPECT_EQ(logs_->FindTopic("orders")->partitions, 5);
   EXPECT_EQ(logs_->FindTopic("audit")->partitions, 4);
@@ -137,7 +126,7 @@ TEST_F(AdminHandlersTest, CreatePartitionsRefusesAsKafkaDoes) {
   EXPECT_EQ(resp.results[2].name, "dup");
   EXPECT_EQ(resp.results[2].error_code, ke::kInvalidRequest);
   EXPECT_EQ(resp.results[2].error_message, "Duplicate topic name.");
-  ExpectEncodes(resp, p::ApiKey::kCreatePartitions);
+  testing::ExpectEncodes(resp, p::ApiKey::kCreatePartitions);
 
   req.topics = {PartitionsTopic("orders", 3)};
   resp = HandleCreatePartitions(ctx_, req, 0);
@@ -210,7 +199,7 @@ TEST_F(AdminHandlersTest, DeleteRecordsRaisesTheLogStartOffset) {
     EXPECT_EQ(parts[1].low_watermark, 4);
     EXPECT_EQ(parts[2].error_code, ke::kNone);
     EXPECT_EQ(parts[2].low_watermark, 0);
-    ExpectEncodes(resp, p::ApiKey::kDeleteRecords);
+    testing::ExpectEncodes(resp, p::ApiKey::kDeleteRecords);
   }
   EXPECT_EQ(GetLog("orders", 0)->log_start_offset(), 6);
   // Below the log start offset: nothing changes, the answer is the current start.
@@ -244,7 +233,7 @@ TEST_F(AdminHandlersTest, DeleteRecordsRefusesOffsetsOutOfRangeAndUnknownPartiti
   EXPECT_EQ(resp.topics[1].partitions[0].error_code, ke::kUnknownTopicOrPartition);
   EXPECT_EQ(resp.topics[2].partitions[0].error_code, ke::kPolicyViolation);
   EXPECT_EQ(GetLog("orders", 0)->log_start_offset(), 0);
-  ExpectEncodes(resp, p::ApiKey::kDeleteRecords);
+  testing::ExpectEncodes(resp, p::ApiKey::kDeleteRecords);
 }
 
 // ---- OffsetForLeaderEpoch
@@ -294,7 +283,7 @@ TEST_F(AdminHandlersTest, OffsetForLeaderEpochFollowsTheLeaderEpochCache) {
     expect(6, 1, 0, 4);
     expect(7, 2, 0, 0);    // a leader's empty log starts epoch 0 at offset 0
     expect(8, 0, -1, -1);  // the undefined epoch
-    ExpectEncodes(resp, p::ApiKey::kOffsetForLeaderEpoch);
+    testing::ExpectEncodes(resp, p::ApiKey::kOffsetForLeaderEpoch);
   }
   // After DeleteRecords the cache starts at the new log start offset.
   ASSERT_TRUE(GetLog("orders", 0)->DeleteRecords(6).ok());
@@ -315,7 +304,7 @@ TEST_F(AdminHandlersTest, OffsetForLeaderEpochChecksTheCurrentLeaderEpoch) {
   EXPECT_EQ(r[0].leader_epoch, -1);
   EXPECT_EQ(r[0].end_offset, -1);
   EXPECT_EQ(r[1].error_code, ke::kUnknownTopicOrPartition);
-  ExpectEncodes(resp, p::ApiKey::kOffsetForLeaderEpoch);
+  testing::ExpectEncodes(resp, p::ApiKey::kOffsetForLeaderEpoch);
   resp = HandleOffsetForLeaderEpoch(ctx_, EpochRequest("nope", {{0, 0}}), 2);
   EXPECT_EQ(resp.topics[0].partitions[0].error_code, ke::kUnknownTopicOrPartition);
 }
@@ -359,7 +348,7 @@ TEST_F(AdminHandlersTest, DescribeLogDirsListsEveryPartitionAndItsSize) {
     EXPECT_GT(sizes["orders-0"], 0);
     EXPECT_EQ(sizes["orders-1"], 0);
     EXPECT_EQ(sizes["audit-0"], 0);
-    ExpectEncodes(resp, p::ApiKey::kDescribeLogDirs);
+    testing::ExpectEncodes(resp, p::ApiKey::kDescribeLogDirs);
   }
   // Only what was asked for.
   req.topics.emplace();
@@ -430,7 +419,7 @@ TEST_F(AdminHandlersTest, DescribeTopicPartitionsDescribesTopicsInNameOrder) {
     EXPECT_EQ(part.last_known_elr, std::vector<int32_t>{});
     EXPECT_TRUE(part.offline_replicas.empty());
   }
-  ExpectEncodes(resp, p::ApiKey::kDescribeTopicPartitions);
+  testing::ExpectEncodes(resp, p::ApiKey::kDescribeTopicPartitions);
 
   resp = HandleDescribeTopicPartitions(
       ctx_, DescribeTopicPartitionsRequest({"orders", "nope", "audit"}), 0);
@@ -441,7 +430,7 @@ TEST_F(AdminHandlersTest, DescribeTopicPartitionsDescribesTopicsInNameOrder) {
   EXPECT_TRUE(resp.topics[1].topic_id.IsZero());
   EXPECT_TRUE(resp.topics[1].partitions.empty());
   EXPECT_EQ(resp.topics[2].name, "orders");
-  ExpectEncodes(resp, p::ApiKey::kDescribeTopicPartitions);
+  testing::ExpectEncodes(resp, p::ApiKey::kDescribeTopicPartitions);
 }
 
 TEST_F(AdminHandlersTest, DescribeTopicPartitionsPagesWithACursor) {
@@ -454,7 +443,7 @@ TEST_F(AdminHandlersTest, DescribeTopicPartitionsPagesWithACursor) {
   ASSERT_TRUE(resp.next_cursor.has_value());
   EXPECT_EQ(resp.next_cursor->topic_name, "a");
   EXPECT_EQ(resp.next_cursor->partition_index, 2);
-  ExpectEncodes(resp, p::ApiKey::kDescribeTopicPartitions);
+  testing::ExpectEncodes(resp, p::ApiKey::kDescribeTopicPartitions);
 
   resp = HandleDescribeTopicPartitions(
       ctx_, DescribeTopicPartitionsRequest({}, 3, std::make_pair("a", 2)), 0);
@@ -481,7 +470,7 @@ TEST_F(AdminHandlersTest, DescribeTopicPartitionsPagesWithACursor) {
   resp = HandleDescribeTopicPartitions(
       ctx_, DescribeTopicPartitionsRequest({}, 10, std::make_pair("a", -1)), 0);
   for (const auto& t : resp.topics) EXPECT_EQ(t.error_code, ke::kInvalidRequest);
-  ExpectEncodes(resp, p::ApiKey::kDescribeTopicPartitions);
+  testing::ExpectEncodes(resp, p::ApiKey::kDescribeTopicPartitions);
 }
 
 // ---- DescribeConfigs
@@ -562,7 +551,7 @@ TEST_F(AdminHandlersTest, DescribeConfigsDescribesEveryTopicConfig) {
     EXPECT_EQ(throttled->value, "");
     EXPECT_EQ(throttled->config_source, 5);
     EXPECT_TRUE(throttled->synonyms.empty());
-    ExpectEncodes(resp, p::ApiKey::kDescribeConfigs);
+    testing::ExpectEncodes(resp, p::ApiKey::kDescribeConfigs);
   }
   // Filtered by key, without synonyms.
   auto resp = HandleDescribeConfigs(
@@ -599,7 +588,7 @@ TEST_F(AdminHandlersTest, DescribeConfigsRefusesUnknownResources) {
     for (const auto& r : resp.results) EXPECT_TRUE(r.configs.empty());
     EXPECT_EQ(resp.results[5].resource_type, 3);
     EXPECT_EQ(resp.results[5].resource_name, "1");
-    ExpectEncodes(resp, p::ApiKey::kDescribeConfigs);
+    testing::ExpectEncodes(resp, p::ApiKey::kDescribeConfigs);
   }
 }
 
@@ -631,7 +620,7 @@ TEST_F(AdminHandlersTest, DescribeConfigsDescribesTheBroker) {
     EXPECT_EQ(retention->value, std::nullopt);
     EXPECT_EQ(FindConfig(r, "log.dirs")->value, a_.path() + "," + b_.path());
     EXPECT_EQ(FindConfig(r, "node.id")->value, "1");
-    ExpectEncodes(resp, p::ApiKey::kDescribeConfigs);
+    testing::ExpectEncodes(resp, p::ApiKey::kDescribeConfigs);
   }
   // The cluster-wide defaults: none.
   auto resp = HandleDescribeConfigs(ctx_, DescribeConfigsRequest(4, ""), 4);
@@ -667,7 +656,7 @@ TEST_F(AdminHandlersTest, AlterConfigsReplacesEveryOverride) {
     EXPECT_EQ(resp.responses[0].error_message, std::nullopt);
     EXPECT_EQ(resp.responses[0].resource_type, 2);
     EXPECT_EQ(resp.responses[0].resource_name, "orders");
-    ExpectEncodes(resp, p::ApiKey::kAlterConfigs);
+    testing::ExpectEncodes(resp, p::ApiKey::kAlterConfigs);
   }
   const std::map<std::string, std::string> want = {{"segment.ms", "5000"},
                                                    {"cleanup.policy", "compact"}};
@@ -700,7 +689,7 @@ TEST_F(AdminHandlersTest, AlterConfigsRefusesBadConfigsAndLeavesThemUnchanged) {
   ASSERT_EQ(resp.responses.size(), 2u);
   EXPECT_EQ(resp.responses[0].error_message, "Each resource must appear at most once.");
   EXPECT_EQ(resp.responses[1].error_code, ke::kInvalidRequest);
-  ExpectEncodes(resp, p::ApiKey::kAlterConfigs);
+  testing::ExpectEncodes(resp, p::ApiKey::kAlterConfigs);
   EXPECT_EQ(logs_->FindTopic("orders")->configs, before);
   // Broker configs are static.
   resp = HandleAlterConfigs(ctx_, AlterRequest(4, "1", {{"num.io.threads", "4"}}), 2);
@@ -710,7 +699,7 @@ TEST_F(AdminHandlersTest, AlterConfigsRefusesBadConfigsAndLeavesThemUnchanged) {
             "update these configs dynamically: Set(num.io.threads)");
   resp = HandleAlterConfigs(ctx_, AlterRequest(4, "5", {{"num.io.threads", "4"}}), 2);
   EXPECT_EQ(resp.responses[0].error_code, ke::kInvalidRequest);
-  ExpectEncodes(resp, p::ApiKey::kAlterConfigs);
+  testing::ExpectEncodes(resp, p::ApiKey::kAlterConfigs);
 }
 
 // ---- IncrementalAlterConfigs
@@ -750,7 +739,7 @@ TEST_F(AdminHandlersTest, IncrementalAlterConfigsSetsDeletesAppendsAndSubtracts)
   EXPECT_EQ(resp.responses[0].error_message, std::nullopt);
   EXPECT_EQ(resp.responses[0].resource_type, 2);
   EXPECT_EQ(resp.responses[0].resource_name, "orders");
-  ExpectEncodes(resp, p::ApiKey::kIncrementalAlterConfigs);
+  testing::ExpectEncodes(resp, p::ApiKey::kIncrementalAlterConfigs);
   std::map<std::string, std::string> want = {{"segment.ms", "5000"},
                                              {"cleanup.policy", "delete,compact"}};
   EXPECT_EQ(logs_->FindTopic("orders")->configs, want);
@@ -795,14 +784,14 @@ TEST_F(AdminHandlersTest, IncrementalAlterConfigsRefusesBadOperations) {
       ctx_, IncrementalRequest(2, "nope", {{"segment.ms", 0, "5000"}}), 0);
   EXPECT_EQ(resp.responses[0].error_code, ke::kUnknownTopicOrPartition);
   EXPECT_EQ(resp.responses[0].error_message, "The topic 'nope' does not exist.");
-  ExpectEncodes(resp, p::ApiKey::kIncrementalAlterConfigs);
+  testing::ExpectEncodes(resp, p::ApiKey::kIncrementalAlterConfigs);
   EXPECT_EQ(logs_->FindTopic("orders")->configs, before);
   resp = HandleIncrementalAlterConfigs(
       ctx_, IncrementalRequest(4, "", {{"log.cleaner.threads", 0, "2"}}), 1);
   EXPECT_EQ(resp.responses[0].error_code, ke::kInvalidConfig);
   EXPECT_THAT(resp.responses[0].error_message.value_or(""),
               HasSubstr("Cannot update these configs dynamically: Set(log.cleaner.threads)"));
-  ExpectEncodes(resp, p::ApiKey::kIncrementalAlterConfigs);
+  testing::ExpectEncodes(resp, p::ApiKey::kIncrementalAlterConfigs);
 }
 
 TEST_F(AdminHandlersTest, TheNewApisAreServedAndAdvertised) {

@@ -9,6 +9,7 @@
 #include "protocol/kafka_error.h"
 #include "protocol/protocol_writer.h"
 #include "seglog/record_batch.h"
+#include "server/expect_encodes.h"
 #include "server/features.h"
 #include "server/handlers.h"
 #include "tests/support/batches.h"
@@ -21,17 +22,6 @@ namespace {
 namespace ke = kafka_error;
 namespace p = protocol;
 constexpr int64_t kT0 = 1794024676000;
-
-template <typename Resp>
-void ExpectEncodesEverywhere(const Resp& resp, p::ApiKey key) {
-  const ServedVersions* served = FindServedApi(static_cast<int16_t>(key));
-  ASSERT_NE(served, nullptr);
-  for (int16_t v = served->min_version; v <= served->max_version; ++v) {
-    p::ProtocolWriter w;
-    Status s = resp.Encode(&w, v);
-    EXPECT_TRUE(s.ok()) << "v" << v << ": " << s.ToString();
-  }
-}
 
 class ClusterAdminTest : public ::testing::Test {
  protected:
@@ -77,7 +67,7 @@ TEST_F(ClusterAdminTest, ElectLeadersIsNeverNeeded) {
   EXPECT_EQ(r[2].error_message, "No such partition as t-7");
   EXPECT_EQ(resp.replica_election_results[1].partition_result[0].error_message,
             "No such topic as nope");
-  ExpectEncodesEverywhere(resp, p::ApiKey::kElectLeaders);
+  testing::ExpectEncodes(resp, p::ApiKey::kElectLeaders);
 
   // All partitions (null): every topic listed, no partition needs an election.
   req.topic_partitions = std::nullopt;
@@ -130,7 +120,7 @@ TEST_F(ClusterAdminTest, ReassignmentsOnlyToThisNode) {
             "The manual partition assignment includes the broker 1 more than once.");
   EXPECT_EQ(r[5].error_message, "Unable to find partition t:9.");
   EXPECT_EQ(resp.responses[1].partitions[0].error_message, "Unable to find a topic named nope.");
-  ExpectEncodesEverywhere(resp, p::ApiKey::kAlterPartitionReassignments);
+  testing::ExpectEncodes(resp, p::ApiKey::kAlterPartitionReassignments);
 
   // Nothing ever in progress.
   p::ListPartitionReassignmentsRequestData list;
@@ -203,7 +193,7 @@ TEST_F(ClusterAdminTest, DescribeProducersAndWriteTxnMarkers) {
   EXPECT_EQ(resp.topics[0].partitions[1].error_message, std::nullopt);
   EXPECT_EQ(resp.topics[1].partitions[0].error_message,
             "This server does not host this topic-partition.");
-  ExpectEncodesEverywhere(resp, p::ApiKey::kDescribeProducers);
+  testing::ExpectEncodes(resp, p::ApiKey::kDescribeProducers);
 
   // kafka-transactions.sh abort: an ABORT marker for the hanging transaction.
   TransactionCoordinator::MarkerWriter write = [&](const TopicPartition& tp, int64_t pid,
@@ -300,7 +290,7 @@ TEST_F(ClusterAdminTest, UpdateFeaturesChecksInKafkasOrder) {
   EXPECT_EQ(down.error_code, ke::kInvalidUpdateVersion);
   EXPECT_THAT(*down.error_message, ::testing::HasSubstr("set transaction.version=1"));
   EXPECT_TRUE(down.results.empty());
-  ExpectEncodesEverywhere(r, p::ApiKey::kUpdateFeatures);
+  testing::ExpectEncodes(r, p::ApiKey::kUpdateFeatures);
 }
 
 TEST_F(ClusterAdminTest, ListConfigResourcesAndMembership) {
