@@ -19,3 +19,16 @@ if ! diff -r "$ROOT/src/protocol/generated" "$TMP/generated" >"$TMP/diff"; then
   exit 1
 fi
 echo "check_generated: src/protocol/generated matches Kafka 4.4.0's schemas (${#JARS[@]} jars)" >&2
+
+# Kafka 4.4.0's broker configs (src/server/generated), from what Kafka's own KafkaConfig prints.
+"$ROOT/interop/kafka/oracle.sh" run BrokerConfigs >"$TMP/broker_configs.json"
+python3 "$ROOT/src/server/codegen/broker_configs.py" --json "$TMP/broker_configs.json" \
+  --out "$TMP/server-generated"
+if ! diff -r "$ROOT/src/server/generated" "$TMP/server-generated" >"$TMP/server-diff"; then
+  head -50 "$TMP/server-diff" >&2
+  echo "check_generated: src/server/generated differs from what broker_configs.py makes of Kafka" \
+       "4.4.0's KafkaConfig; run: interop/kafka/oracle.sh run BrokerConfigs > configs.json &&" \
+       "python3 src/server/codegen/broker_configs.py --json configs.json --out src/server/generated" >&2
+  exit 1
+fi
+echo "check_generated: src/server/generated matches Kafka 4.4.0's broker configs" >&2

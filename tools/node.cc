@@ -60,7 +60,10 @@ Result<ServerConfig> LoadNodeConfig(const NodeOptions& o) {
   } else if (!o.server_config.empty()) {
     SEGLOG_ASSIGN_OR_RETURN(config, ServerConfig::Load(o.server_config));
   }
-  if (!o.log_dir.empty()) config.log_dirs = {o.log_dir};
+  if (!o.log_dir.empty()) {
+    config.log_dirs = {o.log_dir};
+    config.properties["log.dirs"] = o.log_dir;
+  }
   if (o.server_config.empty() && o.log_dir.empty()) {
     return Status::InvalidArgument("give --log-dir or --server-config with log.dirs");
   }

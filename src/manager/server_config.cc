@@ -149,6 +149,7 @@ void ParseListenerConfigs(const std::map<std::string, std::string>& props, Serve
 
 Result<ServerConfig> ServerConfig::FromProperties(const std::map<std::string, std::string>& props) {
   ServerConfig c;
+  c.properties = props;
   std::vector<std::string> errors;
   auto check = [&](const Status& s) {
     if (!s.ok()) errors.emplace_back(s.message());

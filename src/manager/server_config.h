@@ -148,6 +148,9 @@ struct ServerConfig {
   std::map<std::string, std::string> topic_defaults;
   // Kafka broker keys outside storage that were present and are not used.
   std::vector<std::string> ignored;
+  // Every key as given (server.properties, then the overrides): what DescribeConfigs reports
+  // as STATIC_BROKER_CONFIG.
+  std::map<std::string, std::string> properties;
 
   // Every problem in Kafka's words, all at once ("Invalid value 102400 for configuration
   // log.segment.bytes: Value must be at least 1048576"; "Unknown configuration 'x'").

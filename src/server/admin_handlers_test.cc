@@ -10,6 +10,7 @@
 #include "protocol/kafka_error.h"
 #include "protocol/protocol_writer.h"
 #include "server/expect_encodes.h"
+#include "server/generated/broker_config_defs.h"
 #include "server/handlers.h"
 #include "tests/support/batches.h"
 #include "tests/support/files.h"
@@ -566,7 +567,7 @@ TEST_F(AdminHandlersTest, DescribeConfigsDescribesEveryTopicConfig) {
 TEST_F(AdminHandlersTest, DescribeConfigsRefusesUnknownResources) {
   p::DescribeConfigsRequestData req;
   for (auto [type, name] : std::vector<std::pair<int8_t, std::string>>{
-           {2, "nope"}, {2, "bad name"}, {4, "2"}, {4, "x"}, {8, "1"}, {3, "1"}}) {
+           {2, "nope"}, {2, "bad name"}, {4, "2"}, {4, "x"}, {8, "2"}, {3, "1"}}) {
     auto& r = req.resources.emplace_back();
     r.resource_type = type;
     r.resource_name = name;
@@ -583,7 +584,7 @@ TEST_F(AdminHandlersTest, DescribeConfigsRefusesUnknownResources) {
               "Unexpected broker id, expected 1 or empty string, but received 2");
     EXPECT_EQ(resp.results[3].error_message, "Broker id must be an integer, but it is: x");
     EXPECT_EQ(resp.results[4].error_code, ke::kInvalidRequest);
-    EXPECT_EQ(resp.results[4].error_message, "Unsupported resource type: BROKER_LOGGER");
+    EXPECT_EQ(resp.results[4].error_message, "Unexpected broker id, expected 1 but received 2");
     EXPECT_EQ(resp.results[5].error_message, "Unsupported resource type: UNKNOWN");
     for (const auto& r : resp.results) EXPECT_TRUE(r.configs.empty());
     EXPECT_EQ(resp.results[5].resource_type, 3);
@@ -605,8 +606,36 @@ TEST_F(AdminHandlersTest, DescribeConfigsDescribesTheBroker) {
     EXPECT_EQ(partitions->value, "3");
     EXPECT_EQ(partitions->config_source, 4);
     EXPECT_TRUE(partitions->read_only);
-    ASSERT_EQ(partitions->synonyms.size(), 1u);
+    // Kafka's synonyms: the value set in server.properties, then Kafka's default.
+    ASSERT_EQ(partitions->synonyms.size(), 2u);
     EXPECT_EQ(partitions->synonyms[0].name, "num.partitions");
+    EXPECT_EQ(partitions->synonyms[0].value, "3");
+    EXPECT_EQ(partitions->synonyms[0].source, 4);
+    EXPECT_EQ(partitions->synonyms[1].value, "1");
+    EXPECT_EQ(partitions->synonyms[1].source, 5);
+    // Every broker config Kafka 4.4.0 has, including those seglog does not use.
+    EXPECT_EQ(r.configs.size(), BrokerConfigDefs().size());
+    EXPECT_GT(r.configs.size(), 300u);
+    ASSERT_NE(FindConfig(r, "controller.quorum.voters"), nullptr);
+    // log.roll.ms has no default: no value, and log.roll.hours' default is not its synonym
+    // (Kafka drops leading synonyms of another name).
+    const auto* roll = FindConfig(r, "log.roll.ms");
+    ASSERT_NE(roll, nullptr);
+    EXPECT_EQ(roll->value, std::nullopt);
+    EXPECT_EQ(roll->config_source, 5);
+    EXPECT_TRUE(roll->synonyms.empty());
+    const auto* hours = FindConfig(r, "log.roll.hours");
+    ASSERT_NE(hours, nullptr);
+    EXPECT_EQ(hours->value, "168");
+    // A password is sensitive: never shown.
+    const auto* password = FindConfig(r, "ssl.key.password");
+    ASSERT_NE(password, nullptr);
+    EXPECT_TRUE(password->is_sensitive);
+    EXPECT_EQ(password->value, std::nullopt);
+    EXPECT_EQ(FindConfig(r, "process.roles")->value, "broker,controller");
+    if (v >= 3) {
+      EXPECT_EQ(partitions->config_type, 3);  // INT
+    }
     const auto* segment = FindConfig(r, "log.segment.bytes");
     ASSERT_NE(segment, nullptr);
     EXPECT_EQ(segment->value, "2097152");
@@ -622,6 +651,23 @@ TEST_F(AdminHandlersTest, DescribeConfigsDescribesTheBroker) {
     EXPECT_EQ(FindConfig(r, "node.id")->value, "1");
     testing::ExpectEncodes(resp, p::ApiKey::kDescribeConfigs);
   }
+  // Documentation on request (v3+), and only the keys asked for.
+  auto req = DescribeConfigsRequest(4, "1", std::vector<std::string>{"num.io.threads", "nope"});
+  req.include_documentation = true;
+  auto documented = HandleDescribeConfigs(ctx_, req, 4);
+  ASSERT_EQ(documented.results[0].configs.size(), 1u);
+  EXPECT_THAT(documented.results[0].configs[0].documentation.value_or(""),
+              HasSubstr("threads that the server uses for processing requests"));
+  // The node's loggers (BROKER_LOGGER): root, at INFO.
+  auto loggers = HandleDescribeConfigs(ctx_, DescribeConfigsRequest(8, "1"), 4);
+  ASSERT_EQ(loggers.results[0].configs.size(), 1u);
+  EXPECT_EQ(loggers.results[0].configs[0].name, "root");
+  EXPECT_EQ(loggers.results[0].configs[0].value, "INFO");
+  EXPECT_EQ(loggers.results[0].configs[0].config_source, 6);
+  EXPECT_EQ(HandleDescribeConfigs(ctx_, DescribeConfigsRequest(8, ""), 4).results[0].error_message,
+            "Broker id must not be empty");
+  EXPECT_EQ(HandleDescribeConfigs(ctx_, DescribeConfigsRequest(8, "2"), 4).results[0].error_message,
+            "Unexpected broker id, expected 1 but received 2");
   // The cluster-wide defaults: none.
   auto resp = HandleDescribeConfigs(ctx_, DescribeConfigsRequest(4, ""), 4);
   EXPECT_EQ(resp.results[0].error_code, ke::kNone);

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "protocol/kafka_error.h"
+#include "server/generated/broker_config_defs.h"
 #include "server/handlers.h"
 
 namespace seglog {
@@ -18,6 +19,7 @@ namespace {
 // ConfigResource.Type ids.
 constexpr int8_t kTopicResource = 2;
 constexpr int8_t kBrokerResource = 4;
+constexpr int8_t kBrokerLoggerResource = 8;
 
 // DescribeConfigsResponse.ConfigSource ids.
 constexpr int8_t kTopicConfigSource = 1;  // DYNAMIC_TOPIC_CONFIG
@@ -138,7 +140,7 @@ const char* ResourceTypeName(int8_t type) {
       return "TOPIC";
     case kBrokerResource:
       return "BROKER";
-    case 8:
+    case kBrokerLoggerResource:
       return "BROKER_LOGGER";
     case 16:
       return "CLIENT_METRICS";
@@ -187,12 +189,6 @@ ApiError CheckBroker(const BrokerContext& ctx, const std::string& name) {
                              ctx.node_id, name));
   }
   return {};
-}
-
-std::string FormatDouble(double v) {
-  std::string s = fmt::format("{}", v);
-  if (s.find_first_of(".eE") == std::string::npos) s += ".0";  // Java's Double.toString
-  return s;
 }
 
 std::string Join(const std::vector<std::string>& parts) {
@@ -282,114 +278,99 @@ void DescribeTopic(const BrokerContext& ctx, const TopicMetadata& md,
   }
 }
 
-// The broker configs seglog has: ServerConfig's fields and the log.* topic defaults, each with
-// its value and whether server.properties changed it from Kafka's default.
-struct BrokerConfigValue {
-  std::string name;
-  ConfigType type;
-  std::optional<std::string> value;
-  bool set;
-};
-
-std::vector<BrokerConfigValue> BrokerConfigs(const BrokerContext& ctx) {
+// What a BROKER config's value comes from: the keys as given (server.properties and
+// --override), plus what seglog runs with where Kafka's server.properties must say it (node.id,
+// log.dirs, process.roles), all STATIC_BROKER_CONFIG as in a Kafka node's file.
+std::map<std::string, std::string> StaticBrokerConfigs(const BrokerContext& ctx) {
   const ServerConfig& c = ctx.logs->config();
-  const ServerConfig d;
-  std::map<std::string, BrokerConfigValue> out;
-  auto add = [&](const std::string& name, ConfigType type, const std::string& value,
-                 const std::string& default_value) {
-    out[name] = BrokerConfigValue{name, type, value, value != default_value};
-  };
-  auto i = [](int64_t v) { return std::to_string(v); };
-  add("node.id", kInt, i(ctx.node_id), "-1");
-  add("log.dirs", kString, Join(c.log_dirs), Join(d.log_dirs));
-  add("num.partitions", kInt, i(c.num_partitions), i(d.num_partitions));
-  add("auto.create.topics.enable", kBoolean, c.auto_create_topics_enable ? "true" : "false",
-      "true");
-  add("default.replication.factor", kInt, i(c.default_replication_factor),
-      i(d.default_replication_factor));
-  add("num.recovery.threads.per.data.dir", kInt, i(c.num_recovery_threads_per_data_dir),
-      i(d.num_recovery_threads_per_data_dir));
-  add("log.retention.check.interval.ms", kLong, i(c.log_retention_check_interval_ms),
-      i(d.log_retention_check_interval_ms));
-  add("log.flush.scheduler.interval.ms", kLong, i(c.log_flush_scheduler_interval_ms),
-      i(d.log_flush_scheduler_interval_ms));
-  add("log.flush.offset.checkpoint.interval.ms", kInt, i(c.log_flush_offset_checkpoint_interval_ms),
-      i(d.log_flush_offset_checkpoint_interval_ms));
-  add("log.flush.start.offset.checkpoint.interval.ms", kInt,
-      i(c.log_flush_start_offset_checkpoint_interval_ms),
-      i(d.log_flush_start_offset_checkpoint_interval_ms));
-  add("log.initial.task.delay.ms", kLong, i(c.log_initial_task_delay_ms),
-      i(d.log_initial_task_delay_ms));
-  add("background.threads", kInt, i(c.background_threads), i(d.background_threads));
-  add("log.cleaner.enable", kBoolean, c.log_cleaner_enable ? "true" : "false", "true");
-  add("log.cleaner.threads", kInt, i(c.log_cleaner_threads), i(d.log_cleaner_threads));
-  add("log.cleaner.dedupe.buffer.size", kLong, i(c.log_cleaner_dedupe_buffer_size),
-      i(d.log_cleaner_dedupe_buffer_size));
-  add("log.cleaner.io.buffer.size", kInt, i(c.log_cleaner_io_buffer_size),
-      i(d.log_cleaner_io_buffer_size));
-  add("log.cleaner.io.buffer.load.factor", kDouble,
-      FormatDouble(c.log_cleaner_io_buffer_load_factor),
-      FormatDouble(d.log_cleaner_io_buffer_load_factor));
-  add("log.cleaner.io.max.bytes.per.second", kDouble,
-      FormatDouble(c.log_cleaner_io_max_bytes_per_second),
-      FormatDouble(d.log_cleaner_io_max_bytes_per_second));
-  add("log.cleaner.backoff.ms", kLong, i(c.log_cleaner_backoff_ms), i(d.log_cleaner_backoff_ms));
-  add("producer.id.expiration.ms", kInt, i(c.producer_id_expiration_ms),
-      i(d.producer_id_expiration_ms));
-  add("producer.id.expiration.check.interval.ms", kInt,
-      i(c.producer_id_expiration_check_interval_ms), i(d.producer_id_expiration_check_interval_ms));
-  add("num.network.threads", kInt, i(c.num_network_threads), i(d.num_network_threads));
-  add("num.io.threads", kInt, i(c.num_io_threads), i(d.num_io_threads));
-  add("queued.max.requests", kInt, i(c.queued_max_requests), i(d.queued_max_requests));
-  add("socket.request.max.bytes", kInt, i(c.socket_request_max_bytes),
-      i(d.socket_request_max_bytes));
-  add("socket.send.buffer.bytes", kInt, i(c.socket_send_buffer_bytes),
-      i(d.socket_send_buffer_bytes));
-  add("socket.receive.buffer.bytes", kInt, i(c.socket_receive_buffer_bytes),
-      i(d.socket_receive_buffer_bytes));
-  add("socket.listen.backlog.size", kInt, i(c.socket_listen_backlog_size),
-      i(d.socket_listen_backlog_size));
-  add("max.connections", kInt, i(c.max_connections), i(d.max_connections));
-  add("connections.max.idle.ms", kLong, i(c.connections_max_idle_ms), i(d.connections_max_idle_ms));
-  // The topic defaults, under their broker names.
-  for (const TopicConfigDef& def : TopicConfigDefs()) {
-    if (def.synonyms.empty()) continue;
-    auto set = c.topic_defaults.find(def.name);
-    for (size_t k = 0; k < def.synonyms.size(); ++k) {
-      const BrokerSynonym& s = def.synonyms[k];
-      if (out.count(s.name)) continue;
-      BrokerConfigValue v{s.name, def.type, std::nullopt, false};
-      if (s.default_value != nullptr) v.value = s.default_value;
-      if (k == 0 && set != c.topic_defaults.end()) {
-        v.value = set->second;
-        v.set = true;
-      }
-      out[s.name] = v;
-    }
+  std::map<std::string, std::string> statics = c.properties;
+  statics.try_emplace("node.id", std::to_string(ctx.node_id));
+  if (!statics.count("log.dirs") && !statics.count("log.dir")) {
+    statics["log.dirs"] = Join(c.log_dirs);
   }
-  std::vector<BrokerConfigValue> list;
-  for (auto& [name, v] : out) list.push_back(std::move(v));
-  return list;
+  statics.try_emplace("process.roles", "broker,controller");
+  return statics;
 }
 
+// Every config Kafka 4.4.0's broker has (src/server/generated/broker_config_defs.h), as
+// Kafka's ConfigHelper describes them: the synonyms (the config's names, most specific first)
+// set statically, then those with a default, leading synonyms of another name dropped; the
+// value and source are the first synonym's. seglog changes no broker config while it runs, so
+// every one is read-only. A PASSWORD is sensitive: no value is shown.
 void DescribeBroker(const BrokerContext& ctx, const protocol::DescribeConfigsRequestData& req,
                     const protocol::DescribeConfigsRequestData::DescribeConfigsResource& resource,
                     int16_t version, Resp::DescribeConfigsResult* out) {
   // The cluster-wide dynamic defaults (empty name): seglog has none.
   if (resource.resource_name.empty()) return;
-  for (const BrokerConfigValue& v : BrokerConfigs(ctx)) {
-    if (!Wanted(resource.configuration_keys, v.name)) continue;
-    const int8_t source = v.set ? kStaticBrokerConfig : kDefaultConfig;
-    // Every broker config is read-only here: seglog has no dynamic broker configs.
-    auto e = Entry(v.name, v.value, source, v.type, /*read_only=*/true, version);
-    if (req.include_synonyms) {
-      auto& s = e.synonyms.emplace_back();
-      s.name = v.name;
-      s.value = v.value;
-      s.source = source;
+  const std::map<std::string, std::string> statics = StaticBrokerConfigs(ctx);
+  constexpr int8_t kPassword = 9;
+  for (const BrokerConfigDef& def : BrokerConfigDefs()) {
+    if (!Wanted(resource.configuration_keys, def.name)) continue;
+    const std::vector<std::string> names = SplitList(def.synonyms);
+    std::vector<protocol::DescribeConfigsResponseData::DescribeConfigsSynonym> synonyms;
+    for (const std::string& n : names) {
+      if (auto it = statics.find(n); it != statics.end()) {
+        auto& syn = synonyms.emplace_back();
+        syn.name = n;
+        syn.value = it->second;
+        syn.source = kStaticBrokerConfig;
+      }
     }
+    for (const std::string& n : names) {
+      const BrokerConfigDef* d = FindBrokerConfigDef(n);
+      if (d != nullptr && d->default_value != nullptr) {
+        auto& syn = synonyms.emplace_back();
+        syn.name = n;
+        syn.value = d->default_value;
+        syn.source = kDefaultConfig;
+      }
+    }
+    auto first = std::find_if(synonyms.begin(), synonyms.end(),
+                              [&](const auto& syn) { return syn.name == def.name; });
+    synonyms.erase(synonyms.begin(), first);
+    const bool sensitive = def.type == kPassword;
+    if (sensitive) {
+      for (auto& syn : synonyms) syn.value = std::nullopt;
+    }
+    std::optional<std::string> value;
+    int8_t source = kDefaultConfig;
+    if (!synonyms.empty()) {
+      value = synonyms.front().value;
+      source = synonyms.front().source;
+    }
+    auto e = Entry(def.name, value, source, static_cast<ConfigType>(def.type),
+                   /*read_only=*/true, version);
+    e.is_sensitive = sensitive;
+    if (version >= 3 && req.include_documentation) e.documentation = def.documentation;
+    if (req.include_synonyms) e.synonyms = std::move(synonyms);
     out->configs.push_back(std::move(e));
   }
+}
+
+// A BROKER_LOGGER resource names this node (Kafka's ConfigHelper words).
+ApiError CheckBrokerLogger(const BrokerContext& ctx, const std::string& name) {
+  if (name.empty()) return Error(kafka_error::kInvalidRequest, "Broker id must not be empty");
+  if (name != std::to_string(ctx.node_id)) {
+    return Error(
+        kafka_error::kInvalidRequest,
+        fmt::format("Unexpected broker id, expected {} but received {}", ctx.node_id, name));
+  }
+  return {};
+}
+
+// The node's loggers: seglog has one, "root", which logs at INFO and cannot be changed while it
+// runs (so read-only, where Kafka's log4j loggers are not). As Kafka: source
+// DYNAMIC_BROKER_LOGGER_CONFIG, no synonyms, type UNKNOWN, empty documentation.
+void DescribeBrokerLoggers(
+    const protocol::DescribeConfigsRequestData& req,
+    const protocol::DescribeConfigsRequestData::DescribeConfigsResource& resource, int16_t version,
+    Resp::DescribeConfigsResult* out) {
+  constexpr int8_t kDynamicBrokerLoggerConfig = 6;
+  if (!Wanted(resource.configuration_keys, "root")) return;
+  auto e = Entry("root", "INFO", kDynamicBrokerLoggerConfig, static_cast<ConfigType>(0),
+                 /*read_only=*/true, version);
+  if (version >= 3 && req.include_documentation) e.documentation = "";
+  out->configs.push_back(std::move(e));
 }
 
 // Every resource may appear once (Kafka's ConfigAdminManager.preprocess).
@@ -495,6 +476,9 @@ protocol::DescribeConfigsResponseData HandleDescribeConfigs(
     } else if (resource.resource_type == kBrokerResource) {
       e = CheckBroker(ctx, resource.resource_name);
       if (e.ok()) DescribeBroker(ctx, req, resource, version, &r);
+    } else if (resource.resource_type == kBrokerLoggerResource) {
+      e = CheckBrokerLogger(ctx, resource.resource_name);
+      if (e.ok()) DescribeBrokerLoggers(req, resource, version, &r);
     } else {
       e = Error(
           kafka_error::kInvalidRequest,

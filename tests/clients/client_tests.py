@@ -248,6 +248,22 @@ def admin_tools_single_node(ctx):
     check(p.returncode != 0 and "only supports versions 0-2" in p.stdout + p.stderr,
           p.stdout + p.stderr)
 
+    C = T + "ConfigCommand"
+    out = kafka_tool(C, "--bootstrap-server", b.bootstrap, "--describe", "--entity-type",
+                     "brokers", "--entity-name", "1", "--all").stdout
+    # Every broker config Kafka has, each with Kafka's synonyms: the listeners seglog serve was
+    # started with are STATIC_BROKER_CONFIG; num.io.threads is Kafka's default.
+    check(re.search(r"^\s+listeners=PLAINTEXT://127\.0\.0\.1:\d+ sensitive=false "
+                    r"synonyms=\{STATIC_BROKER_CONFIG:listeners=PLAINTEXT", out, re.M), out[:3000])
+    check(re.search(r"^\s+num\.io\.threads=8 sensitive=false synonyms=\{DEFAULT_CONFIG:"
+                    r"num\.io\.threads=8\}", out, re.M), out[:3000])
+    check(re.search(r"^\s+ssl\.key\.password=null sensitive=true", out, re.M), out[:3000])
+    check(len(re.findall(r"^\s+\S+=.* sensitive=(true|false)", out, re.M)) > 300,
+          f"fewer than 300 broker configs:\n{out[:2000]}")
+    out = kafka_tool(C, "--bootstrap-server", b.bootstrap, "--describe", "--entity-type",
+                     "broker-loggers", "--entity-name", "1").stdout
+    check(re.search(r"^\s+root=INFO sensitive=false", out, re.M), out)
+
     out = kafka_tool(T + "LogDirsCommand", "--bootstrap-server", b.bootstrap, "--describe",
                      "--topic-list", "adm").stdout
     check('"partition":"adm-0"' in out and '"isFuture":false' in out, out)
