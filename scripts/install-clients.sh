@@ -3,7 +3,7 @@
 # inside) and kafka-python with its codec libraries, pinned, in a virtualenv in the cache
 # (${SEGLOG_CACHE:-~/.cache/seglog}/venv), reused while the pins are unchanged. kcat comes from
 # Debian (scripts/install-deps.sh) and Kafka's Java tools from the Maven cache (oracle.sh).
-# Also Versity S3 Gateway, the S3 server the tiered storage tests start (src/remote/testing/
+# Also the franz-go client (tests/clients/go/franzgo) into the cache's bin/franzgo, and Versity S3 Gateway, the S3 server the tiered storage tests start (src/remote/testing/
 # versitygw.h), built once with Go into the cache's go/bin (~70 s) when it is missing, and
 # moto's server mode (PyPI), the second S3-compatible server those tests start
 # (src/remote/testing/moto_server.h: <venv>/bin/moto_server): moto[s3] with the two Flask
@@ -27,6 +27,17 @@ if [[ ! -x "$VERSITYGW_BIN/versitygw" ]] && ! command -v versitygw >/dev/null; t
   mkdir -p "$VERSITYGW_BIN"
   GOBIN="$VERSITYGW_BIN" go install "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION"
 fi
+# franz-go, the third client library (tests/clients/go/franzgo, versions pinned in its go.mod
+# and go.sum): built into the cache, again only when its sources changed.
+FRANZGO_SRC="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/../tests/clients/go/franzgo" && pwd -P)"
+FRANZGO_HASH="$(cat "$FRANZGO_SRC"/go.mod "$FRANZGO_SRC"/go.sum "$FRANZGO_SRC"/*.go | sha256sum | cut -c1-16)"
+FRANZGO_BIN="$CACHE/bin/franzgo-$FRANZGO_HASH"
+if [[ ! -x "$FRANZGO_BIN" ]]; then
+  echo "install-clients: franz-go client into $FRANZGO_BIN" >&2
+  mkdir -p "$CACHE/bin"
+  (cd "$FRANZGO_SRC" && go build -mod=readonly -o "$FRANZGO_BIN.tmp" . && mv "$FRANZGO_BIN.tmp" "$FRANZGO_BIN")
+fi
+ln -sfn "$FRANZGO_BIN" "$CACHE/bin/franzgo"
 VENV="$CACHE/venv"
 PINS="confluent-kafka==2.16.1 kafka-python==3.0.12 python-snappy==0.7.3 cramjam==2.14.0 lz4==4.4.5 zstandard==0.25.0 moto[s3]==5.2.5 flask==3.1.3 flask-cors==6.0.5"
 STAMP="$VENV/.pins"

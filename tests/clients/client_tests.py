@@ -13,6 +13,7 @@ Kafka's DumpLogSegments --deep-iteration.
 import argparse
 import os
 import random
+import shutil
 import re
 import socket
 import struct
@@ -22,8 +23,9 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import (ORACLE, Broker, Failure, Workspace, check, free_port,  # noqa
-                     java_helper, java_streams_helper, judge_directories, kafka_tool, run)
+from harness import (ORACLE, Broker, CaptureProxy, Failure, Workspace, check,  # noqa
+                     free_port, java_helper, java_streams_helper, judge_directories,
+                     kafka_tool, run, write_frames)
 from s3 import S3Store  # noqa
 
 CODECS = ["none", "gzip", "snappy", "lz4", "zstd"]
@@ -342,6 +344,123 @@ def admin_python_clients(ctx):
     finally:
         k.close()
     ctx.expect_records = None
+
+
+FRANZGO = os.path.join(os.environ.get("SEGLOG_CACHE", os.path.expanduser("~/.cache/seglog")),
+                       "bin", "franzgo")
+CLIENT_REQUESTS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "tests", "data", "protocol", "client_requests")
+
+
+@case
+def franz_go_client(ctx):
+    """franz-go (kgo and kadm; the pure-Go client, tests/clients/go/franzgo): creates a topic,
+    produces 2000 records with its defaults (idempotent), consumes them in a group, commits, and
+    describes the group and its offsets."""
+    p = run([FRANZGO, ctx.broker.bootstrap, "fg", "2000"], timeout=120)
+    check("produced 2000 consumed 2000" in p.stdout, p.stdout + p.stderr)
+    ctx.expect_records = 2000
+
+
+def _capture_java(bootstrap):
+    T = "org.apache.kafka.tools."
+    kafka_tool(T + "TopicCommand", "--bootstrap-server", bootstrap, "--create", "--topic", "cj",
+               "--partitions", "2")
+    kafka_tool(T + "TopicCommand", "--bootstrap-server", bootstrap, "--describe", "--topic", "cj")
+    kafka_tool(T + "ConsoleProducer", "--bootstrap-server", bootstrap, "--topic", "cj",
+               "--producer-property", "compression.type=zstd",
+               input="".join(f"j{i}\n" for i in range(50)))
+    kafka_tool(T + "consumer.ConsoleConsumer", "--bootstrap-server", bootstrap, "--topic", "cj",
+               "--group", "cj-group", "--from-beginning", "--max-messages", "50",
+               "--timeout-ms", "30000")
+    kafka_tool(T + "ConfigCommand", "--bootstrap-server", bootstrap, "--describe",
+               "--entity-type", "topics", "--entity-name", "cj")
+    kafka_tool(T + "consumer.group.ConsumerGroupCommand", "--bootstrap-server", bootstrap,
+               "--describe", "--group", "cj-group")
+    kafka_tool(T + "GetOffsetShell", "--bootstrap-server", bootstrap, "--topic", "cj")
+
+
+def _capture_librdkafka(bootstrap):
+    from confluent_kafka import Consumer, Producer
+    from confluent_kafka.admin import AdminClient, NewTopic
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin.create_topics([NewTopic("cl", 2, 1)])["cl"].result(timeout=30)
+    admin.list_topics(timeout=10)
+    p = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True,
+                  "compression.type": "lz4"})
+    for i in range(50):
+        p.produce("cl", key=f"k{i}", value=f"l{i}")
+    check(p.flush(30) == 0, "librdkafka producer did not flush")
+    t = Producer({"bootstrap.servers": bootstrap, "transactional.id": "cl-txn"})
+    t.init_transactions(30)
+    t.begin_transaction()
+    t.produce("cl", value="in-txn")
+    t.commit_transaction(30)
+    c = Consumer({"bootstrap.servers": bootstrap, "group.id": "cl-group",
+                  "auto.offset.reset": "earliest", "enable.auto.commit": False})
+    c.subscribe(["cl"])
+    got, deadline = 0, time.time() + 60
+    while got < 51 and time.time() < deadline:
+        m = c.poll(1)
+        if m is not None and not m.error():
+            got += 1
+    check(got == 51, f"librdkafka consumer read {got} of 51")
+    c.commit(asynchronous=False)
+    c.close()
+    admin.list_consumer_groups().result(timeout=30)
+    admin.describe_consumer_groups(["cl-group"])["cl-group"].result(timeout=30)
+
+
+@case
+def client_request_frames(ctx):
+    """Every request librdkafka 2.16 (confluent-kafka), Kafka 4.4.0's Java clients and tools,
+    franz-go and kcat (librdkafka 2.0) send while they create topics, produce (idempotent,
+    transactional, compressed), consume in groups and describe things is captured through a
+    proxy, and each one decodes and encodes again to the same bytes with seglog's messages
+    (protocol_test's ClientRequestsTest over this capture): a new client release whose requests
+    seglog cannot read fails here. SEGLOG_UPDATE_CAPTURES=1 also writes the capture into
+    tests/data/protocol/client_requests, which protocol_test reads in every run."""
+    proxy = ctx.proxy
+    import confluent_kafka
+    librdkafka = confluent_kafka.libversion()[0]
+    out = os.path.join(ctx.ws.dir, "captures")
+    os.makedirs(out)
+    bootstrap = f"127.0.0.1:{proxy.port}"
+    runs = [(f"librdkafka-{librdkafka}", lambda: _capture_librdkafka(bootstrap)),
+            ("java-4.4.0", lambda: _capture_java(bootstrap)),
+            ("franz-go-1.22.3", lambda: run([FRANZGO, bootstrap, "cg", "100"], timeout=120)),
+            ("librdkafka-2.0.2-kcat", lambda: (
+                kcat("-b", bootstrap, "-P", "-t", "ck", input="a\nb\n"),
+                kcat("-b", bootstrap, "-C", "-t", "ck", "-o", "beginning", "-e"),
+                kcat("-b", bootstrap, "-L")))]
+    counts = {}
+    for name, fn in runs:
+        proxy.take()
+        fn()
+        time.sleep(0.5)  # the last requests through the proxy
+        counts[name] = write_frames(os.path.join(out, f"{name}.txt"), proxy.take())
+        check(counts[name] > 0, f"nothing captured from {name}")
+    proxy.stop()
+    print(f"captured API versions per client: {counts}")
+    build = os.path.dirname(os.path.dirname(ctx.broker.seglog))
+    test = os.path.join(build, "src", "protocol", "protocol_test")
+    p = run([test, "--gtest_filter=ClientRequestsTest.*"], timeout=120, ok=False,
+            env=dict(os.environ, SEGLOG_CLIENT_REQUESTS_DIR=out))
+    print(p.stdout[-2000:])
+    check(p.returncode == 0, f"captured requests do not round-trip:\n{p.stdout[-6000:]}")
+    check("Error getting request" not in ctx.broker.log(), "seglog refused a captured request")
+    if os.environ.get("SEGLOG_UPDATE_CAPTURES") == "1":
+        for name in counts:
+            shutil.copy(os.path.join(out, f"{name}.txt"), CLIENT_REQUESTS_DIR)
+    ctx.expect_records = None
+
+
+def _client_request_frames_setup(ctx):
+    ctx.proxy = CaptureProxy(ctx.broker.port)
+    ctx.broker.overrides.append(f"advertised.listeners=PLAINTEXT://127.0.0.1:{ctx.proxy.port}")
+
+
+client_request_frames.setup = _client_request_frames_setup
 
 
 @case

@@ -244,3 +244,103 @@ class Workspace:
 
     def cleanup(self):
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class CaptureProxy:
+    """A TCP proxy on 127.0.0.1 in front of a broker that keeps every request frame a client
+    sends through it (the 4-byte size prefix removed), for the captured-request round-trip tests.
+    Start the broker with advertised.listeners naming the proxy's port, so clients come back
+    through it after bootstrap. Each connection is served by two threads that end when either
+    side closes; stop() closes the listener and every connection."""
+
+    def __init__(self, target_port):
+        import threading
+        self.target_port = target_port
+        self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(64)
+        self.port = self.listener.getsockname()[1]
+        self.frames = []
+        self.lock = threading.Lock()
+        self.sockets = []
+        self.stopped = False
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def _accept(self):
+        import threading
+        while not self.stopped:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            try:
+                server = socket.create_connection(("127.0.0.1", self.target_port), timeout=10)
+                server.settimeout(None)
+            except OSError:
+                client.close()
+                continue
+            with self.lock:
+                self.sockets += [client, server]
+            threading.Thread(target=self._pump, args=(client, server, True), daemon=True).start()
+            threading.Thread(target=self._pump, args=(server, client, False), daemon=True).start()
+
+    def _pump(self, src, dst, requests):
+        buf = b""
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data:
+                    break
+                dst.sendall(data)
+                if requests:
+                    buf += data
+                    while len(buf) >= 4:
+                        size = int.from_bytes(buf[:4], "big")
+                        if len(buf) < 4 + size:
+                            break
+                        with self.lock:
+                            self.frames.append(buf[4:4 + size])
+                        buf = buf[4 + size:]
+        except OSError:
+            pass
+        finally:
+            for s in (src, dst):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def take(self):
+        with self.lock:
+            frames, self.frames = self.frames, []
+        return frames
+
+    def stop(self):
+        self.stopped = True
+        self.listener.close()
+        with self.lock:
+            for s in self.sockets:
+                try:
+                    s.close()
+                except OSError:
+                    pass
+
+
+def write_frames(path, frames, per_version=4):
+    """Writes request frames as "<api key> <version> <hex of header and body>" lines, at most
+    `per_version` of each API version, in API key and version order."""
+    kept = {}
+    for f in frames:
+        if len(f) < 4:
+            continue
+        key = (int.from_bytes(f[0:2], "big", signed=True), int.from_bytes(f[2:4], "big", signed=True))
+        kept.setdefault(key, [])
+        if len(kept[key]) < per_version:
+            kept[key].append(f)
+    with open(path, "w") as out:
+        for (api, version), fs in sorted(kept.items()):
+            for f in fs:
+                out.write(f"{api} {version} {f.hex()}\n")
+    return sum(len(v) for v in kept.values())
