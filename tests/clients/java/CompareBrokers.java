@@ -14,13 +14,9 @@
 //    seglog's advertised versions and the outcome (docs/compatibility.md includes it).
 //
 // Prints one line per difference and ends with "N passed, M failed".
-import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.Socket;
 import java.net.SocketTimeoutException;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,18 +31,14 @@ import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.DescribeAclsRequestData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
-import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
-import org.apache.kafka.common.requests.RequestHeader;
-import org.apache.kafka.common.requests.RequestUtils;
 
 public class CompareBrokers {
     static final int TIMEOUT_MS = 15000;
-    static int correlation = 1;
 
     // What one broker did with one request.
     record Outcome(String kind, Map<Errors, Integer> errors, String detail) {
@@ -56,39 +48,11 @@ public class CompareBrokers {
     }
 
     static Outcome call(String hostPort, ApiKeys key, short version, ApiMessage body) {
-        String[] hp = hostPort.split(":");
-        RequestHeaderData h = new RequestHeaderData()
-                .setRequestApiKey(key.id)
-                .setRequestApiVersion(version)
-                .setCorrelationId(correlation++)
-                .setClientId("compare-brokers");
-        short headerVersion = key.requestHeaderVersion(version);
-        ByteBuffer frame;
         try {
-            frame = RequestUtils.serialize(h, headerVersion, body, version);
-        } catch (RuntimeException e) {
-            return new Outcome("unencodable", Map.of(), e.getMessage());
-        }
-        try (Socket s = new Socket(hp[0], Integer.parseInt(hp[1]))) {
-            s.setSoTimeout(TIMEOUT_MS);
-            OutputStream out = s.getOutputStream();
-            byte[] bytes = new byte[frame.remaining()];
-            frame.get(bytes);
-            out.write(ByteBuffer.allocate(4).putInt(bytes.length).array());
-            out.write(bytes);
-            out.flush();
-            DataInputStream in = new DataInputStream(s.getInputStream());
-            int size;
-            try {
-                size = in.readInt();
-            } catch (EOFException e) {
-                return new Outcome("closed", Map.of(), "");
-            }
-            byte[] resp = new byte[size];
-            in.readFully(resp);
-            RequestHeader header = new RequestHeader(h, headerVersion);
-            AbstractResponse r = AbstractResponse.parseResponse(ByteBuffer.wrap(resp), header);
+            AbstractResponse r = RawRequest.send(hostPort, key, version, body, "compare-brokers", TIMEOUT_MS);
             return new Outcome("answer", new TreeMap<>(r.errorCounts()), "");
+        } catch (EOFException e) {
+            return new Outcome("closed", Map.of(), "");
         } catch (SocketTimeoutException e) {
             return new Outcome("silent", Map.of(), TIMEOUT_MS + " ms");
         } catch (IOException | RuntimeException e) {
@@ -99,23 +63,9 @@ public class CompareBrokers {
     static ApiVersionsResponseData apiVersions(String hostPort) {
         ApiVersionsRequestData req = new ApiVersionsRequestData()
                 .setClientSoftwareName("compare-brokers").setClientSoftwareVersion("1.0");
-        String[] hp = hostPort.split(":");
-        RequestHeaderData h = new RequestHeaderData().setRequestApiKey(ApiKeys.API_VERSIONS.id)
-                .setRequestApiVersion((short) 4).setCorrelationId(correlation++)
-                .setClientId("compare-brokers");
-        ByteBuffer frame = RequestUtils.serialize(h, ApiKeys.API_VERSIONS.requestHeaderVersion((short) 4), req, (short) 4);
-        try (Socket s = new Socket(hp[0], Integer.parseInt(hp[1]))) {
-            s.setSoTimeout(TIMEOUT_MS);
-            byte[] bytes = new byte[frame.remaining()];
-            frame.get(bytes);
-            s.getOutputStream().write(ByteBuffer.allocate(4).putInt(bytes.length).array());
-            s.getOutputStream().write(bytes);
-            DataInputStream in = new DataInputStream(s.getInputStream());
-            byte[] resp = new byte[in.readInt()];
-            in.readFully(resp);
-            ApiVersionsResponse r = (ApiVersionsResponse) AbstractResponse.parseResponse(
-                    ByteBuffer.wrap(resp), new RequestHeader(h, (short) 1));
-            return r.data();
+        try {
+            return ((ApiVersionsResponse) RawRequest.send(hostPort, ApiKeys.API_VERSIONS, (short) 4, req,
+                    "compare-brokers", TIMEOUT_MS)).data();
         } catch (IOException e) {
             throw new RuntimeException("ApiVersions to " + hostPort + ": " + e, e);
         }

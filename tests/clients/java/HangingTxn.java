@@ -8,26 +8,17 @@
 //   HangingTxn <host:port> <topic> <partition> <producer id> <records>
 //
 // Prints "produced <n> at <base offset>" or fails with the partition's error.
-import java.io.DataInputStream;
-import java.net.Socket;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ProduceRequestData;
-import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
-import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ProduceResponse;
-import org.apache.kafka.common.requests.RequestHeader;
-import org.apache.kafka.common.requests.RequestUtils;
 
 public class HangingTxn {
     public static void main(String[] args) throws Exception {
-        String[] hp = args[0].split(":");
         String topic = args[1];
         int partition = Integer.parseInt(args[2]);
         long producerId = Long.parseLong(args[3]);
@@ -45,26 +36,13 @@ public class HangingTxn {
         t.partitionData().add(new ProduceRequestData.PartitionProduceData().setIndex(partition).setRecords(batch));
         req.topicData().add(t);
         short version = 9;  // names topics by name; flexible
-        RequestHeaderData h = new RequestHeaderData().setRequestApiKey(ApiKeys.PRODUCE.id)
-                .setRequestApiVersion(version).setCorrelationId(1).setClientId("hanging-txn");
-        ByteBuffer frame = RequestUtils.serialize(h, ApiKeys.PRODUCE.requestHeaderVersion(version), req, version);
-        try (Socket s = new Socket(hp[0], Integer.parseInt(hp[1]))) {
-            s.setSoTimeout(30000);
-            byte[] bytes = new byte[frame.remaining()];
-            frame.get(bytes);
-            s.getOutputStream().write(ByteBuffer.allocate(4).putInt(bytes.length).array());
-            s.getOutputStream().write(bytes);
-            DataInputStream in = new DataInputStream(s.getInputStream());
-            byte[] resp = new byte[in.readInt()];
-            in.readFully(resp);
-            ProduceResponse r = (ProduceResponse) AbstractResponse.parseResponse(ByteBuffer.wrap(resp),
-                    new RequestHeader(h, ApiKeys.PRODUCE.requestHeaderVersion(version)));
-            var p = r.data().responses().iterator().next().partitionResponses().get(0);
-            if (p.errorCode() != 0) {
-                System.out.println("error " + p.errorCode() + ": " + p.errorMessage());
-                System.exit(1);
-            }
-            System.out.println("produced " + n + " at " + p.baseOffset());
+        ProduceResponse r = (ProduceResponse) RawRequest.send(args[0], ApiKeys.PRODUCE, version, req,
+                "hanging-txn", 30000);
+        var p = r.data().responses().iterator().next().partitionResponses().get(0);
+        if (p.errorCode() != 0) {
+            System.out.println("error " + p.errorCode() + ": " + p.errorMessage());
+            System.exit(1);
         }
+        System.out.println("produced " + n + " at " + p.baseOffset());
     }
 }
