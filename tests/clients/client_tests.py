@@ -341,8 +341,29 @@ def admin_python_clients(ctx):
               f"list_config_resources: {resources}")
         producers = k.describe_producers([TopicPartition("pa", 0)])
         check(list(producers.values())[0].active_producers == [], f"producers: {producers}")
+        check(k.update_features({"transaction.version": 2}) == {"transaction.version": "OK"},
+              "update_features to the level the node runs at")
+        try:
+            k.update_features({"transaction.version": 3})
+            raise Failure("transaction.version 3 was accepted")
+        except Failure:
+            raise
+        except Exception as e:  # kafka-python's InvalidUpdateVersionError
+            check("only supports versions 0-2" in str(e), f"update_features: {e}")
+        moved = k.alter_partition_reassignments({TopicPartition("pa", 0): [1],
+                                                 TopicPartition("pa", 1): [2]})
+        check(moved[TopicPartition("pa", 0)] is None, f"reassignment to this node: {moved}")
+        check("InvalidReplicationAssignment" in str(moved[TopicPartition("pa", 1)]),
+              f"reassignment to a broker that does not exist: {moved}")
+        check(k.find_hanging_transactions(broker_ids=[1], max_transaction_timeout_ms=0) == [],
+              "a hanging transaction on a fresh node?")
     finally:
         k.close()
+    from confluent_kafka.admin import ConfigResource, ResourceType
+    described = admin.describe_configs([ConfigResource(ResourceType.BROKER, "1")])
+    entries = list(described.values())[0].result(timeout=30)
+    check(len(entries) > 300 and entries["num.io.threads"].value == "8" and
+          entries["ssl.key.password"].is_sensitive, f"describe_configs BROKER: {len(entries)}")
     ctx.expect_records = None
 
 
