@@ -74,6 +74,7 @@ Result<std::unique_ptr<LogManager>> LogManager::OpenDirs(
     }
     m->dirs_.push_back(std::move(d));
   }
+  if (!read_only) SEGLOG_RETURN_IF_ERROR(m->SettleFutureLogs());
   const TopicMap known_topics = m->topics_;
   for (auto& d : m->dirs_) {
     const ServerConfig& c = m->config_;
@@ -111,6 +112,52 @@ bool IsGone(const Status& s) {
   return s.IsNotFound() || s.code() == Status::Code::kFailedPrecondition;
 }
 }  // namespace
+
+Status LogManager::SettleFutureLogs() {
+  // Every directory's -future directories, in log.dirs order and then by name, so a partition
+  // with two (which no single move leaves) keeps the first.
+  for (const auto& d : dirs_) {
+    SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> names, env_->ListDirectory(d->dir()));
+    std::sort(names.begin(), names.end());
+    for (const std::string& name : names) {
+      if (!name.ends_with("-future")) continue;
+      Result<TopicPartition> tp = ParsePartitionDirName(name);
+      if (!tp.ok()) continue;
+      const std::string future = d->dir() + "/" + name;
+      std::string current;
+      for (const auto& other : dirs_) {
+        const std::string path = other->dir() + "/" + PartitionDirName(*tp);
+        if (env_->FileExists(path)) current = path;
+      }
+      if (!current.empty()) {
+        // The move did not finish: the partition stays where it is, the copy goes.
+        std::string hex;
+        for (uint8_t b : Uuid::Random().bytes) hex += fmt::format("{:02x}", b);
+        const std::string deleted =
+            fmt::format("{}/{}.{}-delete", d->dir(), PartitionDirName(*tp), hex);
+        SEGLOG_RETURN_IF_ERROR(env_->RenameFile(future, deleted));
+        SEGLOG_RETURN_IF_ERROR(env_->SyncDirectory(d->dir()));
+        Info(
+            fmt::format("The move of partition {} to {} did not finish; its log stays in {} and "
+                        "the copy {} is renamed to {} for deletion",
+                        PartitionDirName(*tp), d->dir(), current, future, deleted));
+        continue;
+      }
+      // No current log: a move whose last step was cut short (the old log already renamed
+      // -delete after the copy was complete and flushed), or a log directory no longer
+      // configured. The copy becomes the partition's log, as Kafka promotes an abandoned
+      // future log.
+      const std::string promoted = d->dir() + "/" + PartitionDirName(*tp);
+      SEGLOG_RETURN_IF_ERROR(env_->RenameFile(future, promoted));
+      SEGLOG_RETURN_IF_ERROR(env_->SyncDirectory(d->dir()));
+      Info(
+          fmt::format("WARN Partition {} has no log but the future log {}: it becomes the "
+                      "partition's log ({})",
+                      PartitionDirName(*tp), future, promoted));
+    }
+  }
+  return Status::OK();
+}
 
 std::vector<LogManager::LogRef> LogManager::AllLogs() const {
   std::vector<LogRef> out;

@@ -166,6 +166,11 @@ class LogManager {
   static Result<std::unique_ptr<LogManager>> OpenDirs(
       const ServerConfig& config, Scheduler* scheduler,
       std::function<void(const std::string&)> logger, bool read_only, Env* env);
+  // At open, before the logs load: each <topic>-<p>.<uuid>-future directory (a move between
+  // log directories, Kafka's AlterReplicaLogDirs, that a stop cut short) is settled. Beside its
+  // partition's log (in any directory) it is renamed -delete, so the move is undone; without one
+  // it is renamed <topic>-<p> and loads as the partition's log.
+  Status SettleFutureLogs() REQUIRES(mu_);
   // FailedPrecondition naming `what` in a read-only manager.
   Status CheckWritable(const char* what) const;
   void Info(const std::string& line) const;

@@ -190,6 +190,65 @@ TEST_F(LogManagerTest, DeletedTopicsAreRenamedThenRemovedAfterTheDelay) {
   ASSERT_TRUE(m->CreateTopic("gone", 1).ok());
 }
 
+// A move between log directories (Kafka's AlterReplicaLogDirs) that a stop cut short leaves a
+// <topic>-<p>.<uuid>-future directory. Beside the partition's log it is an unfinished copy:
+// removed, the log stays. Alone (the old log already gone) it is the partition's log.
+TEST_F(LogManagerTest, FutureLogsLeftByACutMoveAreSettledAtOpen) {
+  {
+    auto m = Open();
+    ASSERT_TRUE(m->CreateTopic("stay", 1).ok());
+    ASSERT_TRUE(m->CreateTopic("move", 1).ok());
+    for (const char* topic : {"stay", "move"}) {
+      auto log = m->GetLog({topic, 0});
+      ASSERT_TRUE(log.ok());
+      ASSERT_TRUE((*log)->AppendAsLeader(testing::ProducerBatch(0, 7, 10, kT0)).ok());
+    }
+    ASSERT_TRUE(m->Shutdown().ok());
+  }
+  auto where = [&](const std::string& name) {
+    for (const TempDir* d : {&a_, &b_}) {
+      if (std::filesystem::exists(d->path() + "/" + name)) return d->path();
+    }
+    return std::string();
+  };
+  const std::string stay_dir = where("stay-0"), move_dir = where("move-0");
+  ASSERT_FALSE(stay_dir.empty());
+  ASSERT_FALSE(move_dir.empty());
+  auto other = [&](const std::string& dir) { return dir == a_.path() ? b_.path() : a_.path(); };
+  const std::string hex = "0123456789abcdef0123456789abcdef";
+  // "stay": an unfinished copy in the other directory, beside the log.
+  std::filesystem::copy(stay_dir + "/stay-0", other(stay_dir) + "/stay-0." + hex + "-future");
+  // "move": the old log gone, only the complete copy left.
+  std::filesystem::rename(move_dir + "/move-0", other(move_dir) + "/move-0." + hex + "-future");
+
+  auto m = Open();
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(where("stay-0"), stay_dir);
+  EXPECT_EQ(where("move-0"), other(move_dir));
+  for (const char* topic : {"stay", "move"}) {
+    auto log = m->GetLog({topic, 0});
+    ASSERT_TRUE(log.ok()) << topic;
+    EXPECT_EQ((*log)->log_end_offset(), 7) << topic;
+    int records = 0;
+    ASSERT_TRUE(testing::ForEachBatch(log->get(), [&](const RecordBatchView& b, Bytes) {
+                  records += static_cast<int>(b.records_count());
+                }).ok());
+    EXPECT_EQ(records, 7) << topic;
+  }
+  EXPECT_TRUE(where("move-0." + hex + "-future").empty());
+  EXPECT_TRUE(where("stay-0." + hex + "-future").empty());
+  // The abandoned copy waits as a -delete directory, removed by the deletion task.
+  ASSERT_TRUE(m->DeleteLogs(/*now=*/true).ok());
+  for (const TempDir* d : {&a_, &b_}) {
+    for (const auto& e : std::filesystem::directory_iterator(d->path())) {
+      EXPECT_FALSE(e.path().filename().string().ends_with("-delete")) << e.path();
+    }
+  }
+  bool logged = false;
+  for (const auto& l : lines_) logged |= l.find("did not finish") != std::string::npos;
+  EXPECT_TRUE(logged);
+}
+
 // The read-only view: what the node would serve (checkpointed log start offsets, topic
 // configs), with nothing written (the marker stays) and every writing operation refused.
 // (That it takes no lock is tested across processes in tools/manage_test.cc.)
