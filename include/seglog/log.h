@@ -346,6 +346,10 @@ class Log {
   // The partition is being deleted (its directory is about to be renamed): from now on every
   // call fails with NotFound (UnknownTopicOrPartitionException).
   void MarkDeleted();
+  // While `blocked`, every append is refused with NotLeaderOrFollowerException (clients retry
+  // it): the last step of a move to another log directory. Returns once no append is in
+  // progress; reads go on.
+  void BlockAppends(bool blocked);
 
  private:
   // The log cleaner's hooks, reached through LogCleanerAccess (src/log/log_cleaner_access.h):
@@ -378,6 +382,8 @@ class Log {
   // or IOError (offline).
   Status CheckOpen() const;
   // After a write: flush when flush.messages are unflushed; a new leader epoch is recorded.
+  // NotLeaderOrFollowerException while BlockAppends holds.
+  Status CheckAppendsAllowedLocked() const;
   Status AfterAppendLocked(int32_t leader_epoch, int64_t first_offset);
   Status AssignEpochLocked(int32_t epoch, int64_t start_offset);
   // Marks the log offline after a failed sync, or a failed rename that left the segment files

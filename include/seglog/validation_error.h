@@ -29,6 +29,7 @@ inline constexpr int16_t kUnknownServerError = -1;
 inline constexpr int16_t kNone = 0;
 inline constexpr int16_t kOffsetOutOfRange = 1;
 inline constexpr int16_t kCorruptMessage = 2;
+inline constexpr int16_t kNotLeaderOrFollower = 6;
 inline constexpr int16_t kMessageTooLarge = 10;
 inline constexpr int16_t kRecordListTooLarge = 18;
 inline constexpr int16_t kInvalidTimestamp = 32;

@@ -184,6 +184,21 @@ Status Log::offline_reason() const {
 
 void Log::MarkDeleted() { state_->deleted.store(true, std::memory_order_release); }
 
+void Log::BlockAppends(bool blocked) {
+  MutexLock lock(&state_->append_mu);
+  state_->appends_blocked = blocked;
+}
+
+Status Log::CheckAppendsAllowedLocked() const {
+  state_->append_mu.AssertHeld();
+  if (state_->appends_blocked) {
+    return Status::FailedPrecondition(fmt::format(
+        "NotLeaderOrFollowerException: the partition of {} is moving to another log directory",
+        dir_));
+  }
+  return Status::OK();
+}
+
 Status Log::CheckOpen() const {
   if (state_->deleted.load(std::memory_order_acquire)) {
     return Status::NotFound(
@@ -349,6 +364,7 @@ Result<LogAppendInfo> Log::AppendAsLeaderUnflushed(std::span<const uint8_t> batc
   State& st = *state_;
   MutexLock lock(&st.append_mu);
   SEGLOG_RETURN_IF_ERROR(CheckOpen());
+  SEGLOG_RETURN_IF_ERROR(CheckAppendsAllowedLocked());
   const int64_t now = Now();
 
   // 1-2. Kafka's checks, then offsets from the log end offset; `out` is what is written,
@@ -437,6 +453,7 @@ Result<LogAppendInfo> Log::AppendWithAssignedOffsetsUnflushed(std::span<const ui
   State& st = *state_;
   MutexLock lock(&st.append_mu);
   SEGLOG_RETURN_IF_ERROR(CheckOpen());
+  SEGLOG_RETURN_IF_ERROR(CheckAppendsAllowedLocked());
   LogAppendInfo info;
   int64_t expected_min = st.log_end_offset.load(std::memory_order_relaxed);
   ProducerStateManager::PendingUpdate producer_update;

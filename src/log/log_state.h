@@ -46,6 +46,8 @@ struct Log::State {
   bool closed GUARDED_BY(append_mu) = false;
   // What readers check: set by Close (and MarkDeleted, before it).
   std::atomic<bool> closed_for_reads{false};
+  // BlockAppends: appends refused (NotLeaderOrFollowerException) while the partition moves.
+  bool appends_blocked GUARDED_BY(append_mu) = false;
   std::atomic<bool> deleted{false};
   // A flush that an append or roll asked for, run once the append lock is released.
   int64_t pending_flush GUARDED_BY(append_mu) = -1;

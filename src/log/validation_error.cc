@@ -14,7 +14,7 @@ struct ExceptionCode {
 };
 
 // Kafka's Errors table, for the exceptions seglog's log reports.
-constexpr std::array<ExceptionCode, 18> kCodes{{
+constexpr std::array<ExceptionCode, 19> kCodes{{
     {"OffsetOutOfRangeException", kafka_error::kOffsetOutOfRange},
     {"CorruptRecordException", kafka_error::kCorruptMessage},
     {"RecordTooLargeException", kafka_error::kMessageTooLarge},
@@ -28,6 +28,7 @@ constexpr std::array<ExceptionCode, 18> kCodes{{
     {"InvalidTxnStateException", kafka_error::kInvalidTxnState},
     {"TransactionCoordinatorFencedException", kafka_error::kTransactionCoordinatorFenced},
     {"KafkaStorageException", kafka_error::kKafkaStorageError},
+    {"NotLeaderOrFollowerException", kafka_error::kNotLeaderOrFollower},
     {"UnknownProducerIdException", kafka_error::kUnknownProducerId},
     {"UnsupportedCompressionTypeException", kafka_error::kUnsupportedCompressionType},
     {"InvalidRecordException", kafka_error::kInvalidRecord},

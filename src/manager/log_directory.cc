@@ -348,6 +348,96 @@ Result<std::string> LogDirectory::RemoveLog(const TopicPartition& tp) {
   return deleted;
 }
 
+namespace {
+// <topic>-<partition>.<uuid, 32 hex digits>-<suffix>: Kafka's names of deleted and future logs.
+std::string RenamedDirName(const TopicPartition& tp, const char* suffix) {
+  std::string hex;
+  for (uint8_t b : Uuid::Random().bytes) hex += fmt::format("{:02x}", b);
+  return fmt::format("{}.{}-{}", PartitionDirName(tp), hex, suffix);
+}
+}  // namespace
+
+Result<std::shared_ptr<Log>> LogDirectory::OpenFutureLog(const TopicPartition& tp,
+                                                         const LogConfig& config,
+                                                         const std::string& topic_id,
+                                                         int64_t log_start_offset) {
+  SEGLOG_RETURN_IF_ERROR(CheckWritable("move a partition"));
+  MutexLock open_lock(&open_mu_);
+  if (offline()) {
+    return Status::IOError(fmt::format("KafkaStorageException: log directory {} is offline: {}",
+                                       dir_, offline_reason().ToString()));
+  }
+  {
+    MutexLock l(&mu_);
+    if (futures_.count(tp)) {
+      return Status::AlreadyExists(
+          fmt::format("{}: {} already has a future log", dir_, PartitionDirName(tp)));
+    }
+  }
+  const std::string path = dir_ + "/" + RenamedDirName(tp, "future");
+  LogOptions o = OptionsFor(tp, topic_id);
+  o.had_clean_shutdown = true;  // a new, empty directory: nothing to recover
+  o.recovery_point = log_start_offset;
+  o.log_start_offset = log_start_offset;
+  SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<Log> opened, Log::Open(path, config, o));
+  std::shared_ptr<Log> log = std::move(opened);
+  SEGLOG_RETURN_IF_ERROR(env()->SyncDirectory(dir_));
+  MutexLock l(&mu_);
+  futures_[tp] = FutureLog{path, log};
+  return log;
+}
+
+std::shared_ptr<Log> LogDirectory::FindFutureLog(const TopicPartition& tp) const {
+  MutexLock l(&mu_);
+  auto it = futures_.find(tp);
+  return it == futures_.end() ? nullptr : it->second.log;
+}
+
+Result<std::string> LogDirectory::RemoveFutureLog(const TopicPartition& tp) {
+  FutureLog f;
+  {
+    MutexLock l(&mu_);
+    auto it = futures_.find(tp);
+    if (it == futures_.end()) {
+      return Status::NotFound(fmt::format("{}: no future log of {}", dir_, PartitionDirName(tp)));
+    }
+    f = std::move(it->second);
+    futures_.erase(it);
+  }
+  f.log->MarkDeleted();
+  SEGLOG_RETURN_IF_ERROR(f.log->Close());
+  const std::string deleted = dir_ + "/" + RenamedDirName(tp, "delete");
+  SEGLOG_RETURN_IF_ERROR(env()->RenameFile(f.path, deleted));
+  SEGLOG_RETURN_IF_ERROR(env()->SyncDirectory(dir_));
+  return deleted;
+}
+
+Result<std::shared_ptr<Log>> LogDirectory::PromoteFutureLog(const TopicPartition& tp,
+                                                            const LogConfig& config,
+                                                            const std::string& topic_id) {
+  FutureLog f;
+  {
+    MutexLock l(&mu_);
+    auto it = futures_.find(tp);
+    if (it == futures_.end()) {
+      return Status::NotFound(fmt::format("{}: no future log of {}", dir_, PartitionDirName(tp)));
+    }
+    f = std::move(it->second);
+    futures_.erase(it);
+  }
+  const int64_t log_start = f.log->log_start_offset();
+  SEGLOG_RETURN_IF_ERROR(f.log->Close());  // flushes to the log end offset
+  const int64_t recovery_point = f.log->log_end_offset();
+  SEGLOG_RETURN_IF_ERROR(env()->RenameFile(f.path, dir_ + "/" + PartitionDirName(tp)));
+  SEGLOG_RETURN_IF_ERROR(env()->SyncDirectory(dir_));
+  {
+    MutexLock l(&mu_);
+    recovery_points_[tp] = recovery_point;
+    log_start_offsets_[tp] = log_start;
+  }
+  return GetLog(tp, config, topic_id);
+}
+
 Result<std::vector<std::string>> LogDirectory::PendingDeleteDirs() const {
   SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> names, env()->ListDirectory(dir_));
   std::vector<std::string> out;
@@ -378,6 +468,15 @@ Status LogDirectory::CloseLogsAndWriteMarker() {
   Status result;
   for (const auto& [tp, log] : logs()) {
     Status s = log->Close();
+    if (result.ok() && !s.ok()) result = s;
+  }
+  std::vector<std::shared_ptr<Log>> futures;
+  {
+    MutexLock l(&mu_);
+    for (const auto& [tp, f] : futures_) futures.push_back(f.log);
+  }
+  for (const auto& log : futures) {
+    Status s = log->Close();  // the next open undoes the move (LogManager::SettleFutureLogs)
     if (result.ok() && !s.ok()) result = s;
   }
   if (offline()) {

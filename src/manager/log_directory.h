@@ -130,6 +130,25 @@ class LogDirectory {
   // A snapshot of the open logs.
   LogMap logs() const EXCLUDES(mu_);
 
+  // ---- Future logs: a partition moving into this directory (AlterReplicaLogDirs) ----
+  // A future log is <topic>-<p>.<uuid>-future beside the partition directories, outside
+  // logs(): no task (retention, flush, cleaner, checkpoints) touches it. Close() closes it, and
+  // the next open undoes the move (LogManager::SettleFutureLogs).
+  //
+  // Opens an empty future log of `tp` whose log start offset is `log_start_offset`.
+  // AlreadyExists when there is one.
+  Result<std::shared_ptr<Log>> OpenFutureLog(const TopicPartition& tp, const LogConfig& config,
+                                             const std::string& topic_id, int64_t log_start_offset)
+      EXCLUDES(mu_, open_mu_);
+  std::shared_ptr<Log> FindFutureLog(const TopicPartition& tp) const EXCLUDES(mu_);
+  // Closes the future log and renames it -delete, which it returns (the caller deletes it).
+  Result<std::string> RemoveFutureLog(const TopicPartition& tp) EXCLUDES(mu_);
+  // Closes the future log (flushing it), renames it <topic>-<p> (durably) and opens it as the
+  // partition's log of this directory, with the log start offset and recovery point it had.
+  Result<std::shared_ptr<Log>> PromoteFutureLog(const TopicPartition& tp, const LogConfig& config,
+                                                const std::string& topic_id)
+      EXCLUDES(mu_, open_mu_);
+
  private:
   LogDirectory(std::string dir, std::unique_ptr<LogDirLock> lock, LogDirectoryOptions options)
       : dir_(std::move(dir)), lock_(std::move(lock)), options_(std::move(options)) {}
@@ -163,6 +182,11 @@ class LogDirectory {
   OffsetMap log_start_offsets_ GUARDED_BY(mu_);
   OffsetMap cleaner_offsets_ GUARDED_BY(mu_);
   LogMap logs_ GUARDED_BY(mu_);
+  struct FutureLog {
+    std::string path;
+    std::shared_ptr<Log> log;
+  };
+  std::map<TopicPartition, FutureLog, TopicPartitionLess> futures_ GUARDED_BY(mu_);
   std::shared_ptr<std::atomic<bool>> offline_ = std::make_shared<std::atomic<bool>>(false);
   mutable Mutex offline_mu_;
   Status offline_reason_ GUARDED_BY(offline_mu_);

@@ -126,6 +126,32 @@ class LogManager {
   // refuses work with NotFound or FailedPrecondition.
   Result<std::shared_ptr<Log>> GetLog(const TopicPartition& tp) const EXCLUDES(mu_);
 
+  // ---- Moving a partition to another log directory (Kafka's AlterReplicaLogDirs) ----
+  //
+  // Starts moving `tp` to the log directory whose absolute path is `path` (exactly: Kafka
+  // compares the strings), and answers with Kafka's code: NONE when the move started, is
+  // already going there, or `path` is the partition's directory (which cancels a move going
+  // elsewhere); LOG_DIR_NOT_FOUND for a path that is not a log directory; KAFKA_STORAGE_ERROR
+  // for an offline one; UNKNOWN_TOPIC_OR_PARTITION for a partition that does not exist. The copy
+  // runs in the alter-log-dirs task (MoveReplicas); see docs/design/alter_replica_log_dirs.md.
+  int16_t AlterReplicaLogDir(const TopicPartition& tp, const std::string& path)
+      EXCLUDES(admin_mu_, mu_);
+  // One pass of the alter-log-dirs task: copies each moving partition's new batches into its
+  // future log (at most `budget_bytes` in all), and swaps a future log that caught up in for
+  // the partition's log: appends held, the rest copied, the future log flushed, the old log
+  // renamed -delete, the future log renamed and opened in its place.
+  Status MoveReplicas(int64_t budget_bytes = 32 << 20) EXCLUDES(admin_mu_, mu_);
+  // The partitions moving now: each future log, its directory and how far it is behind.
+  struct FutureLogInfo {
+    TopicPartition tp;
+    std::string dir;
+    std::shared_ptr<Log> log;
+    int64_t offset_lag = 0;  // the partition's log end offset - the future log's
+  };
+  std::vector<FutureLogInfo> FutureLogs() const EXCLUDES(mu_);
+  // A log directory's path as Kafka reports it (absolute), for DescribeLogDirs.
+  static std::string AbsoluteDir(const std::string& dir);
+
   // A new producer id for InitProducerId: above every id this node handed out before, across
   // restarts. FailedPrecondition on a read-only manager; IOError when the block file cannot be
   // written (then nothing is handed out).
@@ -137,7 +163,8 @@ class LogManager {
   void StartTasks();
   // Runs one task now: "retention", "flush", "checkpoint" (both checkpoints), "delete-files"
   // (removes .deleted files and -delete directories whose deletion is pending, at once),
-  // "cleaner" (one round of cleaner 0), "producer-expiration".
+  // "cleaner" (one round of cleaner 0), "producer-expiration", "alter-log-dirs" (one
+  // MoveReplicas pass; the broker's, not named in the error).
   Status RunTask(const std::string& name) EXCLUDES(mu_);
   Status CleanupLogs() EXCLUDES(mu_);
   Status FlushDirtyLogs() EXCLUDES(mu_);
@@ -190,6 +217,11 @@ class LogManager {
     TopicPartition tp;
     std::shared_ptr<Log> log;
   };
+  // Ends the move of `tp` if there is one (its future log removed, -delete queued).
+  void CancelMove(const TopicPartition& tp) EXCLUDES(mu_);
+  // The swap of a caught-up move (MoveReplicas).
+  Status CompleteMove(const TopicPartition& tp, LogDirectory* dest) REQUIRES(admin_mu_)
+      EXCLUDES(mu_);
   // A snapshot of every open log.
   std::vector<LogRef> AllLogs() const EXCLUDES(mu_);
   Status ForEachOnlineDir(Status (LogDirectory::*write)()) EXCLUDES(mu_);
@@ -212,6 +244,8 @@ class LogManager {
     int64_t due_ms;
   };
   std::vector<PendingDelete> pending_deletes_ GUARDED_BY(mu_);
+  // Partitions moving to another directory: the destination (which holds the future log).
+  std::map<TopicPartition, LogDirectory*, TopicPartitionLess> moves_ GUARDED_BY(mu_);
   bool shut_down_ GUARDED_BY(mu_) = false;
   // Whether log cleaner threads run (StartTasks with log.cleaner.enable): then they, not the
   // retention task, handle the compacted logs' retention, as in Kafka.

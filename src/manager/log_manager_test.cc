@@ -249,6 +249,91 @@ TEST_F(LogManagerTest, FutureLogsLeftByACutMoveAreSettledAtOpen) {
   EXPECT_TRUE(logged);
 }
 
+// AlterReplicaLogDirs: a partition moves to the other directory with every batch, its log start
+// offset and its producer state, while appends go on; Kafka's codes for the refusals.
+TEST_F(LogManagerTest, APartitionMovesToAnotherLogDirectory) {
+  auto m = Open();
+  ASSERT_TRUE(m->CreateTopic("mv", 1).ok());
+  auto where = [&](const std::string& name) {
+    for (const TempDir* d : {&a_, &b_}) {
+      if (std::filesystem::exists(d->path() + "/" + name)) return d->path();
+    }
+    return std::string();
+  };
+  const std::string from = where("mv-0");
+  const std::string to = from == a_.path() ? b_.path() : a_.path();
+  const std::string to_abs = LogManager::AbsoluteDir(to);
+  {
+    auto log = m->GetLog({"mv", 0});
+    ASSERT_TRUE(log.ok());
+    for (int i = 0; i < 20; ++i) {
+      ASSERT_TRUE((*log)->AppendAsLeader(testing::ProducerBatch(i * 5, 5, 100, kT0)).ok());
+    }
+    ASSERT_TRUE((*log)->DeleteRecords(10).ok());
+  }
+  // Refusals: a path that is not a log directory (exactly), a partition that does not exist.
+  EXPECT_EQ(m->AlterReplicaLogDir({"mv", 0}, to_abs + "/"), 57);
+  EXPECT_EQ(m->AlterReplicaLogDir({"mv", 0}, "/nowhere"), 57);
+  EXPECT_EQ(m->AlterReplicaLogDir({"mv", 3}, to_abs), 3);
+  EXPECT_EQ(m->AlterReplicaLogDir({"nope", 0}, to_abs), 3);
+  // Its own directory: nothing to do.
+  EXPECT_EQ(m->AlterReplicaLogDir({"mv", 0}, LogManager::AbsoluteDir(from)), 0);
+  EXPECT_TRUE(m->FutureLogs().empty());
+
+  ASSERT_EQ(m->AlterReplicaLogDir({"mv", 0}, to_abs), 0);
+  EXPECT_EQ(m->AlterReplicaLogDir({"mv", 0}, to_abs), 0);  // again: harmless
+  ASSERT_EQ(m->FutureLogs().size(), 1u);
+  EXPECT_EQ(m->FutureLogs()[0].dir, to);
+  EXPECT_EQ(m->FutureLogs()[0].offset_lag, 90);  // it starts at the log start offset, 10
+  // A first pass with a small budget copies part of it; appends go on meanwhile.
+  ASSERT_TRUE(m->MoveReplicas(3000).ok());
+  ASSERT_EQ(m->FutureLogs().size(), 1u);
+  EXPECT_GT(m->FutureLogs()[0].offset_lag, 0);
+  EXPECT_LT(m->FutureLogs()[0].offset_lag, 90);
+  ASSERT_TRUE(
+      (*m->GetLog({"mv", 0}))->AppendAsLeader(testing::ProducerBatch(100, 5, 100, kT0)).ok());
+  // The next pass catches up and swaps.
+  ASSERT_TRUE(m->MoveReplicas().ok());
+  EXPECT_TRUE(m->FutureLogs().empty());
+  EXPECT_EQ(where("mv-0"), to);
+  auto moved = m->GetLog({"mv", 0});
+  ASSERT_TRUE(moved.ok());
+  EXPECT_EQ((*moved)->dir(), to + "/mv-0");
+  EXPECT_EQ((*moved)->log_start_offset(), 10);
+  EXPECT_EQ((*moved)->log_end_offset(), 105);
+  int records = 0;
+  ASSERT_TRUE(testing::ForEachBatch(moved->get(), [&](const RecordBatchView& b, Bytes) {
+                records += static_cast<int>(b.records_count());
+              }).ok());
+  EXPECT_EQ(records, 95);  // offsets 10-104: from the log start offset on
+  ASSERT_TRUE((*moved)->AppendAsLeader(testing::ProducerBatch(105, 5, 100, kT0)).ok());
+  EXPECT_EQ((*moved)->log_end_offset(), 110);
+  // The old directory's copy is deleted after file.delete.delay.ms; a restart finds the
+  // partition where it moved, with everything.
+  ASSERT_TRUE(m->RunTask("delete-files").ok());
+  EXPECT_TRUE(where("mv-0").size() && !std::filesystem::exists(from + "/mv-0"));
+  ASSERT_TRUE(m->Shutdown().ok());
+  m = Open();
+  auto reopened = m->GetLog({"mv", 0});
+  ASSERT_TRUE(reopened.ok());
+  EXPECT_EQ((*reopened)->dir(), to + "/mv-0");
+  EXPECT_EQ((*reopened)->log_end_offset(), 110);
+  EXPECT_EQ((*reopened)->log_start_offset(), 10);
+
+  // A move cancelled by asking for the current directory; one cut by a shutdown is undone.
+  const std::string back = LogManager::AbsoluteDir(from);
+  ASSERT_EQ(m->AlterReplicaLogDir({"mv", 0}, back), 0);
+  ASSERT_EQ(m->FutureLogs().size(), 1u);
+  ASSERT_EQ(m->AlterReplicaLogDir({"mv", 0}, to_abs), 0);
+  EXPECT_TRUE(m->FutureLogs().empty());
+  ASSERT_EQ(m->AlterReplicaLogDir({"mv", 0}, back), 0);
+  ASSERT_TRUE(m->MoveReplicas(3000).ok());
+  ASSERT_TRUE(m->Shutdown().ok());
+  m = Open();
+  EXPECT_EQ(where("mv-0"), to);
+  EXPECT_EQ((*m->GetLog({"mv", 0}))->log_end_offset(), 110);
+}
+
 // The read-only view: what the node would serve (checkpointed log start offsets, topic
 // configs), with nothing written (the marker stays) and every writing operation refused.
 // (That it takes no lock is tested across processes in tools/manage_test.cc.)

@@ -16,7 +16,6 @@ namespace seglog::kafka_error {
 
 inline constexpr int16_t kUnknownTopicOrPartition = 3;
 inline constexpr int16_t kLeaderNotAvailable = 5;
-inline constexpr int16_t kNotLeaderOrFollower = 6;
 inline constexpr int16_t kRequestTimedOut = 7;
 inline constexpr int16_t kOffsetMetadataTooLarge = 12;
 inline constexpr int16_t kCoordinatorLoadInProgress = 14;

@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "io/file_names.h"
 #include "protocol/kafka_error.h"
 #include "server/handlers.h"
 
@@ -382,6 +383,39 @@ protocol::RemoveRaftVoterResponseData HandleRemoveRaftVoter(
   resp.error_code = ke::kUnsupportedVersion;
   resp.error_message =
       "Cluster doesn't support removing voter because the kraft.version feature is 0";
+  return resp;
+}
+
+}  // namespace seglog
+
+namespace seglog {
+
+protocol::AlterReplicaLogDirsResponseData HandleAlterReplicaLogDirs(
+    const BrokerContext& ctx, const protocol::AlterReplicaLogDirsRequestData& req,
+    int16_t version) {
+  (void)version;
+  // Kafka flattens the request into partition -> path (a partition listed twice keeps its last
+  // path), then answers by topic.
+  std::map<TopicPartition, std::string, TopicPartitionLess> moves;
+  for (const auto& d : req.dirs) {
+    for (const auto& t : d.topics) {
+      for (int32_t p : t.partitions) moves[TopicPartition{t.name, p}] = d.path;
+    }
+  }
+  protocol::AlterReplicaLogDirsResponseData resp;
+  std::map<std::string, size_t> topic_index;
+  for (const auto& [tp, path] : moves) {
+    auto [it, added] = topic_index.emplace(tp.topic, resp.results.size());
+    if (added) resp.results.emplace_back().topic_name = tp.topic;
+    auto& pr = resp.results[it->second].partitions.emplace_back();
+    pr.partition_index = tp.partition;
+    // Kafka's length check of the future directory's name (<topic>-<p>.<32 hex>-future).
+    if (PartitionDirName(tp).size() + 40 > 255) {
+      pr.error_code = ke::kInvalidTopic;
+      continue;
+    }
+    pr.error_code = ctx.logs->AlterReplicaLogDir(tp, path);
+  }
   return resp;
 }
 

@@ -315,6 +315,8 @@ void Broker::Handle(const RequestContext& rc, std::vector<uint8_t> frame, Respon
       SEGLOG_UNARY(protocol::DescribeProducersRequestData, HandleDescribeProducers);
     case ApiKey::kUpdateFeatures:
       SEGLOG_UNARY(protocol::UpdateFeaturesRequestData, HandleUpdateFeatures);
+    case ApiKey::kAlterReplicaLogDirs:
+      SEGLOG_UNARY(protocol::AlterReplicaLogDirsRequestData, HandleAlterReplicaLogDirs);
     case ApiKey::kUnregisterBroker:
       SEGLOG_UNARY(protocol::UnregisterBrokerRequestData, HandleUnregisterBroker);
     case ApiKey::kUnregisterController:

@@ -48,6 +48,7 @@ const std::vector<ServedVersions> kServed = {
     {Key(ApiKey::kDeleteAcls), 1, 3, 1},
     {Key(ApiKey::kDescribeConfigs), 1, 4, 1},
     {Key(ApiKey::kAlterConfigs), 0, 2, 0},
+    {Key(ApiKey::kAlterReplicaLogDirs), 1, 2, 1},
     {Key(ApiKey::kDescribeLogDirs), 1, 5, 1},
     {Key(ApiKey::kCreatePartitions), 0, 3, 0},
     {Key(ApiKey::kDeleteGroups), 0, 3, 0},

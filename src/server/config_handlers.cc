@@ -395,13 +395,22 @@ bool DuplicateKeys(const Resource& r) {
 }
 
 // A BROKER resource's change: the name must be this node (or empty), and seglog has no
-// dynamic broker configs, so every key is refused as Kafka refuses a read-only one.
+// dynamic broker configs, so every key set is refused as Kafka refuses a read-only one.
+// Deleting one (IncrementalAlterConfigs' DELETE; kafka-reassign-partitions.sh --verify clears
+// the replication throttles that way) changes nothing and is answered with success, as Kafka
+// answers the deletion of a dynamic config that is not set.
 template <typename Resource>
 ApiError RefuseBrokerChange(const BrokerContext& ctx, const Resource& r) {
   ApiError e = CheckBroker(ctx, r.resource_name);
   if (!e.ok()) return e;
   std::vector<std::string> names;
-  for (const auto& c : r.configs) names.push_back(c.name);
+  for (const auto& c : r.configs) {
+    if constexpr (requires { c.config_operation; }) {
+      if (c.config_operation == kDelete) continue;
+    }
+    names.push_back(c.name);
+  }
+  if (names.empty()) return {};
   std::string list;
   for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
   return Error(kafka_error::kInvalidConfig,

@@ -22,6 +22,8 @@
 #include "protocol/generated/alter_configs_response.h"
 #include "protocol/generated/alter_partition_reassignments_request.h"
 #include "protocol/generated/alter_partition_reassignments_response.h"
+#include "protocol/generated/alter_replica_log_dirs_request.h"
+#include "protocol/generated/alter_replica_log_dirs_response.h"
 #include "protocol/generated/api_versions_request.h"
 #include "protocol/generated/api_versions_response.h"
 #include "protocol/generated/consumer_group_describe_request.h"
@@ -220,6 +222,10 @@ protocol::WriteTxnMarkersResponseData HandleWriteTxnMarkers(
 protocol::ListConfigResourcesResponseData HandleListConfigResources(
     const BrokerContext& ctx, const protocol::ListConfigResourcesRequestData& req, int16_t version);
 
+// Moves partitions between log directories (LogManager::AlterReplicaLogDir); the copy goes on
+// in the background, as in Kafka.
+protocol::AlterReplicaLogDirsResponseData HandleAlterReplicaLogDirs(
+    const BrokerContext& ctx, const protocol::AlterReplicaLogDirsRequestData& req, int16_t version);
 // The cluster's membership (admin_handlers.cc): this node is its only broker, controller and
 // voter, registered while it runs; the voters are static (kraft.version 0).
 protocol::UnregisterBrokerResponseData HandleUnregisterBroker(

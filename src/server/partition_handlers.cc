@@ -233,33 +233,47 @@ protocol::DescribeLogDirsResponseData HandleDescribeLogDirs(
       set->insert(t.partitions.begin(), t.partitions.end());
     }
   }
-  std::map<std::string, std::map<std::string, std::vector<std::pair<int32_t, int64_t>>>> by_dir;
+  // dir -> topic -> partitions; a partition moving to another directory is listed there too,
+  // as a future log with its lag behind the partition's log.
+  struct Entry {
+    int32_t partition;
+    int64_t bytes;
+    int64_t lag;
+    bool future;
+  };
+  std::map<std::string, std::map<std::string, std::vector<Entry>>> by_dir;
+  auto is_wanted = [&](const std::string& name, int32_t partition) {
+    auto it = wanted.find(name);
+    return it != wanted.end() && all.count(name) && (!it->second || it->second->count(partition));
+  };
   for (const auto& [name, partitions] : wanted) {
     if (!all.count(name)) continue;
     Result<TopicDescription> d = ctx.logs->DescribeTopic(name);
     if (!d.ok()) continue;
     for (const PartitionDescription& p : d.value().partitions) {
       if (partitions && !partitions->count(p.partition)) continue;
-      by_dir[p.log_dir][name].emplace_back(p.partition, p.bytes);
+      by_dir[p.log_dir][name].push_back({p.partition, p.bytes, 0, false});
     }
+  }
+  for (const LogManager::FutureLogInfo& f : ctx.logs->FutureLogs()) {
+    if (!is_wanted(f.tp.topic, f.tp.partition)) continue;
+    by_dir[f.dir][f.tp.topic].push_back(
+        {f.tp.partition, f.log->size_in_bytes(), f.offset_lag, true});
   }
   for (const std::string& dir : ctx.logs->config().log_dirs) {
     auto& r = resp.results.emplace_back();
-    std::error_code ec;
-    std::filesystem::path abs = std::filesystem::absolute(dir, ec);
-    r.log_dir = ec ? dir : abs.lexically_normal().string();
-    if (r.log_dir.size() > 1 && r.log_dir.back() == '/') r.log_dir.pop_back();
+    r.log_dir = LogManager::AbsoluteDir(dir);
     auto it = by_dir.find(dir);
     if (it != by_dir.end()) {
       for (const auto& [name, parts] : it->second) {
         auto& t = r.topics.emplace_back();
         t.name = name;
-        for (const auto& [index, bytes] : parts) {
+        for (const Entry& e : parts) {
           auto& p = t.partitions.emplace_back();
-          p.partition_index = index;
-          p.partition_size = bytes;
-          p.offset_lag = 0;
-          p.is_future_key = false;
+          p.partition_index = e.partition;
+          p.partition_size = e.bytes;
+          p.offset_lag = e.lag;
+          p.is_future_key = e.future;
         }
       }
     }

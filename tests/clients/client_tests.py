@@ -11,6 +11,7 @@ Kafka's DumpLogSegments --deep-iteration.
 """
 
 import argparse
+import json
 import os
 import random
 import shutil
@@ -482,6 +483,82 @@ def _client_request_frames_setup(ctx):
 
 
 client_request_frames.setup = _client_request_frames_setup
+
+
+@case
+def alter_replica_log_dirs_under_load(ctx):
+    """A partition moves to the broker's other log directory while a producer writes to it
+    (issue 25): kafka-reassign-partitions.sh --execute with log_dirs starts the move
+    (AlterPartitionReassignments, then AlterReplicaLogDirs), --verify polls it to the end,
+    kafka-log-dirs.sh shows the partition in its new directory only, and every acknowledged
+    record is read back once, in order. Refusals: a directory that is not a log directory."""
+    b = ctx.broker
+    create_topic(b.bootstrap, "mv", 1)
+    producer = BackgroundProducer(b.bootstrap, "mv", 1, interval=0.002)
+    try:
+        time.sleep(3)
+        T = "org.apache.kafka.tools."
+
+        def dirs_of_mv():
+            out = kafka_tool(T + "LogDirsCommand", "--bootstrap-server", b.bootstrap,
+                             "--describe", "--topic-list", "mv").stdout
+            doc = json.loads(next(l for l in out.splitlines() if l.startswith("{")))
+            return {d["logDir"]: [p for p in d["partitions"]]
+                    for d in doc["brokers"][0]["logDirs"]}
+        before = dirs_of_mv()
+        source = next(d for d, ps in before.items() if ps)
+        target = next(d for d in before if d != source)
+        plan = os.path.join(ctx.ws.dir, "move.json")
+        with open(plan, "w") as f:
+            json.dump({"version": 1, "partitions": [{"topic": "mv", "partition": 0,
+                                                     "replicas": [1], "log_dirs": [target]}]}, f)
+        R = T + "reassign.ReassignPartitionsCommand"
+        out = kafka_tool(R, "--bootstrap-server", b.bootstrap, "--execute",
+                         "--reassignment-json-file", plan).stdout
+        check("Successfully started moving log directory to " + target in out, out)
+        deadline, out = time.time() + 60, ""
+        while time.time() < deadline:
+            out = kafka_tool(R, "--bootstrap-server", b.bootstrap, "--verify",
+                             "--reassignment-json-file", plan).stdout
+            if "completed successfully" in out and "still in progress" not in out:
+                break
+            time.sleep(0.5)
+        check("Reassignment of replica mv-0-1 completed successfully." in out, out)
+        time.sleep(1)  # the producer goes on writing into the moved log
+        acked = producer.stop()
+    finally:
+        producer.stop_event.set()
+    after = dirs_of_mv()
+    check(after[source] == [] and [p["partition"] for p in after[target]] == ["mv-0"] and
+          not after[target][0]["isFuture"], f"kafka-log-dirs after the move: {after}")
+    check(f"Moved partition mv-0 from {source}" in b.log(), "no move in the broker's log")
+    rows = kcat("-b", b.bootstrap, "-C", "-t", "mv", "-o", "beginning", "-e", "-f", "%o %s\n",
+                timeout=120).stdout.split("\n")
+    got = [tuple(r.split(" ", 1)) for r in rows if r]
+    want = sorted((o, v) for (_, o), v in acked.items())
+    check([v for _, v in got] == [v for _, v in want] and
+          [int(o) for o, _ in got] == [o for o, _ in want],
+          f"read {len(got)} records back, {len(want)} acknowledged")
+    print(f"moved mv-0 from {source} to {target} under a producer: {len(want)} records")
+    # A path that is not one of log.dirs: Kafka's error, and nothing moves.
+    with open(plan, "w") as f:
+        json.dump({"version": 1, "partitions": [{"topic": "mv", "partition": 0,
+                                                 "replicas": [1], "log_dirs": ["/nowhere"]}]}, f)
+    p = kafka_tool(R, "--bootstrap-server", b.bootstrap, "--execute",
+                   "--reassignment-json-file", plan, ok=False)
+    check("LogDirNotFoundException" in p.stdout + p.stderr or "/nowhere" in p.stdout + p.stderr,
+          p.stdout + p.stderr)
+    ctx.expect_records = None
+
+
+def _alter_replica_log_dirs_setup(ctx):
+    second = os.path.join(ctx.ws.dir, "data2")
+    os.makedirs(second)
+    ctx.broker.extra_dirs.append(second)
+    ctx.broker.overrides.append("log.segment.delete.delay.ms=1000")
+
+
+alter_replica_log_dirs_under_load.setup = _alter_replica_log_dirs_setup
 
 
 @case

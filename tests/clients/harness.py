@@ -53,13 +53,22 @@ class Broker:
         self.proc = None
         self.log_path = os.path.join(os.path.dirname(data_dir), f"serve-{self.port}.log")
         self.starts = 0
+        # More log directories after data_dir (log.dirs), when a case needs them.
+        self.extra_dirs = []
 
     @property
     def bootstrap(self):
         return f"127.0.0.1:{self.port}"
 
     def start(self, timeout=30):
-        args = [self.seglog, "serve", "--log-dir", self.data_dir,
+        if self.extra_dirs:
+            config = os.path.join(os.path.dirname(self.data_dir), "server.properties")
+            with open(config, "w") as f:
+                f.write("log.dirs=" + ",".join([self.data_dir, *self.extra_dirs]) + "\n")
+            where = ["--server-config", config]
+        else:
+            where = ["--log-dir", self.data_dir]
+        args = [self.seglog, "serve", *where,
                 "--override", f"listeners=PLAINTEXT://127.0.0.1:{self.port}",
                 "--override", "log.initial.task.delay.ms=1000"]
         for o in self.overrides:
