@@ -393,17 +393,19 @@ std::shared_ptr<Log> LogDirectory::FindFutureLog(const TopicPartition& tp) const
   return it == futures_.end() ? nullptr : it->second.log;
 }
 
-Result<std::string> LogDirectory::RemoveFutureLog(const TopicPartition& tp) {
-  FutureLog f;
-  {
-    MutexLock l(&mu_);
-    auto it = futures_.find(tp);
-    if (it == futures_.end()) {
-      return Status::NotFound(fmt::format("{}: no future log of {}", dir_, PartitionDirName(tp)));
-    }
-    f = std::move(it->second);
-    futures_.erase(it);
+Result<LogDirectory::FutureLog> LogDirectory::TakeFutureLog(const TopicPartition& tp) {
+  MutexLock l(&mu_);
+  auto it = futures_.find(tp);
+  if (it == futures_.end()) {
+    return Status::NotFound(fmt::format("{}: no future log of {}", dir_, PartitionDirName(tp)));
   }
+  FutureLog f = std::move(it->second);
+  futures_.erase(it);
+  return f;
+}
+
+Result<std::string> LogDirectory::RemoveFutureLog(const TopicPartition& tp) {
+  SEGLOG_ASSIGN_OR_RETURN(FutureLog f, TakeFutureLog(tp));
   f.log->MarkDeleted();
   SEGLOG_RETURN_IF_ERROR(f.log->Close());
   const std::string deleted = dir_ + "/" + RenamedDirName(tp, "delete");
@@ -415,16 +417,7 @@ Result<std::string> LogDirectory::RemoveFutureLog(const TopicPartition& tp) {
 Result<std::shared_ptr<Log>> LogDirectory::PromoteFutureLog(const TopicPartition& tp,
                                                             const LogConfig& config,
                                                             const std::string& topic_id) {
-  FutureLog f;
-  {
-    MutexLock l(&mu_);
-    auto it = futures_.find(tp);
-    if (it == futures_.end()) {
-      return Status::NotFound(fmt::format("{}: no future log of {}", dir_, PartitionDirName(tp)));
-    }
-    f = std::move(it->second);
-    futures_.erase(it);
-  }
+  SEGLOG_ASSIGN_OR_RETURN(FutureLog f, TakeFutureLog(tp));
   const int64_t log_start = f.log->log_start_offset();
   SEGLOG_RETURN_IF_ERROR(f.log->Close());  // flushes to the log end offset
   const int64_t recovery_point = f.log->log_end_offset();

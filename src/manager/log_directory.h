@@ -187,6 +187,8 @@ class LogDirectory {
     std::shared_ptr<Log> log;
   };
   std::map<TopicPartition, FutureLog, TopicPartitionLess> futures_ GUARDED_BY(mu_);
+  // Removes the future log of `tp` from futures_ and returns it; NotFound when there is none.
+  Result<FutureLog> TakeFutureLog(const TopicPartition& tp) EXCLUDES(mu_);
   std::shared_ptr<std::atomic<bool>> offline_ = std::make_shared<std::atomic<bool>>(false);
   mutable Mutex offline_mu_;
   Status offline_reason_ GUARDED_BY(offline_mu_);
