@@ -182,6 +182,59 @@ TEST_F(LogManagerFaultTest, ACleanerSwapWhoseRenameFailsTakesTheLogOffline) {
   EXPECT_EQ((*m->GetLog({"cmp", 0}))->log_end_offset(), 10);
 }
 
+// A move between log directories whose swap fails at its first rename (the old log to -delete):
+// the partition keeps no log until the next open, which finds the old log and the copy and undoes
+// the move - nothing is lost. (A failure of the last rename leaves only the complete copy, which
+// the next open promotes: LogManagerTest.FutureLogsLeftByACutMoveAreSettledAtOpen.)
+TEST_F(LogManagerFaultTest, AMoveWhoseSwapFailsLosesNothing) {
+  TempDir second;
+  auto open_two = [&](Env* env) {
+    auto config = ServerConfig::FromProperties({{"log.dirs", dir_.path() + "," + second.path()}});
+    EXPECT_TRUE(config.ok());
+    schedulers_.push_back(std::make_unique<MockScheduler>(kT0));
+    auto m = LogManager::Open(
+        *config, schedulers_.back().get(), [this](const std::string& l) { lines_.push_back(l); },
+        env);
+    EXPECT_TRUE(m.ok()) << m.status().ToString();
+    return m.ok() ? std::move(m).value() : nullptr;
+  };
+  auto records = [](LogManager* m, const TopicPartition& tp) {
+    auto log = m->GetLog(tp);
+    if (!log.ok()) return int64_t{-1};
+    int64_t n = 0;
+    EXPECT_TRUE(testing::ForEachBatch(log->get(), [&](const RecordBatchView& v, Bytes) {
+                  n += v.records_count();
+                }).ok());
+    return n;
+  };
+  {
+    // Only the swap's first rename has "-delete" in a path (the copy's files are in
+    // <topic>-0.<uuid>-future, the old log's in <topic>-0).
+    const char* failing = "-delete";
+    auto m = open_two(&env_);
+    const TopicPartition tp{"mva", 0};
+    ASSERT_TRUE(m->CreateTopic(tp.topic, 1).ok());
+    Append(m.get(), tp, 50);
+    const std::string from = (*m->GetLog(tp))->dir();
+    const std::string to_dir = from.rfind(dir_.path(), 0) == 0 ? second.path() : dir_.path();
+    ASSERT_EQ(m->AlterReplicaLogDir(tp, LogManager::AbsoluteDir(to_dir)), 0);
+    env_.Fail(EnvOp::kRename, failing, EIO, 1);
+    ASSERT_TRUE(m->MoveReplicas().ok());  // the failure is logged, not returned
+    env_.ClearFailures();
+    (void)m->Shutdown();
+    m.reset();
+    m = open_two(nullptr);
+    ASSERT_NE(m, nullptr);
+    EXPECT_EQ(records(m.get(), tp), 50);
+    const std::string now = (*m->GetLog(tp))->dir();
+    EXPECT_EQ(now, from);  // undone
+    bool logged = false;
+    for (const auto& l : lines_) logged |= l.find("Moving mva-0 to") != std::string::npos;
+    EXPECT_TRUE(logged);
+    ASSERT_TRUE(m->Shutdown().ok());
+  }
+}
+
 // A failure of the swap's first rename (.cleaned -> .swap) changes nothing yet: the cleaned
 // output is removed, the log stays online and is cleaned by a later round.
 TEST_F(LogManagerFaultTest, ACleanerSwapWhoseFirstRenameFailsLeavesTheLogOnline) {
