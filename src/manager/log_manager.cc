@@ -204,12 +204,13 @@ int16_t LogManager::AlterReplicaLogDir(const TopicPartition& tp, const std::stri
   return kafka_error::kNone;
 }
 
-void LogManager::CancelMove(const TopicPartition& tp) {
+void LogManager::CancelMove(const TopicPartition& tp, const LogDirectory* only_to) {
   LogDirectory* dest = nullptr;
   {
     MutexLock l(&mu_);
     auto it = moves_.find(tp);
     if (it == moves_.end()) return;
+    if (only_to != nullptr && it->second != only_to) return;  // a newer move: not this one
     dest = it->second;
     moves_.erase(it);
   }
@@ -240,7 +241,7 @@ Status LogManager::MoveReplicas(int64_t budget_bytes) {
     if (!copied.ok()) {
       Info(fmt::format("Moving {} to {} failed: {}", PartitionDirName(tp), dest->dir(),
                        copied.status().ToString()));
-      CancelMove(tp);
+      CancelMove(tp, dest);  // unless a newer move replaced it meanwhile
       continue;
     }
     budget_bytes -= *copied;

@@ -217,8 +217,9 @@ class LogManager {
     TopicPartition tp;
     std::shared_ptr<Log> log;
   };
-  // Ends the move of `tp` if there is one (its future log removed, -delete queued).
-  void CancelMove(const TopicPartition& tp) EXCLUDES(mu_);
+  // Ends the move of `tp` if there is one - only if it goes to `only_to`, when given - (its
+  // future log removed, -delete queued).
+  void CancelMove(const TopicPartition& tp, const LogDirectory* only_to = nullptr) EXCLUDES(mu_);
   // The swap of a caught-up move (MoveReplicas).
   Status CompleteMove(const TopicPartition& tp, LogDirectory* dest) REQUIRES(admin_mu_)
       EXCLUDES(mu_);
