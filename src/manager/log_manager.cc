@@ -652,8 +652,10 @@ void LogManager::StartTasks() {
   scheduler_->Schedule(
       "kafka-delete-logs", [this] { (void)DeleteLogs(false); }, delay);
   // ReplicaAlterLogDirsThread's part: moves between log directories, a bounded copy a pass.
+  // It starts at once (not after log.initial.task.delay.ms): a move requested at startup
+  // begins when the request is answered, as Kafka's thread starts with the future replica.
   scheduler_->Schedule(
-      "kafka-alter-log-dirs", [this] { (void)MoveReplicas(); }, delay, 200);
+      "kafka-alter-log-dirs", [this] { (void)MoveReplicas(); }, 200, 200);
   scheduler_->Schedule(
       "PeriodicProducerExpirationCheck", [this] { (void)RemoveExpiredProducers(); },
       config_.producer_id_expiration_check_interval_ms,

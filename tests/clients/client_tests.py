@@ -2895,6 +2895,8 @@ def main():
         check("after a clean shutdown" in restart and "unclean" not in restart,
               f"restart after SIGTERM was not clean:\n{restart[-2000:]}")
         n = judge_directories(ctx.broker.seglog, ctx.ws.data, ctx.expect_records)
+        for extra in ctx.broker.extra_dirs:  # the other log directories, when a case has them
+            n += judge_directories(ctx.broker.seglog, extra, None)
         print(f"{args.case}: passed in {time.time() - started:.1f}s ({n} records judged by "
               f"DumpLogSegments)")
         if ctx.store is not None:
