@@ -4,8 +4,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <set>
 
 namespace seglog {
@@ -300,6 +302,11 @@ void CountNames(std::map<std::string, int>* counts, const std::vector<std::strin
   }
 }
 
+void CountRegex(std::map<std::string, int>* counts, const std::optional<std::string>& regex,
+                int delta) {
+  if (regex && !regex->empty()) CountNames(counts, {*regex}, delta);
+}
+
 }  // namespace
 
 void ConsumerGroup::UpdateMember(ConsumerGroupMember member) {
@@ -307,6 +314,7 @@ void ConsumerGroup::UpdateMember(ConsumerGroupMember member) {
   if (it != members_.end()) {
     const ConsumerGroupMember& old = it->second;
     CountNames(&subscribed_names_, old.subscribed_topic_names, -1);
+    CountRegex(&subscribed_regexes_, old.subscribed_topic_regex, -1);
     RemoveOwners(old);
     // An instance id that changed (or went away) no longer leads to this member.
     if (old.instance_id && old.instance_id != member.instance_id) {
@@ -315,6 +323,7 @@ void ConsumerGroup::UpdateMember(ConsumerGroupMember member) {
     }
   }
   CountNames(&subscribed_names_, member.subscribed_topic_names, +1);
+  CountRegex(&subscribed_regexes_, member.subscribed_topic_regex, +1);
   AddOwners(member);
   if (member.instance_id) static_members_[*member.instance_id] = member.member_id;
   const std::string id = member.member_id;
@@ -326,6 +335,7 @@ void ConsumerGroup::RemoveMember(const std::string& member_id) {
   if (it == members_.end()) return;
   const ConsumerGroupMember& old = it->second;
   CountNames(&subscribed_names_, old.subscribed_topic_names, -1);
+  CountRegex(&subscribed_regexes_, old.subscribed_topic_regex, -1);
   RemoveOwners(old);
   if (old.instance_id) {
     // Only while the instance id still leads here: a static member that replaced this one
@@ -369,6 +379,61 @@ std::optional<std::string> ConsumerGroup::PreferredServerAssignor() const {
     }
   }
   return best;
+}
+
+int ConsumerGroup::NumSubscribedMembers(const std::string& regex) const {
+  auto it = subscribed_regexes_.find(regex);
+  return it == subscribed_regexes_.end() ? 0 : it->second;
+}
+
+const ResolvedRegularExpression* ConsumerGroup::FindResolvedRegularExpression(
+    const std::string& regex) const {
+  auto it = resolved_regexes_.find(regex);
+  return it == resolved_regexes_.end() ? nullptr : &it->second;
+}
+
+void ConsumerGroup::SetResolvedRegularExpression(const std::string& regex,
+                                                 ResolvedRegularExpression r) {
+  resolved_regexes_[regex] = std::move(r);
+}
+
+void ConsumerGroup::RemoveResolvedRegularExpression(const std::string& regex) {
+  resolved_regexes_.erase(regex);
+}
+
+int64_t ConsumerGroup::LastRegularExpressionRefreshMs() const {
+  int64_t last = std::numeric_limits<int64_t>::min();
+  for (const auto& entry : resolved_regexes_) last = std::max(last, entry.second.timestamp_ms);
+  return last;
+}
+
+int64_t ConsumerGroup::LastResolvedRegularExpressionVersion() const {
+  if (resolved_regexes_.empty()) return 0;
+  int64_t oldest = std::numeric_limits<int64_t>::max();
+  for (const auto& entry : resolved_regexes_) oldest = std::min(oldest, entry.second.version);
+  return oldest;
+}
+
+std::set<std::string> ConsumerGroup::MemberTopics(const ConsumerGroupMember& member) const {
+  std::set<std::string> topics(member.subscribed_topic_names.begin(),
+                               member.subscribed_topic_names.end());
+  if (member.subscribed_topic_regex) {
+    if (const ResolvedRegularExpression* r =
+            FindResolvedRegularExpression(*member.subscribed_topic_regex)) {
+      topics.insert(r->topics.begin(), r->topics.end());
+    }
+  }
+  return topics;
+}
+
+std::set<std::string> ConsumerGroup::SubscribedTopics() const {
+  std::set<std::string> topics;
+  for (const auto& entry : subscribed_names_) topics.insert(entry.first);
+  for (const auto& [regex, resolved] : resolved_regexes_) {
+    if (NumSubscribedMembers(regex) > 0)
+      topics.insert(resolved.topics.begin(), resolved.topics.end());
+  }
+  return topics;
 }
 
 bool ConsumerGroup::Homogeneous() const {

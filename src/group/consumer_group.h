@@ -28,6 +28,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -90,6 +91,16 @@ struct ConsumerGroupMember {
 
   bool uses_classic_protocol() const { return classic.has_value(); }
   bool operator==(const ConsumerGroupMember&) const = default;
+};
+
+// A regular expression of the group as its last resolution found it (Kafka's
+// ResolvedRegularExpression, record type 16): the topics whose whole names it matched, the
+// metadata version the topics were listed at and when the resolution started.
+struct ResolvedRegularExpression {
+  std::set<std::string> topics;
+  int64_t version = 0;
+  int64_t timestamp_ms = 0;
+  bool operator==(const ResolvedRegularExpression&) const = default;
 };
 
 enum class ConsumerGroupState { kEmpty, kAssigning, kReconciling, kStable, kDead };
@@ -164,8 +175,32 @@ class ConsumerGroup {
   // The epoch of the member that has `partition` assigned or pending revocation; -1: free.
   int32_t CurrentPartitionEpoch(const Uuid& topic, int32_t partition) const;
 
-  // Every topic name some member subscribes to, with how many members do.
+  // Every topic name some member subscribes to by name, with how many members do.
   const std::map<std::string, int>& subscribed_topic_names() const { return subscribed_names_; }
+  // Every regular expression some member subscribes with, with how many members do.
+  const std::map<std::string, int>& subscribed_regular_expressions() const {
+    return subscribed_regexes_;
+  }
+  int NumSubscribedMembers(const std::string& regex) const;
+
+  // The group's regular expressions as last resolved (a subscribed one may not be yet).
+  const std::map<std::string, ResolvedRegularExpression>& resolved_regular_expressions() const {
+    return resolved_regexes_;
+  }
+  const ResolvedRegularExpression* FindResolvedRegularExpression(const std::string& regex) const;
+  void SetResolvedRegularExpression(const std::string& regex, ResolvedRegularExpression r);
+  void RemoveResolvedRegularExpression(const std::string& regex);
+  // When the regular expressions were last resolved (they are resolved together: the latest
+  // timestamp); INT64_MIN when none is.
+  int64_t LastRegularExpressionRefreshMs() const;
+  // The metadata version of the last resolution (the oldest of them); 0 when none is.
+  int64_t LastResolvedRegularExpressionVersion() const;
+
+  // The topics a member subscribes to: its names, and the topics its regular expression
+  // resolved to (none while it is not resolved: Kafka treats it as matching nothing).
+  std::set<std::string> MemberTopics(const ConsumerGroupMember& member) const;
+  // Every topic some member subscribes to, by name or through a resolved expression.
+  std::set<std::string> SubscribedTopics() const;
   // The assignor most members name (ties: the smaller name), else nullopt (the default).
   std::optional<std::string> PreferredServerAssignor() const;
   // Whether every member subscribes to the same topics (Kafka's HOMOGENEOUS): without regexes,
@@ -186,6 +221,8 @@ class ConsumerGroup {
   std::map<std::string, TopicPartitions> targets_;
   std::map<std::string, std::string> static_members_;  // instance id -> member id
   std::map<std::string, int> subscribed_names_;
+  std::map<std::string, int> subscribed_regexes_;
+  std::map<std::string, ResolvedRegularExpression> resolved_regexes_;
   // topic id -> partition -> the owner's member epoch (assigned or pending revocation).
   std::map<Uuid, std::map<int32_t, int32_t>, UuidLess> partition_epochs_;
 };

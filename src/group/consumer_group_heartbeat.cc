@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "group/consumer_group_records.h"
 #include "group/server_assignor.h"
@@ -136,52 +138,13 @@ std::optional<TopicPartitions> Owned(const Req& req) {
   return owned;
 }
 
-// `pattern` compiled, from a per-thread cache of at most 256: the heartbeats of a group match
-// the same few expressions again and again, and compiling one costs far more than a match.
-const RE2& CompiledRegex(const std::string& pattern) {
-  thread_local std::map<std::string, std::unique_ptr<RE2>> cache;
-  auto it = cache.find(pattern);
-  if (it == cache.end()) {
-    if (cache.size() >= 256) cache.clear();
-    it = cache.emplace(pattern, std::make_unique<RE2>(pattern, RE2::Quiet)).first;
-  }
-  return *it->second;
-}
-
-// The member's topics: its names, and the topics its regular expression matches as a whole.
-// Every topic is matched, internal ones too (__consumer_offsets, __transaction_state): Kafka
-// 4.4.0's TopicRegexResolver matches the metadata image's every topic name and filters only by
-// the authorizer, and the Java consumer keeps such a topic (checked in the 4.4.0 jars).
-std::set<std::string> MemberTopicNames(const ConsumerGroupMember& m,
-                                       const std::vector<std::string>& topic_names) {
-  std::set<std::string> names(m.subscribed_topic_names.begin(), m.subscribed_topic_names.end());
-  if (m.subscribed_topic_regex && !m.subscribed_topic_regex->empty()) {
-    const RE2& re = CompiledRegex(*m.subscribed_topic_regex);
-    if (re.ok()) {
-      for (const std::string& t : topic_names) {
-        if (RE2::FullMatch(t, re)) names.insert(t);
-      }
-    }
-  }
-  return names;
-}
-
-// Every topic's name when some member subscribes by a regular expression (only they need it:
-// listing the topics at every heartbeat of a group without one would be wasted work).
-std::vector<std::string> TopicNames(const ConsumerGroup& group,
-                                    const ConsumerGroupHeartbeatContext& ctx) {
-  const bool any_regex =
-      std::any_of(group.members().begin(), group.members().end(), [](const auto& m) {
-        return m.second.subscribed_topic_regex && !m.second.subscribed_topic_regex->empty();
-      });
-  return any_regex && ctx.topic_names ? ctx.topic_names() : std::vector<std::string>{};
-}
-
-TopicIdSet SubscribedIds(const ConsumerGroupMember& m, const ConsumerGroupHeartbeatContext& ctx,
-                         const std::vector<std::string>& topic_names,
+// The member's topics that exist, as ids: its names and what its regular expression resolved
+// to (nothing while unresolved).
+TopicIdSet SubscribedIds(const ConsumerGroup& group, const ConsumerGroupMember& m,
+                         const ConsumerGroupHeartbeatContext& ctx,
                          std::map<Uuid, AssignmentTopic, UuidLess>* topics) {
   TopicIdSet ids;
-  for (const std::string& name : MemberTopicNames(m, topic_names)) {
+  for (const std::string& name : group.MemberTopics(m)) {
     std::optional<ConsumerGroupTopic> t = ctx.topic_by_name(name);
     if (!t) continue;
     ids.insert(t->id);
@@ -194,8 +157,7 @@ TopicIdSet SubscribedIds(const ConsumerGroupMember& m, const ConsumerGroupHeartb
 // created, deleted or given partitions moves the group epoch (KIP-1101's idea; seglog's own
 // 64-bit FNV-1a, not Kafka's function: a Kafka broker given these records recomputes it and
 // bumps the epoch once).
-int64_t MetadataHash(const ConsumerGroup& group, const ConsumerGroupHeartbeatContext& ctx,
-                     const std::vector<std::string>& topic_names) {
+int64_t MetadataHash(const ConsumerGroup& group, const ConsumerGroupHeartbeatContext& ctx) {
   uint64_t h = 1469598103934665603ull;
   bool any = false;
   auto mix = [&h](const uint8_t* p, size_t n) {
@@ -204,7 +166,7 @@ int64_t MetadataHash(const ConsumerGroup& group, const ConsumerGroupHeartbeatCon
       h *= 1099511628211ull;
     }
   };
-  for (const std::string& name : ConsumerGroupSubscribedTopics(group, topic_names)) {
+  for (const std::string& name : group.SubscribedTopics()) {
     std::optional<ConsumerGroupTopic> t = ctx.topic_by_name(name);
     if (!t) continue;
     any = true;
@@ -240,14 +202,14 @@ void RemoveMemberRecords(const ConsumerGroup& group, const std::string& member_i
 // whose target changed, then the target metadata. An assignor failure is an error response.
 std::optional<ConsumerGroupHeartbeatResult> UpdateTargetAssignment(
     ConsumerGroup* group, const ConsumerGroupHeartbeatContext& ctx,
-    const std::vector<std::string>& topic_names, std::vector<OffsetsRecord>* records) {
+    std::vector<OffsetsRecord>* records) {
   AssignmentSpec spec;
   for (const auto& [id, m] : group->members()) {
     AssignmentMemberSpec ms;
     ms.member_id = id;
     ms.instance_id = m.instance_id;
     ms.rack_id = m.rack_id;
-    ms.subscribed_topic_ids = SubscribedIds(m, ctx, topic_names, &spec.topics);
+    ms.subscribed_topic_ids = SubscribedIds(*group, m, ctx, &spec.topics);
     ms.assigned = group->TargetOf(id);
     spec.members.push_back(std::move(ms));
   }
@@ -292,7 +254,8 @@ bool GroupExists(const ConsumerGroup& group) {
   return group.group_epoch() > 0 || !group.members().empty();
 }
 
-ConsumerGroupHeartbeatResult Leave(ConsumerGroup* group, const Req& req) {
+ConsumerGroupHeartbeatResult Leave(ConsumerGroup* group, const Req& req,
+                                   const ConsumerGroupHeartbeatContext& ctx) {
   if (!GroupExists(*group)) {
     return Error(ke::kGroupIdNotFound,
                  fmt::format("Consumer group {} not found.", group->group_id()));
@@ -334,7 +297,7 @@ ConsumerGroupHeartbeatResult Leave(ConsumerGroup* group, const Req& req) {
     return Error(ke::kUnknownMemberId, fmt::format("Member {} is not a member of group {}.",
                                                    req.member_id, group->group_id()));
   }
-  r.records = FenceConsumerGroupMember(group, req.member_id);
+  r.records = FenceConsumerGroupMember(group, req.member_id, &ctx);
   r.member_id = req.member_id;
   r.member_removed = true;
   r.response.member_id = req.member_id;
@@ -351,7 +314,7 @@ ConsumerGroupHeartbeatResult ConsumerGroupHeartbeat(ConsumerGroup* group, int16_
   if (auto err = Validate(version, req, config)) return *err;
   if (req.member_epoch == kLeaveGroupMemberEpoch ||
       req.member_epoch == kLeaveGroupStaticMemberEpoch) {
-    return Leave(group, req);
+    return Leave(group, req, ctx);
   }
   const bool joining = req.member_epoch == kJoinGroupMemberEpoch;
   if (!joining && !GroupExists(*group)) {
@@ -458,6 +421,7 @@ ConsumerGroupHeartbeatResult ConsumerGroupHeartbeat(ConsumerGroup* group, int16_
     r.revocation_epoch = next->member_epoch;
   }
   if (next->state != ConsumerMemberState::kUnrevokedPartitions) r.revocation_done = true;
+  r.regex_refresh_required = u.regex_refresh_required;
 
   r.member_id = member_id;
   r.replaced_member_id = replaced;
@@ -483,21 +447,48 @@ MemberUpdate ApplyConsumerGroupMemberUpdate(ConsumerGroup* group, const Consumer
   const GroupCoordinatorConfig& config = *ctx.config;
   MemberUpdate out;
   const std::string& member_id = updated.member_id;
-  const bool subscription_changed =
-      is_new || updated.subscribed_topic_names != member.subscribed_topic_names ||
-      updated.subscribed_topic_regex != member.subscribed_topic_regex;
+  const bool names_changed = updated.subscribed_topic_names != member.subscribed_topic_names;
+  const bool regex_changed = updated.subscribed_topic_regex != member.subscribed_topic_regex;
+  const bool subscription_changed = is_new || names_changed || regex_changed;
   const std::string assignor_before = ConsumerGroupAssignorName(*group, config);
   if (is_new || MetadataChanged(member, updated)) {
     records->push_back(ConsumerGroupMemberMetadataRecord(group->group_id(), updated));
   }
-  group->UpdateMember(updated);
 
-  // The group epoch moves when a subscription, the subscribed topics' metadata or the
-  // assignor the group uses changed, and when the group is new.
-  bool bump = group->group_epoch() == 0 || subscription_changed ||
+  // A changed regular expression (Kafka's maybeUpdateRegularExpressions): one nobody else
+  // uses yet waits for a resolution (the member sees it match nothing until then, and the
+  // group epoch does not move for it); one already resolved moves the group epoch now; giving
+  // one up moves it too.
+  bool regex_bump = false;
+  if (regex_changed) {
+    if (updated.subscribed_topic_regex) {
+      if (group->NumSubscribedMembers(*updated.subscribed_topic_regex) == 0) {
+        out.regex_refresh_required = true;
+      } else {
+        regex_bump = group->FindResolvedRegularExpression(*updated.subscribed_topic_regex);
+      }
+    } else {
+      regex_bump = true;
+    }
+  }
+  group->UpdateMember(updated);
+  // The expression the member gave up, when it was the last to use it, goes with a tombstone
+  // (and any resolution nobody uses any more: a static member replaced under a new id).
+  std::set<std::string> unused;
+  if (regex_changed && member.subscribed_topic_regex) unused.insert(*member.subscribed_topic_regex);
+  for (const auto& entry : group->resolved_regular_expressions()) unused.insert(entry.first);
+  for (const std::string& regex : unused) {
+    if (group->NumSubscribedMembers(regex) > 0) continue;
+    records->push_back(ConsumerGroupRegularExpressionTombstone(group->group_id(), regex));
+    group->RemoveResolvedRegularExpression(regex);
+  }
+
+  // The group epoch moves when the member's topic names changed, an expression it took up is
+  // resolved or one was given up, the subscribed topics' metadata or the assignor the group
+  // uses changed, and when the group is new.
+  bool bump = group->group_epoch() == 0 || names_changed || regex_bump ||
               ConsumerGroupAssignorName(*group, config) != assignor_before;
-  const std::vector<std::string> topic_names = TopicNames(*group, ctx);
-  const int64_t hash = MetadataHash(*group, ctx, topic_names);
+  const int64_t hash = MetadataHash(*group, ctx);
   bump = bump || hash != group->metadata_hash();
   if (bump) {
     group->set_group_epoch(group->group_epoch() + 1);
@@ -507,7 +498,7 @@ MemberUpdate ApplyConsumerGroupMemberUpdate(ConsumerGroup* group, const Consumer
 
   // A new target assignment when the group epoch is ahead of it.
   if (group->group_epoch() > group->assignment_epoch()) {
-    if (auto err = UpdateTargetAssignment(group, ctx, topic_names, records)) {
+    if (auto err = UpdateTargetAssignment(group, ctx, records)) {
       out.error_code = err->response.error_code;
       out.error_message = err->response.error_message.value_or("");
       return out;
@@ -518,7 +509,7 @@ MemberUpdate ApplyConsumerGroupMemberUpdate(ConsumerGroup* group, const Consumer
   ReconcileInput in;
   in.target_epoch = group->assignment_epoch();
   in.target = group->TargetOf(member_id);
-  in.subscribed_topic_ids = SubscribedIds(updated, ctx, topic_names, nullptr);
+  in.subscribed_topic_ids = SubscribedIds(*group, updated, ctx, nullptr);
   in.enforce_subscription_consistency = subscription_changed && !is_new;
   in.owned = owned;
   const ConsumerGroupMember current = *group->FindMember(member_id);
@@ -548,21 +539,34 @@ MemberUpdate ApplyConsumerGroupMemberUpdate(ConsumerGroup* group, const Consumer
 }
 
 std::vector<OffsetsRecord> FenceConsumerGroupMember(ConsumerGroup* group,
-                                                    const std::string& member_id) {
-  return FenceConsumerGroupMembers(group, {member_id});
+                                                    const std::string& member_id,
+                                                    const ConsumerGroupHeartbeatContext* ctx) {
+  return FenceConsumerGroupMembers(group, {member_id}, ctx);
 }
 
 std::vector<OffsetsRecord> FenceConsumerGroupMembers(ConsumerGroup* group,
-                                                     const std::set<std::string>& member_ids) {
+                                                     const std::set<std::string>& member_ids,
+                                                     const ConsumerGroupHeartbeatContext* ctx) {
   std::vector<OffsetsRecord> records;
+  std::set<std::string> gone;
   for (const std::string& member_id : member_ids) {
     if (group->FindMember(member_id) == nullptr) continue;
     RemoveMemberRecords(*group, member_id, &records);
+    const std::optional<std::string> regex = group->FindMember(member_id)->subscribed_topic_regex;
     group->RemoveMember(member_id);
     group->RemoveTarget(member_id);
+    if (regex) gone.insert(*regex);
   }
   if (records.empty()) return records;
+  // The expressions nobody uses any more (Kafka's maybeDeleteResolvedRegularExpressions).
+  for (const std::string& regex : gone) {
+    if (group->NumSubscribedMembers(regex) > 0) continue;
+    records.push_back(ConsumerGroupRegularExpressionTombstone(group->group_id(), regex));
+    group->RemoveResolvedRegularExpression(regex);
+  }
   group->set_group_epoch(group->group_epoch() + 1);
+  // The hash of what the members left subscribe to.
+  if (ctx != nullptr) group->set_metadata_hash(MetadataHash(*group, *ctx));
   records.push_back(
       ConsumerGroupMetadataRecord(group->group_id(), group->group_epoch(), group->metadata_hash()));
   if (group->members().empty()) {
@@ -574,17 +578,60 @@ std::vector<OffsetsRecord> FenceConsumerGroupMembers(ConsumerGroup* group,
   return records;
 }
 
-std::set<std::string> ConsumerGroupSubscribedTopics(const ConsumerGroup& group,
-                                                    const std::vector<std::string>& topic_names) {
-  std::set<std::string> all;
-  for (const auto& [name, count] : group.subscribed_topic_names()) {
-    if (count > 0) all.insert(name);
+bool RegularExpressionRefreshDue(const ConsumerGroup& group, int64_t now_ms,
+                                 int64_t last_version_with_new_topics, int64_t refresh_interval_ms,
+                                 bool required) {
+  const std::map<std::string, int>& subscribed = group.subscribed_regular_expressions();
+  if (subscribed.empty()) return false;
+  const int64_t last = group.LastRegularExpressionRefreshMs();
+  // Kafka compares `now <= last + 10 s` with `last` Long.MIN_VALUE when nothing is resolved.
+  if (last != std::numeric_limits<int64_t>::min() &&
+      now_ms <= last + kRegexBatchRefreshMinIntervalMs) {
+    return false;
   }
-  for (const auto& [id, m] : group.members()) {
-    (void)id;
-    if (m.subscribed_topic_regex) all.merge(MemberTopicNames(m, topic_names));
+  if (required) return true;
+  if (subscribed.size() != group.resolved_regular_expressions().size()) return true;
+  if (group.LastResolvedRegularExpressionVersion() < last_version_with_new_topics) return true;
+  return last == std::numeric_limits<int64_t>::min() || now_ms > last + refresh_interval_ms;
+}
+
+std::map<std::string, ResolvedRegularExpression> ResolveRegularExpressions(
+    const std::set<std::string>& regexes, const std::vector<std::string>& topic_names,
+    int64_t version, int64_t now_ms) {
+  std::map<std::string, ResolvedRegularExpression> out;
+  for (const std::string& regex : regexes) {
+    ResolvedRegularExpression& r = out[regex];
+    r.version = version;
+    r.timestamp_ms = now_ms;
+    RE2 re(regex, RE2::Quiet);
+    if (!re.ok()) continue;  // Kafka logs it and resolves it to nothing
+    for (const std::string& topic : topic_names) {
+      if (RE2::FullMatch(topic, re)) r.topics.insert(topic);
+    }
   }
-  return all;
+  return out;
+}
+
+std::vector<OffsetsRecord> ApplyRegularExpressionResolution(
+    ConsumerGroup* group, const std::map<std::string, ResolvedRegularExpression>& resolved,
+    const ConsumerGroupHeartbeatContext& ctx) {
+  std::vector<OffsetsRecord> records;
+  bool bump = false;
+  for (const auto& [regex, r] : resolved) {
+    if (group->NumSubscribedMembers(regex) == 0) continue;  // given up meanwhile
+    const ResolvedRegularExpression* old = group->FindResolvedRegularExpression(regex);
+    if ((old == nullptr ? std::set<std::string>{} : old->topics) != r.topics) bump = true;
+    records.push_back(ConsumerGroupRegularExpressionRecord(group->group_id(), regex, r));
+    group->SetResolvedRegularExpression(regex, r);
+  }
+  const int64_t hash = MetadataHash(*group, ctx);
+  if (hash != group->metadata_hash()) bump = true;
+  if (bump) {
+    group->set_group_epoch(group->group_epoch() + 1);
+    group->set_metadata_hash(hash);
+    records.push_back(ConsumerGroupMetadataRecord(group->group_id(), group->group_epoch(), hash));
+  }
+  return records;
 }
 
 std::string ConsumerGroupAssignorName(const ConsumerGroup& group,
@@ -609,6 +656,9 @@ std::vector<OffsetsRecord> ConsumerGroupTombstones(const ConsumerGroup& group) {
   for (const auto& [m, member] : group.members()) {
     (void)member;
     records.push_back(ConsumerGroupMemberMetadataTombstone(id, m));
+  }
+  for (const auto& entry : group.resolved_regular_expressions()) {
+    records.push_back(ConsumerGroupRegularExpressionTombstone(id, entry.first));
   }
   records.push_back(ConsumerGroupPartitionMetadataTombstone(id));
   records.push_back(ConsumerGroupMetadataTombstone(id));

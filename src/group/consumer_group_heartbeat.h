@@ -12,9 +12,15 @@
 // as the result says: the session timeout after every heartbeat, the rebalance timeout while the
 // member has partitions to revoke; when one fires, FenceConsumerGroupMember.
 //
-// A subscription is topic names, a regular expression (RE2 syntax, as Kafka's RE2/J; matched
-// against whole names of every topic that exists, internal ones too, at every heartbeat,
-// so a new matching topic moves the group epoch), or both.
+// A subscription is topic names, a regular expression (RE2 syntax, as Kafka's RE2/J), or both.
+// Expressions are resolved as Kafka 4.4.0 resolves them (GroupMetadataManager's
+// maybeUpdateRegularExpressions and handleRegularExpressionsResult): apart from the heartbeat,
+// at most one resolution per group at a time, at most one per 10 s, when an expression is not
+// resolved yet, topics were created since, or group.consumer.regex.refresh.interval.ms passed
+// (RegularExpressionRefreshDue); the caller lists the topics, matches every expression
+// (ResolveRegularExpressions) and applies the result (ApplyRegularExpressionResolution), which
+// moves the group epoch when an expression's topics changed. Until then an expression matches
+// nothing for its members. Resolutions are records (type 16), so they survive a restart.
 //
 // Not done (see docs/design/group_coordinator.md): rack-aware assignment, the assignment throttle
 // (group.consumer.assignment.interval.ms: every new target is computed at once).
@@ -25,6 +31,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -54,8 +61,6 @@ struct ConsumerGroupHeartbeatContext {
   std::function<std::optional<ConsumerGroupTopic>(const std::string& name)> topic_by_name;
   // A new member id (Kafka's Uuid in base64, for a v0 request without one).
   std::function<std::string()> new_member_id;
-  // The names of every topic (for regular expression subscriptions).
-  std::function<std::vector<std::string>()> topic_names;
 };
 
 struct ConsumerGroupHeartbeatResult {
@@ -68,6 +73,7 @@ struct ConsumerGroupHeartbeatResult {
   int32_t rebalance_timeout_ms = -1;  // >= 0: start the revocation timer (it must revoke)
   int32_t revocation_epoch = 0;       //   ... at this member epoch
   bool revocation_done = false;       // nothing left to revoke: stop that timer
+  bool regex_refresh_required = false;  // a new expression: see RegularExpressionRefreshDue
 };
 
 // Validates the request (INVALID_REQUEST, UNSUPPORTED_ASSIGNOR ...) and applies it to `group`
@@ -91,6 +97,8 @@ struct MemberUpdate {
   std::string error_message;
   ConsumerGroupMember member;  // after the reconciliation step
   bool changed = false;        // the step changed the member (a record was written)
+  // The member took up an expression no other member uses: it needs a resolution.
+  bool regex_refresh_required = false;
 };
 MemberUpdate ApplyConsumerGroupMemberUpdate(ConsumerGroup* group, const ConsumerGroupMember& before,
                                             const ConsumerGroupMember& updated, bool is_new,
@@ -99,27 +107,54 @@ MemberUpdate ApplyConsumerGroupMemberUpdate(ConsumerGroup* group, const Consumer
                                             std::vector<OffsetsRecord>* records);
 
 // The member left or timed out: it is removed with tombstones for its current assignment,
-// target and metadata, and the group epoch is bumped (Kafka's consumerGroupFenceMember).
-// Returns the records; empty when the member is not in the group.
-std::vector<OffsetsRecord> FenceConsumerGroupMember(ConsumerGroup* group,
-                                                    const std::string& member_id);
-// Several members at once (a LeaveGroup of many): their tombstones (8, 7, 5 each), then one
-// epoch bump.
-std::vector<OffsetsRecord> FenceConsumerGroupMembers(ConsumerGroup* group,
-                                                     const std::set<std::string>& member_ids);
+// target and metadata (and for its regular expression when nobody else uses it), and the
+// group epoch is bumped (Kafka's consumerGroupFenceMember), with the metadata hash of what the
+// others subscribe to when `ctx` is given (else the group's hash unchanged). Returns the
+// records; empty when the member is not in the group.
+std::vector<OffsetsRecord> FenceConsumerGroupMember(
+    ConsumerGroup* group, const std::string& member_id,
+    const ConsumerGroupHeartbeatContext* ctx = nullptr);
+// Several members at once (a LeaveGroup of many): their tombstones (8, 7, 5 each), the
+// tombstones of the expressions nobody uses any more (16), then one epoch bump.
+std::vector<OffsetsRecord> FenceConsumerGroupMembers(
+    ConsumerGroup* group, const std::set<std::string>& member_ids,
+    const ConsumerGroupHeartbeatContext* ctx = nullptr);
+
+// Whether a resolution of the group's regular expressions is due at `now_ms` (the caller
+// checks that none is running for the group), as Kafka 4.4.0 decides it: the group has
+// expressions; the last resolution is more than 10 s old; and an expression is not resolved
+// (or `required`, a member just took one up), topics were created since (the last resolution's
+// version is below `last_version_with_new_topics`), or `refresh_interval_ms`
+// (group.consumer.regex.refresh.interval.ms) passed since the last one.
+inline constexpr int64_t kRegexBatchRefreshMinIntervalMs = 10000;
+bool RegularExpressionRefreshDue(const ConsumerGroup& group, int64_t now_ms,
+                                 int64_t last_version_with_new_topics, int64_t refresh_interval_ms,
+                                 bool required);
+
+// Resolves `regexes` against `topic_names` (every topic, internal ones too: Kafka 4.4.0's
+// TopicRegexResolver matches the metadata image's every name and filters only by the
+// authorizer): an expression matches a topic when it matches its whole name. An expression
+// that does not compile matches nothing. Each result carries `version` and `now_ms`.
+std::map<std::string, ResolvedRegularExpression> ResolveRegularExpressions(
+    const std::set<std::string>& regexes, const std::vector<std::string>& topic_names,
+    int64_t version, int64_t now_ms);
+
+// Applies a resolution to `group` (Kafka's handleRegularExpressionsResult): a record (16) for
+// every expression some member still uses, even an unchanged one (its version and time move);
+// the group epoch moves (a record, 3) when an expression's topics changed or the subscribed
+// topics' metadata hash did. The new target assignment is computed at the next heartbeat.
+std::vector<OffsetsRecord> ApplyRegularExpressionResolution(
+    ConsumerGroup* group, const std::map<std::string, ResolvedRegularExpression>& resolved,
+    const ConsumerGroupHeartbeatContext& ctx);
 
 // The assignor the group uses: the one most members name, else the first configured.
 std::string ConsumerGroupAssignorName(const ConsumerGroup& group,
                                       const GroupCoordinatorConfig& config);
 
-// Every topic some member subscribes to: by name, or by its regular expression among
-// `topic_names`.
-std::set<std::string> ConsumerGroupSubscribedTopics(const ConsumerGroup& group,
-                                                    const std::vector<std::string>& topic_names);
-
 // The records that delete a group (Kafka's createGroupTombstoneRecords): tombstones of every
 // member's current assignment (8) and target (7), the target metadata (6), every member's
-// metadata (5), the partition metadata (4) and the group epoch (3).
+// metadata (5), every resolved expression (16), the partition metadata (4) and the group
+// epoch (3).
 std::vector<OffsetsRecord> ConsumerGroupTombstones(const ConsumerGroup& group);
 
 }  // namespace seglog

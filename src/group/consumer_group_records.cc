@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <set>
+
 #include "base/coding.h"
 #include "protocol/generated/consumer_group_current_member_assignment_key.h"
 #include "protocol/generated/consumer_group_current_member_assignment_value.h"
@@ -12,6 +14,7 @@
 #include "protocol/generated/consumer_group_metadata_value.h"
 #include "protocol/generated/consumer_group_partition_metadata_key.h"
 #include "protocol/generated/consumer_group_regular_expression_key.h"
+#include "protocol/generated/consumer_group_regular_expression_value.h"
 #include "protocol/generated/consumer_group_target_assignment_member_key.h"
 #include "protocol/generated/consumer_group_target_assignment_member_value.h"
 #include "protocol/generated/consumer_group_target_assignment_metadata_key.h"
@@ -198,6 +201,27 @@ OffsetsRecord ConsumerGroupCurrentMemberAssignmentTombstone(const std::string& g
                  MemberKey<protocol::ConsumerGroupCurrentMemberAssignmentKey>(group, member_id));
 }
 
+OffsetsRecord ConsumerGroupRegularExpressionRecord(const std::string& group,
+                                                   const std::string& regex,
+                                                   const ResolvedRegularExpression& resolved) {
+  protocol::ConsumerGroupRegularExpressionKey k;
+  k.group_id = group;
+  k.regular_expression = regex;
+  protocol::ConsumerGroupRegularExpressionValue v;
+  v.topics.assign(resolved.topics.begin(), resolved.topics.end());  // sorted, as Kafka's
+  v.version = resolved.version;
+  v.timestamp = resolved.timestamp_ms;
+  return KeyValue(kConsumerGroupRegularExpressionRecordType, k, v);
+}
+
+OffsetsRecord ConsumerGroupRegularExpressionTombstone(const std::string& group,
+                                                      const std::string& regex) {
+  protocol::ConsumerGroupRegularExpressionKey k;
+  k.group_id = group;
+  k.regular_expression = regex;
+  return KeyOnly(kConsumerGroupRegularExpressionRecordType, k);
+}
+
 Result<LoadedConsumerGroupRecord> DecodeConsumerGroupRecord(
     std::span<const uint8_t> key, std::optional<std::span<const uint8_t>> value) {
   if (key.size() < 2) return Status::Corruption("Could not read the record type from the key.");
@@ -312,7 +336,14 @@ Result<LoadedConsumerGroupRecord> DecodeConsumerGroupRecord(
     case kConsumerGroupRegularExpressionRecordType: {
       auto k = protocol::ConsumerGroupRegularExpressionKey::Parse(key_body, 0);
       if (!k.ok()) return Corrupt("ConsumerGroupRegularExpressionKey", k.status());
-      return LoadedConsumerGroupRecord(IgnoredConsumerGroupRecord{type, k->group_id});
+      LoadedConsumerGroupRegularExpression out{k->group_id, k->regular_expression, std::nullopt};
+      if (value) {
+        auto v = protocol::ConsumerGroupRegularExpressionValue::Parse(value_body, 0);
+        if (!v.ok()) return Corrupt("ConsumerGroupRegularExpressionValue", v.status());
+        out.value = ResolvedRegularExpression{
+            std::set<std::string>(v->topics.begin(), v->topics.end()), v->version, v->timestamp};
+      }
+      return LoadedConsumerGroupRecord(std::move(out));
     }
     default:
       return Status::InvalidArgument(

@@ -14,10 +14,12 @@
 //   type 8  ConsumerGroupCurrentMemberAssignment   key {group, member}  value {memberEpoch,
 //             previousMemberEpoch, state, assignedPartitions[{topicId, partitions[],
 //             tag0 assignmentEpochs[]}], partitionsPendingRevocation[same]}
+//   type 16 ConsumerGroupRegularExpression key {group, regularExpression}  value {topics[]
+//             (sorted), version, timestamp}
 //
-// Specified in docs/format/consumer_offsets.md. Types 4 (the partition metadata of Kafka
-// before KIP-1101) and 16 (resolved regular expressions) are read and ignored: seglog writes
-// no 16 and only type 4's tombstone (a converted group's).
+// Specified in docs/format/consumer_offsets.md. Type 4 (the partition metadata of Kafka
+// before KIP-1101) is read and ignored: seglog writes only its tombstone (a converted
+// group's).
 //
 // Thread safety: pure functions and value types.
 #ifndef SEGLOG_GROUP_CONSUMER_GROUP_RECORDS_H_
@@ -73,6 +75,13 @@ OffsetsRecord ConsumerGroupCurrentMemberAssignmentRecord(const std::string& grou
 OffsetsRecord ConsumerGroupCurrentMemberAssignmentTombstone(const std::string& group,
                                                             const std::string& member_id);
 
+// A regular expression's resolution, and its tombstone (no member subscribes with it).
+OffsetsRecord ConsumerGroupRegularExpressionRecord(const std::string& group,
+                                                   const std::string& regex,
+                                                   const ResolvedRegularExpression& resolved);
+OffsetsRecord ConsumerGroupRegularExpressionTombstone(const std::string& group,
+                                                      const std::string& regex);
+
 // A consumer-group record read back. `value` nullopt: a tombstone.
 struct LoadedConsumerGroupMetadata {
   std::string group;
@@ -113,7 +122,12 @@ struct LoadedConsumerGroupCurrentMemberAssignment {
   };
   std::optional<Value> value;
 };
-// Types 4 and 16: read, not kept.
+struct LoadedConsumerGroupRegularExpression {
+  std::string group;
+  std::string regex;
+  std::optional<ResolvedRegularExpression> value;
+};
+// Type 4: read, not kept.
 struct IgnoredConsumerGroupRecord {
   int16_t type = 0;
   std::string group;
@@ -122,7 +136,8 @@ using LoadedConsumerGroupRecord =
     std::variant<LoadedConsumerGroupMetadata, LoadedConsumerGroupMemberMetadata,
                  LoadedConsumerGroupTargetAssignmentMetadata,
                  LoadedConsumerGroupTargetAssignmentMember,
-                 LoadedConsumerGroupCurrentMemberAssignment, IgnoredConsumerGroupRecord>;
+                 LoadedConsumerGroupCurrentMemberAssignment, LoadedConsumerGroupRegularExpression,
+                 IgnoredConsumerGroupRecord>;
 
 // Decodes a record of a type IsConsumerGroupRecordType accepts. Corruption for a key or value
 // that does not decode, has a version Kafka 4.4.0 does not write, or a current assignment

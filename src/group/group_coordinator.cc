@@ -153,6 +153,8 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     // TxnOffsetCommit's offsets until their transaction's marker (transactional_offsets.h).
     PendingTransactionalOffsets pending GUARDED_BY(mu);
     std::map<std::string, TimerEntry> timers GUARDED_BY(mu);
+    // Consumer groups whose regular expressions are being resolved (at most one at a time).
+    std::set<std::string> regex_refreshes GUARDED_BY(mu);
   };
 
   Core(const GroupCoordinatorConfig& config, LogManager* logs, Scheduler* scheduler,
@@ -484,6 +486,18 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
         return;
       }
       g->UpdateMember(std::move(m));
+    } else if (const auto* rx = std::get_if<LoadedConsumerGroupRegularExpression>(&rec)) {
+      if (!rx->value) {
+        if (ConsumerGroup* g = FindConsumerGroup(s, rx->group)) {
+          g->RemoveResolvedRegularExpression(rx->regex);
+        }
+        return;
+      }
+      LoadedConsumerGroup(s, rx->group).SetResolvedRegularExpression(rx->regex, *rx->value);
+      // Versions restart with this process: the next is above every one on disk, so each
+      // group resolves its expressions once again after a restart, as Kafka does when its
+      // metadata image is newer than what a record names.
+      RaiseMetadataVersionAbove(rx->value->version);
     }
   }
 
@@ -1775,7 +1789,8 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
                        g.group_id(), d.message()));
     }
     ConsumerGroup next = g;
-    SEGLOG_RETURN_IF_ERROR(Append(s, FenceConsumerGroupMembers(&next, members)));
+    const ConsumerGroupHeartbeatContext ctx = HeartbeatContext(Client{});
+    SEGLOG_RETURN_IF_ERROR(Append(s, FenceConsumerGroupMembers(&next, members, &ctx)));
     g = std::move(next);
     for (const std::string& id : members) CancelConsumerTimers(s, g.group_id(), id);
     return Status::OK();
@@ -1880,8 +1895,76 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     ctx.client_host = client.client_host;
     ctx.topic_by_name = [this](const std::string& name) { return TopicByName(name); };
     ctx.new_member_id = [] { return Uuid::Random().ToString(); };
-    ctx.topic_names = [this] { return logs_->ListTopics(); };
     return ctx;
+  }
+
+  // The version of the topics' metadata the coordinator resolves regular expressions at (the
+  // Version of record type 16; Kafka's metadata image offset): it moves when a topic is
+  // created, and at load above every version on disk.
+  int64_t MetadataVersion() const {
+    return metadata_version_base_.load(std::memory_order_acquire) + logs_->topics_created();
+  }
+  void RaiseMetadataVersionAbove(int64_t version) {
+    const int64_t base = version + 1 - logs_->topics_created();
+    int64_t cur = metadata_version_base_.load(std::memory_order_acquire);
+    while (cur < base && !metadata_version_base_.compare_exchange_weak(cur, base)) {
+    }
+  }
+
+  // After a write that changed the consumer group `g`: starts a resolution of its regular
+  // expressions when one is due (RegularExpressionRefreshDue) and none is running (Kafka's
+  // executor task "<group>-regex"). It runs on the scheduler: the topics are listed and
+  // matched without the shard's lock, and the result is applied to the group as it is then.
+  void MaybeRefreshRegularExpressions(Shard& s, const ConsumerGroup& g, bool required)
+      REQUIRES(s.mu) {
+    const int64_t now = scheduler_->NowMs();
+    const int64_t version = MetadataVersion();
+    if (s.regex_refreshes.count(g.group_id())) return;
+    if (!RegularExpressionRefreshDue(g, now, version,
+                                     config_.group_consumer_regex_refresh_interval_ms, required)) {
+      return;
+    }
+    std::set<std::string> regexes;
+    for (const auto& entry : g.subscribed_regular_expressions()) regexes.insert(entry.first);
+    s.regex_refreshes.insert(g.group_id());
+    std::weak_ptr<Core> weak = weak_from_this();
+    Shard* sp = &s;
+    scheduler_->Schedule(
+        "group-coordinator-regex",
+        [weak, sp, group = g.group_id(), regexes = std::move(regexes)] {
+          if (auto core = weak.lock()) core->RefreshRegularExpressions(*sp, group, regexes);
+        },
+        0);
+  }
+
+  void RefreshRegularExpressions(Shard& s, const std::string& group_id,
+                                 const std::set<std::string>& regexes) EXCLUDES(s.mu) {
+    const int64_t start = scheduler_->NowMs();
+    const int64_t version = MetadataVersion();
+    const std::map<std::string, ResolvedRegularExpression> resolved =
+        ResolveRegularExpressions(regexes, logs_->ListTopics(), version, start);
+    MutexLock l(&s.mu);
+    s.regex_refreshes.erase(group_id);
+    auto it = s.consumer_groups.find(group_id);
+    if (it == s.consumer_groups.end() || Unavailable(s) != ke::kNone) return;
+    ConsumerGroup next = *it->second;
+    ConsumerGroupHeartbeatContext ctx = HeartbeatContext(Client{});
+    std::vector<OffsetsRecord> records = ApplyRegularExpressionResolution(&next, resolved, ctx);
+    if (records.empty()) return;
+    if (Status w = Append(s, records); !w.ok()) {
+      // Nothing is kept: a later heartbeat starts another resolution.
+      Info(fmt::format("[GroupId {}] Failed to persist the resolved regular expressions: {}",
+                       group_id, w.ToString()));
+      return;
+    }
+    const int32_t before = it->second->group_epoch();
+    *it->second = std::move(next);
+    if (it->second->group_epoch() != before) {
+      Info(
+          fmt::format("[GroupId {}] Bumped group epoch to {} after resolving its regular "
+                      "expressions.",
+                      group_id, it->second->group_epoch()));
+    }
   }
 
   // A classic member's JoinGroup into the non-empty consumer group `g`.
@@ -1912,6 +1995,7 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
       return reply(JoinError(AppendErrorToClient(w), req.member_id));
     }
     g = std::move(next);
+    MaybeRefreshRegularExpressions(s, g, false);
     const ConsumerGroupMember& m = *g.FindMember(r.member_id);
     CancelTimer(s, ConsumerClassicJoinKey(g.group_id(), m.member_id));
     StartConsumerSession(s, g, m);
@@ -2085,6 +2169,7 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
         if (m.classic) StartConsumerSession(s, *live, m);
       }
     }
+    MaybeRefreshRegularExpressions(s, *live, r.regex_refresh_required);
     if (!r.replaced_member_id.empty()) CancelConsumerTimers(s, req.group_id, r.replaced_member_id);
     if (r.member_removed) {
       CancelConsumerTimers(s, req.group_id, r.member_id);
@@ -2349,7 +2434,7 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     auto cg = s.consumer_groups.find(group_id);
     std::optional<std::set<std::string>> subscribed = std::set<std::string>{};
     if (cg != s.consumer_groups.end()) {
-      subscribed = ConsumerGroupSubscribedTopics(*cg->second, logs_->ListTopics());
+      subscribed = cg->second->SubscribedTopics();
     } else if (it == s.groups.end() || it->second->Is(ClassicGroupState::kDead)) {
       out.error_code = ke::kGroupIdNotFound;
       return out;
@@ -2396,7 +2481,6 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
   void ExpireOffsets() {
     const int64_t now = scheduler_->NowMs();
     const int64_t retention = config_.offsets_retention_minutes * 60000;
-    std::optional<std::vector<std::string>> topic_names;  // listed once, when needed
     for (auto& sp : shards_) {
       Shard& s = *sp;
       MutexLock l(&s.mu);
@@ -2458,8 +2542,7 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
       for (auto& [group_id, g] : s.consumer_groups) {
         auto o = s.offsets.find(group_id);
         if (o != s.offsets.end()) {
-          if (!topic_names) topic_names = logs_->ListTopics();
-          const std::set<std::string> subscribed = ConsumerGroupSubscribedTopics(*g, *topic_names);
+          const std::set<std::string> subscribed = g->SubscribedTopics();
           for (auto c = o->second.begin(); c != o->second.end();) {
             const CommittedOffset& off = c->second;
             const bool expired =
@@ -2567,6 +2650,8 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
   const GroupCoordinatorConfig config_;
   LogManager* const logs_;
   Scheduler* const scheduler_;
+  // See MetadataVersion().
+  std::atomic<int64_t> metadata_version_base_{0};
   const std::function<void(const std::string&)> logger_;
   // Filled by Open, then never changed (each shard guards itself).
   std::vector<std::unique_ptr<Shard>> shards_;

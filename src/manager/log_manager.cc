@@ -477,6 +477,7 @@ Status LogManager::CreateTopic(const std::string& topic, int32_t partitions,
     MutexLock l(&mu_);
     topics_[topic] = md;
   }
+  topics_created_.fetch_add(1, std::memory_order_acq_rel);
   SEGLOG_RETURN_IF_ERROR(SaveTopics());
   Info(fmt::format("Created topic {} with {} partition(s) and topic id {}", topic, partitions,
                    md.topic_id));

@@ -95,6 +95,10 @@ class LogManager {
   // after file.delete.delay.ms); reports the first partition that could not be removed.
   Status DeleteTopic(const std::string& topic) EXCLUDES(admin_mu_, mu_);
   std::vector<std::string> ListTopics() const EXCLUDES(mu_);
+  // How many topics this LogManager created since it opened: it moves exactly when a topic
+  // is created (the group coordinator resolves regular expressions again then, as Kafka does
+  // when its metadata image has new topics).
+  int64_t topics_created() const { return topics_created_.load(std::memory_order_acquire); }
   // A copy of the topic's metadata (partition count, configs, topic id) without touching its
   // logs: the broker's Metadata path. NotFound in Kafka's words.
   Result<TopicMetadata> FindTopic(const std::string& topic) const EXCLUDES(mu_);
@@ -240,6 +244,7 @@ class LogManager {
   std::unique_ptr<ProducerIdManager> producer_ids_;
   TopicMap topics_ GUARDED_BY(mu_);
   std::atomic<bool> appends_may_flush_{false};  // see AppendsMayFlush()
+  std::atomic<int64_t> topics_created_{0};      // see topics_created()
   struct PendingDelete {
     std::string path;
     int64_t due_ms;

@@ -436,6 +436,11 @@ Result<ServerConfig> ServerConfig::FromProperties(const std::map<std::string, st
          return ParseConfigInt<int32_t>("group.consumer.heartbeat.interval.ms", v, 1,
                                         &c.group.group_consumer_heartbeat_interval_ms);
        }},
+      {"group.consumer.regex.refresh.interval.ms",
+       [&](const std::string& v) {
+         return ParseConfigInt<int32_t>("group.consumer.regex.refresh.interval.ms", v, 10000,
+                                        &c.group.group_consumer_regex_refresh_interval_ms);
+       }},
       {"group.consumer.max.size",
        [&](const std::string& v) {
          return ParseConfigInt<int32_t>("group.consumer.max.size", v, 1,

@@ -46,6 +46,9 @@ struct GroupCoordinatorConfig {
   int32_t group_consumer_heartbeat_interval_ms = 5000;  // group.consumer.heartbeat.interval.ms
   int32_t group_consumer_max_size = INT32_MAX;          // group.consumer.max.size, >= 1
   std::vector<std::string> group_consumer_assignors = {"uniform", "range"};  // ..assignors
+  // How often the topics of a group's regular expressions are resolved again even when no
+  // topic was created (Kafka's internal group.consumer.regex.refresh.interval.ms, >= 10 s).
+  int32_t group_consumer_regex_refresh_interval_ms = 600000;
   // group.consumer.migration.policy (bidirectional, upgrade, downgrade, disabled; any case):
   // whether a live classic group becomes a consumer group when a ConsumerGroupHeartbeat member
   // joins it (upgrade), and a consumer group whose last consumer-protocol member leaves

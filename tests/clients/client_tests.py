@@ -24,7 +24,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import (ORACLE, Broker, CaptureProxy, Failure, Workspace, check,  # noqa
+from harness import (OFFSETS_TOPIC, ORACLE, Broker, CaptureProxy, Failure, Workspace, check,  # noqa
                      free_port, java_helper, java_streams_helper, judge_directories,
                      kafka_tool, run, write_frames)
 from s3 import S3Store  # noqa
@@ -1386,6 +1386,113 @@ def group_regex_internal_topic_java(ctx):
     check("__consumer_offsets-0" in assigned and "plain-0" in assigned and "plain-1" in assigned,
           assigned)
     check("read 20" in p.stdout, p.stdout)
+    ctx.expect_records = None
+
+
+def regex_new_topic_run(bootstrap, label):
+    """group_regex_new_topic_java's scenario against one broker (seglog's or Kafka's): a
+    RegexMember on "rx-.*" gets rx-a, rx-b is created, the member gets it. Returns (seconds from
+    rx-a to rx-b assigned, seconds from rx-b's creation to assigned)."""
+    create_topic(bootstrap, "rx-a", 2)
+    kcat("-b", bootstrap, "-P", "-t", "rx-a", input="\n".join(f"a{i}" for i in range(20)) + "\n")
+    lines = []
+    lock = threading.Lock()
+    proc = subprocess.Popen(java_helper("RegexMember", bootstrap, "rxg", "rx-.*", "rx-a,rx-b",
+                                        "20"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def read():
+        for line in proc.stdout:
+            with lock:
+                lines.append((time.time(), line.rstrip("\n")))
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+
+    def wait_line(pred, what, timeout):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            with lock:
+                hit = next(((t, l) for t, l in lines if pred(l)), None)
+            if hit:
+                return hit
+            if proc.poll() is not None and not reader.is_alive():
+                break
+            time.sleep(0.05)
+        with lock:
+            seen = [l for _, l in lines]
+        raise Failure(f"{label}: {what}: not within {timeout}s; the member printed {seen[-5:]}")
+
+    try:
+        got_a, line = wait_line(lambda l: l.startswith("assignment ") and "rx-a-0" in l
+                                and "rx-a-1" in l, "rx-a assigned", 60)
+        create_topic(bootstrap, "rx-b", 3)
+        created = time.time()
+        got_b, line = wait_line(lambda l: l.startswith("assigned "), "rx-b assigned", 45)
+        check(all(f"rx-b-{i}" in line for i in range(3)) and "rx-a-0" in line, f"{label}: {line}")
+        print(f"{label}: the member got rx-b {got_b - created:.1f}s after it was created, "
+              f"{got_b - got_a:.1f}s after it got rx-a: {line}")
+        proc.wait(timeout=60)
+        check(proc.returncode == 0, f"{label}: RegexMember exited {proc.returncode}: "
+                                    f"{proc.stderr.read()[-3000:]}")
+        with lock:
+            check(any(l == "read 20" for _, l in lines), [l for _, l in lines][-5:])
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return got_b - got_a, got_b - created
+
+
+def resolutions_on_disk(data_dir):
+    """The ConsumerGroupRegularExpression records (type 16) of rx-.* in data_dir's
+    __consumer_offsets, as Kafka 4.4.0's --offsets-decoder prints them."""
+    offsets = [os.path.join(data_dir, d) for d in os.listdir(data_dir)
+               if d.startswith(OFFSETS_TOPIC + "-")]
+    logs = [os.path.join(d, f) for d in offsets for f in sorted(os.listdir(d))
+            if f.endswith(".log") and os.path.getsize(os.path.join(d, f)) > 0]
+    p = kafka_tool("org.apache.kafka.tools.DumpLogSegments", "--files", ",".join(logs),
+                   "--offsets-decoder")
+    return [l for l in p.stdout.splitlines()
+            if '"type":"16"' in l and '"regularExpression":"rx-.*"' in l]
+
+
+@case
+def group_regex_new_topic_java(ctx):
+    """A KIP-848 KafkaConsumer subscribed with SubscriptionPattern("rx-.*") and a topic that
+    matches created while it runs, against a default single-node Kafka 4.4.0 and then seglog:
+    both resolve the expression apart from the heartbeats, at most once per 10 s, and again
+    when topics were created; the resolution (a ConsumerGroupRegularExpression record, type
+    16, that Kafka's own --offsets-decoder reads with both topics from either directory) moves
+    the group epoch, and the member gets the new topic's partitions at a later heartbeat -
+    never sooner than 5 s after it got the first topic's (the 10 s gap less one heartbeat
+    interval), nor later than 30 s after the topic was created."""
+    wd = os.path.join(ctx.ws.dir, "kafka")
+    env = dict(os.environ, KAFKA_BROKER_PORT=str(free_port()),
+               KAFKA_CONTROLLER_PORT=str(free_port()))
+    run(["bash", KAFKA_BROKER_SH, "start", wd], env=env, timeout=300)
+    try:
+        runs = {"Kafka 4.4.0": regex_new_topic_run(f"127.0.0.1:{env['KAFKA_BROKER_PORT']}",
+                                                   "Kafka 4.4.0")}
+    finally:
+        run(["bash", KAFKA_BROKER_SH, "stop", wd], env=env, timeout=120, ok=False)
+    kafka_resolutions = resolutions_on_disk(os.path.join(wd, "data"))
+    b = ctx.broker
+    runs["seglog"] = regex_new_topic_run(b.bootstrap, "seglog")
+    for label, (after_a, after_created) in runs.items():
+        check(after_created <= 30, f"{label}: rx-b assigned {after_created:.1f}s after its "
+                                   f"creation")
+        check(after_a > 4.5, f"{label}: rx-b assigned {after_a:.1f}s after rx-a: sooner than "
+                             f"10 s between two resolutions allows")
+    check("after resolving its regular expressions" in b.log(),
+          "no group epoch bump from a resolution in seglog's log")
+    b.stop()
+    ours = resolutions_on_disk(b.data_dir)
+    b.start()
+    for label, found in (("Kafka 4.4.0", kafka_resolutions), ("seglog", ours)):
+        check(any('"topics":["rx-a","rx-b"]' in l for l in found),
+              f"{label}: no type-16 record of rx-.* with both topics: {found[-3:]}")
+        print(f"{label}: --offsets-decoder read {len(found)} record(s) of rx-.*")
     ctx.expect_records = None
 
 
