@@ -182,6 +182,7 @@ int16_t LogManager::AlterReplicaLogDir(const TopicPartition& tp, const std::stri
   LogDirectory* src = DirFor(tp);
   std::shared_ptr<Log> current = src ? src->FindLog(tp) : nullptr;
   if (current == nullptr) return 9;  // REPLICA_NOT_AVAILABLE: no local log
+  if (src->offline()) return kafka_error::kKafkaStorageError;  // its directory failed
   if (src == dest) return kafka_error::kNone;
   if (current->remote_log_enabled()) {
     Info(fmt::format("Moving {} to {} refused: seglog does not move tiered partitions",

@@ -4,17 +4,21 @@
 // the same process; and appends, GetLog and DescribeTopic completing while
 // another thread is blocked inside an fsync - of a flush of the same log, and of a cleaner
 // round's .cleaned output.
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cerrno>
 #include <chrono>
+#include <filesystem>
 #include <future>
+#include <map>
 #include <thread>
 
 #include "io/atomic_file.h"
 #include "io/fault_injection_env.h"
 #include "manager/log_manager.h"
+#include "seglog/validation_error.h"
 #include "tests/support/batches.h"
 #include "tests/support/files.h"
 
@@ -233,6 +237,53 @@ TEST_F(LogManagerFaultTest, AMoveWhoseSwapFailsLosesNothing) {
     EXPECT_TRUE(logged);
     ASSERT_TRUE(m->Shutdown().ok());
   }
+}
+
+// AlterReplicaLogDirs with a directory offline (an fsync in it failed): a move into it, and a
+// move of a partition out of it, are KAFKA_STORAGE_ERROR (Kafka's KafkaStorageException), and
+// nothing is copied; partitions of the directory still online move.
+TEST_F(LogManagerFaultTest, MovesIntoOrOutOfAnOfflineDirectoryAreRefused) {
+  TempDir second;
+  auto config = ServerConfig::FromProperties({{"log.dirs", dir_.path() + "," + second.path()}});
+  ASSERT_TRUE(config.ok());
+  schedulers_.push_back(std::make_unique<MockScheduler>(kT0));
+  auto opened = LogManager::Open(
+      *config, schedulers_.back().get(), [this](const std::string& l) { lines_.push_back(l); },
+      &env_);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  std::unique_ptr<LogManager> m = std::move(opened).value();
+  // Topics until one lands in each directory.
+  std::map<std::string, TopicPartition> in;  // directory -> a partition there
+  for (int i = 0; i < 8 && in.size() < 2; ++i) {
+    const TopicPartition tp{fmt::format("off{}", i), 0};
+    ASSERT_TRUE(m->CreateTopic(tp.topic, 1).ok());
+    const std::string d = std::filesystem::path((*m->GetLog(tp))->dir()).parent_path().string();
+    in.emplace(d, tp);
+    Append(m.get(), tp, 10);
+  }
+  ASSERT_EQ(in.size(), 2u);
+  const TopicPartition healthy = in.at(dir_.path());
+  const TopicPartition broken = in.at(second.path());
+  // The second directory goes offline: a flush there fails.
+  env_.Fail(EnvOp::kSync, second.path(), EIO);
+  EXPECT_FALSE((*m->GetLog(broken))->Flush((*m->GetLog(broken))->log_end_offset()).ok());
+  env_.ClearFailures();
+  auto refused = (*m->GetLog(broken))->AppendAsLeader(ProducerBatch(10, 1, 100, kT0));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("offline"), std::string::npos)
+      << refused.status().ToString();
+  EXPECT_EQ(m->AlterReplicaLogDir(healthy, LogManager::AbsoluteDir(second.path())),
+            kafka_error::kKafkaStorageError);
+  EXPECT_EQ(m->AlterReplicaLogDir(broken, LogManager::AbsoluteDir(dir_.path())),
+            kafka_error::kKafkaStorageError);
+  EXPECT_TRUE(m->FutureLogs().empty());
+  for (const auto& entry : std::filesystem::directory_iterator(dir_.path())) {
+    EXPECT_EQ(entry.path().string().find("-future"), std::string::npos) << entry.path();
+  }
+  // Still unknown partitions and directories get their own errors first.
+  EXPECT_EQ(m->AlterReplicaLogDir({"nope", 0}, LogManager::AbsoluteDir(dir_.path())), 3);
+  EXPECT_EQ(m->AlterReplicaLogDir(healthy, "/nowhere"), 57);
+  (void)m->Shutdown();
 }
 
 // A failure of the swap's first rename (.cleaned -> .swap) changes nothing yet: the cleaned
