@@ -12,6 +12,10 @@
 
 #include "base/coding.h"
 #include "base/mutex.h"
+#include "coordinator/append_error.h"
+#include "coordinator/coordinator_log.h"
+#include "coordinator/coordinator_shard.h"
+#include "coordinator/internal_topic.h"
 #include "group/classic_group.h"
 #include "group/consumer_group.h"
 #include "group/consumer_group_classic.h"
@@ -39,7 +43,6 @@ using protocol::SyncGroupResponseData;
 // A member that joined but has not completed a join yet is given this long to do so
 // (Kafka's CLASSIC_GROUP_NEW_MEMBER_JOIN_TIMEOUT_MS).
 constexpr int32_t kNewMemberJoinTimeoutMs = 300000;
-constexpr int32_t kLoadReadBytes = 5 << 20;  // offsets.load.buffer.size
 
 // java.util.UUID.randomUUID().toString(): 36 characters, version 4, variant 2.
 std::string RandomJavaUuid() {
@@ -65,26 +68,8 @@ std::string Trim(std::string_view s) {
   return std::string(s.substr(b, e - b));
 }
 
-// What a failed append of coordinator records tells the client (Kafka's
-// CoordinatorOperationExceptionHelper).
-int16_t AppendErrorToClient(const Status& s) {
-  const int16_t code = ke::FromStatus(s);
-  switch (code) {
-    case ke::kUnknownTopicOrPartition:
-    case ke::kRequestTimedOut:
-    case 19:  // NOT_ENOUGH_REPLICAS
-      return ke::kCoordinatorNotAvailable;
-    case ke::kNotLeaderOrFollower:
-    case 56:  // KAFKA_STORAGE_ERROR
-      return ke::kNotCoordinator;
-    case kafka_error::kMessageTooLarge:
-    case 18:  // RECORD_LIST_TOO_LARGE
-    case 4:   // INVALID_FETCH_SIZE
-      return ke::kUnknownServerError;
-    default:
-      return code == ke::kNone ? ke::kUnknownServerError : code;
-  }
-}
+// What a failed append of coordinator records tells the client.
+int16_t AppendErrorToClient(const Status& s) { return GroupCoordinatorAppendError(s); }
 
 JoinGroupResponseData JoinError(int16_t error, std::string member_id) {
   JoinGroupResponseData r;
@@ -140,11 +125,8 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     int64_t task_due_ms = 0;  // when that task runs
   };
 
-  struct Shard {
-    int32_t partition = 0;
-    Mutex mu;
-    std::shared_ptr<Log> log GUARDED_BY(mu);  // null until __consumer_offsets exists
-    bool failed GUARDED_BY(mu) = false;       // its load failed: answers NOT_COORDINATOR
+  // A partition of __consumer_offsets and the groups it owns.
+  struct Shard : CoordinatorShard {
     std::map<std::string, std::unique_ptr<ClassicGroup>> groups GUARDED_BY(mu);
     // KIP-848's groups; a group id is in `groups` or here, never both.
     std::map<std::string, std::unique_ptr<ConsumerGroup>> consumer_groups GUARDED_BY(mu);
@@ -159,7 +141,17 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
 
   Core(const GroupCoordinatorConfig& config, LogManager* logs, Scheduler* scheduler,
        std::function<void(const std::string&)> logger)
-      : config_(config), logs_(logs), scheduler_(scheduler), logger_(std::move(logger)) {}
+      : config_(config),
+        logs_(logs),
+        scheduler_(scheduler),
+        logger_(std::move(logger)),
+        topic_(logs,
+               {kConsumerOffsetsTopic,
+                config_.offsets_topic_num_partitions,
+                {{"cleanup.policy", "compact"},
+                 {"compression.type", "producer"},
+                 {"segment.bytes", std::to_string(config_.offsets_topic_segment_bytes)}}},
+               [this](const std::string& line) { Info(line); }) {}
 
   void Info(const std::string& line) const {
     if (logger_) logger_("[GroupCoordinator] " + line);
@@ -170,17 +162,13 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     done->clear();
   }
 
-  Status Open() EXCLUDES(topic_mu_) {
-    int32_t partitions = config_.offsets_topic_num_partitions;
-    Result<TopicMetadata> md = logs_->FindTopic(kConsumerOffsetsTopic);
-    if (md.ok()) partitions = md->partitions;
-    for (int32_t p = 0; p < partitions; ++p) {
+  Status Open() {
+    for (int32_t p = 0; p < topic_.partitions(); ++p) {
       shards_.push_back(std::make_unique<Shard>());
       shards_.back()->partition = p;
     }
-    if (md.ok()) {
+    if (topic_.ready()) {
       for (auto& s : shards_) LoadShard(*s);
-      topic_ready_ = true;
     }
     std::weak_ptr<Core> weak = weak_from_this();
     scheduler_->Schedule(
@@ -192,44 +180,20 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     return Status::OK();
   }
 
-  Status EnsureOffsetsTopic() EXCLUDES(topic_mu_) {
-    if (topic_ready_) return Status::OK();
-    MutexLock l(&topic_mu_);
-    if (topic_ready_) return Status::OK();
-    if (!logs_->FindTopic(kConsumerOffsetsTopic).ok()) {
-      Status s = logs_->CreateTopic(
-          kConsumerOffsetsTopic, static_cast<int32_t>(shards_.size()),
-          {{"cleanup.policy", "compact"},
-           {"compression.type", "producer"},
-           {"segment.bytes", std::to_string(config_.offsets_topic_segment_bytes)}});
-      if (!s.ok()) return s;
-      Info(fmt::format("Created the internal topic {} with {} partitions", kConsumerOffsetsTopic,
-                       shards_.size()));
-    }
-    for (auto& s : shards_) {
-      Result<std::shared_ptr<seglog::Log>> log =
-          logs_->GetLog({kConsumerOffsetsTopic, s->partition});
-      if (!log.ok()) return log.status();
-      MutexLock sl(&s->mu);
-      s->log = *log;
-    }
-    topic_ready_ = true;
-    return Status::OK();
+  Status EnsureOffsetsTopic() {
+    return topic_.Ensure([this](int32_t p, std::shared_ptr<Log> log) {
+      Shard& s = *shards_[p];
+      MutexLock l(&s.mu);
+      s.log = std::move(log);
+    });
   }
 
-  int32_t PartitionFor(std::string_view group) const {
-    return CoordinatorPartitionFor(group, static_cast<int32_t>(shards_.size()));
-  }
+  int32_t PartitionFor(std::string_view group) const { return topic_.PartitionFor(group); }
   Shard& ShardFor(std::string_view group) { return *shards_[PartitionFor(group)]; }
 
   // Whether the shard may serve requests: the topic exists, the load succeeded, not shut down.
   // Else the error to answer.
-  int16_t Unavailable(Shard& s) REQUIRES(s.mu) {
-    if (shut_down_) return ke::kNotCoordinator;
-    if (s.log == nullptr) return ke::kCoordinatorNotAvailable;
-    if (s.failed) return ke::kNotCoordinator;
-    return ke::kNone;
-  }
+  int16_t Unavailable(Shard& s) REQUIRES(s.mu) { return s.Unavailable(shut_down_); }
 
   // ---- Records ----
 
@@ -242,20 +206,12 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     if (records.empty()) return Status::OK();
     if (s.log == nullptr)
       return Status::NotFound("The __consumer_offsets topic does not exist yet.");
-    BatchOptions o;
-    o.base_sequence = 0;  // what Kafka's coordinator runtime gives its batch builder
-    o.producer_id = producer_id;
-    o.producer_epoch = producer_epoch;
-    o.is_transactional = producer_id != kNoProducerId;
-    RecordBatchBuilder b(o);
-    const int64_t now = scheduler_->NowMs();
-    for (const OffsetsRecord& r : records) {
-      NullableBytes value;
-      if (r.value) value = Bytes(*r.value);
-      SEGLOG_RETURN_IF_ERROR(b.Append(now, Bytes(r.key), value));
-    }
-    SEGLOG_ASSIGN_OR_RETURN(std::vector<uint8_t> batch, b.Build());
-    Result<LogAppendInfo> info = s.log->AppendAsLeader(batch, 0, AppendOrigin::kCoordinator);
+    CoordinatorBatch batch;
+    batch.now_ms = scheduler_->NowMs();
+    batch.base_sequence = 0;  // what Kafka's coordinator runtime gives its batch builder
+    batch.producer_id = producer_id;
+    batch.producer_epoch = producer_epoch;
+    Result<LogAppendInfo> info = AppendCoordinatorRecords(*s.log, records, batch);
     if (!info.ok()) {
       Info(fmt::format("WARN Failed to write {} records to {}-{}: {}", records.size(),
                        kConsumerOffsetsTopic, s.partition, info.status().ToString()));
@@ -278,72 +234,44 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     }
     s.log = *log;
     const auto start = std::chrono::steady_clock::now();
-    int64_t offset = s.log->log_start_offset();
-    const int64_t end = s.log->log_end_offset();
-    int64_t records = 0;
-    while (offset < end) {
-      Result<FetchDataInfo> read = s.log->Read(offset, kLoadReadBytes, true);
-      if (!read.ok()) {
-        s.failed = true;
-        Info(fmt::format("ERROR Failed to load metadata from {} at offset {}: {}", tp, offset,
-                         read.status().ToString()));
+    ReplayHandler h;
+    h.control = [&](const RecordBatchView& batch)
+                    REQUIRES(s.mu) { ReplayControlBatch(s, batch, tp); };
+    h.record = [&](const RecordBatchView& batch, const Record& r) REQUIRES(s.mu) {
+      if (!r.key) {
+        Info(fmt::format("WARN Skipping a record without a key at offset {} of {}", r.offset, tp));
         return;
       }
-      Result<std::vector<uint8_t>> bytes = read->slice.ReadAll();
-      if (!bytes.ok() || bytes->empty()) {
-        s.failed = !bytes.ok();
-        break;
+      std::optional<std::span<const uint8_t>> value;
+      if (r.value) value = *r.value;
+      if (r.key->size() >= 2 && IsConsumerGroupRecordType(LoadBEInt16(r.key->data()))) {
+        Result<LoadedConsumerGroupRecord> cg = DecodeConsumerGroupRecord(*r.key, value);
+        if (!cg.ok()) {
+          Info(fmt::format("WARN Skipping the corrupt record at offset {} of {}: {}", r.offset, tp,
+                           cg.status().ToString()));
+          return;
+        }
+        ReplayConsumerGroup(s, *cg);
+        return;
       }
-      LogBatchWalker walker(*bytes);
-      int64_t next = offset;
-      while (walker.Next()) {
-        Result<RecordBatchView> batch = RecordBatchView::Parse(walker.current_bytes());
-        if (!batch.ok()) break;
-        next = batch->last_offset() + 1;
-        if (batch->is_control()) {
-          // Its one record is at the base offset; below `offset`, it was below the log start.
-          if (batch->base_offset() >= offset) ReplayControlBatch(s, *batch, tp);
-          continue;
-        }
-        RecordIterator it(*batch);
-        while (it.Next()) {
-          const Record& r = it.record();
-          if (r.offset < offset) continue;
-          ++records;
-          if (!r.key) {
-            Info(fmt::format("WARN Skipping a record without a key at offset {} of {}", r.offset,
-                             tp));
-            continue;
-          }
-          std::optional<std::span<const uint8_t>> value;
-          if (r.value) value = *r.value;
-          if (r.key->size() >= 2 && IsConsumerGroupRecordType(LoadBEInt16(r.key->data()))) {
-            Result<LoadedConsumerGroupRecord> cg = DecodeConsumerGroupRecord(*r.key, value);
-            if (!cg.ok()) {
-              Info(fmt::format("WARN Skipping the corrupt record at offset {} of {}: {}", r.offset,
-                               tp, cg.status().ToString()));
-              continue;
-            }
-            ReplayConsumerGroup(s, *cg);
-            continue;
-          }
-          Result<LoadedOffsetsRecord> rec = DecodeOffsetsRecord(*r.key, value);
-          if (!rec.ok()) {
-            // Kafka fails the whole partition here; seglog keeps the rest of the groups.
-            Info(fmt::format("WARN Skipping the corrupt record at offset {} of {}: {}", r.offset,
-                             tp, rec.status().ToString()));
-            continue;
-          }
-          Replay(s, *rec, tp, r.offset, batch->producer_id());
-        }
-        if (!it.status().ok()) {
-          Info(fmt::format("WARN Skipping the rest of the batch at offset {} of {}: {}",
-                           batch->base_offset(), tp, it.status().ToString()));
-        }
+      Result<LoadedOffsetsRecord> rec = DecodeOffsetsRecord(*r.key, value);
+      if (!rec.ok()) {
+        // Kafka fails the whole partition here; seglog keeps the rest of the groups.
+        Info(fmt::format("WARN Skipping the corrupt record at offset {} of {}: {}", r.offset, tp,
+                         rec.status().ToString()));
+        return;
       }
-      if (next <= offset) break;  // nothing whole was read: the rest is not readable
-      offset = next;
+      Replay(s, *rec, tp, r.offset, batch.producer_id());
+    };
+    h.warn = [this](const std::string& line) { Info(line); };
+    Result<ReplayStats> loaded = ReplayCoordinatorLog(*s.log, tp, ReplayPolicy::kLenient, h);
+    if (!loaded.ok()) {
+      s.failed = true;
+      Info(
+          fmt::format("ERROR Failed to load metadata from {}: {}", tp, loaded.status().ToString()));
+      return;
     }
+    const int64_t records = loaded->records;
     // Groups that only have offsets (committed outside a group, or pending in a transaction)
     // exist as simple groups.
     std::vector<std::string> offset_groups = s.pending.Groups();
@@ -2655,8 +2583,7 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
   const std::function<void(const std::string&)> logger_;
   // Filled by Open, then never changed (each shard guards itself).
   std::vector<std::unique_ptr<Shard>> shards_;
-  Mutex topic_mu_;  // EnsureOffsetsTopic's creation
-  std::atomic<bool> topic_ready_{false};
+  InternalTopic topic_;
   std::atomic<bool> shut_down_{false};
   std::atomic<uint64_t> timer_seq_{0};
 };

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "base/uuid.h"
+#include "coordinator/coordinator_record.h"
 #include "group/classic_group.h"
 #include "protocol/protocol_writer.h"
 #include "seglog/result.h"
@@ -61,10 +62,8 @@ std::vector<uint8_t> PrefixedRecordBytes(int16_t prefix, const Message& m, int16
   return w.bytes();
 }
 
-struct OffsetsRecord {
-  std::vector<uint8_t> key;
-  std::optional<std::vector<uint8_t>> value;  // nullopt: a tombstone
-};
+// A record of __consumer_offsets (every coordinator's record has this shape).
+using OffsetsRecord = CoordinatorRecord;
 
 OffsetsRecord OffsetCommitRecord(const std::string& group, const std::string& topic,
                                  int32_t partition, const CommittedOffset& offset);

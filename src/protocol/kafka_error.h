@@ -15,6 +15,7 @@
 namespace seglog::kafka_error {
 
 inline constexpr int16_t kUnknownTopicOrPartition = 3;
+inline constexpr int16_t kInvalidFetchSize = 4;
 inline constexpr int16_t kLeaderNotAvailable = 5;
 inline constexpr int16_t kRequestTimedOut = 7;
 inline constexpr int16_t kOffsetMetadataTooLarge = 12;

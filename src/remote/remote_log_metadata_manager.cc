@@ -11,8 +11,8 @@
 #include <utility>
 #include <variant>
 
+#include "coordinator/coordinator_log.h"
 #include "manager/log_manager.h"
-#include "record/batch_walker.h"
 #include "seglog/log.h"
 #include "seglog/record_batch.h"
 
@@ -27,7 +27,6 @@ using protocol::RemotePartitionDeleteMetadataRecord;
 
 constexpr std::string_view kTopic = protocol::kRemoteLogMetadataTopic;
 // How much one Read of the load asks for (Kafka's consumer fetches in similar sizes).
-constexpr int32_t kLoadReadBytes = 5 << 20;
 
 std::string PartitionName(const TopicIdPartition& p) {
   return fmt::format("{}:{}-{}", p.topic_id.ToString(), p.tp.topic, p.tp.partition);
@@ -386,55 +385,28 @@ Result<std::unique_ptr<RemoteLogMetadataManager>> RemoteLogMetadataManager::Open
 Status RemoteLogMetadataManager::LoadPartition(int32_t p, const std::shared_ptr<Log>& log,
                                                State* state) {
   const std::string tp = fmt::format("{}-{}", kTopic, p);
-  int64_t offset = log->log_start_offset();
-  const int64_t end = log->log_end_offset();
-  while (offset < end) {
-    Result<FetchDataInfo> read = log->Read(offset, kLoadReadBytes, true);
-    if (!read.ok()) return read.status().WithContext(fmt::format("loading {} at {}", tp, offset));
-    Result<std::vector<uint8_t>> bytes = read->slice.ReadAll();
-    if (!bytes.ok()) return bytes.status().WithContext(fmt::format("loading {} at {}", tp, offset));
-    if (bytes->empty()) break;
-    LogBatchWalker walker(*bytes);
-    int64_t next = offset;
-    while (walker.Next()) {
-      Result<RecordBatchView> batch = RecordBatchView::Parse(walker.current_bytes());
-      if (!batch.ok()) {
-        return batch.status().WithContext(fmt::format("loading {} after offset {}", tp, next));
-      }
-      next = batch->last_offset() + 1;
-      if (batch->is_control()) continue;
-      RecordIterator it(*batch);
-      while (it.Next()) {
-        const Record& r = it.record();
-        if (r.offset < offset) continue;
-        ++load_stats_.records;
-        if (!r.value) {
-          ++load_stats_.undecodable;
-          Warn(fmt::format("WARN Skipping the record without a value at offset {} of {}", r.offset,
-                           tp));
-          continue;
-        }
-        // Kafka's consumer reads the value only; a key, if any, is ignored.
-        Result<RemoteLogMetadataRecord> record = protocol::DecodeRemoteLogMetadata(*r.value);
-        if (!record.ok()) {
-          ++load_stats_.undecodable;
-          Warn(fmt::format("WARN Skipping the undecodable record at offset {} of {}: {}", r.offset,
-                           tp, record.status().ToString()));
-          continue;
-        }
-        Replay(*record, p, r.offset, state);
-      }
-      if (!it.status().ok()) {
-        return it.status().WithContext(
-            fmt::format("loading {}, batch at offset {}", tp, batch->base_offset()));
-      }
+  ReplayHandler h;
+  h.record = [&](const RecordBatchView&, const Record& r) {
+    if (!r.value) {
+      ++load_stats_.undecodable;
+      Warn(
+          fmt::format("WARN Skipping the record without a value at offset {} of {}", r.offset, tp));
+      return;
     }
-    if (!walker.status().ok()) {
-      return walker.status().WithContext(fmt::format("loading {} after offset {}", tp, next));
+    // Kafka's consumer reads the value only; a key, if any, is ignored.
+    Result<RemoteLogMetadataRecord> record = protocol::DecodeRemoteLogMetadata(*r.value);
+    if (!record.ok()) {
+      ++load_stats_.undecodable;
+      Warn(fmt::format("WARN Skipping the undecodable record at offset {} of {}: {}", r.offset, tp,
+                       record.status().ToString()));
+      return;
     }
-    if (next <= offset) break;
-    offset = next;
-  }
+    Replay(*record, p, r.offset, state);
+  };
+  // Strict: a batch that cannot be read would forget tiered segments, so the load fails.
+  Result<ReplayStats> loaded = ReplayCoordinatorLog(*log, tp, ReplayPolicy::kStrict, h);
+  if (!loaded.ok()) return loaded.status().WithContext(fmt::format("loading {}", tp));
+  load_stats_.records += loaded->records;
   return Status::OK();
 }
 

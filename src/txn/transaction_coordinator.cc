@@ -13,9 +13,12 @@
 
 #include "base/java_string.h"
 #include "base/mutex.h"
+#include "coordinator/append_error.h"
+#include "coordinator/coordinator_log.h"
+#include "coordinator/coordinator_shard.h"
+#include "coordinator/internal_topic.h"
 #include "manager/log_manager.h"
 #include "protocol/kafka_error.h"
-#include "record/batch_walker.h"
 #include "seglog/log.h"
 #include "seglog/record_batch.h"
 #include "txn/transaction_log.h"
@@ -28,35 +31,16 @@ namespace ke = kafka_error;
 using protocol::DescribeTransactionsResponseData;
 using protocol::ListTransactionsResponseData;
 
-constexpr int32_t kLoadReadBytes = 5 << 20;  // transaction.state.log.load.buffer.size
 // The leader epoch of every __transaction_state partition on one node (see the header).
 constexpr int32_t kCoordinatorEpoch = 0;
 constexpr int16_t kMaxEpoch = 32767;
-
-// What a failed append of __transaction_state records tells the client (TSM
-// appendTransactionToLog's mapping).
-int16_t AppendErrorToClient(const Status& s) {
-  switch (ke::FromStatus(s)) {
-    case ke::kNotLeaderOrFollower:
-    case ke::kKafkaStorageError:
-      return ke::kNotCoordinator;
-    case ke::kMessageTooLarge:
-    case ke::kRecordListTooLarge:
-      return ke::kUnknownServerError;
-    default:
-      return ke::kCoordinatorNotAvailable;
-  }
-}
 
 }  // namespace
 
 class TransactionCoordinator::Core : public std::enable_shared_from_this<Core> {
  public:
-  struct Shard {
-    int32_t partition = 0;
-    Mutex mu;
-    std::shared_ptr<Log> log GUARDED_BY(mu);  // null until __transaction_state exists
-    bool failed GUARDED_BY(mu) = false;       // its load failed: answers NOT_COORDINATOR
+  // A partition of __transaction_state and the transactional ids it owns.
+  struct Shard : CoordinatorShard {
     std::map<std::string, TransactionMetadata> txns GUARDED_BY(mu);
     // Ids in PrepareCommit/PrepareAbort whose markers are not all written: the partitions
     // still to write (empty: only the Complete record is left to write).
@@ -70,23 +54,29 @@ class TransactionCoordinator::Core : public std::enable_shared_from_this<Core> {
 
   Core(const TransactionCoordinatorConfig& config, LogManager* logs, Scheduler* scheduler,
        std::function<void(const std::string&)> logger)
-      : config_(config), logs_(logs), scheduler_(scheduler), logger_(std::move(logger)) {}
+      : config_(config),
+        logs_(logs),
+        scheduler_(scheduler),
+        logger_(std::move(logger)),
+        topic_(logs,
+               {kTransactionStateTopic,
+                config_.transaction_state_log_num_partitions,
+                {{"cleanup.policy", "compact"},
+                 {"compression.type", "uncompressed"},
+                 {"segment.bytes", std::to_string(config_.transaction_state_log_segment_bytes)}}},
+               [this](const std::string& line) { Info(line); }) {}
 
   void Info(const std::string& line) const {
     if (logger_) logger_("[TransactionCoordinator id=1] " + line);
   }
 
   Status Open() {
-    int32_t partitions = config_.transaction_state_log_num_partitions;
-    Result<TopicMetadata> md = logs_->FindTopic(kTransactionStateTopic);
-    if (md.ok()) partitions = md->partitions;
-    for (int32_t p = 0; p < partitions; ++p) {
+    for (int32_t p = 0; p < topic_.partitions(); ++p) {
       shards_.push_back(std::make_unique<Shard>());
       shards_.back()->partition = p;
     }
-    if (md.ok()) {
+    if (topic_.ready()) {
       for (auto& s : shards_) LoadShard(*s);
-      topic_ready_ = true;
     }
     return Status::OK();
   }
@@ -119,34 +109,15 @@ class TransactionCoordinator::Core : public std::enable_shared_from_this<Core> {
 
   void Shutdown() { shut_down_.store(true); }
 
-  Status EnsureStateTopic() EXCLUDES(topic_mu_) {
-    if (topic_ready_) return Status::OK();
-    MutexLock l(&topic_mu_);
-    if (topic_ready_) return Status::OK();
-    if (!logs_->FindTopic(kTransactionStateTopic).ok()) {
-      Status s = logs_->CreateTopic(
-          kTransactionStateTopic, static_cast<int32_t>(shards_.size()),
-          {{"cleanup.policy", "compact"},
-           {"compression.type", "uncompressed"},
-           {"segment.bytes", std::to_string(config_.transaction_state_log_segment_bytes)}});
-      if (!s.ok()) return s;
-      Info(fmt::format("Created the internal topic {} with {} partitions", kTransactionStateTopic,
-                       shards_.size()));
-    }
-    for (auto& s : shards_) {
-      Result<std::shared_ptr<seglog::Log>> log =
-          logs_->GetLog({kTransactionStateTopic, s->partition});
-      if (!log.ok()) return log.status();
-      MutexLock sl(&s->mu);
-      s->log = *log;
-    }
-    topic_ready_ = true;
-    return Status::OK();
+  Status EnsureStateTopic() {
+    return topic_.Ensure([this](int32_t p, std::shared_ptr<Log> log) {
+      Shard& s = *shards_[p];
+      MutexLock l(&s.mu);
+      s.log = std::move(log);
+    });
   }
 
-  int32_t PartitionFor(std::string_view id) const {
-    return CoordinatorPartitionFor(id, static_cast<int32_t>(shards_.size()));
-  }
+  int32_t PartitionFor(std::string_view id) const { return topic_.PartitionFor(id); }
 
   // ---- InitProducerId (facts §3) ----
 
@@ -292,7 +263,7 @@ class TransactionCoordinator::Core : public std::enable_shared_from_this<Core> {
       v.error_code = ke::kInvalidRequest;
       return v;
     }
-    if (!topic_ready_) {
+    if (!topic_.ready()) {
       v.error_code = ke::kInvalidProducerIdMapping;  // no transactional id exists yet
       return v;
     }
@@ -630,7 +601,7 @@ class TransactionCoordinator::Core : public std::enable_shared_from_this<Core> {
       out.error_code = ke::kInvalidRequest;
       return out;
     }
-    if (!topic_ready_) {
+    if (!topic_.ready()) {
       out.error_code = ke::kTransactionalIdNotFound;
       return out;
     }
@@ -685,7 +656,7 @@ class TransactionCoordinator::Core : public std::enable_shared_from_this<Core> {
         return out;
       }
     }
-    if (!topic_ready_) return out;
+    if (!topic_.ready()) return out;
     const int64_t now = scheduler_->NowMs();
     for (auto& sp : shards_) {
       Shard& s = *sp;
@@ -715,12 +686,7 @@ class TransactionCoordinator::Core : public std::enable_shared_from_this<Core> {
  private:
   Shard& ShardFor(std::string_view id) { return *shards_[PartitionFor(id)]; }
 
-  int16_t Unavailable(Shard& s) REQUIRES(s.mu) {
-    if (shut_down_.load()) return ke::kNotCoordinator;
-    if (s.log == nullptr) return ke::kCoordinatorNotAvailable;
-    if (s.failed) return ke::kNotCoordinator;
-    return ke::kNone;
-  }
+  int16_t Unavailable(Shard& s) REQUIRES(s.mu) { return s.Unavailable(shut_down_.load()); }
 
   // Appends `m`'s record; 0 or the error to answer.
   int16_t Write(Shard& s, const TransactionMetadata& m) REQUIRES(s.mu) {
@@ -729,19 +695,13 @@ class TransactionCoordinator::Core : public std::enable_shared_from_this<Core> {
 
   int16_t AppendRecord(Shard& s, const TransactionLogRecord& r) REQUIRES(s.mu) {
     if (s.log == nullptr) return ke::kCoordinatorNotAvailable;
-    RecordBatchBuilder b{BatchOptions{}};
-    NullableBytes value;
-    if (r.value) value = Bytes(*r.value);
-    Status st = b.Append(scheduler_->NowMs(), Bytes(r.key), value);
-    Result<std::vector<uint8_t>> batch =
-        st.ok() ? b.Build() : Result<std::vector<uint8_t>>(std::move(st));
-    Result<LogAppendInfo> info = batch.ok()
-                                     ? s.log->AppendAsLeader(*batch, 0, AppendOrigin::kCoordinator)
-                                     : Result<LogAppendInfo>(batch.status());
+    CoordinatorBatch batch;
+    batch.now_ms = scheduler_->NowMs();
+    Result<LogAppendInfo> info = AppendCoordinatorRecords(*s.log, {&r, 1}, batch);
     if (!info.ok()) {
       Info(fmt::format("WARN Failed to write a record to {}-{}: {}", kTransactionStateTopic,
                        s.partition, info.status().ToString()));
-      return AppendErrorToClient(info.status());
+      return TransactionCoordinatorAppendError(info.status());
     }
     return ke::kNone;
   }
@@ -758,64 +718,37 @@ class TransactionCoordinator::Core : public std::enable_shared_from_this<Core> {
     }
     s.log = *log;
     const auto start = std::chrono::steady_clock::now();
-    int64_t offset = s.log->log_start_offset();
-    const int64_t end = s.log->log_end_offset();
-    int64_t records = 0;
-    while (offset < end) {
-      Result<FetchDataInfo> read = s.log->Read(offset, kLoadReadBytes, true);
-      if (!read.ok()) {
-        s.failed = true;
-        Info(fmt::format("ERROR Failed to load transaction metadata from {} at offset {}: {}", tp,
-                         offset, read.status().ToString()));
+    ReplayHandler h;
+    h.record = [&](const RecordBatchView&, const Record& r) REQUIRES(s.mu) {
+      if (!r.key) {
+        Info(fmt::format("WARN Skipping a record without a key at offset {} of {}", r.offset, tp));
         return;
       }
-      Result<std::vector<uint8_t>> bytes = read->slice.ReadAll();
-      if (!bytes.ok() || bytes->empty()) {
-        s.failed = !bytes.ok();
-        break;
+      std::optional<std::span<const uint8_t>> value;
+      if (r.value) value = *r.value;
+      Result<LoadedTransactionRecord> rec = DecodeTransactionRecord(*r.key, value);
+      if (!rec.ok()) {
+        Info(fmt::format("WARN Skipping the corrupt record at offset {} of {}: {}", r.offset, tp,
+                         rec.status().ToString()));
+        return;
       }
-      LogBatchWalker walker(*bytes);
-      int64_t next = offset;
-      while (walker.Next()) {
-        Result<RecordBatchView> batch = RecordBatchView::Parse(walker.current_bytes());
-        if (!batch.ok()) break;
-        next = batch->last_offset() + 1;
-        if (batch->is_control()) continue;
-        RecordIterator it(*batch);
-        while (it.Next()) {
-          const Record& r = it.record();
-          if (r.offset < offset) continue;
-          ++records;
-          if (!r.key) {
-            Info(fmt::format("WARN Skipping a record without a key at offset {} of {}", r.offset,
-                             tp));
-            continue;
-          }
-          std::optional<std::span<const uint8_t>> value;
-          if (r.value) value = *r.value;
-          Result<LoadedTransactionRecord> rec = DecodeTransactionRecord(*r.key, value);
-          if (!rec.ok()) {
-            Info(fmt::format("WARN Skipping the corrupt record at offset {} of {}: {}", r.offset,
-                             tp, rec.status().ToString()));
-            continue;
-          }
-          if (!rec->skipped.empty()) {
-            Info(fmt::format("WARN {} (offset {} of {})", rec->skipped, r.offset, tp));
-            continue;
-          }
-          if (rec->metadata) {
-            s.txns[rec->transactional_id] = std::move(*rec->metadata);
-          } else {
-            s.txns.erase(rec->transactional_id);
-          }
-        }
-        if (!it.status().ok()) {
-          Info(fmt::format("WARN Skipping the rest of the batch at offset {} of {}: {}",
-                           batch->base_offset(), tp, it.status().ToString()));
-        }
+      if (!rec->skipped.empty()) {
+        Info(fmt::format("WARN {} (offset {} of {})", rec->skipped, r.offset, tp));
+        return;
       }
-      if (next <= offset) break;
-      offset = next;
+      if (rec->metadata) {
+        s.txns[rec->transactional_id] = std::move(*rec->metadata);
+      } else {
+        s.txns.erase(rec->transactional_id);
+      }
+    };
+    h.warn = [this](const std::string& line) { Info(line); };
+    Result<ReplayStats> loaded = ReplayCoordinatorLog(*s.log, tp, ReplayPolicy::kLenient, h);
+    if (!loaded.ok()) {
+      s.failed = true;
+      Info(fmt::format("ERROR Failed to load transaction metadata from {}: {}", tp,
+                       loaded.status().ToString()));
+      return;
     }
     int prepared = 0;
     for (const auto& [id, m] : s.txns) {
@@ -826,7 +759,7 @@ class TransactionCoordinator::Core : public std::enable_shared_from_this<Core> {
         ++prepared;
       }
     }
-    if (records == 0) return;  // an empty partition: nothing worth a line
+    if (loaded->records == 0) return;  // an empty partition: nothing worth a line
     Info(fmt::format(
         "Finished loading {} transaction metadata from {} in {} ms: {} records, {} "
         "transactions to complete",
@@ -834,16 +767,15 @@ class TransactionCoordinator::Core : public std::enable_shared_from_this<Core> {
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
                                                               start)
             .count(),
-        records, prepared));
+        loaded->records, prepared));
   }
 
   const TransactionCoordinatorConfig config_;
   LogManager* const logs_;
   Scheduler* const scheduler_;
   const std::function<void(const std::string&)> logger_;
+  InternalTopic topic_;
   std::vector<std::unique_ptr<Shard>> shards_;  // fixed at Open
-  Mutex topic_mu_;
-  std::atomic<bool> topic_ready_{false};
   std::atomic<bool> shut_down_{false};
   Mutex writer_mu_;
   std::shared_ptr<MarkerWriter> writer_ GUARDED_BY(writer_mu_);

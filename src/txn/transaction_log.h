@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "coordinator/coordinator_record.h"
 #include "seglog/result.h"
 #include "txn/transaction_metadata.h"
 
@@ -30,10 +31,7 @@ namespace seglog {
 
 inline constexpr const char* kTransactionStateTopic = "__transaction_state";
 
-struct TransactionLogRecord {
-  std::vector<uint8_t> key;
-  std::optional<std::vector<uint8_t>> value;  // nullopt: a tombstone
-};
+using TransactionLogRecord = CoordinatorRecord;
 
 // The record of `m`'s state at value version `value_version` (0: TV_0; 1: TV_1 and later).
 // REQUIRES: m.state is not Dead or PrepareEpochFence (those are never written).
