@@ -1,5 +1,5 @@
-// DumpLog; see dump_log.h. The line formats follow Kafka 4.4.0's DumpLogSegments (kafka-format.md
-// 13.2, corrected by the captures in tests/data/dump/).
+// DumpLog; see dump_log.h. The line formats follow Kafka 4.4.0's DumpLogSegments, as captured
+// in tests/data/dump/ (docs/format/dump_log.md, "3. `.log` files" and the sections after it).
 #include "tools/dump_log.h"
 
 #include <fmt/format.h>

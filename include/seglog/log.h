@@ -1,6 +1,6 @@
 // Log: one partition's log, as Kafka lays it out on disk - a directory of segments, each a .log
 // file with its sparse offset and time indexes - with append, read, offset and timestamp
-// lookups, and roll (Kafka's UnifiedLog/LocalLog; kafka-format.md sections 8 and 9).
+// lookups, and roll (Kafka's UnifiedLog/LocalLog; docs/design/log.md).
 //
 // On a single node the high watermark is the log end offset: everything appended is readable.
 //
@@ -69,7 +69,7 @@ struct TimestampAndOffset {
   bool operator==(const TimestampAndOffset&) const = default;
 };
 
-// ListOffsets' special timestamps (kafka-format.md 9.9).
+// ListOffsets' special timestamps (docs/design/log.md, "ListOffsets' special timestamps").
 inline constexpr int64_t kLatestTimestamp = -1;
 inline constexpr int64_t kEarliestTimestamp = -2;
 inline constexpr int64_t kMaxTimestamp = -3;
@@ -150,10 +150,11 @@ struct LogOptions {
   // FaultInjectionEnv). nullptr: Env::Default(), the POSIX one. Must outlive the log.
   Env* env = nullptr;
 
-  // Loader inputs (kafka-format.md 10), normally from the log directory: whether it had a
-  // clean-shutdown marker, and this partition's recovery point and log start offset from the
-  // checkpoint files. Without a clean shutdown, every segment from the recovery point on is
-  // validated batch by batch, its indexes rebuilt, and the log cut at the first bad batch.
+  // Loader inputs (docs/design/recovery.md, "The order"), normally from the log directory:
+  // whether it had a clean-shutdown marker, and this partition's recovery point and log start
+  // offset from the checkpoint files. Without a clean shutdown, every segment from the recovery
+  // point on is validated batch by batch, its indexes rebuilt, and the log cut at the first bad
+  // batch.
   bool had_clean_shutdown = true;
   int64_t recovery_point = 0;
   int64_t log_start_offset = 0;
@@ -188,8 +189,8 @@ struct LogOptions {
   bool remote_storage_system_enable = false;
 };
 
-// What the loader did (kafka-format.md 10): one line per file it removed, renamed, rebuilt or
-// cut, naming the file, positions and reason.
+// What the loader did (docs/design/recovery.md, "The quarantine"): one line per file it
+// removed, renamed, rebuilt or cut, naming the file, positions and reason.
 struct LoadReport {
   std::vector<std::string> actions;
   int segments_recovered = 0;
@@ -273,22 +274,23 @@ class Log {
   int num_segments_with_open_indexes() const;
   std::vector<int64_t> segment_base_offsets() const;
 
-  // Retention (Kafka's deleteOldSegments; kafka-format.md 9.5). For a log whose cleanup.policy
-  // includes delete, three passes in order: segments wholly below the log start offset, then
-  // retention.bytes (the oldest segment goes while the log stays at or above the cap without
-  // it), then retention.ms (a segment goes when now - its largest record timestamp >
-  // retention.ms). A compact-only log gets the first pass only. Each pass deletes a prefix of
-  // the log, oldest first, stopping at the first segment kept, never one holding offsets at or
-  // above the high watermark and never an empty last segment; if every segment goes, an empty
+  // Retention (Kafka's deleteOldSegments; docs/design/log_manager.md, "Retention, step by step").
+  // For a log whose cleanup.policy includes delete, three passes in order: segments wholly below
+  // the log start offset, then retention.bytes (the oldest segment goes while the log stays at or
+  // above the cap without it), then retention.ms (a segment goes when now - its largest record
+  // timestamp > retention.ms). A compact-only log gets the first pass only. Each pass deletes a
+  // prefix of the log, oldest first, stopping at the first segment kept, never one holding offsets
+  // at or above the high watermark and never an empty last segment; if every segment goes, an empty
   // one is rolled first. The log start offset then rises to the first surviving segment, the
   // segments leave the map, their files are renamed *.deleted and removed file.delete.delay.ms
   // later (a `delete-file` task; at once without a scheduler) - readers that hold them keep
   // reading. Returns the number of segments deleted.
   Result<int> DeleteOldSegments();
-  // DeleteRecords (kafka-format.md 9.7): raises the log start offset to `offset`, or to the
-  // high watermark when `offset` is -1. Refused on a log without the delete policy
-  // (PolicyViolationException) and above the high watermark (OffsetOutOfRangeException). The
-  // data below goes with the next retention pass. Returns the new log start offset.
+  // DeleteRecords (docs/design/log_manager.md, "Retention, step by step"): raises the log start
+  // offset to `offset`, or to the high watermark when `offset` is -1. Refused on a log without the
+  // delete policy (PolicyViolationException) and above the high watermark
+  // (OffsetOutOfRangeException). The data below goes with the next retention pass. Returns the new
+  // log start offset.
   Result<int64_t> DeleteRecords(int64_t offset);
 
   // Tiered storage (KIP-405). A tiered log: the broker's remote.log.storage.system.enable and
@@ -355,10 +357,10 @@ class Log {
   // The log cleaner's hooks, reached through LogCleanerAccess (src/log/log_cleaner_access.h):
   // the segments, oldest first (a snapshot); a new empty segment at `base_offset` whose files
   // carry the ".cleaned" suffix, outside the log; and Kafka's replaceSegments
-  // (kafka-format.md 11.11): `cleaned` (.cleaned -> .swap) replaces `old` in the segment map,
-  // the old segments go through the .deleted path, and the .swap suffix is dropped - each step
-  // recoverable by the loader after a crash. Aborted (and `cleaned` deleted) if `old` are no
-  // longer all in the log.
+  // (docs/design/cleaner.md, "The swap and its crash points"): `cleaned` (.cleaned -> .swap)
+  // replaces `old` in the segment map, the old segments go through the .deleted path, and the .swap
+  // suffix is dropped - each step recoverable by the loader after a crash. Aborted (and `cleaned`
+  // deleted) if `old` are no longer all in the log.
   friend class LogCleanerAccess;
   std::vector<std::shared_ptr<LogSegment>> segments() const;
   Result<std::shared_ptr<LogSegment>> CreateCleanedSegment(int64_t base_offset);

@@ -1,6 +1,7 @@
-// LogConfig: a topic's log settings, with Kafka's names, defaults and validation
-// (kafka-format.md 12.1; Kafka's LogConfig.java). One field per property; the table in
-// log_config.cc maps `segment.bytes=1048576`-style names onto the fields.
+// LogConfig: a topic's log settings, with Kafka's names, defaults and validation (Kafka's
+// LogConfig.java; docs/design/log_manager.md, "Settings: Kafka's names, defaults and
+// synonyms"). One field per property; the table in log_config.cc maps
+// `segment.bytes=1048576`-style names onto the fields.
 //
 // Thread safety: a plain value; externally synchronised.
 #ifndef SEGLOG_LOG_CONFIG_H_
@@ -105,7 +106,8 @@ struct LogConfig {
 
   // The size that rolls a segment: internal.segment.bytes when set, else segment.bytes.
   int32_t SegmentSize() const { return internal_segment_bytes.value_or(segment_bytes); }
-  // segment.ms, capped by max.compaction.lag.ms on compacted topics (kafka-format.md 8.3).
+  // segment.ms, capped by max.compaction.lag.ms on compacted topics (docs/design/log.md, "The
+  // time limit: segment.ms").
   int64_t MaxSegmentMs() const;
 
   // Applies `name=value` (Kafka's topic property names). InvalidArgument in Kafka's words for a

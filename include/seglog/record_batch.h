@@ -279,7 +279,8 @@ struct BatchOptions {
   // records' timestamp deltas are relative to it.
   std::optional<int64_t> delete_horizon_ms;
   // When set, lastOffsetDelta is this instead of the last record's delta: the cleaner keeps a
-  // filtered batch's original offset range (kafka-format.md 11.8).
+  // filtered batch's original offset range (docs/design/cleaner.md, "How a kept batch is
+  // written").
   std::optional<int32_t> last_offset_delta;
 };
 

@@ -22,7 +22,8 @@ TEST(Crc32cTest, KnownVectors) {
   std::vector<uint8_t> zeros(32, 0), ones(32, 0xff);
   EXPECT_EQ(Crc32c(zeros), 0x8A9136AAu);
   EXPECT_EQ(Crc32c(ones), 0x62A8AB43u);
-  // Four zero bytes: the CRC of an empty producer snapshot's array (kafka-format.md 5).
+  // Four zero bytes: the CRC of an empty producer snapshot's array
+  // (docs/format/producer_snapshot.md, "The snapshot file").
   EXPECT_EQ(Crc32c(std::span<const uint8_t>(zeros.data(), 4)), 0x48674BC7u);
 }
 

@@ -1,5 +1,6 @@
 // Uuid: Kafka's 128-bit ids (topic ids, directory ids, cluster ids) and their text form, URL-safe
-// Base64 without padding - 22 characters (Kafka's Uuid.toString; kafka-format.md 6.3-6.4).
+// Base64 without padding - 22 characters (Kafka's Uuid.toString; docs/format/checkpoints.md,
+// "partition.metadata").
 // Thread safety: a value type.
 #ifndef SEGLOG_BASE_UUID_H_
 #define SEGLOG_BASE_UUID_H_

@@ -1,4 +1,4 @@
-// Cleaner; see cleaner.h. Section numbers refer to kafka-format.md.
+// Cleaner; see cleaner.h. Kafka's rules: docs/design/cleaner.md ("Kafka's rules").
 #include "cleaner/cleaner.h"
 
 #include <fmt/format.h>
@@ -50,10 +50,10 @@ std::string FormatDate(int64_t ms) {
 }
 
 // The last data batch (and epoch) of each active producer in the whole log: the batch holding
-// a producer's last sequence is kept even when every record in it is cleaned away (11.7).
-// Kafka's ProducerStateManager forgets a producer (without an open transaction) whose last
-// batch's max timestamp is producer.id.expiration.ms old, and its batches are then cleaned
-// like any other.
+// a producer's last sequence is kept even when every record in it is cleaned away
+// (docs/design/cleaner.md, "Which batches and records stay", rule 1). Kafka's
+// ProducerStateManager forgets a producer (without an open transaction) whose last batch's max
+// timestamp is producer.id.expiration.ms old, and its batches are then cleaned like any other.
 struct ProducerLast {
   int64_t last_data_offset = -1;
   int16_t epoch = -1;
@@ -235,7 +235,7 @@ struct GroupLimits {
   int64_t first_uncleanable;
 };
 
-// Kafka's groupSegmentsBySize (11.6).
+// Kafka's groupSegmentsBySize (docs/design/cleaner.md, "Grouping segments").
 Result<std::vector<std::vector<SegmentPtr>>> GroupBySize(const std::vector<SegmentPtr>& segs,
                                                          const std::vector<SegmentPtr>& all,
                                                          const GroupLimits& limits) {
@@ -351,10 +351,10 @@ void Cleaner::SetIoLimit(double bytes_per_second, std::function<void(int64_t)> s
 
 namespace {
 
-// One cleaning of one log, as named phases (kafka-format.md 11.5-11.8): BuildOffsetMap over the
-// dirty section, then CleanGroup for each group of segments below the map's end - each
-// segment's batches through FilterBatch into a cleaned segment that is swapped in - and
-// Report. Lives for one Cleaner::Clean call. Thread safety: not thread-safe.
+// One cleaning of one log, as named phases (docs/design/cleaner.md, "Kafka's rules"):
+// BuildOffsetMap over the dirty section, then CleanGroup for each group of segments below the
+// map's end - each segment's batches through FilterBatch into a cleaned segment that is swapped
+// in - and Report. Lives for one Cleaner::Clean call. Thread safety: not thread-safe.
 class CleaningRound {
  public:
   CleaningRound(int id, SkimpyOffsetMap* map, const std::function<void(const std::string&)>& info,
@@ -432,8 +432,9 @@ class CleaningRound {
     }
   }
 
-  // Phase 1 (11.5): the offset map over [first dirty, first uncleanable), fewer offsets if it
-  // fills; sets the round's end offset (the next first dirty offset).
+  // Phase 1 (cleaner.md, "The offset map"): the offset map over [first dirty, first
+  // uncleanable), fewer offsets if it fills; sets the round's end offset (the next first dirty
+  // offset).
   Status BuildOffsetMap() {
     CleanerStats& stats = out_.stats;
     map_->Clear();
@@ -509,8 +510,9 @@ class CleaningRound {
     return false;
   }
 
-  // Phase 2 (11.6-11.8): copies a group of segments into one cleaned segment, keeping what
-  // FilterBatch keeps, and swaps it in for them.
+  // Phase 2 (cleaner.md, "Grouping segments" to "How a kept batch is written"): copies a group
+  // of segments into one cleaned segment, keeping what FilterBatch keeps, and swaps it in for
+  // them.
   Status CleanGroup(const std::vector<SegmentPtr>& group) {
     SEGLOG_ASSIGN_OR_RETURN(SegmentPtr cleaned, LogCleanerAccess::CreateCleanedSegment(
                                                     log_, group.front()->base_offset()));
@@ -568,7 +570,8 @@ class CleaningRound {
 
   enum class Retention { kRetainEmpty, kDelete, kDeleteEmpty };
 
-  // Batch retention (11.7): whether a batch may go, and what becomes of a batch left empty.
+  // Batch retention (cleaner.md, "Which batches and records stay"): whether a batch may go,
+  // and what becomes of a batch left empty.
   // The transaction state decides what is discardable (TxnTracker): aborted data, a marker
   // whose transaction left no data in this pass, an emptied control batch. Discardable data
   // goes at once, a discardable marker once its delete horizon has passed (the first pass
@@ -606,9 +609,10 @@ class CleaningRound {
     return d;
   }
 
-  // Record retention (11.8) for one batch, then what is written for it: the batch unchanged,
-  // rebuilt with the records kept (offsets, codec and producer kept; a delete horizon set
-  // when it keeps a tombstone or is a discardable marker), an empty batch, or nothing.
+  // Record retention (cleaner.md, "Which batches and records stay") for one batch, then what
+  // is written for it ("How a kept batch is written"): the batch unchanged, rebuilt with the
+  // records kept (offsets, codec and producer kept; a delete horizon set when it keeps a
+  // tombstone or is a discardable marker), an empty batch, or nothing.
   Status FilterBatch(const RecordBatchView& v, const LogSegment& seg) {
     CleanerStats& stats = out_.stats;
     SEGLOG_ASSIGN_OR_RETURN(const BatchDecision d, DecideBatch(v, seg));

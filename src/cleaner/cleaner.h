@@ -1,5 +1,5 @@
-// Cleaner: one round of compaction of one log - Kafka's Cleaner.doClean (kafka-format.md
-// 11.3-11.8, 11.11): which part of the log is cleanable, the offset map of its dirty part,
+// Cleaner: one round of compaction of one log - Kafka's Cleaner.doClean (docs/design/cleaner.md,
+// "Kafka's rules"): which part of the log is cleanable, the offset map of its dirty part,
 // and the copy of every segment below the map's end into cleaned segments that keep the latest
 // record of each key, tombstones until their delete horizon, and every surviving record's
 // offset, swapped in through the .cleaned/.swap/.deleted protocol.
@@ -46,7 +46,8 @@ struct LogToClean {
   bool Eligible(double min_cleanable_ratio) const;
 };
 
-// The cleanable range of `log` given its checkpointed first dirty offset (11.3).
+// The cleanable range of `log` given its checkpointed first dirty offset (Kafka's rule:
+// docs/design/cleaner.md, "Choosing a log").
 Result<LogToClean> CleanableRange(Log& log, std::optional<int64_t> checkpointed_dirty,
                                   int64_t now_ms);
 

@@ -323,8 +323,9 @@ TEST_F(CleanerTest, IoLimitSleepsToTheRate) {
   EXPECT_GE(slept, io * 1000 / 100000 - static_cast<int64_t>(r->stats.total_seconds * 1000) - 1);
 }
 
-// Every crash point of the swap protocol (kafka-format.md 11.11) reopens to the records before
-// the cleaning or those after it - never a mix, never a loss.
+// Every crash point of the swap protocol (docs/design/cleaner.md, "The swap and its crash
+// points") reopens to the records before the cleaning or those after it - never a mix, never a
+// loss.
 TEST_F(CleanerTest, EveryCrashPointOfTheSwapRecovers) {
   namespace fs = std::filesystem;
   auto log = Open({});

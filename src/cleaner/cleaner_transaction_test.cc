@@ -1,4 +1,4 @@
-// The cleaner and transactions (kafka-format.md 11.3, 11.5, 11.7; Kafka's
+// The cleaner and transactions (docs/design/cleaner.md, "Transactions"; Kafka's
 // CleanedTransactionMetadata): aborted records never enter the offset map and are dropped; an
 // ABORT marker stays, with its entry in the cleaned segment's .txnindex, while its
 // transaction's data is met in the pass, and goes after its delete horizon once the data is

@@ -1,6 +1,6 @@
 // SkimpyOffsetMap: the cleaner's fixed-memory map from a record key to the last offset at
 // which the key appears in the dirty part of a log - Kafka's SkimpyOffsetMap
-// (kafka-format.md 11.2) with a different hash.
+// (docs/design/cleaner.md, "The offset map") with a different hash.
 //
 // One preallocated buffer of 24-byte slots; a key is stored only as its 16-byte hash:
 //

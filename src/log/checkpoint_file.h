@@ -1,4 +1,5 @@
-// Kafka's text checkpoint files (CheckpointFile.java; kafka-format.md 6.1-6.2):
+// Kafka's text checkpoint files (CheckpointFile.java; docs/format/checkpoints.md, "Offset
+// checkpoints"):
 //
 //   <version>\n          always 0
 //   <entry count>\n
@@ -46,9 +47,10 @@ struct EpochEntry {
 
 inline constexpr const char* kPartitionMetadataFile = "partition.metadata";
 
-// partition.metadata (kafka-format.md 6.3): exactly "version: 0\ntopic_id: <Uuid>", no final
-// newline. The reader follows Kafka's: each line split at ":" plus at least one space, version
-// an int >= 0, the topic id a non-zero Uuid. Corruption naming the file and line otherwise.
+// partition.metadata (docs/format/checkpoints.md, "partition.metadata"): exactly
+// "version: 0\ntopic_id: <Uuid>", no final newline. The reader follows Kafka's: each line split
+// at ":" plus at least one space, version an int >= 0, the topic id a non-zero Uuid. Corruption
+// naming the file and line otherwise.
 Status WritePartitionMetadata(Env* env, const std::string& path, const std::string& topic_id);
 Result<std::string> ReadPartitionMetadata(Env* env, const std::string& path);
 

@@ -1,6 +1,7 @@
 // LeaderEpochCache: a partition's leader epochs and the first offset of each (Kafka's
 // LeaderEpochFileCache), kept in memory and in the partition's leader-epoch-checkpoint file
-// (kafka-format.md 10; the file's format is in log/checkpoint_file.h).
+// (docs/format/checkpoints.md, "leader-epoch-checkpoint"; the file's code is in
+// log/checkpoint_file.h).
 //
 // On a single node the log leads one epoch at a time: an append as leader records its epoch
 // (a higher one starts a new entry at the append's first offset), replicated batches record

@@ -1,4 +1,4 @@
-// Log: one partition; see seglog/log.h. Section numbers refer to kafka-format.md.
+// Log: one partition; see seglog/log.h. Kafka's rules: docs/design/log.md.
 #include "seglog/log.h"
 
 #include <fmt/format.h>
@@ -368,7 +368,8 @@ Result<LogAppendInfo> Log::AppendAsLeaderUnflushed(std::span<const uint8_t> batc
   const int64_t now = Now();
 
   // 1-2. Kafka's checks, then offsets from the log end offset; `out` is what is written,
-  // in place where Kafka writes in place (9.2). Nothing is written on a refusal.
+  // in place where Kafka writes in place (docs/design/log.md, "Appending as leader"). Nothing
+  // is written on a refusal.
   LogValidator::Options vo;
   vo.topic_partition = PartitionName(dir_);
   vo.origin = origin;
@@ -389,7 +390,8 @@ Result<LogAppendInfo> Log::AppendAsLeaderUnflushed(std::span<const uint8_t> batc
   info.record_count = v.record_count;
   info.valid_bytes = static_cast<int64_t>(out.size());
 
-  // 3. A set larger than a whole segment can never be written (9.2 step 5).
+  // 3. A set larger than a whole segment can never be written (docs/design/log.md,
+  // "Appending as leader", step 4).
   if (out.size() > static_cast<size_t>(config_.SegmentSize())) {
     return Status::InvalidArgument(fmt::format(
         "RecordBatchTooLargeException: Message batch size is {} bytes in append to partition {}, "

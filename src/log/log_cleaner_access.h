@@ -26,9 +26,9 @@ class LogCleanerAccess {
   static Result<std::shared_ptr<LogSegment>> CreateCleanedSegment(Log& log, int64_t base_offset) {
     return log.CreateCleanedSegment(base_offset);
   }
-  // Kafka's replaceSegments (kafka-format.md 11.11): `cleaned` takes the place of `old`, each
-  // step recoverable by the loader. Aborted (and `cleaned` deleted) if `old` are no longer all
-  // in the log.
+  // Kafka's replaceSegments (docs/design/cleaner.md, "The swap and its crash points"):
+  // `cleaned` takes the place of `old`, each step recoverable by the loader. Aborted (and
+  // `cleaned` deleted) if `old` are no longer all in the log.
   static Status ReplaceSegments(Log& log, const std::shared_ptr<LogSegment>& cleaned,
                                 const std::vector<std::shared_ptr<LogSegment>>& old) {
     return log.ReplaceSegments(cleaned, old);

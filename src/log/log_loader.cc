@@ -1,4 +1,4 @@
-// LogLoader; see log_loader.h. Section numbers refer to kafka-format.md.
+// LogLoader; see log_loader.h. Kafka's passes: docs/design/recovery.md ("The order").
 #include "log/log_loader.h"
 
 #include <fmt/format.h>
@@ -119,7 +119,7 @@ Result<int64_t> NextOffsetOfFile(Env* env, const std::string& path, int64_t base
 
 namespace {
 
-// One load of one partition directory, as the named passes of kafka-format.md 10 (see
+// One load of one partition directory, as the named passes of Kafka's LogLoader (see
 // log_loader.h): RemoveTemporaryFiles, CompleteSwaps, LoadSegments, Recover, then
 // EnsureActiveSegment. Lives for one LoadLog call. Thread safety: not thread-safe.
 class LogLoader {
@@ -166,10 +166,10 @@ class LogLoader {
     return Status::OK();
   }
 
-  // Pass 1 (10.1): *.deleted leftovers and *.cleaned output go, and so do the .swap files of
-  // an unfinished split (at or above the smallest .cleaned offset). Returns the .swap files of
-  // completed cleanings, whose swap Pass 2 finishes. A read-only view refuses a directory with
-  // either, rather than change it.
+  // Pass 1 (recovery.md, "The order" 1-2): *.deleted leftovers and *.cleaned output go, and so do
+  // the .swap files of an unfinished split (at or above the smallest .cleaned offset). Returns the
+  // .swap files of completed cleanings, whose swap Pass 2 finishes. A read-only view refuses a
+  // directory with either, rather than change it.
   Result<std::vector<std::string>> RemoveTemporaryFiles() {
     SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> names, env_->ListDirectory(dir_));
     std::sort(names.begin(), names.end());
@@ -209,8 +209,8 @@ class LogLoader {
     return valid_swaps;
   }
 
-  // Pass 2 (10.2): completes interrupted swaps - the segment files in the swapped range go,
-  // then the .swap suffix is dropped.
+  // Pass 2 ("The order" 3): completes interrupted swaps - the segment files in the swapped range
+  // go, then the .swap suffix is dropped.
   Status CompleteSwaps(const std::vector<std::string>& swaps) {
     if (swaps.empty()) return Status::OK();
     int64_t min_swap = INT64_MAX, max_swap = INT64_MIN;
@@ -299,8 +299,8 @@ class LogLoader {
     return result->truncated_bytes > 0;
   }
 
-  // Pass 4 (10.2-10.3): after an unclean shutdown, every segment from the recovery point on is
-  // recovered, and a cut in one removes every later segment (Kafka deletes them; seglog
+  // Pass 4 ("The order" 4-5): after an unclean shutdown, every segment from the recovery point on
+  // is recovered, and a cut in one removes every later segment (Kafka deletes them; seglog
   // quarantines their files); a segment recovered only for a missing index stops nothing.
   Status Recover() {
     for (auto it = out_.segments.begin(); it != out_.segments.end(); ++it) {

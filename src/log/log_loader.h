@@ -1,5 +1,5 @@
 // LogLoader: turns a partition directory into a segment map at open, in Kafka's order
-// (LogLoader.java; kafka-format.md section 10):
+// (LogLoader.java; docs/design/recovery.md, "The order"):
 //
 //   1. delete *.deleted leftovers; delete *.cleaned, and *.swap files from an unfinished split
 //      (offset >= the smallest .cleaned offset);

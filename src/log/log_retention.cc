@@ -1,5 +1,6 @@
-// Log's retention (kafka-format.md 9.5-9.7, 9.11): the three deletion passes, DeleteRecords,
-// the log start offset, and the two-step delete of segment files. See seglog/log.h.
+// Log's retention (docs/design/log_manager.md, "Retention, step by step"): the three deletion
+// passes, DeleteRecords, the log start offset, and the two-step delete of segment files. See
+// seglog/log.h.
 #include <fmt/format.h>
 
 #include "base/scheduler.h"
@@ -112,7 +113,8 @@ Result<int> Log::DeletePrefixLocked(const DeletablePredicate& predicate,
   // Their producer snapshots go with them (Kafka's deleteProducerSnapshots).
   std::vector<std::string> snapshot_files = MarkSnapshotsForDeletionLocked(deletable, -1);
   if (Status s = options_.env->SyncDirectory(dir_); !s.ok()) return SyncFailed(s);
-  // Physical deletion later, so that readers holding these segments finish first (9.11).
+  // Physical deletion later, so that readers holding these segments finish first
+  // (docs/design/log_manager.md, "Retention, step by step").
   ScheduleDeletion(std::move(deletable), std::move(snapshot_files));
   return static_cast<int>(n_deleted);
 }

@@ -1,4 +1,4 @@
-// LogSegment; see log_segment.h. Section numbers refer to kafka-format.md.
+// LogSegment; see log_segment.h. Kafka's rules: docs/design/log.md.
 #include "log/log_segment.h"
 
 #include <fmt/format.h>
@@ -164,7 +164,8 @@ Result<int64_t> LogSegment::RollingBasedTimestamp() {
     MutexLock l(&state_mu_);
     if (rolling_based_timestamp_) return *rolling_based_timestamp_;
   }
-  // The max timestamp of the first batch in the file, if there is one (8.3).
+  // The max timestamp of the first batch in the file, if there is one (docs/design/log.md,
+  // "The time limit: segment.ms").
   SEGLOG_ASSIGN_OR_RETURN(std::shared_ptr<File> log, log_file());
   FileBatchWalker w(*log, 0, size());
   int64_t ts = -1;
@@ -244,7 +245,8 @@ Status LogSegment::Append(int64_t largest_offset, std::span<const uint8_t> batch
                  : fmt::format(" and cutting it back failed too ({})", cut.message())));
   };
   if (Status written = log->WriteAt(start, batches); !written.ok()) return undo(written);
-  // Index entries by Kafka's per-batch rule (2.6).
+  // Index entries by Kafka's per-batch rule (docs/format/offset_index.md §3, "When an entry is
+  // written").
   int64_t position = start;
   LogBatchWalker w(batches);
   while (w.Next()) {

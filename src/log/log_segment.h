@@ -1,7 +1,7 @@
 // LogSegment: one segment of a partition's log - the .log file of batches, its lazily opened
 // offset and time indexes, and Kafka's rules for indexing, rolling, reading and lookups
-// (kafka-format.md section 8; Kafka's LogSegment.java), and its index of aborted
-// transactions (<base>.txnindex, index/transaction_index.h).
+// (Kafka's LogSegment.java; docs/design/log.md, docs/format/offset_index.md, time_index.md),
+// and its index of aborted transactions (<base>.txnindex, index/transaction_index.h).
 //
 // Lifecycle: Open() creates or reopens the files; the log appends to the active segment,
 // calls OnBecomeInactiveSegment() when it rolls past it, and Close() (or Delete via the log)
@@ -84,7 +84,8 @@ class LogSegment {
   TransactionIndex& txn_index() { return txn_index_; }
   const TransactionIndex& txn_index() const { return txn_index_; }
 
-  // The five roll conditions (kafka-format.md 8.2). Opens the indexes (as Kafka's does).
+  // The five roll conditions (docs/design/log.md, "When a segment rolls"). Opens the indexes
+  // (as Kafka's does).
   Result<bool> ShouldRoll(const RollParams& params);
 
   // Appends whole v2 batches (already validated, offsets assigned) whose last offset is
@@ -148,10 +149,11 @@ class LogSegment {
     Status stop_reason;            // why the scan stopped early (OK when it read to the end)
     bool txn_index_reset = false;  // the transaction index failed its check and was emptied
   };
-  // Kafka's LogSegment.recover (kafka-format.md 8.7): empties both indexes, validates every
-  // batch from the start (size and CRC; offsets representable relative to the base), rebuilds
-  // the indexes by the append rule, and cuts the .log at the first invalid or partial batch -
-  // after handing the cut bytes to `on_cut` (seglog quarantines them; Kafka just drops them).
+  // Kafka's LogSegment.recover (docs/design/recovery.md, "The order", step 5): empties both
+  // indexes, validates every batch from the start (size and CRC; offsets representable
+  // relative to the base), rebuilds the indexes by the append rule, and cuts the .log at the
+  // first invalid or partial batch - after handing the cut bytes to `on_cut` (seglog
+  // quarantines them; Kafka just drops them).
   Result<RecoveryResult> Recover(const CutHandler& on_cut);
 
  private:

@@ -1,6 +1,6 @@
 // LogValidator: Kafka's checks of an append as leader and the offset assignment that follows
 // (UnifiedLog.analyzeAndValidateRecords, then LogValidator.validateMessagesAndAssignOffsets;
-// kafka-format.md 9.2), for v2 batches.
+// docs/design/log.md, "Appending as leader"), for v2 batches.
 //
 // The checks, in Kafka's order; each refusal's message begins with Kafka's exception name
 // (see seglog/validation_error.h):

@@ -1,6 +1,6 @@
 // ProducerStateManager: one partition's idempotent-producer state - Kafka's ProducerStateManager,
-// ProducerStateEntry and ProducerAppendInfo (kafka-format.md 5; docs/format/producer-snapshot.md)
-// - and the `<offset>.snapshot` files that persist it.
+// ProducerStateEntry and ProducerAppendInfo - and the `<offset>.snapshot` files that persist it
+// (docs/format/producer_snapshot.md, "The snapshot file").
 //
 // Per producer id it keeps the producer epoch, the metadata of the last five batches appended
 // (so that a retried batch is recognised as a duplicate and answered with the original offsets),

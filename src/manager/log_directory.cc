@@ -306,7 +306,8 @@ Status LogDirectory::SetCleanerCheckpoint(const TopicPartition& tp, int64_t firs
     MutexLock l(&mu_);
     if (!logs_.count(tp)) return Status::OK();  // removed while it was being cleaned
     cleaner_offsets_[tp] = first_dirty;
-    // Entries of partitions no longer here are dropped on rewrite (11.10).
+    // Entries of partitions no longer here are dropped on rewrite (docs/design/cleaner.md,
+    // "cleaner-offset-checkpoint").
     for (auto it = cleaner_offsets_.begin(); it != cleaner_offsets_.end();) {
       it = logs_.count(it->first) ? std::next(it) : cleaner_offsets_.erase(it);
     }

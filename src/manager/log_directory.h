@@ -1,6 +1,6 @@
 // LogDirectory: one log directory's lifecycle as Kafka's LogManager runs it for a data dir
-// (kafka-format.md 6.4-6.5, 10.5). LogManager owns one per log directory; the crash harness
-// drives one directly:
+// (docs/design/recovery.md, "The log directory"; its files: docs/format/checkpoints.md).
+// LogManager owns one per log directory; the crash harness drives one directly:
 //   Open:    take the .lock; read or create meta.properties; if .kafka_cleanshutdown exists,
 //            delete it and remember the shutdown was clean (a crash while loading then counts
 //            as unclean); read the recovery-point and log-start-offset checkpoints (unreadable:
@@ -48,7 +48,8 @@ namespace seglog {
 inline constexpr const char* kCleanShutdownFile = ".kafka_cleanshutdown";
 
 // Whether `name` is a partition directory that LoadAll loads: <topic>-<partition>, but not
-// KRaft's __cluster_metadata nor a -delete, -stray or -future directory (kafka-format.md 10.5).
+// KRaft's __cluster_metadata nor a -delete, -stray or -future directory
+// (docs/design/recovery.md, "Loading many partitions").
 bool IsLoadablePartitionDir(const std::string& name);
 
 struct LogDirectoryOptions {

@@ -844,7 +844,8 @@ Result<bool> LogManager::RunCleanerRound(int id) {
     skip = uncleanable_;
     skip.insert(cleaning_.begin(), cleaning_.end());
   }
-  // The filthiest eligible log (11.3), measured without the manager lock.
+  // The filthiest eligible log (docs/design/cleaner.md, "Choosing a log"), measured without
+  // the manager lock.
   struct Candidate {
     LogRef ref;
     double ratio;
@@ -871,7 +872,8 @@ Result<bool> LogManager::RunCleanerRound(int id) {
     EndCleaning(best->ref.tp, r.status(), id, *best->ref.log);
     cleaned = r.ok() && *r;
   }
-  // Then retention for the compacted logs (11.9).
+  // Then retention for the compacted logs (docs/design/cleaner.md, "Retention of compacted
+  // logs").
   for (const LogRef& ref : logs) {
     if (!ref.log->config().cleanup_compact) continue;
     (void)ref.log->DeleteOldSegments();

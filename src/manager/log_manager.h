@@ -176,12 +176,13 @@ class LogManager {
   Status CheckpointLogStartOffsets() EXCLUDES(mu_);
   Status DeleteLogs(bool now) EXCLUDES(mu_);
 
-  // The log cleaner (kafka-format.md 11): one round of cleaner thread `id` - the filthiest
-  // compacted log whose cleanable ratio passes min.cleanable.dirty.ratio (or that is overdue by
-  // max.compaction.lag.ms) is cleaned and its cleaner-offset-checkpoint entry moved to the end
-  // of the round; then retention for the compacted logs (start offset only for compact,
-  // time and size too for compact,delete). A log whose cleaning fails is marked uncleanable,
-  // with the reason logged. Returns whether a log was cleaned.
+  // The log cleaner (docs/design/cleaner.md, "Pieces" and "Kafka's rules"): one round of
+  // cleaner thread `id` - the filthiest compacted log whose cleanable ratio passes
+  // min.cleanable.dirty.ratio (or that is overdue by max.compaction.lag.ms) is cleaned and its
+  // cleaner-offset-checkpoint entry moved to the end of the round; then retention for the
+  // compacted logs (start offset only for compact, time and size too for compact,delete). A log
+  // whose cleaning fails is marked uncleanable, with the reason logged. Returns whether a log
+  // was cleaned.
   Result<bool> RunCleanerRound(int id) EXCLUDES(mu_);
   // Cleans the given partitions now (all of the topic's with -1) if they have anything to
   // clean, whatever their dirty ratio (`seglog clean`). Returns how many were cleaned.

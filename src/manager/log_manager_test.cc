@@ -459,7 +459,7 @@ TEST_F(LogManagerTest, CleanerThreadCompactsAndCheckpointsExampleThree) {
 }
 
 // compact,delete: once cleaner threads run, they - not the retention task - apply time and
-// size retention to compacted logs (kafka-format.md 11.9).
+// size retention to compacted logs (docs/design/cleaner.md, "Retention of compacted logs").
 TEST_F(LogManagerTest, CleanerAppliesRetentionToCompactDeleteTopics) {
   auto m = Open({{"log.cleaner.backoff.ms", "1000"},
                  {"log.initial.task.delay.ms", "0"},

@@ -1,5 +1,5 @@
 // meta.properties: the identity file at the root of every Kafka log directory
-// (kafka-format.md 6.4) - java.util.Properties text:
+// (docs/format/checkpoints.md, "meta.properties") - java.util.Properties text:
 //
 //   #
 //   #Sun Nov 29 14:52:24 UTC 2026

@@ -1,8 +1,9 @@
 // ServerConfig: the broker-level settings of a seglog storage node, read from a
 // server.properties file with Kafka's names, defaults, precedence and validation
-// (kafka-format.md 12.2). The log.* defaults for topics become each topic's defaults through
-// Kafka's synonyms (12.1: log.retention.ms over .minutes over .hours, log.roll.ms over
-// .hours, ...), and a topic's overrides apply on top (TopicConfig).
+// (docs/design/log_manager.md, "Settings: Kafka's names, defaults and synonyms"). The log.*
+// defaults for topics become each topic's defaults through Kafka's synonyms (log.retention.ms
+// over .minutes over .hours, log.roll.ms over .hours, ...), and a topic's overrides apply on
+// top (TopicConfig).
 //
 // The socket server's settings (listeners, network and I/O threads, socket limits) carry Kafka's
 // names and defaults too (SocketServerConfigs, ServerConfigs); the server layer reads them.

@@ -1,5 +1,5 @@
 // ProtocolReader: the bounds-checked reader the generated messages decode with. Kafka's wire
-// types (kafka-protocol.md; Kafka's "Protocol Primitive Types"): big-endian fixed-width
+// types (docs/compatibility.md, "The protocol's primitive types"): big-endian fixed-width
 // integers, unsigned varints for compact lengths and tags, int16- or uvarint-prefixed strings,
 // int32- or uvarint-prefixed bytes and arrays, with -1 (compact: 0) meaning null.
 //

@@ -2,7 +2,7 @@
 // makes. It reads only the first 17 bytes of each batch (offset, length, magic) and skips by
 // the length, never touching records, so it runs at memory speed.
 //
-// Rules (kafka-format.md 1.6):
+// Rules (docs/format/record_batch.md, "7. Walking a `.log` file (shallow iteration)"):
 //   - 17 bytes or fewer left              -> end (no more batches)
 //   - length field < 14                   -> Corruption naming the position and the length
 //   - batch reaches past the end          -> end, silently (a partial trailing batch)

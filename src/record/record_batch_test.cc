@@ -23,8 +23,9 @@ std::vector<uint8_t> MustBuild(const RecordBatchBuilder& b) {
 }
 
 TEST(RecordBatchTest, FactSheetVectorByteForByte) {
-  // kafka-format.md 1.1: key "k", value "v", base offset 0, leader epoch 0, CreateTime
-  // 1700000000000, no producer, uncompressed: 70 bytes, crc 0xE99B8DD8.
+  // docs/format/record_batch.md, "13. Worked example: the 70-byte batch": key "k", value "v",
+  // base offset 0, leader epoch 0, CreateTime 1700000000000, no producer, uncompressed: 70
+  // bytes, crc 0xE99B8DD8.
   BatchOptions o;
   o.partition_leader_epoch = 0;
   RecordBatchBuilder b(o);

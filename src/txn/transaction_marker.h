@@ -1,6 +1,7 @@
 // Transaction markers: the control batch that ends a producer's transaction in a partition
-// (one COMMIT or ABORT control record, kafka-format.md §3.6), and its append to a data
-// partition's log as Kafka's WriteTxnMarkers does on the partition's leader.
+// (one COMMIT or ABORT control record: docs/format/record_batch.md, "5. Control batches"), and
+// its append to a data partition's log as Kafka's WriteTxnMarkers does on the partition's
+// leader.
 //
 //   batch: producerId, producerEpoch, baseSequence -1, attributes transactional|control,
 //          one record: key  = int16 version 0 | int16 type (0 ABORT, 1 COMMIT)
