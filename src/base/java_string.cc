@@ -1,4 +1,4 @@
-// JavaStringHashCode; see group_partitioner.h.
+// JavaStringHashCode; see java_string.h.
 #include "base/java_string.h"
 
 namespace seglog {

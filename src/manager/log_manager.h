@@ -24,9 +24,10 @@
 // Thread safety: thread-safe. Topic operations (create, add partitions, delete, alter) are
 // serialised by admin_mu_, which is held over their file I/O and which only other topic
 // operations wait for. mu_ guards the manager's maps and is never held over file I/O: GetLog
-// takes it only to find a log, and the tasks take a snapshot of the logs under it and then
-// work without it; the cleaner chooses its log under it and cleans outside it. Lock order:
-// admin_mu_, mu_, then a LogDirectory's locks, then a Log's (docs/design/threading.md).
+// does not take it (each LogDirectory finds its own logs), and the tasks take a snapshot of the
+// logs under it and then work without it; the cleaner chooses its log under it and cleans
+// outside it. Lock order: admin_mu_, mu_, then a LogDirectory's locks, then a Log's
+// (docs/design/threading.md).
 // GetLog hands out shared ownership: a log whose topic is deleted meanwhile answers NotFound.
 // NextProducerId takes only the ProducerIdManager's own mutex (never with mu_ held).
 //
