@@ -1,7 +1,8 @@
 // Broker: the API dispatcher. It implements the socket server's RequestHandler: decodes each
-// request frame (header and body, at the version the header names), calls the API's handler
-// (handlers.h), and encodes the response header and body into the ResponseBuffer, record
-// batches as file regions. Requests it cannot parse, for APIs or versions it does not serve,
+// request frame's header, finds the API in the served-API table (api_table.h), which parses
+// the body at the version the header names and calls the API's handler (handlers.h), and
+// encodes the response header and body into the ResponseBuffer, record batches as file
+// regions. Requests it cannot parse, for APIs or versions it does not serve,
 // close the connection with a log line naming the client, as Kafka's SocketServer does;
 // ApiVersions of a version too new gets KIP-511's v0 answer instead.
 //
@@ -23,6 +24,8 @@
 
 namespace seglog {
 
+struct ApiCall;  // api_table.h
+
 class Broker : public RequestHandler {
  public:
   explicit Broker(BrokerContext context);
@@ -42,6 +45,10 @@ class Broker : public RequestHandler {
   TransactionCoordinator::MarkerWriter MarkerWriter();
 
   const BrokerContext& context() const { return ctx_; }
+  // Appends were made to `partitions`: the fetches parked on them are woken.
+  void NotifyAppended(const std::vector<TopicPartition>& partitions);
+  // A Fetch: answered now, or parked in the purgatory until enough data or its max wait.
+  void ServeFetch(ApiCall& call);
   size_t parked_fetches() const { return purgatory_.parked(); }
 
   // The response frame's content (header then body) as the socket server sends it: the
@@ -49,9 +56,6 @@ class Broker : public RequestHandler {
   static ResponseBuffer ToResponseBuffer(const protocol::ProtocolWriter& writer);
 
  private:
-  void HandleFetch(const RequestContext& rc, int16_t version, int32_t correlation_id,
-                   std::vector<uint8_t> frame, size_t body_offset, Responder respond);
-
   BrokerContext ctx_;
   FetchPurgatory purgatory_;
 };

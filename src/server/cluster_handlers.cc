@@ -9,71 +9,6 @@
 namespace seglog {
 
 namespace {
-using protocol::ApiKey;
-
-constexpr int16_t Key(ApiKey k) { return static_cast<int16_t>(k); }
-
-// Kafka 4.4.0's version ranges (KIP-896 minimums), from the schemas.
-const std::vector<ServedVersions> kServed = {
-    // Produce: advertised from 0 because older librdkafka needs it (KAFKA-18659), refused
-    // below 3 as Kafka 4 does.
-    // clang-format off
-    {Key(ApiKey::kProduce), 0, 13, 3},
-    {Key(ApiKey::kFetch), 4, 18, 4},
-    {Key(ApiKey::kListOffsets), 1, 11, 1},
-    {Key(ApiKey::kMetadata), 0, 13, 0},
-    {Key(ApiKey::kOffsetCommit), 2, 10, 2},
-    {Key(ApiKey::kOffsetFetch), 1, 10, 1},
-    {Key(ApiKey::kFindCoordinator), 0, 6, 0},
-    {Key(ApiKey::kJoinGroup), 0, 9, 0},
-    {Key(ApiKey::kHeartbeat), 0, 4, 0},
-    {Key(ApiKey::kLeaveGroup), 0, 5, 0},
-    {Key(ApiKey::kSyncGroup), 0, 5, 0},
-    {Key(ApiKey::kDescribeGroups), 0, 6, 0},
-    {Key(ApiKey::kListGroups), 0, 5, 0},
-    {Key(ApiKey::kApiVersions), 0, 5, 0},
-    {Key(ApiKey::kCreateTopics), 2, 7, 2},
-    {Key(ApiKey::kDeleteTopics), 1, 6, 1},
-    {Key(ApiKey::kDeleteRecords), 0, 2, 0},
-    // v6 (KIP-939) is unstable in 4.4.0: a default broker advertises 0-5.
-    {Key(ApiKey::kInitProducerId), 0, 5, 0},
-    {Key(ApiKey::kOffsetForLeaderEpoch), 2, 4, 2},
-    {Key(ApiKey::kAddPartitionsToTxn), 0, 5, 0},
-    {Key(ApiKey::kAddOffsetsToTxn), 0, 4, 0},
-    {Key(ApiKey::kEndTxn), 0, 5, 0},
-    {Key(ApiKey::kWriteTxnMarkers), 1, 2, 1},
-    {Key(ApiKey::kTxnOffsetCommit), 0, 6, 0},
-    {Key(ApiKey::kDescribeAcls), 1, 3, 1},
-    {Key(ApiKey::kCreateAcls), 1, 3, 1},
-    {Key(ApiKey::kDeleteAcls), 1, 3, 1},
-    {Key(ApiKey::kDescribeConfigs), 1, 4, 1},
-    {Key(ApiKey::kAlterConfigs), 0, 2, 0},
-    {Key(ApiKey::kAlterReplicaLogDirs), 1, 2, 1},
-    {Key(ApiKey::kDescribeLogDirs), 1, 5, 1},
-    {Key(ApiKey::kCreatePartitions), 0, 3, 0},
-    {Key(ApiKey::kDeleteGroups), 0, 3, 0},
-    {Key(ApiKey::kElectLeaders), 0, 2, 0},
-    {Key(ApiKey::kIncrementalAlterConfigs), 0, 1, 0},
-    {Key(ApiKey::kAlterPartitionReassignments), 0, 1, 0},
-    {Key(ApiKey::kListPartitionReassignments), 0, 0, 0},
-    {Key(ApiKey::kOffsetDelete), 0, 0, 0},
-    {Key(ApiKey::kDescribeQuorum), 0, 2, 0},
-    {Key(ApiKey::kUpdateFeatures), 0, 2, 0},
-    {Key(ApiKey::kDescribeCluster), 0, 2, 0},
-    {Key(ApiKey::kDescribeProducers), 0, 0, 0},
-    {Key(ApiKey::kUnregisterBroker), 0, 0, 0},
-    {Key(ApiKey::kDescribeTransactions), 0, 0, 0},
-    {Key(ApiKey::kListTransactions), 0, 2, 0},
-    {Key(ApiKey::kConsumerGroupHeartbeat), 0, 1, 0},
-    {Key(ApiKey::kConsumerGroupDescribe), 0, 1, 0},
-    {Key(ApiKey::kListConfigResources), 0, 1, 0},
-    {Key(ApiKey::kDescribeTopicPartitions), 0, 0, 0},
-    {Key(ApiKey::kAddRaftVoter), 0, 1, 0},
-    {Key(ApiKey::kRemoveRaftVoter), 0, 0, 0},
-    {Key(ApiKey::kUnregisterController), 0, 0, 0},
-    // clang-format on
-};
-
 // The bits of every ACL operation Kafka's AclOperation enum defines (2..14): with no
 // authorizer, a client may do all of them (Kafka's authorizedOperations without ACLs).
 constexpr int32_t kAllOperations = 0x7ff8;
@@ -92,15 +27,6 @@ bool IsValidSoftwareToken(const std::string& s) {
 
 }  // namespace
 
-const std::vector<ServedVersions>& ServedApis() { return kServed; }
-
-const ServedVersions* FindServedApi(int16_t api_key) {
-  for (const ServedVersions& s : kServed) {
-    if (s.api_key == api_key) return &s;
-  }
-  return nullptr;
-}
-
 protocol::ApiVersionsResponseData HandleApiVersions(const BrokerContext& ctx,
                                                     const protocol::ApiVersionsRequestData& req,
                                                     int16_t version) {
@@ -113,7 +39,7 @@ protocol::ApiVersionsResponseData HandleApiVersions(const BrokerContext& ctx,
     }
   }
   AddFeatures(ctx, version, &resp);
-  for (const ServedVersions& s : kServed) {
+  for (const ServedVersions& s : ServedApis()) {
     protocol::ApiVersionsResponseData::ApiVersion v;
     v.api_key = s.api_key;
     v.min_version = s.min_version;

@@ -1,0 +1,230 @@
+// The served APIs and their dispatch; see api_table.h.
+#include "server/api_table.h"
+
+#include <memory>
+
+#include "protocol/request_body.h"
+#include "server/features.h"
+
+namespace seglog {
+
+namespace {
+
+using protocol::ApiKey;
+
+constexpr int16_t Key(ApiKey k) { return static_cast<int16_t>(k); }
+
+// Java's InetAddress.toString of the client's address, as Kafka's members show it: "/ip".
+std::string ClientHost(const RequestContext& rc) {
+  std::string host = rc.client_address;
+  if (auto colon = host.rfind(':'); colon != std::string::npos) host.resize(colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  return "/" + host;
+}
+
+GroupClient ClientOf(const ApiCall& c) {
+  return GroupClient{c.header.client_id.value_or(""), ClientHost(c.rc)};
+}
+
+// A request answered by one call of `handler(ctx, request, version)`.
+template <typename Request, auto Handler>
+void Unary(ApiCall& c) {
+  auto req = protocol::ParseRequestBody<Request>(c.body(), c.version);
+  if (!req.ok()) return c.ParseFailed(req.status());
+  c.Reply(Handler(c.ctx(), *req, c.version));
+}
+
+void Produce(ApiCall& c) {
+  auto req = protocol::ParseRequestBody<protocol::ProduceRequestData>(c.body(), c.version);
+  if (!req.ok()) return c.ParseFailed(req.status());
+  std::vector<TopicPartition> appended;
+  bool any_error = false;
+  protocol::ProduceResponseData resp =
+      HandleProduce(c.ctx(), *req, c.version, &appended, &any_error);
+  c.broker.NotifyAppended(appended);
+  if (req->acks == 0) {
+    // No answer for acks=0; a failed one closes the connection so the client notices
+    // (Kafka's handleProduceRequest).
+    if (any_error) {
+      c.Close("a Produce request with acks=0 failed");
+    } else {
+      c.respond.NoResponse();
+    }
+    return;
+  }
+  c.Reply(resp);
+}
+
+void Fetch(ApiCall& c) { c.broker.ServeFetch(c); }
+
+void DescribeAcls(ApiCall& c) {
+  auto req = protocol::ParseRequestBody<protocol::DescribeAclsRequestData>(c.body(), c.version);
+  if (!req.ok()) return c.ParseFailed(req.status());
+  // Kafka's DescribeAclsRequest refuses a filter with an UNKNOWN (0) element before any
+  // handler sees it: the connection is closed.
+  if (req->resource_type_filter == 0 || req->pattern_type_filter == 0 || req->operation == 0 ||
+      req->permission_type == 0) {
+    return c.ParseFailed(Status::InvalidArgument("Filter contain UNKNOWN elements"));
+  }
+  c.Reply(HandleDescribeAcls(c.ctx(), *req, c.version));
+}
+
+// The group APIs that answer later (a join waits for the rebalance; a sync for the leader's
+// assignment): the responder moves into the callback.
+void JoinGroup(ApiCall& c) {
+  auto req = protocol::ParseRequestBody<protocol::JoinGroupRequestData>(c.body(), c.version);
+  if (!req.ok()) return c.ParseFailed(req.status());
+  auto shared = std::make_shared<Responder>(std::move(c.respond));
+  const BrokerContext* ctx = &c.ctx();
+  HandleJoinGroup(*ctx, ClientOf(c), *req, c.version,
+                  [ctx, key = c.api_key, version = c.version, corr = c.correlation_id,
+                   shared](protocol::JoinGroupResponseData r) {
+                    SendResponse(*ctx, key, version, corr, r, *shared);
+                  });
+}
+
+void SyncGroup(ApiCall& c) {
+  auto req = protocol::ParseRequestBody<protocol::SyncGroupRequestData>(c.body(), c.version);
+  if (!req.ok()) return c.ParseFailed(req.status());
+  auto shared = std::make_shared<Responder>(std::move(c.respond));
+  const BrokerContext* ctx = &c.ctx();
+  HandleSyncGroup(*ctx, *req, c.version,
+                  [ctx, key = c.api_key, version = c.version, corr = c.correlation_id,
+                   shared](protocol::SyncGroupResponseData r) {
+                    SendResponse(*ctx, key, version, corr, r, *shared);
+                  });
+}
+
+void ConsumerGroupHeartbeat(ApiCall& c) {
+  auto req =
+      protocol::ParseRequestBody<protocol::ConsumerGroupHeartbeatRequestData>(c.body(), c.version);
+  if (!req.ok()) return c.ParseFailed(req.status());
+  c.Reply(HandleConsumerGroupHeartbeat(c.ctx(), ClientOf(c), *req, c.version));
+}
+
+void WriteTxnMarkers(ApiCall& c) {
+  auto req = protocol::ParseRequestBody<protocol::WriteTxnMarkersRequestData>(c.body(), c.version);
+  if (!req.ok()) return c.ParseFailed(req.status());
+  c.Reply(HandleWriteTxnMarkers(c.ctx(), *req, c.version, c.broker.MarkerWriter()));
+}
+
+#define SEGLOG_UNARY(Name) &Unary<protocol::Name##RequestData, Handle##Name>
+
+constexpr ApiThread kHandler = ApiThread::kHandler;
+
+// Kafka 4.4.0's version ranges (KIP-896 minimums), from the schemas: {key, advertised min, max,
+// accepted min}.
+const std::vector<ServedApi> kTable = {
+    // Produce: advertised from 0 because older librdkafka needs it (KAFKA-18659), refused
+    // below 3 as Kafka 4 does.
+    // clang-format off
+    {{Key(ApiKey::kProduce), 0, 13, 3}, ApiThread::kInlineUnlessAppendsMayFlush, &Produce},
+    {{Key(ApiKey::kFetch), 4, 18, 4}, ApiThread::kInlineUnlessTiered, &Fetch},
+    {{Key(ApiKey::kListOffsets), 1, 11, 1}, ApiThread::kInlineUnlessTiered,
+     SEGLOG_UNARY(ListOffsets)},
+    {{Key(ApiKey::kMetadata), 0, 13, 0}, kHandler, SEGLOG_UNARY(Metadata)},
+    {{Key(ApiKey::kOffsetCommit), 2, 10, 2}, kHandler, SEGLOG_UNARY(OffsetCommit)},
+    {{Key(ApiKey::kOffsetFetch), 1, 10, 1}, kHandler, SEGLOG_UNARY(OffsetFetch)},
+    {{Key(ApiKey::kFindCoordinator), 0, 6, 0}, kHandler, SEGLOG_UNARY(FindCoordinator)},
+    {{Key(ApiKey::kJoinGroup), 0, 9, 0}, kHandler, &JoinGroup},
+    {{Key(ApiKey::kHeartbeat), 0, 4, 0}, kHandler, SEGLOG_UNARY(Heartbeat)},
+    {{Key(ApiKey::kLeaveGroup), 0, 5, 0}, kHandler, SEGLOG_UNARY(LeaveGroup)},
+    {{Key(ApiKey::kSyncGroup), 0, 5, 0}, kHandler, &SyncGroup},
+    {{Key(ApiKey::kDescribeGroups), 0, 6, 0}, kHandler, SEGLOG_UNARY(DescribeGroups)},
+    {{Key(ApiKey::kListGroups), 0, 5, 0}, kHandler, SEGLOG_UNARY(ListGroups)},
+    {{Key(ApiKey::kApiVersions), 0, 5, 0}, ApiThread::kInline, SEGLOG_UNARY(ApiVersions)},
+    {{Key(ApiKey::kCreateTopics), 2, 7, 2}, kHandler, SEGLOG_UNARY(CreateTopics)},
+    {{Key(ApiKey::kDeleteTopics), 1, 6, 1}, kHandler, SEGLOG_UNARY(DeleteTopics)},
+    {{Key(ApiKey::kDeleteRecords), 0, 2, 0}, kHandler, SEGLOG_UNARY(DeleteRecords)},
+    // v6 (KIP-939) is unstable in 4.4.0: a default broker advertises 0-5.
+    {{Key(ApiKey::kInitProducerId), 0, 5, 0}, kHandler, SEGLOG_UNARY(InitProducerId)},
+    {{Key(ApiKey::kOffsetForLeaderEpoch), 2, 4, 2}, kHandler, SEGLOG_UNARY(OffsetForLeaderEpoch)},
+    {{Key(ApiKey::kAddPartitionsToTxn), 0, 5, 0}, kHandler, SEGLOG_UNARY(AddPartitionsToTxn)},
+    {{Key(ApiKey::kAddOffsetsToTxn), 0, 4, 0}, kHandler, SEGLOG_UNARY(AddOffsetsToTxn)},
+    {{Key(ApiKey::kEndTxn), 0, 5, 0}, kHandler, SEGLOG_UNARY(EndTxn)},
+    {{Key(ApiKey::kWriteTxnMarkers), 1, 2, 1}, kHandler, &WriteTxnMarkers},
+    {{Key(ApiKey::kTxnOffsetCommit), 0, 6, 0}, kHandler, SEGLOG_UNARY(TxnOffsetCommit)},
+    {{Key(ApiKey::kDescribeAcls), 1, 3, 1}, kHandler, &DescribeAcls},
+    {{Key(ApiKey::kCreateAcls), 1, 3, 1}, kHandler, SEGLOG_UNARY(CreateAcls)},
+    {{Key(ApiKey::kDeleteAcls), 1, 3, 1}, kHandler, SEGLOG_UNARY(DeleteAcls)},
+    {{Key(ApiKey::kDescribeConfigs), 1, 4, 1}, kHandler, SEGLOG_UNARY(DescribeConfigs)},
+    {{Key(ApiKey::kAlterConfigs), 0, 2, 0}, kHandler, SEGLOG_UNARY(AlterConfigs)},
+    {{Key(ApiKey::kAlterReplicaLogDirs), 1, 2, 1}, kHandler, SEGLOG_UNARY(AlterReplicaLogDirs)},
+    {{Key(ApiKey::kDescribeLogDirs), 1, 5, 1}, kHandler, SEGLOG_UNARY(DescribeLogDirs)},
+    {{Key(ApiKey::kCreatePartitions), 0, 3, 0}, kHandler, SEGLOG_UNARY(CreatePartitions)},
+    {{Key(ApiKey::kDeleteGroups), 0, 3, 0}, kHandler, SEGLOG_UNARY(DeleteGroups)},
+    {{Key(ApiKey::kElectLeaders), 0, 2, 0}, kHandler, SEGLOG_UNARY(ElectLeaders)},
+    {{Key(ApiKey::kIncrementalAlterConfigs), 0, 1, 0}, kHandler,
+     SEGLOG_UNARY(IncrementalAlterConfigs)},
+    {{Key(ApiKey::kAlterPartitionReassignments), 0, 1, 0}, kHandler,
+     SEGLOG_UNARY(AlterPartitionReassignments)},
+    {{Key(ApiKey::kListPartitionReassignments), 0, 0, 0}, kHandler,
+     SEGLOG_UNARY(ListPartitionReassignments)},
+    {{Key(ApiKey::kOffsetDelete), 0, 0, 0}, kHandler, SEGLOG_UNARY(OffsetDelete)},
+    {{Key(ApiKey::kDescribeQuorum), 0, 2, 0}, kHandler, SEGLOG_UNARY(DescribeQuorum)},
+    {{Key(ApiKey::kUpdateFeatures), 0, 2, 0}, kHandler, SEGLOG_UNARY(UpdateFeatures)},
+    {{Key(ApiKey::kDescribeCluster), 0, 2, 0}, kHandler, SEGLOG_UNARY(DescribeCluster)},
+    {{Key(ApiKey::kDescribeProducers), 0, 0, 0}, kHandler, SEGLOG_UNARY(DescribeProducers)},
+    {{Key(ApiKey::kUnregisterBroker), 0, 0, 0}, kHandler, SEGLOG_UNARY(UnregisterBroker)},
+    {{Key(ApiKey::kDescribeTransactions), 0, 0, 0}, kHandler, SEGLOG_UNARY(DescribeTransactions)},
+    {{Key(ApiKey::kListTransactions), 0, 2, 0}, kHandler, SEGLOG_UNARY(ListTransactions)},
+    {{Key(ApiKey::kConsumerGroupHeartbeat), 0, 1, 0}, kHandler, &ConsumerGroupHeartbeat},
+    {{Key(ApiKey::kConsumerGroupDescribe), 0, 1, 0}, kHandler,
+     SEGLOG_UNARY(ConsumerGroupDescribe)},
+    {{Key(ApiKey::kListConfigResources), 0, 1, 0}, kHandler, SEGLOG_UNARY(ListConfigResources)},
+    {{Key(ApiKey::kDescribeTopicPartitions), 0, 0, 0}, kHandler,
+     SEGLOG_UNARY(DescribeTopicPartitions)},
+    {{Key(ApiKey::kAddRaftVoter), 0, 1, 0}, kHandler, SEGLOG_UNARY(AddRaftVoter)},
+    {{Key(ApiKey::kRemoveRaftVoter), 0, 0, 0}, kHandler, SEGLOG_UNARY(RemoveRaftVoter)},
+    {{Key(ApiKey::kUnregisterController), 0, 0, 0}, kHandler, SEGLOG_UNARY(UnregisterController)},
+    // clang-format on
+};
+
+#undef SEGLOG_UNARY
+
+}  // namespace
+
+std::string ApiName(int16_t api_key) {
+  const protocol::ApiMessageInfo* info = protocol::FindApi(api_key);
+  return info ? std::string(info->name) : std::to_string(api_key);
+}
+
+void ApiCall::Close(const std::string& why) {
+  ctx().Log(fmt::format("Closing socket connection to {} (connectionId={}): {}", rc.client_address,
+                        rc.connection_id, why));
+  respond.CloseConnection();
+}
+
+void ApiCall::ParseFailed(const Status& s) {
+  Close(
+      fmt::format("Error getting request for apiKey: {}, apiVersion: {}, connectionId: {}, "
+                  "listenerName: {}, principal: User:ANONYMOUS: {}",
+                  ApiName(api_key), version, rc.connection_id, rc.listener, s.ToString()));
+}
+
+const std::vector<ServedApi>& ServedApiTable() { return kTable; }
+
+const ServedApi* FindServedApiEntry(int16_t api_key) {
+  for (const ServedApi& a : kTable) {
+    if (a.versions.api_key == api_key) return &a;
+  }
+  return nullptr;
+}
+
+const std::vector<ServedVersions>& ServedApis() {
+  static const std::vector<ServedVersions> versions = [] {
+    std::vector<ServedVersions> v;
+    for (const ServedApi& a : kTable) v.push_back(a.versions);
+    return v;
+  }();
+  return versions;
+}
+
+const ServedVersions* FindServedApi(int16_t api_key) {
+  const ServedApi* a = FindServedApiEntry(api_key);
+  return a == nullptr ? nullptr : &a->versions;
+}
+
+}  // namespace seglog
