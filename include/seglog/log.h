@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "seglog/file_slice.h"
 #include "seglog/log_config.h"
 #include "seglog/record_batch.h"
 #include "seglog/result.h"
@@ -41,19 +42,6 @@ struct BatchLocation {
   int32_t size = 0;
   int64_t base_offset = 0;  // of the batch
   int64_t last_offset = 0;
-};
-
-// A byte range of a segment file, to hand to sendfile(2) without copying. Holding it keeps the
-// file open even if the segment is deleted meanwhile.
-struct FileSlice {
-  std::shared_ptr<const File> file;
-  int64_t position = 0;
-  int64_t length = 0;
-  // Copies the bytes.
-  Result<std::vector<uint8_t>> ReadAll() const;
-  // Copies the bytes into *out, resized to `length`: a buffer reused from fetch to fetch costs
-  // no allocation (Kafka's FileRecords.readInto).
-  Status ReadInto(std::vector<uint8_t>* out) const;
 };
 
 struct FetchDataInfo {

@@ -29,18 +29,6 @@ namespace seglog {
 
 namespace bl = batch_layout;
 
-Result<std::vector<uint8_t>> FileSlice::ReadAll() const {
-  std::vector<uint8_t> out;
-  SEGLOG_RETURN_IF_ERROR(ReadInto(&out));
-  return out;
-}
-
-Status FileSlice::ReadInto(std::vector<uint8_t>* out) const {
-  out->resize(static_cast<size_t>(length));
-  if (length > 0) SEGLOG_RETURN_IF_ERROR(file->ReadAt(position, *out));
-  return Status::OK();
-}
-
 Log::Log(std::string dir, LogConfig config, LogOptions options)
     : dir_(std::move(dir)),
       config_(std::move(config)),

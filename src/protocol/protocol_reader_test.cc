@@ -147,8 +147,8 @@ TEST(ProtocolWriterTest, FileRegionsAreSplicedNotCopied) {
   ASSERT_TRUE(f.ok());
   std::shared_ptr<const File> file = std::move(f).value();
   Records records;
-  records.AppendFile(FileRegion{file, 100, 1000});
-  records.AppendFile(FileRegion{file, 4000, 1000});
+  records.AppendFile(FileSlice{file, 100, 1000});
+  records.AppendFile(FileSlice{file, 4000, 1000});
   ProtocolWriter w;
   w.WriteInt8(42);
   w.WriteRecords(/*compact=*/true, records);

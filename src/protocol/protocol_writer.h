@@ -31,7 +31,7 @@ class ProtocolWriter {
   // A file region to send after bytes()[0, offset) and before the rest.
   struct Splice {
     size_t offset = 0;
-    FileRegion region;
+    FileSlice region;
   };
 
   ProtocolWriter() = default;

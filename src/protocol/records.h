@@ -14,24 +14,16 @@
 #include <vector>
 
 #include "io/file.h"
+#include "seglog/file_slice.h"
 
 namespace seglog::protocol {
-
-// [position, position + length) of `file`, sent with sendfile(2). The shared_ptr keeps the
-// file open while the response waits in a socket's queue (a segment may be deleted meanwhile).
-struct FileRegion {
-  std::shared_ptr<const File> file;
-  int64_t position = 0;
-  int64_t length = 0;
-  bool operator==(const FileRegion&) const = default;
-};
 
 class Records {
  public:
   // One piece of a records field: borrowed bytes, or a file region.
   struct Chunk {
     std::span<const uint8_t> bytes;  // used when region.file is null
-    FileRegion region;
+    FileSlice region;
     bool is_file() const { return region.file != nullptr; }
     int64_t size() const { return is_file() ? region.length : static_cast<int64_t>(bytes.size()); }
   };
@@ -47,7 +39,7 @@ class Records {
   void AppendBytes(std::span<const uint8_t> bytes) {
     if (!bytes.empty()) chunks_.push_back(Chunk{bytes, {}});
   }
-  void AppendFile(FileRegion region) {
+  void AppendFile(FileSlice region) {
     if (region.length > 0) chunks_.push_back(Chunk{{}, std::move(region)});
   }
 

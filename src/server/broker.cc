@@ -63,7 +63,7 @@ ResponseBuffer Broker::ToResponseBuffer(const ProtocolWriter& writer) {
   size_t from = 0;
   for (const ProtocolWriter::Splice& s : writer.splices()) {
     out.Append(std::span<const uint8_t>(bytes.data() + from, s.offset - from));
-    out.AppendFileRegion(FileRegion{s.region.file, s.region.position, s.region.length});
+    out.AppendFileSlice(s.region);
     from = s.offset;
   }
   out.Append(std::span<const uint8_t>(bytes.data() + from, bytes.size() - from));

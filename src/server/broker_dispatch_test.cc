@@ -494,7 +494,7 @@ TEST_F(BrokerDispatchTest, ProduceThenFetchSendsFileRegions) {
   Responder respond([](Response r) {
     bool region = false;
     for (const auto& c : r.buffer.chunks())
-      region |= std::holds_alternative<::seglog::FileRegion>(c);
+      region |= std::holds_alternative<::seglog::FileSlice>(c);
     EXPECT_TRUE(region);
   });
   broker_->Handle(RequestContext{}, Frame(1, 11, FetchOne("t", 0)), std::move(respond));

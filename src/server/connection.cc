@@ -317,7 +317,7 @@ void Connection::WriteNext() {
 
 void Connection::SendFile() {
   if (closed_) return;
-  const FileRegion& region = std::get<FileRegion>(response_.buffer.chunks()[next_chunk_]);
+  const FileSlice& region = std::get<FileSlice>(response_.buffer.chunks()[next_chunk_]);
   int64_t this_turn = 0;
   while (file_sent_ < region.length) {
     if (this_turn >= kSendFileTurnBytes) {

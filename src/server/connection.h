@@ -1,7 +1,7 @@
 // Connection: one client connection on its network thread (Kafka's KafkaChannel with its
 // Selector's bookkeeping). It reads request frames (size, then bytes) ahead into a bounded
 // line, hands them to the RequestQueue one at a time, writes each answer (bytes with
-// gathered async writes, FileRegions with sendfile(2) on the non-blocking socket), and only
+// gathered async writes, FileSlices with sendfile(2) on the non-blocking socket), and only
 // then hands over the next request. It closes on a bad frame size, an I/O error, the client's
 // disconnect, idleness (connections.max.idle.ms), a handler's "close connection", or shutdown.
 //
@@ -95,7 +95,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool writing_ = false;
   Response response_;
   size_t next_chunk_ = 0;
-  int64_t file_sent_ = 0;   // of the FileRegion chunk being sent
+  int64_t file_sent_ = 0;   // of the FileSlice chunk being sent
   bool size_sent_ = false;  // the 4-byte size prefix is written
   std::array<uint8_t, 4> response_size_{};
   std::vector<asio::const_buffer> gather_;  // the write in flight

@@ -164,7 +164,7 @@ FetchRead ReadFetch(const BrokerContext& ctx, const protocol::FetchRequestData& 
       }
       const FileSlice& slice = data.value().slice;
       if (slice.length > 0 && slice.file != nullptr) {
-        pr.records->AppendFile(protocol::FileRegion{slice.file, slice.position, slice.length});
+        pr.records->AppendFile(slice);
         budget -= slice.length;
         out.bytes += slice.length;
         min_one_message = false;

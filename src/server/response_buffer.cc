@@ -35,10 +35,10 @@ void ResponseBuffer::Append(std::vector<uint8_t>&& bytes) {
   chunks_.emplace_back(std::move(bytes));
 }
 
-void ResponseBuffer::AppendFileRegion(FileRegion region) {
+void ResponseBuffer::AppendFileSlice(FileSlice region) {
   // Invariant: regions name an open file and a non-negative range (a programming error else).
   if (region.file == nullptr || region.position < 0 || region.length < 0) {
-    std::fprintf(stderr, "seglog: bad FileRegion (file %p, position %lld, length %lld)\n",
+    std::fprintf(stderr, "seglog: bad FileSlice (file %p, position %lld, length %lld)\n",
                  static_cast<const void*>(region.file.get()),
                  static_cast<long long>(region.position), static_cast<long long>(region.length));
     std::abort();
@@ -55,7 +55,7 @@ std::vector<uint8_t> ResponseBuffer::Flatten() const {
     if (const auto* bytes = std::get_if<std::vector<uint8_t>>(&c)) {
       out.insert(out.end(), bytes->begin(), bytes->end());
     } else {
-      const FileRegion& r = std::get<FileRegion>(c);
+      const FileSlice& r = std::get<FileSlice>(c);
       const size_t at = out.size();
       out.resize(at + static_cast<size_t>(r.length));
       auto read = r.file->ReadAtMost(r.position, std::span<uint8_t>(out).subspan(at));

@@ -1,9 +1,9 @@
 // ResponseBuffer: the bytes of one response as the socket server will send them - chunks of
-// bytes and FileRegions (ranges of files, sent with sendfile(2) from the page cache, so a
+// bytes and FileSlices (ranges of files, sent with sendfile(2) from the page cache, so a
 // fetch never copies record bytes). The frame's 4-byte size prefix is not part of it: the
 // server writes it from size().
 //
-// Thread safety: a value type; externally synchronised. The files a FileRegion names are only
+// Thread safety: a value type; externally synchronised. The files a FileSlice names are only
 // read, so one file may be in many responses at once.
 #ifndef SEGLOG_SERVER_RESPONSE_BUFFER_H_
 #define SEGLOG_SERVER_RESPONSE_BUFFER_H_
@@ -14,21 +14,13 @@
 #include <variant>
 #include <vector>
 
+#include "seglog/file_slice.h"
+
 namespace seglog {
-
-class File;
-
-// A byte range of an open file. Holding it keeps the file open (a segment deleted meanwhile
-// is still sent whole). A Log read's FileSlice converts field by field.
-struct FileRegion {
-  std::shared_ptr<const File> file;
-  int64_t position = 0;
-  int64_t length = 0;
-};
 
 class ResponseBuffer {
  public:
-  using Chunk = std::variant<std::vector<uint8_t>, FileRegion>;
+  using Chunk = std::variant<std::vector<uint8_t>, FileSlice>;
 
   ResponseBuffer() = default;
   ResponseBuffer(ResponseBuffer&&) noexcept = default;
@@ -43,7 +35,7 @@ class ResponseBuffer {
   void Append(std::vector<uint8_t>&& bytes);
   // Appends a file range. REQUIRES: region.file is open, position >= 0, length >= 0. A region
   // of length 0 adds nothing.
-  void AppendFileRegion(FileRegion region);
+  void AppendFileSlice(FileSlice region);
 
   // The response's size in bytes, without the size prefix. The server closes the connection
   // (and logs) when it does not fit Kafka's int32 frame size.

@@ -24,15 +24,15 @@ TEST(ResponseBufferTest, BytesAndRegionsInOrder) {
   EXPECT_TRUE(b.empty());
   b.Append(std::span<const uint8_t>(Bytes("ab")));
   b.Append(Bytes("cd"));  // small: merged into the previous bytes chunk
-  b.AppendFileRegion({shared, 2, 3});
-  b.AppendFileRegion({shared, 0, 0});  // empty: nothing
+  b.AppendFileSlice({shared, 2, 3});
+  b.AppendFileSlice({shared, 0, 0});  // empty: nothing
   std::vector<uint8_t> big(1000, 'x');
   const uint8_t* big_data = big.data();
   b.Append(std::move(big));  // large: its own chunk, not copied
   EXPECT_EQ(b.size(), 4 + 3 + 1000);
   ASSERT_EQ(b.chunks().size(), 3u);
   EXPECT_EQ(std::get<std::vector<uint8_t>>(b.chunks()[0]), Bytes("abcd"));
-  EXPECT_EQ(std::get<FileRegion>(b.chunks()[1]).position, 2);
+  EXPECT_EQ(std::get<FileSlice>(b.chunks()[1]).position, 2);
   EXPECT_EQ(std::get<std::vector<uint8_t>>(b.chunks()[2]).data(), big_data);
   std::vector<uint8_t> want = Bytes("abcd234");
   want.insert(want.end(), 1000, 'x');
@@ -44,7 +44,7 @@ TEST(ResponseBufferTest, BytesAndRegionsInOrder) {
 
 TEST(ResponseBufferDeathTest, BadRegionIsAProgrammingError) {
   ResponseBuffer b;
-  EXPECT_DEATH(b.AppendFileRegion({nullptr, 0, 1}), "bad FileRegion");
+  EXPECT_DEATH(b.AppendFileSlice({nullptr, 0, 1}), "bad FileSlice");
 }
 
 }  // namespace

@@ -502,9 +502,9 @@ TEST_F(SocketServerTest, FileRegionsAreSentWithSendfile) {
   // Two regions, one of several MiB, between bytes chunks.
   FnHandler& h = *MakeHandler([&](const RequestContext&, std::vector<uint8_t>, Responder r) {
     ResponseBuffer b = Text("head");
-    b.AppendFileRegion({file, 10, kSize - 20});
+    b.AppendFileSlice({file, 10, kSize - 20});
     b.Append(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>("mid"), 3));
-    b.AppendFileRegion({file, 0, 5});
+    b.AppendFileSlice({file, 0, 5});
     b.Append(std::vector<uint8_t>(600, 't'));
     r.Send(std::move(b));
   });
@@ -533,7 +533,7 @@ TEST_F(SocketServerTest, AFileShorterThanItsRegionClosesTheConnection) {
   auto file = PatternFile(dir.path() + "/short.log", 1000, &contents);
   FnHandler& h = *MakeHandler([&](const RequestContext&, std::vector<uint8_t>, Responder r) {
     ResponseBuffer b;
-    b.AppendFileRegion({file, 500, 1000});  // 500 bytes past the end
+    b.AppendFileSlice({file, 500, 1000});  // 500 bytes past the end
     r.Send(std::move(b));
   });
   StartServer(Options(), &h);
@@ -553,7 +553,7 @@ TEST_F(SocketServerTest, ClientLeavingMidResponseIsHarmless) {
       return;
     }
     ResponseBuffer b = Text("x");
-    b.AppendFileRegion({file, 0, 32 << 20});
+    b.AppendFileSlice({file, 0, 32 << 20});
     b.Append(std::vector<uint8_t>(100000, 'y'));  // a bytes chunk still to go
     r.Send(std::move(b));
   });
