@@ -10,36 +10,23 @@
 #include "base/properties.h"
 #include "io/atomic_file.h"
 #include "log/config_values.h"
+#include "log/topic_config_defs.h"
 
 namespace seglog {
 
 namespace {
 
-// Broker key -> topic key, for the synonyms that map one to one.
+// Broker key -> topic key, for the synonyms that map one to one: the topic configs seglog keeps
+// that fall back to exactly one broker setting (the time settings with several units are
+// folded apart).
 const std::map<std::string, std::string>& DirectSynonyms() {
-  static const std::map<std::string, std::string> m = {
-      {"log.segment.bytes", "segment.bytes"},
-      {"log.index.size.max.bytes", "segment.index.bytes"},
-      {"log.index.interval.bytes", "index.interval.bytes"},
-      {"log.flush.interval.messages", "flush.messages"},
-      {"log.retention.bytes", "retention.bytes"},
-      {"message.max.bytes", "max.message.bytes"},
-      {"log.cleaner.delete.retention.ms", "delete.retention.ms"},
-      {"log.cleaner.min.compaction.lag.ms", "min.compaction.lag.ms"},
-      {"log.cleaner.max.compaction.lag.ms", "max.compaction.lag.ms"},
-      {"log.segment.delete.delay.ms", "file.delete.delay.ms"},
-      {"log.cleaner.min.cleanable.ratio", "min.cleanable.dirty.ratio"},
-      {"log.cleanup.policy", "cleanup.policy"},
-      {"compression.type", "compression.type"},
-      {"log.preallocate", "preallocate"},
-      {"log.local.retention.ms", "local.retention.ms"},
-      {"log.local.retention.bytes", "local.retention.bytes"},
-      {"log.remote.copy.lag.ms", "remote.copy.lag.ms"},
-      {"log.remote.copy.lag.bytes", "remote.copy.lag.bytes"},
-      {"log.message.timestamp.type", "message.timestamp.type"},
-      {"log.message.timestamp.before.max.ms", "message.timestamp.before.max.ms"},
-      {"log.message.timestamp.after.max.ms", "message.timestamp.after.max.ms"},
-  };
+  static const std::map<std::string, std::string> m = [] {
+    std::map<std::string, std::string> out;
+    for (const TopicConfigDef& def : TopicConfigDefs()) {
+      if (def.set && def.synonyms.size() == 1) out[def.synonyms.front().name] = def.name;
+    }
+    return out;
+  }();
   return m;
 }
 

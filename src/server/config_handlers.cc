@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "log/topic_config_defs.h"
 #include "protocol/kafka_error.h"
 #include "server/generated/broker_config_defs.h"
 #include "server/handlers.h"
@@ -41,98 +42,6 @@ constexpr int8_t kSet = 0;
 constexpr int8_t kDelete = 1;
 constexpr int8_t kAppend = 2;
 constexpr int8_t kSubtract = 3;
-
-struct BrokerSynonym {
-  const char* name;
-  const char* default_value;  // nullptr: the broker config has no default (Kafka's null)
-};
-
-// One topic config as Kafka 4.4.0's LogConfig defines it.
-struct TopicConfigDef {
-  const char* name;
-  ConfigType type;
-  const char* default_value;
-  // Kafka's ServerTopicConfigSynonyms, most specific first; seglog's ServerConfig folds them
-  // into one topic default.
-  std::vector<BrokerSynonym> synonyms;
-};
-
-constexpr const char* kLongMax = "9223372036854775807";
-
-// Every config of Kafka's TopicConfig that LogConfig defines, by name. Those seglog's LogConfig
-// does not know are described with Kafka's default and cannot be altered.
-const std::vector<TopicConfigDef>& TopicConfigDefs() {
-  static const std::vector<TopicConfigDef> defs = {
-      {"cleanup.policy", kList, "delete", {{"log.cleanup.policy", "delete"}}},
-      {"compression.gzip.level", kInt, "-1", {{"compression.gzip.level", "-1"}}},
-      {"compression.lz4.level", kInt, "9", {{"compression.lz4.level", "9"}}},
-      {"compression.type", kString, "producer", {{"compression.type", "producer"}}},
-      {"compression.zstd.level", kInt, "3", {{"compression.zstd.level", "3"}}},
-      {"delete.retention.ms", kLong, "86400000", {{"log.cleaner.delete.retention.ms", "86400000"}}},
-      {"errors.deadletterqueue.group.enable", kBoolean, "false", {}},
-      {"file.delete.delay.ms", kLong, "60000", {{"log.segment.delete.delay.ms", "60000"}}},
-      {"flush.messages", kLong, kLongMax, {{"log.flush.interval.messages", kLongMax}}},
-      {"flush.ms",
-       kLong,
-       kLongMax,
-       {{"log.flush.interval.ms", nullptr}, {"log.flush.scheduler.interval.ms", kLongMax}}},
-      {"follower.replication.throttled.replicas", kList, "", {}},
-      {"index.interval.bytes", kInt, "4096", {{"log.index.interval.bytes", "4096"}}},
-      {"leader.replication.throttled.replicas", kList, "", {}},
-      {"local.retention.bytes", kLong, "-2", {{"log.local.retention.bytes", "-2"}}},
-      {"local.retention.ms", kLong, "-2", {{"log.local.retention.ms", "-2"}}},
-      {"max.compaction.lag.ms", kLong, kLongMax, {{"log.cleaner.max.compaction.lag.ms", kLongMax}}},
-      {"max.decompressed.message.bytes", kInt, "2147483639", {}},
-      {"max.message.bytes", kInt, "1048588", {{"message.max.bytes", "1048588"}}},
-      {"message.timestamp.after.max.ms",
-       kLong,
-       "3600000",
-       {{"log.message.timestamp.after.max.ms", "3600000"}}},
-      {"message.timestamp.before.max.ms",
-       kLong,
-       kLongMax,
-       {{"log.message.timestamp.before.max.ms", kLongMax}}},
-      {"message.timestamp.type",
-       kString,
-       "CreateTime",
-       {{"log.message.timestamp.type", "CreateTime"}}},
-      {"min.cleanable.dirty.ratio", kDouble, "0.5", {{"log.cleaner.min.cleanable.ratio", "0.5"}}},
-      {"min.compaction.lag.ms", kLong, "0", {{"log.cleaner.min.compaction.lag.ms", "0"}}},
-      {"min.insync.replicas", kInt, "1", {{"min.insync.replicas", "1"}}},
-      {"preallocate", kBoolean, "false", {{"log.preallocate", "false"}}},
-      {"remote.copy.lag.bytes", kLong, "-1", {{"log.remote.copy.lag.bytes", "-1"}}},
-      {"remote.copy.lag.ms", kLong, "0", {{"log.remote.copy.lag.ms", "0"}}},
-      {"remote.log.copy.disable", kBoolean, "false", {}},
-      {"remote.log.delete.on.disable", kBoolean, "false", {}},
-      {"remote.storage.enable", kBoolean, "false", {}},
-      {"retention.bytes", kLong, "-1", {{"log.retention.bytes", "-1"}}},
-      {"retention.ms",
-       kLong,
-       "604800000",
-       {{"log.retention.ms", nullptr},
-        {"log.retention.minutes", nullptr},
-        {"log.retention.hours", "168"}}},
-      {"segment.bytes", kInt, "1073741824", {{"log.segment.bytes", "1073741824"}}},
-      {"segment.index.bytes", kInt, "10485760", {{"log.index.size.max.bytes", "10485760"}}},
-      {"segment.jitter.ms",
-       kLong,
-       "0",
-       {{"log.roll.jitter.ms", nullptr}, {"log.roll.jitter.hours", "0"}}},
-      {"segment.ms", kLong, "604800000", {{"log.roll.ms", nullptr}, {"log.roll.hours", "168"}}},
-      {"unclean.leader.election.enable",
-       kBoolean,
-       "false",
-       {{"unclean.leader.election.enable", "false"}}},
-  };
-  return defs;
-}
-
-const TopicConfigDef* FindTopicConfigDef(const std::string& name) {
-  for (const TopicConfigDef& d : TopicConfigDefs()) {
-    if (name == d.name) return &d;
-  }
-  return nullptr;
-}
 
 const char* ResourceTypeName(int8_t type) {
   switch (type) {
@@ -241,7 +150,7 @@ void DescribeTopic(const BrokerContext& ctx, const TopicMetadata& md,
                    int16_t version, Resp::DescribeConfigsResult* out) {
   const std::map<std::string, std::string>& broker = ctx.logs->config().topic_defaults;
   for (const TopicConfigDef& def : TopicConfigDefs()) {
-    if (!Wanted(resource.configuration_keys, def.name)) continue;
+    if (def.internal || !Wanted(resource.configuration_keys, def.name)) continue;
     std::vector<Resp::DescribeConfigsSynonym> synonyms;
     auto add_synonym = [&](const std::string& name, std::optional<std::string> value,
                            int8_t source) {
@@ -260,7 +169,7 @@ void DescribeTopic(const BrokerContext& ctx, const TopicMetadata& md,
     if (broker_it != broker.end() && !def.synonyms.empty()) {
       add_synonym(def.synonyms.front().name, broker_it->second, kStaticBrokerConfig);
     }
-    for (const BrokerSynonym& s : def.synonyms) {
+    for (const TopicConfigSynonym& s : def.synonyms) {
       if (s.default_value != nullptr) add_synonym(s.name, s.default_value, kDefaultConfig);
     }
     std::string value = def.default_value;
@@ -272,7 +181,8 @@ void DescribeTopic(const BrokerContext& ctx, const TopicMetadata& md,
       value = broker_it->second;
       source = kStaticBrokerConfig;
     }
-    auto e = Entry(def.name, value, source, def.type, /*read_only=*/false, version);
+    auto e = Entry(def.name, value, source, static_cast<ConfigType>(def.type), /*read_only=*/false,
+                   version);
     if (req.include_synonyms) e.synonyms = std::move(synonyms);
     out->configs.push_back(std::move(e));
   }
@@ -464,7 +374,7 @@ std::string CurrentValue(const BrokerContext& ctx,
   if (auto it = current.find(def.name); it != current.end()) return it->second;
   const auto& broker = ctx.logs->config().topic_defaults;
   if (auto it = broker.find(def.name); it != broker.end()) return it->second;
-  return def.default_value;
+  return def.default_value != nullptr ? def.default_value : "";
 }
 
 }  // namespace
@@ -596,7 +506,7 @@ protocol::IncrementalAlterConfigsResponseData HandleIncrementalAlterConfigs(
                           fmt::format("Unknown topic config name: {}", c.name));
                 break;
               }
-              if (def->type != kList) {
+              if (def->type != TopicConfigType::kList) {
                 e = Error(
                     kafka_error::kInvalidConfig,
                     fmt::format("Can't {} to key {} because its type is not LIST.", op, c.name));
