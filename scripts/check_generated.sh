@@ -32,3 +32,16 @@ if ! diff -r "$ROOT/src/server/generated" "$TMP/server-generated" >"$TMP/server-
   exit 1
 fi
 echo "check_generated: src/server/generated matches Kafka 4.4.0's broker configs" >&2
+
+# Kafka 4.4.0's topic configs (src/log/generated), from what Kafka's own LogConfig prints.
+"$ROOT/interop/kafka/oracle.sh" run TopicConfigs >"$TMP/topic_configs.json"
+python3 "$ROOT/src/log/codegen/topic_configs.py" --json "$TMP/topic_configs.json" \
+  --out "$TMP/log-generated"
+if ! diff -r "$ROOT/src/log/generated" "$TMP/log-generated" >"$TMP/log-diff"; then
+  head -50 "$TMP/log-diff" >&2
+  echo "check_generated: src/log/generated differs from what topic_configs.py makes of Kafka" \
+       "4.4.0's LogConfig; run: interop/kafka/oracle.sh run TopicConfigs > topic_configs.json &&" \
+       "python3 src/log/codegen/topic_configs.py --json topic_configs.json --out src/log/generated" >&2
+  exit 1
+fi
+echo "check_generated: src/log/generated matches Kafka 4.4.0's topic configs" >&2

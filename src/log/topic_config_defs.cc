@@ -4,17 +4,17 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cstdio>
+#include <cstdlib>
 
 #include "log/config_values.h"
+#include "log/generated/topic_config_kafka.h"
 
 namespace seglog {
 
 namespace {
-
-using T = TopicConfigType;
-
-constexpr const char* kLongMax = "9223372036854775807";
 
 Status ParseRatio(const std::string& name, const std::string& value, double* out) {
   double v = 0;
@@ -34,14 +34,16 @@ std::string FormatDouble(double v) {
   return s;
 }
 
-}  // namespace
+// How seglog parses, validates and prints each topic config it keeps (LogConfig's fields).
+struct Setter {
+  const char* name;
+  std::function<Status(LogConfig*, const std::string&)> set;
+  std::function<std::string(const LogConfig&)> get;
+};
 
-const std::vector<TopicConfigDef>& TopicConfigDefs() {
-  static const std::vector<TopicConfigDef> defs = {
+const std::vector<Setter>& Setters() {
+  static const std::vector<Setter> setters = {
       {"cleanup.policy",
-       T::kList,
-       "delete",
-       {{"log.cleanup.policy", "delete"}},
        [](LogConfig* c, const std::string& v) {
          bool compact = false, del = false;
          size_t start = 0;
@@ -70,17 +72,7 @@ const std::vector<TopicConfigDef>& TopicConfigDefs() {
          if (c.cleanup_compact && c.cleanup_delete) return std::string("compact,delete");
          return std::string(c.cleanup_compact ? "compact" : "delete");
        }},
-      {"compression.gzip.level",
-       T::kInt,
-       "-1",
-       {{"compression.gzip.level", "-1"}},
-       nullptr,
-       nullptr},
-      {"compression.lz4.level", T::kInt, "9", {{"compression.lz4.level", "9"}}, nullptr, nullptr},
       {"compression.type",
-       T::kString,
-       "producer",
-       {{"compression.type", "producer"}},
        [](LogConfig* c, const std::string& v) {
          if (v == "producer") {
            c->compression.reset();
@@ -104,105 +96,64 @@ const std::vector<TopicConfigDef>& TopicConfigDefs() {
          if (*c.compression == CompressionType::kNone) return std::string("uncompressed");
          return std::string(CompressionName(*c.compression));
        }},
-      {"compression.zstd.level", T::kInt, "3", {{"compression.zstd.level", "3"}}, nullptr, nullptr},
       {"delete.retention.ms",
-       T::kLong,
-       "86400000",
-       {{"log.cleaner.delete.retention.ms", "86400000"}},
        [](LogConfig* c, const std::string& v) {
          return ParseConfigInt<int64_t>("delete.retention.ms", v, 0, &c->delete_retention_ms);
        },
        [](const LogConfig& c) { return std::to_string(c.delete_retention_ms); }},
-      {"errors.deadletterqueue.group.enable", T::kBoolean, "false", {}, nullptr, nullptr},
       {"file.delete.delay.ms",
-       T::kLong,
-       "60000",
-       {{"log.segment.delete.delay.ms", "60000"}},
        [](LogConfig* c, const std::string& v) {
          return ParseConfigInt<int64_t>("file.delete.delay.ms", v, 0, &c->file_delete_delay_ms);
        },
        [](const LogConfig& c) { return std::to_string(c.file_delete_delay_ms); }},
       {"flush.messages",
-       T::kLong,
-       kLongMax,
-       {{"log.flush.interval.messages", kLongMax}},
        [](LogConfig* c, const std::string& v) {
          return ParseConfigInt<int64_t>("flush.messages", v, 1, &c->flush_messages);
        },
        [](const LogConfig& c) { return std::to_string(c.flush_messages); }},
       {"flush.ms",
-       T::kLong,
-       kLongMax,
-       {{"log.flush.interval.ms", nullptr}, {"log.flush.scheduler.interval.ms", kLongMax}},
        [](LogConfig* c, const std::string& v) {
          return ParseConfigInt<int64_t>("flush.ms", v, 0, &c->flush_ms);
        },
        [](const LogConfig& c) { return std::to_string(c.flush_ms); }},
-      {"follower.replication.throttled.replicas", T::kList, "", {}, nullptr, nullptr},
       {"index.interval.bytes",
-       T::kInt,
-       "4096",
-       {{"log.index.interval.bytes", "4096"}},
        [](LogConfig* c, const std::string& v) {
          return ParseConfigInt<int32_t>("index.interval.bytes", v, 0, &c->index_interval_bytes);
        },
        [](const LogConfig& c) { return std::to_string(c.index_interval_bytes); }},
-      {"leader.replication.throttled.replicas", T::kList, "", {}, nullptr, nullptr},
       {"local.retention.bytes",
-       T::kLong,
-       "-2",
-       {{"log.local.retention.bytes", "-2"}},
        [](LogConfig* c, const std::string& v) {
          return ParseConfigInt<int64_t>("local.retention.bytes", v, -2, &c->local_retention_bytes);
        },
        [](const LogConfig& c) { return std::to_string(c.local_retention_bytes); }},
       {"local.retention.ms",
-       T::kLong,
-       "-2",
-       {{"log.local.retention.ms", "-2"}},
        [](LogConfig* c, const std::string& v) {
          return ParseConfigInt<int64_t>("local.retention.ms", v, -2, &c->local_retention_ms);
        },
        [](const LogConfig& c) { return std::to_string(c.local_retention_ms); }},
       {"max.compaction.lag.ms",
-       T::kLong,
-       kLongMax,
-       {{"log.cleaner.max.compaction.lag.ms", kLongMax}},
        [](LogConfig* c, const std::string& v) {
          return ParseConfigInt<int64_t>("max.compaction.lag.ms", v, 1, &c->max_compaction_lag_ms);
        },
        [](const LogConfig& c) { return std::to_string(c.max_compaction_lag_ms); }},
-      {"max.decompressed.message.bytes", T::kInt, "2147483639", {}, nullptr, nullptr},
       {"max.message.bytes",
-       T::kInt,
-       "1048588",
-       {{"message.max.bytes", "1048588"}},
        [](LogConfig* c, const std::string& v) {
          return ParseConfigInt<int32_t>("max.message.bytes", v, 0, &c->max_message_bytes);
        },
        [](const LogConfig& c) { return std::to_string(c.max_message_bytes); }},
       {"message.timestamp.after.max.ms",
-       T::kLong,
-       "3600000",
-       {{"log.message.timestamp.after.max.ms", "3600000"}},
        [](LogConfig* c, const std::string& v) {
          return ParseConfigInt<int64_t>("message.timestamp.after.max.ms", v, 0,
                                         &c->message_timestamp_after_max_ms);
        },
        [](const LogConfig& c) { return std::to_string(c.message_timestamp_after_max_ms); }},
       {"message.timestamp.before.max.ms",
-       T::kLong,
-       kLongMax,
-       {{"log.message.timestamp.before.max.ms", kLongMax}},
        [](LogConfig* c, const std::string& v) {
          return ParseConfigInt<int64_t>("message.timestamp.before.max.ms", v, 0,
                                         &c->message_timestamp_before_max_ms);
        },
        [](const LogConfig& c) { return std::to_string(c.message_timestamp_before_max_ms); }},
       {"message.timestamp.type",
-       T::kString,
-       "CreateTime",
-       {{"log.message.timestamp.type", "CreateTime"}},
        [](LogConfig* c, const std::string& v) {
          if (v == "CreateTime") {
            c->message_timestamp_type = TimestampType::kCreateTime;
@@ -216,50 +167,31 @@ const std::vector<TopicConfigDef>& TopicConfigDefs() {
        },
        [](const LogConfig& c) { return std::string(TimestampTypeName(c.message_timestamp_type)); }},
       {"min.cleanable.dirty.ratio",
-       T::kDouble,
-       "0.5",
-       {{"log.cleaner.min.cleanable.ratio", "0.5"}},
        [](LogConfig* c, const std::string& v) {
          return ParseRatio("min.cleanable.dirty.ratio", v, &c->min_cleanable_dirty_ratio);
        },
        [](const LogConfig& c) { return FormatDouble(c.min_cleanable_dirty_ratio); }},
       {"min.compaction.lag.ms",
-       T::kLong,
-       "0",
-       {{"log.cleaner.min.compaction.lag.ms", "0"}},
        [](LogConfig* c, const std::string& v) {
          return ParseConfigInt<int64_t>("min.compaction.lag.ms", v, 0, &c->min_compaction_lag_ms);
        },
        [](const LogConfig& c) { return std::to_string(c.min_compaction_lag_ms); }},
-      {"min.insync.replicas", T::kInt, "1", {{"min.insync.replicas", "1"}}, nullptr, nullptr},
       {"preallocate",
-       T::kBoolean,
-       "false",
-       {{"log.preallocate", "false"}},
        [](LogConfig* c, const std::string& v) {
          return ParseConfigBool("preallocate", v, &c->preallocate);
        },
        [](const LogConfig& c) { return std::string(c.preallocate ? "true" : "false"); }},
       {"remote.copy.lag.bytes",
-       T::kLong,
-       "-1",
-       {{"log.remote.copy.lag.bytes", "-1"}},
        [](LogConfig* c, const std::string& v) {
          return ParseConfigInt<int64_t>("remote.copy.lag.bytes", v, -1, &c->remote_copy_lag_bytes);
        },
        [](const LogConfig& c) { return std::to_string(c.remote_copy_lag_bytes); }},
       {"remote.copy.lag.ms",
-       T::kLong,
-       "0",
-       {{"log.remote.copy.lag.ms", "0"}},
        [](LogConfig* c, const std::string& v) {
          return ParseConfigInt<int64_t>("remote.copy.lag.ms", v, -1, &c->remote_copy_lag_ms);
        },
        [](const LogConfig& c) { return std::to_string(c.remote_copy_lag_ms); }},
       {"remote.log.copy.disable",
-       T::kBoolean,
-       "false",
-       {},
        [](LogConfig* c, const std::string& v) {
          return ParseConfigBool("remote.log.copy.disable", v, &c->remote_log_copy_disable);
        },
@@ -267,9 +199,6 @@ const std::vector<TopicConfigDef>& TopicConfigDefs() {
          return std::string(c.remote_log_copy_disable ? "true" : "false");
        }},
       {"remote.log.delete.on.disable",
-       T::kBoolean,
-       "false",
-       {},
        [](LogConfig* c, const std::string& v) {
          return ParseConfigBool("remote.log.delete.on.disable", v,
                                 &c->remote_log_delete_on_disable);
@@ -278,73 +207,41 @@ const std::vector<TopicConfigDef>& TopicConfigDefs() {
          return std::string(c.remote_log_delete_on_disable ? "true" : "false");
        }},
       {"remote.storage.enable",
-       T::kBoolean,
-       "false",
-       {},
        [](LogConfig* c, const std::string& v) {
          return ParseConfigBool("remote.storage.enable", v, &c->remote_storage_enable);
        },
        [](const LogConfig& c) { return std::string(c.remote_storage_enable ? "true" : "false"); }},
       {"retention.bytes",
-       T::kLong,
-       "-1",
-       {{"log.retention.bytes", "-1"}},
        [](LogConfig* c, const std::string& v) {
          return ParseConfigInt<int64_t>("retention.bytes", v, INT64_MIN, &c->retention_bytes);
        },
        [](const LogConfig& c) { return std::to_string(c.retention_bytes); }},
       {"retention.ms",
-       T::kLong,
-       "604800000",
-       {{"log.retention.ms", nullptr},
-        {"log.retention.minutes", nullptr},
-        {"log.retention.hours", "168"}},
        [](LogConfig* c, const std::string& v) {
          return ParseConfigInt<int64_t>("retention.ms", v, -1, &c->retention_ms);
        },
        [](const LogConfig& c) { return std::to_string(c.retention_ms); }},
       {"segment.bytes",
-       T::kInt,
-       "1073741824",
-       {{"log.segment.bytes", "1073741824"}},
        [](LogConfig* c, const std::string& v) {
          return ParseConfigInt<int32_t>("segment.bytes", v, 1048576, &c->segment_bytes);
        },
        [](const LogConfig& c) { return std::to_string(c.segment_bytes); }},
       {"segment.index.bytes",
-       T::kInt,
-       "10485760",
-       {{"log.index.size.max.bytes", "10485760"}},
        [](LogConfig* c, const std::string& v) {
          return ParseConfigInt<int32_t>("segment.index.bytes", v, 4, &c->segment_index_bytes);
        },
        [](const LogConfig& c) { return std::to_string(c.segment_index_bytes); }},
       {"segment.jitter.ms",
-       T::kLong,
-       "0",
-       {{"log.roll.jitter.ms", nullptr}, {"log.roll.jitter.hours", "0"}},
        [](LogConfig* c, const std::string& v) {
          return ParseConfigInt<int64_t>("segment.jitter.ms", v, 0, &c->segment_jitter_ms);
        },
        [](const LogConfig& c) { return std::to_string(c.segment_jitter_ms); }},
       {"segment.ms",
-       T::kLong,
-       "604800000",
-       {{"log.roll.ms", nullptr}, {"log.roll.hours", "168"}},
        [](LogConfig* c, const std::string& v) {
          return ParseConfigInt<int64_t>("segment.ms", v, 1, &c->segment_ms);
        },
        [](const LogConfig& c) { return std::to_string(c.segment_ms); }},
-      {"unclean.leader.election.enable",
-       T::kBoolean,
-       "false",
-       {{"unclean.leader.election.enable", "false"}},
-       nullptr,
-       nullptr},
       {"internal.segment.bytes",
-       T::kInt,
-       nullptr,
-       {},
        [](LogConfig* c, const std::string& v) {
          int32_t x = 0;
          SEGLOG_RETURN_IF_ERROR(ParseConfigInt<int32_t>("internal.segment.bytes", v, 14, &x));
@@ -353,9 +250,40 @@ const std::vector<TopicConfigDef>& TopicConfigDefs() {
        },
        [](const LogConfig& c) {
          return c.internal_segment_bytes ? std::to_string(*c.internal_segment_bytes) : "";
-       },
-       /*internal=*/true},
+       }},
   };
+  return setters;
+}
+
+}  // namespace
+
+const std::vector<TopicConfigDef>& TopicConfigDefs() {
+  static const std::vector<TopicConfigDef> defs = [] {
+    std::vector<TopicConfigDef> out;
+    for (const KafkaTopicConfig& k : KafkaTopicConfigs()) {
+      TopicConfigDef d;
+      d.name = k.name;
+      d.type = k.type;
+      d.default_value = k.default_value;
+      d.synonyms.assign(k.synonyms, k.synonyms + k.synonym_count);
+      d.internal = k.internal;
+      d.documentation = k.documentation;
+      out.push_back(std::move(d));
+    }
+    for (const Setter& s : Setters()) {
+      auto it = std::find_if(out.begin(), out.end(), [&](const TopicConfigDef& d) {
+        return std::string(d.name) == s.name;
+      });
+      if (it == out.end()) {
+        // A programming error: seglog keeps a config Kafka does not define.
+        std::fprintf(stderr, "seglog: topic config %s is not one of Kafka's\n", s.name);
+        std::abort();
+      }
+      it->set = s.set;
+      it->get = s.get;
+    }
+    return out;
+  }();
   return defs;
 }
 

@@ -1,6 +1,7 @@
 // The topic configs: one table of every config Kafka 4.4.0's LogConfig defines, with what
 // DescribeConfigs shows (type, Kafka's default, the broker settings it falls back to, most
-// specific first: Kafka's ServerTopicConfigSynonyms) and, for the ones seglog keeps, how
+// specific first: Kafka's ServerTopicConfigSynonyms; the documentation) - generated from Kafka's
+// own classes (log/generated/topic_config_kafka.h) - and, for the ones seglog keeps, how
 // LogConfig parses and validates a value (Kafka's ConfigDef validators and messages) and
 // prints it back. LogConfig's parsing, ServerConfig's synonyms and the DescribeConfigs /
 // AlterConfigs handlers all read this table, so a config is defined once. Every topic config is
@@ -16,31 +17,18 @@
 #include <string_view>
 #include <vector>
 
+#include "log/generated/topic_config_kafka.h"
 #include "seglog/log_config.h"
 #include "seglog/status.h"
 
 namespace seglog {
-
-// DescribeConfigsResponse's ConfigType ids.
-enum class TopicConfigType : int8_t {
-  kBoolean = 1,
-  kString = 2,
-  kInt = 3,
-  kLong = 5,
-  kDouble = 6,
-  kList = 7,
-};
-
-struct TopicConfigSynonym {
-  const char* name;
-  const char* default_value;  // nullptr: the broker setting has no default (Kafka's null)
-};
 
 struct TopicConfigDef {
   const char* name;
   TopicConfigType type;
   const char* default_value;  // Kafka's; nullptr for an internal config without one
   std::vector<TopicConfigSynonym> synonyms;
+  const char* documentation;  // Kafka's, as DescribeConfigs v3+ returns it
   // How LogConfig sets (parses and validates) and prints the value; null for a config seglog
   // does not keep (described at Kafka's default, refused by AlterConfigs).
   std::function<Status(LogConfig*, const std::string&)> set;

@@ -562,6 +562,13 @@ TEST_F(AdminHandlersTest, DescribeConfigsDescribesEveryTopicConfig) {
   EXPECT_EQ(resp.results[0].configs[0].value, "604800000");
   EXPECT_TRUE(resp.results[0].configs[0].synonyms.empty());
   EXPECT_EQ(resp.results[0].configs[0].config_type, 5);
+  // Kafka's documentation on request (v3+), from its LogConfig.
+  auto req = DescribeConfigsRequest(2, "orders", std::vector<std::string>{"retention.ms"});
+  req.include_documentation = true;
+  auto documented = HandleDescribeConfigs(ctx_, req, 4);
+  ASSERT_EQ(documented.results[0].configs.size(), 1u);
+  EXPECT_THAT(documented.results[0].configs[0].documentation.value_or(""),
+              HasSubstr("controls the maximum time we will retain a log"));
 }
 
 TEST_F(AdminHandlersTest, DescribeConfigsRefusesUnknownResources) {

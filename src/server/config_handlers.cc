@@ -183,6 +183,7 @@ void DescribeTopic(const BrokerContext& ctx, const TopicMetadata& md,
     }
     auto e = Entry(def.name, value, source, static_cast<ConfigType>(def.type), /*read_only=*/false,
                    version);
+    if (version >= 3 && req.include_documentation) e.documentation = def.documentation;
     if (req.include_synonyms) e.synonyms = std::move(synonyms);
     out->configs.push_back(std::move(e));
   }
