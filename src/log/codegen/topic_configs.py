@@ -10,8 +10,12 @@ their defaults, documentation) as a C++ table, from the JSON that Kafka's own cl
 scripts/check_generated.sh runs both and fails when the committed files differ.
 """
 import argparse
-import json
 import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                                "scripts", "codegen"))
+from cpp_source import literal, load_sorted_configs  # noqa: E402
 
 TYPES = {"BOOLEAN": "kBoolean", "STRING": "kString", "INT": "kInt", "LONG": "kLong",
          "DOUBLE": "kDouble", "LIST": "kList"}
@@ -65,41 +69,13 @@ std::span<const KafkaTopicConfig> KafkaTopicConfigs();
 """ % {"max": MAX_SYNONYMS}
 
 
-def literal(s):
-    if s is None:
-        return "nullptr"
-    out = []
-    for ch in s:
-        if ch == "\\":
-            out.append("\\\\")
-        elif ch == '"':
-            out.append('\\"')
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ord(ch) < 0x20:
-            out.append("\\%03o" % ord(ch))
-        elif ch == "?":
-            out.append("\\?")  # no trigraphs
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--json", required=True)
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
-    with open(args.json, encoding="utf-8") as f:
-        configs = json.load(f)
-    names = [c["name"] for c in configs]
-    if names != sorted(names) or len(set(names)) != len(names):
-        raise SystemExit("topic_configs.py: the configs must come sorted by name, each once")
+    configs = load_sorted_configs(args.json, "topic_configs.py", TYPES)
     for c in configs:
-        if c["type"] not in TYPES:
-            raise SystemExit(f"topic_configs.py: {c['name']}: unknown type {c['type']}")
         if len(c["synonyms"]) > MAX_SYNONYMS:
             raise SystemExit(f"topic_configs.py: {c['name']}: more than {MAX_SYNONYMS} synonyms")
     os.makedirs(args.out, exist_ok=True)

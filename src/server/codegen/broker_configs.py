@@ -10,8 +10,12 @@ configs, with DynamicBrokerConfig's dynamic set and synonyms).
 scripts/check_generated.sh runs both and fails when the committed files differ.
 """
 import argparse
-import json
 import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                                "scripts", "codegen"))
+from cpp_source import literal, load_sorted_configs  # noqa: E402
 
 TYPES = {"BOOLEAN": 1, "STRING": 2, "INT": 3, "SHORT": 4, "LONG": 5, "DOUBLE": 6, "LIST": 7,
          "CLASS": 8, "PASSWORD": 9}
@@ -54,41 +58,13 @@ const BrokerConfigDef* FindBrokerConfigDef(std::string_view name);
 """
 
 
-def literal(s):
-    if s is None:
-        return "nullptr"
-    out = []
-    for ch in s:
-        if ch == "\\":
-            out.append("\\\\")
-        elif ch == '"':
-            out.append('\\"')
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ord(ch) < 0x20:
-            out.append("\\%03o" % ord(ch))
-        elif ch == "?":
-            out.append("\\?")  # no trigraphs
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--json", required=True)
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
-    with open(args.json, encoding="utf-8") as f:
-        configs = json.load(f)
-    names = [c["name"] for c in configs]
-    if names != sorted(names) or len(set(names)) != len(names):
-        raise SystemExit("broker_configs.py: the configs must come sorted by name, each once")
+    configs = load_sorted_configs(args.json, "broker_configs.py", TYPES)
     for c in configs:
-        if c["type"] not in TYPES:
-            raise SystemExit(f"broker_configs.py: {c['name']}: unknown type {c['type']}")
         if any("," in s for s in c["synonyms"]) or c["name"] not in c["synonyms"]:
             raise SystemExit(f"broker_configs.py: {c['name']}: synonyms {c['synonyms']}")
     os.makedirs(args.out, exist_ok=True)
