@@ -1,0 +1,407 @@
+// The config APIs (config_handlers.cc: DescribeConfigs, AlterConfigs, IncrementalAlterConfigs)
+// called directly over a LogManager in temporary directories, each response encoded at every
+// version its API serves.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "protocol/generated/api_messages.h"
+#include "protocol/kafka_error.h"
+#include "protocol/protocol_writer.h"
+#include "server/expect_encodes.h"
+#include "server/generated/broker_config_defs.h"
+#include "server/handlers.h"
+#include "server/handlers_test_base.h"
+#include "tests/support/batches.h"
+#include "tests/support/files.h"
+
+namespace seglog {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using testing::ProducerBatch;
+using testing::TempDir;
+namespace ke = kafka_error;
+namespace p = protocol;
+
+constexpr int64_t kT0 = kHandlersTestT0;
+
+class ConfigHandlersTest : public HandlersTest {};
+
+// ---- DescribeConfigs
+
+p::DescribeConfigsRequestData DescribeConfigsRequest(
+    int8_t type, const std::string& name,
+    std::optional<std::vector<std::string>> keys = std::nullopt, bool synonyms = false) {
+  p::DescribeConfigsRequestData req;
+  auto& r = req.resources.emplace_back();
+  r.resource_type = type;
+  r.resource_name = name;
+  r.configuration_keys = std::move(keys);
+  req.include_synonyms = synonyms;
+  return req;
+}
+
+const p::DescribeConfigsResponseData::DescribeConfigsResourceResult* FindConfig(
+    const p::DescribeConfigsResponseData::DescribeConfigsResult& r, const std::string& name) {
+  for (const auto& c : r.configs) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+TEST_F(ConfigHandlersTest, DescribeConfigsDescribesEveryTopicConfig) {
+  Open({{"log.retention.hours", "1"}, {"log.segment.bytes", "2097152"}});
+  ASSERT_TRUE(logs_->CreateTopic("orders", 1, {{"cleanup.policy", "compact"}}).ok());
+  for (int16_t v = 1; v <= 4; ++v) {
+    auto resp =
+        HandleDescribeConfigs(ctx_, DescribeConfigsRequest(2, "orders", std::nullopt, true), v);
+    ASSERT_EQ(resp.results.size(), 1u);
+    const auto& r = resp.results[0];
+    EXPECT_EQ(r.error_code, ke::kNone);
+    EXPECT_EQ(r.error_message, std::nullopt);
+    EXPECT_EQ(r.resource_type, 2);
+    EXPECT_EQ(r.resource_name, "orders");
+    // Kafka 4.4.0's LogConfig names, less internal.segment.bytes (an internal config).
+    EXPECT_EQ(r.configs.size(), 37u);
+    for (const auto& c : r.configs) {
+      EXPECT_FALSE(c.read_only) << c.name;
+      EXPECT_FALSE(c.is_sensitive) << c.name;
+      if (v >= 3) {
+        EXPECT_NE(c.config_type, 0) << c.name;
+        EXPECT_EQ(c.documentation, std::nullopt);
+      } else {
+        EXPECT_EQ(c.config_type, 0);
+      }
+    }
+    const auto* policy = FindConfig(r, "cleanup.policy");
+    ASSERT_NE(policy, nullptr);
+    EXPECT_EQ(policy->value, "compact");
+    EXPECT_EQ(policy->config_source, 1);
+    ASSERT_EQ(policy->synonyms.size(), 2u);
+    EXPECT_EQ(policy->synonyms[0].name, "cleanup.policy");
+    EXPECT_EQ(policy->synonyms[0].source, 1);
+    EXPECT_EQ(policy->synonyms[1].name, "log.cleanup.policy");
+    EXPECT_EQ(policy->synonyms[1].value, "delete");
+    EXPECT_EQ(policy->synonyms[1].source, 5);
+    if (v >= 3) {
+      EXPECT_EQ(policy->config_type, 7);
+    }
+    const auto* retention = FindConfig(r, "retention.ms");
+    ASSERT_NE(retention, nullptr);
+    EXPECT_EQ(retention->value, "3600000");
+    EXPECT_EQ(retention->config_source, 4);
+    ASSERT_EQ(retention->synonyms.size(), 2u);
+    EXPECT_EQ(retention->synonyms[0].name, "log.retention.ms");
+    EXPECT_EQ(retention->synonyms[0].source, 4);
+    EXPECT_EQ(retention->synonyms[1].name, "log.retention.hours");
+    EXPECT_EQ(retention->synonyms[1].value, "168");
+    const auto* segment = FindConfig(r, "segment.bytes");
+    EXPECT_EQ(segment->value, "2097152");
+    EXPECT_EQ(segment->config_source, 4);
+    const auto* index = FindConfig(r, "index.interval.bytes");
+    EXPECT_EQ(index->value, "4096");
+    EXPECT_EQ(index->config_source, 5);
+    const auto* throttled = FindConfig(r, "leader.replication.throttled.replicas");
+    EXPECT_EQ(throttled->value, "");
+    EXPECT_EQ(throttled->config_source, 5);
+    EXPECT_TRUE(throttled->synonyms.empty());
+    testing::ExpectEncodes(resp, p::ApiKey::kDescribeConfigs);
+  }
+  // Filtered by key, without synonyms.
+  auto resp = HandleDescribeConfigs(
+      ctx_, DescribeConfigsRequest(2, "orders", std::vector<std::string>{"segment.ms", "x"}), 4);
+  ASSERT_EQ(resp.results[0].configs.size(), 1u);
+  EXPECT_EQ(resp.results[0].configs[0].name, "segment.ms");
+  EXPECT_EQ(resp.results[0].configs[0].value, "604800000");
+  EXPECT_TRUE(resp.results[0].configs[0].synonyms.empty());
+  EXPECT_EQ(resp.results[0].configs[0].config_type, 5);
+  // Kafka's documentation on request (v3+), from its LogConfig.
+  auto req = DescribeConfigsRequest(2, "orders", std::vector<std::string>{"retention.ms"});
+  req.include_documentation = true;
+  auto documented = HandleDescribeConfigs(ctx_, req, 4);
+  ASSERT_EQ(documented.results[0].configs.size(), 1u);
+  EXPECT_THAT(documented.results[0].configs[0].documentation.value_or(""),
+              HasSubstr("controls the maximum time we will retain a log"));
+}
+
+TEST_F(ConfigHandlersTest, DescribeConfigsRefusesUnknownResources) {
+  p::DescribeConfigsRequestData req;
+  for (auto [type, name] : std::vector<std::pair<int8_t, std::string>>{
+           {2, "nope"}, {2, "bad name"}, {4, "2"}, {4, "x"}, {8, "2"}, {3, "1"}}) {
+    auto& r = req.resources.emplace_back();
+    r.resource_type = type;
+    r.resource_name = name;
+    r.configuration_keys = std::nullopt;
+  }
+  for (int16_t v = 1; v <= 4; ++v) {
+    auto resp = HandleDescribeConfigs(ctx_, req, v);
+    ASSERT_EQ(resp.results.size(), 6u);
+    EXPECT_EQ(resp.results[0].error_code, ke::kUnknownTopicOrPartition);
+    EXPECT_EQ(resp.results[0].error_message, "The topic 'nope' does not exist.");
+    EXPECT_EQ(resp.results[1].error_code, ke::kInvalidTopic);
+    EXPECT_EQ(resp.results[2].error_code, ke::kInvalidRequest);
+    EXPECT_EQ(resp.results[2].error_message,
+              "Unexpected broker id, expected 1 or empty string, but received 2");
+    EXPECT_EQ(resp.results[3].error_message, "Broker id must be an integer, but it is: x");
+    EXPECT_EQ(resp.results[4].error_code, ke::kInvalidRequest);
+    EXPECT_EQ(resp.results[4].error_message, "Unexpected broker id, expected 1 but received 2");
+    EXPECT_EQ(resp.results[5].error_message, "Unsupported resource type: UNKNOWN");
+    for (const auto& r : resp.results) EXPECT_TRUE(r.configs.empty());
+    EXPECT_EQ(resp.results[5].resource_type, 3);
+    EXPECT_EQ(resp.results[5].resource_name, "1");
+    testing::ExpectEncodes(resp, p::ApiKey::kDescribeConfigs);
+  }
+}
+
+TEST_F(ConfigHandlersTest, DescribeConfigsDescribesTheBroker) {
+  Open({{"num.partitions", "3"}, {"log.segment.bytes", "2097152"}});
+  for (int16_t v = 1; v <= 4; ++v) {
+    auto resp = HandleDescribeConfigs(ctx_, DescribeConfigsRequest(4, "1", std::nullopt, true), v);
+    const auto& r = resp.results[0];
+    EXPECT_EQ(r.error_code, ke::kNone);
+    EXPECT_EQ(r.resource_type, 4);
+    EXPECT_EQ(r.resource_name, "1");
+    const auto* partitions = FindConfig(r, "num.partitions");
+    ASSERT_NE(partitions, nullptr);
+    EXPECT_EQ(partitions->value, "3");
+    EXPECT_EQ(partitions->config_source, 4);
+    EXPECT_TRUE(partitions->read_only);
+    // Kafka's synonyms: the value set in server.properties, then Kafka's default.
+    ASSERT_EQ(partitions->synonyms.size(), 2u);
+    EXPECT_EQ(partitions->synonyms[0].name, "num.partitions");
+    EXPECT_EQ(partitions->synonyms[0].value, "3");
+    EXPECT_EQ(partitions->synonyms[0].source, 4);
+    EXPECT_EQ(partitions->synonyms[1].value, "1");
+    EXPECT_EQ(partitions->synonyms[1].source, 5);
+    // Every broker config Kafka 4.4.0 has, including those seglog does not use.
+    EXPECT_EQ(r.configs.size(), BrokerConfigDefs().size());
+    EXPECT_GT(r.configs.size(), 300u);
+    ASSERT_NE(FindConfig(r, "controller.quorum.voters"), nullptr);
+    // log.roll.ms has no default: no value, and log.roll.hours' default is not its synonym
+    // (Kafka drops leading synonyms of another name).
+    const auto* roll = FindConfig(r, "log.roll.ms");
+    ASSERT_NE(roll, nullptr);
+    EXPECT_EQ(roll->value, std::nullopt);
+    EXPECT_EQ(roll->config_source, 5);
+    EXPECT_TRUE(roll->synonyms.empty());
+    const auto* hours = FindConfig(r, "log.roll.hours");
+    ASSERT_NE(hours, nullptr);
+    EXPECT_EQ(hours->value, "168");
+    // A password is sensitive: never shown.
+    const auto* password = FindConfig(r, "ssl.key.password");
+    ASSERT_NE(password, nullptr);
+    EXPECT_TRUE(password->is_sensitive);
+    EXPECT_EQ(password->value, std::nullopt);
+    EXPECT_EQ(FindConfig(r, "process.roles")->value, "broker,controller");
+    if (v >= 3) {
+      EXPECT_EQ(partitions->config_type, 3);  // INT
+    }
+    const auto* segment = FindConfig(r, "log.segment.bytes");
+    ASSERT_NE(segment, nullptr);
+    EXPECT_EQ(segment->value, "2097152");
+    EXPECT_EQ(segment->config_source, 4);
+    const auto* threads = FindConfig(r, "num.io.threads");
+    ASSERT_NE(threads, nullptr);
+    EXPECT_EQ(threads->value, "8");
+    EXPECT_EQ(threads->config_source, 5);
+    const auto* retention = FindConfig(r, "log.retention.ms");
+    ASSERT_NE(retention, nullptr);
+    EXPECT_EQ(retention->value, std::nullopt);
+    EXPECT_EQ(FindConfig(r, "log.dirs")->value, a_.path() + "," + b_.path());
+    EXPECT_EQ(FindConfig(r, "node.id")->value, "1");
+    testing::ExpectEncodes(resp, p::ApiKey::kDescribeConfigs);
+  }
+  // Documentation on request (v3+), and only the keys asked for.
+  auto req = DescribeConfigsRequest(4, "1", std::vector<std::string>{"num.io.threads", "nope"});
+  req.include_documentation = true;
+  auto documented = HandleDescribeConfigs(ctx_, req, 4);
+  ASSERT_EQ(documented.results[0].configs.size(), 1u);
+  EXPECT_THAT(documented.results[0].configs[0].documentation.value_or(""),
+              HasSubstr("threads that the server uses for processing requests"));
+  // The node's loggers (BROKER_LOGGER): root, at INFO.
+  auto loggers = HandleDescribeConfigs(ctx_, DescribeConfigsRequest(8, "1"), 4);
+  ASSERT_EQ(loggers.results[0].configs.size(), 1u);
+  EXPECT_EQ(loggers.results[0].configs[0].name, "root");
+  EXPECT_EQ(loggers.results[0].configs[0].value, "INFO");
+  EXPECT_EQ(loggers.results[0].configs[0].config_source, 6);
+  EXPECT_EQ(HandleDescribeConfigs(ctx_, DescribeConfigsRequest(8, ""), 4).results[0].error_message,
+            "Broker id must not be empty");
+  EXPECT_EQ(HandleDescribeConfigs(ctx_, DescribeConfigsRequest(8, "2"), 4).results[0].error_message,
+            "Unexpected broker id, expected 1 but received 2");
+  // The cluster-wide defaults: none.
+  auto resp = HandleDescribeConfigs(ctx_, DescribeConfigsRequest(4, ""), 4);
+  EXPECT_EQ(resp.results[0].error_code, ke::kNone);
+  EXPECT_TRUE(resp.results[0].configs.empty());
+}
+
+// ---- AlterConfigs
+
+p::AlterConfigsRequestData AlterRequest(int8_t type, const std::string& name,
+                                        std::vector<std::pair<std::string, std::string>> configs,
+                                        bool validate_only = false) {
+  p::AlterConfigsRequestData req;
+  req.validate_only = validate_only;
+  auto& r = req.resources.emplace_back();
+  r.resource_type = type;
+  r.resource_name = name;
+  for (const auto& [k, v] : configs) {
+    auto& c = r.configs.emplace_back();
+    c.name = k;
+    c.value = v;
+  }
+  return req;
+}
+
+TEST_F(ConfigHandlersTest, AlterConfigsReplacesEveryOverride) {
+  ASSERT_TRUE(logs_->CreateTopic("orders", 1, {{"retention.ms", "1000"}}).ok());
+  auto req = AlterRequest(2, "orders", {{"segment.ms", "5000"}, {"cleanup.policy", "compact"}});
+  for (int16_t v = 0; v <= 2; ++v) {
+    auto resp = HandleAlterConfigs(ctx_, req, v);
+    ASSERT_EQ(resp.responses.size(), 1u);
+    EXPECT_EQ(resp.responses[0].error_code, ke::kNone);
+    EXPECT_EQ(resp.responses[0].error_message, std::nullopt);
+    EXPECT_EQ(resp.responses[0].resource_type, 2);
+    EXPECT_EQ(resp.responses[0].resource_name, "orders");
+    testing::ExpectEncodes(resp, p::ApiKey::kAlterConfigs);
+  }
+  const std::map<std::string, std::string> want = {{"segment.ms", "5000"},
+                                                   {"cleanup.policy", "compact"}};
+  EXPECT_EQ(logs_->FindTopic("orders")->configs, want);
+  EXPECT_TRUE(GetLog("orders", 0)->config().cleanup_compact);
+}
+
+TEST_F(ConfigHandlersTest, AlterConfigsRefusesBadConfigsAndLeavesThemUnchanged) {
+  ASSERT_TRUE(logs_->CreateTopic("orders", 1, {{"retention.ms", "1000"}}).ok());
+  const std::map<std::string, std::string> before = {{"retention.ms", "1000"}};
+  auto resp = HandleAlterConfigs(ctx_, AlterRequest(2, "orders", {{"segment.bytes", "10"}}), 1);
+  EXPECT_EQ(resp.responses[0].error_code, ke::kInvalidConfig);
+  EXPECT_THAT(resp.responses[0].error_message.value_or(""),
+              HasSubstr("Invalid value 10 for configuration segment.bytes"));
+  resp = HandleAlterConfigs(ctx_, AlterRequest(2, "orders", {{"no.such.config", "1"}}), 1);
+  EXPECT_EQ(resp.responses[0].error_code, ke::kInvalidConfig);
+  EXPECT_EQ(resp.responses[0].error_message, "Unknown topic config name: no.such.config");
+  resp = HandleAlterConfigs(ctx_, AlterRequest(2, "nope", {{"segment.ms", "1"}}), 1);
+  EXPECT_EQ(resp.responses[0].error_code, ke::kUnknownTopicOrPartition);
+  EXPECT_EQ(resp.responses[0].error_message, "The topic 'nope' does not exist.");
+  resp = HandleAlterConfigs(ctx_, AlterRequest(2, "orders", {{"segment.ms", "1"}}, true), 2);
+  EXPECT_EQ(resp.responses[0].error_code, ke::kNone);
+  auto dup = AlterRequest(2, "orders", {{"segment.ms", "1"}, {"segment.ms", "2"}});
+  resp = HandleAlterConfigs(ctx_, dup, 0);
+  EXPECT_EQ(resp.responses[0].error_code, ke::kInvalidRequest);
+  EXPECT_EQ(resp.responses[0].error_message, "Error due to duplicate config keys");
+  dup = AlterRequest(2, "orders", {{"segment.ms", "1"}});
+  dup.resources.push_back(dup.resources[0]);
+  resp = HandleAlterConfigs(ctx_, dup, 0);
+  ASSERT_EQ(resp.responses.size(), 2u);
+  EXPECT_EQ(resp.responses[0].error_message, "Each resource must appear at most once.");
+  EXPECT_EQ(resp.responses[1].error_code, ke::kInvalidRequest);
+  testing::ExpectEncodes(resp, p::ApiKey::kAlterConfigs);
+  EXPECT_EQ(logs_->FindTopic("orders")->configs, before);
+  // Broker configs are static.
+  resp = HandleAlterConfigs(ctx_, AlterRequest(4, "1", {{"num.io.threads", "4"}}), 2);
+  EXPECT_EQ(resp.responses[0].error_code, ke::kInvalidConfig);
+  EXPECT_EQ(resp.responses[0].error_message,
+            "Invalid config value for resource ConfigResource(type=BROKER, name='1'): Cannot "
+            "update these configs dynamically: Set(num.io.threads)");
+  resp = HandleAlterConfigs(ctx_, AlterRequest(4, "5", {{"num.io.threads", "4"}}), 2);
+  EXPECT_EQ(resp.responses[0].error_code, ke::kInvalidRequest);
+  testing::ExpectEncodes(resp, p::ApiKey::kAlterConfigs);
+}
+
+// ---- IncrementalAlterConfigs
+
+struct Op {
+  std::string name;
+  int8_t op;
+  std::optional<std::string> value;
+};
+
+p::IncrementalAlterConfigsRequestData IncrementalRequest(int8_t type, const std::string& name,
+                                                         std::vector<Op> ops,
+                                                         bool validate_only = false) {
+  p::IncrementalAlterConfigsRequestData req;
+  req.validate_only = validate_only;
+  auto& r = req.resources.emplace_back();
+  r.resource_type = type;
+  r.resource_name = name;
+  for (const Op& o : ops) {
+    auto& c = r.configs.emplace_back();
+    c.name = o.name;
+    c.config_operation = o.op;
+    c.value = o.value;
+  }
+  return req;
+}
+
+TEST_F(ConfigHandlersTest, IncrementalAlterConfigsSetsDeletesAppendsAndSubtracts) {
+  ASSERT_TRUE(logs_->CreateTopic("orders", 1, {{"retention.ms", "1000"}}).ok());
+  auto req = IncrementalRequest(2, "orders",
+                                {{"segment.ms", 0, "5000"},
+                                 {"retention.ms", 1, std::nullopt},
+                                 {"cleanup.policy", 2, "compact"}});
+  auto resp = HandleIncrementalAlterConfigs(ctx_, req, 0);
+  ASSERT_EQ(resp.responses.size(), 1u);
+  EXPECT_EQ(resp.responses[0].error_code, ke::kNone);
+  EXPECT_EQ(resp.responses[0].error_message, std::nullopt);
+  EXPECT_EQ(resp.responses[0].resource_type, 2);
+  EXPECT_EQ(resp.responses[0].resource_name, "orders");
+  testing::ExpectEncodes(resp, p::ApiKey::kIncrementalAlterConfigs);
+  std::map<std::string, std::string> want = {{"segment.ms", "5000"},
+                                             {"cleanup.policy", "delete,compact"}};
+  EXPECT_EQ(logs_->FindTopic("orders")->configs, want);
+  EXPECT_TRUE(GetLog("orders", 0)->config().cleanup_compact);
+  EXPECT_TRUE(GetLog("orders", 0)->config().cleanup_delete);
+
+  resp = HandleIncrementalAlterConfigs(
+      ctx_, IncrementalRequest(2, "orders", {{"cleanup.policy", 3, "delete"}}), 1);
+  EXPECT_EQ(resp.responses[0].error_code, ke::kNone);
+  want["cleanup.policy"] = "compact";
+  EXPECT_EQ(logs_->FindTopic("orders")->configs, want);
+  EXPECT_FALSE(GetLog("orders", 0)->config().cleanup_delete);
+}
+
+TEST_F(ConfigHandlersTest, IncrementalAlterConfigsRefusesBadOperations) {
+  ASSERT_TRUE(logs_->CreateTopic("orders", 1, {{"retention.ms", "1000"}}).ok());
+  const std::map<std::string, std::string> before = {{"retention.ms", "1000"}};
+  auto resp = HandleIncrementalAlterConfigs(
+      ctx_, IncrementalRequest(2, "orders", {{"segment.ms", 2, "5"}}), 1);
+  EXPECT_EQ(resp.responses[0].error_code, ke::kInvalidConfig);
+  EXPECT_EQ(resp.responses[0].error_message,
+            "Can't APPEND to key segment.ms because its type is not LIST.");
+  resp = HandleIncrementalAlterConfigs(
+      ctx_, IncrementalRequest(2, "orders", {{"retention.ms", 3, "5"}}), 1);
+  EXPECT_EQ(resp.responses[0].error_message,
+            "Can't SUBTRACT to key retention.ms because its type is not LIST.");
+  resp = HandleIncrementalAlterConfigs(
+      ctx_, IncrementalRequest(2, "orders", {{"cleanup.policy", 2, "nonsense"}}), 1);
+  EXPECT_EQ(resp.responses[0].error_code, ke::kInvalidConfig);
+  EXPECT_THAT(resp.responses[0].error_message.value_or(""),
+              HasSubstr("Invalid value delete,nonsense for configuration cleanup.policy"));
+  resp = HandleIncrementalAlterConfigs(
+      ctx_, IncrementalRequest(2, "orders", {{"segment.ms", 0, "0"}}), 1);
+  EXPECT_EQ(resp.responses[0].error_code, ke::kInvalidConfig);
+  resp = HandleIncrementalAlterConfigs(
+      ctx_, IncrementalRequest(2, "orders", {{"segment.ms", 7, "1"}}), 1);
+  EXPECT_EQ(resp.responses[0].error_code, ke::kInvalidRequest);
+  resp = HandleIncrementalAlterConfigs(
+      ctx_, IncrementalRequest(2, "orders", {{"segment.ms", 0, "5000"}}, true), 0);
+  EXPECT_EQ(resp.responses[0].error_code, ke::kNone);
+  resp = HandleIncrementalAlterConfigs(
+      ctx_, IncrementalRequest(2, "nope", {{"segment.ms", 0, "5000"}}), 0);
+  EXPECT_EQ(resp.responses[0].error_code, ke::kUnknownTopicOrPartition);
+  EXPECT_EQ(resp.responses[0].error_message, "The topic 'nope' does not exist.");
+  testing::ExpectEncodes(resp, p::ApiKey::kIncrementalAlterConfigs);
+  EXPECT_EQ(logs_->FindTopic("orders")->configs, before);
+  resp = HandleIncrementalAlterConfigs(
+      ctx_, IncrementalRequest(4, "", {{"log.cleaner.threads", 0, "2"}}), 1);
+  EXPECT_EQ(resp.responses[0].error_code, ke::kInvalidConfig);
+  EXPECT_THAT(resp.responses[0].error_message.value_or(""),
+              HasSubstr("Cannot update these configs dynamically: Set(log.cleaner.threads)"));
+  testing::ExpectEncodes(resp, p::ApiKey::kIncrementalAlterConfigs);
+}
+
+}  // namespace
+}  // namespace seglog

@@ -1,0 +1,116 @@
+// Kafka's feature flags as this node has them (features.cc): ApiVersions' features and
+// UpdateFeatures' checks, in Kafka 4.4.0's order and words, each response encodable at every
+// served version.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "base/scheduler.h"
+#include "protocol/generated/api_messages.h"
+#include "protocol/kafka_error.h"
+#include "protocol/protocol_writer.h"
+#include "seglog/record_batch.h"
+#include "server/expect_encodes.h"
+#include "server/features.h"
+#include "server/handlers.h"
+#include "tests/support/batches.h"
+#include "tests/support/files.h"
+#include "txn/transaction_marker.h"
+
+namespace seglog {
+namespace {
+
+namespace ke = kafka_error;
+namespace p = protocol;
+constexpr int64_t kT0 = 1794024676000;
+
+class FeaturesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto config = ServerConfig::FromProperties({{"log.dirs", dir_.path()}, {"node.id", "1"}});
+    ASSERT_TRUE(config.ok());
+    scheduler_ = std::make_unique<MockScheduler>(kT0);
+    auto m = LogManager::Open(*config, scheduler_.get(), {});
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    logs_ = std::move(m).value();
+    ctx_.logs = logs_.get();
+    ctx_.node_id = 1;
+    ctx_.cluster_id = "cluster-x";
+    ctx_.transaction_version = 2;
+    ctx_.clock = [this] { return scheduler_->NowMs(); };
+    ASSERT_TRUE(logs_->CreateTopic("t", 2).ok());
+  }
+  void TearDown() override { ASSERT_TRUE(logs_->Shutdown().ok()); }
+
+  testing::TempDir dir_;
+  std::unique_ptr<MockScheduler> scheduler_;
+  std::unique_ptr<LogManager> logs_;
+  BrokerContext ctx_;
+};
+
+TEST_F(FeaturesTest, FeaturesAsKafkaListsThem) {
+  p::ApiVersionsResponseData v4, v3;
+  AddFeatures(ctx_, 4, &v4);
+  AddFeatures(ctx_, 3, &v3);
+  std::vector<std::string> supported;
+  for (const auto& f : v4.supported_features) supported.push_back(f.name);
+  EXPECT_THAT(supported,
+              ::testing::ElementsAre("group.version", "metadata.version", "transaction.version",
+                                     "eligible.leader.replicas.version"));
+  // v3 clients get only features whose minimum is above 0.
+  ASSERT_EQ(v3.supported_features.size(), 1u);
+  EXPECT_EQ(v3.supported_features[0].name, "metadata.version");
+  bool tv = false;
+  for (const auto& f : v4.finalized_features) {
+    if (f.name == "transaction.version") tv = f.max_version_level == 2;
+  }
+  EXPECT_TRUE(tv);
+}
+
+TEST_F(FeaturesTest, UpdateFeaturesChecksInKafkasOrder) {
+  auto update = [&](const std::string& name, int16_t level, int8_t type, int16_t version = 1) {
+    p::UpdateFeaturesRequestData req;
+    auto& u = req.feature_updates.emplace_back();
+    u.feature = name;
+    u.max_version_level = level;
+    u.upgrade_type = type;
+    return HandleUpdateFeatures(ctx_, req, version);
+  };
+  const std::string prefix =
+      "The update failed for all features since the following feature had an error: ";
+  auto r = update("transaction.version", 2, 1);  // the level it runs at
+  EXPECT_EQ(r.error_code, 0);
+  ASSERT_EQ(r.results.size(), 1u);
+  EXPECT_EQ(r.results[0].error_message, "NONE");
+  EXPECT_TRUE(update("transaction.version", 2, 1, 2).results.empty());  // v2: no results
+  EXPECT_EQ(update("nope", 1, 1).error_message,
+            prefix +
+                "Invalid update version 1 for feature nope. Local controller 1 does not "
+                "support this feature.");
+  EXPECT_EQ(update("share.version", 1, 1).error_message,
+            prefix +
+                "Invalid update version 1 for feature share.version. Local controller 1 "
+                "does not support this feature.");
+  EXPECT_EQ(update("transaction.version", 3, 1).error_message,
+            prefix +
+                "Invalid update version 3 for feature transaction.version. Local "
+                "controller 1 only supports versions 0-2");
+  EXPECT_EQ(update("transaction.version", 1, 1).error_message,
+            prefix +
+                "Invalid update version 1 for feature transaction.version. Can't downgrade "
+                "the version of this feature without setting the upgrade type to either "
+                "safe or unsafe downgrade.");
+  EXPECT_EQ(update("group.version", 1, 4).error_code, ke::kInvalidUpdateVersion);
+  EXPECT_THAT(*update("group.version", 1, 4).error_message,
+              ::testing::HasSubstr("The controller does not support the given upgrade type."));
+  EXPECT_THAT(*update("group.version", -1, 1).error_message,
+              ::testing::HasSubstr("A feature version cannot be less than 0."));
+  // A level seglog can run at but does not now: refused, saying how.
+  auto down = update("transaction.version", 1, 2);
+  EXPECT_EQ(down.error_code, ke::kInvalidUpdateVersion);
+  EXPECT_THAT(*down.error_message, ::testing::HasSubstr("set transaction.version=1"));
+  EXPECT_TRUE(down.results.empty());
+  testing::ExpectEncodes(r, p::ApiKey::kUpdateFeatures);
+}
+
+}  // namespace
+}  // namespace seglog
