@@ -24,8 +24,6 @@ using testing::TempDir;
 namespace ke = kafka_error;
 namespace p = protocol;
 
-constexpr int64_t kT0 = kHandlersTestT0;
-
 class ClusterHandlersTest : public HandlersTest {};
 
 TEST_F(ClusterHandlersTest, TheNewApisAreServedAndAdvertised) {

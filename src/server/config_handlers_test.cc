@@ -26,8 +26,6 @@ using testing::TempDir;
 namespace ke = kafka_error;
 namespace p = protocol;
 
-constexpr int64_t kT0 = kHandlersTestT0;
-
 class ConfigHandlersTest : public HandlersTest {};
 
 // ---- DescribeConfigs
