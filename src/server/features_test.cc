@@ -12,6 +12,7 @@
 #include "server/expect_encodes.h"
 #include "server/features.h"
 #include "server/handlers.h"
+#include "server/handlers_test_base.h"
 #include "tests/support/batches.h"
 #include "tests/support/files.h"
 #include "txn/transaction_marker.h"
@@ -21,30 +22,18 @@ namespace {
 
 namespace ke = kafka_error;
 namespace p = protocol;
-constexpr int64_t kT0 = 1794024676000;
 
-class FeaturesTest : public ::testing::Test {
+// A node with cluster id "cluster-x" at transaction.version 2 on the manual clock, and a topic
+// "t" of 2 partitions.
+class FeaturesTest : public HandlersTest {
  protected:
   void SetUp() override {
-    auto config = ServerConfig::FromProperties({{"log.dirs", dir_.path()}, {"node.id", "1"}});
-    ASSERT_TRUE(config.ok());
-    scheduler_ = std::make_unique<MockScheduler>(kT0);
-    auto m = LogManager::Open(*config, scheduler_.get(), {});
-    ASSERT_TRUE(m.ok()) << m.status().ToString();
-    logs_ = std::move(m).value();
-    ctx_.logs = logs_.get();
-    ctx_.node_id = 1;
+    HandlersTest::SetUp();
     ctx_.cluster_id = "cluster-x";
     ctx_.transaction_version = 2;
     ctx_.clock = [this] { return scheduler_->NowMs(); };
     ASSERT_TRUE(logs_->CreateTopic("t", 2).ok());
   }
-  void TearDown() override { ASSERT_TRUE(logs_->Shutdown().ok()); }
-
-  testing::TempDir dir_;
-  std::unique_ptr<MockScheduler> scheduler_;
-  std::unique_ptr<LogManager> logs_;
-  BrokerContext ctx_;
 };
 
 TEST_F(FeaturesTest, FeaturesAsKafkaListsThem) {
