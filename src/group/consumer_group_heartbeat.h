@@ -67,12 +67,12 @@ struct ConsumerGroupHeartbeatResult {
   protocol::ConsumerGroupHeartbeatResponseData response;
   std::vector<OffsetsRecord> records;
   // For the timers, once the records are written:
-  std::string member_id;              // the member it was for (empty on an error)
-  bool member_removed = false;        // it left (epoch -1) or let go (-2): stop its session timer
-  std::string replaced_member_id;     // a static member's old id it took over from
-  int32_t rebalance_timeout_ms = -1;  // >= 0: start the revocation timer (it must revoke)
-  int32_t revocation_epoch = 0;       //   ... at this member epoch
-  bool revocation_done = false;       // nothing left to revoke: stop that timer
+  std::string member_id;                // the member it was for (empty on an error)
+  bool member_removed = false;          // it left (epoch -1) or let go (-2): stop its session timer
+  std::string replaced_member_id;       // a static member's old id it took over from
+  int32_t rebalance_timeout_ms = -1;    // >= 0: start the revocation timer (it must revoke)
+  int32_t revocation_epoch = 0;         //   ... at this member epoch
+  bool revocation_done = false;         // nothing left to revoke: stop that timer
   bool regex_refresh_required = false;  // a new expression: see RegularExpressionRefreshDue
 };
 
