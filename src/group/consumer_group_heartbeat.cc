@@ -297,7 +297,7 @@ ConsumerGroupHeartbeatResult Leave(ConsumerGroup* group, const Req& req,
     return Error(ke::kUnknownMemberId, fmt::format("Member {} is not a member of group {}.",
                                                    req.member_id, group->group_id()));
   }
-  r.records = FenceConsumerGroupMember(group, req.member_id, &ctx);
+  r.records = FenceConsumerGroupMember(group, req.member_id, ctx);
   r.member_id = req.member_id;
   r.member_removed = true;
   r.response.member_id = req.member_id;
@@ -540,13 +540,13 @@ MemberUpdate ApplyConsumerGroupMemberUpdate(ConsumerGroup* group, const Consumer
 
 std::vector<OffsetsRecord> FenceConsumerGroupMember(ConsumerGroup* group,
                                                     const std::string& member_id,
-                                                    const ConsumerGroupHeartbeatContext* ctx) {
+                                                    const ConsumerGroupHeartbeatContext& ctx) {
   return FenceConsumerGroupMembers(group, {member_id}, ctx);
 }
 
 std::vector<OffsetsRecord> FenceConsumerGroupMembers(ConsumerGroup* group,
                                                      const std::set<std::string>& member_ids,
-                                                     const ConsumerGroupHeartbeatContext* ctx) {
+                                                     const ConsumerGroupHeartbeatContext& ctx) {
   std::vector<OffsetsRecord> records;
   std::set<std::string> gone;
   for (const std::string& member_id : member_ids) {
@@ -566,7 +566,7 @@ std::vector<OffsetsRecord> FenceConsumerGroupMembers(ConsumerGroup* group,
   }
   group->set_group_epoch(group->group_epoch() + 1);
   // The hash of what the members left subscribe to.
-  if (ctx != nullptr) group->set_metadata_hash(MetadataHash(*group, *ctx));
+  group->set_metadata_hash(MetadataHash(*group, ctx));
   records.push_back(
       ConsumerGroupMetadataRecord(group->group_id(), group->group_epoch(), group->metadata_hash()));
   if (group->members().empty()) {

@@ -109,16 +109,16 @@ MemberUpdate ApplyConsumerGroupMemberUpdate(ConsumerGroup* group, const Consumer
 // The member left or timed out: it is removed with tombstones for its current assignment,
 // target and metadata (and for its regular expression when nobody else uses it), and the
 // group epoch is bumped (Kafka's consumerGroupFenceMember), with the metadata hash of what the
-// others subscribe to when `ctx` is given (else the group's hash unchanged). Returns the
-// records; empty when the member is not in the group.
-std::vector<OffsetsRecord> FenceConsumerGroupMember(
-    ConsumerGroup* group, const std::string& member_id,
-    const ConsumerGroupHeartbeatContext* ctx = nullptr);
+// others subscribe to (topics looked up through `ctx`). Returns the records; empty when the
+// member is not in the group.
+std::vector<OffsetsRecord> FenceConsumerGroupMember(ConsumerGroup* group,
+                                                    const std::string& member_id,
+                                                    const ConsumerGroupHeartbeatContext& ctx);
 // Several members at once (a LeaveGroup of many): their tombstones (8, 7, 5 each), the
 // tombstones of the expressions nobody uses any more (16), then one epoch bump.
-std::vector<OffsetsRecord> FenceConsumerGroupMembers(
-    ConsumerGroup* group, const std::set<std::string>& member_ids,
-    const ConsumerGroupHeartbeatContext* ctx = nullptr);
+std::vector<OffsetsRecord> FenceConsumerGroupMembers(ConsumerGroup* group,
+                                                     const std::set<std::string>& member_ids,
+                                                     const ConsumerGroupHeartbeatContext& ctx);
 
 // Whether a resolution of the group's regular expressions is due at `now_ms` (the caller
 // checks that none is running for the group), as Kafka 4.4.0 decides it: the group has

@@ -168,13 +168,13 @@ TEST_F(ConsumerGroupRegexTest, TombstonesOfExpressionsNobodyUses) {
   const int64_t hash = g.metadata_hash();
 
   // A leaves: "t." still has B - member tombstones (8, 7, 5) and the epoch (3) only.
-  auto records = FenceConsumerGroupMember(&g, "A", &ctx_);
+  auto records = FenceConsumerGroupMember(&g, "A", ctx_);
   std::vector<int16_t> types;
   for (const auto& r : records) types.push_back(TypeOf(r));
   EXPECT_EQ(types, (std::vector<int16_t>{-8, -7, -5, 3}));
   EXPECT_EQ(g.metadata_hash(), hash);
   // C leaves: "x" has nobody - its tombstone before the epoch, whose hash no longer has x.
-  records = FenceConsumerGroupMember(&g, "C", &ctx_);
+  records = FenceConsumerGroupMember(&g, "C", ctx_);
   types.clear();
   for (const auto& r : records) types.push_back(TypeOf(r));
   EXPECT_EQ(types, (std::vector<int16_t>{-8, -7, -5, -16, 3}));

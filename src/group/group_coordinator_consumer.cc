@@ -51,7 +51,7 @@ Status GroupCoordinator::Core::RemoveConsumerMembers(Shard& s, ConsumerGroup& g,
   }
   ConsumerGroup next = g;
   const ConsumerGroupHeartbeatContext ctx = HeartbeatContext(Client{});
-  SEGLOG_RETURN_IF_ERROR(Append(s, FenceConsumerGroupMembers(&next, members, &ctx)));
+  SEGLOG_RETURN_IF_ERROR(Append(s, FenceConsumerGroupMembers(&next, members, ctx)));
   g = std::move(next);
   for (const std::string& id : members) CancelConsumerTimers(s, g.group_id(), id);
   return Status::OK();

@@ -207,10 +207,18 @@ void ApiCall::ParseFailed(const Status& s) {
 const std::vector<ServedApi>& ServedApiTable() { return kTable; }
 
 const ServedApi* FindServedApiEntry(int16_t api_key) {
-  for (const ServedApi& a : kTable) {
-    if (a.versions.api_key == api_key) return &a;
-  }
-  return nullptr;
+  // Every request looks its API up (twice: its thread, then its dispatch): an index by key.
+  static const std::vector<const ServedApi*> by_key = [] {
+    std::vector<const ServedApi*> index;
+    for (const ServedApi& a : kTable) {
+      const auto key = static_cast<size_t>(a.versions.api_key);
+      if (index.size() <= key) index.resize(key + 1, nullptr);
+      index[key] = &a;
+    }
+    return index;
+  }();
+  if (api_key < 0 || static_cast<size_t>(api_key) >= by_key.size()) return nullptr;
+  return by_key[static_cast<size_t>(api_key)];
 }
 
 const std::vector<ServedVersions>& ServedApis() {

@@ -442,6 +442,11 @@ TEST_F(BrokerDispatchTest, RefusedRequestsCloseTheConnectionAndAreLogged) {
   std::vector<uint8_t> unknown = v3;
   StoreBE16(unknown.data(), 9999);
   EXPECT_EQ(Call(unknown).action, Response::Action::kCloseConnection);
+  StoreBE16(unknown.data(), 0xFFFF);  // -1: below every key
+  EXPECT_EQ(Call(unknown).action, Response::Action::kCloseConnection);
+  EXPECT_FALSE(broker_->HandlesInline(unknown));
+  StoreBE16(unknown.data(), 51);  // AlterUserScramCredentials: between served keys, not served
+  EXPECT_EQ(Call(unknown).action, Response::Action::kCloseConnection);
   std::vector<uint8_t> join = v3;
   StoreBE16(join.data(), 11);
   EXPECT_EQ(Call(join).action, Response::Action::kCloseConnection);
