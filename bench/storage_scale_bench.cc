@@ -165,7 +165,7 @@ int Manager(const std::string& dir, int partitions, int segments) {
   fmt::print("built {} partitions x {} segments in {:.1f} s\n", partitions, segments,
              Seconds(build_start));
 
-  auto config = ServerConfig::FromProperties({{"log.dirs", dir}});
+  auto config = LogManagerConfig::FromProperties({{"log.dirs", dir}});
   Check(config.status(), "server config");
   MockScheduler scheduler(1800000000000);
   const int64_t rss_before = ProcStatusKb("VmRSS:");

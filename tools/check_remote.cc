@@ -279,9 +279,10 @@ std::vector<TopicIdPartition> TieredPartitions(LogManager& m, RemoteLogMetadataM
   return out;
 }
 
-Result<int64_t> CheckTier(const CheckOptions& o, LogManager& m, std::ostream& out) {
+Result<int64_t> CheckTier(const CheckOptions& o, LogManager& m, const BrokerConfig& config,
+                          std::ostream& out) {
   SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<RemoteTier> tier,
-                          RemoteTier::Open(m.config(), &m, o.rsm_for_tests));
+                          RemoteTier::Open(config, &m, o.rsm_for_tests));
   TieredStorage* tiered = tier->storage();
   int64_t problems = 0, segments = 0, orphans = 0;
   const std::vector<TopicIdPartition> partitions =
@@ -341,7 +342,7 @@ Result<int64_t> CheckRemoteTier(const CheckOptions& o, std::ostream& out) {
   node.log_dir = o.log_dir;
   node.server_config = o.server_config;
   SEGLOG_ASSIGN_OR_RETURN(OneShotNode n, OpenNode(node, /*read_only=*/true));
-  Result<int64_t> problems = CheckTier(o, *n.manager, out);
+  Result<int64_t> problems = CheckTier(o, *n.manager, n.config, out);
   SEGLOG_RETURN_IF_ERROR(FinishNode(n, problems.status()));
   return problems;
 }

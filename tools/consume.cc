@@ -125,15 +125,15 @@ Result<bool> PrintBatches(const ConsumeOptions& o, int32_t partition, int64_t fi
   return true;
 }
 
-Result<int64_t> ConsumeLogs(const ConsumeOptions& o, LogManager& m, std::ostream& out,
-                            std::ostream* reset_out) {
+Result<int64_t> ConsumeLogs(const ConsumeOptions& o, LogManager& m, const BrokerConfig& config,
+                            std::ostream& out, std::ostream* reset_out) {
   SEGLOG_ASSIGN_OR_RETURN(auto logs, TopicLogs(m, o.topic, Only(o.partition)));
   // The remote tier, opened at the first offset only it holds (a node whose tiered storage is
   // misconfigured still serves its local offsets). Goes before the LogManager shuts down.
   std::unique_ptr<RemoteTier> tier;
   auto remote_tier = [&]() -> Result<RemoteTier*> {
     if (!tier) {
-      auto opened = RemoteTier::Open(m.config(), &m, o.rsm_for_tests);
+      auto opened = RemoteTier::Open(config, &m, o.rsm_for_tests);
       if (!opened.ok()) return opened.status();
       tier = std::move(opened).value();
     }
@@ -211,7 +211,7 @@ Result<int64_t> Consume(const ConsumeOptions& o, std::ostream& out, std::ostream
         fmt::format("--format must be text or json, not '{}'", o.format));
   }
   SEGLOG_ASSIGN_OR_RETURN(OneShotNode node, OpenReadOnly(o.log_dir, o.server_config));
-  auto printed = ConsumeLogs(o, *node.manager, out, reset_out);
+  auto printed = ConsumeLogs(o, *node.manager, node.config, out, reset_out);
   return FinishNode(node, printed.status()).ok() ? printed : printed.status();
 }
 

@@ -142,7 +142,7 @@ Status RunTasks(const NodeOptions& node, const std::vector<std::string>& tasks, 
 }
 
 Status ServeStorage(const NodeOptions& node, const std::atomic<bool>& stop, std::ostream& out) {
-  SEGLOG_ASSIGN_OR_RETURN(ServerConfig config, LoadNodeConfig(node));
+  SEGLOG_ASSIGN_OR_RETURN(BrokerConfig config, LoadNodeConfig(node));
   ThreadScheduler scheduler(config.background_threads);
   auto logger = KafkaLayoutLogger(out);
   SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<LogManager> m,

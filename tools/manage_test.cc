@@ -225,7 +225,7 @@ TEST_F(ManageTest, ReadToolsTakeNoLockAndWriteNothing) {
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
-    ServerConfig config;
+    LogManagerConfig config;
     config.log_dirs = {tmp_.path()};
     MockScheduler scheduler(kT0);
     auto node = LogManager::Open(config, &scheduler);

@@ -42,8 +42,8 @@ std::function<void(const std::string&)> KafkaLayoutLogger(std::ostream& out) {
   };
 }
 
-Result<ServerConfig> LoadNodeConfig(const NodeOptions& o) {
-  ServerConfig config;
+Result<BrokerConfig> LoadNodeConfig(const NodeOptions& o) {
+  BrokerConfig config;
   if (!o.overrides.empty()) {
     std::map<std::string, std::string> props;
     if (!o.server_config.empty()) {
@@ -52,13 +52,13 @@ Result<ServerConfig> LoadNodeConfig(const NodeOptions& o) {
       props = ParseProperties(text);
     }
     for (const auto& [k, v] : o.overrides) props[k] = v;
-    auto c = ServerConfig::FromProperties(props);
+    auto c = BrokerConfig::FromProperties(props);
     if (!c.ok()) {
       return o.server_config.empty() ? c.status() : c.status().WithContext(o.server_config);
     }
     config = std::move(c).value();
   } else if (!o.server_config.empty()) {
-    SEGLOG_ASSIGN_OR_RETURN(config, ServerConfig::Load(o.server_config));
+    SEGLOG_ASSIGN_OR_RETURN(config, BrokerConfig::Load(o.server_config));
   }
   if (!o.log_dir.empty()) {
     config.log_dirs = {o.log_dir};
@@ -81,8 +81,9 @@ Result<ServerConfig> LoadNodeConfig(const NodeOptions& o) {
 
 Result<OneShotNode> OpenNode(const NodeOptions& o, bool read_only,
                              std::function<void(const std::string&)> logger) {
-  SEGLOG_ASSIGN_OR_RETURN(ServerConfig config, LoadNodeConfig(o));
+  SEGLOG_ASSIGN_OR_RETURN(BrokerConfig config, LoadNodeConfig(o));
   OneShotNode n;
+  n.config = config;
   n.scheduler = std::make_unique<MockScheduler>(o.clock ? o.clock() : WallClockMs());
   auto m = read_only ? LogManager::OpenReadOnly(config, n.scheduler.get(), std::move(logger))
                      : LogManager::Open(config, n.scheduler.get(), std::move(logger));

@@ -21,7 +21,7 @@
 
 #include "base/scheduler.h"
 #include "manager/log_manager.h"
-#include "manager/server_config.h"
+#include "node/broker_config.h"
 
 namespace seglog {
 
@@ -37,9 +37,10 @@ struct NodeOptions {
 };
 
 // The server config the options name: server.properties (if any) with --log-dir over log.dirs.
-Result<ServerConfig> LoadNodeConfig(const NodeOptions& options);
+Result<BrokerConfig> LoadNodeConfig(const NodeOptions& options);
 
 struct OneShotNode {
+  BrokerConfig config;  // the node's settings: storage's, and tiered storage's for the tools
   std::unique_ptr<MockScheduler> scheduler;
   std::unique_ptr<LogManager> manager;
 };

@@ -12,9 +12,9 @@
 
 namespace seglog {
 
-Result<std::unique_ptr<RemoteTier>> RemoteTier::Open(const ServerConfig& config, LogManager* logs,
+Result<std::unique_ptr<RemoteTier>> RemoteTier::Open(const BrokerConfig& config, LogManager* logs,
                                                      RemoteStorageManager* rsm) {
-  if (!config.remote.system_enable) {
+  if (!config.remote_storage_system_enable) {
     return Status::FailedPrecondition(
         "the node's config does not set remote.log.storage.system.enable=true: no remote tier "
         "(give --server-config with the broker's server.properties)");
@@ -30,8 +30,8 @@ Result<std::unique_ptr<RemoteTier>> RemoteTier::Open(const ServerConfig& config,
         fmt::format("cannot create a temporary index cache {}: {}", pattern, std::strerror(errno)));
   }
   tier->cache_dir_ = name.data();
-  ServerConfig tool_config = config;
-  tool_config.remote.index_cache_dir = tier->cache_dir_;
+  RemoteLogStorageConfig tool_config = config.remote;
+  tool_config.index_cache_dir = tier->cache_dir_;
   auto opened = rsm != nullptr
                     ? TieredStorage::OpenWith(tool_config, logs, rsm, /*start_tasks=*/false)
                     : TieredStorage::Open(tool_config, logs, /*start_tasks=*/false);

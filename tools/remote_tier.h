@@ -15,7 +15,7 @@
 #include <string>
 
 #include "manager/log_manager.h"
-#include "manager/server_config.h"
+#include "node/broker_config.h"
 #include "remote/remote_storage_manager.h"
 #include "remote/tiered_storage.h"
 #include "seglog/result.h"
@@ -27,7 +27,7 @@ class RemoteTier {
   // Opens the tiered storage `config` describes over `logs` (which must outlive it). `rsm`
   // (tests: LocalRemoteStorage) replaces the configured S3 store when set. FailedPrecondition
   // when the config does not enable remote.log.storage.system.enable.
-  static Result<std::unique_ptr<RemoteTier>> Open(const ServerConfig& config, LogManager* logs,
+  static Result<std::unique_ptr<RemoteTier>> Open(const BrokerConfig& config, LogManager* logs,
                                                   RemoteStorageManager* rsm = nullptr);
   ~RemoteTier();
   RemoteTier(const RemoteTier&) = delete;

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "io/file_names.h"
+#include "node/broker_config.h"
 #include "remote/testing/local_remote_storage.h"
 #include "remote/tiered_storage.h"
 #include "seglog/record_batch.h"
@@ -81,13 +82,13 @@ class RemoteToolsTest : public ::testing::Test {
     std::ofstream(properties_) << "log.dirs=" << logs_dir_ << "\n"
                                << "remote.log.storage.system.enable=true\n"
                                << "rlmm.config.remote.log.metadata.topic.num.partitions=2\n";
-    auto config = ServerConfig::Load(properties_);
+    auto config = BrokerConfig::Load(properties_);
     ASSERT_TRUE(config.ok()) << config.status().ToString();
     scheduler_ = NewManualScheduler(kNow);
     auto logs = LogManager::Open(*config, scheduler_.get());
     ASSERT_TRUE(logs.ok()) << logs.status().ToString();
     logs_ = std::move(*logs);
-    auto t = TieredStorage::OpenWith(*config, logs_.get(), &rsm_, /*start_tasks=*/false);
+    auto t = TieredStorage::OpenWith(config->remote, logs_.get(), &rsm_, /*start_tasks=*/false);
     ASSERT_TRUE(t.ok()) << t.status().ToString();
     tiered_ = std::move(*t);
     // 30 batches of 10 records, all copied and trimmed locally but the empty active segment.

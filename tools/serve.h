@@ -1,7 +1,7 @@
-// Serve: `seglog serve`, the single-node broker - the LogManager with its background tasks,
-// the Broker (API handlers) and the SocketServer on the configured listeners, until `stop`.
-// Then a clean shutdown: stop accepting, answer the requests in progress, close the logs
-// (clean-shutdown marker, checkpoints), so the next start needs no recovery.
+// Serve: `seglog serve`, the single-node broker: the node's BrokerServer (node/broker_server.h:
+// storage, the coordinators, tiered storage, the API layer and the socket server, started and
+// stopped in one order) over the node's server.properties, until `stop`. Then a clean
+// shutdown, so the next start needs no recovery.
 //
 // Thread safety: a function; runs on the caller's thread until stopped.
 #ifndef SEGLOG_TOOLS_SERVE_H_

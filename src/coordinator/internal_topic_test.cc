@@ -12,7 +12,7 @@
 
 #include "base/java_string.h"
 #include "base/scheduler.h"
-#include "manager/server_config.h"
+#include "manager/log_manager_config.h"
 #include "tests/support/files.h"
 
 namespace seglog {
@@ -21,7 +21,7 @@ namespace {
 class InternalTopicTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto config = ServerConfig::FromProperties({{"log.dirs", dir_.path()}});
+    auto config = LogManagerConfig::FromProperties({{"log.dirs", dir_.path()}});
     ASSERT_TRUE(config.ok());
     auto m = LogManager::Open(*config, &scheduler_, {});
     ASSERT_TRUE(m.ok()) << m.status().ToString();

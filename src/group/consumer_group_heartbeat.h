@@ -39,7 +39,7 @@
 
 #include "group/consumer_group.h"
 #include "group/offsets_records.h"
-#include "manager/server_config.h"
+#include "group/group_coordinator_config.h"
 #include "protocol/generated/consumer_group_heartbeat_request.h"
 #include "protocol/generated/consumer_group_heartbeat_response.h"
 

@@ -32,9 +32,15 @@ class CoordinatorTestBase : public ::testing::Test {
   void Open(std::map<std::string, std::string> props = {}) {
     props["log.dirs"] = dir_.path();
     props.emplace("offsets.topic.num.partitions", "3");
-    auto config = ServerConfig::FromProperties(props);
-    ASSERT_TRUE(config.ok()) << config.status().ToString();
-    config_ = *config;
+    config_ = TestConfig();
+    std::vector<std::string> errors;
+    LogManagerConfig::Parse(
+        props,
+        [this](const std::string& k, const std::string& v) { return config_.group.Set(k, v); },
+        &config_, &errors);
+    config_.group.Validate(&errors);
+    Status parsed = config_.Finish(errors);
+    ASSERT_TRUE(parsed.ok()) << parsed.ToString();
     scheduler_ = std::make_unique<MockScheduler>(now_);
     auto m = LogManager::Open(config_, scheduler_.get(), {});
     ASSERT_TRUE(m.ok()) << m.status().ToString();
@@ -63,7 +69,11 @@ class CoordinatorTestBase : public ::testing::Test {
 
   testing::TempDir dir_;
   int64_t now_ = kCoordinatorTestT0;
-  ServerConfig config_;
+  // The node's settings this test reads: storage's and the group coordinator's.
+  struct TestConfig : LogManagerConfig {
+    GroupCoordinatorConfig group;
+  };
+  TestConfig config_;
   std::unique_ptr<MockScheduler> scheduler_;
   std::unique_ptr<LogManager> logs_;
   std::unique_ptr<GroupCoordinator> coordinator_;

@@ -42,7 +42,7 @@
 #include <vector>
 
 #include "base/uuid.h"
-#include "manager/server_config.h"
+#include "group/group_coordinator_config.h"
 #include "protocol/generated/consumer_group_describe_response.h"
 #include "protocol/generated/consumer_group_heartbeat_request.h"
 #include "protocol/generated/consumer_group_heartbeat_response.h"

@@ -8,7 +8,7 @@
 #include <functional>
 #include <vector>
 
-#include "log/config_values.h"
+#include "base/config_values.h"
 #include "log/topic_config_defs.h"
 
 namespace seglog {

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "log/config_values.h"
+#include "base/config_values.h"
 #include "log/generated/topic_config_kafka.h"
 
 namespace seglog {

@@ -3,7 +3,7 @@
 // specific first: Kafka's ServerTopicConfigSynonyms; the documentation) - generated from Kafka's
 // own classes (log/generated/topic_config_kafka.h) - and, for the ones seglog keeps, how
 // LogConfig parses and validates a value (Kafka's ConfigDef validators and messages) and
-// prints it back. LogConfig's parsing, ServerConfig's synonyms and the DescribeConfigs /
+// prints it back. LogConfig's parsing, LogManagerConfig's synonyms and the DescribeConfigs /
 // AlterConfigs handlers all read this table, so a config is defined once. Every topic config is
 // dynamic (AlterConfigs changes it on a live topic), as in Kafka.
 //

@@ -17,7 +17,7 @@
 
 namespace seglog {
 
-Result<std::unique_ptr<LogManager>> LogManager::Open(const ServerConfig& config,
+Result<std::unique_ptr<LogManager>> LogManager::Open(const LogManagerConfig& config,
                                                      Scheduler* scheduler,
                                                      std::function<void(const std::string&)> logger,
                                                      Env* env) {
@@ -25,7 +25,7 @@ Result<std::unique_ptr<LogManager>> LogManager::Open(const ServerConfig& config,
 }
 
 Result<std::unique_ptr<LogManager>> LogManager::OpenReadOnly(
-    const ServerConfig& config, Scheduler* scheduler,
+    const LogManagerConfig& config, Scheduler* scheduler,
     std::function<void(const std::string&)> logger, Env* env) {
   return OpenDirs(config, scheduler, std::move(logger), /*read_only=*/true, env);
 }
@@ -37,7 +37,7 @@ Status LogManager::CheckWritable(const char* what) const {
 }
 
 Result<std::unique_ptr<LogManager>> LogManager::OpenDirs(
-    const ServerConfig& config, Scheduler* scheduler,
+    const LogManagerConfig& config, Scheduler* scheduler,
     std::function<void(const std::string&)> logger, bool read_only, Env* env) {
   if (scheduler == nullptr) return Status::InvalidArgument("LogManager needs a scheduler");
   if (env == nullptr) env = Env::Default();
@@ -55,7 +55,7 @@ Result<std::unique_ptr<LogManager>> LogManager::OpenDirs(
     o.log_options.clock = [scheduler] { return scheduler->NowMs(); };
     o.log_options.logger = m->logger_;
     o.log_options.producer_id_expiration_ms = config.producer_id_expiration_ms;
-    o.log_options.remote_storage_system_enable = config.remote.system_enable;
+    o.log_options.remote_storage_system_enable = config.remote_storage_system_enable;
     // All directories share one cluster id.
     if (!m->dirs_.empty()) o.cluster_id = m->dirs_.front()->meta().cluster_id;
     SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<LogDirectory> d, LogDirectory::Open(dir, o));
@@ -80,7 +80,7 @@ Result<std::unique_ptr<LogManager>> LogManager::OpenDirs(
   if (!read_only) SEGLOG_RETURN_IF_ERROR(m->SettleFutureLogs());
   const TopicMap known_topics = m->topics_;
   for (auto& d : m->dirs_) {
-    const ServerConfig& c = m->config_;
+    const LogManagerConfig& c = m->config_;
     SEGLOG_RETURN_IF_ERROR(
         d->LoadAll(c.num_recovery_threads_per_data_dir, m->logger_,
                    [&topics = known_topics, &c](const std::string& topic, const TopicMetadata& md) {

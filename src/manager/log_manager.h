@@ -51,8 +51,8 @@
 #include "base/scheduler.h"
 #include "cleaner/cleaner.h"
 #include "manager/log_directory.h"
+#include "manager/log_manager_config.h"
 #include "manager/producer_id_manager.h"
-#include "manager/server_config.h"
 #include "manager/topic_store.h"
 #include "seglog/topic_description.h"
 
@@ -66,7 +66,7 @@ class LogManager {
   // MockScheduler in tests) and supplies the clock; it must outlive the manager. All file and
   // directory operations go through `env` (nullptr: Env::Default()), which must outlive it too.
   static Result<std::unique_ptr<LogManager>> Open(
-      const ServerConfig& config, Scheduler* scheduler,
+      const LogManagerConfig& config, Scheduler* scheduler,
       std::function<void(const std::string&)> logger = {}, Env* env = nullptr);
   // The same node, read-only, for the tools that read log directories (consume, get-offsets):
   // every directory opens with LogDirectoryOptions::read_only - no .lock (as Kafka's tools
@@ -76,13 +76,13 @@ class LogManager {
   // store's configs. Topic operations, tasks and the cleaner fail with FailedPrecondition;
   // Shutdown closes the logs and writes nothing.
   static Result<std::unique_ptr<LogManager>> OpenReadOnly(
-      const ServerConfig& config, Scheduler* scheduler,
+      const LogManagerConfig& config, Scheduler* scheduler,
       std::function<void(const std::string&)> logger = {}, Env* env = nullptr);
   ~LogManager();
   LogManager(const LogManager&) = delete;
   LogManager& operator=(const LogManager&) = delete;
 
-  const ServerConfig& config() const { return config_; }
+  const LogManagerConfig& config() const { return config_; }
   bool read_only() const { return read_only_; }
 
   // Topics. Errors in Kafka's words ("Topic 'x' already exists.", "Topic name is illegal").
@@ -193,11 +193,11 @@ class LogManager {
   Status Shutdown() EXCLUDES(mu_);
 
  private:
-  LogManager(ServerConfig config, Scheduler* scheduler,
+  LogManager(LogManagerConfig config, Scheduler* scheduler,
              std::function<void(const std::string&)> logger, Env* env)
       : config_(std::move(config)), scheduler_(scheduler), logger_(std::move(logger)), env_(env) {}
   static Result<std::unique_ptr<LogManager>> OpenDirs(
-      const ServerConfig& config, Scheduler* scheduler,
+      const LogManagerConfig& config, Scheduler* scheduler,
       std::function<void(const std::string&)> logger, bool read_only, Env* env);
   // At open, before the logs load: each <topic>-<p>.<uuid>-future directory (a move between
   // log directories, Kafka's AlterReplicaLogDirs, that a stop cut short) is settled. Beside its
@@ -233,7 +233,7 @@ class LogManager {
   std::vector<LogRef> AllLogs() const EXCLUDES(mu_);
   Status ForEachOnlineDir(Status (LogDirectory::*write)()) EXCLUDES(mu_);
 
-  const ServerConfig config_;
+  const LogManagerConfig config_;
   Scheduler* const scheduler_;
   const std::function<void(const std::string&)> logger_;
   bool read_only_ = false;  // set by OpenReadOnly before the manager is shared

@@ -28,7 +28,7 @@ bool IsClosedOrDeleted(const Status& s) {
 class LogManagerConcurrencyTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto config = ServerConfig::FromProperties({{"log.dirs", dir_.path()}});
+    auto config = LogManagerConfig::FromProperties({{"log.dirs", dir_.path()}});
     ASSERT_TRUE(config.ok()) << config.status().ToString();
     scheduler_ = std::make_unique<MockScheduler>(kT0);
     auto m = LogManager::Open(*config, scheduler_.get());

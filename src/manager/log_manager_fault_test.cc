@@ -35,7 +35,7 @@ class LogManagerFaultTest : public ::testing::Test {
  protected:
   std::unique_ptr<LogManager> Open(Env* env, std::map<std::string, std::string> props = {}) {
     props["log.dirs"] = dir_.path();
-    auto config = ServerConfig::FromProperties(props);
+    auto config = LogManagerConfig::FromProperties(props);
     EXPECT_TRUE(config.ok()) << config.status().ToString();
     schedulers_.push_back(std::make_unique<MockScheduler>(kT0));
     auto m = LogManager::Open(
@@ -78,7 +78,7 @@ class LogManagerFaultTest : public ::testing::Test {
 
 TEST_F(LogManagerFaultTest, ASecondOpenOfALogDirectoryInTheSameProcessIsRefused) {
   auto m = Open(nullptr);
-  auto config = ServerConfig::FromProperties({{"log.dirs", dir_.path()}});
+  auto config = LogManagerConfig::FromProperties({{"log.dirs", dir_.path()}});
   MockScheduler scheduler(kT0);
   auto again = LogManager::Open(*config, &scheduler);
   ASSERT_FALSE(again.ok());
@@ -91,7 +91,7 @@ TEST_F(LogManagerFaultTest, ASecondOpenOfALogDirectoryInTheSameProcessIsRefused)
 // Opening the directory writes meta.properties and takes the lock: each failure is returned,
 // naming the file, and the directory is not left locked.
 TEST_F(LogManagerFaultTest, AnOpenThatCannotWriteMetaPropertiesOrLockFailsNamingTheFile) {
-  auto config = ServerConfig::FromProperties({{"log.dirs", dir_.path()}});
+  auto config = LogManagerConfig::FromProperties({{"log.dirs", dir_.path()}});
   MockScheduler scheduler(kT0);
   env_.Fail(EnvOp::kWrite, "meta.properties", ENOSPC, 1);
   auto m = LogManager::Open(*config, &scheduler, {}, &env_);
@@ -193,7 +193,7 @@ TEST_F(LogManagerFaultTest, ACleanerSwapWhoseRenameFailsTakesTheLogOffline) {
 TEST_F(LogManagerFaultTest, AMoveWhoseSwapFailsLosesNothing) {
   TempDir second;
   auto open_two = [&](Env* env) {
-    auto config = ServerConfig::FromProperties({{"log.dirs", dir_.path() + "," + second.path()}});
+    auto config = LogManagerConfig::FromProperties({{"log.dirs", dir_.path() + "," + second.path()}});
     EXPECT_TRUE(config.ok());
     schedulers_.push_back(std::make_unique<MockScheduler>(kT0));
     auto m = LogManager::Open(
@@ -244,7 +244,7 @@ TEST_F(LogManagerFaultTest, AMoveWhoseSwapFailsLosesNothing) {
 // nothing is copied; partitions of the directory still online move.
 TEST_F(LogManagerFaultTest, MovesIntoOrOutOfAnOfflineDirectoryAreRefused) {
   TempDir second;
-  auto config = ServerConfig::FromProperties({{"log.dirs", dir_.path() + "," + second.path()}});
+  auto config = LogManagerConfig::FromProperties({{"log.dirs", dir_.path() + "," + second.path()}});
   ASSERT_TRUE(config.ok());
   schedulers_.push_back(std::make_unique<MockScheduler>(kT0));
   auto opened = LogManager::Open(

@@ -26,7 +26,7 @@ class LogManagerTest : public ::testing::Test {
  protected:
   std::unique_ptr<LogManager> Open(std::map<std::string, std::string> props = {}) {
     if (!props.count("log.dirs")) props["log.dirs"] = a_.path() + "," + b_.path();
-    auto config = ServerConfig::FromProperties(props);
+    auto config = LogManagerConfig::FromProperties(props);
     EXPECT_TRUE(config.ok()) << config.status().ToString();
     scheduler_ = std::make_unique<MockScheduler>(now_);
     auto m = LogManager::Open(*config, scheduler_.get(),
@@ -348,7 +348,7 @@ TEST_F(LogManagerTest, ReadOnlyOpenAppliesTheCheckpointsAndWritesNothing) {
   m.reset();
   const std::vector<std::string> before = Tree();
 
-  auto config = ServerConfig::FromProperties({{"log.dirs", a_.path() + "," + b_.path()}});
+  auto config = LogManagerConfig::FromProperties({{"log.dirs", a_.path() + "," + b_.path()}});
   ASSERT_TRUE(config.ok());
   MockScheduler s(kT0);
   auto ro = LogManager::OpenReadOnly(*config, &s);
@@ -385,12 +385,12 @@ TEST_F(LogManagerTest, ShutdownIsCleanAndTheNextOpenRecoversNothing) {
   m.reset();
   TempDir other;
   {
-    auto lone = ServerConfig::FromProperties({{"log.dirs", other.path()}});
+    auto lone = LogManagerConfig::FromProperties({{"log.dirs", other.path()}});
     MockScheduler s(kT0);
     auto o = LogManager::Open(*lone, &s);
     ASSERT_TRUE(o.ok());
   }
-  auto mixed = ServerConfig::FromProperties({{"log.dirs", a_.path() + "," + other.path()}});
+  auto mixed = LogManagerConfig::FromProperties({{"log.dirs", a_.path() + "," + other.path()}});
   MockScheduler s(kT0);
   auto bad = LogManager::Open(*mixed, &s);
   ASSERT_FALSE(bad.ok());

@@ -94,7 +94,7 @@ TEST(LogManagerProducerTest, NextProducerIdAndTheExpirationTask) {
   constexpr int64_t kT0 = 1794024676000;
   MockScheduler scheduler(kT0);
   auto config =
-      ServerConfig::FromProperties({{"log.dirs", a.path() + "," + b.path()},
+      LogManagerConfig::FromProperties({{"log.dirs", a.path() + "," + b.path()},
                                     {"producer.id.expiration.ms", "60000"},
                                     {"producer.id.expiration.check.interval.ms", "1000"}});
   ASSERT_TRUE(config.ok()) << config.status().ToString();
@@ -130,12 +130,12 @@ TEST(LogManagerProducerTest, NextProducerIdAndTheExpirationTask) {
   EXPECT_EQ(*(*m)->NextProducerId(), 1000);
 }
 
-TEST(ServerConfigProducerTest, KafkasKeysDefaultsAndValidation) {
-  auto d = ServerConfig::FromProperties({});
+TEST(LogManagerConfigProducerTest, KafkasKeysDefaultsAndValidation) {
+  auto d = LogManagerConfig::FromProperties({});
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->producer_id_expiration_ms, 86400000);
   EXPECT_EQ(d->producer_id_expiration_check_interval_ms, 600000);
-  auto bad = ServerConfig::FromProperties(
+  auto bad = LogManagerConfig::FromProperties(
       {{"producer.id.expiration.ms", "0"}, {"producer.id.expiration.check.interval.ms", "x"}});
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(std::string(bad.status().message()),

@@ -12,7 +12,7 @@
 #include "base/scheduler.h"
 #include "io/atomic_file.h"
 #include "manager/log_manager.h"
-#include "manager/server_config.h"
+#include "manager/log_manager_config.h"
 
 namespace seglog {
 
@@ -40,7 +40,7 @@ struct Storage::Impl {
 };
 
 Result<std::unique_ptr<Storage>> Storage::Open(const StorageOptions& options) {
-  SEGLOG_ASSIGN_OR_RETURN(ServerConfig config, ServerConfig::FromProperties(options.properties));
+  SEGLOG_ASSIGN_OR_RETURN(LogManagerConfig config, LogManagerConfig::FromProperties(options.properties));
   auto impl = std::make_unique<Impl>();
   Scheduler* scheduler = options.scheduler;
   if (scheduler == nullptr) {

@@ -29,7 +29,7 @@ class RemoteLogManagerTest : public ::testing::Test {
   void TearDown() override { Stop(); }
 
   void Start(RemoteLogManagerOptions options = {}) {
-    auto config = ServerConfig::FromProperties({{"log.dirs", tmp_.path() + "/logs"},
+    auto config = LogManagerConfig::FromProperties({{"log.dirs", tmp_.path() + "/logs"},
                                                 {"remote.log.storage.system.enable", "true"},
                                                 {"log.initial.task.delay.ms", "0"}});
     ASSERT_TRUE(config.ok()) << config.status().ToString();

@@ -93,7 +93,7 @@ class RemoteLogMetadataManagerTest : public ::testing::Test {
     rlmm_ = std::move(m).value();
   }
   void OpenLogs(Env* env = nullptr) {
-    auto config = ServerConfig::FromProperties({{"log.dirs", dir_.path()}});
+    auto config = LogManagerConfig::FromProperties({{"log.dirs", dir_.path()}});
     ASSERT_TRUE(config.ok()) << config.status().ToString();
     scheduler_ = std::make_unique<MockScheduler>(kT0);
     auto logs = LogManager::Open(*config, scheduler_.get(), {}, env);

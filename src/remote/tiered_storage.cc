@@ -15,9 +15,9 @@ bool IsS3ClassName(const std::string& name) {
 }  // namespace
 
 Result<std::unique_ptr<TieredStorage>> TieredStorage::Open(
-    const ServerConfig& config, LogManager* logs, bool start_tasks,
+    const RemoteLogStorageConfig& config, LogManager* logs, bool start_tasks,
     std::function<void(const std::string&)> logger) {
-  const std::string& name = config.remote.storage_manager_class_name;
+  const std::string& name = config.storage_manager_class_name;
   if (!IsS3ClassName(name)) {
     return Status::InvalidArgument(fmt::format(
         "Invalid value {} for configuration remote.log.storage.manager.class.name: seglog's "
@@ -26,7 +26,7 @@ Result<std::unique_ptr<TieredStorage>> TieredStorage::Open(
         name));
   }
   SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<S3RemoteStorageManager> s3,
-                          S3RemoteStorageManager::FromProperties(config.remote.rsm_config));
+                          S3RemoteStorageManager::FromProperties(config.rsm_config));
   std::unique_ptr<RemoteStorageManager> rsm = std::move(s3);
   RemoteStorageManager* raw = rsm.get();
   SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<TieredStorage> t,
@@ -36,26 +36,26 @@ Result<std::unique_ptr<TieredStorage>> TieredStorage::Open(
 }
 
 Result<std::unique_ptr<TieredStorage>> TieredStorage::OpenWith(
-    const ServerConfig& config, LogManager* logs, RemoteStorageManager* rsm, bool start_tasks,
-    std::function<void(const std::string&)> logger) {
+    const RemoteLogStorageConfig& config, LogManager* logs, RemoteStorageManager* rsm,
+    bool start_tasks, std::function<void(const std::string&)> logger) {
   std::unique_ptr<TieredStorage> t(new TieredStorage());
   t->rsm_ = rsm;
   RemoteLogMetadataManagerOptions rlmm_options;
-  rlmm_options.num_partitions = config.remote.metadata_topic_num_partitions;
-  rlmm_options.retention_ms = config.remote.metadata_topic_retention_ms;
+  rlmm_options.num_partitions = config.metadata_topic_num_partitions;
+  rlmm_options.retention_ms = config.metadata_topic_retention_ms;
   rlmm_options.logger = logger;
   SEGLOG_ASSIGN_OR_RETURN(t->rlmm_, RemoteLogMetadataManager::Open(logs, rlmm_options));
   RemoteIndexCacheOptions cache_options;
-  cache_options.dir = !config.remote.index_cache_dir.empty()
-                          ? config.remote.index_cache_dir
-                          : config.log_dirs.front() + "/" + std::string(kRemoteIndexCacheDirName);
-  cache_options.total_size_bytes = config.remote.index_file_cache_total_size_bytes;
+  cache_options.dir = !config.index_cache_dir.empty() ? config.index_cache_dir
+                                                      : logs->config().log_dirs.front() + "/" +
+                                                            std::string(kRemoteIndexCacheDirName);
+  cache_options.total_size_bytes = config.index_file_cache_total_size_bytes;
   SEGLOG_ASSIGN_OR_RETURN(t->cache_, RemoteIndexCache::Open(cache_options, rsm));
   t->scheduler_ = NewThreadScheduler(1);
   RemoteLogManagerOptions options;
-  options.broker_id = config.node_id;
-  options.task_interval_ms = config.remote.task_interval_ms;
-  options.custom_metadata_max_bytes = config.remote.custom_metadata_max_bytes;
+  options.broker_id = logs->config().node_id;
+  options.task_interval_ms = config.task_interval_ms;
+  options.custom_metadata_max_bytes = config.custom_metadata_max_bytes;
   options.logger = logger;
   t->rlm_ = std::make_unique<RemoteLogManager>(logs, rsm, t->rlmm_.get(), t->cache_.get(),
                                                t->scheduler_.get(), options);

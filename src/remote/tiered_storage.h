@@ -20,10 +20,10 @@
 #include <string>
 
 #include "manager/log_manager.h"
-#include "manager/server_config.h"
 #include "remote/remote_index_cache.h"
 #include "remote/remote_log_manager.h"
 #include "remote/remote_log_metadata_manager.h"
+#include "remote/remote_log_storage_config.h"
 #include "remote/remote_storage_manager.h"
 #include "seglog/scheduler.h"
 
@@ -35,12 +35,12 @@ class TieredStorage {
   // `start_tasks`, the remote log manager's passes are scheduled (a server); without, only
   // reads are served (a tool).
   static Result<std::unique_ptr<TieredStorage>> Open(
-      const ServerConfig& config, LogManager* logs, bool start_tasks,
+      const RemoteLogStorageConfig& config, LogManager* logs, bool start_tasks,
       std::function<void(const std::string&)> logger = {});
   // Opens with another store (tests: LocalRemoteStorage), which must outlive it.
   static Result<std::unique_ptr<TieredStorage>> OpenWith(
-      const ServerConfig& config, LogManager* logs, RemoteStorageManager* rsm, bool start_tasks,
-      std::function<void(const std::string&)> logger = {});
+      const RemoteLogStorageConfig& config, LogManager* logs, RemoteStorageManager* rsm,
+      bool start_tasks, std::function<void(const std::string&)> logger = {});
   ~TieredStorage();
   TieredStorage(const TieredStorage&) = delete;
   TieredStorage& operator=(const TieredStorage&) = delete;

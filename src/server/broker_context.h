@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -33,6 +34,9 @@ struct BrokerContext {
   // Tiered storage (remote.log.storage.system.enable): fetches below a log's local start and
   // timestamp lookups in remote segments go through it. Null: nothing is tiered.
   RemoteLogManager* remote = nullptr;
+  // The broker's settings as given (server.properties, then --override): DescribeConfigs'
+  // STATIC_BROKER_CONFIG values.
+  std::map<std::string, std::string> static_configs;
   // transaction.partition.verification.enable: a transactional batch's partition must be in
   // its producer's transaction (checked with the coordinator before the append).
   bool transaction_partition_verification = true;

@@ -143,17 +143,18 @@ Body Decode(const Answer& a, int16_t api_key, int16_t version, int32_t correlati
 class BrokerDispatchTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto config = ServerConfig::FromProperties({{"log.dirs", dir_.path()}});
+    auto config = LogManagerConfig::FromProperties({{"log.dirs", dir_.path()}});
     ASSERT_TRUE(config.ok());
     scheduler_ = std::make_unique<MockScheduler>(kT0);
     auto m = LogManager::Open(*config, scheduler_.get(), {});
     ASSERT_TRUE(m.ok()) << m.status().ToString();
     logs_ = std::move(m).value();
-    auto groups = GroupCoordinator::Open(config->group, logs_.get(), scheduler_.get(), {});
+    auto groups =
+        GroupCoordinator::Open(GroupCoordinatorConfig(), logs_.get(), scheduler_.get(), {});
     ASSERT_TRUE(groups.ok()) << groups.status().ToString();
     groups_ = std::move(groups).value();
-    auto txns = TransactionCoordinator::Open(config->txn, logs_.get(), scheduler_.get(),
-                                             [this](const std::string& l) {
+    auto txns = TransactionCoordinator::Open(TransactionCoordinatorConfig(), logs_.get(),
+                                             scheduler_.get(), [this](const std::string& l) {
                                                std::lock_guard<std::mutex> g(lines_mu_);
                                                lines_.push_back(l);
                                              });
@@ -163,7 +164,7 @@ class BrokerDispatchTest : public ::testing::Test {
     ctx.logs = logs_.get();
     ctx.groups = groups_.get();
     ctx.txns = txns_.get();
-    ctx.transaction_version = config->txn.transaction_version;
+    ctx.transaction_version = TransactionCoordinatorConfig().transaction_version;
     ctx.cluster_id = "cluster-x";
     ctx.advertised_host = "127.0.0.1";
     ctx.advertised_port->store(19092);

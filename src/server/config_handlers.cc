@@ -193,8 +193,8 @@ void DescribeTopic(const BrokerContext& ctx, const TopicMetadata& md,
 // --override), plus what seglog runs with where Kafka's server.properties must say it (node.id,
 // log.dirs, process.roles), all STATIC_BROKER_CONFIG as in a Kafka node's file.
 std::map<std::string, std::string> StaticBrokerConfigs(const BrokerContext& ctx) {
-  const ServerConfig& c = ctx.logs->config();
-  std::map<std::string, std::string> statics = c.properties;
+  const LogManagerConfig& c = ctx.logs->config();
+  std::map<std::string, std::string> statics = ctx.static_configs;
   statics.try_emplace("node.id", std::to_string(ctx.node_id));
   if (!statics.count("log.dirs") && !statics.count("log.dir")) {
     statics["log.dirs"] = Join(c.log_dirs);
@@ -343,7 +343,7 @@ ApiError ApplyTopicConfigs(const BrokerContext& ctx, const std::string& topic,
   if (!lc.ok()) return Error(kafka_error::kInvalidConfig, kafka_error::MessageOf(lc.status()));
   // Tiered storage's rules (Kafka's LogConfig.validate with the broker's switch).
   Result<LogConfig> was = ctx.logs->config().TopicConfig(current);
-  Status remote = lc->ValidateRemoteStorage(ctx.logs->config().remote.system_enable,
+  Status remote = lc->ValidateRemoteStorage(ctx.logs->config().remote_storage_system_enable,
                                             was.ok() && was->remote_storage_enable);
   if (!remote.ok()) return Error(kafka_error::kInvalidConfig, kafka_error::MessageOf(remote));
   if (validate_only) return {};

@@ -31,7 +31,7 @@ class HandlersTest : public ::testing::Test {
     // (Built with fmt: g++ 12's -Wrestrict misfires on std::string concatenation inlined here.)
     props.insert_or_assign("log.dirs", fmt::format("{},{}", a_.path(), b_.path()));
     props.insert_or_assign("node.id", fmt::format("{}", 1));
-    auto config = ServerConfig::FromProperties(props);
+    auto config = LogManagerConfig::FromProperties(props);
     ASSERT_TRUE(config.ok()) << config.status().ToString();
     scheduler_ = std::make_unique<MockScheduler>(kHandlersTestT0);
     auto m = LogManager::Open(*config, scheduler_.get(), {});
@@ -39,6 +39,8 @@ class HandlersTest : public ::testing::Test {
     logs_ = std::move(m).value();
     ctx_.logs = logs_.get();
     ctx_.node_id = 1;
+    // What the node gives the broker from its settings (src/node/broker_server.cc).
+    ctx_.static_configs = props;
   }
   void TearDown() override {
     if (logs_) (void)logs_->Shutdown();

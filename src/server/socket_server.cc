@@ -9,27 +9,10 @@
 #include <thread>
 #include "server/asio.h"
 
-#include "manager/server_config.h"
 #include "server/processor.h"
 #include "server/server_state.h"
 
 namespace seglog {
-
-SocketServerOptions SocketServerOptions::FromServerConfig(const ServerConfig& config) {
-  SocketServerOptions o;
-  o.listeners = config.listeners;
-  o.node_id = config.node_id;
-  o.num_network_threads = config.num_network_threads;
-  o.num_io_threads = config.num_io_threads;
-  o.queued_max_requests = config.queued_max_requests;
-  o.socket_request_max_bytes = config.socket_request_max_bytes;
-  o.socket_send_buffer_bytes = config.socket_send_buffer_bytes;
-  o.socket_receive_buffer_bytes = config.socket_receive_buffer_bytes;
-  o.socket_listen_backlog_size = config.socket_listen_backlog_size;
-  o.max_connections = config.max_connections;
-  o.connections_max_idle_ms = config.connections_max_idle_ms;
-  return o;
-}
 
 class SocketServer::Impl {
  public:

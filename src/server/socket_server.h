@@ -30,18 +30,17 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "manager/listener_config.h"
 #include "seglog/result.h"
 #include "seglog/status.h"
+#include "server/listener_config.h"
 #include "server/request_handler.h"
 
 namespace seglog {
-
-struct ServerConfig;
 
 struct SocketServerOptions {
   // Where to accept connections; an empty host is the wildcard address, port 0 any free port.
@@ -66,8 +65,10 @@ struct SocketServerOptions {
   // Also log what Kafka logs at DEBUG (disconnects, idle closes), prefixed "DEBUG ".
   bool log_debug = false;
 
-  // The socket server settings of a server.properties (listeners, num.network.threads ...).
-  static SocketServerOptions FromServerConfig(const ServerConfig& config);
+  // Sets `key` when it is one of the server.properties settings above (num.network.threads,
+  // socket.request.max.bytes ...; not the listeners, which ParseListenerConfigs reads): the
+  // outcome of parsing `value`, in Kafka's words. nullopt for any other key.
+  std::optional<Status> Set(const std::string& key, const std::string& value);
 };
 
 class SocketServer {

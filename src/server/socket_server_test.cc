@@ -21,7 +21,6 @@
 #include <thread>
 
 #include "io/file.h"
-#include "manager/server_config.h"
 #include "server/test_client.h"
 #include "tests/support/files.h"
 
@@ -843,19 +842,6 @@ TEST(WaitForTerminationSignalTest, ReturnsOnSigterm) {
   sender.join();
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   EXPECT_EQ(*got, SIGTERM);
-}
-
-TEST(SocketServerOptionsTest, FromServerConfig) {
-  ServerConfig c;
-  c.listeners = {{"PLAINTEXT", "127.0.0.1", 0}};
-  c.num_io_threads = 2;
-  c.connections_max_idle_ms = 5;
-  SocketServerOptions o = SocketServerOptions::FromServerConfig(c);
-  EXPECT_EQ(o.listeners, c.listeners);
-  EXPECT_EQ(o.num_io_threads, 2);
-  EXPECT_EQ(o.num_network_threads, 3);
-  EXPECT_EQ(o.connections_max_idle_ms, 5);
-  EXPECT_EQ(o.socket_request_max_bytes, 104857600);
 }
 
 }  // namespace

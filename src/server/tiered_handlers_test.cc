@@ -30,7 +30,7 @@ class TieredHandlersTest : public ::testing::Test {
   void SetUp() override { Open(true); }
   void TearDown() override { Close(); }
   void Open(bool system_enable) {
-    auto config = ServerConfig::FromProperties(
+    auto config = LogManagerConfig::FromProperties(
         {{"log.dirs", dir_.path() + "/logs"},
          {"remote.log.storage.system.enable", system_enable ? "true" : "false"},
          {"rlmm.config.remote.log.metadata.topic.num.partitions", "2"}});
@@ -41,7 +41,9 @@ class TieredHandlersTest : public ::testing::Test {
     logs_ = std::move(*logs);
     ctx_.logs = logs_.get();
     if (system_enable) {
-      auto t = TieredStorage::OpenWith(*config, logs_.get(), &rsm_, /*start_tasks=*/false);
+      RemoteLogStorageConfig remote;
+      ASSERT_TRUE(remote.Set("rlmm.config.remote.log.metadata.topic.num.partitions", "2")->ok());
+      auto t = TieredStorage::OpenWith(remote, logs_.get(), &rsm_, /*start_tasks=*/false);
       ASSERT_TRUE(t.ok()) << t.status().ToString();
       tiered_ = std::move(*t);
       ctx_.remote = tiered_->manager();

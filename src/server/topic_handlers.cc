@@ -237,7 +237,8 @@ protocol::CreateTopicsResponseData HandleCreateTopics(const BrokerContext& ctx,
       continue;
     }
     // Tiered storage's rules (Kafka's LogConfig.validate with the broker's switch).
-    if (Status remote = lc->ValidateRemoteStorage(ctx.logs->config().remote.system_enable, false);
+    if (Status remote =
+            lc->ValidateRemoteStorage(ctx.logs->config().remote_storage_system_enable, false);
         !remote.ok()) {
       fail(kafka_error::kInvalidConfig, kafka_error::MessageOf(remote));
       continue;

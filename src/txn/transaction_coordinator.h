@@ -41,7 +41,7 @@
 #include <string_view>
 #include <vector>
 
-#include "manager/server_config.h"
+#include "txn/transaction_coordinator_config.h"
 #include "protocol/generated/describe_transactions_response.h"
 #include "protocol/generated/list_transactions_request.h"
 #include "protocol/generated/list_transactions_response.h"

@@ -43,9 +43,13 @@ class TransactionCoordinatorTest : public ::testing::Test {
     props.emplace("transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000");
     // The original protocol unless a test asks for KIP-890 part 2 (Kafka's default, 2).
     props.emplace("transaction.version", "1");
-    auto config = ServerConfig::FromProperties(props);
-    ASSERT_TRUE(config.ok()) << config.status().ToString();
-    config_ = *config;
+    config_ = TestConfig();
+    std::vector<std::string> errors;
+    LogManagerConfig::Parse(
+        props, [this](const std::string& k, const std::string& v) { return config_.txn.Set(k, v); },
+        &config_, &errors);
+    Status parsed = config_.Finish(errors);
+    ASSERT_TRUE(parsed.ok()) << parsed.ToString();
     scheduler_ = std::make_unique<MockScheduler>(now_);
     auto m = LogManager::Open(config_, scheduler_.get(), {});
     ASSERT_TRUE(m.ok()) << m.status().ToString();
@@ -118,7 +122,11 @@ class TransactionCoordinatorTest : public ::testing::Test {
 
   testing::TempDir dir_;
   int64_t now_ = kT0;
-  ServerConfig config_;
+  // The node's settings this test reads: storage's and the transaction coordinator's.
+  struct TestConfig : LogManagerConfig {
+    TransactionCoordinatorConfig txn;
+  };
+  TestConfig config_;
   std::unique_ptr<MockScheduler> scheduler_;
   std::unique_ptr<LogManager> logs_;
   std::unique_ptr<TransactionCoordinator> txn_;

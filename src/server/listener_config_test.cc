@@ -1,4 +1,4 @@
-#include "manager/listener_config.h"
+#include "server/listener_config.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // ListenerEndpoint and ParseListeners; see listener_config.h.
-#include "manager/listener_config.h"
+#include "server/listener_config.h"
 
 #include <fmt/format.h>
 
@@ -7,6 +7,8 @@
 #include <cctype>
 #include <charconv>
 #include <set>
+
+#include "base/config_values.h"
 
 namespace seglog {
 
@@ -137,6 +139,63 @@ Result<std::vector<ListenerEndpoint>> ParseListeners(
     out.push_back(std::move(e));
   }
   return out;
+}
+
+void ParseListenerConfigs(const std::map<std::string, std::string>& props, ListenerConfigs* c,
+                          std::vector<std::string>* errors) {
+  auto get = [&](const char* key) -> const std::string* {
+    auto it = props.find(key);
+    return it == props.end() ? nullptr : &it->second;
+  };
+  std::map<std::string, std::string> protocols = DefaultSecurityProtocolMap();
+  if (const std::string* v = get("listener.security.protocol.map")) {
+    auto m = ParseSecurityProtocolMap("listener.security.protocol.map", *v);
+    if (!m.ok()) {
+      errors->emplace_back(m.status().message());
+      return;
+    }
+    protocols = *m;
+  }
+  std::vector<std::string> controller_names;
+  if (const std::string* v = get("controller.listener.names")) {
+    for (const std::string& name : SplitConfigList(*v)) {
+      controller_names.push_back(Upper(name));
+      // KRaft maps controller listeners to PLAINTEXT when the map does not name them.
+      protocols.emplace(Upper(name), "PLAINTEXT");
+    }
+  }
+  if (const std::string* v = get("listeners")) {
+    auto l = ParseListeners("listeners", *v, protocols, controller_names);
+    if (!l.ok()) {
+      errors->emplace_back(l.status().message());
+    } else if (l->empty()) {
+      errors->push_back(fmt::format(
+          "Invalid value {} for configuration listeners: no PLAINTEXT listener given", *v));
+    } else {
+      c->listeners = *l;
+    }
+  }
+  c->advertised_listeners = c->listeners;
+  if (const std::string* v = get("advertised.listeners")) {
+    auto l = ParseListeners("advertised.listeners", *v, protocols, controller_names);
+    if (!l.ok()) {
+      errors->emplace_back(l.status().message());
+      return;
+    }
+    for (const ListenerEndpoint& e : *l) {
+      if (e.host == "0.0.0.0") {
+        errors->push_back(
+            "advertised.listeners cannot use the nonroutable meta-address 0.0.0.0. Use a "
+            "routable IP address.");
+      }
+    }
+    if (!l->empty()) c->advertised_listeners = *l;
+  }
+}
+
+bool IsListenerConfigKey(const std::string& key) {
+  return key == "listeners" || key == "advertised.listeners" ||
+         key == "listener.security.protocol.map" || key == "controller.listener.names";
 }
 
 }  // namespace seglog

@@ -4,8 +4,8 @@
 // listener.security.protocol.map). seglog speaks only PLAINTEXT; any other protocol is refused.
 //
 // Thread safety: value types and pure functions.
-#ifndef SEGLOG_MANAGER_LISTENER_CONFIG_H_
-#define SEGLOG_MANAGER_LISTENER_CONFIG_H_
+#ifndef SEGLOG_SERVER_LISTENER_CONFIG_H_
+#define SEGLOG_SERVER_LISTENER_CONFIG_H_
 
 #include <cstdint>
 #include <map>
@@ -42,6 +42,20 @@ Result<std::vector<ListenerEndpoint>> ParseListeners(
     const std::map<std::string, std::string>& protocols,
     const std::vector<std::string>& skip_names);
 
+// The listener settings of a server.properties, read together as they depend on each other:
+// listeners, advertised.listeners (`listeners` when not given), listener.security.protocol.map
+// and controller.listener.names. Each problem is appended to `errors`; the defaults are kept
+// for what is not given or not valid.
+struct ListenerConfigs {
+  std::vector<ListenerEndpoint> listeners = {{"PLAINTEXT", "", 9092}};
+  std::vector<ListenerEndpoint> advertised_listeners = {{"PLAINTEXT", "", 9092}};
+};
+void ParseListenerConfigs(const std::map<std::string, std::string>& props, ListenerConfigs* out,
+                          std::vector<std::string>* errors);
+
+// Whether `key` is one of the four keys ParseListenerConfigs reads.
+bool IsListenerConfigKey(const std::string& key);
+
 }  // namespace seglog
 
-#endif  // SEGLOG_MANAGER_LISTENER_CONFIG_H_
+#endif  // SEGLOG_SERVER_LISTENER_CONFIG_H_

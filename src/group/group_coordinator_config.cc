@@ -1,0 +1,149 @@
+// GroupCoordinatorConfig; see group_coordinator_config.h.
+#include "group/group_coordinator_config.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+
+#include "base/config_values.h"
+
+namespace seglog {
+
+namespace {
+
+using C = GroupCoordinatorConfig;
+
+// "uniform, range" (or Kafka's class names for them) -> the assignor names.
+Status SetAssignors(C* c, const std::string& v) {
+  std::vector<std::string> names;
+  size_t start = 0;
+  while (start <= v.size()) {
+    size_t comma = v.find(',', start);
+    if (comma == std::string::npos) comma = v.size();
+    std::string name = v.substr(start, comma - start);
+    while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) {
+      name.pop_back();
+    }
+    while (!name.empty() && std::isspace(static_cast<unsigned char>(name.front()))) {
+      name.erase(name.begin());
+    }
+    // Kafka takes class names too: its two built-in assignors by theirs.
+    if (name == "org.apache.kafka.coordinator.group.assignor.UniformAssignor") name = "uniform";
+    if (name == "org.apache.kafka.coordinator.group.assignor.RangeAssignor") name = "range";
+    if (name != "uniform" && name != "range") {
+      return Status::InvalidArgument(
+          fmt::format("Invalid value {} for configuration group.consumer.assignors: seglog has the "
+                      "assignors uniform and range",
+                      v));
+    }
+    names.push_back(name);
+    start = comma + 1;
+  }
+  c->group_consumer_assignors = std::move(names);
+  return Status::OK();
+}
+
+Status SetMigrationPolicy(C* c, const std::string& v) {
+  std::string p = v;
+  for (char& ch : p) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (p != "bidirectional" && p != "upgrade" && p != "downgrade" && p != "disabled") {
+    return Status::InvalidArgument(fmt::format(
+        "Invalid value {} for configuration group.consumer.migration.policy: String must "
+        "be one of (case insensitive): DISABLED, DOWNGRADE, UPGRADE, BIDIRECTIONAL",
+        v));
+  }
+  c->group_consumer_migration_upgrade = p == "bidirectional" || p == "upgrade";
+  c->group_consumer_migration_downgrade = p == "bidirectional" || p == "downgrade";
+  return Status::OK();
+}
+
+const ConfigSetters<C>& Setters() {
+  static const ConfigSetters<C> setters = {
+      {"offsets.topic.num.partitions",
+       [](C* c, const std::string& v) {
+         return ParseConfigInt<int32_t>("offsets.topic.num.partitions", v, 1,
+                                        &c->offsets_topic_num_partitions);
+       }},
+      {"offsets.topic.segment.bytes",
+       [](C* c, const std::string& v) {
+         return ParseConfigInt<int32_t>("offsets.topic.segment.bytes", v, 1,
+                                        &c->offsets_topic_segment_bytes);
+       }},
+      {"group.min.session.timeout.ms",
+       [](C* c, const std::string& v) {
+         return ParseConfigInt<int32_t>("group.min.session.timeout.ms", v, INT32_MIN,
+                                        &c->group_min_session_timeout_ms);
+       }},
+      {"group.max.session.timeout.ms",
+       [](C* c, const std::string& v) {
+         return ParseConfigInt<int32_t>("group.max.session.timeout.ms", v, INT32_MIN,
+                                        &c->group_max_session_timeout_ms);
+       }},
+      {"group.initial.rebalance.delay.ms",
+       [](C* c, const std::string& v) {
+         return ParseConfigInt<int32_t>("group.initial.rebalance.delay.ms", v, 0,
+                                        &c->group_initial_rebalance_delay_ms);
+       }},
+      {"group.max.size",
+       [](C* c, const std::string& v) {
+         return ParseConfigInt<int32_t>("group.max.size", v, 1, &c->group_max_size);
+       }},
+      {"group.consumer.session.timeout.ms",
+       [](C* c, const std::string& v) {
+         return ParseConfigInt<int32_t>("group.consumer.session.timeout.ms", v, 1,
+                                        &c->group_consumer_session_timeout_ms);
+       }},
+      {"group.consumer.heartbeat.interval.ms",
+       [](C* c, const std::string& v) {
+         return ParseConfigInt<int32_t>("group.consumer.heartbeat.interval.ms", v, 1,
+                                        &c->group_consumer_heartbeat_interval_ms);
+       }},
+      {"group.consumer.regex.refresh.interval.ms",
+       [](C* c, const std::string& v) {
+         return ParseConfigInt<int32_t>("group.consumer.regex.refresh.interval.ms", v, 10000,
+                                        &c->group_consumer_regex_refresh_interval_ms);
+       }},
+      {"group.consumer.max.size",
+       [](C* c, const std::string& v) {
+         return ParseConfigInt<int32_t>("group.consumer.max.size", v, 1,
+                                        &c->group_consumer_max_size);
+       }},
+      {"group.consumer.assignors", SetAssignors},
+      {"group.consumer.migration.policy", SetMigrationPolicy},
+      {"offset.metadata.max.bytes",
+       [](C* c, const std::string& v) {
+         return ParseConfigInt<int32_t>("offset.metadata.max.bytes", v, INT32_MIN,
+                                        &c->offset_metadata_max_bytes);
+       }},
+      {"offsets.retention.minutes",
+       [](C* c, const std::string& v) {
+         int32_t x = 0;
+         Status s = ParseConfigInt<int32_t>("offsets.retention.minutes", v, 1, &x);
+         if (s.ok()) c->offsets_retention_minutes = x;
+         return s;
+       }},
+      {"offsets.retention.check.interval.ms",
+       [](C* c, const std::string& v) {
+         return ParseConfigInt<int64_t>("offsets.retention.check.interval.ms", v, 1,
+                                        &c->offsets_retention_check_interval_ms);
+       }},
+  };
+  return setters;
+}
+
+}  // namespace
+
+std::optional<Status> GroupCoordinatorConfig::Set(const std::string& key,
+                                                  const std::string& value) {
+  return SetConfigKey(Setters(), this, key, value);
+}
+
+void GroupCoordinatorConfig::Validate(std::vector<std::string>* errors) const {
+  if (group_consumer_heartbeat_interval_ms >= group_consumer_session_timeout_ms) {
+    errors->push_back(
+        "group.consumer.heartbeat.interval.ms must be less than "
+        "group.consumer.session.timeout.ms");
+  }
+}
+
+}  // namespace seglog

@@ -1,0 +1,55 @@
+// GroupCoordinatorConfig: the group coordinator's broker settings, with Kafka's names, defaults
+// and validation (GroupCoordinatorConfig). offsets.topic.replication.factor is accepted and
+// ignored by the node: one node holds the only replica.
+//
+// Thread safety: a value type.
+#ifndef SEGLOG_GROUP_GROUP_COORDINATOR_CONFIG_H_
+#define SEGLOG_GROUP_GROUP_COORDINATOR_CONFIG_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "seglog/status.h"
+
+namespace seglog {
+
+struct GroupCoordinatorConfig {
+  int32_t offsets_topic_num_partitions = 50;             // offsets.topic.num.partitions, >= 1
+  int32_t offsets_topic_segment_bytes = 104857600;       // offsets.topic.segment.bytes, >= 1
+  int32_t group_min_session_timeout_ms = 6000;           // group.min.session.timeout.ms
+  int32_t group_max_session_timeout_ms = 1800000;        // group.max.session.timeout.ms
+  int32_t group_initial_rebalance_delay_ms = 3000;       // group.initial.rebalance.delay.ms, >= 0
+  int32_t group_max_size = INT32_MAX;                    // group.max.size, >= 1
+  int32_t offset_metadata_max_bytes = 4096;              // offset.metadata.max.bytes (Java chars)
+  int64_t offsets_retention_minutes = 10080;             // offsets.retention.minutes, >= 1
+  int64_t offsets_retention_check_interval_ms = 600000;  // offsets.retention.check.interval.ms
+  // KIP-848's consumer groups (ConsumerGroupHeartbeat): the members' session timeout and the
+  // heartbeat interval the coordinator tells them (the interval must be below the timeout),
+  // the most members a group may have, and the server-side assignors (the first is the
+  // default; each "uniform" or "range", or the class name of Kafka's).
+  int32_t group_consumer_session_timeout_ms = 45000;    // group.consumer.session.timeout.ms
+  int32_t group_consumer_heartbeat_interval_ms = 5000;  // group.consumer.heartbeat.interval.ms
+  int32_t group_consumer_max_size = INT32_MAX;          // group.consumer.max.size, >= 1
+  std::vector<std::string> group_consumer_assignors = {"uniform", "range"};  // ..assignors
+  // How often the topics of a group's regular expressions are resolved again even when no
+  // topic was created (Kafka's internal group.consumer.regex.refresh.interval.ms, >= 10 s).
+  int32_t group_consumer_regex_refresh_interval_ms = 600000;
+  // group.consumer.migration.policy (bidirectional, upgrade, downgrade, disabled; any case):
+  // whether a live classic group becomes a consumer group when a ConsumerGroupHeartbeat member
+  // joins it (upgrade), and a consumer group whose last consumer-protocol member leaves
+  // becomes a classic group again (downgrade). Empty groups convert whatever it says.
+  bool group_consumer_migration_upgrade = true;
+  bool group_consumer_migration_downgrade = true;
+
+  // Sets `key` when it is one of the settings above (the outcome of parsing `value`, in
+  // Kafka's words); nullopt for any other key.
+  std::optional<Status> Set(const std::string& key, const std::string& value);
+  // The rules across settings, each broken one appended to `errors`.
+  void Validate(std::vector<std::string>* errors) const;
+};
+
+}  // namespace seglog
+
+#endif  // SEGLOG_GROUP_GROUP_COORDINATOR_CONFIG_H_

@@ -1,0 +1,55 @@
+// BrokerConfig: a seglog node's whole server.properties - what Kafka's KafkaConfig holds for
+// one broker - read with Kafka's names, defaults and validation, every problem reported at
+// once. Each layer parses its own keys: storage (LogManagerConfig, which this extends), the
+// listeners and the socket server (src/server), the group and transaction coordinators,
+// tiered storage, and the node's own (auto.create.topics.enable, default.replication.factor). A
+// Kafka broker's keys no layer uses are listed in `ignored`; any other key is an error naming it.
+//
+// Thread safety: a value type.
+#ifndef SEGLOG_NODE_BROKER_CONFIG_H_
+#define SEGLOG_NODE_BROKER_CONFIG_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "group/group_coordinator_config.h"
+#include "manager/log_manager_config.h"
+#include "remote/remote_log_storage_config.h"
+#include "seglog/result.h"
+#include "server/listener_config.h"
+#include "server/socket_server.h"
+#include "txn/transaction_coordinator_config.h"
+
+namespace seglog {
+
+struct BrokerConfig : LogManagerConfig {
+  bool auto_create_topics_enable = true;   // Metadata creates unknown topics
+  int16_t default_replication_factor = 1;  // must be 1: one node holds every replica
+  // listeners (where to accept connections, PLAINTEXT only; listeners named in
+  // controller.listener.names are left out: there is no KRaft controller) and
+  // advertised.listeners (what Metadata tells clients; `listeners` when not set).
+  std::vector<ListenerEndpoint> listeners = ListenerConfigs().listeners;
+  std::vector<ListenerEndpoint> advertised_listeners = ListenerConfigs().advertised_listeners;
+  // The socket server's settings (num.network.threads, socket.request.max.bytes ...); its
+  // listeners, node id and logger are set when the node starts it.
+  SocketServerOptions socket;
+  GroupCoordinatorConfig group;
+  TransactionCoordinatorConfig txn;
+  RemoteLogStorageConfig remote;
+  // Every key as given (server.properties, then the overrides): what DescribeConfigs reports
+  // as STATIC_BROKER_CONFIG.
+  std::map<std::string, std::string> properties;
+
+  static Result<BrokerConfig> FromProperties(const std::map<std::string, std::string>& props);
+  // FromProperties of a server.properties file; errors name the file.
+  static Result<BrokerConfig> Load(const std::string& path);
+
+  // The socket server's options: `socket` with the listeners and the node id.
+  SocketServerOptions SocketServer() const;
+};
+
+}  // namespace seglog
+
+#endif  // SEGLOG_NODE_BROKER_CONFIG_H_

@@ -1,0 +1,207 @@
+#include "node/broker_config.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "tests/support/files.h"
+
+namespace seglog {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(BrokerConfigTest, SocketServerSettingsHaveKafkasNamesAndDefaults) {
+  auto d = BrokerConfig::FromProperties({});
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->listeners, (std::vector<ListenerEndpoint>{{"PLAINTEXT", "", 9092}}));
+  EXPECT_EQ(d->advertised_listeners, d->listeners);
+  EXPECT_EQ(d->socket.num_network_threads, 3);
+  EXPECT_EQ(d->socket.num_io_threads, 8);
+  EXPECT_EQ(d->socket.queued_max_requests, 500);
+  EXPECT_EQ(d->socket.socket_request_max_bytes, 104857600);
+  EXPECT_EQ(d->socket.socket_send_buffer_bytes, 102400);
+  EXPECT_EQ(d->socket.socket_receive_buffer_bytes, 102400);
+  EXPECT_EQ(d->socket.socket_listen_backlog_size, 50);
+  EXPECT_EQ(d->socket.max_connections, INT32_MAX);
+  EXPECT_EQ(d->socket.connections_max_idle_ms, 600000);
+
+  // Kafka's own KRaft server.properties: the controller listener is left out.
+  auto kraft = BrokerConfig::FromProperties(
+      {{"listeners", "PLAINTEXT://:9092,CONTROLLER://:9093"},
+       {"advertised.listeners", "PLAINTEXT://localhost:9092,CONTROLLER://localhost:9093"},
+       {"controller.listener.names", "CONTROLLER"},
+       {"listener.security.protocol.map",
+        "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT"},
+       {"num.network.threads", "2"},
+       {"num.io.threads", "4"},
+       {"socket.send.buffer.bytes", "-1"},
+       {"socket.request.max.bytes", "1048576"},
+       {"connections.max.idle.ms", "1000"},
+       {"max.connections", "10"},
+       {"queued.max.requests", "16"}});
+  ASSERT_TRUE(kraft.ok()) << kraft.status().ToString();
+  EXPECT_EQ(kraft->listeners, (std::vector<ListenerEndpoint>{{"PLAINTEXT", "", 9092}}));
+  EXPECT_EQ(kraft->advertised_listeners,
+            (std::vector<ListenerEndpoint>{{"PLAINTEXT", "localhost", 9092}}));
+  EXPECT_EQ(kraft->socket.num_network_threads, 2);
+  EXPECT_EQ(kraft->socket.num_io_threads, 4);
+  EXPECT_EQ(kraft->socket.socket_send_buffer_bytes, -1);
+  EXPECT_EQ(kraft->socket.socket_request_max_bytes, 1048576);
+  EXPECT_EQ(kraft->socket.connections_max_idle_ms, 1000);
+  EXPECT_EQ(kraft->socket.max_connections, 10);
+  EXPECT_EQ(kraft->socket.queued_max_requests, 16);
+  EXPECT_TRUE(kraft->ignored.empty());
+
+  auto bad = BrokerConfig::FromProperties({{"listeners", "SSL://:9093"},
+                                           {"num.io.threads", "0"},
+                                           {"socket.request.max.bytes", "0"},
+                                           {"queued.max.requests", "0"}});
+  ASSERT_FALSE(bad.ok());
+  const std::string m(bad.status().message());
+  EXPECT_THAT(m, HasSubstr("listener SSL uses security protocol SSL; seglog supports only "
+                           "PLAINTEXT"));
+  EXPECT_THAT(m, HasSubstr("Invalid value 0 for configuration num.io.threads: Value must be at "
+                           "least 1"));
+  EXPECT_THAT(m, HasSubstr("configuration socket.request.max.bytes: Value must be at least 1"));
+  EXPECT_THAT(m, HasSubstr("configuration queued.max.requests: Value must be at least 1"));
+  EXPECT_THAT(BrokerConfig::FromProperties({{"advertised.listeners", "PLAINTEXT://0.0.0.0:9092"}})
+                  .status()
+                  .message(),
+              HasSubstr("nonroutable meta-address 0.0.0.0"));
+}
+
+TEST(BrokerConfigTest, TieredStorageSettingsHaveKafkasNamesAndDefaults) {
+  auto d = BrokerConfig::FromProperties({});
+  ASSERT_TRUE(d.ok());
+  EXPECT_FALSE(d->remote_storage_system_enable);
+  EXPECT_EQ(d->remote.task_interval_ms, 30000);
+  EXPECT_EQ(d->remote.index_file_cache_total_size_bytes, 1073741824);
+  EXPECT_EQ(d->remote.custom_metadata_max_bytes, 128);
+  EXPECT_EQ(d->remote.metadata_topic_num_partitions, 50);
+  EXPECT_EQ(d->remote.metadata_topic_retention_ms, -1);
+  auto c = BrokerConfig::FromProperties({
+      {"remote.log.storage.system.enable", "true"},
+      {"remote.log.manager.task.interval.ms", "500"},
+      {"remote.log.index.file.cache.total.size.bytes", "4096"},
+      {"remote.log.storage.manager.class.name",
+       "io.aiven.kafka.tieredstorage.RemoteStorageManager"},
+      {"rlmm.config.remote.log.metadata.topic.num.partitions", "3"},
+      {"rlmm.config.remote.log.metadata.topic.replication.factor", "1"},
+      {"remote.log.reader.threads", "4"},
+      {"rsm.config.storage.s3.bucket.name", "b"},
+      {"rsm.config.storage.s3.region", "us-east-1"},
+      {"log.local.retention.ms", "60000"},
+      {"log.local.retention.bytes", "1048576"},
+  });
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_TRUE(c->remote_storage_system_enable);
+  EXPECT_EQ(c->remote.task_interval_ms, 500);
+  EXPECT_EQ(c->remote.index_file_cache_total_size_bytes, 4096);
+  EXPECT_EQ(c->remote.metadata_topic_num_partitions, 3);
+  EXPECT_EQ(c->remote.rsm_config.size(), 2u);
+  EXPECT_EQ(c->remote.rsm_config.at("rsm.config.storage.s3.bucket.name"), "b");
+  auto topic = c->TopicConfig({});
+  ASSERT_TRUE(topic.ok());
+  EXPECT_EQ(topic->local_retention_ms, 60000);
+  EXPECT_EQ(topic->local_retention_bytes, 1048576);
+  EXPECT_THAT(c->ignored, ::testing::Contains("remote.log.reader.threads"));
+  auto bad = BrokerConfig::FromProperties(
+      {{"remote.log.manager.task.interval.ms", "0"}, {"remote.log.storage.system.enable", "yes"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().ToString(),
+              ::testing::HasSubstr(
+                  "Invalid value 0 for configuration remote.log.manager.task.interval.ms"));
+  EXPECT_THAT(bad.status().ToString(), ::testing::HasSubstr("Invalid value yes for configuration "
+                                                            "remote.log.storage.system.enable"));
+}
+
+TEST(BrokerConfigTest, EachLayerParsesItsOwnKeysAndEveryProblemIsReportedAtOnce) {
+  auto c = BrokerConfig::FromProperties({{"node.id", "7"},
+                                         {"log.dirs", "/a"},
+                                         {"num.io.threads", "4"},
+                                         {"offsets.topic.num.partitions", "5"},
+                                         {"group.consumer.migration.policy", "Upgrade"},
+                                         {"transaction.max.timeout.ms", "1000"},
+                                         {"remote.fetch.max.wait.ms", "250"},
+                                         {"auto.create.topics.enable", "false"},
+                                         {"process.roles", "broker,controller"},
+                                         {"ssl.keystore.location", "/x"},
+                                         {"group.share.enable", "true"}});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->node_id, 7);
+  EXPECT_EQ(c->log_dirs, std::vector<std::string>{"/a"});
+  EXPECT_EQ(c->socket.num_io_threads, 4);
+  EXPECT_EQ(c->group.offsets_topic_num_partitions, 5);
+  EXPECT_TRUE(c->group.group_consumer_migration_upgrade);
+  EXPECT_FALSE(c->group.group_consumer_migration_downgrade);
+  EXPECT_EQ(c->txn.transaction_max_timeout_ms, 1000);
+  EXPECT_EQ(c->remote.fetch_max_wait_ms, 250);
+  EXPECT_FALSE(c->auto_create_topics_enable);
+  EXPECT_EQ(c->properties.size(), 11u);
+  EXPECT_EQ(c->ignored, (std::vector<std::string>{"group.share.enable", "process.roles",
+                                                  "ssl.keystore.location"}));
+
+  // Problems from every layer, in one message: storage, the node, the socket server, both
+  // coordinators, tiered storage, a rule across group settings and the listeners.
+  auto bad = BrokerConfig::FromProperties({{"log.segment.bytes", "1"},
+                                           {"node.id", "-1"},
+                                           {"default.replication.factor", "3"},
+                                           {"max.connections", "-1"},
+                                           {"offsets.topic.num.partitions", "0"},
+                                           {"group.consumer.session.timeout.ms", "1000"},
+                                           {"group.consumer.heartbeat.interval.ms", "1000"},
+                                           {"transaction.version", "3"},
+                                           {"remote.log.storage.system.enable", "maybe"},
+                                           {"listeners", "SSL://:9093"},
+                                           {"offsets.topic.num.partitionz", "1"}});
+  ASSERT_FALSE(bad.ok());
+  const std::string m(bad.status().message());
+  for (const char* want :
+       {"Invalid value 1 for configuration log.segment.bytes",
+        "Invalid value -1 for configuration node.id: Value must be at least 0",
+        "the replication factor must be 1",
+        "Invalid value -1 for configuration max.connections: Value must be at least 0",
+        "Invalid value 0 for configuration offsets.topic.num.partitions",
+        "group.consumer.heartbeat.interval.ms must be less than group.consumer.session.timeout.ms",
+        "Invalid value 3 for configuration transaction.version: Value must be no more than 2",
+        "Invalid value maybe for configuration remote.log.storage.system.enable",
+        "listener SSL uses security protocol SSL",
+        "Unknown configuration 'offsets.topic.num.partitionz'"}) {
+    EXPECT_THAT(m, HasSubstr(want));
+  }
+}
+
+TEST(BrokerConfigTest, TheSocketServersOptionsCarryTheListenersAndTheNodeId) {
+  auto c = BrokerConfig::FromProperties({{"listeners", "PLAINTEXT://127.0.0.1:0"},
+                                         {"node.id", "3"},
+                                         {"num.io.threads", "2"},
+                                         {"connections.max.idle.ms", "5"}});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  SocketServerOptions o = c->SocketServer();
+  EXPECT_EQ(o.listeners, (std::vector<ListenerEndpoint>{{"PLAINTEXT", "127.0.0.1", 0}}));
+  EXPECT_EQ(o.node_id, 3);
+  EXPECT_EQ(o.num_io_threads, 2);
+  EXPECT_EQ(o.num_network_threads, 3);
+  EXPECT_EQ(o.connections_max_idle_ms, 5);
+  EXPECT_EQ(o.socket_request_max_bytes, 104857600);
+}
+
+TEST(BrokerConfigTest, LoadNamesTheFile) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/server.properties";
+  std::ofstream(path) << "node.id=2\nlog.dirs=" << dir.path() << "\nnum.io.threads=0\n";
+  auto c = BrokerConfig::Load(path);
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.status().ToString(), HasSubstr(path));
+  EXPECT_THAT(c.status().ToString(), HasSubstr("configuration num.io.threads"));
+  std::ofstream(path) << "node.id=2\nlog.dirs=" << dir.path() << "\n";
+  auto ok = BrokerConfig::Load(path);
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(ok->node_id, 2);
+  EXPECT_EQ(ok->properties.at("node.id"), "2");
+}
+
+}  // namespace
+}  // namespace seglog

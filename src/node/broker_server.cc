@@ -1,0 +1,128 @@
+// BrokerServer; see broker_server.h.
+#include "node/broker_server.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "base/scheduler.h"
+#include "group/group_coordinator.h"
+#include "manager/log_manager.h"
+#include "remote/tiered_storage.h"
+#include "server/broker.h"
+#include "server/broker_context.h"
+#include "server/socket_server.h"
+#include "txn/transaction_coordinator.h"
+
+namespace seglog {
+
+namespace {
+
+std::string LocalHostName() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0 || buf[0] == '\0') return "localhost";
+  return buf;
+}
+
+}  // namespace
+
+BrokerServer::BrokerServer(const BrokerConfig& config, Options options)
+    : config_(config), options_(std::move(options)) {}
+
+BrokerServer::~BrokerServer() { (void)Shutdown(); }
+
+void BrokerServer::Log(const std::string& line) const {
+  if (options_.logger) options_.logger(line);
+}
+
+Result<std::unique_ptr<BrokerServer>> BrokerServer::Start(const BrokerConfig& config,
+                                                          Options options) {
+  std::unique_ptr<BrokerServer> s(new BrokerServer(config, std::move(options)));
+  Status started = s->StartAll();
+  if (!started.ok()) {
+    (void)s->Shutdown();  // what was started stops, in the usual order
+    return started;
+  }
+  return s;
+}
+
+Status BrokerServer::StartAll() {
+  const auto& logger = options_.logger;
+  scheduler_ = std::make_unique<ThreadScheduler>(config_.background_threads);
+  SEGLOG_ASSIGN_OR_RETURN(logs_, LogManager::Open(config_, scheduler_.get(), logger));
+  for (const std::string& k : config_.ignored) Log("Ignoring broker setting " + k);
+  logs_->StartTasks();
+  SEGLOG_ASSIGN_OR_RETURN(
+      groups_, GroupCoordinator::Open(config_.group, logs_.get(), scheduler_.get(), logger));
+  SEGLOG_ASSIGN_OR_RETURN(
+      txns_, TransactionCoordinator::Open(config_.txn, logs_.get(), scheduler_.get(), logger));
+  // Tiered storage (remote.log.storage.system.enable): the S3 store, __remote_log_metadata,
+  // the index cache and the remote log manager's passes.
+  if (config_.remote_storage_system_enable) {
+    auto opened = TieredStorage::Open(config_.remote, logs_.get(), /*start_tasks=*/true, logger);
+    if (!opened.ok()) return opened.status().WithContext("tiered storage");
+    tiered_ = std::move(*opened);
+    Log("Tiered storage enabled: remote log manager started");
+  }
+
+  context_ = std::make_unique<BrokerContext>();
+  BrokerContext& ctx = *context_;
+  ctx.logs = logs_.get();
+  ctx.groups = groups_.get();
+  ctx.txns = txns_.get();
+  ctx.remote = tiered_ ? tiered_->manager() : nullptr;
+  ctx.static_configs = config_.properties;
+  ctx.transaction_partition_verification = config_.txn.transaction_partition_verification_enable;
+  ctx.transaction_version = config_.txn.transaction_version;
+  ctx.node_id = config_.node_id;
+  ctx.cluster_id = logs_->cluster_id();
+  ctx.auto_create_topics = config_.auto_create_topics_enable;
+  ctx.num_partitions = config_.num_partitions;
+  ctx.logger = logger;
+  ThreadScheduler* scheduler = scheduler_.get();
+  ctx.clock = [scheduler] { return scheduler->NowMs(); };
+  const ListenerEndpoint advertised = config_.advertised_listeners.empty()
+                                          ? config_.listeners.front()
+                                          : config_.advertised_listeners.front();
+  ctx.advertised_host = advertised.host.empty() ? LocalHostName() : advertised.host;
+  ctx.advertised_port->store(advertised.port);
+  ctx.listener_name = advertised.name;
+  LogManager* logs = logs_.get();
+  ctx.next_producer_id = [logs]() -> Result<int64_t> { return logs->NextProducerId(); };
+  broker_ = std::make_unique<Broker>(ctx);
+  // Transactions the last run left prepared get their markers now, before clients connect.
+  txns_->Start(broker_->MarkerWriter());
+
+  SocketServerOptions so = config_.SocketServer();
+  so.logger = logger;
+  if (options_.front) front_ = options_.front(broker_.get());
+  SEGLOG_ASSIGN_OR_RETURN(server_, SocketServer::Start(so, front_ ? front_.get() : broker_.get()));
+  port_ = server_->port();
+  if (advertised.port == 0) ctx.advertised_port->store(port_);
+  started_ = true;
+  Log(fmt::format(
+      "[KafkaServer id={}] started (seglog {}); cluster id {}; listening on {}:{}", config_.node_id,
+      "0.1.0", ctx.cluster_id,
+      config_.listeners.front().host.empty() ? "0.0.0.0" : config_.listeners.front().host, port_));
+  return Status::OK();
+}
+
+int BrokerServer::port() const { return port_; }
+
+const std::string& BrokerServer::cluster_id() const { return context_->cluster_id; }
+
+Status BrokerServer::Shutdown() {
+  if (shut_down_) return shutdown_status_;
+  shut_down_ = true;
+  if (started_) Log(fmt::format("[KafkaServer id={}] shutting down", config_.node_id));
+  if (txns_) txns_->Shutdown();      // no more markers,
+  if (broker_) broker_->Shutdown();  // parked fetches are answered first,
+  if (groups_) groups_->Shutdown();  // and joins waiting for a rebalance ...
+  if (server_) server_->Shutdown();  // ... then in-flight requests finish, connections close
+  if (tiered_) tiered_->Shutdown();  // a copy in progress finishes; no new pass starts
+  if (logs_) shutdown_status_ = logs_->Shutdown();
+  if (scheduler_) scheduler_->Shutdown();
+  if (started_) Log(fmt::format("[KafkaServer id={}] shut down completed", config_.node_id));
+  return shutdown_status_;
+}
+
+}  // namespace seglog
