@@ -12,8 +12,7 @@ namespace ke = kafka_error;
 
 Status GroupCoordinator::Core::Open() {
   for (int32_t p = 0; p < topic_.partitions(); ++p) {
-    shards_.push_back(std::make_unique<Shard>());
-    shards_.back()->partition = p;
+    shards_.push_back(std::make_unique<Shard>(p, scheduler_, weak_from_this()));
   }
   if (topic_.ready()) {
     for (auto& s : shards_) LoadShard(*s);
@@ -58,86 +57,51 @@ Status GroupCoordinator::Core::Append(Shard& s, const std::vector<OffsetsRecord>
 
 void GroupCoordinator::Core::StartTimer(Shard& s, const std::string& key, int64_t delay_ms,
                                         Timer t) {
-  const int64_t due = scheduler_->NowMs() + std::max<int64_t>(delay_ms, 0);
-  auto it = s.timers.find(key);
-  if (it != s.timers.end() && it->second.task_due_ms <= due) {
-    it->second.timer = std::move(t);  // its task is due first and will wait for the rest
-    it->second.due_ms = due;
-    return;
-  }
-  TimerEntry& e = s.timers[key];
-  e.timer = std::move(t);
-  e.due_ms = due;
-  e.seq = ++timer_seq_;
-  ScheduleTimerTask(s, key, e);
-}
-
-void GroupCoordinator::Core::ScheduleTimerTask(Shard& s, const std::string& key, TimerEntry& e) {
-  const int64_t now = scheduler_->NowMs();
-  e.task_due_ms = e.due_ms;
-  std::weak_ptr<Core> weak = weak_from_this();
+  const bool retry = IsConsumerTimer(t.kind);
   Shard* sp = &s;
-  scheduler_->Schedule(
-      "group-coordinator-timer",
-      [weak, sp, key, seq = e.seq] {
-        std::shared_ptr<Core> core = weak.lock();
-        if (core == nullptr) return;
-        Completions done;
-        {
-          MutexLock l(&sp->mu);
-          auto it = sp->timers.find(key);
-          if (it == sp->timers.end() || it->second.seq != seq) return;  // cancelled, replaced
-          if (core->shut_down_) return;
-          if (it->second.due_ms > core->scheduler_->NowMs()) {
-            core->ScheduleTimerTask(*sp, key, it->second);  // reset meanwhile: wait again
-            return;
-          }
-          const Timer t = std::move(it->second.timer);
-          sp->timers.erase(it);
-          core->Fire(*sp, t, &done);
-        }
-        RunAll(&done);
-      },
-      std::max<int64_t>(e.due_ms - now, 0));
+  // The timer's task pins this Core while it runs.
+  s.timer.Schedule(&s.mu, key, delay_ms, retry, kConsumerFenceRetryBackoffMs,
+                   [this, sp, t = std::move(t)](Completions* done) {
+                     sp->mu.AssertHeld();  // a timer fires under its shard's mutex
+                     if (shut_down_) return Status::OK();
+                     return Fire(*sp, t, done);
+                   });
 }
 
-void GroupCoordinator::Core::Fire(Shard& s, const Timer& t, Completions* done) {
-  if (t.kind == Timer::Kind::kConsumerSession || t.kind == Timer::Kind::kConsumerRevocation ||
-      t.kind == Timer::Kind::kConsumerClassicJoin || t.kind == Timer::Kind::kConsumerClassicSync) {
-    FireConsumer(s, t, done);
-    return;
-  }
+Status GroupCoordinator::Core::Fire(Shard& s, const Timer& t, Completions* done) {
+  if (IsConsumerTimer(t.kind)) return FireConsumer(s, t, done);
   auto it = s.groups.find(t.group);
-  if (it == s.groups.end()) return;
+  if (it == s.groups.end()) return Status::OK();
   ClassicGroup& g = *it->second;
   switch (t.kind) {
     case Timer::Kind::kConsumerSession:
     case Timer::Kind::kConsumerRevocation:
     case Timer::Kind::kConsumerClassicJoin:
     case Timer::Kind::kConsumerClassicSync:
-      return;  // handled above
+      break;  // handled above
     case Timer::Kind::kInitialJoin:
-      if (!g.Is(ClassicGroupState::kPreparingRebalance)) return;
+      if (!g.Is(ClassicGroupState::kPreparingRebalance)) break;
       if (g.new_member_added() && t.remaining_ms != 0) {
         g.set_new_member_added(false);
         const int64_t wait = std::min(t.delay_ms, t.remaining_ms);
         const int64_t remaining = std::max<int64_t>(t.remaining_ms - t.delay_ms, 0);
         StartTimer(s, JoinKey(g), wait,
                    Timer{Timer::Kind::kInitialJoin, g.group_id(), "", 0, t.delay_ms, remaining});
-        return;
+        break;
       }
       CompleteJoin(s, g, done);
-      return;
+      break;
     case Timer::Kind::kJoin:
       CompleteJoin(s, g, done);
-      return;
+      break;
     case Timer::Kind::kHeartbeat:
       ExpireMember(s, g, t.member, done);
-      return;
+      break;
     case Timer::Kind::kPendingSync:
       ExpirePendingSync(s, g, t.generation, done);
-      return;
+      break;
   }
+  return Status::OK();  // the classic protocol's writes handle their own failures
 }
 
 void GroupCoordinator::Core::ExpireOffsets() {
@@ -287,7 +251,7 @@ void GroupCoordinator::Core::Shutdown() {
     Completions done;
     {
       MutexLock l(&sp->mu);
-      sp->timers.clear();
+      sp->timer.Shutdown(&sp->mu);
       for (auto& [id, g] : sp->groups) {
         for (const auto& [mid, m] : g->members()) {
           ClassicGroupMember* mm = g->FindMember(mid);

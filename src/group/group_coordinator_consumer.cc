@@ -16,7 +16,7 @@ void GroupCoordinator::Core::StartConsumerSession(Shard& s, const ConsumerGroup&
 void GroupCoordinator::Core::StartClassicJoinTimeout(Shard& s, const ConsumerGroup& g,
                                                      const ConsumerGroupMember& m) {
   const std::string key = ConsumerClassicJoinKey(g.group_id(), m.member_id);
-  if (s.timers.count(key)) return;
+  if (s.timer.IsScheduled(&s.mu, key)) return;
   StartTimer(s, key, m.rebalance_timeout_ms,
              Timer{Timer::Kind::kConsumerClassicJoin, g.group_id(), m.member_id, 0, 0, 0});
 }
@@ -92,44 +92,37 @@ Status GroupCoordinator::Core::Downgrade(Shard& s, const ConsumerGroup& g,
   return Status::OK();
 }
 
-void GroupCoordinator::Core::FireConsumer(Shard& s, const Timer& t, Completions* done) {
+Status GroupCoordinator::Core::FireConsumer(Shard& s, const Timer& t, Completions* done) {
   ConsumerGroup* g = FindConsumerGroup(s, t.group);
-  if (g == nullptr) return;
+  if (g == nullptr) return Status::OK();
   const ConsumerGroupMember* m = g->FindMember(t.member);
-  if (m == nullptr) return;
+  if (m == nullptr) return Status::OK();
   if (t.kind == Timer::Kind::kConsumerRevocation &&
       (m->state != ConsumerMemberState::kUnrevokedPartitions || m->member_epoch != t.generation)) {
-    return;  // it revoked meanwhile
+    return Status::OK();  // it revoked meanwhile
   }
   std::string why;
-  std::string key;
   switch (t.kind) {
     case Timer::Kind::kConsumerSession:
       why = "its session expired";
-      key = ConsumerSessionKey(t.group, t.member);
       break;
     case Timer::Kind::kConsumerRevocation:
       why = "it failed to revoke partitions within its rebalance timeout";
-      key = ConsumerRevocationKey(t.group, t.member);
       break;
     case Timer::Kind::kConsumerClassicJoin:
       why = "it failed to join the group within its rebalance timeout";
-      key = ConsumerClassicJoinKey(t.group, t.member);
       break;
     default:
       why = "it failed to sync within its rebalance timeout";
-      key = ConsumerClassicSyncKey(t.group, t.member);
       break;
   }
-  if (Status w =
-          RemoveConsumerMembers(s, *g, {t.member}, fmt::format("member {} fenced", t.member), done);
-      !w.ok()) {
-    // Try again in a while: the member stays until its removal is written.
-    StartTimer(s, key, 1000, t);
-    return;
-  }
+  // A failure is tried again after kConsumerFenceRetryBackoffMs (the timer's retry): the member
+  // stays until its removal is written.
+  SEGLOG_RETURN_IF_ERROR(
+      RemoveConsumerMembers(s, *g, {t.member}, fmt::format("member {} fenced", t.member), done));
   Info(fmt::format("[GroupId {}] Member {} fenced from the group because {}.", t.group, t.member,
                    why));
+  return Status::OK();
 }
 
 auto GroupCoordinator::Core::TopicByName(const std::string& name) const

@@ -32,6 +32,7 @@
 #include "coordinator/append_error.h"
 #include "coordinator/coordinator_log.h"
 #include "coordinator/coordinator_shard.h"
+#include "coordinator/coordinator_timer.h"
 #include "coordinator/internal_topic.h"
 #include "group/classic_group.h"
 #include "group/consumer_group.h"
@@ -102,9 +103,9 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     return r;
   }
 
-  using Completions = std::vector<std::function<void()>>;
+  using Completions = CoordinatorTimer::Completions;
 
-  // A pending timer's work; see Fire.
+  // What a timer does when it expires; see Fire.
   struct Timer {
     // kConsumerSession: a consumer group member's session timeout; kConsumerRevocation: its
     // rebalance timeout while it has partitions to revoke; kConsumerClassicJoin/Sync: a
@@ -128,18 +129,14 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     int64_t remaining_ms = 0;
   };
 
-  // A live timer: its work, when it is due, and the sequence number of the one scheduler task
-  // that will fire it (a reset to a later time only moves `due_ms`: the task, when it runs
-  // early, waits again for the rest, so resets - every heartbeat and commit - add no tasks).
-  struct TimerEntry {
-    Timer timer;
-    int64_t due_ms = 0;
-    uint64_t seq = 0;
-    int64_t task_due_ms = 0;  // when that task runs
-  };
-
   // A partition of __consumer_offsets and the groups it owns.
   struct Shard : CoordinatorShard {
+    // `owner`: the Core, which the timer's tasks pin while they run.
+    Shard(int32_t p, Scheduler* scheduler, std::weak_ptr<const void> owner)
+        : timer(scheduler, &mu, "group-coordinator-timer", std::move(owner)) {
+      partition = p;
+    }
+
     std::map<std::string, std::unique_ptr<ClassicGroup>> groups GUARDED_BY(mu);
     // KIP-848's groups; a group id is in `groups` or here, never both.
     std::map<std::string, std::unique_ptr<ConsumerGroup>> consumer_groups GUARDED_BY(mu);
@@ -147,7 +144,9 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     OffsetsByGroup offsets GUARDED_BY(mu);
     // TxnOffsetCommit's offsets until their transaction's marker (transactional_offsets.h).
     PendingTransactionalOffsets pending GUARDED_BY(mu);
-    std::map<std::string, TimerEntry> timers GUARDED_BY(mu);
+    // The heartbeat, join, sync, session and rebalance timers, keyed as HeartbeatKey etc.; they
+    // fire under `mu`.
+    CoordinatorTimer timer;
     // Consumer groups whose regular expressions are being resolved (at most one at a time).
     std::set<std::string> regex_refreshes GUARDED_BY(mu);
   };
@@ -247,12 +246,22 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
   static std::string JoinKey(const ClassicGroup& g) { return "join-" + g.group_id(); }
   static std::string SyncKey(const ClassicGroup& g) { return "sync-" + g.group_id(); }
 
+  // A consumer member that could not be fenced (its removal was not written) is tried again
+  // this long after.
+  static constexpr int64_t kConsumerFenceRetryBackoffMs = 1000;
+
+  static bool IsConsumerTimer(Timer::Kind kind) {
+    return kind == Timer::Kind::kConsumerSession || kind == Timer::Kind::kConsumerRevocation ||
+           kind == Timer::Kind::kConsumerClassicJoin || kind == Timer::Kind::kConsumerClassicSync;
+  }
+
+  // Schedules `t` on the shard's timer under `key`, replacing the key's timer. A consumer
+  // member's timer is retried while the member's removal fails to be written.
   void StartTimer(Shard& s, const std::string& key, int64_t delay_ms, Timer t) REQUIRES(s.mu);
+  void CancelTimer(Shard& s, const std::string& key) REQUIRES(s.mu) { s.timer.Cancel(&s.mu, key); }
 
-  void ScheduleTimerTask(Shard& s, const std::string& key, TimerEntry& e) REQUIRES(s.mu);
-  void CancelTimer(Shard& s, const std::string& key) REQUIRES(s.mu) { s.timers.erase(key); }
-
-  void Fire(Shard& s, const Timer& t, Completions* done) REQUIRES(s.mu);
+  // A timer expired: a non-OK Status when its write failed.
+  Status Fire(Shard& s, const Timer& t, Completions* done) REQUIRES(s.mu);
 
   // ---- The classic protocol ----
 
@@ -431,7 +440,7 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
   // A consumer member's session ran out, it did not revoke its partitions in time, or a
   // classic member did not join or sync in time: it is removed (the others get its partitions
   // at their next heartbeat), which may downgrade the group.
-  void FireConsumer(Shard& s, const Timer& t, Completions* done) REQUIRES(s.mu);
+  Status FireConsumer(Shard& s, const Timer& t, Completions* done) REQUIRES(s.mu);
 
   std::optional<ConsumerGroupTopic> TopicByName(const std::string& name) const;
 
@@ -524,7 +533,6 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
   std::vector<std::unique_ptr<Shard>> shards_;
   InternalTopic topic_;
   std::atomic<bool> shut_down_{false};
-  std::atomic<uint64_t> timer_seq_{0};
 };
 
 }  // namespace seglog
