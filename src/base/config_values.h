@@ -67,9 +67,21 @@ inline std::vector<std::string> SplitConfigList(const std::string& v) {
   return out;
 }
 
-// One layer's settings by key: how each key's value is parsed into the layer's struct T.
+// One layer's settings by key: how a value of each key (the key given too, for messages) is
+// parsed into the layer's struct T.
 template <typename T>
-using ConfigSetters = std::map<std::string, Status (*)(T*, const std::string&)>;
+using ConfigSetters =
+    std::map<std::string, Status (*)(T*, const std::string& key, const std::string& value)>;
+
+// The setters of the common kinds: an integer field with its minimum, a boolean field.
+template <typename T, typename V, V T::*Field, V Min>
+Status SetConfigInt(T* c, const std::string& key, const std::string& value) {
+  return ParseConfigInt<V>(key, value, Min, &(c->*Field));
+}
+template <typename T, bool T::*Field>
+Status SetConfigBool(T* c, const std::string& key, const std::string& value) {
+  return ParseConfigBool(key, value, &(c->*Field));
+}
 
 // Sets `key` in *c when it is one of `setters`' keys (the parse's outcome); nullopt when the
 // key is not this layer's.
@@ -78,7 +90,7 @@ std::optional<Status> SetConfigKey(const ConfigSetters<T>& setters, T* c, const 
                                    const std::string& value) {
   auto it = setters.find(key);
   if (it == setters.end()) return std::nullopt;
-  return it->second(c, value);
+  return it->second(c, key, value);
 }
 
 }  // namespace seglog

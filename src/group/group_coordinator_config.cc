@@ -14,7 +14,7 @@ namespace {
 using C = GroupCoordinatorConfig;
 
 // "uniform, range" (or Kafka's class names for them) -> the assignor names.
-Status SetAssignors(C* c, const std::string& v) {
+Status SetAssignors(C* c, const std::string&, const std::string& v) {
   std::vector<std::string> names;
   size_t start = 0;
   while (start <= v.size()) {
@@ -43,7 +43,7 @@ Status SetAssignors(C* c, const std::string& v) {
   return Status::OK();
 }
 
-Status SetMigrationPolicy(C* c, const std::string& v) {
+Status SetMigrationPolicy(C* c, const std::string&, const std::string& v) {
   std::string p = v;
   for (char& ch : p) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   if (p != "bidirectional" && p != "upgrade" && p != "downgrade" && p != "disabled") {
@@ -60,73 +60,35 @@ Status SetMigrationPolicy(C* c, const std::string& v) {
 const ConfigSetters<C>& Setters() {
   static const ConfigSetters<C> setters = {
       {"offsets.topic.num.partitions",
-       [](C* c, const std::string& v) {
-         return ParseConfigInt<int32_t>("offsets.topic.num.partitions", v, 1,
-                                        &c->offsets_topic_num_partitions);
-       }},
-      {"offsets.topic.segment.bytes",
-       [](C* c, const std::string& v) {
-         return ParseConfigInt<int32_t>("offsets.topic.segment.bytes", v, 1,
-                                        &c->offsets_topic_segment_bytes);
-       }},
+       SetConfigInt<C, int32_t, &C::offsets_topic_num_partitions, 1>},
+      {"offsets.topic.segment.bytes", SetConfigInt<C, int32_t, &C::offsets_topic_segment_bytes, 1>},
       {"group.min.session.timeout.ms",
-       [](C* c, const std::string& v) {
-         return ParseConfigInt<int32_t>("group.min.session.timeout.ms", v, INT32_MIN,
-                                        &c->group_min_session_timeout_ms);
-       }},
+       SetConfigInt<C, int32_t, &C::group_min_session_timeout_ms, INT32_MIN>},
       {"group.max.session.timeout.ms",
-       [](C* c, const std::string& v) {
-         return ParseConfigInt<int32_t>("group.max.session.timeout.ms", v, INT32_MIN,
-                                        &c->group_max_session_timeout_ms);
-       }},
+       SetConfigInt<C, int32_t, &C::group_max_session_timeout_ms, INT32_MIN>},
       {"group.initial.rebalance.delay.ms",
-       [](C* c, const std::string& v) {
-         return ParseConfigInt<int32_t>("group.initial.rebalance.delay.ms", v, 0,
-                                        &c->group_initial_rebalance_delay_ms);
-       }},
-      {"group.max.size",
-       [](C* c, const std::string& v) {
-         return ParseConfigInt<int32_t>("group.max.size", v, 1, &c->group_max_size);
-       }},
+       SetConfigInt<C, int32_t, &C::group_initial_rebalance_delay_ms, 0>},
+      {"group.max.size", SetConfigInt<C, int32_t, &C::group_max_size, 1>},
       {"group.consumer.session.timeout.ms",
-       [](C* c, const std::string& v) {
-         return ParseConfigInt<int32_t>("group.consumer.session.timeout.ms", v, 1,
-                                        &c->group_consumer_session_timeout_ms);
-       }},
+       SetConfigInt<C, int32_t, &C::group_consumer_session_timeout_ms, 1>},
       {"group.consumer.heartbeat.interval.ms",
-       [](C* c, const std::string& v) {
-         return ParseConfigInt<int32_t>("group.consumer.heartbeat.interval.ms", v, 1,
-                                        &c->group_consumer_heartbeat_interval_ms);
-       }},
+       SetConfigInt<C, int32_t, &C::group_consumer_heartbeat_interval_ms, 1>},
       {"group.consumer.regex.refresh.interval.ms",
-       [](C* c, const std::string& v) {
-         return ParseConfigInt<int32_t>("group.consumer.regex.refresh.interval.ms", v, 10000,
-                                        &c->group_consumer_regex_refresh_interval_ms);
-       }},
-      {"group.consumer.max.size",
-       [](C* c, const std::string& v) {
-         return ParseConfigInt<int32_t>("group.consumer.max.size", v, 1,
-                                        &c->group_consumer_max_size);
-       }},
+       SetConfigInt<C, int32_t, &C::group_consumer_regex_refresh_interval_ms, 10000>},
+      {"group.consumer.max.size", SetConfigInt<C, int32_t, &C::group_consumer_max_size, 1>},
       {"group.consumer.assignors", SetAssignors},
       {"group.consumer.migration.policy", SetMigrationPolicy},
       {"offset.metadata.max.bytes",
-       [](C* c, const std::string& v) {
-         return ParseConfigInt<int32_t>("offset.metadata.max.bytes", v, INT32_MIN,
-                                        &c->offset_metadata_max_bytes);
-       }},
+       SetConfigInt<C, int32_t, &C::offset_metadata_max_bytes, INT32_MIN>},
       {"offsets.retention.minutes",
-       [](C* c, const std::string& v) {
+       [](C* c, const std::string&, const std::string& v) {
          int32_t x = 0;
          Status s = ParseConfigInt<int32_t>("offsets.retention.minutes", v, 1, &x);
          if (s.ok()) c->offsets_retention_minutes = x;
          return s;
        }},
       {"offsets.retention.check.interval.ms",
-       [](C* c, const std::string& v) {
-         return ParseConfigInt<int64_t>("offsets.retention.check.interval.ms", v, 1,
-                                        &c->offsets_retention_check_interval_ms);
-       }},
+       SetConfigInt<C, int64_t, &C::offsets_retention_check_interval_ms, 1>},
   };
   return setters;
 }

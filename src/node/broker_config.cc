@@ -17,14 +17,11 @@ using C = BrokerConfig;
 // The node's own keys.
 const ConfigSetters<C>& NodeSetters() {
   static const ConfigSetters<C> setters = {
-      {"auto.create.topics.enable",
-       [](C* c, const std::string& v) {
-         return ParseConfigBool("auto.create.topics.enable", v, &c->auto_create_topics_enable);
-       }},
+      {"auto.create.topics.enable", SetConfigBool<C, &C::auto_create_topics_enable>},
       // One node holds every replica there is: a factor above 1 could never be met (Kafka
       // refuses such a topic with InvalidReplicationFactorException, too few brokers).
       {"default.replication.factor",
-       [](C* c, const std::string& v) {
+       [](C* c, const std::string&, const std::string& v) {
          Status st = ParseConfigInt<int16_t>("default.replication.factor", v, 1,
                                              &c->default_replication_factor);
          if (st.ok() && c->default_replication_factor != 1) {

@@ -11,45 +11,29 @@ using C = RemoteLogStorageConfig;
 
 const ConfigSetters<C>& Setters() {
   static const ConfigSetters<C> setters = {
-      {"remote.log.manager.task.interval.ms",
-       [](C* c, const std::string& v) {
-         return ParseConfigInt<int64_t>("remote.log.manager.task.interval.ms", v, 1,
-                                        &c->task_interval_ms);
-       }},
+      {"remote.log.manager.task.interval.ms", SetConfigInt<C, int64_t, &C::task_interval_ms, 1>},
       {"remote.log.index.file.cache.total.size.bytes",
-       [](C* c, const std::string& v) {
-         return ParseConfigInt<int64_t>("remote.log.index.file.cache.total.size.bytes", v, 1,
-                                        &c->index_file_cache_total_size_bytes);
-       }},
+       SetConfigInt<C, int64_t, &C::index_file_cache_total_size_bytes, 1>},
       {"remote.log.metadata.custom.metadata.max.bytes",
-       [](C* c, const std::string& v) {
-         return ParseConfigInt<int32_t>("remote.log.metadata.custom.metadata.max.bytes", v, 0,
-                                        &c->custom_metadata_max_bytes);
-       }},
+       SetConfigInt<C, int32_t, &C::custom_metadata_max_bytes, 0>},
       {"remote.log.manager.copier.thread.pool.size",
-       [](C* c, const std::string& v) {
-         return ParseConfigInt<int32_t>("remote.log.manager.copier.thread.pool.size", v, 1,
-                                        &c->copier_thread_pool_size);
-       }},
+       SetConfigInt<C, int32_t, &C::copier_thread_pool_size, 1>},
       {"remote.log.storage.manager.class.name",
-       [](C* c, const std::string& v) {
+       [](C* c, const std::string&, const std::string& v) {
          c->storage_manager_class_name = v;
          return Status::OK();
        }},
       {"rlmm.config.remote.log.metadata.topic.num.partitions",
-       [](C* c, const std::string& v) {
+       [](C* c, const std::string&, const std::string& v) {
          return ParseConfigInt<int32_t>("remote.log.metadata.topic.num.partitions", v, 1,
                                         &c->metadata_topic_num_partitions);
        }},
       {"rlmm.config.remote.log.metadata.topic.retention.ms",
-       [](C* c, const std::string& v) {
+       [](C* c, const std::string&, const std::string& v) {
          return ParseConfigInt<int64_t>("remote.log.metadata.topic.retention.ms", v, -1,
                                         &c->metadata_topic_retention_ms);
        }},
-      {"remote.fetch.max.wait.ms",
-       [](C* c, const std::string& v) {
-         return ParseConfigInt<int64_t>("remote.fetch.max.wait.ms", v, 1, &c->fetch_max_wait_ms);
-       }},
+      {"remote.fetch.max.wait.ms", SetConfigInt<C, int64_t, &C::fetch_max_wait_ms, 1>},
   };
   return setters;
 }

@@ -12,39 +12,18 @@ using C = TransactionCoordinatorConfig;
 const ConfigSetters<C>& Setters() {
   static const ConfigSetters<C> setters = {
       {"transaction.state.log.num.partitions",
-       [](C* c, const std::string& v) {
-         return ParseConfigInt<int32_t>("transaction.state.log.num.partitions", v, 1,
-                                        &c->transaction_state_log_num_partitions);
-       }},
+       SetConfigInt<C, int32_t, &C::transaction_state_log_num_partitions, 1>},
       {"transaction.state.log.segment.bytes",
-       [](C* c, const std::string& v) {
-         return ParseConfigInt<int32_t>("transaction.state.log.segment.bytes", v, 1,
-                                        &c->transaction_state_log_segment_bytes);
-       }},
-      {"transaction.max.timeout.ms",
-       [](C* c, const std::string& v) {
-         return ParseConfigInt<int32_t>("transaction.max.timeout.ms", v, 1,
-                                        &c->transaction_max_timeout_ms);
-       }},
+       SetConfigInt<C, int32_t, &C::transaction_state_log_segment_bytes, 1>},
+      {"transaction.max.timeout.ms", SetConfigInt<C, int32_t, &C::transaction_max_timeout_ms, 1>},
       {"transactional.id.expiration.ms",
-       [](C* c, const std::string& v) {
-         return ParseConfigInt<int32_t>("transactional.id.expiration.ms", v, 1,
-                                        &c->transactional_id_expiration_ms);
-       }},
+       SetConfigInt<C, int32_t, &C::transactional_id_expiration_ms, 1>},
       {"transaction.abort.timed.out.transaction.cleanup.interval.ms",
-       [](C* c, const std::string& v) {
-         return ParseConfigInt<int32_t>(
-             "transaction.abort.timed.out.transaction.cleanup.interval.ms", v, 1,
-             &c->abort_timed_out_transaction_cleanup_interval_ms);
-       }},
+       SetConfigInt<C, int32_t, &C::abort_timed_out_transaction_cleanup_interval_ms, 1>},
       {"transaction.remove.expired.transaction.cleanup.interval.ms",
-       [](C* c, const std::string& v) {
-         return ParseConfigInt<int32_t>(
-             "transaction.remove.expired.transaction.cleanup.interval.ms", v, 1,
-             &c->remove_expired_transaction_cleanup_interval_ms);
-       }},
+       SetConfigInt<C, int32_t, &C::remove_expired_transaction_cleanup_interval_ms, 1>},
       {"transaction.version",
-       [](C* c, const std::string& v) {
+       [](C* c, const std::string&, const std::string& v) {
          int32_t x = 0;
          Status s = ParseConfigInt<int32_t>("transaction.version", v, 0, &x);
          if (s.ok() && x > 2) {
@@ -54,10 +33,7 @@ const ConfigSetters<C>& Setters() {
          return s;
        }},
       {"transaction.partition.verification.enable",
-       [](C* c, const std::string& v) {
-         return ParseConfigBool("transaction.partition.verification.enable", v,
-                                &c->transaction_partition_verification_enable);
-       }},
+       SetConfigBool<C, &C::transaction_partition_verification_enable>},
   };
   return setters;
 }
