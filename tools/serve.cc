@@ -31,7 +31,7 @@ Status Serve(const ServeOptions& options, const std::atomic<bool>& stop, std::os
   ThreadScheduler scheduler(config.background_threads);
   SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<LogManager> logs,
                           LogManager::Open(config, &scheduler, logger));
-  for (const std::string& k : config.ignored) logger("Ignoring broker setting " + k);
+  for (const std::string& k : config.ignored) logger.Info("Ignoring broker setting " + k);
   logs->StartTasks();
   SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<GroupCoordinator> groups,
                           GroupCoordinator::Open(config.group, logs.get(), &scheduler, logger));
@@ -49,7 +49,7 @@ Status Serve(const ServeOptions& options, const std::atomic<bool>& stop, std::os
       return opened.status().WithContext("tiered storage");
     }
     tiered = std::move(*opened);
-    logger("Tiered storage enabled: remote log manager started");
+    logger.Info("Tiered storage enabled: remote log manager started");
   }
 
   BrokerContext ctx;
@@ -91,14 +91,14 @@ Status Serve(const ServeOptions& options, const std::atomic<bool>& stop, std::os
   }
   const int port = server.value()->port();
   if (advertised.port == 0) ctx.advertised_port->store(port);
-  logger(fmt::format(
+  logger.Info(fmt::format(
       "[KafkaServer id={}] started (seglog {}); cluster id {}; listening on {}:{}", config.node_id,
       "0.1.0", ctx.cluster_id,
       config.listeners.front().host.empty() ? "0.0.0.0" : config.listeners.front().host, port));
   if (options.on_listening) options.on_listening(port);
   while (!stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
 
-  logger(fmt::format("[KafkaServer id={}] shutting down", config.node_id));
+  logger.Info(fmt::format("[KafkaServer id={}] shutting down", config.node_id));
   txns->Shutdown();                // no more markers,
   broker->Shutdown();              // parked fetches are answered first,
   groups->Shutdown();              // and joins waiting for a rebalance ...
@@ -106,7 +106,7 @@ Status Serve(const ServeOptions& options, const std::atomic<bool>& stop, std::os
   if (tiered) tiered->Shutdown();  // a copy in progress finishes; no new pass starts
   Status s = logs->Shutdown();
   scheduler.Shutdown();
-  logger(fmt::format("[KafkaServer id={}] shut down completed", config.node_id));
+  logger.Info(fmt::format("[KafkaServer id={}] shut down completed", config.node_id));
   return s;
 }
 
