@@ -147,9 +147,9 @@ Status ServeStorage(const NodeOptions& node, const std::atomic<bool>& stop, std:
   auto logger = KafkaLayoutLogger(out);
   SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<LogManager> m,
                           LogManager::Open(config, &scheduler, logger));
-  for (const std::string& k : config.ignored) logger("Ignoring broker setting " + k);
+  for (const std::string& k : config.ignored) logger.Info("Ignoring broker setting " + k);
   m->StartTasks();
-  logger("seglog storage node started");
+  logger.Info("seglog storage node started");
   while (!stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   return m->Shutdown();
 }

@@ -3,11 +3,7 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
-#include <ctime>
 #include <memory>
-#include <mutex>
-#include <string_view>
 
 #include "base/clock.h"
 #include "base/properties.h"
@@ -15,32 +11,6 @@
 #include "io/env.h"
 
 namespace seglog {
-
-std::function<void(const std::string&)> KafkaLayoutLogger(std::ostream& out) {
-  auto mu = std::make_shared<std::mutex>();
-  return [&out, mu](const std::string& line) {
-    const auto now = std::chrono::system_clock::now();
-    const auto ms =
-        std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()) % 1000;
-    const std::time_t t = std::chrono::system_clock::to_time_t(now);
-    std::tm tm{};
-    localtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
-    std::string_view level = "INFO";
-    std::string_view text = line;
-    for (std::string_view l : {"WARN", "ERROR", "DEBUG"}) {
-      if (text.size() > l.size() && text.substr(0, l.size()) == l && text[l.size()] == ' ') {
-        level = l;
-        text.remove_prefix(l.size() + 1);
-      }
-    }
-    std::lock_guard<std::mutex> lock(*mu);
-    out << "[" << buf << "," << fmt::format("{:03d}", ms.count()) << "] " << level << " " << text
-        << "\n";
-    out.flush();
-  };
-}
 
 Result<BrokerConfig> LoadNodeConfig(const NodeOptions& o) {
   BrokerConfig config;
@@ -79,8 +49,7 @@ Result<BrokerConfig> LoadNodeConfig(const NodeOptions& o) {
   return config;
 }
 
-Result<OneShotNode> OpenNode(const NodeOptions& o, bool read_only,
-                             std::function<void(const std::string&)> logger) {
+Result<OneShotNode> OpenNode(const NodeOptions& o, bool read_only, Logger logger) {
   SEGLOG_ASSIGN_OR_RETURN(BrokerConfig config, LoadNodeConfig(o));
   OneShotNode n;
   n.config = config;

@@ -22,6 +22,8 @@
 #include "base/scheduler.h"
 #include "manager/log_manager.h"
 #include "node/broker_config.h"
+#include "seglog/logger.h"
+#include "tools/kafka_layout.h"  // KafkaLayoutLogger, for the tools that print Kafka's layout
 
 namespace seglog {
 
@@ -46,8 +48,7 @@ struct OneShotNode {
 };
 
 // Opens the node (read-only or writable); `logger` receives the manager's lines.
-Result<OneShotNode> OpenNode(const NodeOptions& options, bool read_only,
-                             std::function<void(const std::string&)> logger = {});
+Result<OneShotNode> OpenNode(const NodeOptions& options, bool read_only, Logger logger = {});
 
 // Shuts the node down; returns `result`, or the shutdown's error when `result` is OK. A
 // writable node first removes the files whose deletion waits for file.delete.delay.ms rather
@@ -55,13 +56,9 @@ Result<OneShotNode> OpenNode(const NodeOptions& options, bool read_only,
 // lock, may then find a segment gone and fail with NotFound: run it again).
 Status FinishNode(OneShotNode& node, Status result);
 
-// A thread-safe logger writing Kafka's log4j layout to `out`: "[2026-12-01 14:33:38,810] INFO
-// line". A line starting "WARN ", "ERROR " or "DEBUG " is logged at that level. `out` must
-// outlive the logger.
-std::function<void(const std::string&)> KafkaLayoutLogger(std::ostream& out);
-
-// Whether a manager line is worth showing to the user of a one-shot tool: recovery, deletions,
-// cleaning and warnings, not routine loading.
+// Whether a manager line (as a Logger's line sink gets it: "WARN ..." for a warning) is worth
+// showing to the user of a one-shot tool: recovery, deletions, cleaning and warnings, not
+// routine loading.
 bool IsNoteworthyNodeLine(const std::string& line);
 
 }  // namespace seglog

@@ -25,6 +25,7 @@
 
 #include "seglog/file_slice.h"
 #include "seglog/log_config.h"
+#include "seglog/logger.h"
 #include "seglog/record_batch.h"
 #include "seglog/result.h"
 #include "seglog/scheduler.h"
@@ -162,9 +163,10 @@ struct LogOptions {
   // all of them refuse work (Kafka takes the whole directory offline). Optional.
   std::shared_ptr<std::atomic<bool>> directory_offline;
   // Receives the log's INFO/WARN lines in Kafka's words ("Rolled new log segment at offset 3830
-  // in 8 ms.", "Incremented log start offset to 3830 due to segment deletion", ...). Optional;
-  // called with the append lock held or from a scheduler task.
-  std::function<void(const std::string&)> logger;
+  // in 8 ms.", "Incremented log start offset to 3830 due to segment deletion", ...). Optional
+  // (seglog/logger.h: a lambda taking the line converts); called with the append lock held or
+  // from a scheduler task.
+  Logger logger;
   // The topic's id (Kafka Uuid text). When set, partition.metadata is written (or checked
   // against it) at open, as Kafka does before a partition's first append.
   std::string topic_id;
@@ -393,7 +395,6 @@ class Log {
   using DeletablePredicate = std::function<Result<bool>(LogSegment& segment, LogSegment* next)>;
   Result<int> DeletePrefixLocked(const DeletablePredicate& predicate,
                                  const std::function<void(LogSegment&)>& log_reason);
-  void Info(const std::string& line) const;
   // The leader epoch of `offset` (Kafka's epochForOffset): the newest epoch starting at or
   // below it; nullopt below the first one.
   std::optional<int32_t> EpochForOffset(int64_t offset) const;

@@ -44,6 +44,7 @@
 
 #include "seglog/log.h"
 #include "seglog/log_config.h"
+#include "seglog/logger.h"
 #include "seglog/result.h"
 #include "seglog/scheduler.h"
 #include "seglog/status.h"
@@ -71,10 +72,11 @@ struct StorageOptions {
   // StartBackgroundTasks, and the embedder drives them with RunTask. Either way one-shot tasks
   // (a rolled segment's flush, a deleted segment's delayed removal) go to the scheduler.
   bool start_background_tasks = true;
-  // Receives the node's INFO/WARN lines in Kafka's words ("Rolled new log segment ...",
-  // "Deleting segment ..."). Optional; called from any thread, sometimes under a log's lock:
-  // it must not call back into seglog.
-  std::function<void(const std::string&)> logger;
+  // Receives the node's INFO/WARN/ERROR lines in Kafka's words ("Rolled new log segment ...",
+  // "Deleting segment ..."). Optional (seglog/logger.h: a lambda taking the line converts, and
+  // gets "WARN ..." for a warning); called from any thread, sometimes under a log's lock: it
+  // must not call back into seglog.
+  Logger logger;
 };
 
 // Reads a server.properties file (java.util.Properties syntax) into name -> value.

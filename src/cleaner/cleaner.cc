@@ -357,9 +357,9 @@ namespace {
 // in - and Report. Lives for one Cleaner::Clean call. Thread safety: not thread-safe.
 class CleaningRound {
  public:
-  CleaningRound(int id, SkimpyOffsetMap* map, const std::function<void(const std::string&)>& info,
-                double io_limit, const std::function<void(int64_t)>& sleep_ms, Log& log,
-                std::string name, const LogToClean& range, int64_t now)
+  CleaningRound(int id, SkimpyOffsetMap* map, const Logger& info, double io_limit,
+                const std::function<void(int64_t)>& sleep_ms, Log& log, std::string name,
+                const LogToClean& range, int64_t now)
       : id_(id),
         map_(map),
         info_(info),
@@ -416,7 +416,7 @@ class CleaningRound {
 
  private:
   void Info(const std::string& line) const {
-    if (info_) info_(fmt::format("Cleaner {}: {}", id_, line));
+    if (info_) info_.Info(fmt::format("Cleaner {}: {}", id_, line));
   }
 
   // Kafka's Throttler: after each chunk, sleep until the bytes so far fit the rate.
@@ -745,7 +745,7 @@ class CleaningRound {
 
   const int id_;
   SkimpyOffsetMap* const map_;
-  const std::function<void(const std::string&)>& info_;
+  const Logger& info_;
   const double io_limit_;
   const std::function<void(int64_t)>& sleep_ms_;
   Log& log_;

@@ -25,6 +25,7 @@
 
 #include "cleaner/skimpy_offset_map.h"
 #include "seglog/log.h"
+#include "seglog/logger.h"
 
 namespace seglog {
 
@@ -70,7 +71,7 @@ class Cleaner {
   // `map` is this cleaner's offset map (log.cleaner.dedupe.buffer.size / threads).
   // `producer_id_expiration_ms`: producer.id.expiration.ms - the last batch of a producer
   // active more recently than that is kept even when emptied.
-  Cleaner(int id, SkimpyOffsetMap* map, std::function<void(const std::string&)> logger = {},
+  Cleaner(int id, SkimpyOffsetMap* map, Logger logger = {},
           int64_t producer_id_expiration_ms = 86400000)
       : id_(id),
         map_(map),
@@ -92,7 +93,7 @@ class Cleaner {
  private:
   const int id_;
   SkimpyOffsetMap* const map_;
-  const std::function<void(const std::string&)> logger_;
+  const Logger logger_;
   const int64_t producer_id_expiration_ms_;
   double io_limit_ = 0;  // bytes per second; 0: none
   std::function<void(int64_t)> sleep_ms_;

@@ -47,10 +47,8 @@ Result<ReplayStats> ReplayCoordinatorLog(Log& log, const std::string& name, Repl
         if (strict) {
           return it.status().WithContext(fmt::format("batch at offset {}", batch->base_offset()));
         }
-        if (handler.warn) {
-          handler.warn(fmt::format("WARN Skipping the rest of the batch at offset {} of {}: {}",
-                                   batch->base_offset(), name, it.status().ToString()));
-        }
+        handler.logger.Warn(fmt::format("Skipping the rest of the batch at offset {} of {}: {}",
+                                        batch->base_offset(), name, it.status().ToString()));
       }
     }
     if (strict && !walker.status().ok()) {

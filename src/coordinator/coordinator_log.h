@@ -28,6 +28,7 @@
 
 #include "coordinator/coordinator_record.h"
 #include "seglog/log.h"
+#include "seglog/logger.h"
 #include "seglog/record_batch.h"
 #include "seglog/result.h"
 
@@ -42,8 +43,8 @@ struct ReplayHandler {
   std::function<void(const RecordBatchView& batch, const Record& record)> record;
   // A control batch whose base offset is at or above the start offset (optional).
   std::function<void(const RecordBatchView& batch)> control;
-  // A line for the log (Kafka's WARN lines: a batch cut short); optional.
-  std::function<void(const std::string& line)> warn;
+  // Gets the load's warnings (Kafka's WARN lines: a batch cut short); optional.
+  Logger logger;
 };
 
 struct ReplayStats {

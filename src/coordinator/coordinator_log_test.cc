@@ -57,7 +57,7 @@ class CoordinatorLogTest : public ::testing::Test {
     h.control = [&](const RecordBatchView& batch) {
       seen.push_back(fmt::format("control@{}", batch.base_offset()));
     };
-    h.warn = [&](const std::string& line) {
+    h.logger = [&](const std::string& line) {
       if (warnings) warnings->push_back(line);
     };
     auto r = ReplayCoordinatorLog(*log_, "__consumer_offsets-0", policy, h);

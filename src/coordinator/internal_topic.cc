@@ -7,9 +7,8 @@
 
 namespace seglog {
 
-InternalTopic::InternalTopic(LogManager* logs, Options options,
-                             std::function<void(const std::string&)> info)
-    : logs_(logs), options_(std::move(options)), info_(std::move(info)) {
+InternalTopic::InternalTopic(LogManager* logs, Options options, Logger logger)
+    : logs_(logs), options_(std::move(options)), logger_(std::move(logger)) {
   Result<TopicMetadata> md = logs_->FindTopic(options_.name);
   partitions_ = md.ok() ? md->partitions : options_.partitions;
   ready_.store(md.ok(), std::memory_order_release);
@@ -25,10 +24,8 @@ Status InternalTopic::Ensure(const std::function<void(int32_t, std::shared_ptr<L
   if (ready()) return Status::OK();
   if (!logs_->FindTopic(options_.name).ok()) {
     SEGLOG_RETURN_IF_ERROR(logs_->CreateTopic(options_.name, partitions_, options_.configs));
-    if (info_) {
-      info_(fmt::format("Created the internal topic {} with {} partitions", options_.name,
-                        partitions_));
-    }
+    logger_.Info(fmt::format("Created the internal topic {} with {} partitions", options_.name,
+                             partitions_));
   }
   for (int32_t p = 0; p < partitions_; ++p) {
     Result<std::shared_ptr<Log>> log = logs_->GetLog({options_.name, p});

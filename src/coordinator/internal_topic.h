@@ -20,6 +20,7 @@
 #include "base/mutex.h"
 #include "manager/log_manager.h"
 #include "seglog/log.h"
+#include "seglog/logger.h"
 #include "seglog/status.h"
 
 namespace seglog {
@@ -31,9 +32,9 @@ class InternalTopic {
     int32_t partitions = 1;                      // when the topic does not exist yet
     std::map<std::string, std::string> configs;  // the topic's configs when created
   };
-  // Looks the topic up: an existing topic keeps its partition count. `info` gets a line when
-  // the topic is created (may be null).
-  InternalTopic(LogManager* logs, Options options, std::function<void(const std::string&)> info);
+  // Looks the topic up: an existing topic keeps its partition count. `logger` gets a line when
+  // the topic is created.
+  InternalTopic(LogManager* logs, Options options, Logger logger);
 
   const std::string& name() const { return options_.name; }
   int32_t partitions() const { return partitions_; }
@@ -49,7 +50,7 @@ class InternalTopic {
  private:
   LogManager* const logs_;
   const Options options_;
-  const std::function<void(const std::string&)> info_;
+  const Logger logger_;
   int32_t partitions_ = 0;  // fixed at construction
   Mutex mu_;                // serialises the creation
   std::atomic<bool> ready_{false};

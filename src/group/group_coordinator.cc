@@ -47,7 +47,7 @@ Status GroupCoordinator::Core::Append(Shard& s, const std::vector<OffsetsRecord>
   batch.producer_epoch = producer_epoch;
   Result<LogAppendInfo> info = AppendCoordinatorRecords(*s.log, records, batch);
   if (!info.ok()) {
-    Info(fmt::format("WARN Failed to write {} records to {}-{}: {}", records.size(),
+    Warn(fmt::format("Failed to write {} records to {}-{}: {}", records.size(),
                      kConsumerOffsetsTopic, s.partition, info.status().ToString()));
     return info.status();
   }
@@ -275,9 +275,8 @@ void GroupCoordinator::Core::Shutdown() {
 // ---- The facade ----
 
 Result<std::unique_ptr<GroupCoordinator>> GroupCoordinator::Open(
-    const GroupCoordinatorConfig& config, LogManager* logs, Scheduler* scheduler,
-    std::function<void(const std::string&)> logger) {
-  auto core = std::make_shared<Core>(config, logs, scheduler, std::move(logger));
+    const GroupCoordinatorConfig& config, LogManager* logs, Scheduler* scheduler, Logger logger) {
+  auto core = std::make_shared<Core>(config, logs, scheduler, logger);
   SEGLOG_RETURN_IF_ERROR(core->Open());
   return std::unique_ptr<GroupCoordinator>(new GroupCoordinator(std::move(core)));
 }

@@ -53,6 +53,7 @@
 #include "protocol/generated/leave_group_response.h"
 #include "protocol/generated/sync_group_request.h"
 #include "protocol/generated/sync_group_response.h"
+#include "seglog/logger.h"
 #include "seglog/result.h"
 #include "seglog/scheduler.h"
 #include "seglog/topic_partition.h"
@@ -66,10 +67,10 @@ inline constexpr const char* kConsumerOffsetsTopic = "__consumer_offsets";
 class GroupCoordinator {
  public:
   // Loads the groups and offsets of every existing __consumer_offsets partition. `logs` and
-  // `scheduler` must outlive the coordinator. `logger` gets Kafka-worded lines (may be null).
-  static Result<std::unique_ptr<GroupCoordinator>> Open(
-      const GroupCoordinatorConfig& config, LogManager* logs, Scheduler* scheduler,
-      std::function<void(const std::string&)> logger);
+  // `scheduler` must outlive the coordinator. `logger` gets Kafka-worded lines (may discard).
+  static Result<std::unique_ptr<GroupCoordinator>> Open(const GroupCoordinatorConfig& config,
+                                                        LogManager* logs, Scheduler* scheduler,
+                                                        Logger logger);
   ~GroupCoordinator();  // Shutdown()
   GroupCoordinator(const GroupCoordinator&) = delete;
   GroupCoordinator& operator=(const GroupCoordinator&) = delete;

@@ -572,7 +572,7 @@ void GroupCoordinator::Core::SyncLocked(Shard& s, const protocol::SyncGroupReque
     ClassicGroupMember* mm = g.FindMember(id);
     auto a = given.find(id);
     if (a == given.end()) {
-      Info(fmt::format("WARN Setting empty assignments for member {} of {} for generation {}.", id,
+      Warn(fmt::format("Setting empty assignments for member {} of {} for generation {}.", id,
                        g.group_id(), g.generation()));
       mm->assignment.clear();
     } else {

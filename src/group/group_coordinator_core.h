@@ -152,22 +152,23 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
   };
 
   Core(const GroupCoordinatorConfig& config, LogManager* logs, Scheduler* scheduler,
-       std::function<void(const std::string&)> logger)
+       const Logger& logger)
       : config_(config),
         logs_(logs),
         scheduler_(scheduler),
-        logger_(std::move(logger)),
+        logger_(logger.WithPrefix("[GroupCoordinator] ")),
         topic_(logs,
                {kConsumerOffsetsTopic,
                 config_.offsets_topic_num_partitions,
                 {{"cleanup.policy", "compact"},
                  {"compression.type", "producer"},
                  {"segment.bytes", std::to_string(config_.offsets_topic_segment_bytes)}}},
-               [this](const std::string& line) { Info(line); }) {}
+               logger_) {}
 
-  void Info(const std::string& line) const {
-    if (logger_) logger_("[GroupCoordinator] " + line);
-  }
+  // Kafka's "[GroupCoordinator] " prefix, after the level.
+  void Info(const std::string& line) const { logger_.Info(line); }
+  void Warn(const std::string& line) const { logger_.Warn(line); }
+  void Error(const std::string& line) const { logger_.Error(line); }
 
   static void RunAll(Completions* done) {
     for (auto& f : *done) f();
@@ -528,7 +529,7 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
   Scheduler* const scheduler_;
   // See MetadataVersion().
   std::atomic<int64_t> metadata_version_base_{0};
-  const std::function<void(const std::string&)> logger_;
+  const Logger logger_;  // with the "[GroupCoordinator] " prefix
   // Filled by Open, then never changed (each shard guards itself).
   std::vector<std::unique_ptr<Shard>> shards_;
   InternalTopic topic_;

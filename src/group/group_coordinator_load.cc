@@ -14,7 +14,7 @@ void GroupCoordinator::Core::LoadShard(Shard& s) {
   MutexLock l(&s.mu);
   if (!log.ok()) {
     s.failed = true;
-    Info(fmt::format("ERROR Failed to load metadata from {}: {}", tp, log.status().ToString()));
+    Error(fmt::format("Failed to load metadata from {}: {}", tp, log.status().ToString()));
     return;
   }
   s.log = *log;
@@ -24,7 +24,7 @@ void GroupCoordinator::Core::LoadShard(Shard& s) {
                   REQUIRES(s.mu) { ReplayControlBatch(s, batch, tp); };
   h.record = [&](const RecordBatchView& batch, const Record& r) REQUIRES(s.mu) {
     if (!r.key) {
-      Info(fmt::format("WARN Skipping a record without a key at offset {} of {}", r.offset, tp));
+      Warn(fmt::format("Skipping a record without a key at offset {} of {}", r.offset, tp));
       return;
     }
     std::optional<std::span<const uint8_t>> value;
@@ -32,7 +32,7 @@ void GroupCoordinator::Core::LoadShard(Shard& s) {
     if (r.key->size() >= 2 && IsConsumerGroupRecordType(LoadBEInt16(r.key->data()))) {
       Result<LoadedConsumerGroupRecord> cg = DecodeConsumerGroupRecord(*r.key, value);
       if (!cg.ok()) {
-        Info(fmt::format("WARN Skipping the corrupt record at offset {} of {}: {}", r.offset, tp,
+        Warn(fmt::format("Skipping the corrupt record at offset {} of {}: {}", r.offset, tp,
                          cg.status().ToString()));
         return;
       }
@@ -42,17 +42,17 @@ void GroupCoordinator::Core::LoadShard(Shard& s) {
     Result<LoadedOffsetsRecord> rec = DecodeOffsetsRecord(*r.key, value);
     if (!rec.ok()) {
       // Kafka fails the whole partition here; seglog keeps the rest of the groups.
-      Info(fmt::format("WARN Skipping the corrupt record at offset {} of {}: {}", r.offset, tp,
+      Warn(fmt::format("Skipping the corrupt record at offset {} of {}: {}", r.offset, tp,
                        rec.status().ToString()));
       return;
     }
     Replay(s, *rec, tp, r.offset, batch.producer_id());
   };
-  h.warn = [this](const std::string& line) { Info(line); };
+  h.logger = logger_;
   Result<ReplayStats> loaded = ReplayCoordinatorLog(*s.log, tp, ReplayPolicy::kLenient, h);
   if (!loaded.ok()) {
     s.failed = true;
-    Info(fmt::format("ERROR Failed to load metadata from {}: {}", tp, loaded.status().ToString()));
+    Error(fmt::format("Failed to load metadata from {}: {}", tp, loaded.status().ToString()));
     return;
   }
   const int64_t records = loaded->records;
@@ -183,8 +183,8 @@ void GroupCoordinator::Core::ReplayConsumerGroup(Shard& s, const LoadedConsumerG
     if (OwnedByAnotherMember(*g, m)) {
       // Records that disagree (Kafka fails the load with IllegalStateException): this one is
       // skipped, the member keeps what it had.
-      Info(
-          fmt::format("WARN Skipping the current assignment of member {} of group {}: it names "
+      Warn(
+          fmt::format("Skipping the current assignment of member {} of group {}: it names "
                       "partitions another member has",
                       m.member_id, g->group_id()));
       return;
@@ -237,8 +237,8 @@ void GroupCoordinator::Core::Replay(Shard& s, const LoadedOffsetsRecord& rec, co
     return;
   }
   const auto& u = std::get<UnknownOffsetsRecord>(rec);
-  Info(fmt::format(
-      "WARN Unknown record type {} while loading offsets and group metadata from {}. Ignoring "
+  Warn(fmt::format(
+      "Unknown record type {} while loading offsets and group metadata from {}. Ignoring "
       "it. It could be a left over from an aborted upgrade.",
       u.type, tp));
 }
@@ -263,8 +263,8 @@ void GroupCoordinator::Core::ReplayControlBatch(Shard& s, const RecordBatchView&
                                                 const std::string& tp) {
   Result<std::optional<bool>> marker = ReadEndTransactionMarker(batch);
   if (!marker.ok()) {
-    Info(fmt::format("WARN Skipping the control batch at offset {} of {}: {}", batch.base_offset(),
-                     tp, marker.status().ToString()));
+    Warn(fmt::format("Skipping the control batch at offset {} of {}: {}", batch.base_offset(), tp,
+                     marker.status().ToString()));
     return;
   }
   if (*marker) ReplayEndTransaction(s, batch.producer_id(), **marker);

@@ -236,7 +236,7 @@ int16_t GroupCoordinator::Core::CompleteTransaction(int32_t partition, int64_t p
   // The log's producer state checks the marker's producer epoch and coordinator epoch.
   Result<LogAppendInfo> info = s.log->AppendAsLeader(*batch, 0, AppendOrigin::kCoordinator);
   if (!info.ok()) {
-    Info(fmt::format("WARN Failed to write the {} marker of producer {} to {}-{}: {}",
+    Warn(fmt::format("Failed to write the {} marker of producer {} to {}-{}: {}",
                      commit ? "COMMIT" : "ABORT", producer_id, kConsumerOffsetsTopic, s.partition,
                      info.status().ToString()));
     const int16_t e = ke::FromStatus(info.status());

@@ -576,14 +576,14 @@ Status Log::RollLocked(int64_t expected_next_offset) {
   // at the next open (the loader falls back to an older snapshot), so the roll stands.
   st.producers->UpdateMapEndOffset(new_base);
   if (auto written = st.producers->TakeSnapshot(/*sync=*/false); !written.ok()) {
-    Info("WARN Failed to write producer snapshot: " + written.status().ToString());
+    options_.logger.Warn("Failed to write producer snapshot: " + written.status().ToString());
   } else if (*written) {
     st.unsynced_snapshots.push_back(**written);
   }
-  Info(fmt::format("Rolled new log segment at offset {} in {} ms.", new_base,
-                   std::chrono::duration_cast<std::chrono::milliseconds>(
-                       std::chrono::steady_clock::now() - roll_start)
-                       .count()));
+  options_.logger.Info(fmt::format("Rolled new log segment at offset {} in {} ms.", new_base,
+                                   std::chrono::duration_cast<std::chrono::milliseconds>(
+                                       std::chrono::steady_clock::now() - roll_start)
+                                       .count()));
   // The segment just closed is flushed off the append path (Kafka's flush-log task), which
   // then moves the recovery point to the new base offset.
   if (options_.scheduler != nullptr) {
@@ -654,10 +654,6 @@ Status Log::Flush(int64_t offset) {
 
 // ---------------------------------------------------------------------------------------------
 // Retention and the log start offset
-
-void Log::Info(const std::string& line) const {
-  if (options_.logger) options_.logger(line);
-}
 
 Status Log::WriteLeaderEpochs() {
   MutexLock lock(&state_->append_mu);

@@ -23,7 +23,7 @@ Status Log::MaybeIncrementLogStartOffsetLocked(int64_t offset, const std::string
   }
   if (offset <= log_start_offset()) return Status::OK();
   st.log_start_offset.store(offset, std::memory_order_release);
-  Info(fmt::format("Incremented log start offset to {} due to {}", offset, reason));
+  options_.logger.Info(fmt::format("Incremented log start offset to {} due to {}", offset, reason));
   st.producers->OnLogStartOffsetIncremented(offset);
   // The leader-epoch cache loses its entries below the new start (the last one moves up).
   if (!st.epochs.TruncateFromStart(offset)) return Status::OK();
@@ -89,8 +89,8 @@ Result<int> Log::DeletePrefixLocked(const DeletablePredicate& predicate,
   // only the local log start moves, and remote storage serves the offsets below it.
   auto survivor = snapshot->upper_bound(deletable.back()->base_offset());
   if (RemoteLogEnabledFor(dir_, config_, options_) && !config_.remote_log_copy_disable) {
-    Info(fmt::format("Incremented local log start offset to {} due to segment deletion",
-                     survivor->first));
+    options_.logger.Info(fmt::format(
+        "Incremented local log start offset to {} due to segment deletion", survivor->first));
   } else {
     SEGLOG_RETURN_IF_ERROR(MaybeIncrementLogStartOffsetLocked(survivor->first, "segment deletion"));
   }
@@ -128,7 +128,8 @@ std::vector<std::string> Log::MarkSnapshotsForDeletionLocked(
     auto renamed = state_->producers->RenameSnapshotForDeletion(seg->base_offset());
     if (!renamed.ok()) {
       // Left under its live name, it is a stray snapshot that the next open removes.
-      Info("WARN Failed to rename producer state snapshot: " + renamed.status().ToString());
+      options_.logger.Warn("Failed to rename producer state snapshot: " +
+                           renamed.status().ToString());
     } else if (*renamed) {
       out.push_back(**renamed);
     }
@@ -143,22 +144,20 @@ void Log::ScheduleDeletion(std::vector<std::shared_ptr<LogSegment>> segments,
     if (logger) {
       std::string list;
       for (const auto& seg : segments) list += (list.empty() ? "" : ", ") + seg->Describe();
-      logger("Deleting segment files " + list);
+      logger.Info("Deleting segment files " + list);
     }
     for (const auto& seg : segments) {
       const std::string name = seg->log_path().substr(seg->log_path().rfind('/') + 1);
       Status s = seg->DeleteFiles();
-      if (logger) {
-        logger(s.ok() ? fmt::format("Deleted log {}.", name)
-                      : fmt::format("Error deleting {}: {}", name, s.ToString()));
-      }
+      logger.Info(s.ok() ? fmt::format("Deleted log {}.", name)
+                         : fmt::format("Error deleting {}: {}", name, s.ToString()));
     }
     for (const std::string& path : files) {
       Status s = env->RemoveFile(path, true);
-      if (!s.ok() && logger) logger("WARN " + s.ToString());
+      if (!s.ok()) logger.Warn(s.ToString());
     }
     // A removal lost in a crash only leaves *.deleted files, which the loader removes.
-    if (Status s = env->SyncDirectory(dir); !s.ok() && logger) logger("WARN " + s.ToString());
+    if (Status s = env->SyncDirectory(dir); !s.ok()) logger.Warn(s.ToString());
   };
   if (options_.scheduler != nullptr) {
     options_.scheduler->Schedule("delete-file", std::move(delete_files),
@@ -184,14 +183,15 @@ Result<int> Log::DeleteOldSegmentsUnflushed() {
   {
     const int64_t start = log_start_offset();
     SEGLOG_ASSIGN_OR_RETURN(
-        const int n, DeletePrefixLocked(
-                         [start](LogSegment&, LogSegment* next) -> Result<bool> {
-                           return next != nullptr && next->base_offset() <= start;
-                         },
-                         [this, start](LogSegment& seg) {
-                           Info(fmt::format("Deleting segment {} due to log start offset {} breach",
-                                            seg.Describe(), start));
-                         }));
+        const int n,
+        DeletePrefixLocked(
+            [start](LogSegment&, LogSegment* next) -> Result<bool> {
+              return next != nullptr && next->base_offset() <= start;
+            },
+            [this, start](LogSegment& seg) {
+              options_.logger.Info(fmt::format(
+                  "Deleting segment {} due to log start offset {} breach", seg.Describe(), start));
+            }));
     total += n;
   }
   if (!config_.cleanup_delete) return total;
@@ -218,7 +218,8 @@ Result<int> Log::DeleteOldSegmentsUnflushed() {
     if (active.size() == 0) return Status::OK();
     SEGLOG_ASSIGN_OR_RETURN(const bool breached, breaches(active));
     if (!breached) return Status::OK();
-    Info(fmt::format("Rolling the active segment to make it eligible for deletion"));
+    options_.logger.Info(
+        fmt::format("Rolling the active segment to make it eligible for deletion"));
     return RollLocked(log_end_offset());
   };
   // 2. retention.bytes: delete while the log stays at or above the cap without the segment.
@@ -237,7 +238,7 @@ Result<int> Log::DeleteOldSegmentsUnflushed() {
             },
             [this, cap, &size_after, &local](LogSegment& seg) {
               size_after -= seg.size();
-              Info(fmt::format(
+              options_.logger.Info(fmt::format(
                   "Deleting segment {} due to {}log retention size {} breach. Log size after "
                   "deletion will be {}.",
                   seg.Describe(), local, cap, size_after));
@@ -257,8 +258,8 @@ Result<int> Log::DeleteOldSegmentsUnflushed() {
             [this, now, retention, &eligible](LogSegment& seg, LogSegment* next) -> Result<bool> {
               SEGLOG_ASSIGN_OR_RETURN(const int64_t largest, seg.LargestTimestamp());
               if (largest > now) {
-                Info(fmt::format(
-                    "WARN Segment {} has a largest timestamp {} in the future (now {}): it is "
+                options_.logger.Warn(fmt::format(
+                    "Segment {} has a largest timestamp {} in the future (now {}): it is "
                     "never deleted by retention.ms",
                     seg.log_path(), largest, now));
               }
@@ -266,7 +267,7 @@ Result<int> Log::DeleteOldSegmentsUnflushed() {
             },
             [this, retention, &local](LogSegment& seg) {
               auto max = seg.MaxTimestampAndOffsetSoFar();
-              Info(fmt::format(
+              options_.logger.Info(fmt::format(
                   "Deleting segment {} due to {}log retention time {}ms breach based "
                   "on {}",
                   seg.Describe(), local, retention,

@@ -133,17 +133,14 @@ Result<std::vector<ProducerStateEntry>> ParseProducerSnapshot(std::span<const ui
 // Checks and updates
 
 ProducerStateManager::ProducerStateManager(Env* env, std::string dir, std::string topic_partition,
-                                           int64_t producer_id_expiration_ms,
-                                           std::function<void(const std::string&)> logger)
+                                           int64_t producer_id_expiration_ms, Logger logger)
     : env_(env),
       dir_(std::move(dir)),
       topic_partition_(std::move(topic_partition)),
       producer_id_expiration_ms_(producer_id_expiration_ms),
       logger_(std::move(logger)) {}
 
-void ProducerStateManager::Warn(const std::string& line) const {
-  if (logger_) logger_("WARN " + line);
-}
+void ProducerStateManager::Warn(const std::string& line) const { logger_.Warn(line); }
 
 std::optional<ProducerStateEntry> ProducerStateManager::LastEntry(int64_t producer_id) const {
   auto it = producers_.find(producer_id);

@@ -50,6 +50,7 @@
 #include "io/env.h"
 #include "log/log_segment.h"
 #include "seglog/log.h"
+#include "seglog/logger.h"
 #include "seglog/record_batch.h"
 #include "seglog/result.h"
 
@@ -154,8 +155,7 @@ class ProducerStateManager {
   // replica's fenced epoch) - Kafka's INFO lines of its ProducerStateManager logger are not
   // sent, so a log's lines stay those of UnifiedLog. Nothing is read until LoadSnapshotFiles().
   ProducerStateManager(Env* env, std::string dir, std::string topic_partition,
-                       int64_t producer_id_expiration_ms,
-                       std::function<void(const std::string&)> logger = {});
+                       int64_t producer_id_expiration_ms, Logger logger = {});
 
   // The changes one append makes, computed by Prepare and applied by Commit.
   struct PendingUpdate {
@@ -238,7 +238,7 @@ class ProducerStateManager {
   const std::string dir_;
   const std::string topic_partition_;
   const int64_t producer_id_expiration_ms_;
-  const std::function<void(const std::string&)> logger_;
+  const Logger logger_;
   // Rebuilds ongoing_txns_ from the entries' current transactions (after a load).
   void RebuildOngoingTxns();
 

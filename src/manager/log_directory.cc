@@ -114,9 +114,8 @@ LogOptions LogDirectory::OptionsFor(const TopicPartition& tp, const std::string&
   o.directory_offline = offline_;
   o.on_storage_failure = [this](const Status& s) { MarkOffline(s); };
   if (o.logger) {
-    o.logger = [inner = o.logger,
-                prefix = fmt::format("[UnifiedLog partition={}, dir={}] ", PartitionDirName(tp),
-                                     dir_)](const std::string& line) { inner(prefix + line); };
+    o.logger = o.logger.WithPrefix(
+        fmt::format("[UnifiedLog partition={}, dir={}] ", PartitionDirName(tp), dir_));
   }
   return o;
 }
@@ -156,8 +155,7 @@ Result<std::shared_ptr<Log>> LogDirectory::GetLog(const TopicPartition& tp, cons
   return log;
 }
 
-Status LogDirectory::LoadAll(int threads, const std::function<void(const std::string&)>& progress,
-                             const ConfigFor& config_for) {
+Status LogDirectory::LoadAll(int threads, const Logger& logger, const ConfigFor& config_for) {
   const int64_t start = MonotonicMs();
   SEGLOG_ASSIGN_OR_RETURN(TopicMap topics, LoadTopics(env(), dir_));
   SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> names, env()->ListDirectory(dir_));
@@ -183,9 +181,7 @@ Status LogDirectory::LoadAll(int threads, const std::function<void(const std::st
   }
   Mutex progress_mu;
   int done = 0;
-  auto say = [&](const std::string& line) {
-    if (progress) progress(line);
-  };
+  auto say = [&](const std::string& line) { logger.Info(line); };
   say(fmt::format("Loading {} logs from {} with {} thread(s) after {} shutdown", jobs.size(), dir_,
                   std::max(1, threads), had_clean_shutdown_ ? "a clean" : "an unclean"));
   std::atomic<size_t> next{0};

@@ -42,6 +42,7 @@
 #include "manager/meta_properties.h"
 #include "manager/topic_store.h"
 #include "seglog/log.h"
+#include "seglog/logger.h"
 
 namespace seglog {
 
@@ -90,13 +91,13 @@ class LogDirectory {
 
   // Loads every partition directory (skipping KRaft's __cluster_metadata and -delete, -stray
   // and -future directories) with `threads` threads; configs and topic ids come from the topic
-  // store. `progress` receives one line per event, from the loading threads (serialised).
+  // store. `logger` receives one line per event, from the loading threads (serialised).
   // `config_for` gives a topic's config (default: the topic store's overrides on Kafka's
   // defaults).
   using ConfigFor =
       std::function<Result<LogConfig>(const std::string& topic, const TopicMetadata&)>;
-  Status LoadAll(int threads, const std::function<void(const std::string&)>& progress = {},
-                 const ConfigFor& config_for = {}) EXCLUDES(mu_);
+  Status LoadAll(int threads, const Logger& logger = {}, const ConfigFor& config_for = {})
+      EXCLUDES(mu_);
 
   // Flushes every open log to its end and writes recovery-point-offset-checkpoint.
   Status CheckpointRecoveryPoints() EXCLUDES(mu_, checkpoint_mu_);

@@ -18,15 +18,14 @@
 namespace seglog {
 
 Result<std::unique_ptr<LogManager>> LogManager::Open(const LogManagerConfig& config,
-                                                     Scheduler* scheduler,
-                                                     std::function<void(const std::string&)> logger,
+                                                     Scheduler* scheduler, Logger logger,
                                                      Env* env) {
   return OpenDirs(config, scheduler, std::move(logger), /*read_only=*/false, env);
 }
 
-Result<std::unique_ptr<LogManager>> LogManager::OpenReadOnly(
-    const LogManagerConfig& config, Scheduler* scheduler,
-    std::function<void(const std::string&)> logger, Env* env) {
+Result<std::unique_ptr<LogManager>> LogManager::OpenReadOnly(const LogManagerConfig& config,
+                                                             Scheduler* scheduler, Logger logger,
+                                                             Env* env) {
   return OpenDirs(config, scheduler, std::move(logger), /*read_only=*/true, env);
 }
 
@@ -36,15 +35,15 @@ Status LogManager::CheckWritable(const char* what) const {
       fmt::format("the log directories were opened read-only, so they cannot {}", what));
 }
 
-Result<std::unique_ptr<LogManager>> LogManager::OpenDirs(
-    const LogManagerConfig& config, Scheduler* scheduler,
-    std::function<void(const std::string&)> logger, bool read_only, Env* env) {
+Result<std::unique_ptr<LogManager>> LogManager::OpenDirs(const LogManagerConfig& config,
+                                                         Scheduler* scheduler, Logger logger,
+                                                         bool read_only, Env* env) {
   if (scheduler == nullptr) return Status::InvalidArgument("LogManager needs a scheduler");
   if (env == nullptr) env = Env::Default();
   std::unique_ptr<LogManager> m(new LogManager(config, scheduler, std::move(logger), env));
   m->read_only_ = read_only;
   MutexLock l(&m->mu_);
-  m->Info(fmt::format("Loading logs from log dirs {}", fmt::join(config.log_dirs, ", ")));
+  m->logger_.Info(fmt::format("Loading logs from log dirs {}", fmt::join(config.log_dirs, ", ")));
   for (const std::string& dir : config.log_dirs) {
     if (!read_only) SEGLOG_RETURN_IF_ERROR(env->CreateDirectories(dir));
     LogDirectoryOptions o;
@@ -104,10 +103,6 @@ Result<std::unique_ptr<LogManager>> LogManager::OpenDirs(
 }
 
 LogManager::~LogManager() { (void)Shutdown(); }
-
-void LogManager::Info(const std::string& line) const {
-  if (logger_) logger_(line);
-}
 
 namespace {
 // A log that was closed or deleted while a task held it: nothing to report.
@@ -204,8 +199,8 @@ Status LogManager::RemovePartition(const TopicPartition& tp, int64_t delay_ms) {
     return renamed.status().WithContext(
         fmt::format("deleting partition {} in {}", PartitionDirName(tp), d->dir()));
   }
-  Info(fmt::format("Log for partition {} is renamed to {} and is scheduled for deletion",
-                   PartitionDirName(tp), *renamed));
+  logger_.Info(fmt::format("Log for partition {} is renamed to {} and is scheduled for deletion",
+                           PartitionDirName(tp), *renamed));
   MutexLock l(&mu_);
   pending_deletes_.push_back({*renamed, scheduler_->NowMs() + delay_ms});
   return Status::OK();
@@ -237,8 +232,8 @@ Status LogManager::CreateTopic(const std::string& topic, int32_t partitions,
   }
   topics_created_.fetch_add(1, std::memory_order_acq_rel);
   SEGLOG_RETURN_IF_ERROR(SaveTopics());
-  Info(fmt::format("Created topic {} with {} partition(s) and topic id {}", topic, partitions,
-                   md.topic_id));
+  logger_.Info(fmt::format("Created topic {} with {} partition(s) and topic id {}", topic,
+                           partitions, md.topic_id));
   return Status::OK();
 }
 
@@ -280,7 +275,7 @@ Status LogManager::DeleteTopic(const std::string& topic) {
   for (int32_t p = 0; p < md.partitions; ++p) {
     Status s = RemovePartition({topic, p}, config.file_delete_delay_ms);
     if (!s.ok()) {
-      Info("ERROR " + s.ToString());
+      logger_.Error(s.ToString());
       if (first.ok()) first = s;
     }
   }
@@ -389,13 +384,13 @@ Result<std::shared_ptr<Log>> LogManager::GetLog(const TopicPartition& tp) const 
 void LogManager::StartTasks() {
   if (read_only_) return;  // a read-only view runs no task
   const int64_t delay = config_.log_initial_task_delay_ms;
-  Info(fmt::format("Starting log cleanup with a period of {} ms.",
-                   config_.log_retention_check_interval_ms));
+  logger_.Info(fmt::format("Starting log cleanup with a period of {} ms.",
+                           config_.log_retention_check_interval_ms));
   scheduler_->Schedule(
       "kafka-log-retention", [this] { (void)CleanupLogs(); }, delay,
       config_.log_retention_check_interval_ms);
-  Info(fmt::format("Starting log flusher with a default period of {} ms.",
-                   config_.log_flush_scheduler_interval_ms));
+  logger_.Info(fmt::format("Starting log flusher with a default period of {} ms.",
+                           config_.log_flush_scheduler_interval_ms));
   if (config_.log_flush_scheduler_interval_ms > 0 &&
       config_.log_flush_scheduler_interval_ms < INT64_MAX / 2) {
     scheduler_->Schedule(
@@ -524,14 +519,14 @@ Status LogManager::DeleteLogs(bool now) {
     const std::string name = pd.path.substr(pd.path.rfind('/') + 1);
     if (Status s = env_->RemoveTree(pd.path); !s.ok()) {
       // Kept for the next run; reported now.
-      Info(fmt::format("ERROR Exception while deleting {} in dir {}: {}", name, pd.path,
-                       s.ToString()));
+      logger_.Error(
+          fmt::format("Exception while deleting {} in dir {}: {}", name, pd.path, s.ToString()));
       if (first.ok()) first = s;
       MutexLock l(&mu_);
       pending_deletes_.push_back(pd);
       continue;
     }
-    Info(fmt::format("Deleted log for partition {} in {}.", name, pd.path));
+    logger_.Info(fmt::format("Deleted log for partition {} in {}.", name, pd.path));
   }
   return first;
 }
@@ -558,7 +553,7 @@ void LogManager::EndCleaning(const TopicPartition& tp, const Status& result, int
     return;
   }
   uncleanable_.insert(name);
-  Info(fmt::format(
+  logger_.Info(fmt::format(
       "Cleaner {}: Unexpected exception thrown when cleaning log {}. Marking its partition ({}) "
       "as uncleanable: {}",
       id, log.dir(), name, result.ToString()));
@@ -691,7 +686,7 @@ Status LogManager::Shutdown() {
     if (shut_down_) return Status::OK();
     shut_down_ = true;
   }
-  Info("Shutting down.");
+  logger_.Info("Shutting down.");
   // Running tasks finish first; none holds a manager lock while it works.
   scheduler_->Shutdown();
   MutexLock admin(&admin_mu_);
@@ -700,7 +695,7 @@ Status LogManager::Shutdown() {
     Status s = d->Close();
     if (first.ok() && !s.ok()) first = s;
   }
-  Info("Shutdown complete.");
+  logger_.Info("Shutdown complete.");
   return first;
 }
 

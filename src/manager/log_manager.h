@@ -54,6 +54,7 @@
 #include "manager/log_manager_config.h"
 #include "manager/producer_id_manager.h"
 #include "manager/topic_store.h"
+#include "seglog/logger.h"
 #include "seglog/topic_description.h"
 
 namespace seglog {
@@ -65,9 +66,9 @@ class LogManager {
   // shutdown), and queues leftover -delete directories. `scheduler` runs the tasks (a
   // MockScheduler in tests) and supplies the clock; it must outlive the manager. All file and
   // directory operations go through `env` (nullptr: Env::Default()), which must outlive it too.
-  static Result<std::unique_ptr<LogManager>> Open(
-      const LogManagerConfig& config, Scheduler* scheduler,
-      std::function<void(const std::string&)> logger = {}, Env* env = nullptr);
+  static Result<std::unique_ptr<LogManager>> Open(const LogManagerConfig& config,
+                                                  Scheduler* scheduler, Logger logger = {},
+                                                  Env* env = nullptr);
   // The same node, read-only, for the tools that read log directories (consume, get-offsets):
   // every directory opens with LogDirectoryOptions::read_only - no .lock (as Kafka's tools
   // read a live directory, a node may hold it meanwhile), nothing written, the clean-shutdown
@@ -75,9 +76,9 @@ class LogManager {
   // directory's files say: the checkpointed log start offsets and recovery points, the topic
   // store's configs. Topic operations, tasks and the cleaner fail with FailedPrecondition;
   // Shutdown closes the logs and writes nothing.
-  static Result<std::unique_ptr<LogManager>> OpenReadOnly(
-      const LogManagerConfig& config, Scheduler* scheduler,
-      std::function<void(const std::string&)> logger = {}, Env* env = nullptr);
+  static Result<std::unique_ptr<LogManager>> OpenReadOnly(const LogManagerConfig& config,
+                                                          Scheduler* scheduler, Logger logger = {},
+                                                          Env* env = nullptr);
   ~LogManager();
   LogManager(const LogManager&) = delete;
   LogManager& operator=(const LogManager&) = delete;
@@ -193,12 +194,11 @@ class LogManager {
   Status Shutdown() EXCLUDES(mu_);
 
  private:
-  LogManager(LogManagerConfig config, Scheduler* scheduler,
-             std::function<void(const std::string&)> logger, Env* env)
+  LogManager(LogManagerConfig config, Scheduler* scheduler, Logger logger, Env* env)
       : config_(std::move(config)), scheduler_(scheduler), logger_(std::move(logger)), env_(env) {}
-  static Result<std::unique_ptr<LogManager>> OpenDirs(
-      const LogManagerConfig& config, Scheduler* scheduler,
-      std::function<void(const std::string&)> logger, bool read_only, Env* env);
+  static Result<std::unique_ptr<LogManager>> OpenDirs(const LogManagerConfig& config,
+                                                      Scheduler* scheduler, Logger logger,
+                                                      bool read_only, Env* env);
   // At open, before the logs load: each <topic>-<p>.<uuid>-future directory (a move between
   // log directories, Kafka's AlterReplicaLogDirs, that a stop cut short) is settled. Beside its
   // partition's log (in any directory) it is renamed -delete, so the move is undone; without one
@@ -206,7 +206,6 @@ class LogManager {
   Status SettleFutureLogs() REQUIRES(mu_);
   // FailedPrecondition naming `what` in a read-only manager.
   Status CheckWritable(const char* what) const;
-  void Info(const std::string& line) const;
   LogDirectory* DirFor(const TopicPartition& tp) const;
   LogDirectory* LeastLoadedDir() const;
   // Writes the topic store (a copy of topics_) into every online directory, and updates
@@ -235,7 +234,7 @@ class LogManager {
 
   const LogManagerConfig config_;
   Scheduler* const scheduler_;
-  const std::function<void(const std::string&)> logger_;
+  const Logger logger_;
   bool read_only_ = false;  // set by OpenReadOnly before the manager is shared
   Env* const env_;
   Mutex admin_mu_ ACQUIRED_BEFORE(mu_);

@@ -74,8 +74,8 @@ int16_t LogManager::AlterReplicaLogDir(const TopicPartition& tp, const std::stri
   if (src->offline()) return kafka_error::kKafkaStorageError;  // its directory failed
   if (src == dest) return kafka_error::kNone;
   if (current->remote_log_enabled()) {
-    Info(fmt::format("Moving {} to {} refused: seglog does not move tiered partitions",
-                     PartitionDirName(tp), dest->dir()));
+    logger_.Info(fmt::format("Moving {} to {} refused: seglog does not move tiered partitions",
+                             PartitionDirName(tp), dest->dir()));
     return kafka_error::kKafkaStorageError;
   }
   Result<LogConfig> config = config_.TopicConfig(md.configs);
@@ -83,12 +83,12 @@ int16_t LogManager::AlterReplicaLogDir(const TopicPartition& tp, const std::stri
   Result<std::shared_ptr<Log>> future =
       dest->OpenFutureLog(tp, *config, md.topic_id, current->log_start_offset());
   if (!future.ok()) {
-    Info(fmt::format("Moving {} to {} failed: {}", PartitionDirName(tp), dest->dir(),
-                     future.status().ToString()));
+    logger_.Info(fmt::format("Moving {} to {} failed: {}", PartitionDirName(tp), dest->dir(),
+                             future.status().ToString()));
     return kafka_error::kKafkaStorageError;
   }
-  Info(fmt::format("Started moving partition {} from {} to {}", PartitionDirName(tp), src->dir(),
-                   dest->dir()));
+  logger_.Info(fmt::format("Started moving partition {} from {} to {}", PartitionDirName(tp),
+                           src->dir(), dest->dir()));
   MutexLock l(&mu_);
   moves_[tp] = dest;
   return kafka_error::kNone;
@@ -106,12 +106,13 @@ void LogManager::CancelMove(const TopicPartition& tp, const LogDirectory* only_t
   }
   Result<std::string> deleted = dest->RemoveFutureLog(tp);
   if (!deleted.ok()) {
-    Info(fmt::format("Cancelling the move of {}: {}", PartitionDirName(tp),
-                     deleted.status().ToString()));
+    logger_.Info(fmt::format("Cancelling the move of {}: {}", PartitionDirName(tp),
+                             deleted.status().ToString()));
     return;
   }
-  Info(fmt::format("The move of partition {} to {} is cancelled; {} is scheduled for deletion",
-                   PartitionDirName(tp), dest->dir(), *deleted));
+  logger_.Info(
+      fmt::format("The move of partition {} to {} is cancelled; {} is scheduled for deletion",
+                  PartitionDirName(tp), dest->dir(), *deleted));
   MutexLock l(&mu_);
   pending_deletes_.push_back({*deleted, scheduler_->NowMs()});
 }
@@ -129,8 +130,8 @@ Status LogManager::MoveReplicas(int64_t budget_bytes) {
     if (future == nullptr || !current.ok()) continue;  // cancelled or deleted meanwhile
     Result<int64_t> copied = CopyBatches(**current, *future, budget_bytes);
     if (!copied.ok()) {
-      Info(fmt::format("Moving {} to {} failed: {}", PartitionDirName(tp), dest->dir(),
-                       copied.status().ToString()));
+      logger_.Info(fmt::format("Moving {} to {} failed: {}", PartitionDirName(tp), dest->dir(),
+                               copied.status().ToString()));
       CancelMove(tp, dest);  // unless a newer move replaced it meanwhile
       continue;
     }
@@ -143,8 +144,8 @@ Status LogManager::MoveReplicas(int64_t budget_bytes) {
         if (it == moves_.end() || it->second != dest) continue;  // cancelled meanwhile
       }
       if (Status s = CompleteMove(tp, dest); !s.ok()) {
-        Info(fmt::format("Moving {} to {} failed: {}", PartitionDirName(tp), dest->dir(),
-                         s.ToString()));
+        logger_.Info(fmt::format("Moving {} to {} failed: {}", PartitionDirName(tp), dest->dir(),
+                                 s.ToString()));
       }
     }
     if (budget_bytes <= 0) break;
@@ -188,8 +189,9 @@ Status LogManager::CompleteMove(const TopicPartition& tp, LogDirectory* dest) {
     pending_deletes_.push_back({*deleted, scheduler_->NowMs() + config.file_delete_delay_ms});
   }
   SEGLOG_RETURN_IF_ERROR(promoted.status());
-  Info(fmt::format("Moved partition {} from {} to {} (log end offset {})", PartitionDirName(tp),
-                   src->dir(), dest->dir(), (*promoted)->log_end_offset()));
+  logger_.Info(fmt::format("Moved partition {} from {} to {} (log end offset {})",
+                           PartitionDirName(tp), src->dir(), dest->dir(),
+                           (*promoted)->log_end_offset()));
   return Status::OK();
 }
 
@@ -234,7 +236,7 @@ Status LogManager::SettleFutureLogs() {
             fmt::format("{}/{}.{}-delete", d->dir(), PartitionDirName(*tp), hex);
         SEGLOG_RETURN_IF_ERROR(env_->RenameFile(future, deleted));
         SEGLOG_RETURN_IF_ERROR(env_->SyncDirectory(d->dir()));
-        Info(
+        logger_.Info(
             fmt::format("The move of partition {} to {} did not finish; its log stays in {} and "
                         "the copy {} is renamed to {} for deletion",
                         PartitionDirName(*tp), d->dir(), current, future, deleted));
@@ -247,8 +249,8 @@ Status LogManager::SettleFutureLogs() {
       const std::string promoted = d->dir() + "/" + PartitionDirName(*tp);
       SEGLOG_RETURN_IF_ERROR(env_->RenameFile(future, promoted));
       SEGLOG_RETURN_IF_ERROR(env_->SyncDirectory(d->dir()));
-      Info(
-          fmt::format("WARN Partition {} has no log but the future log {}: it becomes the "
+      logger_.Warn(
+          fmt::format("Partition {} has no log but the future log {}: it becomes the "
                       "partition's log ({})",
                       PartitionDirName(*tp), future, promoted));
     }

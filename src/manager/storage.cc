@@ -47,9 +47,9 @@ Result<std::unique_ptr<Storage>> Storage::Open(const StorageOptions& options) {
     impl->owned_scheduler = std::make_unique<ThreadScheduler>(config.background_threads);
     scheduler = impl->owned_scheduler.get();
   }
-  if (options.logger && !config.ignored.empty()) {
-    options.logger(fmt::format("Ignoring broker configs outside storage: {}",
-                               fmt::join(config.ignored, ", ")));
+  if (!config.ignored.empty()) {
+    options.logger.Info(fmt::format("Ignoring broker configs outside storage: {}",
+                                    fmt::join(config.ignored, ", ")));
   }
   SEGLOG_ASSIGN_OR_RETURN(impl->manager, LogManager::Open(config, scheduler, options.logger));
   if (options.start_background_tasks) {

@@ -30,10 +30,6 @@ BrokerServer::BrokerServer(const BrokerConfig& config, Options options)
 
 BrokerServer::~BrokerServer() { (void)Shutdown(); }
 
-void BrokerServer::Log(const std::string& line) const {
-  if (options_.logger) options_.logger(line);
-}
-
 Result<std::unique_ptr<BrokerServer>> BrokerServer::Start(const BrokerConfig& config,
                                                           Options options) {
   std::unique_ptr<BrokerServer> s(new BrokerServer(config, std::move(options)));
@@ -46,10 +42,10 @@ Result<std::unique_ptr<BrokerServer>> BrokerServer::Start(const BrokerConfig& co
 }
 
 Status BrokerServer::StartAll() {
-  const auto& logger = options_.logger;
+  const Logger& logger = options_.logger;
   scheduler_ = std::make_unique<ThreadScheduler>(config_.background_threads);
   SEGLOG_ASSIGN_OR_RETURN(logs_, LogManager::Open(config_, scheduler_.get(), logger));
-  for (const std::string& k : config_.ignored) Log("Ignoring broker setting " + k);
+  for (const std::string& k : config_.ignored) logger.Info("Ignoring broker setting " + k);
   logs_->StartTasks();
   SEGLOG_ASSIGN_OR_RETURN(
       groups_, GroupCoordinator::Open(config_.group, logs_.get(), scheduler_.get(), logger));
@@ -61,7 +57,7 @@ Status BrokerServer::StartAll() {
     auto opened = TieredStorage::Open(config_.remote, logs_.get(), /*start_tasks=*/true, logger);
     if (!opened.ok()) return opened.status().WithContext("tiered storage");
     tiered_ = std::move(*opened);
-    Log("Tiered storage enabled: remote log manager started");
+    logger.Info("Tiered storage enabled: remote log manager started");
   }
 
   context_ = std::make_unique<BrokerContext>();
@@ -99,7 +95,7 @@ Status BrokerServer::StartAll() {
   port_ = server_->port();
   if (advertised.port == 0) ctx.advertised_port->store(port_);
   started_ = true;
-  Log(fmt::format(
+  logger.Info(fmt::format(
       "[KafkaServer id={}] started (seglog {}); cluster id {}; listening on {}:{}", config_.node_id,
       "0.1.0", ctx.cluster_id,
       config_.listeners.front().host.empty() ? "0.0.0.0" : config_.listeners.front().host, port_));
@@ -113,7 +109,8 @@ const std::string& BrokerServer::cluster_id() const { return context_->cluster_i
 Status BrokerServer::Shutdown() {
   if (shut_down_) return shutdown_status_;
   shut_down_ = true;
-  if (started_) Log(fmt::format("[KafkaServer id={}] shutting down", config_.node_id));
+  if (started_)
+    options_.logger.Info(fmt::format("[KafkaServer id={}] shutting down", config_.node_id));
   if (txns_) txns_->Shutdown();      // no more markers,
   if (broker_) broker_->Shutdown();  // parked fetches are answered first,
   if (groups_) groups_->Shutdown();  // and joins waiting for a rebalance ...
@@ -121,7 +118,8 @@ Status BrokerServer::Shutdown() {
   if (tiered_) tiered_->Shutdown();  // a copy in progress finishes; no new pass starts
   if (logs_) shutdown_status_ = logs_->Shutdown();
   if (scheduler_) scheduler_->Shutdown();
-  if (started_) Log(fmt::format("[KafkaServer id={}] shut down completed", config_.node_id));
+  if (started_)
+    options_.logger.Info(fmt::format("[KafkaServer id={}] shut down completed", config_.node_id));
   return shutdown_status_;
 }
 

@@ -23,6 +23,7 @@
 #include <string>
 
 #include "node/broker_config.h"
+#include "seglog/logger.h"
 #include "seglog/result.h"
 #include "seglog/status.h"
 #include "server/request_handler.h"
@@ -41,8 +42,9 @@ struct BrokerContext;
 class BrokerServer {
  public:
   struct Options {
-    // Receives the node's log lines in Kafka's words; must be thread-safe. Null: none.
-    std::function<void(const std::string&)> logger;
+    // Receives the node's log lines in Kafka's words; its sink must be thread-safe. Default:
+    // none.
+    Logger logger;
     // When set, the socket server talks to the handler this returns, which stands in front of
     // the broker (bench/compare/broker's null broker). Unset: the broker itself.
     std::function<std::unique_ptr<RequestHandler>(RequestHandler* broker)> front;
@@ -64,7 +66,6 @@ class BrokerServer {
  private:
   BrokerServer(const BrokerConfig& config, Options options);
   Status StartAll();
-  void Log(const std::string& line) const;
 
   const BrokerConfig config_;
   const Options options_;

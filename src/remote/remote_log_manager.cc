@@ -70,7 +70,7 @@ void RemoteLogManager::Start() {
   scheduler_->Schedule(
       "remote-log-manager",
       [this] {
-        if (Status s = RunOnce(); !s.ok()) Info("WARN remote log manager pass: " + s.ToString());
+        if (Status s = RunOnce(); !s.ok()) Warn("remote log manager pass: " + s.ToString());
       },
       options_.task_interval_ms, options_.task_interval_ms);
 }
@@ -82,10 +82,6 @@ void RemoteLogManager::Shutdown() {
 
 int64_t RemoteLogManager::Now() const {
   return options_.clock ? options_.clock() : scheduler_->NowMs();
-}
-
-void RemoteLogManager::Info(const std::string& line) const {
-  if (options_.logger) options_.logger(line);
 }
 
 RemoteLogManagerStats RemoteLogManager::stats() const {
@@ -117,7 +113,7 @@ Status RemoteLogManager::RunOnce() {
   for (PartitionRef& p : tiered) {
     if (shut_down_.load(std::memory_order_acquire)) break;
     Status s = RunPartition(p);
-    if (!s.ok()) Info(fmt::format("WARN {}: {}", p.tp.ToString(), s.ToString()));
+    if (!s.ok()) Warn(fmt::format("{}: {}", p.tp.ToString(), s.ToString()));
     keep(s);
   }
   for (const TopicIdPartition& id : to_delete) {
@@ -152,7 +148,7 @@ Status RemoteLogManager::CollectPartitions(std::vector<PartitionRef>* tiered,
         const int64_t local_start = p.log->local_log_start_offset();
         if (p.log->log_start_offset() < local_start) {
           Result<int64_t> raised = p.log->DeleteRecords(local_start);
-          if (!raised.ok()) Info("WARN " + raised.status().ToString());
+          if (!raised.ok()) Warn(raised.status().ToString());
         }
         to_delete->push_back(p.id);
       }
@@ -274,11 +270,11 @@ Status RemoteLogManager::CopySegment(PartitionRef& p, const RemoteCopyCandidate&
     stats_.copy_failures.fetch_add(1);
     if (failure.IsInvalidArgument() && copied.ok()) {
       copy_stopped_.insert(p.tp.ToString());
-      Info(fmt::format("ERROR {}; copying to remote storage is stopped for {} until a restart",
-                       failure.ToString(), p.tp.ToString()));
+      Error(fmt::format("{}; copying to remote storage is stopped for {} until a restart",
+                        failure.ToString(), p.tp.ToString()));
     }
     // The objects written so far go now; if that fails too, the next pass's cleanup retries.
-    if (Status d = DeleteRemoteSegment(md); !d.ok()) Info("WARN " + d.ToString());
+    if (Status d = DeleteRemoteSegment(md); !d.ok()) Warn(d.ToString());
     return failure;
   }
   md.custom_metadata = *copied;
@@ -374,7 +370,7 @@ Status RemoteLogManager::DeleteRemoteSegment(const RemoteLogSegmentMetadata& seg
     stats_.delete_failures.fetch_add(1);
     return s.WithContext(fmt::format("deleting {}", DescribeRemoteSegment(md)));
   }
-  if (Status s = cache_->Remove(md.segment_id.id); !s.ok()) Info("WARN " + s.ToString());
+  if (Status s = cache_->Remove(md.segment_id.id); !s.ok()) Warn(s.ToString());
   md.state = RemoteLogSegmentState::kDeleteSegmentFinished;
   md.event_timestamp_ms = Now();
   return rlmm_->UpdateRemoteLogSegmentMetadata(md);

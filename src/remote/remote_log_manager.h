@@ -48,6 +48,7 @@
 #include "remote/remote_log_metadata_manager.h"
 #include "remote/remote_storage_manager.h"
 #include "seglog/log.h"
+#include "seglog/logger.h"
 #include "seglog/scheduler.h"
 
 namespace seglog {
@@ -57,7 +58,7 @@ struct RemoteLogManagerOptions {
   int64_t task_interval_ms = 30000;         // remote.log.manager.task.interval.ms
   int32_t custom_metadata_max_bytes = 128;  // remote.log.metadata.custom.metadata.max.bytes
   std::function<int64_t()> clock;           // ms since the epoch; default: the scheduler's
-  std::function<void(const std::string&)> logger;
+  Logger logger;
 };
 
 // What a remote read returns: whole batches of one remote segment, as the store holds them.
@@ -147,7 +148,9 @@ class RemoteLogManager {
                             int64_t chunk_bytes,
                             const std::function<Result<bool>(const RecordBatchView&)>& fn);
   int64_t Now() const;
-  void Info(const std::string& line) const;
+  void Info(const std::string& line) const { options_.logger.Info(line); }
+  void Warn(const std::string& line) const { options_.logger.Warn(line); }
+  void Error(const std::string& line) const { options_.logger.Error(line); }
 
   LogManager* const logs_;
   RemoteStorageManager* const rsm_;

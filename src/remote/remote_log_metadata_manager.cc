@@ -376,8 +376,8 @@ Result<std::unique_ptr<RemoteLogMetadataManager>> RemoteLogMetadataManager::Open
     m->state_ = std::move(state);
   }
   if (m->skipped_records() > 0) {
-    m->Warn(fmt::format("Loaded {} with {} records skipped of {}", kTopic, m->skipped_records(),
-                        m->load_stats_.records));
+    m->LogLine(LogLevel::kInfo, fmt::format("Loaded {} with {} records skipped of {}", kTopic,
+                                            m->skipped_records(), m->load_stats_.records));
   }
   return m;
 }
@@ -389,16 +389,16 @@ Status RemoteLogMetadataManager::LoadPartition(int32_t p, const std::shared_ptr<
   h.record = [&](const RecordBatchView&, const Record& r) {
     if (!r.value) {
       ++load_stats_.undecodable;
-      Warn(
-          fmt::format("WARN Skipping the record without a value at offset {} of {}", r.offset, tp));
+      LogLine(LogLevel::kWarn,
+              fmt::format("Skipping the record without a value at offset {} of {}", r.offset, tp));
       return;
     }
     // Kafka's consumer reads the value only; a key, if any, is ignored.
     Result<RemoteLogMetadataRecord> record = protocol::DecodeRemoteLogMetadata(*r.value);
     if (!record.ok()) {
       ++load_stats_.undecodable;
-      Warn(fmt::format("WARN Skipping the undecodable record at offset {} of {}: {}", r.offset, tp,
-                       record.status().ToString()));
+      LogLine(LogLevel::kWarn, fmt::format("Skipping the undecodable record at offset {} of {}: {}",
+                                           r.offset, tp, record.status().ToString()));
       return;
     }
     Replay(*record, p, r.offset, state);
@@ -414,8 +414,8 @@ void RemoteLogMetadataManager::Replay(const RemoteLogMetadataRecord& record, int
                                       int64_t offset, State* state) {
   const auto skip = [&](int64_t* counter, const Status& why) {
     ++*counter;
-    Warn(fmt::format("WARN Dropping the event at offset {} of {}-{}: {}", offset, kTopic, p,
-                     why.ToString()));
+    LogLine(LogLevel::kWarn, fmt::format("Dropping the event at offset {} of {}-{}: {}", offset,
+                                         kTopic, p, why.ToString()));
   };
   // Kafka's RemotePartitionMetadataEventHandler.handleRemoteLogMetadata.
   if (const auto* add = std::get_if<RemoteLogSegmentMetadataRecord>(&record)) {
@@ -456,8 +456,8 @@ Result<std::shared_ptr<Log>> RemoteLogMetadataManager::LogFor(int32_t p) {
         return created.WithContext(fmt::format("creating {}", kTopic));
       }
       if (created.ok()) {
-        Warn(fmt::format("Created the internal topic {} with {} partitions", kTopic,
-                         options_.num_partitions));
+        LogLine(LogLevel::kInfo, fmt::format("Created the internal topic {} with {} partitions",
+                                             kTopic, options_.num_partitions));
       }
       md = logs_->FindTopic(topic);
       if (!md.ok()) return md.status();
@@ -681,8 +681,8 @@ int64_t RemoteLogMetadataManager::skipped_records() const {
   return load_stats_.undecodable + load_stats_.unknown_segment_updates + load_stats_.invalid_events;
 }
 
-void RemoteLogMetadataManager::Warn(const std::string& line) const {
-  if (options_.logger) options_.logger("[TopicBasedRemoteLogMetadataManager] " + line);
+void RemoteLogMetadataManager::LogLine(LogLevel level, const std::string& line) const {
+  options_.logger.Log(level, "[TopicBasedRemoteLogMetadataManager] " + line);
 }
 
 }  // namespace seglog

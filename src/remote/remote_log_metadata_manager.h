@@ -70,6 +70,7 @@
 #include "base/uuid.h"
 #include "protocol/remote_log_metadata_serde.h"
 #include "remote/remote_log_segment_metadata.h"
+#include "seglog/logger.h"
 #include "seglog/result.h"
 #include "seglog/status.h"
 
@@ -110,8 +111,8 @@ struct RemoteLogMetadataManagerOptions {
   // rlmm.config.remote.log.metadata.topic.retention.ms: the topic's retention.ms. Default -1
   // (unlimited, Kafka's: an event lost to retention loses a segment).
   int64_t retention_ms = -1;
-  // Load and skip lines ("WARN ..."); may be empty.
-  std::function<void(const std::string&)> logger;
+  // Load lines and (WARN) skipped records; may discard.
+  Logger logger;
 };
 
 // What Open's replay did.
@@ -252,7 +253,7 @@ class RemoteLogMetadataManager {
   // Appends `record` (the event of `partition`) to its metadata partition and fsyncs it.
   Status Write(const TopicIdPartition& partition, const protocol::RemoteLogMetadataRecord& record,
                int64_t timestamp_ms) REQUIRES(write_mu_);
-  void Warn(const std::string& line) const;
+  void LogLine(LogLevel level, const std::string& line) const;
   static std::vector<RemoteLogSegmentMetadata> SortedSegments(
       std::vector<RemoteLogSegmentMetadata> segments);
 

@@ -14,9 +14,9 @@ bool IsS3ClassName(const std::string& name) {
 }
 }  // namespace
 
-Result<std::unique_ptr<TieredStorage>> TieredStorage::Open(
-    const RemoteLogStorageConfig& config, LogManager* logs, bool start_tasks,
-    std::function<void(const std::string&)> logger) {
+Result<std::unique_ptr<TieredStorage>> TieredStorage::Open(const RemoteLogStorageConfig& config,
+                                                           LogManager* logs, bool start_tasks,
+                                                           Logger logger) {
   const std::string& name = config.storage_manager_class_name;
   if (!IsS3ClassName(name)) {
     return Status::InvalidArgument(fmt::format(
@@ -35,9 +35,10 @@ Result<std::unique_ptr<TieredStorage>> TieredStorage::Open(
   return t;
 }
 
-Result<std::unique_ptr<TieredStorage>> TieredStorage::OpenWith(
-    const RemoteLogStorageConfig& config, LogManager* logs, RemoteStorageManager* rsm,
-    bool start_tasks, std::function<void(const std::string&)> logger) {
+Result<std::unique_ptr<TieredStorage>> TieredStorage::OpenWith(const RemoteLogStorageConfig& config,
+                                                               LogManager* logs,
+                                                               RemoteStorageManager* rsm,
+                                                               bool start_tasks, Logger logger) {
   std::unique_ptr<TieredStorage> t(new TieredStorage());
   t->rsm_ = rsm;
   RemoteLogMetadataManagerOptions rlmm_options;

@@ -25,6 +25,7 @@
 #include "remote/remote_log_metadata_manager.h"
 #include "remote/remote_log_storage_config.h"
 #include "remote/remote_storage_manager.h"
+#include "seglog/logger.h"
 #include "seglog/scheduler.h"
 
 namespace seglog {
@@ -34,13 +35,14 @@ class TieredStorage {
   // Opens every part (no request is made to the store yet). `logs` must outlive it. With
   // `start_tasks`, the remote log manager's passes are scheduled (a server); without, only
   // reads are served (a tool).
-  static Result<std::unique_ptr<TieredStorage>> Open(
-      const RemoteLogStorageConfig& config, LogManager* logs, bool start_tasks,
-      std::function<void(const std::string&)> logger = {});
+  static Result<std::unique_ptr<TieredStorage>> Open(const RemoteLogStorageConfig& config,
+                                                     LogManager* logs, bool start_tasks,
+                                                     Logger logger = {});
   // Opens with another store (tests: LocalRemoteStorage), which must outlive it.
-  static Result<std::unique_ptr<TieredStorage>> OpenWith(
-      const RemoteLogStorageConfig& config, LogManager* logs, RemoteStorageManager* rsm,
-      bool start_tasks, std::function<void(const std::string&)> logger = {});
+  static Result<std::unique_ptr<TieredStorage>> OpenWith(const RemoteLogStorageConfig& config,
+                                                         LogManager* logs,
+                                                         RemoteStorageManager* rsm,
+                                                         bool start_tasks, Logger logger = {});
   ~TieredStorage();
   TieredStorage(const TieredStorage&) = delete;
   TieredStorage& operator=(const TieredStorage&) = delete;

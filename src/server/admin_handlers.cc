@@ -333,7 +333,7 @@ protocol::UnregisterBrokerResponseData HandleUnregisterBroker(
   }
   // Kafka's controller drops the registration (its broker registers again when it restarts);
   // here the node is its own controller and goes on serving, so nothing changes.
-  ctx.Log(
+  ctx.logger.Info(
       fmt::format("UnregisterBroker for this node ({}): a single node stays registered while "
                   "it runs",
                   ctx.node_id));

@@ -192,8 +192,8 @@ std::string ApiName(int16_t api_key) {
 }
 
 void ApiCall::Close(const std::string& why) {
-  ctx().Log(fmt::format("Closing socket connection to {} (connectionId={}): {}", rc.client_address,
-                        rc.connection_id, why));
+  ctx().logger.Info(fmt::format("Closing socket connection to {} (connectionId={}): {}",
+                                rc.client_address, rc.connection_id, why));
   respond.CloseConnection();
 }
 

@@ -45,8 +45,8 @@ void SendResponse(const BrokerContext& ctx, int16_t api_key, int16_t version,
   Status s = header.Encode(&w, protocol::ResponseHeaderVersion(api_key, version));
   if (s.ok()) s = body.Encode(&w, version);
   if (!s.ok()) {
-    ctx.Log(fmt::format("Failed to encode the {} v{} response: {}", ApiName(api_key), version,
-                        s.ToString()));
+    ctx.logger.Info(fmt::format("Failed to encode the {} v{} response: {}", ApiName(api_key),
+                                version, s.ToString()));
     respond.CloseConnection();
     return;
   }

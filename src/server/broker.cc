@@ -72,8 +72,8 @@ ResponseBuffer Broker::ToResponseBuffer(const ProtocolWriter& writer) {
 
 void Broker::Handle(const RequestContext& rc, std::vector<uint8_t> frame, Responder respond) {
   auto close = [&](const std::string& why) {
-    ctx_.Log(fmt::format("Closing socket connection to {} (connectionId={}): {}", rc.client_address,
-                         rc.connection_id, why));
+    ctx_.logger.Info(fmt::format("Closing socket connection to {} (connectionId={}): {}",
+                                 rc.client_address, rc.connection_id, why));
     respond.CloseConnection();
   };
   if (frame.size() < 8) {
@@ -128,7 +128,7 @@ void Broker::ServeFetch(ApiCall& call) {
   const int32_t correlation_id = call.correlation_id;
   auto parsed = protocol::ParseRequestBody<protocol::FetchRequestData>(call.body(), version);
   if (!parsed.ok()) {
-    ctx_.Log(
+    ctx_.logger.Info(
         fmt::format("Closing socket connection to {} (connectionId={}): Error getting "
                     "request for apiKey: FETCH, apiVersion: {}: {}",
                     rc.client_address, rc.connection_id, version, parsed.status().ToString()));

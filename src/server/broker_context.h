@@ -17,6 +17,7 @@
 #include <string>
 
 #include "manager/log_manager.h"
+#include "seglog/logger.h"
 #include "seglog/result.h"
 
 namespace seglog {
@@ -65,10 +66,7 @@ struct BrokerContext {
         .count();
   }
   // Log lines in Kafka's words.
-  std::function<void(const std::string&)> logger;
-  void Log(const std::string& line) const {
-    if (logger) logger(line);
-  }
+  Logger logger;
 };
 
 }  // namespace seglog

@@ -83,7 +83,7 @@ protocol::InitProducerIdResponseData HandleInitProducerId(
                            ? ctx.next_producer_id()
                            : Result<int64_t>(Status::FailedPrecondition("no producer id source"));
   if (!id.ok()) {
-    ctx.Log("InitProducerId failed: " + id.status().ToString());
+    ctx.logger.Info("InitProducerId failed: " + id.status().ToString());
     resp.error_code = kafka_error::kUnknownServerError;
     return resp;
   }

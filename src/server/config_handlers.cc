@@ -363,7 +363,7 @@ ApiError ApplyTopicConfigs(const BrokerContext& ctx, const std::string& topic,
                                                                     : kafka_error::FromStatus(s);
     return Error(code, kafka_error::MessageOf(s));
   }
-  ctx.Log(fmt::format("Altered the configs of topic {}", topic));
+  ctx.logger.Info(fmt::format("Altered the configs of topic {}", topic));
   return {};
 }
 

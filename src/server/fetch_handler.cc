@@ -123,8 +123,9 @@ FetchRead ReadFetch(const BrokerContext& ctx, const protocol::FetchRequestData& 
         if (!remote.IsOutOfRange()) {
           // The store's failure (missing, truncated or corrupt object, unreachable store):
           // Kafka answers a failed remote read UNKNOWN_SERVER_ERROR.
-          ctx.Log(fmt::format("Error reading remote storage for partition {} at offset {}: {}",
-                              tp.ToString(), part.fetch_offset, remote.ToString()));
+          ctx.logger.Info(
+              fmt::format("Error reading remote storage for partition {} at offset {}: {}",
+                          tp.ToString(), part.fetch_offset, remote.ToString()));
           fail(kafka_error::kUnknownServerError);
           pr.high_watermark = -1;
           pr.last_stable_offset = -1;
@@ -153,8 +154,9 @@ FetchRead ReadFetch(const BrokerContext& ctx, const protocol::FetchRequestData& 
           fail(kafka_error::kOffsetOutOfRange);
         } else {
           fail(kafka_error::FromStatus(data.status()));
-          ctx.Log(fmt::format("Error processing fetch with max size {} from partition {}: {}",
-                              limit, tp.ToString(), data.status().ToString()));
+          ctx.logger.Info(
+              fmt::format("Error processing fetch with max size {} from partition {}: {}", limit,
+                          tp.ToString(), data.status().ToString()));
         }
         pr.high_watermark = -1;
         pr.last_stable_offset = -1;

@@ -74,16 +74,16 @@ p::FindCoordinatorResponseData HandleFindCoordinator(const BrokerContext& ctx,
       if (ctx.groups == nullptr) {
         error = ke::kCoordinatorNotAvailable;
       } else if (Status s = ctx.groups->EnsureOffsetsTopic(); !s.ok()) {
-        ctx.Log(fmt::format("WARN Could not create the internal topic __consumer_offsets: {}",
-                            s.ToString()));
+        ctx.logger.Warn(fmt::format("Could not create the internal topic __consumer_offsets: {}",
+                                    s.ToString()));
         error = ke::kCoordinatorNotAvailable;
       }
     } else if (key_type == kTransactionKeyType) {
       if (ctx.txns == nullptr) {
         error = ke::kCoordinatorNotAvailable;
       } else if (Status s = ctx.txns->EnsureStateTopic(); !s.ok()) {
-        ctx.Log(fmt::format("WARN Could not create the internal topic __transaction_state: {}",
-                            s.ToString()));
+        ctx.logger.Warn(fmt::format("Could not create the internal topic __transaction_state: {}",
+                                    s.ToString()));
         error = ke::kCoordinatorNotAvailable;
       }
     } else if (key_type == kShareKeyType && version >= 6) {

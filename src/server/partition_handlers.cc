@@ -132,7 +132,8 @@ protocol::CreatePartitionsResponseData HandleCreatePartitions(
       fail(kafka_error::FromStatus(s), kafka_error::MessageOf(s));
       continue;
     }
-    ctx.Log(fmt::format("Added {} partition(s) to topic {}, now {}", additional, t.name, t.count));
+    ctx.logger.Info(
+        fmt::format("Added {} partition(s) to topic {}, now {}", additional, t.name, t.count));
   }
   return resp;
 }
@@ -160,8 +161,8 @@ protocol::DeleteRecordsResponseData HandleDeleteRecords(
       Result<int64_t> start = log.value()->DeleteRecords(p.offset);
       if (!start.ok()) {
         rp.error_code = kafka_error::FromStatus(start.status());
-        ctx.Log(fmt::format("DeleteRecords on {}-{} failed: {}", t.name, p.partition_index,
-                            start.status().ToString()));
+        ctx.logger.Info(fmt::format("DeleteRecords on {}-{} failed: {}", t.name, p.partition_index,
+                                    start.status().ToString()));
         continue;
       }
       rp.low_watermark = start.value();
@@ -303,7 +304,7 @@ protocol::DescribeTopicPartitionsResponseData HandleDescribeTopicPartitions(
     for (const auto& t : req.topics) names.insert(t.name);
   }
   auto refuse = [&](const std::string& message) {
-    ctx.Log("DescribeTopicPartitions refused: " + message);
+    ctx.logger.Info("DescribeTopicPartitions refused: " + message);
     for (const std::string& name : names) {
       auto& t = resp.topics.emplace_back();
       t.error_code = kafka_error::kInvalidRequest;

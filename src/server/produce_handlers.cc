@@ -127,7 +127,7 @@ protocol::ProduceResponseData HandleProduce(const BrokerContext& ctx,
                 code == kafka_error::kInvalidTxnState || code == kafka_error::kTransactionAbortable
                     ? std::optional<std::string>("Partition was not added to the transaction")
                     : std::nullopt;
-            ctx.Log(
+            ctx.logger.Info(
                 fmt::format("Error processing append operation on partition {}: the "
                             "transactional batch of producer {} failed verification ({})",
                             tp.ToString(), producer->producer_id, code));
@@ -151,8 +151,8 @@ protocol::ProduceResponseData HandleProduce(const BrokerContext& ctx,
           }
           pr.error_message = e.message;
         }
-        ctx.Log(fmt::format("Error processing append operation on partition {}: {}", tp.ToString(),
-                            info.status().ToString()));
+        ctx.logger.Info(fmt::format("Error processing append operation on partition {}: {}",
+                                    tp.ToString(), info.status().ToString()));
         continue;
       }
       // A retried batch (LogAppendInfo::duplicate) is answered with its original offsets.

@@ -26,17 +26,13 @@ struct ServerState {
       : options(std::move(o)),
         handler(h),
         queue(options.queued_max_requests),
-        log_prefix("[SocketServer listenerType=BROKER, nodeId=" + std::to_string(options.node_id) +
-                   "] ") {}
+        logger(options.logger.WithPrefix("[SocketServer listenerType=BROKER, nodeId=" +
+                                         std::to_string(options.node_id) + "] ")) {}
 
-  void Info(const std::string& line) const {
-    if (options.logger) options.logger(log_prefix + line);
-  }
-  void Warn(const std::string& line) const {
-    if (options.logger) options.logger("WARN " + log_prefix + line);
-  }
+  void Info(const std::string& line) const { logger.Info(line); }
+  void Warn(const std::string& line) const { logger.Warn(line); }
   void Debug(const std::string& line) const {
-    if (options.logger && options.log_debug) options.logger("DEBUG " + log_prefix + line);
+    if (options.log_debug) logger.Debug(line);
   }
 
   // A connection was closed: counts it and wakes a Shutdown waiting for the last one.
@@ -49,7 +45,7 @@ struct ServerState {
   const SocketServerOptions options;
   RequestHandler* const handler;
   RequestQueue queue;
-  const std::string log_prefix;
+  const Logger logger;  // options.logger with the server's prefix
   std::atomic<uint64_t> next_connection_id{1};
   std::atomic<int64_t> accepted{0};
   std::atomic<int64_t> rejected{0};

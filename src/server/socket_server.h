@@ -35,6 +35,7 @@
 #include <string_view>
 #include <vector>
 
+#include "seglog/logger.h"
 #include "seglog/result.h"
 #include "seglog/status.h"
 #include "server/listener_config.h"
@@ -59,10 +60,10 @@ struct SocketServerOptions {
   int64_t connections_max_idle_ms = 600000;
   // How long Shutdown() waits for requests in progress to be answered and written.
   int64_t shutdown_timeout_ms = 30000;
-  // Receives the server's log lines, in Kafka's words ("WARN " prefixes warnings). Called from
-  // the server's threads; must be thread-safe. Null: no logging.
-  std::function<void(const std::string&)> logger;
-  // Also log what Kafka logs at DEBUG (disconnects, idle closes), prefixed "DEBUG ".
+  // Receives the server's log lines, in Kafka's words, with their levels. Called from the
+  // server's threads; must be thread-safe. Default: no logging.
+  Logger logger;
+  // Also log what Kafka logs at DEBUG (disconnects, idle closes).
   bool log_debug = false;
 
   // Sets `key` when it is one of the server.properties settings above (num.network.threads,

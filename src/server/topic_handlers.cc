@@ -133,11 +133,12 @@ protocol::MetadataResponseData HandleMetadata(const BrokerContext& ctx,
       }
       Status created = ctx.logs->CreateTopic(name, ctx.num_partitions);
       if (created.ok()) {
-        ctx.Log(
+        ctx.logger.Info(
             fmt::format("Auto-created topic {} with {} partition(s)", name, ctx.num_partitions));
       } else if (!(created.code() ==
                    Status::Code::kAlreadyExists)) {  // another client may have just created it
-        ctx.Log(fmt::format("Auto-creation of topic {} failed: {}", name, created.ToString()));
+        ctx.logger.Info(
+            fmt::format("Auto-creation of topic {} failed: {}", name, created.ToString()));
       }
       md = ctx.logs->FindTopic(name);
     }
@@ -256,7 +257,7 @@ protocol::CreateTopicsResponseData HandleCreateTopics(const BrokerContext& ctx,
         fail(code, kafka_error::MessageOf(s));
         continue;
       }
-      ctx.Log(fmt::format("Created topic {} with {} partition(s)", t.name, partitions));
+      ctx.logger.Info(fmt::format("Created topic {} with {} partition(s)", t.name, partitions));
       if (Result<TopicMetadata> md = ctx.logs->FindTopic(t.name); md.ok()) {
         if (Result<Uuid> id = Uuid::Parse(md.value().topic_id); id.ok()) r.topic_id = id.value();
       }
@@ -295,7 +296,7 @@ protocol::DeleteTopicsResponseData HandleDeleteTopics(const BrokerContext& ctx,
       if (version >= 5) r.error_message = kafka_error::MessageOf(s);
       return;
     }
-    ctx.Log(fmt::format("Deleted topic {}", *name));
+    ctx.logger.Info(fmt::format("Deleted topic {}", *name));
     if (ctx.groups != nullptr) ctx.groups->OnTopicDeleted(*name);  // its committed offsets go
   };
   if (version >= 6) {

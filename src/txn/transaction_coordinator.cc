@@ -53,22 +53,22 @@ class TransactionCoordinator::Core : public std::enable_shared_from_this<Core> {
   };
 
   Core(const TransactionCoordinatorConfig& config, LogManager* logs, Scheduler* scheduler,
-       std::function<void(const std::string&)> logger)
+       const Logger& logger)
       : config_(config),
         logs_(logs),
         scheduler_(scheduler),
-        logger_(std::move(logger)),
+        logger_(logger.WithPrefix("[TransactionCoordinator id=1] ")),
         topic_(logs,
                {kTransactionStateTopic,
                 config_.transaction_state_log_num_partitions,
                 {{"cleanup.policy", "compact"},
                  {"compression.type", "uncompressed"},
                  {"segment.bytes", std::to_string(config_.transaction_state_log_segment_bytes)}}},
-               [this](const std::string& line) { Info(line); }) {}
+               logger_) {}
 
-  void Info(const std::string& line) const {
-    if (logger_) logger_("[TransactionCoordinator id=1] " + line);
-  }
+  void Info(const std::string& line) const { logger_.Info(line); }
+  void Warn(const std::string& line) const { logger_.Warn(line); }
+  void Error(const std::string& line) const { logger_.Error(line); }
 
   Status Open() {
     for (int32_t p = 0; p < topic_.partitions(); ++p) {
@@ -144,7 +144,7 @@ class TransactionCoordinator::Core : public std::enable_shared_from_this<Core> {
       } else {
         Result<int64_t> pid = logs_->NextProducerId();
         if (!pid.ok()) {
-          Info("ERROR Failed to allocate a producer id: " + pid.status().ToString());
+          Error("Failed to allocate a producer id: " + pid.status().ToString());
           return fail(ke::kCoordinatorNotAvailable);
         }
         m.transactional_id = id;
@@ -464,8 +464,8 @@ class TransactionCoordinator::Core : public std::enable_shared_from_this<Core> {
           break;
         case ke::kUnknownTopicOrPartition:
           // The topic is gone (deleted while the transaction was open): nothing to mark.
-          Info(
-              fmt::format("WARN Dropping the {} marker of {} for {}: the partition no longer "
+          Warn(
+              fmt::format("Dropping the {} marker of {} for {}: the partition no longer "
                           "exists",
                           commit ? "COMMIT" : "ABORT", id, tp.ToString()));
           break;
@@ -473,15 +473,15 @@ class TransactionCoordinator::Core : public std::enable_shared_from_this<Core> {
         case ke::kTransactionCoordinatorFenced:
           refused = true;
           left.insert(tp);
-          Info(
-              fmt::format("ERROR The {} marker of {} (producer id {}, epoch {}) was refused by "
+          Error(
+              fmt::format("The {} marker of {} (producer id {}, epoch {}) was refused by "
                           "{} with error {}; the transaction stays in its prepared state",
                           commit ? "COMMIT" : "ABORT", id, pid, epoch, tp.ToString(), code));
           break;
         default:
           left.insert(tp);
-          Info(
-              fmt::format("WARN The {} marker of {} for {} failed with error {}; it will be "
+          Warn(
+              fmt::format("The {} marker of {} for {} failed with error {}; it will be "
                           "retried",
                           commit ? "COMMIT" : "ABORT", id, tp.ToString(), code));
           break;
@@ -699,8 +699,8 @@ class TransactionCoordinator::Core : public std::enable_shared_from_this<Core> {
     batch.now_ms = scheduler_->NowMs();
     Result<LogAppendInfo> info = AppendCoordinatorRecords(*s.log, {&r, 1}, batch);
     if (!info.ok()) {
-      Info(fmt::format("WARN Failed to write a record to {}-{}: {}", kTransactionStateTopic,
-                       s.partition, info.status().ToString()));
+      Warn(fmt::format("Failed to write a record to {}-{}: {}", kTransactionStateTopic, s.partition,
+                       info.status().ToString()));
       return TransactionCoordinatorAppendError(info.status());
     }
     return ke::kNone;
@@ -712,8 +712,8 @@ class TransactionCoordinator::Core : public std::enable_shared_from_this<Core> {
     MutexLock l(&s.mu);
     if (!log.ok()) {
       s.failed = true;
-      Info(fmt::format("ERROR Failed to load transaction metadata from {}: {}", tp,
-                       log.status().ToString()));
+      Error(fmt::format("Failed to load transaction metadata from {}: {}", tp,
+                        log.status().ToString()));
       return;
     }
     s.log = *log;
@@ -721,19 +721,19 @@ class TransactionCoordinator::Core : public std::enable_shared_from_this<Core> {
     ReplayHandler h;
     h.record = [&](const RecordBatchView&, const Record& r) REQUIRES(s.mu) {
       if (!r.key) {
-        Info(fmt::format("WARN Skipping a record without a key at offset {} of {}", r.offset, tp));
+        Warn(fmt::format("Skipping a record without a key at offset {} of {}", r.offset, tp));
         return;
       }
       std::optional<std::span<const uint8_t>> value;
       if (r.value) value = *r.value;
       Result<LoadedTransactionRecord> rec = DecodeTransactionRecord(*r.key, value);
       if (!rec.ok()) {
-        Info(fmt::format("WARN Skipping the corrupt record at offset {} of {}: {}", r.offset, tp,
+        Warn(fmt::format("Skipping the corrupt record at offset {} of {}: {}", r.offset, tp,
                          rec.status().ToString()));
         return;
       }
       if (!rec->skipped.empty()) {
-        Info(fmt::format("WARN {} (offset {} of {})", rec->skipped, r.offset, tp));
+        Warn(fmt::format("{} (offset {} of {})", rec->skipped, r.offset, tp));
         return;
       }
       if (rec->metadata) {
@@ -742,12 +742,12 @@ class TransactionCoordinator::Core : public std::enable_shared_from_this<Core> {
         s.txns.erase(rec->transactional_id);
       }
     };
-    h.warn = [this](const std::string& line) { Info(line); };
+    h.logger = logger_;
     Result<ReplayStats> loaded = ReplayCoordinatorLog(*s.log, tp, ReplayPolicy::kLenient, h);
     if (!loaded.ok()) {
       s.failed = true;
-      Info(fmt::format("ERROR Failed to load transaction metadata from {}: {}", tp,
-                       loaded.status().ToString()));
+      Error(fmt::format("Failed to load transaction metadata from {}: {}", tp,
+                        loaded.status().ToString()));
       return;
     }
     int prepared = 0;
@@ -773,7 +773,7 @@ class TransactionCoordinator::Core : public std::enable_shared_from_this<Core> {
   const TransactionCoordinatorConfig config_;
   LogManager* const logs_;
   Scheduler* const scheduler_;
-  const std::function<void(const std::string&)> logger_;
+  const Logger logger_;  // with the coordinator's prefix
   InternalTopic topic_;
   std::vector<std::unique_ptr<Shard>> shards_;  // fixed at Open
   std::atomic<bool> shut_down_{false};
@@ -783,8 +783,8 @@ class TransactionCoordinator::Core : public std::enable_shared_from_this<Core> {
 
 Result<std::unique_ptr<TransactionCoordinator>> TransactionCoordinator::Open(
     const TransactionCoordinatorConfig& config, LogManager* logs, Scheduler* scheduler,
-    std::function<void(const std::string&)> logger) {
-  auto core = std::make_shared<Core>(config, logs, scheduler, std::move(logger));
+    Logger logger) {
+  auto core = std::make_shared<Core>(config, logs, scheduler, logger);
   SEGLOG_RETURN_IF_ERROR(core->Open());
   return std::unique_ptr<TransactionCoordinator>(new TransactionCoordinator(std::move(core)));
 }

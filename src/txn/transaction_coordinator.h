@@ -45,6 +45,7 @@
 #include "protocol/generated/describe_transactions_response.h"
 #include "protocol/generated/list_transactions_request.h"
 #include "protocol/generated/list_transactions_response.h"
+#include "seglog/logger.h"
 #include "seglog/result.h"
 #include "seglog/scheduler.h"
 #include "seglog/topic_partition.h"
@@ -64,10 +65,10 @@ class TransactionCoordinator {
                             int32_t coordinator_epoch, bool commit, int64_t timestamp_ms)>;
 
   // Loads every partition of __transaction_state that exists. Markers are not written until
-  // Start(). `logs` and `scheduler` must outlive the coordinator; `logger` may be null.
+  // Start(). `logs` and `scheduler` must outlive the coordinator; `logger` may discard.
   static Result<std::unique_ptr<TransactionCoordinator>> Open(
       const TransactionCoordinatorConfig& config, LogManager* logs, Scheduler* scheduler,
-      std::function<void(const std::string&)> logger);
+      Logger logger);
   ~TransactionCoordinator();  // Shutdown()
   TransactionCoordinator(const TransactionCoordinator&) = delete;
   TransactionCoordinator& operator=(const TransactionCoordinator&) = delete;

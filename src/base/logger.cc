@@ -1,0 +1,67 @@
+// Logger: see seglog/logger.h.
+#include "seglog/logger.h"
+
+namespace seglog {
+
+std::string_view LogLevelName(LogLevel level) {
+  switch (level) {
+    case LogLevel::kDebug:
+      return "DEBUG";
+    case LogLevel::kInfo:
+      return "INFO";
+    case LogLevel::kWarn:
+      return "WARN";
+    case LogLevel::kError:
+      return "ERROR";
+  }
+  return "INFO";
+}
+
+Logger::Logger(Sink sink, int /*tag*/) {
+  if (sink) impl_ = std::make_shared<const Impl>(Impl{std::move(sink), {}});
+}
+
+Logger Logger::FromLineSink(LineSink sink) {
+  if (!sink) return Logger();
+  return Logger(Sink([sink = std::move(sink)](LogLevel level, std::string_view line) {
+                  sink(LegacyLine(level, line));
+                }),
+                0);
+}
+
+void Logger::Log(LogLevel level, std::string_view message) const {
+  if (!impl_) return;
+  if (impl_->prefix.empty()) {
+    impl_->sink(level, message);
+    return;
+  }
+  std::string line;
+  line.reserve(impl_->prefix.size() + message.size());
+  line.append(impl_->prefix).append(message);
+  impl_->sink(level, line);
+}
+
+Logger Logger::WithPrefix(std::string_view prefix) const {
+  if (!impl_) return Logger();
+  Logger l;
+  std::string p = impl_->prefix;
+  p.append(prefix);
+  l.impl_ = std::make_shared<const Impl>(Impl{impl_->sink, std::move(p)});
+  return l;
+}
+
+const std::string& Logger::prefix() const {
+  static const std::string kEmpty;
+  return impl_ ? impl_->prefix : kEmpty;
+}
+
+std::string Logger::LegacyLine(LogLevel level, std::string_view line) {
+  if (level == LogLevel::kInfo) return std::string(line);
+  const std::string_view name = LogLevelName(level);
+  std::string out;
+  out.reserve(name.size() + 1 + line.size());
+  out.append(name).append(" ").append(line);
+  return out;
+}
+
+}  // namespace seglog
