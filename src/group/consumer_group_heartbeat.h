@@ -38,8 +38,8 @@
 #include <vector>
 
 #include "group/consumer_group.h"
-#include "group/offsets_records.h"
 #include "group/group_coordinator_config.h"
+#include "group/offsets_records.h"
 #include "protocol/generated/consumer_group_heartbeat_request.h"
 #include "protocol/generated/consumer_group_heartbeat_response.h"
 

@@ -193,7 +193,8 @@ TEST_F(LogManagerFaultTest, ACleanerSwapWhoseRenameFailsTakesTheLogOffline) {
 TEST_F(LogManagerFaultTest, AMoveWhoseSwapFailsLosesNothing) {
   TempDir second;
   auto open_two = [&](Env* env) {
-    auto config = LogManagerConfig::FromProperties({{"log.dirs", dir_.path() + "," + second.path()}});
+    auto config =
+        LogManagerConfig::FromProperties({{"log.dirs", dir_.path() + "," + second.path()}});
     EXPECT_TRUE(config.ok());
     schedulers_.push_back(std::make_unique<MockScheduler>(kT0));
     auto m = LogManager::Open(

@@ -95,8 +95,8 @@ TEST(LogManagerProducerTest, NextProducerIdAndTheExpirationTask) {
   MockScheduler scheduler(kT0);
   auto config =
       LogManagerConfig::FromProperties({{"log.dirs", a.path() + "," + b.path()},
-                                    {"producer.id.expiration.ms", "60000"},
-                                    {"producer.id.expiration.check.interval.ms", "1000"}});
+                                        {"producer.id.expiration.ms", "60000"},
+                                        {"producer.id.expiration.check.interval.ms", "1000"}});
   ASSERT_TRUE(config.ok()) << config.status().ToString();
   int64_t first = -1;
   {

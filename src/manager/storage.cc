@@ -40,7 +40,8 @@ struct Storage::Impl {
 };
 
 Result<std::unique_ptr<Storage>> Storage::Open(const StorageOptions& options) {
-  SEGLOG_ASSIGN_OR_RETURN(LogManagerConfig config, LogManagerConfig::FromProperties(options.properties));
+  SEGLOG_ASSIGN_OR_RETURN(LogManagerConfig config,
+                          LogManagerConfig::FromProperties(options.properties));
   auto impl = std::make_unique<Impl>();
   Scheduler* scheduler = options.scheduler;
   if (scheduler == nullptr) {

@@ -30,8 +30,8 @@ class RemoteLogManagerTest : public ::testing::Test {
 
   void Start(RemoteLogManagerOptions options = {}) {
     auto config = LogManagerConfig::FromProperties({{"log.dirs", tmp_.path() + "/logs"},
-                                                {"remote.log.storage.system.enable", "true"},
-                                                {"log.initial.task.delay.ms", "0"}});
+                                                    {"remote.log.storage.system.enable", "true"},
+                                                    {"log.initial.task.delay.ms", "0"}});
     ASSERT_TRUE(config.ok()) << config.status().ToString();
     scheduler_ = NewManualScheduler(now_);
     auto logs = LogManager::Open(*config, scheduler_.get());

@@ -41,7 +41,6 @@
 #include <string_view>
 #include <vector>
 
-#include "txn/transaction_coordinator_config.h"
 #include "protocol/generated/describe_transactions_response.h"
 #include "protocol/generated/list_transactions_request.h"
 #include "protocol/generated/list_transactions_response.h"
@@ -49,6 +48,7 @@
 #include "seglog/result.h"
 #include "seglog/scheduler.h"
 #include "seglog/topic_partition.h"
+#include "txn/transaction_coordinator_config.h"
 #include "txn/transaction_metadata.h"
 
 namespace seglog {
