@@ -45,9 +45,10 @@ MIRROR_JARS=(connect-mirror connect-mirror-client)
 
 # The jars of Kafka's JSON schemas (src/protocol/codegen/generate.py): the protocol messages,
 # the group and transaction coordinators' records, and the remote log metadata records
-# (kafka-storage's message/*.json). The coordinators' jars come with kafka_2.13 (the broker
+# (kafka-storage's message/*.json), and KRaft's metadata records (kafka-metadata's
+# common/metadata/*.json). The coordinators' and kafka-metadata jars come with kafka_2.13 (the broker
 # depends on them), so pom.xml need not name them (it names kafka-storage); fetch checks they came.
-SCHEMA_JARS=(kafka-clients kafka-group-coordinator kafka-transaction-coordinator kafka-storage)
+SCHEMA_JARS=(kafka-clients kafka-group-coordinator kafka-transaction-coordinator kafka-storage kafka-metadata)
 
 # has_schema_jars <dir>: every schema jar is in <dir>.
 has_schema_jars() {

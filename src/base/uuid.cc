@@ -91,4 +91,13 @@ bool Uuid::IsZero() const {
   return true;
 }
 
+Uuid Uuid::FromHalves(uint64_t most, uint64_t least) {
+  Uuid u;
+  for (int i = 0; i < 8; ++i) {
+    u.bytes[i] = static_cast<uint8_t>(most >> (56 - 8 * i));
+    u.bytes[8 + i] = static_cast<uint8_t>(least >> (56 - 8 * i));
+  }
+  return u;
+}
+
 }  // namespace seglog

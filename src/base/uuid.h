@@ -6,6 +6,7 @@
 #define SEGLOG_BASE_UUID_H_
 
 #include <array>
+#include <compare>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -25,7 +26,11 @@ struct Uuid {
   static Result<Uuid> Parse(std::string_view text);
   std::string ToString() const;
   bool IsZero() const;
+  // Kafka's Uuid(most, least): the most significant half is bytes[0, 8).
+  static Uuid FromHalves(uint64_t most, uint64_t least);
   bool operator==(const Uuid&) const = default;
+  // By bytes, for ordered maps.
+  auto operator<=>(const Uuid&) const = default;
 };
 
 }  // namespace seglog

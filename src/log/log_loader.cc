@@ -35,7 +35,11 @@ bool EndsWith(const std::string& s, std::string_view suffix) {
 
 bool IsKnownMetadataFile(const std::string& name) {
   return name == "leader-epoch-checkpoint" || name == "partition.metadata" ||
-         name == "leader-epoch-checkpoint.tmp" || name == "partition.metadata.tmp";
+         name == "leader-epoch-checkpoint.tmp" || name == "partition.metadata.tmp" ||
+         // KRaft's metadata log (__cluster_metadata-0): its election state and its snapshots,
+         // finished, in progress or marked for deletion (src/metadata).
+         name == "quorum-state" || name == "quorum-state.tmp" || EndsWith(name, ".checkpoint") ||
+         EndsWith(name, ".checkpoint.part") || EndsWith(name, ".checkpoint.deleted");
 }
 
 // A producer snapshot being written (ProducerStateManager::TakeSnapshot writes <name>.tmp and

@@ -34,6 +34,8 @@ public class ProtocolSamples {
     };
     // The remote log metadata records of __remote_log_metadata (kafka-storage).
     static final String METADATA_PACKAGE = "org.apache.kafka.server.log.remote.metadata.storage.generated.";
+    // KRaft's metadata records of __cluster_metadata (kafka-metadata).
+    static final String KRAFT_PACKAGE = "org.apache.kafka.common.metadata.";
 
     static final Map<String, Class<?>> CLASSES = new HashMap<>();
 
@@ -45,6 +47,7 @@ public class ProtocolSamples {
         candidates.add(CLIENTS_PACKAGE + schema);
         for (String pkg : RECORD_PACKAGES) candidates.add(pkg + schema);
         candidates.add(METADATA_PACKAGE + schema);
+        candidates.add(KRAFT_PACKAGE + schema);
         List<Class<?>> found = new ArrayList<>();
         for (String name : candidates) {
             try {

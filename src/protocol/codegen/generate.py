@@ -6,7 +6,9 @@ kafka-clients jar, and the records its coordinators keep in `__consumer_offsets`
 `__transaction_state` ("coordinator-key" and "coordinator-value" schemas) in the same directory
 of the kafka-group-coordinator and kafka-transaction-coordinator jars, and the records the
 tiered storage's TopicBasedRemoteLogMetadataManager keeps in `__remote_log_metadata` ("metadata"
-schemas in `message/*.json` of the kafka-storage jar). This script reads them straight from the
+schemas in `message/*.json` of the kafka-storage jar), and the records KRaft's controller keeps in
+`__cluster_metadata` ("metadata" schemas in `common/metadata/*.json` of the kafka-metadata jar).
+This script reads them straight from the
 jars (no unpacking), strips the `//` comments, and writes one C++ header and source per schema
 into src/protocol/generated/: a struct per message with every nested
 structure, in-class defaults from the schema, and Decode/Encode for every version (non-flexible
@@ -14,12 +16,13 @@ and flexible encodings, nullable and compact strings, arrays and bytes, tagged f
 unknown tags kept and written back).
 
 It also writes api_messages.{h,cc} (the API table and header versions),
-coordinator_records.{h,cc} (the coordinators' record types) and, for tests only,
+coordinator_records.{h,cc} (the coordinators' record types), metadata_records.{h,cc} (KRaft's
+metadata record types) and, for tests only,
 message_samples.{h,cc} (a sample of every message at every version, for round trips).
 
     generate.py --jar kafka-clients-4.4.0.jar --jar kafka-group-coordinator-4.4.0.jar \
         --jar kafka-transaction-coordinator-4.4.0.jar --jar kafka-storage-4.4.0.jar \
-        --out src/protocol/generated
+        --jar kafka-metadata-4.4.0.jar --out src/protocol/generated
 
 The framing of the remote log metadata records in their topic (a frame version, the apiKey and
 the version before the message) is hand-written: src/protocol/remote_log_metadata_serde.h.
@@ -308,6 +311,11 @@ METADATA_RECORDS = {
 # The jar of the remote log metadata records, and its schemas' directory (not common/message/).
 STORAGE_JAR = f"kafka-storage-{KAFKA_VERSION}.jar"
 STORAGE_SCHEMA_DIR = "message/"
+# KRaft's metadata records (kafka-metadata's common/metadata/*.json, "metadata" schemas too):
+# every record the controller appends to __cluster_metadata, numbered by apiKey (Kafka's
+# MetadataRecordType). Their framing in the log is src/metadata/metadata_record_serde.h.
+KRAFT_JAR = f"kafka-metadata-{KAFKA_VERSION}.jar"
+KRAFT_SCHEMA_DIR = "common/metadata/"
 # Schemas of the storage jar deliberately not generated, with the reason. Any other schema there
 # that is not a "metadata" record is an error, so nothing new is skipped silently.
 STORAGE_SKIPPED = {
@@ -320,8 +328,10 @@ STORAGE_SKIPPED = {
 
 
 class Message:
-    def __init__(self, spec, coordinator=None):
+    def __init__(self, spec, coordinator=None, kraft=False):
         self.spec = spec
+        # A KRaft metadata record (kafka-metadata's common/metadata/), not a remote log one.
+        self.kraft = kraft
         self.name = spec["name"]
         self.kind = spec["type"]
         self.api_key = spec.get("apiKey")
@@ -331,6 +341,9 @@ class Message:
         self.coordinator = coordinator
         if self.kind not in PROTOCOL_KINDS + RECORD_KINDS + (METADATA_KIND,):
             raise ValueError(f"{self.name}: unknown schema type {self.kind}")
+        if self.kraft and (self.kind != METADATA_KIND or self.api_key is None):
+            raise ValueError(f"{self.name}: a {self.kind} schema in {KRAFT_JAR}, want a "
+                             f"\"metadata\" record with an apiKey")
         if self.is_metadata() and METADATA_RECORDS.get(self.api_key) != self.name:
             raise ValueError(f"{self.name}: a {self.kind} schema with apiKey {self.api_key}, but "
                              f"the generator knows {METADATA_RECORDS} (remote_log_metadata_serde "
@@ -374,7 +387,11 @@ class Message:
 
     def is_metadata(self):
         """A record of __remote_log_metadata (kafka-storage's "metadata" schemas)."""
-        return self.kind == METADATA_KIND
+        return self.kind == METADATA_KIND and not self.kraft
+
+    def is_kraft(self):
+        """A record of KRaft's __cluster_metadata (kafka-metadata's "metadata" schemas)."""
+        return self.kraft
 
     def record_name(self):
         """The record type's name: OffsetCommit for OffsetCommitKey and OffsetCommitValue."""
@@ -466,6 +483,9 @@ def emit_struct_decl(o, s, msg, is_root):
         if msg.is_record():
             o(f"// The {msg.coordinator} coordinator's record type (the schema's apiKey).")
             o(f"static constexpr int16_t kRecordType = {msg.api_key};")
+        elif msg.is_kraft():
+            o("// The record's type in __cluster_metadata (the schema's apiKey).")
+            o(f"static constexpr int16_t kApiKey = {msg.api_key};")
         elif msg.is_metadata():
             o("// The record's type in __remote_log_metadata (the schema's apiKey).")
             o(f"static constexpr int16_t kApiKey = {msg.api_key};")
@@ -855,6 +875,12 @@ def message_header(msg, stem, src_path, jar):
         for line in cpp_comment(f"{msg.name}: the {part} of the {msg.coordinator} coordinator's "
                                 f"record type {msg.api_key} ({msg.record_name()}), versions "
                                 f"{msg.valid}, flexible {msg.flexible}."):
+            o(line)
+    elif msg.is_kraft():
+        for line in cpp_comment(f"{msg.name}: the KRaft metadata record of apiKey "
+                                f"{msg.api_key} (the controller's __cluster_metadata), versions "
+                                f"{msg.valid}, flexible {msg.flexible}. Its framing in the log is "
+                                f"metadata/metadata_record_serde.h."):
             o(line)
     elif msg.is_metadata():
         for line in cpp_comment(f"{msg.name}: the remote log metadata record of apiKey "
@@ -1250,6 +1276,130 @@ def coordinator_table(msgs, jars):
     return h.text(), c.text()
 
 
+def upper_snake(name):
+    """Kafka's MetadataRecordType names: TopicRecord -> TOPIC_RECORD."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).upper()
+
+
+def metadata_table(msgs):
+    """metadata_records.{h,cc}: KRaft's metadata record types (kafka-metadata's schemas), for the
+    metadata log's serde to look up a record it reads and to round-trip any of them."""
+    by_key = {}
+    for m in msgs:
+        if m.api_key in by_key:
+            raise ValueError(f"{m.name} and {by_key[m.api_key].name} share apiKey {m.api_key}")
+        by_key[m.api_key] = m
+    by_key = dict(sorted(by_key.items()))
+    h = Out()
+    h(f"// Generated by src/protocol/codegen/generate.py from Kafka {KAFKA_VERSION}'s schemas.")
+    h("// Do not edit: change the generator and regenerate.")
+    h("//")
+    h(f"// KRaft's metadata record types: every \"metadata\" schema of {KRAFT_JAR}, numbered by")
+    h("// apiKey as Kafka's MetadataRecordType. In __cluster_metadata a record's value is a frame")
+    h("// version, the apiKey and the record's version (uvarints) then the record")
+    h("// (metadata/metadata_record_serde.h).")
+    h("//")
+    h("// Thread safety: immutable tables and pure functions.")
+    g = header_guard("metadata_records")
+    h(f"#ifndef {g}")
+    h(f"#define {g}")
+    h()
+    h("#include <cstdint>")
+    h("#include <span>")
+    h("#include <string_view>")
+    h("#include <vector>")
+    h()
+    h("#include \"seglog/status.h\"")
+    h()
+    h("namespace seglog::protocol {")
+    h()
+    h("enum class MetadataRecordType : int16_t {")
+    for k, m in by_key.items():
+        h(f"  k{m.name.removesuffix('Record')} = {k},")
+    h("};")
+    h()
+    h("struct MetadataRecordInfo {")
+    h("  int16_t api_key;")
+    h("  std::string_view name;       // the schema's name (and its struct's): \"TopicRecord\"")
+    h("  std::string_view type_name;  // Kafka's MetadataRecordType: \"TOPIC_RECORD\"")
+    h("  int16_t lowest_version;")
+    h("  int16_t highest_version;")
+    h("};")
+    h()
+    h("// Every record type, by apiKey.")
+    h("std::span<const MetadataRecordInfo> AllMetadataRecords();")
+    h("// nullptr when no record type has `api_key`.")
+    h("const MetadataRecordInfo* FindMetadataRecord(int16_t api_key);")
+    h()
+    h("// Decodes a record of `api_key` at `version`, then encodes it again into *encoded (the")
+    h("// tests' entry to every record schema, and a check that a record is well formed).")
+    h("Status RoundTripMetadataRecord(int16_t api_key, int16_t version, std::span<const uint8_t> body,")
+    h("                               std::vector<uint8_t>* encoded);")
+    h()
+    h("}  // namespace seglog::protocol")
+    h()
+    h(f"#endif  // {g}")
+
+    c = Out()
+    c(f"// Generated by src/protocol/codegen/generate.py from Kafka {KAFKA_VERSION}'s schemas.")
+    c("// Do not edit: change the generator and regenerate.")
+    c("#include \"protocol/generated/metadata_records.h\"")
+    c()
+    c("#include <string>")
+    c()
+    for m in by_key.values():
+        c(f"#include \"protocol/generated/{file_stem(m.name)}.h\"")
+    c()
+    c("namespace seglog::protocol {")
+    c()
+    c("namespace {")
+    c("constexpr MetadataRecordInfo kMetadataRecords[] = {")
+    for k, m in by_key.items():
+        c(f"    {{{k}, \"{m.name}\", \"{upper_snake(m.name)}\", {m.valid.lo}, {m.valid.hi}}},")
+    c("};")
+    c()
+    c("// Not RoundTrip: the unity build puts this file beside api_messages.cc.")
+    c("template <typename T>")
+    c("Status RoundTripMetadata(int16_t version, std::span<const uint8_t> body,")
+    c("                         std::vector<uint8_t>* encoded) {")
+    c("  auto parsed = T::Parse(body, version);")
+    c("  if (!parsed.ok()) return parsed.status();")
+    c("  ProtocolWriter writer;")
+    c("  SEGLOG_RETURN_IF_ERROR(parsed.value().Encode(&writer, version));")
+    c("  return writer.Flatten(encoded);")
+    c("}")
+    c("}  // namespace")
+    c()
+    c("std::span<const MetadataRecordInfo> AllMetadataRecords() { return kMetadataRecords; }")
+    c()
+    c("const MetadataRecordInfo* FindMetadataRecord(int16_t api_key) {")
+    c("  for (const MetadataRecordInfo& info : kMetadataRecords) {")
+    c("    if (info.api_key == api_key) return &info;")
+    c("  }")
+    c("  return nullptr;")
+    c("}")
+    c()
+    c("Status RoundTripMetadataRecord(int16_t api_key, int16_t version, std::span<const uint8_t> body,")
+    c("                               std::vector<uint8_t>* encoded) {")
+    c("  const MetadataRecordInfo* info = FindMetadataRecord(api_key);")
+    c("  if (info == nullptr || version < info->lowest_version || version > info->highest_version) {")
+    c("    return Status::InvalidArgument(\"unsupported metadata record type \" + std::to_string(api_key) +")
+    c("                                   \" version \" + std::to_string(version));")
+    c("  }")
+    c("  switch (api_key) {")
+    for k, m in by_key.items():
+        c(f"    case {k}:")
+        c(f"      return RoundTripMetadata<{m.class_name()}>(version, body, encoded);")
+    c("    default:")
+    c("      break;")
+    c("  }")
+    c("  return Status::InvalidArgument(\"unknown metadata record type\");")
+    c("}")
+    c()
+    c("}  // namespace seglog::protocol")
+    return h.text(), c.text()
+
+
 def sample_fn_name(msg, s):
     return f"Fill{msg.class_name()}{'' if s is msg.root else '_' + s.name}"
 
@@ -1467,7 +1617,9 @@ def load_schemas(jars):
     for jar in jars:
         coordinator = coordinator_of(jar)
         is_storage = os.path.basename(jar) == STORAGE_JAR
-        schema_dir = STORAGE_SCHEMA_DIR if is_storage else "common/message/"
+        is_kraft = os.path.basename(jar) == KRAFT_JAR
+        schema_dir = (STORAGE_SCHEMA_DIR if is_storage else
+                      KRAFT_SCHEMA_DIR if is_kraft else "common/message/")
         with zipfile.ZipFile(jar) as z:
             names = sorted(n for n in z.namelist()
                            if n.startswith(schema_dir) and n.endswith(".json")
@@ -1485,20 +1637,24 @@ def load_schemas(jars):
                     if kind != METADATA_KIND:
                         raise ValueError(f"{jar}: {n} is a \"{kind}\" schema, neither a remote log "
                                          f"metadata record nor in STORAGE_SKIPPED")
+                elif is_kraft:
+                    if kind != METADATA_KIND:
+                        raise ValueError(f"{jar}: {n} is a \"{kind}\" schema, not a metadata record")
                 elif kind == METADATA_KIND:
                     raise ValueError(f"{jar}: {spec['name']} is a remote log metadata record, but "
                                      f"the jar is not {STORAGE_JAR}")
                 if kind in RECORD_KINDS and coordinator is None:
                     raise ValueError(f"{jar}: {spec['name']} is a coordinator record, but the jar "
                                      f"is not named kafka-<coordinator>-coordinator-{KAFKA_VERSION}.jar")
-                msgs.append((n, os.path.basename(jar), Message(spec, coordinator)))
+                msgs.append((n, os.path.basename(jar), Message(spec, coordinator, is_kraft)))
     check_names([(jar, m) for _, jar, m in msgs])
     return sorted(msgs, key=lambda x: os.path.basename(x[0]))
 
 
 # What the generator defines besides the schemas' structs: a schema may not take these names.
-GENERATED_STEMS = {"api_messages", "coordinator_records", "message_samples"}
-GENERATED_TYPES = {"ApiKey", "ApiMessageInfo", "Coordinator", "CoordinatorRecordInfo"}
+GENERATED_STEMS = {"api_messages", "coordinator_records", "message_samples", "metadata_records"}
+GENERATED_TYPES = {"ApiKey", "ApiMessageInfo", "Coordinator", "CoordinatorRecordInfo",
+                   "MetadataRecordType", "MetadataRecordInfo"}
 
 
 def check_names(jar_msgs):
@@ -1531,7 +1687,8 @@ def main():
     ap.add_argument("--jar", required=True, action="append",
                     help=f"a jar of schemas: kafka-clients-{KAFKA_VERSION}.jar, "
                          f"kafka-group-coordinator-{KAFKA_VERSION}.jar, "
-                         f"kafka-transaction-coordinator-{KAFKA_VERSION}.jar, {STORAGE_JAR} "
+                         f"kafka-transaction-coordinator-{KAFKA_VERSION}.jar, {STORAGE_JAR}, "
+                         f"{KRAFT_JAR} "
                          f"(repeat --jar)")
     ap.add_argument("--out", required=True, help="output directory (src/protocol/generated)")
     args = ap.parse_args()
@@ -1545,11 +1702,13 @@ def main():
     found = {m.api_key: m.name for _, _, m in msgs if m.is_metadata()}
     if found != METADATA_RECORDS:
         ap.error(f"remote log metadata records {found}, want {METADATA_RECORDS}: pass {STORAGE_JAR}")
+    if not any(m.is_kraft() for _, _, m in msgs):
+        ap.error(f"no KRaft metadata records: pass {KRAFT_JAR}")
     os.makedirs(args.out, exist_ok=True)
     wanted = set()
     for src_path, jar, m in msgs:
         stem = file_stem(m.name)
-        shown_jar = jar if m.is_record() or m.is_metadata() else None
+        shown_jar = jar if m.is_record() or m.is_metadata() or m.is_kraft() else None
         for ext, text in ((".h", message_header(m, stem, src_path, shown_jar)),
                           (".cc", message_source(m, stem, src_path, shown_jar))):
             write_if_changed(os.path.join(args.out, stem + ext), text)
@@ -1562,17 +1721,21 @@ def main():
     h, c = coordinator_table([m for m in only if m.is_record()], jars)
     write_if_changed(os.path.join(args.out, "coordinator_records.h"), h)
     write_if_changed(os.path.join(args.out, "coordinator_records.cc"), c)
+    h, c = metadata_table([m for m in only if m.is_kraft()])
+    write_if_changed(os.path.join(args.out, "metadata_records.h"), h)
+    write_if_changed(os.path.join(args.out, "metadata_records.cc"), c)
     h, c = samples(only)
     write_if_changed(os.path.join(args.out, "message_samples.h"), h)
     write_if_changed(os.path.join(args.out, "message_samples.cc"), c)
     wanted |= {"api_messages.h", "api_messages.cc", "coordinator_records.h",
-               "coordinator_records.cc", "message_samples.h", "message_samples.cc"}
+               "coordinator_records.cc", "message_samples.h", "message_samples.cc",
+               "metadata_records.h", "metadata_records.cc"}
     stems = sorted(file_stem(m.name) for m in only)
     lst = "".join(f"  {s}.cc\n" for s in stems)
     write_if_changed(os.path.join(args.out, "sources.cmake"),
                      "# Generated by src/protocol/codegen/generate.py. Do not edit.\n"
                      "set(SEGLOG_PROTOCOL_GENERATED_SOURCES\n" + lst
-                     + "  api_messages.cc\n  coordinator_records.cc\n)\n")
+                     + "  api_messages.cc\n  coordinator_records.cc\n  metadata_records.cc\n)\n")
     wanted.add("sources.cmake")
     write_if_changed(os.path.join(args.out, ".clang-format"),
                      "# Generated by src/protocol/codegen/generate.py: kept byte-for-byte as the "
@@ -1584,8 +1747,9 @@ def main():
             os.remove(os.path.join(args.out, n))
     records = sum(1 for m in only if m.is_record())
     metadata = sum(1 for m in only if m.is_metadata())
+    kraft = sum(1 for m in only if m.is_kraft())
     print(f"generate.py: {len(msgs)} schemas ({records} coordinator records, {metadata} remote log "
-          f"metadata records) from "
+          f"metadata records, {kraft} KRaft metadata records) from "
           f"{len(args.jar)} jars -> {args.out}", file=sys.stderr)
 
 

@@ -4,7 +4,9 @@
 
 #include <string>
 
+#include "protocol/generated/abort_transaction_record.h"
 #include "protocol/generated/aborted_txn.h"
+#include "protocol/generated/access_control_entry_record.h"
 #include "protocol/generated/add_offsets_to_txn_request.h"
 #include "protocol/generated/add_offsets_to_txn_response.h"
 #include "protocol/generated/add_partitions_to_txn_request.h"
@@ -33,10 +35,15 @@
 #include "protocol/generated/assign_replicas_to_dirs_response.h"
 #include "protocol/generated/begin_quorum_epoch_request.h"
 #include "protocol/generated/begin_quorum_epoch_response.h"
+#include "protocol/generated/begin_transaction_record.h"
 #include "protocol/generated/broker_heartbeat_request.h"
 #include "protocol/generated/broker_heartbeat_response.h"
+#include "protocol/generated/broker_registration_change_record.h"
 #include "protocol/generated/broker_registration_request.h"
 #include "protocol/generated/broker_registration_response.h"
+#include "protocol/generated/clear_elr_record.h"
+#include "protocol/generated/client_quota_record.h"
+#include "protocol/generated/config_record.h"
 #include "protocol/generated/consumer_group_current_member_assignment_key.h"
 #include "protocol/generated/consumer_group_current_member_assignment_value.h"
 #include "protocol/generated/consumer_group_describe_request.h"
@@ -71,6 +78,7 @@
 #include "protocol/generated/create_topics_request.h"
 #include "protocol/generated/create_topics_response.h"
 #include "protocol/generated/default_principal_data.h"
+#include "protocol/generated/delegation_token_record.h"
 #include "protocol/generated/delete_acls_request.h"
 #include "protocol/generated/delete_acls_response.h"
 #include "protocol/generated/delete_groups_request.h"
@@ -113,6 +121,7 @@
 #include "protocol/generated/elect_leaders_response.h"
 #include "protocol/generated/end_quorum_epoch_request.h"
 #include "protocol/generated/end_quorum_epoch_response.h"
+#include "protocol/generated/end_transaction_record.h"
 #include "protocol/generated/end_txn_marker.h"
 #include "protocol/generated/end_txn_request.h"
 #include "protocol/generated/end_txn_response.h"
@@ -120,6 +129,8 @@
 #include "protocol/generated/envelope_response.h"
 #include "protocol/generated/expire_delegation_token_request.h"
 #include "protocol/generated/expire_delegation_token_response.h"
+#include "protocol/generated/feature_level_record.h"
+#include "protocol/generated/fence_broker_record.h"
 #include "protocol/generated/fetch_request.h"
 #include "protocol/generated/fetch_response.h"
 #include "protocol/generated/fetch_snapshot_request.h"
@@ -160,6 +171,7 @@
 #include "protocol/generated/list_transactions_response.h"
 #include "protocol/generated/metadata_request.h"
 #include "protocol/generated/metadata_response.h"
+#include "protocol/generated/no_op_record.h"
 #include "protocol/generated/offset_commit_key.h"
 #include "protocol/generated/offset_commit_request.h"
 #include "protocol/generated/offset_commit_response.h"
@@ -170,20 +182,29 @@
 #include "protocol/generated/offset_fetch_response.h"
 #include "protocol/generated/offset_for_leader_epoch_request.h"
 #include "protocol/generated/offset_for_leader_epoch_response.h"
+#include "protocol/generated/partition_change_record.h"
+#include "protocol/generated/partition_record.h"
 #include "protocol/generated/produce_request.h"
 #include "protocol/generated/produce_response.h"
+#include "protocol/generated/producer_ids_record.h"
 #include "protocol/generated/push_telemetry_request.h"
 #include "protocol/generated/push_telemetry_response.h"
 #include "protocol/generated/read_share_group_state_request.h"
 #include "protocol/generated/read_share_group_state_response.h"
 #include "protocol/generated/read_share_group_state_summary_request.h"
 #include "protocol/generated/read_share_group_state_summary_response.h"
+#include "protocol/generated/register_broker_record.h"
+#include "protocol/generated/register_controller_record.h"
 #include "protocol/generated/remote_log_segment_metadata_record.h"
 #include "protocol/generated/remote_log_segment_metadata_snapshot_record.h"
 #include "protocol/generated/remote_log_segment_metadata_update_record.h"
 #include "protocol/generated/remote_partition_delete_metadata_record.h"
+#include "protocol/generated/remove_access_control_entry_record.h"
+#include "protocol/generated/remove_delegation_token_record.h"
 #include "protocol/generated/remove_raft_voter_request.h"
 #include "protocol/generated/remove_raft_voter_response.h"
+#include "protocol/generated/remove_topic_record.h"
+#include "protocol/generated/remove_user_scram_credential_record.h"
 #include "protocol/generated/renew_delegation_token_request.h"
 #include "protocol/generated/renew_delegation_token_response.h"
 #include "protocol/generated/request_header.h"
@@ -236,12 +257,16 @@
 #include "protocol/generated/streams_group_topology_value.h"
 #include "protocol/generated/sync_group_request.h"
 #include "protocol/generated/sync_group_response.h"
+#include "protocol/generated/topic_record.h"
 #include "protocol/generated/transaction_log_key.h"
 #include "protocol/generated/transaction_log_value.h"
 #include "protocol/generated/txn_offset_commit_request.h"
 #include "protocol/generated/txn_offset_commit_response.h"
+#include "protocol/generated/unfence_broker_record.h"
+#include "protocol/generated/unregister_broker_record.h"
 #include "protocol/generated/unregister_broker_request.h"
 #include "protocol/generated/unregister_broker_response.h"
+#include "protocol/generated/unregister_controller_record.h"
 #include "protocol/generated/unregister_controller_request.h"
 #include "protocol/generated/unregister_controller_response.h"
 #include "protocol/generated/update_features_request.h"
@@ -250,6 +275,7 @@
 #include "protocol/generated/update_metadata_response.h"
 #include "protocol/generated/update_raft_voter_request.h"
 #include "protocol/generated/update_raft_voter_response.h"
+#include "protocol/generated/user_scram_credential_record.h"
 #include "protocol/generated/vote_request.h"
 #include "protocol/generated/vote_response.h"
 #include "protocol/generated/voters_record.h"
@@ -257,6 +283,7 @@
 #include "protocol/generated/write_share_group_state_response.h"
 #include "protocol/generated/write_txn_markers_request.h"
 #include "protocol/generated/write_txn_markers_response.h"
+#include "protocol/generated/zk_migration_state_record.h"
 
 namespace seglog::protocol::testing {
 
@@ -272,7 +299,9 @@ Uuid SampleUuid(uint32_t seed) {
   return u;
 }
 
+void FillAbortTransactionRecord(AbortTransactionRecord* out, int16_t version, uint32_t seed, int depth);
 void FillAbortedTxn(AbortedTxn* out, int16_t version, uint32_t seed, int depth);
+void FillAccessControlEntryRecord(AccessControlEntryRecord* out, int16_t version, uint32_t seed, int depth);
 void FillAddOffsetsToTxnRequestData(AddOffsetsToTxnRequestData* out, int16_t version, uint32_t seed, int depth);
 void FillAddOffsetsToTxnResponseData(AddOffsetsToTxnResponseData* out, int16_t version, uint32_t seed, int depth);
 void FillAddPartitionsToTxnRequestData_AddPartitionsToTxnTopic(AddPartitionsToTxnRequestData::AddPartitionsToTxnTopic* out, int16_t version, uint32_t seed, int depth);
@@ -350,12 +379,18 @@ void FillBeginQuorumEpochResponseData_PartitionData(BeginQuorumEpochResponseData
 void FillBeginQuorumEpochResponseData_TopicData(BeginQuorumEpochResponseData::TopicData* out, int16_t version, uint32_t seed, int depth);
 void FillBeginQuorumEpochResponseData_NodeEndpoint(BeginQuorumEpochResponseData::NodeEndpoint* out, int16_t version, uint32_t seed, int depth);
 void FillBeginQuorumEpochResponseData(BeginQuorumEpochResponseData* out, int16_t version, uint32_t seed, int depth);
+void FillBeginTransactionRecord(BeginTransactionRecord* out, int16_t version, uint32_t seed, int depth);
 void FillBrokerHeartbeatRequestData(BrokerHeartbeatRequestData* out, int16_t version, uint32_t seed, int depth);
 void FillBrokerHeartbeatResponseData(BrokerHeartbeatResponseData* out, int16_t version, uint32_t seed, int depth);
+void FillBrokerRegistrationChangeRecord(BrokerRegistrationChangeRecord* out, int16_t version, uint32_t seed, int depth);
 void FillBrokerRegistrationRequestData_Listener(BrokerRegistrationRequestData::Listener* out, int16_t version, uint32_t seed, int depth);
 void FillBrokerRegistrationRequestData_Feature(BrokerRegistrationRequestData::Feature* out, int16_t version, uint32_t seed, int depth);
 void FillBrokerRegistrationRequestData(BrokerRegistrationRequestData* out, int16_t version, uint32_t seed, int depth);
 void FillBrokerRegistrationResponseData(BrokerRegistrationResponseData* out, int16_t version, uint32_t seed, int depth);
+void FillClearElrRecord(ClearElrRecord* out, int16_t version, uint32_t seed, int depth);
+void FillClientQuotaRecord_EntityData(ClientQuotaRecord::EntityData* out, int16_t version, uint32_t seed, int depth);
+void FillClientQuotaRecord(ClientQuotaRecord* out, int16_t version, uint32_t seed, int depth);
+void FillConfigRecord(ConfigRecord* out, int16_t version, uint32_t seed, int depth);
 void FillConsumerGroupCurrentMemberAssignmentKey(ConsumerGroupCurrentMemberAssignmentKey* out, int16_t version, uint32_t seed, int depth);
 void FillConsumerGroupCurrentMemberAssignmentValue_TopicPartitions(ConsumerGroupCurrentMemberAssignmentValue::TopicPartitions* out, int16_t version, uint32_t seed, int depth);
 void FillConsumerGroupCurrentMemberAssignmentValue(ConsumerGroupCurrentMemberAssignmentValue* out, int16_t version, uint32_t seed, int depth);
@@ -418,6 +453,7 @@ void FillCreateTopicsResponseData_CreatableTopicConfigs(CreateTopicsResponseData
 void FillCreateTopicsResponseData_CreatableTopicResult(CreateTopicsResponseData::CreatableTopicResult* out, int16_t version, uint32_t seed, int depth);
 void FillCreateTopicsResponseData(CreateTopicsResponseData* out, int16_t version, uint32_t seed, int depth);
 void FillDefaultPrincipalData(DefaultPrincipalData* out, int16_t version, uint32_t seed, int depth);
+void FillDelegationTokenRecord(DelegationTokenRecord* out, int16_t version, uint32_t seed, int depth);
 void FillDeleteAclsRequestData_DeleteAclsFilter(DeleteAclsRequestData::DeleteAclsFilter* out, int16_t version, uint32_t seed, int depth);
 void FillDeleteAclsRequestData(DeleteAclsRequestData* out, int16_t version, uint32_t seed, int depth);
 void FillDeleteAclsResponseData_DeleteAclsMatchingAcl(DeleteAclsResponseData::DeleteAclsMatchingAcl* out, int16_t version, uint32_t seed, int depth);
@@ -532,6 +568,7 @@ void FillEndQuorumEpochResponseData_PartitionData(EndQuorumEpochResponseData::Pa
 void FillEndQuorumEpochResponseData_TopicData(EndQuorumEpochResponseData::TopicData* out, int16_t version, uint32_t seed, int depth);
 void FillEndQuorumEpochResponseData_NodeEndpoint(EndQuorumEpochResponseData::NodeEndpoint* out, int16_t version, uint32_t seed, int depth);
 void FillEndQuorumEpochResponseData(EndQuorumEpochResponseData* out, int16_t version, uint32_t seed, int depth);
+void FillEndTransactionRecord(EndTransactionRecord* out, int16_t version, uint32_t seed, int depth);
 void FillEndTxnMarker(EndTxnMarker* out, int16_t version, uint32_t seed, int depth);
 void FillEndTxnRequestData(EndTxnRequestData* out, int16_t version, uint32_t seed, int depth);
 void FillEndTxnResponseData(EndTxnResponseData* out, int16_t version, uint32_t seed, int depth);
@@ -539,6 +576,8 @@ void FillEnvelopeRequestData(EnvelopeRequestData* out, int16_t version, uint32_t
 void FillEnvelopeResponseData(EnvelopeResponseData* out, int16_t version, uint32_t seed, int depth);
 void FillExpireDelegationTokenRequestData(ExpireDelegationTokenRequestData* out, int16_t version, uint32_t seed, int depth);
 void FillExpireDelegationTokenResponseData(ExpireDelegationTokenResponseData* out, int16_t version, uint32_t seed, int depth);
+void FillFeatureLevelRecord(FeatureLevelRecord* out, int16_t version, uint32_t seed, int depth);
+void FillFenceBrokerRecord(FenceBrokerRecord* out, int16_t version, uint32_t seed, int depth);
 void FillFetchRequestData_ReplicaState(FetchRequestData::ReplicaState* out, int16_t version, uint32_t seed, int depth);
 void FillFetchRequestData_FetchPartition(FetchRequestData::FetchPartition* out, int16_t version, uint32_t seed, int depth);
 void FillFetchRequestData_FetchTopic(FetchRequestData::FetchTopic* out, int16_t version, uint32_t seed, int depth);
@@ -626,6 +665,7 @@ void FillMetadataResponseData_MetadataResponseBroker(MetadataResponseData::Metad
 void FillMetadataResponseData_MetadataResponsePartition(MetadataResponseData::MetadataResponsePartition* out, int16_t version, uint32_t seed, int depth);
 void FillMetadataResponseData_MetadataResponseTopic(MetadataResponseData::MetadataResponseTopic* out, int16_t version, uint32_t seed, int depth);
 void FillMetadataResponseData(MetadataResponseData* out, int16_t version, uint32_t seed, int depth);
+void FillNoOpRecord(NoOpRecord* out, int16_t version, uint32_t seed, int depth);
 void FillOffsetCommitKey(OffsetCommitKey* out, int16_t version, uint32_t seed, int depth);
 void FillOffsetCommitRequestData_OffsetCommitRequestPartition(OffsetCommitRequestData::OffsetCommitRequestPartition* out, int16_t version, uint32_t seed, int depth);
 void FillOffsetCommitRequestData_OffsetCommitRequestTopic(OffsetCommitRequestData::OffsetCommitRequestTopic* out, int16_t version, uint32_t seed, int depth);
@@ -656,6 +696,8 @@ void FillOffsetForLeaderEpochRequestData(OffsetForLeaderEpochRequestData* out, i
 void FillOffsetForLeaderEpochResponseData_EpochEndOffset(OffsetForLeaderEpochResponseData::EpochEndOffset* out, int16_t version, uint32_t seed, int depth);
 void FillOffsetForLeaderEpochResponseData_OffsetForLeaderTopicResult(OffsetForLeaderEpochResponseData::OffsetForLeaderTopicResult* out, int16_t version, uint32_t seed, int depth);
 void FillOffsetForLeaderEpochResponseData(OffsetForLeaderEpochResponseData* out, int16_t version, uint32_t seed, int depth);
+void FillPartitionChangeRecord(PartitionChangeRecord* out, int16_t version, uint32_t seed, int depth);
+void FillPartitionRecord(PartitionRecord* out, int16_t version, uint32_t seed, int depth);
 void FillProduceRequestData_PartitionProduceData(ProduceRequestData::PartitionProduceData* out, int16_t version, uint32_t seed, int depth);
 void FillProduceRequestData_TopicProduceData(ProduceRequestData::TopicProduceData* out, int16_t version, uint32_t seed, int depth);
 void FillProduceRequestData(ProduceRequestData* out, int16_t version, uint32_t seed, int depth);
@@ -665,6 +707,7 @@ void FillProduceResponseData_PartitionProduceResponse(ProduceResponseData::Parti
 void FillProduceResponseData_TopicProduceResponse(ProduceResponseData::TopicProduceResponse* out, int16_t version, uint32_t seed, int depth);
 void FillProduceResponseData_NodeEndpoint(ProduceResponseData::NodeEndpoint* out, int16_t version, uint32_t seed, int depth);
 void FillProduceResponseData(ProduceResponseData* out, int16_t version, uint32_t seed, int depth);
+void FillProducerIdsRecord(ProducerIdsRecord* out, int16_t version, uint32_t seed, int depth);
 void FillPushTelemetryRequestData(PushTelemetryRequestData* out, int16_t version, uint32_t seed, int depth);
 void FillPushTelemetryResponseData(PushTelemetryResponseData* out, int16_t version, uint32_t seed, int depth);
 void FillReadShareGroupStateRequestData_PartitionData(ReadShareGroupStateRequestData::PartitionData* out, int16_t version, uint32_t seed, int depth);
@@ -680,6 +723,12 @@ void FillReadShareGroupStateSummaryRequestData(ReadShareGroupStateSummaryRequest
 void FillReadShareGroupStateSummaryResponseData_PartitionResult(ReadShareGroupStateSummaryResponseData::PartitionResult* out, int16_t version, uint32_t seed, int depth);
 void FillReadShareGroupStateSummaryResponseData_ReadStateSummaryResult(ReadShareGroupStateSummaryResponseData::ReadStateSummaryResult* out, int16_t version, uint32_t seed, int depth);
 void FillReadShareGroupStateSummaryResponseData(ReadShareGroupStateSummaryResponseData* out, int16_t version, uint32_t seed, int depth);
+void FillRegisterBrokerRecord_BrokerEndpoint(RegisterBrokerRecord::BrokerEndpoint* out, int16_t version, uint32_t seed, int depth);
+void FillRegisterBrokerRecord_BrokerFeature(RegisterBrokerRecord::BrokerFeature* out, int16_t version, uint32_t seed, int depth);
+void FillRegisterBrokerRecord(RegisterBrokerRecord* out, int16_t version, uint32_t seed, int depth);
+void FillRegisterControllerRecord_ControllerEndpoint(RegisterControllerRecord::ControllerEndpoint* out, int16_t version, uint32_t seed, int depth);
+void FillRegisterControllerRecord_ControllerFeature(RegisterControllerRecord::ControllerFeature* out, int16_t version, uint32_t seed, int depth);
+void FillRegisterControllerRecord(RegisterControllerRecord* out, int16_t version, uint32_t seed, int depth);
 void FillRemoteLogSegmentMetadataRecord_TopicIdPartitionEntry(RemoteLogSegmentMetadataRecord::TopicIdPartitionEntry* out, int16_t version, uint32_t seed, int depth);
 void FillRemoteLogSegmentMetadataRecord_RemoteLogSegmentIdEntry(RemoteLogSegmentMetadataRecord::RemoteLogSegmentIdEntry* out, int16_t version, uint32_t seed, int depth);
 void FillRemoteLogSegmentMetadataRecord_SegmentLeaderEpochEntry(RemoteLogSegmentMetadataRecord::SegmentLeaderEpochEntry* out, int16_t version, uint32_t seed, int depth);
@@ -691,8 +740,12 @@ void FillRemoteLogSegmentMetadataUpdateRecord_RemoteLogSegmentIdEntry(RemoteLogS
 void FillRemoteLogSegmentMetadataUpdateRecord(RemoteLogSegmentMetadataUpdateRecord* out, int16_t version, uint32_t seed, int depth);
 void FillRemotePartitionDeleteMetadataRecord_TopicIdPartitionEntry(RemotePartitionDeleteMetadataRecord::TopicIdPartitionEntry* out, int16_t version, uint32_t seed, int depth);
 void FillRemotePartitionDeleteMetadataRecord(RemotePartitionDeleteMetadataRecord* out, int16_t version, uint32_t seed, int depth);
+void FillRemoveAccessControlEntryRecord(RemoveAccessControlEntryRecord* out, int16_t version, uint32_t seed, int depth);
+void FillRemoveDelegationTokenRecord(RemoveDelegationTokenRecord* out, int16_t version, uint32_t seed, int depth);
 void FillRemoveRaftVoterRequestData(RemoveRaftVoterRequestData* out, int16_t version, uint32_t seed, int depth);
 void FillRemoveRaftVoterResponseData(RemoveRaftVoterResponseData* out, int16_t version, uint32_t seed, int depth);
+void FillRemoveTopicRecord(RemoveTopicRecord* out, int16_t version, uint32_t seed, int depth);
+void FillRemoveUserScramCredentialRecord(RemoveUserScramCredentialRecord* out, int16_t version, uint32_t seed, int depth);
 void FillRenewDelegationTokenRequestData(RenewDelegationTokenRequestData* out, int16_t version, uint32_t seed, int depth);
 void FillRenewDelegationTokenResponseData(RenewDelegationTokenResponseData* out, int16_t version, uint32_t seed, int depth);
 void FillRequestHeaderData(RequestHeaderData* out, int16_t version, uint32_t seed, int depth);
@@ -812,6 +865,7 @@ void FillStreamsGroupTopologyValue(StreamsGroupTopologyValue* out, int16_t versi
 void FillSyncGroupRequestData_SyncGroupRequestAssignment(SyncGroupRequestData::SyncGroupRequestAssignment* out, int16_t version, uint32_t seed, int depth);
 void FillSyncGroupRequestData(SyncGroupRequestData* out, int16_t version, uint32_t seed, int depth);
 void FillSyncGroupResponseData(SyncGroupResponseData* out, int16_t version, uint32_t seed, int depth);
+void FillTopicRecord(TopicRecord* out, int16_t version, uint32_t seed, int depth);
 void FillTransactionLogKey(TransactionLogKey* out, int16_t version, uint32_t seed, int depth);
 void FillTransactionLogValue_PartitionsSchema(TransactionLogValue::PartitionsSchema* out, int16_t version, uint32_t seed, int depth);
 void FillTransactionLogValue(TransactionLogValue* out, int16_t version, uint32_t seed, int depth);
@@ -821,8 +875,11 @@ void FillTxnOffsetCommitRequestData(TxnOffsetCommitRequestData* out, int16_t ver
 void FillTxnOffsetCommitResponseData_TxnOffsetCommitResponsePartition(TxnOffsetCommitResponseData::TxnOffsetCommitResponsePartition* out, int16_t version, uint32_t seed, int depth);
 void FillTxnOffsetCommitResponseData_TxnOffsetCommitResponseTopic(TxnOffsetCommitResponseData::TxnOffsetCommitResponseTopic* out, int16_t version, uint32_t seed, int depth);
 void FillTxnOffsetCommitResponseData(TxnOffsetCommitResponseData* out, int16_t version, uint32_t seed, int depth);
+void FillUnfenceBrokerRecord(UnfenceBrokerRecord* out, int16_t version, uint32_t seed, int depth);
+void FillUnregisterBrokerRecord(UnregisterBrokerRecord* out, int16_t version, uint32_t seed, int depth);
 void FillUnregisterBrokerRequestData(UnregisterBrokerRequestData* out, int16_t version, uint32_t seed, int depth);
 void FillUnregisterBrokerResponseData(UnregisterBrokerResponseData* out, int16_t version, uint32_t seed, int depth);
+void FillUnregisterControllerRecord(UnregisterControllerRecord* out, int16_t version, uint32_t seed, int depth);
 void FillUnregisterControllerRequestData(UnregisterControllerRequestData* out, int16_t version, uint32_t seed, int depth);
 void FillUnregisterControllerResponseData(UnregisterControllerResponseData* out, int16_t version, uint32_t seed, int depth);
 void FillUpdateFeaturesRequestData_FeatureUpdateKey(UpdateFeaturesRequestData::FeatureUpdateKey* out, int16_t version, uint32_t seed, int depth);
@@ -836,6 +893,7 @@ void FillUpdateRaftVoterRequestData_KRaftVersionFeature(UpdateRaftVoterRequestDa
 void FillUpdateRaftVoterRequestData(UpdateRaftVoterRequestData* out, int16_t version, uint32_t seed, int depth);
 void FillUpdateRaftVoterResponseData_CurrentLeader(UpdateRaftVoterResponseData::CurrentLeader* out, int16_t version, uint32_t seed, int depth);
 void FillUpdateRaftVoterResponseData(UpdateRaftVoterResponseData* out, int16_t version, uint32_t seed, int depth);
+void FillUserScramCredentialRecord(UserScramCredentialRecord* out, int16_t version, uint32_t seed, int depth);
 void FillVoteRequestData_PartitionData(VoteRequestData::PartitionData* out, int16_t version, uint32_t seed, int depth);
 void FillVoteRequestData_TopicData(VoteRequestData::TopicData* out, int16_t version, uint32_t seed, int depth);
 void FillVoteRequestData(VoteRequestData* out, int16_t version, uint32_t seed, int depth);
@@ -861,6 +919,21 @@ void FillWriteTxnMarkersResponseData_WritableTxnMarkerPartitionResult(WriteTxnMa
 void FillWriteTxnMarkersResponseData_WritableTxnMarkerTopicResult(WriteTxnMarkersResponseData::WritableTxnMarkerTopicResult* out, int16_t version, uint32_t seed, int depth);
 void FillWriteTxnMarkersResponseData_WritableTxnMarkerResult(WriteTxnMarkersResponseData::WritableTxnMarkerResult* out, int16_t version, uint32_t seed, int depth);
 void FillWriteTxnMarkersResponseData(WriteTxnMarkersResponseData* out, int16_t version, uint32_t seed, int depth);
+void FillZkMigrationStateRecord(ZkMigrationStateRecord* out, int16_t version, uint32_t seed, int depth);
+
+void FillAbortTransactionRecord(AbortTransactionRecord* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    if ((version >= 0 && version <= 0) && (seed + 1u) % 4 == 3) {
+      out->reason.reset();
+    }
+    else {
+      out->reason.emplace();
+      (*out->reason) = "s" + std::to_string((seed + 1u));
+    }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
 
 void FillAbortedTxn(AbortedTxn* out, int16_t version, uint32_t seed, int depth) {
   (void)out; (void)version; (void)seed; (void)depth;
@@ -876,6 +949,35 @@ void FillAbortedTxn(AbortedTxn* out, int16_t version, uint32_t seed, int depth) 
   if (version >= 0 && version <= 0) {
     out->last_stable_offset = static_cast<int64_t>((seed + 22u) * 2654435761u);
   }
+}
+
+void FillAccessControlEntryRecord(AccessControlEntryRecord* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->id = SampleUuid((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->resource_type = static_cast<int8_t>((seed + 8u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->resource_name = "s" + std::to_string((seed + 15u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->pattern_type = static_cast<int8_t>((seed + 22u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->principal = "s" + std::to_string((seed + 29u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->host = "s" + std::to_string((seed + 36u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->operation = static_cast<int8_t>((seed + 43u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->permission_type = static_cast<int8_t>((seed + 50u) * 2654435761u);
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
 }
 
 void FillAddOffsetsToTxnRequestData(AddOffsetsToTxnRequestData* out, int16_t version, uint32_t seed, int depth) {
@@ -2293,6 +2395,20 @@ void FillBeginQuorumEpochResponseData(BeginQuorumEpochResponseData* out, int16_t
   if (version >= 1 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
 }
 
+void FillBeginTransactionRecord(BeginTransactionRecord* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    if ((version >= 0 && version <= 0) && (seed + 1u) % 4 == 3) {
+      out->name.reset();
+    }
+    else {
+      out->name.emplace();
+      (*out->name) = "s" + std::to_string((seed + 1u));
+    }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
 void FillBrokerHeartbeatRequestData(BrokerHeartbeatRequestData* out, int16_t version, uint32_t seed, int depth) {
   (void)out; (void)version; (void)seed; (void)depth;
   if (version >= 0 && version <= 2) {
@@ -2351,6 +2467,45 @@ void FillBrokerHeartbeatResponseData(BrokerHeartbeatResponseData* out, int16_t v
   }
   if (version >= 0 && version <= 2) {
     out->should_shut_down = ((seed + 29u) % 2) == 0;
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillBrokerRegistrationChangeRecord(BrokerRegistrationChangeRecord* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 3) {
+    out->broker_id = static_cast<int32_t>((seed + 1u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 3) {
+    out->broker_epoch = static_cast<int64_t>((seed + 8u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 3) {
+    out->fenced = static_cast<int8_t>((seed + 15u) * 2654435761u);
+  }
+  if (version >= 1 && version <= 3) {
+    out->in_controlled_shutdown = static_cast<int8_t>((seed + 22u) * 2654435761u);
+  }
+  if (version >= 2 && version <= 3) {
+    out->log_dirs.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      ::seglog::Uuid elem{};
+      elem = SampleUuid(((seed + 29u) + i));
+      out->log_dirs.push_back(std::move(elem));
+    }
+  }
+  if (version >= 3 && version <= 3) {
+    if ((version >= 3 && version <= 3) && (seed + 36u) % 4 == 3) {
+      out->cordoned_log_dirs.reset();
+    }
+    else {
+      out->cordoned_log_dirs.emplace();
+      (*out->cordoned_log_dirs).clear();
+      for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+        ::seglog::Uuid elem{};
+        elem = SampleUuid(((seed + 36u) + i));
+        (*out->cordoned_log_dirs).push_back(std::move(elem));
+      }
+    }
   }
   if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
 }
@@ -2449,6 +2604,76 @@ void FillBrokerRegistrationResponseData(BrokerRegistrationResponseData* out, int
   }
   if (version >= 0 && version <= 4) {
     out->broker_epoch = static_cast<int64_t>((seed + 15u) * 2654435761u);
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillClearElrRecord(ClearElrRecord* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->topic_name = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillClientQuotaRecord_EntityData(ClientQuotaRecord::EntityData* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->entity_type = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    if ((version >= 0 && version <= 0) && (seed + 8u) % 4 == 3) {
+      out->entity_name.reset();
+    }
+    else {
+      out->entity_name.emplace();
+      (*out->entity_name) = "s" + std::to_string((seed + 8u));
+    }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillClientQuotaRecord(ClientQuotaRecord* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->entity.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      ClientQuotaRecord::EntityData elem{};
+      FillClientQuotaRecord_EntityData(&elem, version, ((seed + 1u) + i), depth + 1);
+      out->entity.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->key = "s" + std::to_string((seed + 8u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->value = static_cast<double>((seed + 15u)) / 8.0;
+  }
+  if (version >= 0 && version <= 0) {
+    out->remove = ((seed + 22u) % 2) == 0;
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillConfigRecord(ConfigRecord* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->resource_type = static_cast<int8_t>((seed + 1u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->resource_name = "s" + std::to_string((seed + 8u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->name = "s" + std::to_string((seed + 15u));
+  }
+  if (version >= 0 && version <= 0) {
+    if ((version >= 0 && version <= 0) && (seed + 22u) % 4 == 3) {
+      out->value.reset();
+    }
+    else {
+      out->value.emplace();
+      (*out->value) = "s" + std::to_string((seed + 22u));
+    }
   }
   if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
 }
@@ -3751,6 +3976,37 @@ void FillDefaultPrincipalData(DefaultPrincipalData* out, int16_t version, uint32
   }
   if (version >= 0 && version <= 0) {
     out->token_authenticated = ((seed + 15u) % 2) == 0;
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillDelegationTokenRecord(DelegationTokenRecord* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->owner = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->requester = "s" + std::to_string((seed + 8u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->renewers.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      std::string elem{};
+      elem = "s" + std::to_string(((seed + 15u) + i));
+      out->renewers.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->issue_timestamp = static_cast<int64_t>((seed + 22u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->max_timestamp = static_cast<int64_t>((seed + 29u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->expiration_timestamp = static_cast<int64_t>((seed + 36u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->token_id = "s" + std::to_string((seed + 43u));
   }
   if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
 }
@@ -6126,6 +6382,11 @@ void FillEndQuorumEpochResponseData(EndQuorumEpochResponseData* out, int16_t ver
   if (version >= 1 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
 }
 
+void FillEndTransactionRecord(EndTransactionRecord* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
 void FillEndTxnMarker(EndTxnMarker* out, int16_t version, uint32_t seed, int depth) {
   (void)out; (void)version; (void)seed; (void)depth;
   if (version >= 0 && version <= 0) {
@@ -6227,6 +6488,28 @@ void FillExpireDelegationTokenResponseData(ExpireDelegationTokenResponseData* ou
     out->throttle_time_ms = static_cast<int32_t>((seed + 15u) * 2654435761u);
   }
   if (version >= 2 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillFeatureLevelRecord(FeatureLevelRecord* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->name = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->feature_level = static_cast<int16_t>((seed + 8u) * 2654435761u);
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillFenceBrokerRecord(FenceBrokerRecord* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->id = static_cast<int32_t>((seed + 1u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->epoch = static_cast<int64_t>((seed + 8u) * 2654435761u);
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
 }
 
 void FillFetchRequestData_ReplicaState(FetchRequestData::ReplicaState* out, int16_t version, uint32_t seed, int depth) {
@@ -8091,6 +8374,11 @@ void FillMetadataResponseData(MetadataResponseData* out, int16_t version, uint32
   if (version >= 9 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
 }
 
+void FillNoOpRecord(NoOpRecord* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
 void FillOffsetCommitKey(OffsetCommitKey* out, int16_t version, uint32_t seed, int depth) {
   (void)out; (void)version; (void)seed; (void)depth;
   if (version >= 0 && version <= 0) {
@@ -8659,6 +8947,212 @@ void FillOffsetForLeaderEpochResponseData(OffsetForLeaderEpochResponseData* out,
   if (version >= 4 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
 }
 
+void FillPartitionChangeRecord(PartitionChangeRecord* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 2) {
+    out->partition_id = static_cast<int32_t>((seed + 1u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 2) {
+    out->topic_id = SampleUuid((seed + 8u));
+  }
+  if (version >= 0 && version <= 2) {
+    if ((version >= 0 && version <= 2) && (seed + 15u) % 4 == 3) {
+      out->isr.reset();
+    }
+    else {
+      out->isr.emplace();
+      (*out->isr).clear();
+      for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+        int32_t elem{};
+        elem = static_cast<int32_t>(((seed + 15u) + i) * 2654435761u);
+        (*out->isr).push_back(std::move(elem));
+      }
+    }
+  }
+  if (version >= 0 && version <= 2) {
+    out->leader = static_cast<int32_t>((seed + 22u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 2) {
+    if ((version >= 0 && version <= 2) && (seed + 29u) % 4 == 3) {
+      out->replicas.reset();
+    }
+    else {
+      out->replicas.emplace();
+      (*out->replicas).clear();
+      for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+        int32_t elem{};
+        elem = static_cast<int32_t>(((seed + 29u) + i) * 2654435761u);
+        (*out->replicas).push_back(std::move(elem));
+      }
+    }
+  }
+  if (version >= 0 && version <= 2) {
+    if ((version >= 0 && version <= 2) && (seed + 36u) % 4 == 3) {
+      out->removing_replicas.reset();
+    }
+    else {
+      out->removing_replicas.emplace();
+      (*out->removing_replicas).clear();
+      for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+        int32_t elem{};
+        elem = static_cast<int32_t>(((seed + 36u) + i) * 2654435761u);
+        (*out->removing_replicas).push_back(std::move(elem));
+      }
+    }
+  }
+  if (version >= 0 && version <= 2) {
+    if ((version >= 0 && version <= 2) && (seed + 43u) % 4 == 3) {
+      out->adding_replicas.reset();
+    }
+    else {
+      out->adding_replicas.emplace();
+      (*out->adding_replicas).clear();
+      for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+        int32_t elem{};
+        elem = static_cast<int32_t>(((seed + 43u) + i) * 2654435761u);
+        (*out->adding_replicas).push_back(std::move(elem));
+      }
+    }
+  }
+  if (version >= 0 && version <= 2) {
+    out->leader_recovery_state = static_cast<int8_t>((seed + 50u) * 2654435761u);
+  }
+  if (version >= 1 && version <= 2) {
+    if ((version >= 1 && version <= 2) && (seed + 57u) % 4 == 3) {
+      out->directories.reset();
+    }
+    else {
+      out->directories.emplace();
+      (*out->directories).clear();
+      for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+        ::seglog::Uuid elem{};
+        elem = SampleUuid(((seed + 57u) + i));
+        (*out->directories).push_back(std::move(elem));
+      }
+    }
+  }
+  if (version >= 2 && version <= 2) {
+    if ((version >= 2 && version <= 2) && (seed + 64u) % 4 == 3) {
+      out->eligible_leader_replicas.reset();
+    }
+    else {
+      out->eligible_leader_replicas.emplace();
+      (*out->eligible_leader_replicas).clear();
+      for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+        int32_t elem{};
+        elem = static_cast<int32_t>(((seed + 64u) + i) * 2654435761u);
+        (*out->eligible_leader_replicas).push_back(std::move(elem));
+      }
+    }
+  }
+  if (version >= 2 && version <= 2) {
+    if ((version >= 2 && version <= 2) && (seed + 71u) % 4 == 3) {
+      out->last_known_elr.reset();
+    }
+    else {
+      out->last_known_elr.emplace();
+      (*out->last_known_elr).clear();
+      for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+        int32_t elem{};
+        elem = static_cast<int32_t>(((seed + 71u) + i) * 2654435761u);
+        (*out->last_known_elr).push_back(std::move(elem));
+      }
+    }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillPartitionRecord(PartitionRecord* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 2) {
+    out->partition_id = static_cast<int32_t>((seed + 1u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 2) {
+    out->topic_id = SampleUuid((seed + 8u));
+  }
+  if (version >= 0 && version <= 2) {
+    out->replicas.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      int32_t elem{};
+      elem = static_cast<int32_t>(((seed + 15u) + i) * 2654435761u);
+      out->replicas.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && version <= 2) {
+    out->isr.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      int32_t elem{};
+      elem = static_cast<int32_t>(((seed + 22u) + i) * 2654435761u);
+      out->isr.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && version <= 2) {
+    out->removing_replicas.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      int32_t elem{};
+      elem = static_cast<int32_t>(((seed + 29u) + i) * 2654435761u);
+      out->removing_replicas.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && version <= 2) {
+    out->adding_replicas.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      int32_t elem{};
+      elem = static_cast<int32_t>(((seed + 36u) + i) * 2654435761u);
+      out->adding_replicas.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && version <= 2) {
+    out->leader = static_cast<int32_t>((seed + 43u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 2) {
+    out->leader_recovery_state = static_cast<int8_t>((seed + 50u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 2) {
+    out->leader_epoch = static_cast<int32_t>((seed + 57u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 2) {
+    out->partition_epoch = static_cast<int32_t>((seed + 64u) * 2654435761u);
+  }
+  if (version >= 1 && version <= 2) {
+    out->directories.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      ::seglog::Uuid elem{};
+      elem = SampleUuid(((seed + 71u) + i));
+      out->directories.push_back(std::move(elem));
+    }
+  }
+  if (version >= 2 && version <= 2) {
+    if ((version >= 2 && version <= 2) && (seed + 78u) % 4 == 3) {
+      out->eligible_leader_replicas.reset();
+    }
+    else {
+      out->eligible_leader_replicas.emplace();
+      (*out->eligible_leader_replicas).clear();
+      for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+        int32_t elem{};
+        elem = static_cast<int32_t>(((seed + 78u) + i) * 2654435761u);
+        (*out->eligible_leader_replicas).push_back(std::move(elem));
+      }
+    }
+  }
+  if (version >= 2 && version <= 2) {
+    if ((version >= 2 && version <= 2) && (seed + 85u) % 4 == 3) {
+      out->last_known_elr.reset();
+    }
+    else {
+      out->last_known_elr.emplace();
+      (*out->last_known_elr).clear();
+      for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+        int32_t elem{};
+        elem = static_cast<int32_t>(((seed + 85u) + i) * 2654435761u);
+        (*out->last_known_elr).push_back(std::move(elem));
+      }
+    }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
 void FillProduceRequestData_PartitionProduceData(ProduceRequestData::PartitionProduceData* out, int16_t version, uint32_t seed, int depth) {
   (void)out; (void)version; (void)seed; (void)depth;
   if (version >= 3 && version <= 13) {
@@ -8857,6 +9351,20 @@ void FillProduceResponseData(ProduceResponseData* out, int16_t version, uint32_t
     }
   }
   if (version >= 9 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillProducerIdsRecord(ProducerIdsRecord* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->broker_id = static_cast<int32_t>((seed + 1u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->broker_epoch = static_cast<int64_t>((seed + 8u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->next_producer_id = static_cast<int64_t>((seed + 15u) * 2654435761u);
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
 }
 
 void FillPushTelemetryRequestData(PushTelemetryRequestData* out, int16_t version, uint32_t seed, int depth) {
@@ -9117,6 +9625,168 @@ void FillReadShareGroupStateSummaryResponseData(ReadShareGroupStateSummaryRespon
   if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
 }
 
+void FillRegisterBrokerRecord_BrokerEndpoint(RegisterBrokerRecord::BrokerEndpoint* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 4) {
+    out->name = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 4) {
+    out->host = "s" + std::to_string((seed + 8u));
+  }
+  if (version >= 0 && version <= 4) {
+    out->port = static_cast<uint16_t>((seed + 15u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 4) {
+    out->security_protocol = static_cast<int16_t>((seed + 22u) * 2654435761u);
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillRegisterBrokerRecord_BrokerFeature(RegisterBrokerRecord::BrokerFeature* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 4) {
+    out->name = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 4) {
+    out->min_supported_version = static_cast<int16_t>((seed + 8u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 4) {
+    out->max_supported_version = static_cast<int16_t>((seed + 15u) * 2654435761u);
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillRegisterBrokerRecord(RegisterBrokerRecord* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 4) {
+    out->broker_id = static_cast<int32_t>((seed + 1u) * 2654435761u);
+  }
+  if (version >= 2 && version <= 4) {
+    out->is_migrating_zk_broker = ((seed + 8u) % 2) == 0;
+  }
+  if (version >= 0 && version <= 4) {
+    out->incarnation_id = SampleUuid((seed + 15u));
+  }
+  if (version >= 0 && version <= 4) {
+    out->broker_epoch = static_cast<int64_t>((seed + 22u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 4) {
+    out->end_points.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      RegisterBrokerRecord::BrokerEndpoint elem{};
+      FillRegisterBrokerRecord_BrokerEndpoint(&elem, version, ((seed + 29u) + i), depth + 1);
+      out->end_points.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && version <= 4) {
+    out->features.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      RegisterBrokerRecord::BrokerFeature elem{};
+      FillRegisterBrokerRecord_BrokerFeature(&elem, version, ((seed + 36u) + i), depth + 1);
+      out->features.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && version <= 4) {
+    if ((version >= 0 && version <= 4) && (seed + 43u) % 4 == 3) {
+      out->rack.reset();
+    }
+    else {
+      out->rack.emplace();
+      (*out->rack) = "s" + std::to_string((seed + 43u));
+    }
+  }
+  if (version >= 0 && version <= 4) {
+    out->fenced = ((seed + 50u) % 2) == 0;
+  }
+  if (version >= 1 && version <= 4) {
+    out->in_controlled_shutdown = ((seed + 57u) % 2) == 0;
+  }
+  if (version >= 3 && version <= 4) {
+    out->log_dirs.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      ::seglog::Uuid elem{};
+      elem = SampleUuid(((seed + 64u) + i));
+      out->log_dirs.push_back(std::move(elem));
+    }
+  }
+  if (version >= 4 && version <= 4) {
+    if ((version >= 4 && version <= 4) && (seed + 71u) % 4 == 3) {
+      out->cordoned_log_dirs.reset();
+    }
+    else {
+      out->cordoned_log_dirs.emplace();
+      (*out->cordoned_log_dirs).clear();
+      for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+        ::seglog::Uuid elem{};
+        elem = SampleUuid(((seed + 71u) + i));
+        (*out->cordoned_log_dirs).push_back(std::move(elem));
+      }
+    }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillRegisterControllerRecord_ControllerEndpoint(RegisterControllerRecord::ControllerEndpoint* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->name = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->host = "s" + std::to_string((seed + 8u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->port = static_cast<uint16_t>((seed + 15u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->security_protocol = static_cast<int16_t>((seed + 22u) * 2654435761u);
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillRegisterControllerRecord_ControllerFeature(RegisterControllerRecord::ControllerFeature* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->name = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->min_supported_version = static_cast<int16_t>((seed + 8u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->max_supported_version = static_cast<int16_t>((seed + 15u) * 2654435761u);
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillRegisterControllerRecord(RegisterControllerRecord* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->controller_id = static_cast<int32_t>((seed + 1u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->incarnation_id = SampleUuid((seed + 8u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->zk_migration_ready = ((seed + 15u) % 2) == 0;
+  }
+  if (version >= 0 && version <= 0) {
+    out->end_points.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      RegisterControllerRecord::ControllerEndpoint elem{};
+      FillRegisterControllerRecord_ControllerEndpoint(&elem, version, ((seed + 22u) + i), depth + 1);
+      out->end_points.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && version <= 0) {
+    out->features.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      RegisterControllerRecord::ControllerFeature elem{};
+      FillRegisterControllerRecord_ControllerFeature(&elem, version, ((seed + 29u) + i), depth + 1);
+      out->features.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
 void FillRemoteLogSegmentMetadataRecord_TopicIdPartitionEntry(RemoteLogSegmentMetadataRecord::TopicIdPartitionEntry* out, int16_t version, uint32_t seed, int depth) {
   (void)out; (void)version; (void)seed; (void)depth;
   if (version >= 0 && version <= 0) {
@@ -9354,6 +10024,22 @@ void FillRemotePartitionDeleteMetadataRecord(RemotePartitionDeleteMetadataRecord
   if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
 }
 
+void FillRemoveAccessControlEntryRecord(RemoveAccessControlEntryRecord* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->id = SampleUuid((seed + 1u));
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillRemoveDelegationTokenRecord(RemoveDelegationTokenRecord* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->token_id = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
 void FillRemoveRaftVoterRequestData(RemoveRaftVoterRequestData* out, int16_t version, uint32_t seed, int depth) {
   (void)out; (void)version; (void)seed; (void)depth;
   if (version >= 0 && version <= 0) {
@@ -9390,6 +10076,25 @@ void FillRemoveRaftVoterResponseData(RemoveRaftVoterResponseData* out, int16_t v
       out->error_message.emplace();
       (*out->error_message) = "s" + std::to_string((seed + 15u));
     }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillRemoveTopicRecord(RemoveTopicRecord* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->topic_id = SampleUuid((seed + 1u));
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillRemoveUserScramCredentialRecord(RemoveUserScramCredentialRecord* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->name = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->mechanism = static_cast<int8_t>((seed + 8u) * 2654435761u);
   }
   if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
 }
@@ -12166,6 +12871,17 @@ void FillSyncGroupResponseData(SyncGroupResponseData* out, int16_t version, uint
   if (version >= 4 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
 }
 
+void FillTopicRecord(TopicRecord* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->name = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->topic_id = SampleUuid((seed + 8u));
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
 void FillTransactionLogKey(TransactionLogKey* out, int16_t version, uint32_t seed, int depth) {
   (void)out; (void)version; (void)seed; (void)depth;
   if (version >= 0 && version <= 0) {
@@ -12366,6 +13082,28 @@ void FillTxnOffsetCommitResponseData(TxnOffsetCommitResponseData* out, int16_t v
   if (version >= 3 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
 }
 
+void FillUnfenceBrokerRecord(UnfenceBrokerRecord* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->id = static_cast<int32_t>((seed + 1u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->epoch = static_cast<int64_t>((seed + 8u) * 2654435761u);
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillUnregisterBrokerRecord(UnregisterBrokerRecord* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->broker_id = static_cast<int32_t>((seed + 1u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->broker_epoch = static_cast<int64_t>((seed + 8u) * 2654435761u);
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
 void FillUnregisterBrokerRequestData(UnregisterBrokerRequestData* out, int16_t version, uint32_t seed, int depth) {
   (void)out; (void)version; (void)seed; (void)depth;
   if (version >= 0 && version <= 0) {
@@ -12390,6 +13128,14 @@ void FillUnregisterBrokerResponseData(UnregisterBrokerResponseData* out, int16_t
       out->error_message.emplace();
       (*out->error_message) = "s" + std::to_string((seed + 15u));
     }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillUnregisterControllerRecord(UnregisterControllerRecord* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->controller_id = static_cast<int32_t>((seed + 1u) * 2654435761u);
   }
   if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
 }
@@ -12604,6 +13350,29 @@ void FillUpdateRaftVoterResponseData(UpdateRaftVoterResponseData* out, int16_t v
     if (depth < 3) {
       FillUpdateRaftVoterResponseData_CurrentLeader(&out->current_leader, version, (seed + 15u), depth + 1);
     }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillUserScramCredentialRecord(UserScramCredentialRecord* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->name = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->mechanism = static_cast<int8_t>((seed + 8u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->salt = std::vector<uint8_t>{1, 2, static_cast<uint8_t>((seed + 15u))};
+  }
+  if (version >= 0 && version <= 0) {
+    out->stored_key = std::vector<uint8_t>{1, 2, static_cast<uint8_t>((seed + 22u))};
+  }
+  if (version >= 0 && version <= 0) {
+    out->server_key = std::vector<uint8_t>{1, 2, static_cast<uint8_t>((seed + 29u))};
+  }
+  if (version >= 0 && version <= 0) {
+    out->iterations = static_cast<int32_t>((seed + 36u) * 2654435761u);
   }
   if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
 }
@@ -13056,6 +13825,14 @@ void FillWriteTxnMarkersResponseData(WriteTxnMarkersResponseData* out, int16_t v
   if (version >= 1 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
 }
 
+void FillZkMigrationStateRecord(ZkMigrationStateRecord* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->zk_migration_state = static_cast<int8_t>((seed + 1u) * 2654435761u);
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
 template <typename T, void (*Fill)(T*, int16_t, uint32_t, int)>
 Status EncodeSample(int16_t version, uint32_t seed, std::vector<uint8_t>* encoded) {
   T message;
@@ -13083,8 +13860,12 @@ Status DecodeCheck(int16_t version, uint32_t seed, std::span<const uint8_t> byte
 }
 
 constexpr MessageCase kCases[] = {
+    {"AbortTransactionRecord", -1, false, 0, 0, 0,
+     &EncodeSample<AbortTransactionRecord, &FillAbortTransactionRecord>, &DecodeCheck<AbortTransactionRecord, &FillAbortTransactionRecord>},
     {"AbortedTxn", -1, false, 0, 0, 32767,
      &EncodeSample<AbortedTxn, &FillAbortedTxn>, &DecodeCheck<AbortedTxn, &FillAbortedTxn>},
+    {"AccessControlEntryRecord", -1, false, 0, 0, 0,
+     &EncodeSample<AccessControlEntryRecord, &FillAccessControlEntryRecord>, &DecodeCheck<AccessControlEntryRecord, &FillAccessControlEntryRecord>},
     {"AddOffsetsToTxnRequest", 25, true, 0, 4, 3,
      &EncodeSample<AddOffsetsToTxnRequestData, &FillAddOffsetsToTxnRequestData>, &DecodeCheck<AddOffsetsToTxnRequestData, &FillAddOffsetsToTxnRequestData>},
     {"AddOffsetsToTxnResponse", 25, false, 0, 4, 3,
@@ -13141,14 +13922,24 @@ constexpr MessageCase kCases[] = {
      &EncodeSample<BeginQuorumEpochRequestData, &FillBeginQuorumEpochRequestData>, &DecodeCheck<BeginQuorumEpochRequestData, &FillBeginQuorumEpochRequestData>},
     {"BeginQuorumEpochResponse", 53, false, 0, 1, 1,
      &EncodeSample<BeginQuorumEpochResponseData, &FillBeginQuorumEpochResponseData>, &DecodeCheck<BeginQuorumEpochResponseData, &FillBeginQuorumEpochResponseData>},
+    {"BeginTransactionRecord", -1, false, 0, 0, 0,
+     &EncodeSample<BeginTransactionRecord, &FillBeginTransactionRecord>, &DecodeCheck<BeginTransactionRecord, &FillBeginTransactionRecord>},
     {"BrokerHeartbeatRequest", 63, true, 0, 2, 0,
      &EncodeSample<BrokerHeartbeatRequestData, &FillBrokerHeartbeatRequestData>, &DecodeCheck<BrokerHeartbeatRequestData, &FillBrokerHeartbeatRequestData>},
     {"BrokerHeartbeatResponse", 63, false, 0, 2, 0,
      &EncodeSample<BrokerHeartbeatResponseData, &FillBrokerHeartbeatResponseData>, &DecodeCheck<BrokerHeartbeatResponseData, &FillBrokerHeartbeatResponseData>},
+    {"BrokerRegistrationChangeRecord", -1, false, 0, 3, 0,
+     &EncodeSample<BrokerRegistrationChangeRecord, &FillBrokerRegistrationChangeRecord>, &DecodeCheck<BrokerRegistrationChangeRecord, &FillBrokerRegistrationChangeRecord>},
     {"BrokerRegistrationRequest", 62, true, 0, 4, 0,
      &EncodeSample<BrokerRegistrationRequestData, &FillBrokerRegistrationRequestData>, &DecodeCheck<BrokerRegistrationRequestData, &FillBrokerRegistrationRequestData>},
     {"BrokerRegistrationResponse", 62, false, 0, 4, 0,
      &EncodeSample<BrokerRegistrationResponseData, &FillBrokerRegistrationResponseData>, &DecodeCheck<BrokerRegistrationResponseData, &FillBrokerRegistrationResponseData>},
+    {"ClearElrRecord", -1, false, 0, 0, 0,
+     &EncodeSample<ClearElrRecord, &FillClearElrRecord>, &DecodeCheck<ClearElrRecord, &FillClearElrRecord>},
+    {"ClientQuotaRecord", -1, false, 0, 0, 0,
+     &EncodeSample<ClientQuotaRecord, &FillClientQuotaRecord>, &DecodeCheck<ClientQuotaRecord, &FillClientQuotaRecord>},
+    {"ConfigRecord", -1, false, 0, 0, 0,
+     &EncodeSample<ConfigRecord, &FillConfigRecord>, &DecodeCheck<ConfigRecord, &FillConfigRecord>},
     {"ConsumerGroupCurrentMemberAssignmentKey", -1, false, 0, 0, 32767,
      &EncodeSample<ConsumerGroupCurrentMemberAssignmentKey, &FillConsumerGroupCurrentMemberAssignmentKey>, &DecodeCheck<ConsumerGroupCurrentMemberAssignmentKey, &FillConsumerGroupCurrentMemberAssignmentKey>},
     {"ConsumerGroupCurrentMemberAssignmentValue", -1, false, 0, 0, 0,
@@ -13217,6 +14008,8 @@ constexpr MessageCase kCases[] = {
      &EncodeSample<CreateTopicsResponseData, &FillCreateTopicsResponseData>, &DecodeCheck<CreateTopicsResponseData, &FillCreateTopicsResponseData>},
     {"DefaultPrincipalData", -1, false, 0, 0, 0,
      &EncodeSample<DefaultPrincipalData, &FillDefaultPrincipalData>, &DecodeCheck<DefaultPrincipalData, &FillDefaultPrincipalData>},
+    {"DelegationTokenRecord", -1, false, 0, 0, 0,
+     &EncodeSample<DelegationTokenRecord, &FillDelegationTokenRecord>, &DecodeCheck<DelegationTokenRecord, &FillDelegationTokenRecord>},
     {"DeleteAclsRequest", 31, true, 1, 3, 2,
      &EncodeSample<DeleteAclsRequestData, &FillDeleteAclsRequestData>, &DecodeCheck<DeleteAclsRequestData, &FillDeleteAclsRequestData>},
     {"DeleteAclsResponse", 31, false, 1, 3, 2,
@@ -13301,6 +14094,8 @@ constexpr MessageCase kCases[] = {
      &EncodeSample<EndQuorumEpochRequestData, &FillEndQuorumEpochRequestData>, &DecodeCheck<EndQuorumEpochRequestData, &FillEndQuorumEpochRequestData>},
     {"EndQuorumEpochResponse", 54, false, 0, 1, 1,
      &EncodeSample<EndQuorumEpochResponseData, &FillEndQuorumEpochResponseData>, &DecodeCheck<EndQuorumEpochResponseData, &FillEndQuorumEpochResponseData>},
+    {"EndTransactionRecord", -1, false, 0, 0, 0,
+     &EncodeSample<EndTransactionRecord, &FillEndTransactionRecord>, &DecodeCheck<EndTransactionRecord, &FillEndTransactionRecord>},
     {"EndTxnMarker", -1, false, 0, 0, 32767,
      &EncodeSample<EndTxnMarker, &FillEndTxnMarker>, &DecodeCheck<EndTxnMarker, &FillEndTxnMarker>},
     {"EndTxnRequest", 26, true, 0, 5, 3,
@@ -13315,6 +14110,10 @@ constexpr MessageCase kCases[] = {
      &EncodeSample<ExpireDelegationTokenRequestData, &FillExpireDelegationTokenRequestData>, &DecodeCheck<ExpireDelegationTokenRequestData, &FillExpireDelegationTokenRequestData>},
     {"ExpireDelegationTokenResponse", 40, false, 1, 2, 2,
      &EncodeSample<ExpireDelegationTokenResponseData, &FillExpireDelegationTokenResponseData>, &DecodeCheck<ExpireDelegationTokenResponseData, &FillExpireDelegationTokenResponseData>},
+    {"FeatureLevelRecord", -1, false, 0, 0, 0,
+     &EncodeSample<FeatureLevelRecord, &FillFeatureLevelRecord>, &DecodeCheck<FeatureLevelRecord, &FillFeatureLevelRecord>},
+    {"FenceBrokerRecord", -1, false, 0, 0, 0,
+     &EncodeSample<FenceBrokerRecord, &FillFenceBrokerRecord>, &DecodeCheck<FenceBrokerRecord, &FillFenceBrokerRecord>},
     {"FetchRequest", 1, true, 4, 18, 12,
      &EncodeSample<FetchRequestData, &FillFetchRequestData>, &DecodeCheck<FetchRequestData, &FillFetchRequestData>},
     {"FetchResponse", 1, false, 4, 18, 12,
@@ -13395,6 +14194,8 @@ constexpr MessageCase kCases[] = {
      &EncodeSample<MetadataRequestData, &FillMetadataRequestData>, &DecodeCheck<MetadataRequestData, &FillMetadataRequestData>},
     {"MetadataResponse", 3, false, 0, 13, 9,
      &EncodeSample<MetadataResponseData, &FillMetadataResponseData>, &DecodeCheck<MetadataResponseData, &FillMetadataResponseData>},
+    {"NoOpRecord", -1, false, 0, 0, 0,
+     &EncodeSample<NoOpRecord, &FillNoOpRecord>, &DecodeCheck<NoOpRecord, &FillNoOpRecord>},
     {"OffsetCommitKey", -1, false, 0, 0, 32767,
      &EncodeSample<OffsetCommitKey, &FillOffsetCommitKey>, &DecodeCheck<OffsetCommitKey, &FillOffsetCommitKey>},
     {"OffsetCommitRequest", 8, true, 2, 10, 8,
@@ -13415,10 +14216,16 @@ constexpr MessageCase kCases[] = {
      &EncodeSample<OffsetForLeaderEpochRequestData, &FillOffsetForLeaderEpochRequestData>, &DecodeCheck<OffsetForLeaderEpochRequestData, &FillOffsetForLeaderEpochRequestData>},
     {"OffsetForLeaderEpochResponse", 23, false, 2, 4, 4,
      &EncodeSample<OffsetForLeaderEpochResponseData, &FillOffsetForLeaderEpochResponseData>, &DecodeCheck<OffsetForLeaderEpochResponseData, &FillOffsetForLeaderEpochResponseData>},
+    {"PartitionChangeRecord", -1, false, 0, 2, 0,
+     &EncodeSample<PartitionChangeRecord, &FillPartitionChangeRecord>, &DecodeCheck<PartitionChangeRecord, &FillPartitionChangeRecord>},
+    {"PartitionRecord", -1, false, 0, 2, 0,
+     &EncodeSample<PartitionRecord, &FillPartitionRecord>, &DecodeCheck<PartitionRecord, &FillPartitionRecord>},
     {"ProduceRequest", 0, true, 3, 13, 9,
      &EncodeSample<ProduceRequestData, &FillProduceRequestData>, &DecodeCheck<ProduceRequestData, &FillProduceRequestData>},
     {"ProduceResponse", 0, false, 3, 13, 9,
      &EncodeSample<ProduceResponseData, &FillProduceResponseData>, &DecodeCheck<ProduceResponseData, &FillProduceResponseData>},
+    {"ProducerIdsRecord", -1, false, 0, 0, 0,
+     &EncodeSample<ProducerIdsRecord, &FillProducerIdsRecord>, &DecodeCheck<ProducerIdsRecord, &FillProducerIdsRecord>},
     {"PushTelemetryRequest", 72, true, 0, 0, 0,
      &EncodeSample<PushTelemetryRequestData, &FillPushTelemetryRequestData>, &DecodeCheck<PushTelemetryRequestData, &FillPushTelemetryRequestData>},
     {"PushTelemetryResponse", 72, false, 0, 0, 0,
@@ -13431,6 +14238,10 @@ constexpr MessageCase kCases[] = {
      &EncodeSample<ReadShareGroupStateSummaryRequestData, &FillReadShareGroupStateSummaryRequestData>, &DecodeCheck<ReadShareGroupStateSummaryRequestData, &FillReadShareGroupStateSummaryRequestData>},
     {"ReadShareGroupStateSummaryResponse", 87, false, 0, 1, 0,
      &EncodeSample<ReadShareGroupStateSummaryResponseData, &FillReadShareGroupStateSummaryResponseData>, &DecodeCheck<ReadShareGroupStateSummaryResponseData, &FillReadShareGroupStateSummaryResponseData>},
+    {"RegisterBrokerRecord", -1, false, 0, 4, 0,
+     &EncodeSample<RegisterBrokerRecord, &FillRegisterBrokerRecord>, &DecodeCheck<RegisterBrokerRecord, &FillRegisterBrokerRecord>},
+    {"RegisterControllerRecord", -1, false, 0, 0, 0,
+     &EncodeSample<RegisterControllerRecord, &FillRegisterControllerRecord>, &DecodeCheck<RegisterControllerRecord, &FillRegisterControllerRecord>},
     {"RemoteLogSegmentMetadataRecord", -1, false, 0, 0, 0,
      &EncodeSample<RemoteLogSegmentMetadataRecord, &FillRemoteLogSegmentMetadataRecord>, &DecodeCheck<RemoteLogSegmentMetadataRecord, &FillRemoteLogSegmentMetadataRecord>},
     {"RemoteLogSegmentMetadataSnapshotRecord", -1, false, 0, 0, 0,
@@ -13439,10 +14250,18 @@ constexpr MessageCase kCases[] = {
      &EncodeSample<RemoteLogSegmentMetadataUpdateRecord, &FillRemoteLogSegmentMetadataUpdateRecord>, &DecodeCheck<RemoteLogSegmentMetadataUpdateRecord, &FillRemoteLogSegmentMetadataUpdateRecord>},
     {"RemotePartitionDeleteMetadataRecord", -1, false, 0, 0, 0,
      &EncodeSample<RemotePartitionDeleteMetadataRecord, &FillRemotePartitionDeleteMetadataRecord>, &DecodeCheck<RemotePartitionDeleteMetadataRecord, &FillRemotePartitionDeleteMetadataRecord>},
+    {"RemoveAccessControlEntryRecord", -1, false, 0, 0, 0,
+     &EncodeSample<RemoveAccessControlEntryRecord, &FillRemoveAccessControlEntryRecord>, &DecodeCheck<RemoveAccessControlEntryRecord, &FillRemoveAccessControlEntryRecord>},
+    {"RemoveDelegationTokenRecord", -1, false, 0, 0, 0,
+     &EncodeSample<RemoveDelegationTokenRecord, &FillRemoveDelegationTokenRecord>, &DecodeCheck<RemoveDelegationTokenRecord, &FillRemoveDelegationTokenRecord>},
     {"RemoveRaftVoterRequest", 81, true, 0, 0, 0,
      &EncodeSample<RemoveRaftVoterRequestData, &FillRemoveRaftVoterRequestData>, &DecodeCheck<RemoveRaftVoterRequestData, &FillRemoveRaftVoterRequestData>},
     {"RemoveRaftVoterResponse", 81, false, 0, 0, 0,
      &EncodeSample<RemoveRaftVoterResponseData, &FillRemoveRaftVoterResponseData>, &DecodeCheck<RemoveRaftVoterResponseData, &FillRemoveRaftVoterResponseData>},
+    {"RemoveTopicRecord", -1, false, 0, 0, 0,
+     &EncodeSample<RemoveTopicRecord, &FillRemoveTopicRecord>, &DecodeCheck<RemoveTopicRecord, &FillRemoveTopicRecord>},
+    {"RemoveUserScramCredentialRecord", -1, false, 0, 0, 0,
+     &EncodeSample<RemoveUserScramCredentialRecord, &FillRemoveUserScramCredentialRecord>, &DecodeCheck<RemoveUserScramCredentialRecord, &FillRemoveUserScramCredentialRecord>},
     {"RenewDelegationTokenRequest", 39, true, 1, 2, 2,
      &EncodeSample<RenewDelegationTokenRequestData, &FillRenewDelegationTokenRequestData>, &DecodeCheck<RenewDelegationTokenRequestData, &FillRenewDelegationTokenRequestData>},
     {"RenewDelegationTokenResponse", 39, false, 1, 2, 2,
@@ -13547,6 +14366,8 @@ constexpr MessageCase kCases[] = {
      &EncodeSample<SyncGroupRequestData, &FillSyncGroupRequestData>, &DecodeCheck<SyncGroupRequestData, &FillSyncGroupRequestData>},
     {"SyncGroupResponse", 14, false, 0, 5, 4,
      &EncodeSample<SyncGroupResponseData, &FillSyncGroupResponseData>, &DecodeCheck<SyncGroupResponseData, &FillSyncGroupResponseData>},
+    {"TopicRecord", -1, false, 0, 0, 0,
+     &EncodeSample<TopicRecord, &FillTopicRecord>, &DecodeCheck<TopicRecord, &FillTopicRecord>},
     {"TransactionLogKey", -1, false, 0, 0, 32767,
      &EncodeSample<TransactionLogKey, &FillTransactionLogKey>, &DecodeCheck<TransactionLogKey, &FillTransactionLogKey>},
     {"TransactionLogValue", -1, false, 0, 1, 1,
@@ -13555,10 +14376,16 @@ constexpr MessageCase kCases[] = {
      &EncodeSample<TxnOffsetCommitRequestData, &FillTxnOffsetCommitRequestData>, &DecodeCheck<TxnOffsetCommitRequestData, &FillTxnOffsetCommitRequestData>},
     {"TxnOffsetCommitResponse", 28, false, 0, 6, 3,
      &EncodeSample<TxnOffsetCommitResponseData, &FillTxnOffsetCommitResponseData>, &DecodeCheck<TxnOffsetCommitResponseData, &FillTxnOffsetCommitResponseData>},
+    {"UnfenceBrokerRecord", -1, false, 0, 0, 0,
+     &EncodeSample<UnfenceBrokerRecord, &FillUnfenceBrokerRecord>, &DecodeCheck<UnfenceBrokerRecord, &FillUnfenceBrokerRecord>},
+    {"UnregisterBrokerRecord", -1, false, 0, 0, 0,
+     &EncodeSample<UnregisterBrokerRecord, &FillUnregisterBrokerRecord>, &DecodeCheck<UnregisterBrokerRecord, &FillUnregisterBrokerRecord>},
     {"UnregisterBrokerRequest", 64, true, 0, 0, 0,
      &EncodeSample<UnregisterBrokerRequestData, &FillUnregisterBrokerRequestData>, &DecodeCheck<UnregisterBrokerRequestData, &FillUnregisterBrokerRequestData>},
     {"UnregisterBrokerResponse", 64, false, 0, 0, 0,
      &EncodeSample<UnregisterBrokerResponseData, &FillUnregisterBrokerResponseData>, &DecodeCheck<UnregisterBrokerResponseData, &FillUnregisterBrokerResponseData>},
+    {"UnregisterControllerRecord", -1, false, 0, 0, 0,
+     &EncodeSample<UnregisterControllerRecord, &FillUnregisterControllerRecord>, &DecodeCheck<UnregisterControllerRecord, &FillUnregisterControllerRecord>},
     {"UnregisterControllerRequest", 94, true, 0, 0, 0,
      &EncodeSample<UnregisterControllerRequestData, &FillUnregisterControllerRequestData>, &DecodeCheck<UnregisterControllerRequestData, &FillUnregisterControllerRequestData>},
     {"UnregisterControllerResponse", 94, false, 0, 0, 0,
@@ -13575,6 +14402,8 @@ constexpr MessageCase kCases[] = {
      &EncodeSample<UpdateRaftVoterRequestData, &FillUpdateRaftVoterRequestData>, &DecodeCheck<UpdateRaftVoterRequestData, &FillUpdateRaftVoterRequestData>},
     {"UpdateRaftVoterResponse", 82, false, 0, 0, 0,
      &EncodeSample<UpdateRaftVoterResponseData, &FillUpdateRaftVoterResponseData>, &DecodeCheck<UpdateRaftVoterResponseData, &FillUpdateRaftVoterResponseData>},
+    {"UserScramCredentialRecord", -1, false, 0, 0, 0,
+     &EncodeSample<UserScramCredentialRecord, &FillUserScramCredentialRecord>, &DecodeCheck<UserScramCredentialRecord, &FillUserScramCredentialRecord>},
     {"VoteRequest", 52, true, 0, 2, 0,
      &EncodeSample<VoteRequestData, &FillVoteRequestData>, &DecodeCheck<VoteRequestData, &FillVoteRequestData>},
     {"VoteResponse", 52, false, 0, 2, 0,
@@ -13589,6 +14418,8 @@ constexpr MessageCase kCases[] = {
      &EncodeSample<WriteTxnMarkersRequestData, &FillWriteTxnMarkersRequestData>, &DecodeCheck<WriteTxnMarkersRequestData, &FillWriteTxnMarkersRequestData>},
     {"WriteTxnMarkersResponse", 27, false, 1, 2, 1,
      &EncodeSample<WriteTxnMarkersResponseData, &FillWriteTxnMarkersResponseData>, &DecodeCheck<WriteTxnMarkersResponseData, &FillWriteTxnMarkersResponseData>},
+    {"ZkMigrationStateRecord", -1, false, 0, 0, 0,
+     &EncodeSample<ZkMigrationStateRecord, &FillZkMigrationStateRecord>, &DecodeCheck<ZkMigrationStateRecord, &FillZkMigrationStateRecord>},
 };
 
 }  // namespace
