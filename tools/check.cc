@@ -14,6 +14,9 @@
 #include "log/checkpoint_file.h"
 #include "log/log_loader.h"
 #include "manager/log_directory.h"
+#include "metadata/metadata_image.h"
+#include "metadata/quorum_state.h"
+#include "metadata/snapshot_file.h"
 #include "record/batch_walker.h"
 #include "record/legacy_record_batch.h"
 #include "seglog/record_batch.h"
@@ -61,6 +64,19 @@ class PartitionChecker {
     std::vector<int64_t> bases;
     for (const std::string& name : names) {
       if (name == "leader-epoch-checkpoint" || name == "partition.metadata") continue;
+      // KRaft's metadata log keeps its election state and snapshots beside its segments.
+      if (name == kQuorumStateFile) {
+        CheckQuorumState();
+        continue;
+      }
+      if (ParseSnapshotFileName(name)) {
+        CheckMetadataSnapshot(name);
+        continue;
+      }
+      if (EndsWith(name, kPartialSnapshotSuffix) || EndsWith(name, kDeletedSnapshotSuffix)) {
+        ++r_->transient_files;
+        continue;
+      }
       // (.snapshot.tmp: a producer snapshot whose write a crash interrupted; an open removes it.)
       if ((EndsWith(name, ".deleted") || EndsWith(name, ".cleaned") || EndsWith(name, ".swap") ||
            EndsWith(name, ".snapshot.tmp")) &&
@@ -109,6 +125,29 @@ class PartitionChecker {
 
  private:
   void Problem(std::string p) { r_->problems.push_back(std::move(p)); }
+  // quorum-state: what Kafka's FileQuorumStateStore would read.
+  void CheckQuorumState() {
+    Result<QuorumState> qs = ReadQuorumState(Env::Default(), dir_);
+    if (!qs.ok()) Problem(std::string(qs.status().message()));
+  }
+  // A KRaft snapshot: header, footer, CRCs, and every record one this build can replay.
+  void CheckMetadataSnapshot(const std::string& name) {
+    const std::string path = dir_ + "/" + name;
+    Result<SnapshotContents> c = ReadSnapshot(Env::Default(), path);
+    if (!c.ok()) {
+      Problem(std::string(c.status().message()));
+      return;
+    }
+    MetadataImage image;
+    for (size_t i = 0; i < c.value().records.size(); ++i) {
+      if (Status s = image.ReplayValue(c.value().records[i]); !s.ok()) {
+        Problem(fmt::format("{}: record {}: {}", path, i + 1, s.message()));
+        return;
+      }
+    }
+    Note(fmt::format("{}: snapshot of {} record(s), metadata.version {}", name,
+                     c.value().records.size(), image.FeatureLevel(kMetadataVersionFeature)));
+  }
   void Note(std::string n) { r_->notes.push_back(std::move(n)); }
 
   // `recovered`: an open would recover this segment; *cut: that recovery would cut it.

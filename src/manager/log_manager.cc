@@ -20,7 +20,10 @@ namespace seglog {
 Result<std::unique_ptr<LogManager>> LogManager::Open(const LogManagerConfig& config,
                                                      Scheduler* scheduler, Logger logger,
                                                      Env* env) {
-  return OpenDirs(config, scheduler, std::move(logger), /*read_only=*/false, env);
+  SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<LogManager> m,
+                          OpenDirs(config, scheduler, std::move(logger), /*read_only=*/false, env));
+  SEGLOG_RETURN_IF_ERROR(m->SettleMetadataPartitions());
+  return m;
 }
 
 Result<std::unique_ptr<LogManager>> LogManager::OpenReadOnly(const LogManagerConfig& config,
@@ -44,6 +47,7 @@ Result<std::unique_ptr<LogManager>> LogManager::OpenDirs(const LogManagerConfig&
   m->read_only_ = read_only;
   MutexLock l(&m->mu_);
   m->logger_.Info(fmt::format("Loading logs from log dirs {}", fmt::join(config.log_dirs, ", ")));
+  TopicMap found;  // what the directories hold: partition directories, a legacy topic store
   for (const std::string& dir : config.log_dirs) {
     if (!read_only) SEGLOG_RETURN_IF_ERROR(env->CreateDirectories(dir));
     LogDirectoryOptions o;
@@ -69,13 +73,14 @@ Result<std::unique_ptr<LogManager>> LogManager::OpenDirs(const LogManagerConfig&
     }
     SEGLOG_ASSIGN_OR_RETURN(TopicMap topics, LoadTopics(env, dir));
     for (auto& [name, md] : topics) {
-      TopicMetadata& known = m->topics_[name];
+      TopicMetadata& known = found[name];
       known.partitions = std::max(known.partitions, md.partitions);
       if (known.topic_id.empty()) known.topic_id = md.topic_id;
       if (known.configs.empty()) known.configs = md.configs;
     }
     m->dirs_.push_back(std::move(d));
   }
+  SEGLOG_RETURN_IF_ERROR(m->OpenMetadata(found));
   if (!read_only) SEGLOG_RETURN_IF_ERROR(m->SettleFutureLogs());
   const TopicMap known_topics = m->topics_;
   for (auto& d : m->dirs_) {
@@ -93,11 +98,10 @@ Result<std::unique_ptr<LogManager>> LogManager::OpenDirs(const LogManagerConfig&
     }
   }
   m->NoteFlushSettings(known_topics);
-  if (!read_only && !m->dirs_.empty()) {
-    // (Before the manager is shared: nobody waits on mu_ yet.)
-    SEGLOG_ASSIGN_OR_RETURN(
-        m->producer_ids_,
-        ProducerIdManager::Open(env, m->dirs_.front()->dir() + "/" + kProducerIdBlockFile));
+  if (!read_only && m->metadata_ != nullptr) {
+    MetadataStore* store = m->metadata_.get();
+    m->producer_ids_ =
+        std::make_unique<ProducerIdManager>([store] { return store->ReserveProducerIdBlock(); });
   }
   return m;
 }
@@ -143,17 +147,11 @@ LogDirectory* LogManager::LeastLoadedDir() const {
   return best;
 }
 
-Status LogManager::SaveTopics() {
-  TopicMap topics;
-  {
-    MutexLock l(&mu_);
-    topics = topics_;
-  }
+void LogManager::RefreshTopics() {
+  TopicMap topics = metadata_->Topics();
   NoteFlushSettings(topics);
-  for (const auto& d : dirs_) {
-    if (!d->offline()) SEGLOG_RETURN_IF_ERROR(seglog::SaveTopics(env_, d->dir(), topics));
-  }
-  return Status::OK();
+  MutexLock l(&mu_);
+  topics_ = std::move(topics);
 }
 
 void LogManager::NoteFlushSettings(const TopicMap& topics) {
@@ -168,14 +166,15 @@ void LogManager::NoteFlushSettings(const TopicMap& topics) {
 }
 
 Status LogManager::CreatePartitions(const std::string& topic, const TopicMetadata& md, int32_t from,
-                                    int32_t to) {
+                                    const std::vector<LogDirectory*>& dirs) {
   SEGLOG_ASSIGN_OR_RETURN(LogConfig config, config_.TopicConfig(md.configs));
   Status failed;
   int32_t made = from;
+  const int32_t to = from + static_cast<int32_t>(dirs.size());
   for (; made < to; ++made) {
-    LogDirectory* d = LeastLoadedDir();
-    if (d == nullptr) {
-      failed = Status::IOError("KafkaStorageException: no log directory is online");
+    LogDirectory* d = dirs[static_cast<size_t>(made - from)];
+    if (d->offline()) {
+      failed = Status::IOError(fmt::format("KafkaStorageException: {} is offline", d->dir()));
       break;
     }
     if (auto log = d->GetLog({topic, made}, config, md.topic_id); !log.ok()) {
@@ -222,16 +221,22 @@ Status LogManager::CreateTopic(const std::string& topic, int32_t partitions,
       return Status::AlreadyExists(fmt::format("Topic '{}' already exists.", topic));
     }
   }
-  const TopicMetadata md{partitions, configs, Uuid::Random().ToString()};
-  // Partitions first, the store that names them after: a crash in between leaves partition
-  // directories (loaded with their partition.metadata) rather than a topic without them.
-  SEGLOG_RETURN_IF_ERROR(CreatePartitions(topic, md, 0, partitions));
-  {
-    MutexLock l(&mu_);
-    topics_[topic] = md;
+  const Uuid id = Uuid::Random();
+  const TopicMetadata md{partitions, configs, id.ToString()};
+  const std::vector<LogDirectory*> dirs = AssignDirs(partitions);
+  if (dirs.empty()) return Status::IOError("KafkaStorageException: no log directory is online");
+  std::vector<Uuid> dir_ids;
+  for (LogDirectory* d : dirs) dir_ids.push_back(DirectoryIdOf(d));
+  // The metadata first: once durable, the topic exists (its missing partition directories are
+  // created at the next open if a crash comes first).
+  SEGLOG_RETURN_IF_ERROR(metadata_->CreateTopic(topic, id, configs, dir_ids));
+  if (Status s = CreatePartitions(topic, md, 0, dirs); !s.ok()) {
+    if (Status undo = metadata_->DeleteTopic(topic); !undo.ok()) logger_.Error(undo.ToString());
+    RefreshTopics();
+    return s;
   }
+  RefreshTopics();
   topics_created_.fetch_add(1, std::memory_order_acq_rel);
-  SEGLOG_RETURN_IF_ERROR(SaveTopics());
   logger_.Info(fmt::format("Created topic {} with {} partition(s) and topic id {}", topic,
                            partitions, md.topic_id));
   return Status::OK();
@@ -247,12 +252,14 @@ Status LogManager::AddPartitions(const std::string& topic, int32_t total) {
         fmt::format("Topic currently has {} partitions, which is higher than the requested {}.",
                     current, total));
   }
-  SEGLOG_RETURN_IF_ERROR(CreatePartitions(topic, md, current, total));
-  {
-    MutexLock l(&mu_);
-    topics_[topic].partitions = total;
-  }
-  return SaveTopics();
+  const std::vector<LogDirectory*> dirs = AssignDirs(total - current);
+  if (dirs.empty()) return Status::IOError("KafkaStorageException: no log directory is online");
+  std::vector<Uuid> dir_ids;
+  for (LogDirectory* d : dirs) dir_ids.push_back(DirectoryIdOf(d));
+  SEGLOG_RETURN_IF_ERROR(metadata_->AddPartitions(topic, dir_ids));
+  RefreshTopics();
+  // Durable in the metadata: a partition whose directory fails now is created at the next open.
+  return CreatePartitions(topic, md, current, dirs);
 }
 
 Status LogManager::DeleteTopic(const std::string& topic) {
@@ -270,7 +277,11 @@ Status LogManager::DeleteTopic(const std::string& topic) {
     for (int32_t p = 0; p < md.partitions; ++p) uncleanable_.erase(PartitionDirName({topic, p}));
   }
   SEGLOG_ASSIGN_OR_RETURN(LogConfig config, config_.TopicConfig(md.configs));
-  SEGLOG_RETURN_IF_ERROR(SaveTopics());
+  if (Status s = metadata_->DeleteTopic(topic); !s.ok()) {
+    RefreshTopics();  // the topic is back in topics_: nothing was deleted
+    return s;
+  }
+  NoteFlushSettings(AllTopicMetadata());
   Status first;
   for (int32_t p = 0; p < md.partitions; ++p) {
     Status s = RemovePartition({topic, p}, config.file_delete_delay_ms);
@@ -360,11 +371,8 @@ Status LogManager::AlterTopicConfig(const std::string& topic,
   }
   for (const auto& [k, v] : set) next[k] = v;
   SEGLOG_ASSIGN_OR_RETURN(LogConfig config, config_.TopicConfig(next));
-  {
-    MutexLock l(&mu_);
-    topics_[topic].configs = next;
-  }
-  SEGLOG_RETURN_IF_ERROR(SaveTopics());
+  SEGLOG_RETURN_IF_ERROR(metadata_->AlterTopicConfig(topic, next));
+  RefreshTopics();
   for (int32_t p = 0; p < md.partitions; ++p) {
     if (LogDirectory* d = DirFor({topic, p})) {
       if (std::shared_ptr<Log> log = d->FindLog({topic, p})) log->UpdateConfig(config);
@@ -410,6 +418,10 @@ void LogManager::StartTasks() {
   // begins when the request is answered, as Kafka's thread starts with the future replica.
   scheduler_->Schedule(
       "kafka-alter-log-dirs", [this] { (void)MoveReplicas(); }, 200, 200);
+  // The metadata log's snapshots by time and its retention (Kafka checks at every commit and
+  // its cleaner every minute; size-driven snapshots are taken at the commit).
+  scheduler_->Schedule(
+      "metadata-snapshot", [this] { (void)metadata_->MaybeSnapshot(); }, 60000, 60000);
   scheduler_->Schedule(
       "PeriodicProducerExpirationCheck", [this] { (void)RemoveExpiredProducers(); },
       config_.producer_id_expiration_check_interval_ms,
@@ -691,6 +703,7 @@ Status LogManager::Shutdown() {
   scheduler_->Shutdown();
   MutexLock admin(&admin_mu_);
   Status first;
+  if (metadata_ != nullptr) first = metadata_->Close();
   for (auto& d : dirs_) {
     Status s = d->Close();
     if (first.ok() && !s.ok()) first = s;

@@ -1,7 +1,7 @@
 // LogManager: a storage node - Kafka's LogManager. It owns every partition of one or more log
 // directories (each a LogDirectory: lock, meta.properties, checkpoints, clean-shutdown marker),
-// the topics (partition count, topic id and config overrides, kept in each directory's topic
-// store), and Kafka's background tasks on a Scheduler:
+// the topics (partition count, topic id and config overrides, kept in KRaft's metadata log in
+// the first directory: manager/metadata_store.h), and Kafka's background tasks on a Scheduler:
 //
 //   kafka-log-retention              every log.retention.check.interval.ms: retention
 //                                    (Log::DeleteOldSegments) of every log - of the
@@ -32,8 +32,7 @@
 // NextProducerId takes only the ProducerIdManager's own mutex (never with mu_ held).
 //
 // Producer ids (InitProducerId): NextProducerId hands out ids from blocks of 1000 reserved in
-// <first log dir>/seglog-producer-ids (manager/producer_id_manager.h), never reused across
-// restarts.
+// the metadata log (manager/producer_id_manager.h), never reused across restarts.
 #ifndef SEGLOG_MANAGER_LOG_MANAGER_H_
 #define SEGLOG_MANAGER_LOG_MANAGER_H_
 
@@ -52,6 +51,7 @@
 #include "cleaner/cleaner.h"
 #include "manager/log_directory.h"
 #include "manager/log_manager_config.h"
+#include "manager/metadata_store.h"
 #include "manager/producer_id_manager.h"
 #include "manager/topic_store.h"
 #include "seglog/logger.h"
@@ -87,8 +87,9 @@ class LogManager {
   bool read_only() const { return read_only_; }
 
   // Topics. Errors in Kafka's words ("Topic 'x' already exists.", "Topic name is illegal").
-  // The partitions are created (their directories durable) before the topic store that names
-  // them is saved; if one cannot be created, those already made are removed again.
+  // The metadata log records the topic first (durable: the topic exists), then the partitions'
+  // directories are created; if one cannot be, those made are removed and the topic is deleted
+  // again. A crash in between leaves the topic, whose missing partitions the next open creates.
   Status CreateTopic(const std::string& topic, int32_t partitions,
                      const std::map<std::string, std::string>& configs = {})
       EXCLUDES(admin_mu_, mu_);
@@ -208,13 +209,28 @@ class LogManager {
   Status CheckWritable(const char* what) const;
   LogDirectory* DirFor(const TopicPartition& tp) const;
   LogDirectory* LeastLoadedDir() const;
-  // Writes the topic store (a copy of topics_) into every online directory, and updates
-  // appends_may_flush_ from it.
-  Status SaveTopics() REQUIRES(admin_mu_) EXCLUDES(mu_);
+  // Takes topics_ from the metadata store and updates appends_may_flush_ from it.
+  void RefreshTopics() REQUIRES(admin_mu_) EXCLUDES(mu_);
   void NoteFlushSettings(const TopicMap& topics);
-  // Opens partitions [from, to) of `topic`; on failure removes those it made.
+  // Opens partitions [from, from + dirs.size()) of `topic`, partition from + i in dirs[i]; on
+  // failure removes those it made.
   Status CreatePartitions(const std::string& topic, const TopicMetadata& md, int32_t from,
-                          int32_t to) REQUIRES(admin_mu_) EXCLUDES(mu_);
+                          const std::vector<LogDirectory*>& dirs) REQUIRES(admin_mu_) EXCLUDES(mu_);
+  // ---- The metadata log (log_manager_metadata.cc) ----
+  // At open, after the directories: opens (formatting if needed) the metadata store in the
+  // first log directory, starts this run's epoch, migrates what an earlier seglog kept outside
+  // it (seglog-topics.json, seglog-producer-ids, partition directories it does not name) when
+  // it was formatted now, and renames aside as Kafka does (<dir>.<uuid>-stray) every partition
+  // directory the metadata does not name. `found`: the topics the directories hold.
+  Status OpenMetadata(const TopicMap& found) REQUIRES(mu_);
+  // After the logs loaded: creates the partitions the metadata names that have no directory
+  // yet, and becomes the leader of every partition.
+  Status SettleMetadataPartitions() EXCLUDES(admin_mu_, mu_);
+  // Where `n` new partitions go: the least loaded online directory for each, in turn (Kafka's
+  // nextLogDirs). Empty when no directory is online.
+  std::vector<LogDirectory*> AssignDirs(int n) const EXCLUDES(mu_);
+  // The directory.id of `dir` (meta.properties); zero (Kafka's MIGRATING) when it has none.
+  static Uuid DirectoryIdOf(const LogDirectory* dir);
   // Takes the partition's log out of its directory; the -delete directory is queued.
   Status RemovePartition(const TopicPartition& tp, int64_t delay_ms) EXCLUDES(mu_);
   struct LogRef {
@@ -241,7 +257,9 @@ class LogManager {
   mutable Mutex mu_;
   // Filled by Open, then never changed (the directories are thread-safe).
   std::vector<std::unique_ptr<LogDirectory>> dirs_;
-  // Set by Open for a writable manager, then never changed (thread-safe itself).
+  // Set by Open for a writable manager (and for a read-only view of a directory with a
+  // metadata log), then never changed (thread-safe themselves).
+  std::unique_ptr<MetadataStore> metadata_;
   std::unique_ptr<ProducerIdManager> producer_ids_;
   TopicMap topics_ GUARDED_BY(mu_);
   std::atomic<bool> appends_may_flush_{false};  // see AppendsMayFlush()

@@ -120,15 +120,28 @@ TEST_F(LogManagerFaultTest, ACreateTopicWhosePartitionDirectoryCannotBeMadeLeave
   EXPECT_EQ(m->ListTopics(), (std::vector<std::string>{"kept"}));
 }
 
-TEST_F(LogManagerFaultTest, ATopicStoreThatCannotBeSyncedFailsTheCreate) {
+TEST_F(LogManagerFaultTest, AMetadataLogThatCannotBeSyncedFailsTheCreate) {
   auto m = Open(&env_);
   ASSERT_TRUE(m->CreateTopic("kept", 1).ok());
   Append(m.get(), {"kept", 0}, 5);
-  env_.Fail(EnvOp::kSync, "seglog-topics.json", EIO, 1);
-  Status s = m->CreateTopic("orders", 1);
+  env_.Fail(EnvOp::kSync, "__cluster_metadata-0/00000000000000000000.log", EIO, 1);
+  Status s = m->CreateTopic("orders", 2);
   EXPECT_TRUE(s.IsIOError());
-  EXPECT_THAT(s.message(), HasSubstr("seglog-topics.json.tmp: fdatasync: Input/output error"));
+  EXPECT_THAT(s.message(), HasSubstr("fdatasync: Input/output error"));
+  // Not acknowledged: no partition was created, and the topic is not served.
+  EXPECT_FALSE(Env::Default()->FileExists(dir_.path() + "/orders-0"));
+  EXPECT_EQ(m->ListTopics(), (std::vector<std::string>{"kept"}));
+  // The metadata log is offline after a failed fsync (never retried): no other change either.
+  EXPECT_FALSE(m->CreateTopic("later", 1).ok());
+  env_.ClearFailures();
   EXPECT_EQ(RecordsAfterReopen(m, {"kept", 0}), 5);
+  // The record may have reached the disk without its fsync: then the whole topic is there.
+  const auto topics = m->ListTopics();
+  if (std::find(topics.begin(), topics.end(), "orders") != topics.end()) {
+    EXPECT_TRUE(m->GetLog({"orders", 0}).ok());
+    EXPECT_TRUE(m->GetLog({"orders", 1}).ok());
+  }
+  EXPECT_EQ(std::count(topics.begin(), topics.end(), "later"), 0);
 }
 
 TEST_F(LogManagerFaultTest, ADeleteTopicWhoseRenameFailsReportsThePartition) {

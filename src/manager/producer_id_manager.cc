@@ -13,9 +13,9 @@ namespace seglog {
 
 namespace pb = producer_id_block;
 
-namespace {
+namespace {}  // namespace
 
-std::string Encode(int64_t next_block_start) {
+std::string EncodeLegacyProducerIdFile(int64_t next_block_start) {
   std::string out(pb::kFileSize, '\0');
   auto* p = reinterpret_cast<uint8_t*>(out.data());
   StoreBE16(p + pb::kVersionOffset, static_cast<uint16_t>(pb::kVersion));
@@ -23,6 +23,8 @@ std::string Encode(int64_t next_block_start) {
   StoreBE32(p + pb::kCrcOffset, Crc32c(std::span<const uint8_t>(p, pb::kCrcOffset)));
   return out;
 }
+
+namespace {
 
 Result<int64_t> Decode(const std::string& path, const std::string& bytes) {
   if (bytes.size() != pb::kFileSize) {
@@ -52,25 +54,18 @@ Result<int64_t> Decode(const std::string& path, const std::string& bytes) {
 
 }  // namespace
 
-Result<std::unique_ptr<ProducerIdManager>> ProducerIdManager::Open(Env* env, std::string path) {
-  int64_t next = 0;
-  if (env->FileExists(path)) {
-    SEGLOG_ASSIGN_OR_RETURN(const std::string bytes, ReadFileToString(env, path));
-    SEGLOG_ASSIGN_OR_RETURN(next, Decode(path, bytes));
-  }
-  return std::unique_ptr<ProducerIdManager>(new ProducerIdManager(env, std::move(path), next));
+Result<int64_t> ReadLegacyProducerIdFile(Env* env, const std::string& path) {
+  SEGLOG_ASSIGN_OR_RETURN(const std::string bytes, ReadFileToString(env, path));
+  return Decode(path, bytes);
 }
 
 Result<int64_t> ProducerIdManager::NextProducerId() {
   MutexLock l(&mu_);
   if (next_id_ == block_end_) {
-    if (block_end_ > INT64_MAX - pb::kBlockSize) {
-      return Status::OutOfRange("producer ids exhausted");
-    }
     // Invariant: a block is durable before any id in it is handed out.
-    const int64_t end = block_end_ + pb::kBlockSize;
-    SEGLOG_RETURN_IF_ERROR(WriteFileAtomically(env_, path_, Encode(end)));
-    block_end_ = end;
+    SEGLOG_ASSIGN_OR_RETURN(const int64_t start, reserve_block_());
+    next_id_ = start;
+    block_end_ = start + pb::kBlockSize;
   }
   return next_id_++;
 }

@@ -20,13 +20,19 @@ namespace {
 using ::testing::HasSubstr;
 using testing::TempDir;
 
+LogManagerConfig OneDir(const std::string& dir) {
+  auto config = LogManagerConfig::FromProperties({{"log.dirs", dir}});
+  EXPECT_TRUE(config.ok());
+  return *config;
+}
+
 TEST(ProducerIdManagerTest, IdsNeverRepeatAcrossRestarts) {
   TempDir tmp;
-  const std::string path = tmp.path() + "/" + kProducerIdBlockFile;
+  MockScheduler scheduler(1794024676000);
   std::set<int64_t> seen;
   int64_t last = -1;
   for (int run = 0; run < 3; ++run) {
-    auto m = ProducerIdManager::Open(Env::Default(), path);
+    auto m = LogManager::Open(OneDir(tmp.path()), &scheduler);
     ASSERT_TRUE(m.ok()) << m.status().ToString();
     for (int i = 0; i < (run == 1 ? 1500 : 3); ++i) {
       auto id = (*m)->NextProducerId();
@@ -35,51 +41,68 @@ TEST(ProducerIdManagerTest, IdsNeverRepeatAcrossRestarts) {
       EXPECT_TRUE(seen.insert(*id).second);
       last = *id;
     }
+    ASSERT_TRUE((*m)->Shutdown().ok());
   }
-  // Each restart starts a new block of 1000: 0-2, then 1000-2499, then 3000-3002.
+  // Each restart starts a new block of 1000: 0-2, then 1000-2499, then 3000-3002 - the blocks
+  // Kafka's controller would grant.
   EXPECT_EQ(*seen.begin(), 0);
   EXPECT_EQ(last, 3002);
-  EXPECT_EQ(testing::FileSize(path), 14);
+  EXPECT_FALSE(std::filesystem::exists(tmp.path() + "/" + kProducerIdBlockFile));
 }
 
-TEST(ProducerIdManagerTest, ADamagedBlockFileIsCorruption) {
+TEST(ProducerIdManagerTest, ALegacyBlockFileIsMigratedAndADamagedOneRefused) {
   TempDir tmp;
-  const std::string path = tmp.path() + "/" + kProducerIdBlockFile;
   {
-    auto m = ProducerIdManager::Open(Env::Default(), path);
-    ASSERT_TRUE((*m)->NextProducerId().ok());
+    FILE* f = fopen((tmp.path() + "/" + kProducerIdBlockFile).c_str(), "wb");
+    const std::string bytes = EncodeLegacyProducerIdFile(5000);
+    fwrite(bytes.data(), 1, bytes.size(), f);
+    fclose(f);
+  }
+  MockScheduler scheduler(1794024676000);
+  {
+    auto m = LogManager::Open(OneDir(tmp.path()), &scheduler);
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    EXPECT_EQ(*(*m)->NextProducerId(), 5000);
+  }
+  EXPECT_TRUE(std::filesystem::exists(tmp.path() + "/" + kProducerIdBlockFile + ".migrated"));
+  EXPECT_FALSE(std::filesystem::exists(tmp.path() + "/" + kProducerIdBlockFile));
+
+  TempDir bad;
+  const std::string path = bad.path() + "/" + kProducerIdBlockFile;
+  {
+    FILE* f = fopen(path.c_str(), "wb");
+    const std::string bytes = EncodeLegacyProducerIdFile(2000);
+    fwrite(bytes.data(), 1, bytes.size(), f);
+    fclose(f);
   }
   testing::FlipBits(path, 5, 0x01);
-  auto m = ProducerIdManager::Open(Env::Default(), path);
+  auto m = LogManager::Open(OneDir(bad.path()), &scheduler);
   ASSERT_FALSE(m.ok());
   EXPECT_TRUE(m.status().IsCorruption());
   EXPECT_THAT(std::string(m.status().message()), HasSubstr("crc"));
 }
 
-TEST(ProducerIdManagerTest, AFailedBlockWriteHandsOutNothing) {
+TEST(ProducerIdManagerTest, AFailedBlockReservationHandsOutNothing) {
   TempDir tmp;
   FaultInjectionEnv env(Env::Default());
-  auto m = ProducerIdManager::Open(&env, tmp.path() + "/" + kProducerIdBlockFile);
-  ASSERT_TRUE(m.ok());
-  env.Fail(EnvOp::kSync, kProducerIdBlockFile, ENOSPC);
+  MockScheduler scheduler(1794024676000);
+  auto m = LogManager::Open(OneDir(tmp.path()), &scheduler, {}, &env);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  // The metadata log's segment cannot be synced: the block is not durable, no id is handed out.
+  env.Fail(EnvOp::kSync, "00000000000000000000.log", ENOSPC);
   auto id = (*m)->NextProducerId();
   ASSERT_FALSE(id.ok());
-  EXPECT_TRUE(id.status().IsIOError());
   env.ClearFailures();
-  auto again = (*m)->NextProducerId();
-  ASSERT_TRUE(again.ok());
-  EXPECT_EQ(*again, 0);
 }
 
 TEST(ProducerIdManagerTest, ConcurrentCallersGetDistinctIds) {
-  TempDir tmp;
-  auto m = ProducerIdManager::Open(Env::Default(), tmp.path() + "/" + kProducerIdBlockFile);
-  ASSERT_TRUE(m.ok());
+  std::atomic<int64_t> next_block{0};
+  ProducerIdManager m([&]() -> Result<int64_t> { return next_block.fetch_add(1000); });
   std::vector<std::vector<int64_t>> got(4);
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
-      for (int i = 0; i < 700; ++i) got[t].push_back(*(*m)->NextProducerId());
+      for (int i = 0; i < 700; ++i) got[t].push_back(*m.NextProducerId());
     });
   }
   for (auto& th : threads) th.join();
@@ -87,6 +110,15 @@ TEST(ProducerIdManagerTest, ConcurrentCallersGetDistinctIds) {
   for (const auto& v : got) all.insert(v.begin(), v.end());
   EXPECT_EQ(all.size(), 2800u);
   EXPECT_EQ(*all.rbegin(), 2799);
+  // A reservation that fails hands out nothing, and the next call reserves again.
+  bool fail = true;
+  ProducerIdManager flaky([&]() -> Result<int64_t> {
+    if (fail) return Status::IOError("no space");
+    return int64_t{7000};
+  });
+  EXPECT_FALSE(flaky.NextProducerId().ok());
+  fail = false;
+  EXPECT_EQ(*flaky.NextProducerId(), 7000);
 }
 
 TEST(LogManagerProducerTest, NextProducerIdAndTheExpirationTask) {
@@ -104,7 +136,7 @@ TEST(LogManagerProducerTest, NextProducerIdAndTheExpirationTask) {
     ASSERT_TRUE(m.ok());
     first = *(*m)->NextProducerId();
     EXPECT_EQ(first, 0);
-    EXPECT_TRUE(std::filesystem::exists(a.path() + "/" + kProducerIdBlockFile));
+    EXPECT_TRUE(std::filesystem::exists(a.path() + "/__cluster_metadata-0"));
     ASSERT_TRUE((*m)->CreateTopic("t", 1).ok());
     auto log = (*m)->GetLog({"t", 0});
     ASSERT_TRUE(log.ok());
@@ -123,7 +155,7 @@ TEST(LogManagerProducerTest, NextProducerIdAndTheExpirationTask) {
     EXPECT_TRUE((*log)->active_producers().empty());
     ASSERT_TRUE((*m)->Shutdown().ok());
   }
-  // A partition directory and the block file side by side: the next open ignores the file.
+  // The block is in the metadata log: the next open continues after it.
   auto m = LogManager::Open(*config, &scheduler);
   ASSERT_TRUE(m.ok()) << m.status().ToString();
   EXPECT_EQ((*m)->ListTopics(), std::vector<std::string>{"t"});

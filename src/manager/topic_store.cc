@@ -14,9 +14,7 @@
 
 namespace seglog {
 
-namespace {
-constexpr const char* kStoreFile = "seglog-topics.json";
-}
+namespace {}
 
 Result<std::vector<int32_t>> ListPartitionDirs(Env* env, const std::string& log_dir,
                                                const std::string& topic) {
@@ -35,7 +33,7 @@ Result<std::vector<int32_t>> ListPartitionDirs(Env* env, const std::string& log_
 
 Result<TopicMap> LoadTopics(Env* env, const std::string& log_dir) {
   TopicMap topics;
-  const std::string path = log_dir + "/" + kStoreFile;
+  const std::string path = log_dir + "/" + kTopicStoreFile;
   if (env->FileExists(path)) {
     SEGLOG_ASSIGN_OR_RETURN(const std::string text, ReadFileToString(env, path));
     const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
@@ -96,7 +94,7 @@ Status SaveTopics(Env* env, const std::string& log_dir, const TopicMap& topics) 
     j["topics"][name] = {{"partitions", md.partitions}, {"configs", md.configs}};
     if (!md.topic_id.empty()) j["topics"][name]["topic_id"] = md.topic_id;
   }
-  return WriteFileAtomically(env, log_dir + "/" + kStoreFile, j.dump(1) + "\n");
+  return WriteFileAtomically(env, log_dir + "/" + kTopicStoreFile, j.dump(1) + "\n");
 }
 
 Result<LogConfig> TopicConfig(const TopicMetadata& topic) {

@@ -1,8 +1,11 @@
-// TopicStore: the topics of one log directory - partition count and the topic-level config
-// overrides given when each was created - kept in <log.dir>/seglog-topics.json. (A Kafka broker
-// keeps these in its KRaft metadata, not in the log directory; it ignores unknown files at the
-// directory's top level, so this file does not disturb Kafka.) Written atomically: temporary
-// file, fsync, rename, fsync of the directory.
+// TopicStore: the topics a log directory holds as its files say - the partition directories
+// (with the topic id of each partition.metadata) and, in a directory an earlier seglog wrote,
+// <log.dir>/seglog-topics.json, where seglog kept its topics (partition count, topic id and
+// config overrides) before it kept them in KRaft's metadata log (manager/metadata_store.h).
+// LogManager reads it to migrate such a directory into the metadata log (the file is then
+// renamed seglog-topics.json.migrated) and for read-only views of directories without a
+// metadata log. SaveTopics writes the legacy file (tests make old directories with it):
+// temporary file, fsync, rename, fsync of the directory.
 //
 //   {"version": 1, "topics": {"orders": {"partitions": 3, "topic_id": "8PHy8_T19vf4-fr7_P3-_w",
 //   "configs": {"segment.bytes": "1048576"}}}}
@@ -31,6 +34,9 @@ struct TopicMetadata {
 };
 
 using TopicMap = std::map<std::string, TopicMetadata>;
+
+// The legacy topic store's file name.
+inline constexpr const char* kTopicStoreFile = "seglog-topics.json";
 
 // Reads the store; topics that exist only as partition directories (written by Kafka, or before
 // the store existed) are added with default configs and the partition count found on disk.

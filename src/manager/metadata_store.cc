@@ -1,0 +1,307 @@
+// MetadataStore (see the header).
+#include "manager/metadata_store.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "metadata/bootstrap.h"
+#include "protocol/generated/config_record.h"
+#include "protocol/generated/partition_change_record.h"
+#include "protocol/generated/partition_record.h"
+#include "protocol/generated/producer_ids_record.h"
+#include "protocol/generated/remove_topic_record.h"
+#include "protocol/generated/topic_record.h"
+
+namespace seglog {
+
+namespace {
+
+constexpr int64_t kProducerIdBlockSize = 1000;  // Kafka's ProducerIdsBlock.PRODUCER_ID_BLOCK_SIZE
+
+template <typename T>
+Status Add(std::vector<MetadataRecordValue>* out, const T& record) {
+  SEGLOG_ASSIGN_OR_RETURN(MetadataRecordValue v, EncodeMetadataRecord(record));
+  out->push_back(std::move(v));
+  return Status::OK();
+}
+
+Status AddConfig(std::vector<MetadataRecordValue>* out, const std::string& topic,
+                 const std::string& key, std::optional<std::string> value) {
+  protocol::ConfigRecord c;
+  c.resource_type = kConfigResourceTopic;
+  c.resource_name = topic;
+  c.name = key;
+  c.value = std::move(value);
+  return Add(out, c);
+}
+
+Status AddPartition(std::vector<MetadataRecordValue>* out, const Uuid& topic_id, int32_t p,
+                    int32_t node, const Uuid& dir) {
+  protocol::PartitionRecord r;
+  r.partition_id = p;
+  r.topic_id = topic_id;
+  r.replicas = {node};
+  r.isr = {node};
+  r.leader = node;
+  r.leader_epoch = 0;
+  r.partition_epoch = 0;
+  r.directories = {dir};
+  return Add(out, r);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<MetadataStore>> MetadataStore::Open(const std::string& log_dir,
+                                                           MetadataStoreOptions options) {
+  if (options.env == nullptr) options.env = Env::Default();
+  if (!options.clock) {
+    options.clock = [] {
+      return std::chrono::duration_cast<std::chrono::milliseconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+          .count();
+    };
+  }
+  MetadataLogOptions lo = options.log;
+  lo.node_id = options.node_id;
+  lo.read_only = options.read_only;
+  lo.env = options.env;
+  lo.clock = options.clock;
+  lo.logger = options.logger;
+  std::unique_ptr<MetadataStore> store(new MetadataStore(log_dir, std::move(options)));
+  const std::string meta_dir = log_dir + "/" + kMetadataPartitionDir;
+  if (!store->options_.read_only && !store->options_.env->FileExists(meta_dir)) {
+    // No metadata log: format, as `seglog format` would with this node's defaults.
+    SEGLOG_RETURN_IF_ERROR(WriteBootstrapSnapshot(
+        store->options_.env, log_dir, DefaultBootstrapFeatures(), store->options_.clock()));
+    store->formatted_ = true;
+    store->options_.logger.Info(
+        fmt::format("Formatted {} with metadata.version {} ({}): the bootstrap snapshot {}/{}{}",
+                    log_dir, kLatestMetadataVersion, MetadataVersionName(kLatestMetadataVersion),
+                    kMetadataPartitionDir, SnapshotName({0, 0}), kSnapshotSuffix));
+  }
+  Result<std::unique_ptr<MetadataLog>> log = MetadataLog::Open(log_dir, lo);
+  if (!log.ok()) return log.status();
+  const int16_t mv = log.value()->image().FeatureLevel(kMetadataVersionFeature);
+  if (mv > kLatestMetadataVersion) {
+    return Status::InvalidArgument(fmt::format(
+        "The current metadata.version {} is not supported by this node (supported: {} to {}): "
+        "{} was written by a newer Kafka",
+        mv, MetadataVersionName(kMinimumMetadataVersion),
+        MetadataVersionName(kLatestMetadataVersion), meta_dir));
+  }
+  MutexLock l(&store->mu_);
+  store->log_ = std::move(log).value();
+  return store;
+}
+
+MetadataStore::~MetadataStore() { (void)Close(); }
+
+Status MetadataStore::BecomeLeader() {
+  MutexLock l(&mu_);
+  return log_->BecomeLeader();
+}
+
+Status MetadataStore::AppendLocked(const std::vector<MetadataRecordValue>& records) {
+  if (log_ == nullptr) return Status::FailedPrecondition("the metadata store is closed");
+  SEGLOG_RETURN_IF_ERROR(log_->Append(records));
+  // A snapshot when enough was written (Kafka checks after every commit).
+  Status s = log_->MaybeSnapshot();
+  if (!s.ok()) options_.logger.Warn(fmt::format("Snapshot of {} failed: {}", dir_, s.ToString()));
+  return Status::OK();
+}
+
+Status MetadataStore::CreateTopic(const std::string& name, const Uuid& id,
+                                  const std::map<std::string, std::string>& configs,
+                                  const std::vector<Uuid>& partition_dirs) {
+  std::vector<MetadataRecordValue> records;
+  protocol::TopicRecord t;
+  t.name = name;
+  t.topic_id = id;
+  SEGLOG_RETURN_IF_ERROR(Add(&records, t));
+  for (const auto& [k, v] : configs) SEGLOG_RETURN_IF_ERROR(AddConfig(&records, name, k, v));
+  for (size_t p = 0; p < partition_dirs.size(); ++p) {
+    SEGLOG_RETURN_IF_ERROR(
+        AddPartition(&records, id, static_cast<int32_t>(p), options_.node_id, partition_dirs[p]));
+  }
+  MutexLock l(&mu_);
+  if (log_ != nullptr && log_->image().FindTopic(name) != nullptr) {
+    return Status::AlreadyExists(fmt::format("Topic '{}' already exists.", name));
+  }
+  return AppendLocked(records);
+}
+
+Status MetadataStore::AddPartitions(const std::string& name, const std::vector<Uuid>& dirs) {
+  MutexLock l(&mu_);
+  if (log_ == nullptr) return Status::FailedPrecondition("the metadata store is closed");
+  const TopicImage* t = log_->image().FindTopic(name);
+  if (t == nullptr) return Status::NotFound(fmt::format("Topic '{}' does not exist.", name));
+  std::vector<MetadataRecordValue> records;
+  const auto from = static_cast<int32_t>(t->partitions.size());
+  for (size_t i = 0; i < dirs.size(); ++i) {
+    SEGLOG_RETURN_IF_ERROR(
+        AddPartition(&records, t->id, from + static_cast<int32_t>(i), options_.node_id, dirs[i]));
+  }
+  return AppendLocked(records);
+}
+
+Status MetadataStore::DeleteTopic(const std::string& name) {
+  MutexLock l(&mu_);
+  if (log_ == nullptr) return Status::FailedPrecondition("the metadata store is closed");
+  const TopicImage* t = log_->image().FindTopic(name);
+  if (t == nullptr) return Status::NotFound(fmt::format("Topic '{}' does not exist.", name));
+  std::vector<MetadataRecordValue> records;
+  if (const auto* configs = log_->image().Configs(kConfigResourceTopic, name)) {
+    for (const auto& [k, v] : *configs) {
+      SEGLOG_RETURN_IF_ERROR(AddConfig(&records, name, k, std::nullopt));
+    }
+  }
+  protocol::RemoveTopicRecord rm;
+  rm.topic_id = t->id;
+  SEGLOG_RETURN_IF_ERROR(Add(&records, rm));
+  return AppendLocked(records);
+}
+
+Status MetadataStore::AlterTopicConfig(const std::string& name,
+                                       const std::map<std::string, std::string>& next) {
+  MutexLock l(&mu_);
+  if (log_ == nullptr) return Status::FailedPrecondition("the metadata store is closed");
+  if (log_->image().FindTopic(name) == nullptr) {
+    return Status::NotFound(fmt::format("Topic '{}' does not exist.", name));
+  }
+  static const std::map<std::string, std::string> kNone;
+  const auto* found = log_->image().Configs(kConfigResourceTopic, name);
+  const auto& current = found != nullptr ? *found : kNone;
+  std::vector<MetadataRecordValue> records;
+  for (const auto& [k, v] : current) {
+    if (!next.count(k)) SEGLOG_RETURN_IF_ERROR(AddConfig(&records, name, k, std::nullopt));
+  }
+  for (const auto& [k, v] : next) {
+    auto it = current.find(k);
+    if (it == current.end() || it->second != v)
+      SEGLOG_RETURN_IF_ERROR(AddConfig(&records, name, k, v));
+  }
+  if (records.empty()) return Status::OK();
+  return AppendLocked(records);
+}
+
+Result<int64_t> MetadataStore::ReserveProducerIdBlock() {
+  MutexLock l(&mu_);
+  if (log_ == nullptr) return Status::FailedPrecondition("the metadata store is closed");
+  const int64_t start = log_->image().producer_ids().next_producer_id;
+  if (start > INT64_MAX - kProducerIdBlockSize) return Status::OutOfRange("producer ids exhausted");
+  protocol::ProducerIdsRecord r;
+  r.broker_id = options_.node_id;
+  r.broker_epoch = -1;
+  r.next_producer_id = start + kProducerIdBlockSize;
+  std::vector<MetadataRecordValue> records;
+  SEGLOG_RETURN_IF_ERROR(Add(&records, r));
+  SEGLOG_RETURN_IF_ERROR(AppendLocked(records));
+  return start;
+}
+
+Status MetadataStore::MigrateProducerIds(int64_t next_block_start) {
+  MutexLock l(&mu_);
+  if (log_ == nullptr) return Status::FailedPrecondition("the metadata store is closed");
+  if (next_block_start <= log_->image().producer_ids().next_producer_id) return Status::OK();
+  protocol::ProducerIdsRecord r;
+  r.broker_id = options_.node_id;
+  r.broker_epoch = -1;
+  r.next_producer_id = next_block_start;
+  std::vector<MetadataRecordValue> records;
+  SEGLOG_RETURN_IF_ERROR(Add(&records, r));
+  return AppendLocked(records);
+}
+
+Status MetadataStore::TakeLeadership() {
+  MutexLock l(&mu_);
+  if (log_ == nullptr) return Status::FailedPrecondition("the metadata store is closed");
+  const int32_t node = options_.node_id;
+  std::vector<MetadataRecordValue> records;
+  size_t bytes = 0;
+  int changed = 0;
+  for (const auto& [name, topic] : log_->image().topics()) {
+    for (const auto& [p, part] : topic.partitions) {
+      const bool in_isr = std::find(part.isr.begin(), part.isr.end(), node) != part.isr.end();
+      if (part.leader == node && in_isr) continue;
+      protocol::PartitionChangeRecord c;
+      c.partition_id = p;
+      c.topic_id = topic.id;
+      c.leader = node;
+      c.isr = std::vector<int32_t>{node};
+      if (part.replicas != std::vector<int32_t>{node}) c.replicas = std::vector<int32_t>{node};
+      c.eligible_leader_replicas = std::vector<int32_t>{};
+      c.last_known_elr = std::vector<int32_t>{};
+      SEGLOG_RETURN_IF_ERROR(Add(&records, c));
+      bytes += records.back().bytes.size() + 32;
+      ++changed;
+      if (bytes > kMaxMetadataBatchBytes / 2) {
+        SEGLOG_RETURN_IF_ERROR(AppendLocked(records));
+        records.clear();
+        bytes = 0;
+      }
+    }
+  }
+  if (!records.empty()) SEGLOG_RETURN_IF_ERROR(AppendLocked(records));
+  if (changed > 0) {
+    options_.logger.Info(fmt::format(
+        "Elected node {} leader of {} partition(s) without it as leader", node, changed));
+  }
+  return Status::OK();
+}
+
+TopicMap MetadataStore::Topics() const {
+  MutexLock l(&mu_);
+  TopicMap out;
+  if (log_ == nullptr) return out;
+  for (const auto& [name, topic] : log_->image().topics()) {
+    TopicMetadata md;
+    md.partitions = static_cast<int32_t>(topic.partitions.size());
+    md.topic_id = topic.id.ToString();
+    if (const auto* configs = log_->image().Configs(kConfigResourceTopic, name)) {
+      md.configs = *configs;
+    }
+    out[name] = std::move(md);
+  }
+  return out;
+}
+
+std::map<std::string, std::vector<int32_t>> MetadataStore::LeaderEpochs() const {
+  MutexLock l(&mu_);
+  std::map<std::string, std::vector<int32_t>> out;
+  if (log_ == nullptr) return out;
+  for (const auto& [name, topic] : log_->image().topics()) {
+    auto& v = out[name];
+    for (const auto& [p, part] : topic.partitions) {
+      if (static_cast<size_t>(p) >= v.size()) v.resize(static_cast<size_t>(p) + 1, 0);
+      v[static_cast<size_t>(p)] = part.leader_epoch;
+    }
+  }
+  return out;
+}
+
+int16_t MetadataStore::FeatureLevel(const std::string& feature) const {
+  MutexLock l(&mu_);
+  return log_ == nullptr ? 0 : log_->image().FeatureLevel(feature);
+}
+
+int64_t MetadataStore::end_offset() const {
+  MutexLock l(&mu_);
+  return log_ == nullptr ? 0 : log_->end_offset();
+}
+
+Status MetadataStore::MaybeSnapshot() {
+  MutexLock l(&mu_);
+  if (log_ == nullptr) return Status::OK();
+  return log_->MaybeSnapshot();
+}
+
+Status MetadataStore::Close() {
+  MutexLock l(&mu_);
+  if (log_ == nullptr) return Status::OK();
+  Status s = log_->Close();
+  log_.reset();
+  return s;
+}
+
+}  // namespace seglog

@@ -1,0 +1,113 @@
+// MetadataStore: the node's topics, their configs and the producer-id blocks, kept in KRaft's
+// metadata log (metadata/metadata_log.h) the way a single-node Kafka's controller keeps them,
+// so a Kafka 4.4.0 broker started on the directory finds them (docs/design/metadata.md).
+//
+// Every change is the records Kafka's controller would write for it, appended as one batch,
+// fsynced, and applied to the image before the call returns OK:
+//
+//   CreateTopic      TopicRecord, a ConfigRecord per config, a PartitionRecord per partition
+//                    (replicas [node], isr [node], leader node, the directory.id of the log
+//                    directory that holds it)
+//   AddPartitions    a PartitionRecord per new partition
+//   DeleteTopic      a ConfigRecord with a null value per config, then RemoveTopicRecord (Kafka
+//                    writes only the latter; its replay can keep a deleted topic's configs, so
+//                    seglog removes them explicitly)
+//   AlterTopicConfig a ConfigRecord per changed key (null: removed); nothing when nothing changes
+//   producer ids     ProducerIdsRecord{node, -1, end of the new block}, once a block of 1000
+//   TakeLeadership   a PartitionChangeRecord{leader node, isr [node], ELR cleared} for each
+//                    partition another run left without this node as leader (a Kafka broker's
+//                    clean stop leaves every partition leaderless)
+//
+// Open formats a directory that has no metadata log (a new directory, or one an earlier seglog
+// wrote with seglog-topics.json): it writes the bootstrap snapshot with Kafka 4.4.0's features
+// and says so through formatted(); the caller then migrates what it found.
+//
+// Thread safety: thread-safe. mu_ serialises the writers and is held over their append and
+// fsync; only other metadata writers (topic operations, a new producer-id block) wait on it.
+// Readers take copies under it (Topics, LeaderEpoch), never during I/O of theirs.
+#ifndef SEGLOG_MANAGER_METADATA_STORE_H_
+#define SEGLOG_MANAGER_METADATA_STORE_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/mutex.h"
+#include "base/uuid.h"
+#include "io/env.h"
+#include "manager/topic_store.h"
+#include "metadata/metadata_log.h"
+#include "seglog/logger.h"
+#include "seglog/result.h"
+
+namespace seglog {
+
+struct MetadataStoreOptions {
+  int32_t node_id = 1;
+  bool read_only = false;
+  Env* env = nullptr;
+  std::function<int64_t()> clock;
+  Logger logger;
+  MetadataLogOptions log;  // sizes and snapshot settings (node_id, env, clock, logger are set here)
+};
+
+class MetadataStore {
+ public:
+  // NotFound for a read-only open of a directory without a metadata log.
+  static Result<std::unique_ptr<MetadataStore>> Open(const std::string& log_dir,
+                                                     MetadataStoreOptions options);
+  ~MetadataStore();
+
+  // Whether Open wrote the bootstrap snapshot just now.
+  bool formatted() const { return formatted_; }
+  const std::string& dir() const { return dir_; }
+
+  // Starts this run's epoch (quorum-state, LeaderChange).
+  Status BecomeLeader() EXCLUDES(mu_);
+
+  Status CreateTopic(const std::string& name, const Uuid& id,
+                     const std::map<std::string, std::string>& configs,
+                     const std::vector<Uuid>& partition_dirs) EXCLUDES(mu_);
+  Status AddPartitions(const std::string& name, const std::vector<Uuid>& new_partition_dirs)
+      EXCLUDES(mu_);
+  Status DeleteTopic(const std::string& name) EXCLUDES(mu_);
+  Status AlterTopicConfig(const std::string& name, const std::map<std::string, std::string>& next)
+      EXCLUDES(mu_);
+  // Reserves the next block of producer ids; returns its first id.
+  Result<int64_t> ReserveProducerIdBlock() EXCLUDES(mu_);
+  // Records that producer ids below `next_block_start` were handed out (a legacy
+  // seglog-producer-ids file being migrated).
+  Status MigrateProducerIds(int64_t next_block_start) EXCLUDES(mu_);
+  // Makes this node the leader of every partition it is not leading (see above).
+  Status TakeLeadership() EXCLUDES(mu_);
+
+  // The topics as the LogManager keeps them: partition count, id, configs.
+  TopicMap Topics() const EXCLUDES(mu_);
+  // Every partition's leader epoch, by topic then partition.
+  std::map<std::string, std::vector<int32_t>> LeaderEpochs() const EXCLUDES(mu_);
+  int16_t FeatureLevel(const std::string& feature) const EXCLUDES(mu_);
+  int64_t end_offset() const EXCLUDES(mu_);
+
+  // Snapshot and retention when due (a periodic task).
+  Status MaybeSnapshot() EXCLUDES(mu_);
+  Status Close() EXCLUDES(mu_);
+
+ private:
+  MetadataStore(std::string dir, MetadataStoreOptions options)
+      : dir_(std::move(dir)), options_(std::move(options)) {}
+  Status AppendLocked(const std::vector<MetadataRecordValue>& records) REQUIRES(mu_);
+
+  const std::string dir_;
+  const MetadataStoreOptions options_;
+  bool formatted_ = false;
+  mutable Mutex mu_;
+  std::unique_ptr<MetadataLog> log_ GUARDED_BY(mu_);
+};
+
+}  // namespace seglog
+
+#endif  // SEGLOG_MANAGER_METADATA_STORE_H_
