@@ -220,8 +220,18 @@ class Log {
   // then updates the producer state. All or nothing. A refusal's message begins with Kafka's
   // exception name; ValidationError::FromStatus (seglog/validation_error.h) turns it into
   // what a ProduceResponse carries, record errors included.
-  Result<LogAppendInfo> AppendAsLeader(std::span<const uint8_t> batches, int32_t leader_epoch = 0,
+  // `leader_epoch` kCurrentLeaderEpoch: the epoch BecomeLeader set (0 until then).
+  static constexpr int32_t kCurrentLeaderEpoch = -2;
+  Result<LogAppendInfo> AppendAsLeader(std::span<const uint8_t> batches,
+                                       int32_t leader_epoch = kCurrentLeaderEpoch,
                                        AppendOrigin origin = AppendOrigin::kClient);
+  // This replica leads the partition at `epoch` (Kafka's Partition.makeLeader, from the
+  // metadata log's PartitionRecord): appends carry it from now on, and the leader epoch cache
+  // gains <epoch> <log end offset> unless its latest entry already has the epoch.
+  Status BecomeLeader(int32_t epoch);
+  // The epoch of the last BecomeLeader (0 before any): what produce, fetch and metadata
+  // answers carry and check clients' current leader epochs against.
+  int32_t leader_epoch() const { return leader_epoch_.load(std::memory_order_acquire); }
   // Appends batches whose offsets are already assigned (imports, replication): they must be
   // valid and start at or above the log end offset, increasing.
   Result<LogAppendInfo> AppendWithAssignedOffsets(std::span<const uint8_t> batches);
@@ -412,6 +422,7 @@ class Log {
   LogOptions options_;
   LoadReport report_;
   std::unique_ptr<State> state_;
+  std::atomic<int32_t> leader_epoch_{0};
 };
 
 }  // namespace seglog

@@ -75,7 +75,7 @@ Result<LogAppendInfo> AppendCoordinatorRecords(Log& log, std::span<const Coordin
     SEGLOG_RETURN_IF_ERROR(b.Append(batch.now_ms, Bytes(r.key), value));
   }
   SEGLOG_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, b.Build());
-  return log.AppendAsLeader(bytes, 0, AppendOrigin::kCoordinator);
+  return log.AppendAsLeader(bytes, Log::kCurrentLeaderEpoch, AppendOrigin::kCoordinator);
 }
 
 }  // namespace seglog

@@ -337,8 +337,21 @@ Status CompleteTransactions(ProducerStateManager& producers, LogSegment& active,
 
 }  // namespace
 
+Status Log::BecomeLeader(int32_t epoch) {
+  if (epoch < 0) return Status::InvalidArgument(fmt::format("{}: leader epoch {}", dir_, epoch));
+  leader_epoch_.store(epoch, std::memory_order_release);
+  if (options_.read_only) return Status::OK();
+  MutexLock lock(&state_->append_mu);
+  SEGLOG_RETURN_IF_ERROR(CheckOpen());
+  const auto& entries = state_->epochs.entries();
+  if (!entries.empty() && entries.back().epoch >= epoch) return Status::OK();
+  SEGLOG_RETURN_IF_ERROR(AssignEpochLocked(epoch, log_end_offset()));
+  return WriteLeaderEpochsLocked();
+}
+
 Result<LogAppendInfo> Log::AppendAsLeader(std::span<const uint8_t> batches, int32_t leader_epoch,
                                           AppendOrigin origin) {
+  if (leader_epoch == kCurrentLeaderEpoch) leader_epoch = this->leader_epoch();
   Result<LogAppendInfo> info = AppendAsLeaderUnflushed(batches, leader_epoch, origin);
   // flush.messages: the fsync runs after the append lock is released; the append is
   // acknowledged only once it is durable.

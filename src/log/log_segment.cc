@@ -411,6 +411,17 @@ Status LogSegment::Close() {
   }
   Status s1 = offset_index_.Close();
   Status s2 = time_index_.Close();
+  if (options_.writable && !log_path().ends_with(kDeletedFileSuffix) &&
+      options_.env->FileExists(log_path())) {
+    // An index never used (a segment with no append since it was made) has no file yet; Kafka
+    // creates both with the segment and logs an ERROR at its next start for a .log without
+    // them, so a clean close leaves them as Kafka's would be: empty.
+    for (const std::string& path : {offset_index_.path(), time_index_.path()}) {
+      if (options_.env->FileExists(path)) continue;
+      Result<std::unique_ptr<File>> f = options_.env->OpenFile(path, File::Mode::kCreate);
+      if (!f.ok() && s1.ok()) s1 = f.status();
+    }
+  }
   (void)txn_index_.Close();  // only drops a descriptor
   std::shared_ptr<File> log;
   {

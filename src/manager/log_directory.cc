@@ -485,7 +485,8 @@ Status LogDirectory::CloseLogsAndWriteMarker() {
   // all were loaded (and recovered) or nothing needed recovery.
   if (!had_clean_shutdown_ && !loaded_all_) return Status::OK();
   return WriteFileAtomically(env(), dir_ + "/" + kCleanShutdownFile,
-                             "{\"version\":0,\"brokerEpoch\":-1}");
+                             fmt::format("{{\"version\":0,\"brokerEpoch\":{}}}",
+                                         broker_epoch_.load(std::memory_order_acquire)));
 }
 
 }  // namespace seglog

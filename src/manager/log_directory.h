@@ -127,6 +127,9 @@ class LogDirectory {
   // Closes the logs, writes the checkpoints and then the clean-shutdown marker, and releases
   // the directory's lock (whatever the outcome), so the directory can be opened again.
   Status Close() EXCLUDES(mu_, checkpoint_mu_);
+  // The broker epoch the clean-shutdown marker carries (Kafka's CleanShutdownFileHandler): the
+  // node's registration in the metadata log. -1 until set.
+  void set_broker_epoch(int64_t epoch) { broker_epoch_.store(epoch, std::memory_order_release); }
 
   using LogMap = std::map<TopicPartition, std::shared_ptr<Log>, TopicPartitionLess>;
   // A snapshot of the open logs.
@@ -194,6 +197,7 @@ class LogDirectory {
   std::shared_ptr<std::atomic<bool>> offline_ = std::make_shared<std::atomic<bool>>(false);
   mutable Mutex offline_mu_;
   Status offline_reason_ GUARDED_BY(offline_mu_);
+  std::atomic<int64_t> broker_epoch_{-1};
 };
 
 }  // namespace seglog

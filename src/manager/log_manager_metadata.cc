@@ -116,6 +116,10 @@ Status LogManager::OpenMetadata(const TopicMap& found) {
           fmt::format("Migrated {} topic(s) into the metadata log of {}", migrated, first->dir()));
     }
   }
+  std::vector<Uuid> dir_ids;
+  for (const auto& d : dirs_) dir_ids.push_back(DirectoryIdOf(d.get()));
+  SEGLOG_ASSIGN_OR_RETURN(const int64_t broker_epoch, metadata_->RegisterBroker(dir_ids));
+  for (const auto& d : dirs_) d->set_broker_epoch(broker_epoch);
   topics_ = metadata_->Topics();
   // Stray partition directories (Kafka's LogManager.isStrayReplica): no partition.metadata, a
   // topic id the metadata does not know, or a partition number the topic does not have. They
@@ -162,7 +166,16 @@ Status LogManager::SettleMetadataPartitions() {
       SEGLOG_RETURN_IF_ERROR(CreatePartitions(name, md, p, dirs));
     }
   }
-  return metadata_->TakeLeadership();
+  SEGLOG_RETURN_IF_ERROR(metadata_->TakeLeadership());
+  // Every log appends in its partition's leader epoch from now on.
+  const auto epochs = metadata_->LeaderEpochs();
+  for (const LogRef& ref : AllLogs()) {
+    auto it = epochs.find(ref.tp.topic);
+    if (it == epochs.end() || ref.tp.partition >= static_cast<int32_t>(it->second.size())) continue;
+    SEGLOG_RETURN_IF_ERROR(
+        ref.log->BecomeLeader(it->second[static_cast<size_t>(ref.tp.partition)]));
+  }
+  return Status::OK();
 }
 
 }  // namespace seglog

@@ -10,6 +10,7 @@
 #include "protocol/generated/partition_change_record.h"
 #include "protocol/generated/partition_record.h"
 #include "protocol/generated/producer_ids_record.h"
+#include "protocol/generated/register_broker_record.h"
 #include "protocol/generated/remove_topic_record.h"
 #include "protocol/generated/topic_record.h"
 
@@ -192,12 +193,48 @@ Result<int64_t> MetadataStore::ReserveProducerIdBlock() {
   if (start > INT64_MAX - kProducerIdBlockSize) return Status::OutOfRange("producer ids exhausted");
   protocol::ProducerIdsRecord r;
   r.broker_id = options_.node_id;
-  r.broker_epoch = -1;
+  r.broker_epoch = broker_epoch_;
   r.next_producer_id = start + kProducerIdBlockSize;
   std::vector<MetadataRecordValue> records;
   SEGLOG_RETURN_IF_ERROR(Add(&records, r));
   SEGLOG_RETURN_IF_ERROR(AppendLocked(records));
   return start;
+}
+
+Result<int64_t> MetadataStore::RegisterBroker(const std::vector<Uuid>& log_dirs) {
+  MutexLock l(&mu_);
+  if (log_ == nullptr) return Status::FailedPrecondition("the metadata store is closed");
+  protocol::RegisterBrokerRecord r;
+  r.broker_id = options_.node_id;
+  r.incarnation_id = Uuid::Random();
+  r.broker_epoch = log_->end_offset();  // Kafka's broker epoch: the record's own offset
+  r.rack = std::nullopt;
+  r.fenced = false;
+  r.in_controlled_shutdown = false;
+  r.log_dirs = log_dirs;
+  protocol::RegisterBrokerRecord::BrokerFeature mv;
+  mv.name = kMetadataVersionFeature;
+  mv.min_supported_version = kMinimumMetadataVersion;
+  mv.max_supported_version = kLatestMetadataVersion;
+  r.features.push_back(mv);
+  for (const auto& [name, level] : DefaultBootstrapFeatures()) {
+    if (name == kMetadataVersionFeature) continue;
+    protocol::RegisterBrokerRecord::BrokerFeature f;
+    f.name = name;
+    f.min_supported_version = 0;
+    f.max_supported_version = level;
+    r.features.push_back(f);
+  }
+  std::vector<MetadataRecordValue> records;
+  SEGLOG_RETURN_IF_ERROR(Add(&records, r));
+  SEGLOG_RETURN_IF_ERROR(AppendLocked(records));
+  broker_epoch_ = r.broker_epoch;
+  return r.broker_epoch;
+}
+
+int64_t MetadataStore::broker_epoch() const {
+  MutexLock l(&mu_);
+  return broker_epoch_;
 }
 
 Status MetadataStore::MigrateProducerIds(int64_t next_block_start) {

@@ -79,6 +79,13 @@ class MetadataStore {
       EXCLUDES(mu_);
   // Reserves the next block of producer ids; returns its first id.
   Result<int64_t> ReserveProducerIdBlock() EXCLUDES(mu_);
+  // Registers this node as a broker, as Kafka's controller records a BrokerRegistration: a
+  // RegisterBrokerRecord (a new incarnation id, unfenced, the log directories' ids, the
+  // features this node runs) whose broker epoch is its own offset. Returns that epoch, which the
+  // log directories' .kafka_cleanshutdown carries at a clean stop, so that a Kafka broker
+  // starting next proves the stop was clean and keeps every partition's leader clean.
+  Result<int64_t> RegisterBroker(const std::vector<Uuid>& log_dirs) EXCLUDES(mu_);
+  int64_t broker_epoch() const EXCLUDES(mu_);
   // Records that producer ids below `next_block_start` were handed out (a legacy
   // seglog-producer-ids file being migrated).
   Status MigrateProducerIds(int64_t next_block_start) EXCLUDES(mu_);
@@ -106,6 +113,7 @@ class MetadataStore {
   bool formatted_ = false;
   mutable Mutex mu_;
   std::unique_ptr<MetadataLog> log_ GUARDED_BY(mu_);
+  int64_t broker_epoch_ GUARDED_BY(mu_) = -1;
 };
 
 }  // namespace seglog

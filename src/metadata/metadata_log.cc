@@ -7,7 +7,6 @@
 #include <chrono>
 
 #include "protocol/generated/begin_transaction_record.h"
-#include "protocol/generated/config_record.h"
 #include "protocol/generated/end_transaction_record.h"
 #include "protocol/generated/k_raft_version_record.h"
 #include "protocol/generated/leader_change_message.h"
@@ -273,16 +272,6 @@ Status MetadataLog::BecomeLeader() {
   SEGLOG_ASSIGN_OR_RETURN(MetadataRecordValue b, EncodeMetadataRecord(begin));
   records.push_back(std::move(b));
   for (MetadataRecordValue& r : bootstrap) records.push_back(std::move(r));
-  if (image_.Configs(kConfigResourceBroker, "") == nullptr ||
-      image_.Configs(kConfigResourceBroker, "")->count("min.insync.replicas") == 0) {
-    protocol::ConfigRecord mir;
-    mir.resource_type = kConfigResourceBroker;
-    mir.resource_name = "";
-    mir.name = "min.insync.replicas";
-    mir.value = "1";
-    SEGLOG_ASSIGN_OR_RETURN(MetadataRecordValue m, EncodeMetadataRecord(mir));
-    records.push_back(std::move(m));
-  }
   SEGLOG_ASSIGN_OR_RETURN(MetadataRecordValue e,
                           EncodeMetadataRecord(protocol::EndTransactionRecord{}));
   records.push_back(std::move(e));

@@ -85,9 +85,16 @@ FetchRead ReadFetch(const BrokerContext& ctx, const protocol::FetchRequestData& 
         fail(kafka_error::kUnknownTopicOrPartition);
         continue;
       }
-      if (part.current_leader_epoch > 0) {
-        fail(kafka_error::kUnknownLeaderEpoch);
-        continue;
+      // Kafka's Partition.checkCurrentLeaderEpoch: -1 means "no epoch given".
+      if (const int32_t epoch = log.value()->leader_epoch(); part.current_leader_epoch != -1) {
+        if (part.current_leader_epoch > epoch) {
+          fail(kafka_error::kUnknownLeaderEpoch);
+          continue;
+        }
+        if (part.current_leader_epoch < epoch) {
+          fail(kafka_error::kFencedLeaderEpoch);
+          continue;
+        }
       }
       const std::shared_ptr<Log>& l = log.value();
       const int64_t log_start = l->log_start_offset();

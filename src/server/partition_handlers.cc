@@ -21,7 +21,11 @@ constexpr int64_t kInvalidLowWatermark = -1;
 constexpr int32_t kUndefinedEpoch = -1;
 constexpr int64_t kUndefinedEpochOffset = -1;
 // The leader epoch of every partition: seglog's one leader appends with epoch 0.
-constexpr int32_t kLeaderEpoch = 0;
+// The partition's leader epoch (its log's), 0 when it has no log.
+int32_t LeaderEpochOf(const BrokerContext& ctx, const TopicPartition& tp) {
+  Result<std::shared_ptr<Log>> log = ctx.logs->GetLog(tp);
+  return log.ok() ? log.value()->leader_epoch() : 0;
+}
 // Kafka's max.request.partition.size.limit default: DescribeTopicPartitions answers at most
 // this many partitions whatever the request asks.
 constexpr int32_t kMaxRequestPartitionSizeLimit = 2000;
@@ -190,11 +194,12 @@ protocol::OffsetForLeaderEpochResponseData HandleOffsetForLeaderEpoch(
         continue;
       }
       // Kafka's Partition.localLogWithEpochOrThrow: -1 means "no epoch given".
-      if (p.current_leader_epoch != -1 && p.current_leader_epoch < kLeaderEpoch) {
+      const int32_t leader_epoch = log.value()->leader_epoch();
+      if (p.current_leader_epoch != -1 && p.current_leader_epoch < leader_epoch) {
         rp.error_code = kafka_error::kFencedLeaderEpoch;
         continue;
       }
-      if (p.current_leader_epoch > kLeaderEpoch) {
+      if (p.current_leader_epoch > leader_epoch) {
         rp.error_code = kafka_error::kUnknownLeaderEpoch;
         continue;
       }
@@ -355,7 +360,7 @@ protocol::DescribeTopicPartitionsResponseData HandleDescribeTopicPartitions(
       auto& part = t.partitions.emplace_back();
       part.partition_index = p;
       part.leader_id = ctx.node_id;
-      part.leader_epoch = kLeaderEpoch;
+      part.leader_epoch = LeaderEpochOf(ctx, {name, p});
       part.replica_nodes = {ctx.node_id};
       part.isr_nodes = {ctx.node_id};
       part.eligible_leader_replicas = std::vector<int32_t>{};

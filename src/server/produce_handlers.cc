@@ -136,8 +136,9 @@ protocol::ProduceResponseData HandleProduce(const BrokerContext& ctx,
         }
       }
       Result<LogAppendInfo> info =
-          valid.ok() ? log.value()->AppendAsLeader(bytes, 0, AppendOrigin::kClient)
-                     : Result<LogAppendInfo>(valid);
+          valid.ok()
+              ? log.value()->AppendAsLeader(bytes, Log::kCurrentLeaderEpoch, AppendOrigin::kClient)
+              : Result<LogAppendInfo>(valid);
       if (!info.ok()) {
         ValidationError e = ValidationError::FromStatus(info.status());
         int16_t code = e.error_code;
@@ -182,13 +183,17 @@ protocol::ListOffsetsResponseData HandleListOffsets(const BrokerContext& ctx,
         pr.error_code = kafka_error::kUnknownTopicOrPartition;
         continue;
       }
-      if (part.current_leader_epoch > 0) {
-        pr.error_code = kafka_error::kUnknownLeaderEpoch;
-        continue;
-      }
-      if (part.current_leader_epoch < -1) {
-        pr.error_code = kafka_error::kFencedLeaderEpoch;
-        continue;
+      // Kafka's Partition.checkCurrentLeaderEpoch: -1 means "no epoch given".
+      if (const int32_t leader_epoch = log.value()->leader_epoch();
+          part.current_leader_epoch != -1) {
+        if (part.current_leader_epoch > leader_epoch) {
+          pr.error_code = kafka_error::kUnknownLeaderEpoch;
+          continue;
+        }
+        if (part.current_leader_epoch < leader_epoch) {
+          pr.error_code = kafka_error::kFencedLeaderEpoch;
+          continue;
+        }
       }
       const std::shared_ptr<Log>& l = log.value();
       // The sentinels' first versions (Kafka's timestampMinSupportedVersion): -4 from v8

@@ -37,7 +37,9 @@ void FillTopic(const BrokerContext& ctx, const std::string& name, const TopicMet
     auto& part = t->partitions.emplace_back();
     part.partition_index = p;
     part.leader_id = ctx.node_id;
-    part.leader_epoch = 0;  // seglog's one leader keeps epoch 0 (it appends with epoch 0)
+    // The epoch of the metadata log's PartitionRecord, which the log appends with.
+    Result<std::shared_ptr<Log>> log = ctx.logs->GetLog({name, p});
+    part.leader_epoch = log.ok() ? log.value()->leader_epoch() : 0;
     part.replica_nodes = {ctx.node_id};
     part.isr_nodes = {ctx.node_id};
   }

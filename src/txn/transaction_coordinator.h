@@ -24,9 +24,10 @@
 // Prepare state at load. Until Complete is written, the id's requests get
 // CONCURRENT_TRANSACTIONS.
 //
-// Coordinator epoch: the partition leader epoch of __transaction_state, which is 0 on a single
-// node and never goes backwards across restarts (the markers carry it; a partition refuses a
-// marker of an older coordinator epoch).
+// Coordinator epoch: the leader epoch of the transactional id's __transaction_state partition
+// (Log::leader_epoch, from the metadata log), which never goes backwards across restarts or a
+// Kafka broker's turn on the directory (the markers carry it; a partition refuses a marker of
+// an older coordinator epoch).
 //
 // Thread safety: thread-safe. The marker writer is called without any of the coordinator's locks
 // held.

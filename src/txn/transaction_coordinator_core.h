@@ -37,9 +37,7 @@ namespace seglog {
 
 class TransactionCoordinator::Core : public std::enable_shared_from_this<Core> {
  public:
-  // The leader epoch of every __transaction_state partition on one node (see
-  // transaction_coordinator.h), and the highest producer epoch.
-  static constexpr int32_t kCoordinatorEpoch = 0;
+  // The highest producer epoch.
   static constexpr int16_t kMaxEpoch = 32767;
 
   // A partition of __transaction_state and the transactional ids it owns.

@@ -22,8 +22,12 @@ void TransactionCoordinator::Core::WriteMarkersAndComplete(Shard& s, const std::
   int64_t pid = -1;
   int16_t epoch = -1;
   bool commit = false;
+  int32_t coordinator_epoch = 0;
   {
     MutexLock l(&s.mu);
+    // Kafka's coordinator epoch: the leader epoch of the __transaction_state partition, which
+    // the partitions' producer state compares markers against.
+    if (s.log != nullptr) coordinator_epoch = s.log->leader_epoch();
     auto it = s.txns.find(id);
     if (writer == nullptr || it == s.txns.end() || !it->second.IsPrepare()) {
       s.in_flight.erase(id);
@@ -37,7 +41,7 @@ void TransactionCoordinator::Core::WriteMarkersAndComplete(Shard& s, const std::
   TransactionPartitions left;
   bool refused = false;
   for (const TopicPartition& tp : to_write) {
-    const int16_t code = (*writer)(tp, pid, epoch, kCoordinatorEpoch, commit, scheduler_->NowMs());
+    const int16_t code = (*writer)(tp, pid, epoch, coordinator_epoch, commit, scheduler_->NowMs());
     switch (code) {
       case ke::kNone:
         break;

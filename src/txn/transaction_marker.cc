@@ -27,7 +27,8 @@ int16_t WriteTransactionMarker(Log& log, int64_t producer_id, int16_t producer_e
   Result<std::vector<uint8_t>> batch = BuildTransactionMarkerBatch(
       producer_id, producer_epoch, coordinator_epoch, commit, timestamp_ms);
   if (!batch.ok()) return kafka_error::kUnknownServerError;
-  Result<LogAppendInfo> info = log.AppendAsLeader(*batch, 0, AppendOrigin::kCoordinator);
+  Result<LogAppendInfo> info =
+      log.AppendAsLeader(*batch, Log::kCurrentLeaderEpoch, AppendOrigin::kCoordinator);
   if (!info.ok()) return kafka_error::FromStatus(info.status());
   return kafka_error::kNone;
 }
