@@ -11,6 +11,7 @@
 #include "tools/check.h"
 #include "tools/consume.h"
 #include "tools/dump_log.h"
+#include "tools/format.h"
 #include "tools/manage.h"
 #include "tools/produce.h"
 #include "tools/recover.h"
@@ -197,6 +198,22 @@ int main(int argc, char** argv) {
                                    "Run the storage node and its background tasks until SIGTERM");
   node_options(serve, &sso);
 
+  seglog::FormatOptions fo;
+  auto* format = app.add_subcommand(
+      "format",
+      "Format log directories as kafka-storage.sh format does (meta.properties, the "
+      "metadata log's bootstrap snapshot)");
+  format->add_option("-c,--config", fo.config, "The server.properties to use")->required();
+  format->add_option("-t,--cluster-id", fo.cluster_id, "The cluster ID to use")->required();
+  format->add_option("-r,--release-version", fo.release_version,
+                     "The release version for the initial feature settings (default 4.4-IV2)");
+  format->add_option("-f,--feature", fo.features, "A feature's level, feature=level (repeatable)");
+  format->add_flag("-g,--ignore-formatted", fo.ignore_formatted,
+                   "Skip already formatted directories instead of failing");
+  format->add_flag("-s,--standalone", fo.standalone,
+                   "Initialize this node as a single-node dynamic quorum (kraft.version 1)");
+  format->add_option("-S,--add-scram", fo.add_scram, "A SCRAM credential (not supported yet)");
+
   seglog::ServeOptions svo;
   std::vector<std::string> serve_overrides;
   auto* serve_broker = app.add_subcommand(
@@ -217,6 +234,8 @@ int main(int argc, char** argv) {
       std::cerr << s.message() << "\n";
       return 1;
     }
+  } else if (*format) {
+    s = seglog::FormatStorage(fo, std::cout);
   } else if (*serve_broker) {
     for (const std::string& kv : serve_overrides) {
       if (!SplitConfig(kv, &svo.node.overrides)) {

@@ -14,8 +14,6 @@
 
 namespace seglog {
 
-namespace {
-
 std::string JavaDateNow() {
   const std::time_t t = std::time(nullptr);
   std::tm tm{};
@@ -24,8 +22,6 @@ std::string JavaDateNow() {
   std::strftime(buf, sizeof buf, "%a %b %d %H:%M:%S UTC %Y", &tm);
   return buf;
 }
-
-}  // namespace
 
 Result<MetaProperties> ParseMetaProperties(const std::string& path, const std::string& text) {
   std::map<std::string, std::string> kv = ParseProperties(text);

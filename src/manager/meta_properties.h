@@ -39,6 +39,8 @@ struct MetaProperties {
 Result<MetaProperties> ParseMetaProperties(const std::string& path, const std::string& text);
 // The file's text as Kafka's Properties.store writes it, with `date` as the second comment.
 std::string FormatMetaProperties(const MetaProperties& props, const std::string& date);
+// Now as Java's Date.toString prints it in UTC ("Sun Nov 29 14:52:24 UTC 2026").
+std::string JavaDateNow();
 
 // Reads <log_dir>/meta.properties, or - when it is missing and the directory is writable -
 // creates one (version 1, node.id `node_id`, a new cluster.id unless `cluster_id` is given, a
