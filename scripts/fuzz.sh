@@ -18,7 +18,7 @@ mkdir -p build/fuzz/artifacts build/fuzz/reports
 cmake --build --preset asan-ubsan --target record_batch_fuzzer segment_recovery_fuzzer \
   request_fuzzer offsets_record_fuzzer transaction_log_fuzzer remote_log_metadata_fuzzer \
   protocol_samples_dump remote_log_metadata_dump s3_response_fuzzer remote_indexes_fuzzer \
-  >build/fuzz/reports/build.txt 2>&1 ||
+  metadata_log_fuzzer >build/fuzz/reports/build.txt 2>&1 ||
   { tail -n 150 build/fuzz/reports/build.txt; echo "fuzz: the build failed" >&2; exit 1; }
 
 # run_target <name> <max_len> [corpus directories...]: fuzzes $bin/fuzz/<name>_fuzzer
@@ -54,7 +54,8 @@ mkdir -p build/fuzz/corpus/remote_log_metadata
 # are small structs it finds from scratch. __transaction_state records likewise
 # (transaction_log_fuzzer).
 targets=("record_batch 300000" "segment_recovery 300000" "request 65536" "offsets_record 4096"
-  "transaction_log 4096" "remote_log_metadata 4096" "s3_response 65536" "remote_indexes 65536")
+  "transaction_log 4096" "remote_log_metadata 4096" "s3_response 65536" "remote_indexes 65536"
+  "metadata_log 65536")
 
 # S3's XML answers and the SegmentObjects custom metadata (s3_response_fuzzer): seeded with
 # real answers of versitygw and one record.
@@ -65,6 +66,11 @@ cp -n tests/data/fuzz_seeds/s3_response/* build/fuzz/corpus/s3_response/ 2>/dev/
 # files that open (entries in every index, an aborted transaction) and with empty files.
 mkdir -p build/fuzz/corpus/remote_indexes
 cp -n tests/data/fuzz_seeds/remote_indexes/* build/fuzz/corpus/remote_indexes/ 2>/dev/null || true
+
+# KRaft's metadata log (metadata_log_fuzzer): seeded with a bootstrap snapshot, a later snapshot,
+# a quorum-state and a metadata log segment that seglog and Kafka 4.4.0 wrote in turn.
+mkdir -p build/fuzz/corpus/metadata_log
+cp -n tests/data/fuzz_seeds/metadata_log/* build/fuzz/corpus/metadata_log/ 2>/dev/null || true
 
 failed=0
 pids=()
