@@ -113,8 +113,10 @@ struct LogConfig {
   // Applies `name=value` (Kafka's topic property names). InvalidArgument in Kafka's words for a
   // bad value, and naming the key for an unknown one.
   Status Set(const std::string& name, const std::string& value);
-  // Whether `name` is a topic config seglog knows.
+  // Whether `name` is a topic config seglog knows (keeps and applies).
   static bool IsKnownName(const std::string& name);
+  // Whether `name` is one of Kafka 4.4.0's topic configs, kept by seglog or not.
+  static bool IsKafkaName(const std::string& name);
   // Builds a config from properties over the defaults, reporting every problem at once.
   static Result<LogConfig> FromProperties(const std::map<std::string, std::string>& props);
   // The properties that differ from the defaults, by Kafka name.

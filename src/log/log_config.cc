@@ -32,6 +32,8 @@ bool LogConfig::IsKnownName(const std::string& name) {
   return def != nullptr && def->set != nullptr;
 }
 
+bool LogConfig::IsKafkaName(const std::string& name) { return FindTopicConfigDef(name) != nullptr; }
+
 Result<LogConfig> LogConfig::FromProperties(const std::map<std::string, std::string>& props) {
   LogConfig config;
   std::string errors;

@@ -48,6 +48,10 @@ Result<std::unique_ptr<LogManager>> LogManager::OpenDirs(const LogManagerConfig&
   MutexLock l(&m->mu_);
   m->logger_.Info(fmt::format("Loading logs from log dirs {}", fmt::join(config.log_dirs, ", ")));
   TopicMap found;  // what the directories hold: partition directories, a legacy topic store
+  if (!read_only && !config.log_dirs.empty()) {
+    SEGLOG_RETURN_IF_ERROR(
+        MetadataStore::CheckSingleNodeDirectory(config.log_dirs.front(), config.node_id, env));
+  }
   for (const std::string& dir : config.log_dirs) {
     if (!read_only) SEGLOG_RETURN_IF_ERROR(env->CreateDirectories(dir));
     LogDirectoryOptions o;
@@ -85,12 +89,12 @@ Result<std::unique_ptr<LogManager>> LogManager::OpenDirs(const LogManagerConfig&
   const TopicMap known_topics = m->topics_;
   for (auto& d : m->dirs_) {
     const LogManagerConfig& c = m->config_;
-    SEGLOG_RETURN_IF_ERROR(
-        d->LoadAll(c.num_recovery_threads_per_data_dir, m->logger_,
-                   [&topics = known_topics, &c](const std::string& topic, const TopicMetadata& md) {
-                     auto it = topics.find(topic);
-                     return c.TopicConfig(it != topics.end() ? it->second.configs : md.configs);
-                   }));
+    SEGLOG_RETURN_IF_ERROR(d->LoadAll(
+        c.num_recovery_threads_per_data_dir, m->logger_,
+        [&topics = known_topics, &c](const std::string& topic, const TopicMetadata& md) {
+          auto it = topics.find(topic);
+          return c.StoredTopicConfig(it != topics.end() ? it->second.configs : md.configs);
+        }));
     if (read_only) continue;  // a read-only view deletes nothing
     SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> pending, d->PendingDeleteDirs());
     for (const std::string& p : pending) {
@@ -147,11 +151,30 @@ LogDirectory* LogManager::LeastLoadedDir() const {
   return best;
 }
 
-void LogManager::RefreshTopics() {
-  TopicMap topics = metadata_->Topics();
-  NoteFlushSettings(topics);
-  MutexLock l(&mu_);
-  topics_ = std::move(topics);
+void LogManager::RefreshTopic(const std::string& topic) {
+  // One topic's entry, so a change costs the same with 10 topics or 10,000.
+  std::optional<TopicMetadata> md = metadata_->FindTopic(topic);
+  bool flushes = false;
+  if (md.has_value()) {
+    Result<LogConfig> c = config_.StoredTopicConfig(md->configs);
+    flushes = c.ok() && c.value().flush_messages < std::numeric_limits<int64_t>::max();
+  }
+  TopicMap all;
+  {
+    MutexLock l(&mu_);
+    if (md.has_value()) {
+      topics_[topic] = *md;
+    } else {
+      topics_.erase(topic);
+    }
+    // The flag needs every topic only when it may have to go back to false.
+    if (flushes || !appends_may_flush_.load(std::memory_order_relaxed)) {
+      if (flushes) appends_may_flush_.store(true, std::memory_order_relaxed);
+      return;
+    }
+    all = topics_;
+  }
+  NoteFlushSettings(all);
 }
 
 void LogManager::NoteFlushSettings(const TopicMap& topics) {
@@ -159,7 +182,7 @@ void LogManager::NoteFlushSettings(const TopicMap& topics) {
   Result<LogConfig> defaults = config_.TopicConfig({});  // log.flush.interval.messages
   bool may_flush = defaults.ok() && defaults.value().flush_messages < kNever;
   for (const auto& [name, md] : topics) {
-    Result<LogConfig> c = config_.TopicConfig(md.configs);
+    Result<LogConfig> c = config_.StoredTopicConfig(md.configs);
     if (c.ok() && c.value().flush_messages < kNever) may_flush = true;
   }
   appends_may_flush_.store(may_flush, std::memory_order_relaxed);
@@ -167,7 +190,7 @@ void LogManager::NoteFlushSettings(const TopicMap& topics) {
 
 Status LogManager::CreatePartitions(const std::string& topic, const TopicMetadata& md, int32_t from,
                                     const std::vector<LogDirectory*>& dirs) {
-  SEGLOG_ASSIGN_OR_RETURN(LogConfig config, config_.TopicConfig(md.configs));
+  SEGLOG_ASSIGN_OR_RETURN(LogConfig config, config_.StoredTopicConfig(md.configs));
   Status failed;
   int32_t made = from;
   const int32_t to = from + static_cast<int32_t>(dirs.size());
@@ -232,10 +255,10 @@ Status LogManager::CreateTopic(const std::string& topic, int32_t partitions,
   SEGLOG_RETURN_IF_ERROR(metadata_->CreateTopic(topic, id, configs, dir_ids));
   if (Status s = CreatePartitions(topic, md, 0, dirs); !s.ok()) {
     if (Status undo = metadata_->DeleteTopic(topic); !undo.ok()) logger_.Error(undo.ToString());
-    RefreshTopics();
+    RefreshTopic(topic);
     return s;
   }
-  RefreshTopics();
+  RefreshTopic(topic);
   topics_created_.fetch_add(1, std::memory_order_acq_rel);
   logger_.Info(fmt::format("Created topic {} with {} partition(s) and topic id {}", topic,
                            partitions, md.topic_id));
@@ -257,7 +280,7 @@ Status LogManager::AddPartitions(const std::string& topic, int32_t total) {
   std::vector<Uuid> dir_ids;
   for (LogDirectory* d : dirs) dir_ids.push_back(DirectoryIdOf(d));
   SEGLOG_RETURN_IF_ERROR(metadata_->AddPartitions(topic, dir_ids));
-  RefreshTopics();
+  RefreshTopic(topic);
   // Durable in the metadata: a partition whose directory fails now is created at the next open.
   return CreatePartitions(topic, md, current, dirs);
 }
@@ -276,12 +299,12 @@ Status LogManager::DeleteTopic(const std::string& topic) {
     topics_.erase(it);
     for (int32_t p = 0; p < md.partitions; ++p) uncleanable_.erase(PartitionDirName({topic, p}));
   }
-  SEGLOG_ASSIGN_OR_RETURN(LogConfig config, config_.TopicConfig(md.configs));
+  SEGLOG_ASSIGN_OR_RETURN(LogConfig config, config_.StoredTopicConfig(md.configs));
   if (Status s = metadata_->DeleteTopic(topic); !s.ok()) {
-    RefreshTopics();  // the topic is back in topics_: nothing was deleted
+    RefreshTopic(topic);  // the topic is back in topics_: nothing was deleted
     return s;
   }
-  NoteFlushSettings(AllTopicMetadata());
+  RefreshTopic(topic);
   Status first;
   for (int32_t p = 0; p < md.partitions; ++p) {
     Status s = RemovePartition({topic, p}, config.file_delete_delay_ms);
@@ -343,7 +366,7 @@ Result<TopicDescription> LogManager::DescribeTopic(const std::string& topic) con
   t.topic = topic;
   t.topic_id = md.topic_id;
   t.overrides = md.configs;
-  SEGLOG_ASSIGN_OR_RETURN(t.config, config_.TopicConfig(md.configs));
+  SEGLOG_ASSIGN_OR_RETURN(t.config, config_.StoredTopicConfig(md.configs));
   for (int32_t p = 0; p < md.partitions; ++p) {
     LogDirectory* d = DirFor({topic, p});
     if (d == nullptr) continue;
@@ -363,16 +386,23 @@ Status LogManager::AlterTopicConfig(const std::string& topic,
   MutexLock admin(&admin_mu_);
   SEGLOG_ASSIGN_OR_RETURN(const TopicMetadata md, FindTopic(topic));
   std::map<std::string, std::string> next = md.configs;
+  // Any of Kafka's topic configs may be removed (one seglog does not apply, kept from a Kafka
+  // broker, too); only one seglog applies may be set.
   for (const std::string& k : remove) {
-    if (!LogConfig::IsKnownName(k)) {
+    if (!LogConfig::IsKafkaName(k)) {
       return Status::InvalidArgument(fmt::format("Unknown topic config name: {}", k));
     }
     next.erase(k);
   }
-  for (const auto& [k, v] : set) next[k] = v;
-  SEGLOG_ASSIGN_OR_RETURN(LogConfig config, config_.TopicConfig(next));
+  for (const auto& [k, v] : set) {
+    if (!LogConfig::IsKnownName(k)) {
+      return Status::InvalidArgument(fmt::format("Unknown topic config name: {}", k));
+    }
+    next[k] = v;
+  }
+  SEGLOG_ASSIGN_OR_RETURN(LogConfig config, config_.StoredTopicConfig(next));
   SEGLOG_RETURN_IF_ERROR(metadata_->AlterTopicConfig(topic, next));
-  RefreshTopics();
+  RefreshTopic(topic);
   for (int32_t p = 0; p < md.partitions; ++p) {
     if (LogDirectory* d = DirFor({topic, p})) {
       if (std::shared_ptr<Log> log = d->FindLog({topic, p})) log->UpdateConfig(config);
@@ -703,7 +733,12 @@ Status LogManager::Shutdown() {
   scheduler_->Shutdown();
   MutexLock admin(&admin_mu_);
   Status first;
-  if (metadata_ != nullptr) first = metadata_->Close();
+  if (metadata_ != nullptr) {
+    if (!read_only_) {
+      if (Status s = metadata_->FenceBroker(); !s.ok()) logger_.Warn(s.ToString());
+    }
+    first = metadata_->Close();
+  }
   for (auto& d : dirs_) {
     Status s = d->Close();
     if (first.ok() && !s.ok()) first = s;

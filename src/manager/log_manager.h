@@ -209,8 +209,9 @@ class LogManager {
   Status CheckWritable(const char* what) const;
   LogDirectory* DirFor(const TopicPartition& tp) const;
   LogDirectory* LeastLoadedDir() const;
-  // Takes topics_ from the metadata store and updates appends_may_flush_ from it.
-  void RefreshTopics() REQUIRES(admin_mu_) EXCLUDES(mu_);
+  // Takes `topic`'s entry of topics_ from the metadata store (erased when it is gone) and
+  // updates appends_may_flush_.
+  void RefreshTopic(const std::string& topic) REQUIRES(admin_mu_) EXCLUDES(mu_);
   void NoteFlushSettings(const TopicMap& topics);
   // Opens partitions [from, from + dirs.size()) of `topic`, partition from + i in dirs[i]; on
   // failure removes those it made.

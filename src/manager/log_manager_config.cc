@@ -211,6 +211,36 @@ void LogManagerConfig::Parse(const std::map<std::string, std::string>& props,
          if (s.ok()) c.producer_id_expiration_check_interval_ms = x;
          return s;
        }},
+      {"metadata.log.segment.bytes",
+       [&](const std::string& v) {
+         return ParseConfigInt<int64_t>("metadata.log.segment.bytes", v, 8 * 1024 * 1024,
+                                        &c.metadata_log_segment_bytes);
+       }},
+      {"metadata.log.segment.ms",
+       [&](const std::string& v) {
+         return ParseConfigInt<int64_t>("metadata.log.segment.ms", v, 1,
+                                        &c.metadata_log_segment_ms);
+       }},
+      {"metadata.log.max.record.bytes.between.snapshots",
+       [&](const std::string& v) {
+         return ParseConfigInt<int64_t>("metadata.log.max.record.bytes.between.snapshots", v, 1,
+                                        &c.metadata_log_max_record_bytes_between_snapshots);
+       }},
+      {"metadata.log.max.snapshot.interval.ms",
+       [&](const std::string& v) {
+         return ParseConfigInt<int64_t>("metadata.log.max.snapshot.interval.ms", v, 0,
+                                        &c.metadata_log_max_snapshot_interval_ms);
+       }},
+      {"metadata.max.retention.bytes",
+       [&](const std::string& v) {
+         return ParseConfigInt<int64_t>("metadata.max.retention.bytes", v, INT64_MIN,
+                                        &c.metadata_max_retention_bytes);
+       }},
+      {"metadata.max.retention.ms",
+       [&](const std::string& v) {
+         return ParseConfigInt<int64_t>("metadata.max.retention.ms", v, INT64_MIN,
+                                        &c.metadata_max_retention_ms);
+       }},
       {"log.cleaner.backoff.ms",
        [&](const std::string& v) {
          return ParseConfigInt<int64_t>("log.cleaner.backoff.ms", v, 0, &c.log_cleaner_backoff_ms);
@@ -278,6 +308,15 @@ Result<LogConfig> LogManagerConfig::TopicConfig(
   std::map<std::string, std::string> merged = topic_defaults;
   for (const auto& [k, v] : overrides) merged[k] = v;
   return LogConfig::FromProperties(merged);
+}
+
+Result<LogConfig> LogManagerConfig::StoredTopicConfig(
+    const std::map<std::string, std::string>& overrides) const {
+  std::map<std::string, std::string> applied;
+  for (const auto& [k, v] : overrides) {
+    if (LogConfig::IsKnownName(k) || !LogConfig::IsKafkaName(k)) applied[k] = v;
+  }
+  return TopicConfig(applied);
 }
 
 }  // namespace seglog

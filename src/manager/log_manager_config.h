@@ -55,6 +55,14 @@ struct LogManagerConfig {
   // producer.id.expiration.ms old, checked every producer.id.expiration.check.interval.ms.
   int64_t producer_id_expiration_ms = 86400000;
   int64_t producer_id_expiration_check_interval_ms = 600000;
+  // The metadata log (src/metadata, Kafka's MetadataLogConfig): its segments, when a snapshot
+  // is taken, and how long old snapshots and segments stay.
+  int64_t metadata_log_segment_bytes = 1073741824;                     // >= 8 MiB
+  int64_t metadata_log_segment_ms = 604800000;                         // >= 1
+  int64_t metadata_log_max_record_bytes_between_snapshots = 20971520;  // >= 1
+  int64_t metadata_log_max_snapshot_interval_ms = 3600000;             // >= 0; 0: never by time
+  int64_t metadata_max_retention_bytes = 104857600;
+  int64_t metadata_max_retention_ms = 604800000;
 
   // Topic config names -> the broker's default for them (after the synonym rules).
   std::map<std::string, std::string> topic_defaults;
@@ -79,6 +87,11 @@ struct LogManagerConfig {
 
   // The topic's effective config: the broker's defaults, then the topic's overrides.
   Result<LogConfig> TopicConfig(const std::map<std::string, std::string>& overrides) const;
+  // The same for overrides the metadata log holds: a Kafka topic config seglog does not apply
+  // (min.insync.replicas, unclean.leader.election.enable, ...: Kafka writes some on its own
+  // internal topics) is passed over rather than refused. The topic keeps it (DescribeConfigs
+  // shows it, a Kafka broker taking over applies it); seglog runs without it.
+  Result<LogConfig> StoredTopicConfig(const std::map<std::string, std::string>& overrides) const;
 };
 
 }  // namespace seglog

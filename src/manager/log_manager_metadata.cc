@@ -52,6 +52,13 @@ Status LogManager::OpenMetadata(const TopicMap& found) {
   o.env = env_;
   o.clock = [s = scheduler_] { return s->NowMs(); };
   o.logger = logger_;
+  o.log.segment_bytes = config_.metadata_log_segment_bytes;
+  o.log.segment_ms = config_.metadata_log_segment_ms;
+  o.log.max_record_bytes_between_snapshots =
+      config_.metadata_log_max_record_bytes_between_snapshots;
+  o.log.max_snapshot_interval_ms = config_.metadata_log_max_snapshot_interval_ms;
+  o.log.max_retention_bytes = config_.metadata_max_retention_bytes;
+  o.log.max_retention_ms = config_.metadata_max_retention_ms;
   Result<std::unique_ptr<MetadataStore>> store = MetadataStore::Open(first->dir(), o);
   if (!store.ok()) {
     if (read_only_ && store.status().IsNotFound()) {

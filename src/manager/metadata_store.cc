@@ -2,10 +2,12 @@
 #include "manager/metadata_store.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 
 #include "metadata/bootstrap.h"
+#include "protocol/generated/broker_registration_change_record.h"
 #include "protocol/generated/config_record.h"
 #include "protocol/generated/partition_change_record.h"
 #include "protocol/generated/partition_record.h"
@@ -51,7 +53,49 @@ Status AddPartition(std::vector<MetadataRecordValue>* out, const Uuid& topic_id,
   return Add(out, r);
 }
 
+// A directory whose metadata names another broker, or a partition this node is not the only
+// replica of, belongs to a cluster (Kafka took it over and grew it): taking every partition
+// back would drop the replicas that moved away, so the node refuses to start, changing nothing.
+Status CheckSingleNode(const MetadataImage& image, int32_t node, const std::string& dir) {
+  std::vector<std::string> others;
+  for (const auto& [id, reg] : image.brokers()) {
+    if (id != node) others.push_back(std::to_string(id));
+  }
+  std::string partition;
+  for (const auto& [name, topic] : image.topics()) {
+    for (const auto& [p, part] : topic.partitions) {
+      if (part.replicas != std::vector<int32_t>{node} || !part.adding_replicas.empty() ||
+          !part.removing_replicas.empty()) {
+        partition = fmt::format("{}-{} with replicas [{}]", name, p, fmt::join(part.replicas, ","));
+        break;
+      }
+    }
+    if (!partition.empty()) break;
+  }
+  if (others.empty() && partition.empty()) return Status::OK();
+  std::vector<std::string> what;
+  if (!others.empty()) what.push_back(fmt::format("broker(s) {}", fmt::join(others, ", ")));
+  if (!partition.empty()) what.push_back(fmt::format("partition {}", partition));
+  return Status::FailedPrecondition(fmt::format(
+      "{} belongs to a Kafka cluster of several brokers ({}): seglog serves a single node "
+      "(node.id {}) and would drop the replicas that moved; run Apache Kafka on this directory "
+      "(docs/operations.md)",
+      dir, fmt::join(what, "; "), node));
+}
+
 }  // namespace
+
+Status MetadataStore::CheckSingleNodeDirectory(const std::string& log_dir, int32_t node_id,
+                                               Env* env) {
+  if (env == nullptr) env = Env::Default();
+  if (!env->FileExists(log_dir + "/" + kMetadataPartitionDir)) return Status::OK();
+  MetadataLogOptions o;
+  o.read_only = true;
+  o.env = env;
+  Result<std::unique_ptr<MetadataLog>> log = MetadataLog::Open(log_dir, o);
+  if (!log.ok()) return log.status().IsNotFound() ? Status::OK() : log.status();
+  return CheckSingleNode(log.value()->image(), node_id, log_dir + "/" + kMetadataPartitionDir);
+}
 
 Result<std::unique_ptr<MetadataStore>> MetadataStore::Open(const std::string& log_dir,
                                                            MetadataStoreOptions options) {
@@ -90,6 +134,10 @@ Result<std::unique_ptr<MetadataStore>> MetadataStore::Open(const std::string& lo
         "{} was written by a newer Kafka",
         mv, MetadataVersionName(kMinimumMetadataVersion),
         MetadataVersionName(kLatestMetadataVersion), meta_dir));
+  }
+  if (!store->options_.read_only) {
+    SEGLOG_RETURN_IF_ERROR(
+        CheckSingleNode(log.value()->image(), store->options_.node_id, meta_dir));
   }
   MutexLock l(&store->mu_);
   store->log_ = std::move(log).value();
@@ -232,6 +280,18 @@ Result<int64_t> MetadataStore::RegisterBroker(const std::vector<Uuid>& log_dirs)
   return r.broker_epoch;
 }
 
+Status MetadataStore::FenceBroker() {
+  MutexLock l(&mu_);
+  if (log_ == nullptr || broker_epoch_ < 0) return Status::OK();
+  protocol::BrokerRegistrationChangeRecord r;
+  r.broker_id = options_.node_id;
+  r.broker_epoch = broker_epoch_;
+  r.fenced = 1;  // BrokerRegistrationFencingChange.FENCE
+  std::vector<MetadataRecordValue> records;
+  SEGLOG_RETURN_IF_ERROR(Add(&records, r));
+  return log_->Append(records);
+}
+
 int64_t MetadataStore::broker_epoch() const {
   MutexLock l(&mu_);
   return broker_epoch_;
@@ -265,8 +325,7 @@ Status MetadataStore::TakeLeadership() {
       c.partition_id = p;
       c.topic_id = topic.id;
       c.leader = node;
-      c.isr = std::vector<int32_t>{node};
-      if (part.replicas != std::vector<int32_t>{node}) c.replicas = std::vector<int32_t>{node};
+      c.isr = std::vector<int32_t>{node};  // replicas are [node]: CheckSingleNode at open
       c.eligible_leader_replicas = std::vector<int32_t>{};
       c.last_known_elr = std::vector<int32_t>{};
       SEGLOG_RETURN_IF_ERROR(Add(&records, c));
@@ -301,6 +360,19 @@ TopicMap MetadataStore::Topics() const {
     out[name] = std::move(md);
   }
   return out;
+}
+
+std::optional<TopicMetadata> MetadataStore::FindTopic(const std::string& name) const {
+  MutexLock l(&mu_);
+  if (log_ == nullptr) return std::nullopt;
+  const TopicImage* topic = log_->image().FindTopic(name);
+  if (topic == nullptr) return std::nullopt;
+  TopicMetadata md;
+  md.partitions = static_cast<int32_t>(topic->partitions.size());
+  md.topic_id = topic->id.ToString();
+  if (const auto* configs = log_->image().Configs(kConfigResourceTopic, name))
+    md.configs = *configs;
+  return md;
 }
 
 std::map<std::string, std::vector<int32_t>> MetadataStore::LeaderEpochs() const {

@@ -57,6 +57,11 @@ struct MetadataStoreOptions {
 
 class MetadataStore {
  public:
+  // FailedPrecondition when the metadata log in `log_dir` names another broker or a partition
+  // this node is not the only replica of (a Kafka cluster grew from the directory); reads only,
+  // so a node refuses such a directory before it changes anything (its clean-shutdown marker
+  // included). OK for a directory without a metadata log.
+  static Status CheckSingleNodeDirectory(const std::string& log_dir, int32_t node_id, Env* env);
   // NotFound for a read-only open of a directory without a metadata log.
   static Result<std::unique_ptr<MetadataStore>> Open(const std::string& log_dir,
                                                      MetadataStoreOptions options);
@@ -86,6 +91,11 @@ class MetadataStore {
   // starting next proves the stop was clean and keeps every partition's leader clean.
   Result<int64_t> RegisterBroker(const std::vector<Uuid>& log_dirs) EXCLUDES(mu_);
   int64_t broker_epoch() const EXCLUDES(mu_);
+  // At a clean stop: a BrokerRegistrationChangeRecord fencing this run's registration, as
+  // Kafka's controller records a broker's controlled shutdown. Without it, a Kafka broker
+  // starting next is refused (DUPLICATE_BROKER_REGISTRATION) until the old registration's
+  // session times out. Nothing when the node never registered.
+  Status FenceBroker() EXCLUDES(mu_);
   // Records that producer ids below `next_block_start` were handed out (a legacy
   // seglog-producer-ids file being migrated).
   Status MigrateProducerIds(int64_t next_block_start) EXCLUDES(mu_);
@@ -94,6 +104,7 @@ class MetadataStore {
 
   // The topics as the LogManager keeps them: partition count, id, configs.
   TopicMap Topics() const EXCLUDES(mu_);
+  std::optional<TopicMetadata> FindTopic(const std::string& name) const EXCLUDES(mu_);
   // Every partition's leader epoch, by topic then partition.
   std::map<std::string, std::vector<int32_t>> LeaderEpochs() const EXCLUDES(mu_);
   int16_t FeatureLevel(const std::string& feature) const EXCLUDES(mu_);

@@ -1,6 +1,8 @@
 // BrokerConfig; see broker_config.h.
 #include "node/broker_config.h"
 
+#include <fmt/format.h>
+
 #include <optional>
 
 #include "base/config_values.h"
@@ -36,6 +38,43 @@ const ConfigSetters<C>& NodeSetters() {
   return setters;
 }
 
+// The authorizer's keys (Kafka's StandardAuthorizer). seglog has no authorizer yet (issue 28),
+// and its listeners are PLAINTEXT only, so every client is User:ANONYMOUS: a server.properties
+// that names an authorizer is served only when that principal is a super user - then Kafka's
+// authorizer allows every operation too, and nothing protected is served to anyone Kafka
+// would refuse. Anything else is refused with the reason.
+bool IsAuthorizerKey(const std::string& k) {
+  return k == "authorizer.class.name" || k == "super.users" ||
+         k == "allow.everyone.if.no.acl.found";
+}
+
+void CheckAuthorizer(const std::map<std::string, std::string>& props,
+                     std::vector<std::string>* errors) {
+  auto it = props.find("authorizer.class.name");
+  if (it == props.end() || it->second.empty()) return;
+  bool anonymous_super = false;
+  if (auto su = props.find("super.users"); su != props.end()) {
+    size_t start = 0;
+    while (start <= su->second.size()) {
+      size_t end = su->second.find(';', start);
+      if (end == std::string::npos) end = su->second.size();
+      std::string u = su->second.substr(start, end - start);
+      u.erase(0, u.find_first_not_of(' '));
+      u.erase(u.find_last_not_of(' ') + 1);
+      if (u == "User:ANONYMOUS") anonymous_super = true;
+      start = end + 1;
+    }
+  }
+  if (!anonymous_super) {
+    errors->push_back(fmt::format(
+        "authorizer.class.name={}: seglog has no authorizer yet and serves PLAINTEXT clients, "
+        "who are User:ANONYMOUS; it starts with an authorizer configured only when super.users "
+        "includes User:ANONYMOUS (then every operation is allowed, as Kafka's authorizer would "
+        "allow it). ACLs in the metadata log are kept for a Kafka broker to enforce",
+        it->second));
+  }
+}
+
 }  // namespace
 
 Result<BrokerConfig> BrokerConfig::FromProperties(const std::map<std::string, std::string>& props) {
@@ -45,6 +84,7 @@ Result<BrokerConfig> BrokerConfig::FromProperties(const std::map<std::string, st
   // Each layer's keys, offered to each in turn; storage parses its own first.
   auto layers = [&c](const std::string& k, const std::string& v) -> std::optional<Status> {
     if (IsListenerConfigKey(k)) return Status::OK();  // read together below
+    if (IsAuthorizerKey(k)) return Status::OK();      // checked together below
     if (auto s = SetConfigKey(NodeSetters(), &c, k, v)) return s;
     if (auto s = c.socket.Set(k, v)) return s;
     if (auto s = c.group.Set(k, v)) return s;
@@ -53,6 +93,7 @@ Result<BrokerConfig> BrokerConfig::FromProperties(const std::map<std::string, st
   };
   LogManagerConfig::Parse(props, layers, &c, &errors);
   c.group.Validate(&errors);
+  CheckAuthorizer(props, &errors);
   ListenerConfigs listeners;
   ParseListenerConfigs(props, &listeners, &errors);
   c.listeners = std::move(listeners.listeners);

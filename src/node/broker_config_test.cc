@@ -205,3 +205,33 @@ TEST(BrokerConfigTest, LoadNamesTheFile) {
 
 }  // namespace
 }  // namespace seglog
+
+namespace seglog {
+namespace {
+
+TEST(BrokerConfigTest, AnAuthorizerIsServedOnlyWhenEveryClientIsASuperUser) {
+  // Kafka's server.properties with the StandardAuthorizer and PLAINTEXT clients as super users:
+  // Kafka allows them everything, and so does seglog (it has no authorizer yet).
+  auto ok = BrokerConfig::FromProperties(
+      {{"authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer"},
+       {"super.users", "User:admin; User:ANONYMOUS"},
+       {"allow.everyone.if.no.acl.found", "true"},
+       {"metadata.log.max.snapshot.interval.ms", "5000"}});
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(ok->metadata_log_max_snapshot_interval_ms, 5000);
+  // Without that, ACLs would protect data seglog cannot protect: refused, with the reason.
+  auto refused = BrokerConfig::FromProperties(
+      {{"authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer"},
+       {"super.users", "User:admin"}});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("seglog has no authorizer yet"));
+  // An empty authorizer.class.name is no authorizer, as in Kafka.
+  EXPECT_TRUE(BrokerConfig::FromProperties({{"authorizer.class.name", ""}}).ok());
+  // The metadata log's settings have Kafka's minimums.
+  auto small = BrokerConfig::FromProperties({{"metadata.log.segment.bytes", "1024"}});
+  ASSERT_FALSE(small.ok());
+  EXPECT_THAT(std::string(small.status().message()), HasSubstr("metadata.log.segment.bytes"));
+}
+
+}  // namespace
+}  // namespace seglog

@@ -334,15 +334,18 @@ ApiError RefuseBrokerChange(const BrokerContext& ctx, const Resource& r) {
 ApiError ApplyTopicConfigs(const BrokerContext& ctx, const std::string& topic,
                            const std::map<std::string, std::string>& current,
                            const std::map<std::string, std::string>& next, bool validate_only) {
+  // A config the topic already has may be one seglog keeps without applying (a Kafka broker
+  // set it); only a new or changed one must be one seglog applies.
   for (const auto& [name, value] : next) {
-    if (!LogConfig::IsKnownName(name)) {
+    auto it = current.find(name);
+    if ((it == current.end() || it->second != value) && !LogConfig::IsKnownName(name)) {
       return Error(kafka_error::kInvalidConfig, fmt::format("Unknown topic config name: {}", name));
     }
   }
-  Result<LogConfig> lc = ctx.logs->config().TopicConfig(next);
+  Result<LogConfig> lc = ctx.logs->config().StoredTopicConfig(next);
   if (!lc.ok()) return Error(kafka_error::kInvalidConfig, kafka_error::MessageOf(lc.status()));
   // Tiered storage's rules (Kafka's LogConfig.validate with the broker's switch).
-  Result<LogConfig> was = ctx.logs->config().TopicConfig(current);
+  Result<LogConfig> was = ctx.logs->config().StoredTopicConfig(current);
   Status remote = lc->ValidateRemoteStorage(ctx.logs->config().remote_storage_system_enable,
                                             was.ok() && was->remote_storage_enable);
   if (!remote.ok()) return Error(kafka_error::kInvalidConfig, kafka_error::MessageOf(remote));

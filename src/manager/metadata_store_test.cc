@@ -1,0 +1,212 @@
+// LogManager over the metadata log: migration of an earlier seglog's directory, stray partition
+// directories, partitions named without a directory, leadership taken back after a Kafka stop,
+// and a directory Kafka grew into a cluster refused.
+#include "manager/metadata_store.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "base/scheduler.h"
+#include "io/atomic_file.h"
+#include "log/checkpoint_file.h"
+#include "manager/log_manager.h"
+#include "manager/producer_id_manager.h"
+#include "metadata/metadata_log.h"
+#include "protocol/generated/config_record.h"
+#include "protocol/generated/partition_change_record.h"
+#include "protocol/generated/register_broker_record.h"
+#include "tests/support/files.h"
+
+namespace seglog {
+namespace {
+
+using testing::TempDir;
+namespace fs = std::filesystem;
+
+constexpr int64_t kT0 = 1794024676000;
+
+class MetadataStoreTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<LogManager> Open() {
+    auto c = LogManagerConfig::FromProperties({{"log.dirs", tmp_.path()}});
+    EXPECT_TRUE(c.ok());
+    auto m = LogManager::Open(*c, &scheduler_);
+    EXPECT_TRUE(m.ok()) << m.status().ToString();
+    return m.ok() ? std::move(m).value() : nullptr;
+  }
+  Result<std::unique_ptr<LogManager>> TryOpen() {
+    auto c = LogManagerConfig::FromProperties({{"log.dirs", tmp_.path()}});
+    return LogManager::Open(*c, &scheduler_);
+  }
+  // Appends records to the metadata log as another program (Kafka) would, in a new epoch.
+  void AppendAsAnotherLeader(const std::vector<MetadataRecordValue>& records) {
+    auto ml = MetadataLog::Open(tmp_.path(), {});
+    ASSERT_TRUE(ml.ok()) << ml.status().ToString();
+    ASSERT_TRUE((*ml)->BecomeLeader().ok());
+    ASSERT_TRUE((*ml)->Append(records).ok());
+    ASSERT_TRUE((*ml)->Close().ok());
+  }
+  int64_t MetadataEnd() {
+    auto ml = MetadataLog::Open(tmp_.path(), {});
+    EXPECT_TRUE(ml.ok());
+    return ml.ok() ? (*ml)->end_offset() : -1;
+  }
+  TempDir tmp_;
+  MockScheduler scheduler_{kT0};
+};
+
+TEST_F(MetadataStoreTest, AnEarlierSeglogsDirectoryIsMigratedWithItsIdsConfigsAndProducerIds) {
+  // What an earlier seglog left: a topic store, a producer id block file, partition directories
+  // (one with partition.metadata), and a partition directory the store does not name.
+  const std::string id = "8PHy8_T19vf4-fr7_P3-_w";
+  TopicMap legacy;
+  legacy["orders"] = TopicMetadata{2, {{"retention.ms", "1234"}}, id};
+  ASSERT_TRUE(SaveTopics(tmp_.path(), legacy).ok());
+  fs::create_directories(tmp_.path() + "/orders-0");
+  ASSERT_TRUE(WritePartitionMetadata(tmp_.path() + "/orders-0/partition.metadata", id).ok());
+  fs::create_directories(tmp_.path() + "/loose-0");
+  ASSERT_TRUE(WriteFileAtomically(tmp_.path() + "/" + kProducerIdBlockFile,
+                                  EncodeLegacyProducerIdFile(7000))
+                  .ok());
+  {
+    auto m = Open();
+    ASSERT_NE(m, nullptr);
+    auto md = m->FindTopic("orders");
+    ASSERT_TRUE(md.ok());
+    EXPECT_EQ(md->topic_id, id);
+    EXPECT_EQ(md->partitions, 2);
+    EXPECT_EQ(md->configs, (std::map<std::string, std::string>{{"retention.ms", "1234"}}));
+    EXPECT_TRUE(m->GetLog({"orders", 1}).ok());  // created: the store named it
+    EXPECT_TRUE(m->FindTopic("loose").ok());     // a directory only: migrated too
+    EXPECT_EQ(*m->NextProducerId(), 7000);
+    ASSERT_TRUE(m->Shutdown().ok());
+  }
+  EXPECT_TRUE(fs::exists(tmp_.path() + "/seglog-topics.json.migrated"));
+  EXPECT_FALSE(fs::exists(tmp_.path() + "/seglog-topics.json"));
+  EXPECT_TRUE(fs::exists(tmp_.path() + "/" + kProducerIdBlockFile + ".migrated"));
+  // The next open reads the metadata log alone, with the same answers.
+  auto m = Open();
+  EXPECT_EQ(m->FindTopic("orders")->topic_id, id);
+  EXPECT_GE(*m->NextProducerId(), 8000);
+  // The clean-shutdown marker carries this run's broker epoch, not -1.
+  ASSERT_TRUE(m->Shutdown().ok());
+  EXPECT_EQ(ReadFileToString(tmp_.path() + "/.kafka_cleanshutdown")->find("-1"), std::string::npos);
+}
+
+TEST_F(MetadataStoreTest, StrayDirectoriesAreRenamedAsideAndNamedPartitionsCreated) {
+  {
+    auto m = Open();
+    ASSERT_TRUE(m->CreateTopic("kept", 2).ok());
+    ASSERT_TRUE(m->Shutdown().ok());
+  }
+  // A topic the metadata does not know, a partition number the topic does not have, and a
+  // named partition whose directory is gone.
+  fs::create_directories(tmp_.path() + "/unknown-0");
+  ASSERT_TRUE(WritePartitionMetadata(tmp_.path() + "/unknown-0/partition.metadata",
+                                     Uuid::Random().ToString())
+                  .ok());
+  fs::create_directories(tmp_.path() + "/kept-5");
+  fs::remove_all(tmp_.path() + "/kept-1");
+  auto m = Open();
+  int strays = 0;
+  for (const auto& e : fs::directory_iterator(tmp_.path())) {
+    const std::string n = e.path().filename();
+    if (n.ends_with("-stray")) {
+      ++strays;
+      EXPECT_TRUE(n.starts_with("unknown-0.") || n.starts_with("kept-5.")) << n;
+    }
+  }
+  EXPECT_EQ(strays, 2);
+  EXPECT_FALSE(m->FindTopic("unknown").ok());
+  EXPECT_EQ(m->FindTopic("kept")->partitions, 2);
+  EXPECT_TRUE(m->GetLog({"kept", 1}).ok());
+}
+
+TEST_F(MetadataStoreTest, LeadershipAndLeaderEpochsAfterAnotherBrokersStop) {
+  Uuid id;
+  {
+    auto m = Open();
+    ASSERT_TRUE(m->CreateTopic("t", 1).ok());
+    id = *Uuid::Parse(m->FindTopic("t")->topic_id);
+    ASSERT_TRUE(m->Shutdown().ok());
+  }
+  // Kafka's controlled shutdown: leader -1, ISR empty (leader epoch 0 -> 1).
+  protocol::PartitionChangeRecord c;
+  c.topic_id = id;
+  c.partition_id = 0;
+  c.leader = -1;
+  c.isr = std::vector<int32_t>{};
+  AppendAsAnotherLeader({EncodeMetadataRecord(c).value()});
+  auto m = Open();
+  // seglog took it back (epoch 2), and its log appends in that epoch.
+  auto log = m->GetLog({"t", 0});
+  ASSERT_TRUE(log.ok());
+  EXPECT_EQ((*log)->leader_epoch(), 2);
+  EXPECT_EQ((*log)->leader_epochs().back().first, 2);
+}
+
+TEST_F(MetadataStoreTest, ADirectoryKafkaGrewIntoAClusterIsRefusedUnchanged) {
+  Uuid id;
+  {
+    auto m = Open();
+    ASSERT_TRUE(m->CreateTopic("orders", 2).ok());
+    id = *Uuid::Parse(m->FindTopic("orders")->topic_id);
+    ASSERT_TRUE(m->Shutdown().ok());
+  }
+  // A second broker registered and a partition reassigned to it.
+  protocol::RegisterBrokerRecord b;
+  b.broker_id = 2;
+  b.incarnation_id = Uuid::Random();
+  b.broker_epoch = 99;
+  protocol::PartitionChangeRecord c;
+  c.topic_id = id;
+  c.partition_id = 0;
+  c.replicas = std::vector<int32_t>{2};
+  c.leader = 2;
+  c.isr = std::vector<int32_t>{2};
+  AppendAsAnotherLeader({EncodeMetadataRecord(b).value(), EncodeMetadataRecord(c).value()});
+  const int64_t end = MetadataEnd();
+  auto m = TryOpen();
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().code(), Status::Code::kFailedPrecondition);
+  EXPECT_NE(m.status().message().find("broker(s) 2; partition orders-0 with replicas [2]"),
+            std::string::npos)
+      << m.status().message();
+  EXPECT_EQ(MetadataEnd(), end);                                   // nothing appended
+  EXPECT_TRUE(fs::exists(tmp_.path() + "/orders-0"));              // nothing renamed or removed
+  EXPECT_TRUE(fs::exists(tmp_.path() + "/.kafka_cleanshutdown"));  // the marker kept
+}
+
+TEST_F(MetadataStoreTest, ConfigsSeglogDoesNotApplyAreKeptFromKafkaAndNotSetByClients) {
+  {
+    auto m = Open();
+    ASSERT_TRUE(m->CreateTopic("__transaction_state", 1, {{"cleanup.policy", "compact"}}).ok());
+    ASSERT_TRUE(m->Shutdown().ok());
+  }
+  // What Kafka writes on its own __transaction_state.
+  protocol::ConfigRecord a;
+  a.resource_type = kConfigResourceTopic;
+  a.resource_name = "__transaction_state";
+  a.name = "min.insync.replicas";
+  a.value = "1";
+  protocol::ConfigRecord b = a;
+  b.name = "unclean.leader.election.enable";
+  b.value = "false";
+  AppendAsAnotherLeader({EncodeMetadataRecord(a).value(), EncodeMetadataRecord(b).value()});
+  auto m = Open();
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->FindTopic("__transaction_state")->configs.at("min.insync.replicas"), "1");
+  // Other configs still change; the kept ones stay.
+  ASSERT_TRUE(m->AlterTopicConfig("__transaction_state", {{"retention.ms", "5000"}}, {}).ok());
+  EXPECT_EQ(m->FindTopic("__transaction_state")->configs.size(), 4u);
+  // A client cannot set one seglog does not apply; it can remove it.
+  EXPECT_FALSE(m->AlterTopicConfig("__transaction_state", {{"min.insync.replicas", "2"}}, {}).ok());
+  ASSERT_TRUE(m->AlterTopicConfig("__transaction_state", {}, {"min.insync.replicas"}).ok());
+  EXPECT_EQ(m->FindTopic("__transaction_state")->configs.count("min.insync.replicas"), 0u);
+}
+
+}  // namespace
+}  // namespace seglog
