@@ -12,7 +12,7 @@ interop.log_files_seglog_to_kafka, label `interop`; docs/operations.md, route A)
    directory to `<name>.<uuid>-stray` (the topic ids are not in its metadata). This is the way
    that does NOT work, checked so that docs/operations.md can say so.
 3. The way that works: a fresh Kafka log directory formatted with seglog's cluster.id; Kafka
-   creates the topics of seglog-topics.json (same names, partition counts and configs) and its
+   creates the topics seglog had (same names, partition counts and configs) and its
    __consumer_offsets (as many partitions as seglog's), and is stopped. Every file of each of
    seglog's partition directories then replaces the files of Kafka's, except partition.metadata
    (Kafka's topic id stays).
@@ -49,7 +49,8 @@ def partition_dirs(data):
     out = []
     for d in sorted(os.listdir(data)):
         name, _, num = d.rpartition("-")
-        if os.path.isdir(os.path.join(data, d)) and name and num.isdigit():
+        if (os.path.isdir(os.path.join(data, d)) and name and num.isdigit()
+                and name != "__cluster_metadata"):
             out.append(d)
     return out
 
@@ -99,8 +100,9 @@ def main():
         seglog.stop()
         log(f"seglog: {N} records, mm-group at {committed}; stopped cleanly")
         cluster_id = meta_properties(seg_data)["cluster.id"]
-        with open(os.path.join(seg_data, "seglog-topics.json")) as f:
-            topics = json.load(f)["topics"]
+        # The topics seglog made (its metadata log has them; Kafka 4.4.0 reads that directly -
+        # kraft_takeover_check.py - and this route copies files for directories of older seglogs).
+        topics = {TOPIC: {"partitions": PARTITIONS, "configs": CONFIGS}}
         seg_parts = partition_dirs(seg_data)
         offsets_parts = sum(1 for d in seg_parts if d.startswith("__consumer_offsets-"))
         check(offsets_parts > 0, "seglog wrote no __consumer_offsets partition")
@@ -108,6 +110,8 @@ def main():
         # -- 2. Kafka on seglog's own directory: every partition is a stray
         stray_data = os.path.join(work, "stray", "data")
         shutil.copytree(seg_data, stray_data)
+        # A fresh metadata log instead of seglog's: what a user who formats Kafka anew gets.
+        shutil.rmtree(os.path.join(stray_data, "__cluster_metadata-0"))
         ks = KafkaTarget(cp, os.path.join(work, "stray"), data=stray_data,
                          metadata_dir=os.path.join(work, "stray", "metadata"))
         kafkas.append(ks)

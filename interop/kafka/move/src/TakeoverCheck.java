@@ -3,6 +3,7 @@ import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -19,6 +20,13 @@ import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.DescribeUserScramCredentialsResult;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialAlteration;
+import org.apache.kafka.clients.admin.UserScramCredentialDeletion;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
+import org.apache.kafka.clients.admin.UserScramCredentialsDescription;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.DescribeClusterResult;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -42,6 +50,20 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AccessControlEntryFilter;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclBindingFilter;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.quota.ClientQuotaAlteration;
+import org.apache.kafka.common.quota.ClientQuotaEntity;
+import org.apache.kafka.common.quota.ClientQuotaFilter;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourcePatternFilter;
+import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.errors.TransactionalIdNotFoundException;
@@ -94,6 +116,26 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *       describeTransactions of the named transactional ids.
  *   close-long
  *       closes the two long-lived producers.
+ * For --kafka-first (a directory Kafka made, with what seglog keeps but does not serve):
+ *   produce-kind BOOTSTRAP TOPIC PARTITIONS FROM TO BASE_TS plain|keyed|big
+ *       a fresh idempotent producer; "big": key big-<i>, value bigValue(i) (about 40 KB, so a
+ *       topic with segment.bytes 1 MiB rolls).
+ *   scram-set BOOTSTRAP USER SCRAM-SHA-256|SCRAM-SHA-512 ITERATIONS PASSWORD
+ *   scram-delete BOOTSTRAP USER SCRAM-SHA-256|SCRAM-SHA-512
+ *       AlterUserScramCredentials (an upsertion or a deletion).
+ *   acl-add|acl-delete BOOTSTRAP RESOURCE_TYPE PATTERN_TYPE NAME PRINCIPAL HOST OPERATION PERMISSION
+ *       CreateAcls / DeleteAcls of exactly that binding (names as AclBinding prints them, e.g.
+ *       TOPIC LITERAL orders User:alice * READ ALLOW).
+ *   quota-set BOOTSTRAP ENTITY_TYPE ENTITY_NAME KEY VALUE|-     (AlterClientQuotas; - removes)
+ *   config-set BOOTSTRAP RESOURCE_TYPE NAME key=value           (incrementalAlterConfigs SET on
+ *       any resource type, e.g. GROUP g-consumer consumer.session.timeout.ms=50000)
+ *   kafka-state BOOTSTRAP GROUPS
+ *       what only Kafka answers here: DescribeUserScramCredentials (users, mechanisms,
+ *       iterations), DescribeAcls (every binding), DescribeClientQuotas, the cluster-wide
+ *       dynamic broker configs (DescribeConfigs BROKER "", DYNAMIC_DEFAULT_BROKER_CONFIG entries),
+ *       and the named groups' dynamic configs.
+ * dump prints a value longer than 1024 characters as "sha256:<hex>:<length>", and a record
+ * with a LogAppendTime timestamp with "tsType": "LogAppendTime".
  */
 public class TakeoverCheck {
     static KafkaProducer<byte[], byte[]> idem;
@@ -142,6 +184,14 @@ public class TakeoverCheck {
             case "offsets-for-times": return offsetsForTimes(a);
             case "state": return state(a);
             case "close-long": closeLong(); return Map.of("closed", true);
+            case "produce-kind": return produceKind(a);
+            case "scram-set": return scram(a, true);
+            case "scram-delete": return scram(a, false);
+            case "acl-add": return acl(a, true);
+            case "acl-delete": return acl(a, false);
+            case "quota-set": return quotaSet(a);
+            case "config-set": return configSet(a);
+            case "kafka-state": return kafkaState(a);
             default: throw new IllegalArgumentException("unknown command " + a[0]);
         }
     }
@@ -180,6 +230,7 @@ public class TakeoverCheck {
             switch (kind) {
                 case "keyed": key = "k-" + (i % 11); value = i % 5 == 4 ? null : "v-" + i; break;
                 case "txn": key = "t-" + i; value = "tv-" + i; break;
+                case "big": key = "big-" + i; value = bigValue(i); break;
                 default: key = "key-" + i; value = "value-" + i;
             }
             fs.add(producer.send(rec(topic, partitions, i, baseTs, key, value)));
@@ -279,6 +330,139 @@ public class TakeoverCheck {
         txn = null;
     }
 
+    /** The value of record i of kind "big": about 40 KB, the same in kraft_takeover_check.py. */
+    static String bigValue(int i) {
+        return "big-" + i + "-" + "0123456789abcdef".repeat(2500);
+    }
+
+    static String sha256(String s) throws Exception {
+        StringBuilder out = new StringBuilder();
+        for (byte b : MessageDigest.getInstance("SHA-256").digest(utf8(s))) out.append(String.format("%02x", b));
+        return out.toString();
+    }
+
+    /** MirrorCheck.record, with long values hashed and LogAppendTime timestamps marked. */
+    static Map<String, Object> record(ConsumerRecord<byte[], byte[]> r) {
+        Map<String, Object> m = MirrorCheck.record(r);
+        Object v = m.get("value");
+        if (v instanceof String s && s.length() > 1024) {
+            try {
+                m.put("value", "sha256:" + sha256(s) + ":" + s.length());
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        if (r.timestampType() == TimestampType.LOG_APPEND_TIME) m.put("tsType", "LogAppendTime");
+        return m;
+    }
+
+    static Object produceKind(String[] a) throws Exception {
+        Properties props = producerProps(a[1]);
+        // A 40 KB record is more than a default batch (16 KB): room for a few per batch.
+        if (a[7].equals("big")) props.put(ProducerConfig.BATCH_SIZE_CONFIG, "262144");
+        try (KafkaProducer<byte[], byte[]> p = new KafkaProducer<>(props)) {
+            return Map.of("acked", send(p, a[2], Integer.parseInt(a[3]), Integer.parseInt(a[4]),
+                    Integer.parseInt(a[5]), Long.parseLong(a[6]), a[7]));
+        }
+    }
+
+    static Object scram(String[] a, boolean set) throws Exception {
+        ScramMechanism mech = ScramMechanism.fromMechanismName(a[3]);
+        if (mech == ScramMechanism.UNKNOWN) throw new IllegalArgumentException("mechanism " + a[3]);
+        UserScramCredentialAlteration alt = set
+                ? new UserScramCredentialUpsertion(a[2], new ScramCredentialInfo(mech, Integer.parseInt(a[4])), a[5])
+                : new UserScramCredentialDeletion(a[2], mech);
+        try (Admin admin = MirrorCheck.admin(a[1])) {
+            admin.alterUserScramCredentials(List.of(alt)).all().get(30, TimeUnit.SECONDS);
+        }
+        return Map.of(set ? "set" : "deleted", a[2] + " " + a[3]);
+    }
+
+    static Object acl(String[] a, boolean add) throws Exception {
+        ResourcePattern pattern = new ResourcePattern(ResourceType.fromString(a[2]), a[4], PatternType.fromString(a[3]));
+        AccessControlEntry entry = new AccessControlEntry(a[5], a[6], AclOperation.fromString(a[7]),
+                AclPermissionType.fromString(a[8]));
+        AclBinding binding = new AclBinding(pattern, entry);
+        try (Admin admin = MirrorCheck.admin(a[1])) {
+            if (add) {
+                admin.createAcls(List.of(binding)).all().get(30, TimeUnit.SECONDS);
+            } else {
+                Collection<AclBinding> gone = admin.deleteAcls(List.of(binding.toFilter())).all().get(30, TimeUnit.SECONDS);
+                if (gone.size() != 1) throw new IllegalStateException("deleteAcls " + binding + " removed " + gone);
+            }
+        }
+        return Map.of(add ? "added" : "deleted", binding.toString());
+    }
+
+    static Object quotaSet(String[] a) throws Exception {
+        ClientQuotaEntity entity = new ClientQuotaEntity(Map.of(a[2], a[3]));
+        Double value = a[5].equals("-") ? null : Double.valueOf(a[5]);
+        try (Admin admin = MirrorCheck.admin(a[1])) {
+            admin.alterClientQuotas(List.of(new ClientQuotaAlteration(entity,
+                    List.of(new ClientQuotaAlteration.Op(a[4], value))))).all().get(30, TimeUnit.SECONDS);
+        }
+        return Map.of("quota", a[2] + "=" + a[3] + " " + a[4] + "=" + a[5]);
+    }
+
+    static Object configSet(String[] a) throws Exception {
+        String[] kv = a[4].split("=", 2);
+        ConfigResource res = new ConfigResource(ConfigResource.Type.valueOf(a[2]), a[3]);
+        try (Admin admin = MirrorCheck.admin(a[1])) {
+            admin.incrementalAlterConfigs(Map.of(res, List.of(new AlterConfigOp(new ConfigEntry(kv[0], kv[1]),
+                    AlterConfigOp.OpType.SET)))).all().get(30, TimeUnit.SECONDS);
+        }
+        return Map.of("altered", a[2] + " " + a[3] + " " + a[4]);
+    }
+
+    static Map<String, List<String>> dynamicConfigs(Admin admin, ConfigResource res, ConfigEntry.ConfigSource only)
+            throws Exception {
+        Config cfg = admin.describeConfigs(List.of(res)).all().get(30, TimeUnit.SECONDS).get(res);
+        Map<String, List<String>> out = new TreeMap<>();
+        for (ConfigEntry e : cfg.entries()) {
+            if (e.source() == only) out.put(e.name(), List.of(String.valueOf(e.value()), e.source().toString()));
+        }
+        return out;
+    }
+
+    static Object kafkaState(String[] a) throws Exception {
+        Map<String, Object> out = new LinkedHashMap<>();
+        try (Admin admin = MirrorCheck.admin(a[1])) {
+            Map<String, Object> users = new TreeMap<>();
+            DescribeUserScramCredentialsResult r = admin.describeUserScramCredentials();
+            for (Map.Entry<String, UserScramCredentialsDescription> e : r.all().get(30, TimeUnit.SECONDS).entrySet()) {
+                List<String> creds = new ArrayList<>();
+                for (ScramCredentialInfo i : e.getValue().credentialInfos()) {
+                    creds.add(i.mechanism().mechanismName() + "/" + i.iterations());
+                }
+                creds.sort(null);
+                users.put(e.getKey(), creds);
+            }
+            out.put("scram", users);
+            List<String> acls = new ArrayList<>();
+            for (AclBinding b : admin.describeAcls(AclBindingFilter.ANY).values().get(30, TimeUnit.SECONDS)) {
+                ResourcePattern p = b.pattern();
+                AccessControlEntry e = b.entry();
+                acls.add(String.join(" ", p.resourceType().toString(), p.patternType().toString(), p.name(),
+                        e.principal(), e.host(), e.operation().toString(), e.permissionType().toString()));
+            }
+            acls.sort(null);
+            out.put("acls", acls);
+            Map<String, Object> quotas = new TreeMap<>();
+            admin.describeClientQuotas(ClientQuotaFilter.all()).entities().get(30, TimeUnit.SECONDS).forEach((ent, q) ->
+                    quotas.put(new TreeMap<>(ent.entries()).toString(), new TreeMap<>(q)));
+            out.put("quotas", quotas);
+            out.put("cluster_broker_configs", dynamicConfigs(admin, new ConfigResource(ConfigResource.Type.BROKER, ""),
+                    ConfigEntry.ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG));
+            Map<String, Object> groups = new TreeMap<>();
+            for (String g : list(a[2])) {
+                groups.put(g, dynamicConfigs(admin, new ConfigResource(ConfigResource.Type.GROUP, g),
+                        ConfigEntry.ConfigSource.DYNAMIC_GROUP_CONFIG));
+            }
+            out.put("group_configs", groups);
+        }
+        return out;
+    }
+
     static Object deleteTopic(String[] a) throws Exception {
         try (Admin admin = MirrorCheck.admin(a[1])) {
             admin.deleteTopics(List.of(a[2])).all().get(30, TimeUnit.SECONDS);
@@ -320,7 +504,7 @@ public class TakeoverCheck {
                 for (TopicPartition tp : tps) done &= c.position(tp, Duration.ofSeconds(30)) >= end.get(tp);
                 if (done) break;
                 for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
-                    if (r.offset() < end.get(new TopicPartition(r.topic(), r.partition()))) records.add(MirrorCheck.record(r));
+                    if (r.offset() < end.get(new TopicPartition(r.topic(), r.partition()))) records.add(record(r));
                 }
             }
             if (!done) throw new IllegalStateException("dump " + topic + ": end offsets " + end + " not reached in 60 s");
@@ -351,16 +535,16 @@ public class TakeoverCheck {
             while (taken.size() < count && System.currentTimeMillis() < deadline) {
                 for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
                     if (taken.size() < count) {
-                        taken.add(MirrorCheck.record(r));
+                        taken.add(record(r));
                         commit.put(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1));
                     } else {
-                        extra.add(MirrorCheck.record(r));
+                        extra.add(record(r));
                     }
                 }
             }
             long idleEnd = System.currentTimeMillis() + idleMs;
             while (System.currentTimeMillis() < idleEnd) {
-                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) extra.add(MirrorCheck.record(r));
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) extra.add(record(r));
             }
             if (!commit.isEmpty()) c.commitSync(commit, Duration.ofSeconds(30));
         }
