@@ -1,6 +1,10 @@
 // Uuid; see uuid.h.
 #include "base/uuid.h"
 
+#include <sys/random.h>
+
+#include <cerrno>
+
 #include <fmt/format.h>
 
 #include <random>
@@ -21,12 +25,21 @@ int DecodeChar(char c) {
 }  // namespace
 
 Uuid Uuid::Random() {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
   for (;;) {
     Uuid u;
-    for (int half = 0; half < 2; ++half) {
-      const uint64_t v = rng();
-      for (int i = 0; i < 8; ++i) u.bytes[half * 8 + i] = static_cast<uint8_t>(v >> (56 - 8 * i));
+    // 16 bytes from the kernel for every id, as Kafka's SecureRandom: no generator state that a
+    // fork would copy into two processes (which then made the same topic ids), and the full 122
+    // random bits rather than a 32-bit seed's worth.
+    size_t got = 0;
+    while (got < u.bytes.size()) {
+      const ssize_t n = ::getrandom(u.bytes.data() + got, u.bytes.size() - got, 0);
+      if (n > 0) {
+        got += static_cast<size_t>(n);
+      } else if (n < 0 && errno != EINTR) {
+        std::random_device rd;  // getrandom(2) unavailable: the library's source
+        for (uint8_t& b : u.bytes) b = static_cast<uint8_t>(rd());
+        got = u.bytes.size();
+      }
     }
     u.bytes[6] = static_cast<uint8_t>((u.bytes[6] & 0x0f) | 0x40);  // version 4
     u.bytes[8] = static_cast<uint8_t>((u.bytes[8] & 0x3f) | 0x80);  // IETF variant

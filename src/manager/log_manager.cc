@@ -244,7 +244,8 @@ Status LogManager::CreateTopic(const std::string& topic, int32_t partitions,
       return Status::AlreadyExists(fmt::format("Topic '{}' already exists.", topic));
     }
   }
-  const Uuid id = Uuid::Random();
+  Uuid id = Uuid::Random();
+  while (metadata_->TopicIdInUse(id)) id = Uuid::Random();
   const TopicMetadata md{partitions, configs, id.ToString()};
   const std::vector<LogDirectory*> dirs = AssignDirs(partitions);
   if (dirs.empty()) return Status::IOError("KafkaStorageException: no log directory is online");
@@ -735,7 +736,7 @@ Status LogManager::Shutdown() {
   Status first;
   if (metadata_ != nullptr) {
     if (!read_only_) {
-      if (Status s = metadata_->FenceBroker(); !s.ok()) logger_.Warn(s.ToString());
+      if (Status s = metadata_->ControlledShutdown(); !s.ok()) logger_.Warn(s.ToString());
     }
     first = metadata_->Close();
   }

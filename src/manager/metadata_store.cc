@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "metadata/bootstrap.h"
+#include "metadata/metadata_batch.h"
 #include "protocol/generated/broker_registration_change_record.h"
 #include "protocol/generated/config_record.h"
 #include "protocol/generated/partition_change_record.h"
@@ -177,7 +178,17 @@ Status MetadataStore::CreateTopic(const std::string& name, const Uuid& id,
   if (log_ != nullptr && log_->image().FindTopic(name) != nullptr) {
     return Status::AlreadyExists(fmt::format("Topic '{}' already exists.", name));
   }
+  if (log_ != nullptr && log_->image().FindTopicById(id) != nullptr) {
+    // Kafka's controller draws another id then; the caller chose this one for its partition
+    // directories, so it must draw again (TopicIdInUse).
+    return Status::AlreadyExists(fmt::format("Topic id {} is in use", id.ToString()));
+  }
   return AppendLocked(records);
+}
+
+bool MetadataStore::TopicIdInUse(const Uuid& id) const {
+  MutexLock l(&mu_);
+  return log_ != nullptr && log_->image().FindTopicById(id) != nullptr;
 }
 
 Status MetadataStore::AddPartitions(const std::string& name, const std::vector<Uuid>& dirs) {
@@ -280,15 +291,45 @@ Result<int64_t> MetadataStore::RegisterBroker(const std::vector<Uuid>& log_dirs)
   return r.broker_epoch;
 }
 
-Status MetadataStore::FenceBroker() {
+Status MetadataStore::ControlledShutdown() {
   MutexLock l(&mu_);
   if (log_ == nullptr || broker_epoch_ < 0) return Status::OK();
-  protocol::BrokerRegistrationChangeRecord r;
-  r.broker_id = options_.node_id;
-  r.broker_epoch = broker_epoch_;
-  r.fenced = 1;  // BrokerRegistrationFencingChange.FENCE
+  const int32_t node = options_.node_id;
+  const bool elr = log_->image().FeatureLevel("eligible.leader.replicas.version") >= 1;
   std::vector<MetadataRecordValue> records;
-  SEGLOG_RETURN_IF_ERROR(Add(&records, r));
+  protocol::BrokerRegistrationChangeRecord enter;
+  enter.broker_id = node;
+  enter.broker_epoch = broker_epoch_;
+  enter.in_controlled_shutdown = 1;
+  SEGLOG_RETURN_IF_ERROR(Add(&records, enter));
+  size_t bytes = 0;
+  for (const auto& [name, topic] : log_->image().topics()) {
+    for (const auto& [p, part] : topic.partitions) {
+      if (part.leader != node) continue;
+      protocol::PartitionChangeRecord c;
+      c.partition_id = p;
+      c.topic_id = topic.id;
+      c.leader = -1;
+      if (elr) {
+        // With ELR the last replica leaves the ISR for the ELR (Kafka's controlled shutdown).
+        c.isr = std::vector<int32_t>{};
+        c.eligible_leader_replicas = std::vector<int32_t>{node};
+        c.last_known_elr = std::vector<int32_t>{node};
+      }
+      SEGLOG_RETURN_IF_ERROR(Add(&records, c));
+      bytes += records.back().bytes.size() + 32;
+      if (bytes > kMaxMetadataBatchBytes / 2) {
+        SEGLOG_RETURN_IF_ERROR(log_->Append(records));
+        records.clear();
+        bytes = 0;
+      }
+    }
+  }
+  protocol::BrokerRegistrationChangeRecord fence;
+  fence.broker_id = node;
+  fence.broker_epoch = broker_epoch_;
+  fence.fenced = 1;  // BrokerRegistrationFencingChange.FENCE
+  SEGLOG_RETURN_IF_ERROR(Add(&records, fence));
   return log_->Append(records);
 }
 

@@ -77,6 +77,8 @@ class MetadataStore {
   Status CreateTopic(const std::string& name, const Uuid& id,
                      const std::map<std::string, std::string>& configs,
                      const std::vector<Uuid>& partition_dirs) EXCLUDES(mu_);
+  // Whether a topic has `id` (a new topic must draw another, as Kafka's controller does).
+  bool TopicIdInUse(const Uuid& id) const EXCLUDES(mu_);
   Status AddPartitions(const std::string& name, const std::vector<Uuid>& new_partition_dirs)
       EXCLUDES(mu_);
   Status DeleteTopic(const std::string& name) EXCLUDES(mu_);
@@ -91,11 +93,14 @@ class MetadataStore {
   // starting next proves the stop was clean and keeps every partition's leader clean.
   Result<int64_t> RegisterBroker(const std::vector<Uuid>& log_dirs) EXCLUDES(mu_);
   int64_t broker_epoch() const EXCLUDES(mu_);
-  // At a clean stop: a BrokerRegistrationChangeRecord fencing this run's registration, as
-  // Kafka's controller records a broker's controlled shutdown. Without it, a Kafka broker
-  // starting next is refused (DUPLICATE_BROKER_REGISTRATION) until the old registration's
-  // session times out. Nothing when the node never registered.
-  Status FenceBroker() EXCLUDES(mu_);
+  // At a clean stop, what Kafka's controller records for a broker's controlled shutdown: the
+  // registration in controlled shutdown, every partition it leads leaderless (with ELR on: ISR
+  // empty, ELR and last known ELR [node]), then the registration fenced. A Kafka broker starting
+  // next then neither waits for the old registration's session (DUPLICATE_BROKER_REGISTRATION)
+  // nor leads partitions of the old incarnation for a moment before its controller takes them
+  // away (which stops its coordinators' loads). The next seglog start elects itself again.
+  // Nothing when the node never registered.
+  Status ControlledShutdown() EXCLUDES(mu_);
   // Records that producer ids below `next_block_start` were handed out (a legacy
   // seglog-producer-ids file being migrated).
   Status MigrateProducerIds(int64_t next_block_start) EXCLUDES(mu_);

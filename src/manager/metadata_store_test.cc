@@ -141,11 +141,12 @@ TEST_F(MetadataStoreTest, LeadershipAndLeaderEpochsAfterAnotherBrokersStop) {
   c.isr = std::vector<int32_t>{};
   AppendAsAnotherLeader({EncodeMetadataRecord(c).value()});
   auto m = Open();
-  // seglog took it back (epoch 2), and its log appends in that epoch.
+  // seglog's own clean stop left it leaderless (epoch 0 -> 1), the other broker's change made
+  // it 2, and seglog took it back (3); its log appends in that epoch.
   auto log = m->GetLog({"t", 0});
   ASSERT_TRUE(log.ok());
-  EXPECT_EQ((*log)->leader_epoch(), 2);
-  EXPECT_EQ((*log)->leader_epochs().back().first, 2);
+  EXPECT_EQ((*log)->leader_epoch(), 3);
+  EXPECT_EQ((*log)->leader_epochs().back().first, 3);
 }
 
 TEST_F(MetadataStoreTest, ADirectoryKafkaGrewIntoAClusterIsRefusedUnchanged) {

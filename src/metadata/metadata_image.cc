@@ -191,6 +191,12 @@ Status MetadataImage::Apply(const MetadataRecordFrame& r) {
         return Status::Corruption(fmt::format("TOPIC_RECORD for '{}' with id {}, but it has id {}",
                                               rec.name, rec.topic_id.ToString(), t->id.ToString()));
       }
+      if (auto other = topic_names_.find(rec.topic_id);
+          other != topic_names_.end() && other->second != rec.name) {
+        return Status::Corruption(
+            fmt::format("TOPIC_RECORD for '{}' with id {}, which topic '{}' has", rec.name,
+                        rec.topic_id.ToString(), other->second));
+      }
       TopicImage& t = topics_[rec.name];
       t.name = rec.name;
       t.id = rec.topic_id;

@@ -123,6 +123,8 @@ TEST(MetadataImageTest, TopicsPartitionsAndConfigs) {
   // A second TopicRecord for the name with another id is refused, and changes nothing.
   EXPECT_FALSE(image.ReplayValue(Value(Topic("orders", Uuid::Random()))).ok());
   EXPECT_EQ(image.FindTopic("orders")->id, id);
+  // Another name with the id of an existing topic is refused too.
+  EXPECT_FALSE(image.ReplayValue(Value(Topic("other", id))).ok());
   // A partition of an unknown topic id.
   EXPECT_FALSE(image.ReplayValue(Value(Partition(Uuid::Random(), 0))).ok());
 
