@@ -37,11 +37,15 @@ int main(int argc, char** argv) {
   std::vector<std::string> files;
   seglog::DumpLogOptions dump_options;
   auto* dump = app.add_subcommand("dump-log", "Print .log segments as kafka-dump-log.sh does");
-  dump->add_option("--files", files, "Comma-separated .log, .index and .timeindex files")
+  dump->add_option("--files", files,
+                   "Comma-separated .log, .index, .timeindex, .txnindex, .snapshot and "
+                   ".checkpoint files")
       ->required()
       ->delimiter(',');
   dump->add_flag("--deep-iteration", dump_options.deep_iteration, "One line per record");
   dump->add_flag("--print-data-log", dump_options.print_data_log, "Print keys and values");
+  dump->add_flag("--cluster-metadata-decoder", dump_options.cluster_metadata_decoder,
+                 "Print values as KRaft metadata records (JSON), as __cluster_metadata holds them");
   dump->add_flag("--verify-index-only", dump_options.verify_index_only,
                  "Check index entries against the log, printing only the mismatches");
   dump->add_flag("--index-sanity-check", dump_options.index_sanity_check,

@@ -67,10 +67,14 @@ cp -n tests/data/fuzz_seeds/s3_response/* build/fuzz/corpus/s3_response/ 2>/dev/
 mkdir -p build/fuzz/corpus/remote_indexes
 cp -n tests/data/fuzz_seeds/remote_indexes/* build/fuzz/corpus/remote_indexes/ 2>/dev/null || true
 
-# KRaft's metadata log (metadata_log_fuzzer): seeded with a bootstrap snapshot, a later snapshot,
-# a quorum-state and a metadata log segment that seglog and Kafka 4.4.0 wrote in turn.
+# KRaft's metadata log (metadata_log_fuzzer, also dump-log's decoder): seeded with a bootstrap
+# snapshot, a later snapshot, a quorum-state and a metadata log segment that seglog and Kafka
+# 4.4.0 wrote in turn, and the metadata log and snapshots of a Kafka broker (dump-log's fixture).
 mkdir -p build/fuzz/corpus/metadata_log
 cp -n tests/data/fuzz_seeds/metadata_log/* build/fuzz/corpus/metadata_log/ 2>/dev/null || true
+for f in tests/data/cluster_metadata/kafka/*; do
+  cp -n "$f" "build/fuzz/corpus/metadata_log/cluster_metadata_$(basename "$f")" 2>/dev/null || true
+done
 
 failed=0
 pids=()

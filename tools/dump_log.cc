@@ -19,15 +19,20 @@
 #include "index/transaction_index.h"
 #include "io/file.h"
 #include "log/producer_state_manager.h"
+#include "metadata/snapshot_file.h"
 #include "record/batch_walker.h"
 #include "record/legacy_record_batch.h"
 #include "seglog/record_batch.h"
+#include "tools/metadata_record_text.h"
 
 namespace seglog {
 
 namespace {
 
 constexpr int32_t kJavaIntMax = std::numeric_limits<int32_t>::max();
+
+// BootstrapDirectory.BINARY_BOOTSTRAP_FILENAME: the bootstrap snapshot of Kafka 3.x's format.
+constexpr std::string_view kBootstrapSnapshotName = "bootstrap.checkpoint";
 
 // new String(bytes, UTF_8), as Kafka's StringDecoder does, printed back as UTF-8: each maximal
 // ill-formed subsequence becomes U+FFFD, except that Java decodes an encoded surrogate
@@ -305,7 +310,18 @@ std::string RecordPrefix(const RecordLine& r) {
                      r.value ? static_cast<int64_t>(r.value->size()) : -1);
 }
 
-std::string RecordContents(const RecordLine& r) {
+// DumpLogSegments.shouldPrintDataLog: --print-data-log or a decoder; deep iteration follows.
+bool PrintsData(const DumpLogOptions& options) {
+  return options.print_data_log || options.cluster_metadata_decoder;
+}
+
+// printRecordContents with the options' MessageParser: key and value as strings (Kafka's
+// StringDecoder), or with --cluster-metadata-decoder the value as a KRaft metadata record and
+// no key (ClusterMetadataLogMessageParser; metadata_record_text.h).
+std::string RecordContents(const RecordLine& r, const DumpLogOptions& options) {
+  if (options.cluster_metadata_decoder) {
+    return " payload: " + ClusterMetadataPayload(r.offset, r.value);
+  }
   std::string s;
   if (r.key) s += " key: " + JavaUtf8(*r.key);
   if (r.value) s += " payload: " + JavaUtf8(*r.value);
@@ -365,7 +381,7 @@ Status DumpLegacyBatch(const JavaFile& file, const LogBatchWalker& walker, bool 
     out << RecordPrefix(line)
         << fmt::format(" isValid: {} crc: {}", it.inner_entry().IsValid(),
                        it.inner_entry().stored_crc());
-    if (options.print_data_log) out << RecordContents(line);
+    if (PrintsData(options)) out << RecordContents(line, options);
     out << "\n";
   }
   return it.status().WithContext(file.path());
@@ -414,11 +430,20 @@ Status DumpV2Batch(const JavaFile& file, const LogBatchWalker& walker, bool deep
                               ControlRecordTypeName(key->type()), marker->coordinator_epoch);
         }
       } else if (key.ok()) {
-        line +=
-            fmt::format(" controlType: {}({})", ControlRecordTypeName(key->type()), key->type_id);
+        // KRaft's control records print their message as JSON; a value that does not decode
+        // stops the dump mid-line, as Kafka's exception does.
+        auto kraft = KRaftControlRecordText(key->type(), r.value);
+        if (!kraft.ok()) {
+          out << line;
+          return kraft.status().WithContext(
+              fmt::format("{}: control record at offset {}", file.path(), r.offset));
+        }
+        line += kraft->has_value() ? **kraft
+                                   : fmt::format(" controlType: {}({})",
+                                                 ControlRecordTypeName(key->type()), key->type_id);
       }
-    } else if (options.print_data_log) {
-      line += RecordContents(record_line);
+    } else if (PrintsData(options)) {
+      line += RecordContents(record_line, options);
     }
     out << line << "\n";
   }
@@ -429,7 +454,7 @@ Status DumpV2Batch(const JavaFile& file, const LogBatchWalker& walker, bool deep
 // file, already cut to --max-bytes) and the trailing-bytes line.
 Status DumpLogBatches(const JavaFile& file, std::span<const uint8_t> bytes,
                       const DumpLogOptions& options, std::ostream& out, Reports* reports) {
-  const bool deep = options.deep_iteration || options.print_data_log;
+  const bool deep = options.deep_iteration || PrintsData(options);
   LogBatchWalker walker(bytes);
   int64_t last_offset = -1;
   while (walker.Next()) {
@@ -447,11 +472,55 @@ Status DumpLogBatches(const JavaFile& file, std::span<const uint8_t> bytes,
   return Status::OK();
 }
 
-Status DumpLog(const JavaFile& file, const DumpLogOptions& options, std::ostream& out,
-               Reports* reports) {
+// Snapshots.parse as DumpLogSegments uses it on a .checkpoint name: the end offset is
+// Long.parseLong of the first 20 characters and the epoch Integer.parseInt of characters 21 to
+// 30, whatever separates or follows them. Kafka's exception message when either is missing or
+// not a number.
+Result<std::pair<int64_t, int32_t>> KafkaSnapshotId(const std::string& name) {
+  constexpr size_t kOffsetWidth = 20;
+  constexpr size_t kEpochBegin = kOffsetWidth + 1;
+  constexpr size_t kEpochEnd = kEpochBegin + 10;
+  for (auto [begin, end] :
+       {std::pair{size_t{0}, kOffsetWidth}, std::pair{kEpochBegin, kEpochEnd}}) {
+    if (name.size() < end) {
+      return Status::InvalidArgument(
+          fmt::format("begin {}, end {}, length {}", begin, end, name.size()));
+    }
+  }
+  SEGLOG_ASSIGN_OR_RETURN(const int64_t end_offset,
+                          ParseJavaLong(std::string_view(name).substr(0, kOffsetWidth)));
+  const std::string_view epoch_text =
+      std::string_view(name).substr(kEpochBegin, kEpochEnd - kEpochBegin);
+  SEGLOG_ASSIGN_OR_RETURN(const int64_t epoch, ParseJavaLong(epoch_text));
+  if (epoch < std::numeric_limits<int32_t>::min() || epoch > kJavaIntMax) {
+    return Status::InvalidArgument(fmt::format("For input string: \"{}\"", epoch_text));
+  }
+  return std::pair{end_offset, static_cast<int32_t>(epoch)};
+}
+
+// DumpLogSegments.dumpLog's first line: a segment's base offset, the id of a KRaft snapshot
+// (<end offset>-<epoch>.checkpoint), or that the file is the bootstrap snapshot.
+Status PrintLogHeader(const JavaFile& file, std::ostream& out) {
+  const std::string name = file.Name();
+  if (name.ends_with(kSnapshotSuffix)) {
+    if (name == kBootstrapSnapshotName) {
+      out << "KRaft bootstrap snapshot\n";
+      return Status::OK();
+    }
+    SEGLOG_ASSIGN_OR_RETURN(const auto id, KafkaSnapshotId(name));
+    out << fmt::format("Snapshot end offset: {}, epoch: {}\n", id.first, id.second);
+    return Status::OK();
+  }
   auto base = BaseOffsetOf(file);
   if (!base.ok()) return base.status();
   out << "Log starting offset: " << *base << "\n";
+  return Status::OK();
+}
+
+// A .log segment or a .checkpoint snapshot: the same batches after a different first line.
+Status DumpLog(const JavaFile& file, const DumpLogOptions& options, std::ostream& out,
+               Reports* reports) {
+  SEGLOG_RETURN_IF_ERROR(PrintLogHeader(file, out));
   auto mapped = MapFile(file.path());
   if (!mapped.ok()) return mapped.status();
   if (options.max_bytes < 0) {
@@ -698,9 +767,8 @@ Status DumpFiles(std::span<const std::string> paths, const DumpLogOptions& optio
       s = DumpTxnIndex(file, out);
     } else if (suffix == ".snapshot") {
       s = DumpProducerSnapshot(file, out);
-    } else if (suffix == ".checkpoint") {
-      s = Status::InvalidArgument(
-          fmt::format("{}: dumping {} files is not supported yet", file.path(), suffix));
+    } else if (suffix == kSnapshotSuffix) {
+      s = DumpLog(file, options, out, &reports);
     } else {
       err << "Ignoring unknown file " << file.path() << "\n";
     }

@@ -2,14 +2,18 @@
 // text Kafka 4.4.0's DumpLogSegments (kafka-dump-log.sh) prints, so operators can diff the two.
 //
 // Files are dispatched by suffix as Kafka does: .log (v2 and legacy magic 0/1 batches), .index
-// (offset index), .timeindex (time index); any other suffix prints "Ignoring unknown file <f>" on
-// stderr. The problems Kafka reports at the end of a run (index mismatches, time index errors,
-// non-consecutive offsets) go to `err` after all files, grouped per file in the order of Java's
-// HashMap over the files' absolute paths (tests/data/dump/README.md lists the verified outputs).
-// Where Kafka dies with an exception (a sanity check failure, a missing sibling .log, an index
-// entry past the end of the log) these functions return a non-OK Status; for sanity checks its
-// message is the exception's message, word for word.
-// Thread safety: thread-compatible (writes only to the streams it is given).
+// (offset index), .timeindex (time index), .txnindex, .snapshot (producer state) and
+// .checkpoint (a KRaft snapshot of __cluster_metadata, dumped as a .log after a "Snapshot end
+// offset" line); any other suffix prints "Ignoring unknown file <f>" on stderr. KRaft's control
+// records (leader change, snapshot header and footer, kraft.version, voters) print their message
+// as JSON, and --cluster-metadata-decoder prints the metadata records' values so too. The problems
+// Kafka reports at the end of a run (index mismatches, time index errors, non-consecutive offsets)
+// go to `err` after all files, grouped per file in the order of Java's HashMap over the files'
+// absolute paths (tests/data/dump/README.md lists the verified outputs). Where Kafka dies with an
+// exception (a sanity check failure, a missing sibling .log, an index entry past the end of the
+// log) these functions return a non-OK Status; for sanity checks its message is the exception's
+// message, word for word. Thread safety: thread-compatible (writes only to the streams it is
+// given).
 #ifndef SEGLOG_TOOLS_DUMP_LOG_H_
 #define SEGLOG_TOOLS_DUMP_LOG_H_
 
@@ -24,8 +28,11 @@
 namespace seglog {
 
 struct DumpLogOptions {
-  bool deep_iteration = false;      // one line per record
-  bool print_data_log = false;      // keys and values too (implies deep_iteration)
+  bool deep_iteration = false;  // one line per record
+  bool print_data_log = false;  // keys and values too (implies deep_iteration)
+  // Values as KRaft metadata records, printed as JSON (implies print_data_log; Kafka's
+  // --cluster-metadata-decoder; tools/metadata_record_text.h).
+  bool cluster_metadata_decoder = false;
   bool verify_index_only = false;   // indexes: report mismatches without printing the entries
   bool index_sanity_check = false;  // indexes: only run Kafka's sanityCheck
   // Indexes: bytes of the .log read at each offset-index entry (Kafka's --max-message-size).

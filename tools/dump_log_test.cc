@@ -10,6 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "io/env.h"
+#include "metadata/bootstrap.h"
+#include "metadata/metadata_log.h"
+#include "protocol/generated/partition_record.h"
+#include "protocol/generated/topic_record.h"
+#include "seglog/record_batch.h"
+#include "tests/support/files.h"
 #include "tests/support/source_path.h"
 
 namespace seglog {
@@ -333,6 +340,229 @@ INSTANTIATE_TEST_SUITE_P(Cases, KafkaCapturedDumpTest, ::testing::ValuesIn(LoadC
                          });
 
 TEST(KafkaCapturedDumpCasesTest, AllCasesAreLoaded) { EXPECT_EQ(LoadCases().size(), 30u); }
+
+// --- KRaft's metadata log and snapshots (__cluster_metadata-0) ---
+
+const std::string kClusterMetadataDir = kSourceDir + "/tests/data/cluster_metadata";
+
+// Kafka 4.4.0's DumpLogSegments over a metadata log and two snapshots a Kafka broker wrote
+// (interop/kafka/broker/make_metadata_fixture.sh), captured with --cluster-metadata-decoder and
+// with --deep-iteration alone (the control records' JSON), must equal ours line for line.
+TEST(DumpClusterMetadataTest, KafkaWrittenFilesPrintAsKafkaPrintsThem) {
+  const std::vector<std::string> files = {
+      kClusterMetadataDir + "/kafka/00000000000000000000.log",
+      kClusterMetadataDir + "/kafka/00000000000000000000-0000000000.checkpoint",
+      kClusterMetadataDir + "/kafka/00000000000000000205-0000000001.checkpoint"};
+  for (const bool decoder : {true, false}) {
+    SCOPED_TRACE(decoder ? "--cluster-metadata-decoder" : "--deep-iteration");
+    DumpLogOptions o;
+    o.cluster_metadata_decoder = decoder;
+    o.deep_iteration = !decoder;
+    std::ostringstream out, err;
+    Status s = DumpFiles(files, o, out, err);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    const std::string expected =
+        Slurp(kClusterMetadataDir + (decoder ? "/kafka.decoder.txt" : "/kafka.deep.txt"));
+    ASSERT_FALSE(expected.empty());
+    // Kafka ran in tests/data/cluster_metadata on kafka/<file>.
+    const std::string ours = ReplaceAll(out.str(), kClusterMetadataDir + "/", "");
+    std::istringstream want(expected), got(ours);
+    int line = 0;
+    for (std::string w, g; std::getline(want, w);) {
+      ++line;
+      ASSERT_TRUE(std::getline(got, g)) << "seglog stops before line " << line;
+      ASSERT_EQ(g, w) << "line " << line;
+    }
+    EXPECT_EQ(ours, expected);
+    EXPECT_EQ(err.str(), "");
+  }
+}
+
+Uuid TestId(uint8_t seed) {
+  Uuid u;
+  for (int i = 0; i < 16; ++i) u.bytes[i] = static_cast<uint8_t>(seed * 16 + i);
+  return u;
+}
+
+// A metadata log seglog's MetadataLog writes (a standalone bootstrap, a leader change, a topic)
+// and its snapshot, dumped with --cluster-metadata-decoder: Kafka's lines, the JSON of each
+// record as Kafka's JsonConverters write it (interop.kafka_dumps_seglog_cluster_metadata runs
+// Kafka's DumpLogSegments on such files too).
+TEST(DumpClusterMetadataTest, SeglogMetadataLogDecodesAsKafkaDoes) {
+  testing::TempDir dir;
+  StandaloneVoter voter;
+  voter.directory_id = TestId(1);
+  voter.host = "localhost";
+  voter.port = 9093;
+  constexpr int64_t kT0 = 1796000000000;
+  ASSERT_TRUE(
+      WriteBootstrapSnapshot(Env::Default(), dir.path(), {{"metadata.version", 33}}, kT0, voter)
+          .ok());
+  MetadataLogOptions options;
+  options.clock = [] { return kT0 + 5; };
+  auto log = MetadataLog::Open(dir.path(), options);
+  ASSERT_TRUE(log.ok()) << log.status().ToString();
+  ASSERT_TRUE((*log)->BecomeLeader().ok());
+  protocol::TopicRecord topic;
+  topic.name = "orders \"é\"";
+  topic.topic_id = TestId(2);
+  protocol::PartitionRecord partition;
+  partition.partition_id = 0;
+  partition.topic_id = TestId(2);
+  partition.leader_epoch = 0;
+  partition.partition_epoch = 0;
+  partition.replicas = {1};
+  partition.isr = {1};
+  partition.leader = 1;
+  partition.directories = {TestId(1)};
+  std::vector<MetadataRecordValue> records = {*EncodeMetadataRecord(topic),
+                                              *EncodeMetadataRecord(partition)};
+  ASSERT_TRUE((*log)->Append(records).ok());
+  ASSERT_TRUE((*log)->Snapshot().ok());
+  const int64_t end = (*log)->end_offset();
+  ASSERT_TRUE((*log)->Close().ok());
+
+  const std::string meta = dir.path() + "/__cluster_metadata-0/";
+  const std::string snapshot = meta + SnapshotName({end, 1}) + ".checkpoint";
+  std::ostringstream out, err;
+  DumpLogOptions o;
+  o.cluster_metadata_decoder = true;
+  const std::vector<std::string> files = {meta + "00000000000000000000.log", snapshot};
+  Status s = DumpFiles(files, o, out, err);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  const std::string text = out.str();
+  const std::string topic_id = TestId(2).ToString();
+  const std::string dir_id = TestId(1).ToString();
+  for (const std::string& want : std::vector<std::string>{
+           "Dumping " + meta + "00000000000000000000.log\nLog starting offset: 0\n",
+           "| offset: 0 CreateTime: 1796000000005 keySize: 4 valueSize: 19 sequence: -1 "
+           "headerKeys: [] LeaderChange: "
+           "{\"version\":0,\"leaderId\":1,\"voters\":[{\"voterId\":1}],\"grantingVoters\":[{"
+           "\"voterId\":1}]}\n",
+           "headerKeys: [] payload: {\"type\":\"BEGIN_TRANSACTION_RECORD\",\"version\":0,"
+           "\"data\":{\"name\":\"Bootstrap records\"}}\n",
+           "headerKeys: [] payload: {\"type\":\"FEATURE_LEVEL_RECORD\",\"version\":0,\"data\":{"
+           "\"name\":\"metadata.version\",\"featureLevel\":33}}\n",
+           "headerKeys: [] payload: {\"type\":\"TOPIC_RECORD\",\"version\":0,\"data\":{\"name\":"
+           "\"orders \\\"é\\\"\",\"topicId\":\"" +
+               topic_id + "\"}}\n",
+           "headerKeys: [] payload: {\"type\":\"PARTITION_RECORD\",\"version\":2,\"data\":{"
+           "\"partitionId\":0,\"topicId\":\"" +
+               topic_id +
+               "\",\"replicas\":[1],\"isr\":[1],\"removingReplicas\":[],\"addingReplicas\":[],"
+               "\"leader\":1,\"leaderEpoch\":0,\"partitionEpoch\":0,\"directories\":[\"" +
+               dir_id + "\"]}}\n",
+           "Dumping " + snapshot + "\nSnapshot end offset: " + std::to_string(end) + ", epoch: 1\n",
+           "headerKeys: [] SnapshotHeader {\"version\":0,\"lastContainedLogTimestamp\":"
+           "1796000000005}\n",
+           "headerKeys: [] KRaftVersion {\"version\":0,\"kRaftVersion\":1}\n",
+           "headerKeys: [] KRaftVoters {\"version\":0,\"voters\":[{\"voterId\":1,"
+           "\"voterDirectoryId\":\"" +
+               dir_id +
+               "\",\"endpoints\":[{\"name\":\"CONTROLLER\",\"host\":\"localhost\",\"port\":9093}],"
+               "\"kRaftVersionFeature\":{\"minSupportedVersion\":0,\"maxSupportedVersion\":1}}]}\n",
+           "headerKeys: [] SnapshotFooter {\"version\":0}\n"}) {
+    EXPECT_NE(text.find(want), std::string::npos) << want << "\nnot in:\n" << text;
+  }
+  EXPECT_EQ(text.find("Error at"), std::string::npos) << text;
+  EXPECT_EQ(err.str(), "");
+
+  // Without the decoder the control records are still JSON, the data records bare.
+  std::ostringstream deep_out, deep_err;
+  DumpLogOptions deep;
+  deep.deep_iteration = true;
+  ASSERT_TRUE(DumpFiles(files, deep, deep_out, deep_err).ok());
+  EXPECT_NE(deep_out.str().find(" LeaderChange: {\"version\":0,"), std::string::npos);
+  EXPECT_EQ(deep_out.str().find("payload"), std::string::npos);
+}
+
+// One v2 batch of `values` (control or data) at offset 0, as a .log file's bytes.
+std::vector<uint8_t> Batch(bool control,
+                           const std::vector<std::pair<NullableBytes, NullableBytes>>& kv) {
+  BatchOptions o;
+  o.is_control = control;
+  RecordBatchBuilder b(o);
+  for (const auto& [k, v] : kv) EXPECT_TRUE(b.Append(1796000000000, k, v).ok());
+  auto built = b.Build();
+  EXPECT_TRUE(built.ok());
+  return *built;
+}
+
+// Values Kafka's MetadataRecordSerde cannot read print Kafka's "Error at" payload, one line each,
+// and the dump goes on.
+TEST(DumpClusterMetadataTest, UndecodableRecordsPrintKafkasErrorLine) {
+  const std::vector<uint8_t> empty, frame0 = {0}, unknown = {1, 99, 0}, garbage = {1, 20, 0, 0, 7};
+  std::vector<uint8_t> bytes = Batch(false, {{std::nullopt, Bytes(empty)},
+                                             {std::nullopt, Bytes(frame0)},
+                                             {std::nullopt, Bytes(unknown)},
+                                             {std::nullopt, Bytes(garbage)},
+                                             {std::nullopt, std::nullopt}});
+  DumpLogOptions o;
+  o.cluster_metadata_decoder = true;
+  std::ostringstream out, err;
+  ASSERT_TRUE(DumpLogBytes("m/00000000000000000000.log", bytes, o, out, err).ok());
+  const std::string text = out.str();
+  for (const char* want :
+       {"valueSize: 0 sequence: -1 headerKeys: [] payload: Error at 0, skipping. Error while "
+        "reading frame version\n",
+        "payload: Error at 1, skipping. Could not deserialize metadata record with frame "
+        "version 0. Note that upgrades from the preview release of KRaft in 2.8 to newer "
+        "versions are not supported.\n",
+        "payload: Error at 2, skipping. org.apache.kafka.common.errors."
+        "UnsupportedVersionException: Unknown metadata id 99\n",
+        "payload: Error at 3, skipping. Found 1 byte(s) of garbage after 20\n",
+        "valueSize: -1 sequence: -1 headerKeys: [] payload: Error at 4, skipping. Error while "
+        "reading frame version\n"}) {
+    EXPECT_NE(text.find(want), std::string::npos) << want << "\nnot in:\n" << text;
+  }
+}
+
+// A KRaft control record whose value does not decode stops the dump, as Kafka's exception does,
+// after the record's metadata (printed without its line end, as Kafka leaves it).
+TEST(DumpClusterMetadataTest, UndecodableControlRecordStopsTheDump) {
+  const uint8_t key[] = {0, 0, 0, 2};  // LEADER_CHANGE
+  const uint8_t value[] = {0, 0, 0};   // Version 0, then nothing of leaderId
+  std::vector<uint8_t> bytes = Batch(true, {{Bytes(key), Bytes(value)}});
+  DumpLogOptions o;
+  o.deep_iteration = true;
+  std::ostringstream out, err;
+  Status s = DumpLogBytes("m/00000000000000000000.log", bytes, o, out, err);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.ToString().find("LEADER_CHANGE"), std::string::npos) << s.ToString();
+  EXPECT_TRUE(out.str().ends_with("keySize: 4 valueSize: 3 sequence: -1 headerKeys: []"))
+      << out.str();
+}
+
+// .checkpoint names as Kafka's Snapshots.parse reads them: the bootstrap snapshot by its name,
+// else 20 digits of end offset and 10 of epoch at fixed places, with Java's exception messages.
+TEST(DumpClusterMetadataTest, SnapshotNamesAsKafkaReadsThem) {
+  testing::TempDir dir;
+  const std::vector<uint8_t> snapshot =
+      SlurpBytes(kClusterMetadataDir + "/kafka/00000000000000000000-0000000000.checkpoint");
+  ASSERT_FALSE(snapshot.empty());
+  auto dump = [&](const std::string& name, std::string* out_text) {
+    const std::string path = dir.path() + "/" + name;
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(snapshot.data()),
+               static_cast<std::streamsize>(snapshot.size()));
+    std::ostringstream out, err;
+    Status s = DumpLogFile(path, {}, out, err);
+    *out_text = ReplaceAll(out.str(), dir.path() + "/", "");
+    return s;
+  };
+  std::string text;
+  ASSERT_TRUE(dump("bootstrap.checkpoint", &text).ok());
+  EXPECT_EQ(text.substr(0, text.find("baseOffset")),
+            "Dumping bootstrap.checkpoint\nKRaft bootstrap snapshot\n");
+  ASSERT_TRUE(dump("00000000000000000012-0000000007-x.checkpoint", &text).ok());
+  EXPECT_NE(text.find("\nSnapshot end offset: 12, epoch: 7\nbaseOffset: 0"), std::string::npos);
+  EXPECT_EQ(dump("abc.checkpoint", &text).message(), "begin 0, end 20, length 14");
+  EXPECT_EQ(text, "Dumping abc.checkpoint\n");
+  EXPECT_EQ(dump("0000000000000000000a-0000000000.checkpoint", &text).message(),
+            "For input string: \"0000000000000000000a\"");
+  EXPECT_EQ(dump("00000000000000000012-00000000xy.checkpoint", &text).message(),
+            "For input string: \"00000000xy\"");
+}
 
 }  // namespace
 }  // namespace seglog

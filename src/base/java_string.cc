@@ -1,4 +1,4 @@
-// JavaStringHashCode; see java_string.h.
+// JavaStringHashCode, JavaStringFromUtf8; see java_string.h.
 #include "base/java_string.h"
 
 namespace seglog {
@@ -119,6 +119,13 @@ int32_t JavaStringHashCode(std::string_view utf8) {
   uint32_t h = 0;  // Java's int arithmetic wraps: computed unsigned, read back as int32
   DecodeLikeJava(utf8, [&h](uint16_t unit) { h = 31 * h + unit; });
   return static_cast<int32_t>(h);
+}
+
+std::u16string JavaStringFromUtf8(std::string_view utf8) {
+  std::u16string out;
+  out.reserve(utf8.size());
+  DecodeLikeJava(utf8, [&out](uint16_t unit) { out.push_back(static_cast<char16_t>(unit)); });
+  return out;
 }
 
 size_t JavaStringLength(std::string_view utf8) {

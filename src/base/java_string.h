@@ -11,9 +11,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace seglog {
+
+// The UTF-16 code units of the Java String that new String(bytes, UTF_8) makes of `utf8`
+// (ill-formed parts replaced as below). Kafka's readString decodes every string field so; what
+// DumpLogSegments prints of one is these units (protocol/json_writer.h escapes them).
+std::u16string JavaStringFromUtf8(std::string_view utf8);
 
 // Java's String.hashCode of `utf8` decoded as Java's new String(bytes, UTF_8) does (each
 // ill-formed part becomes one U+FFFD by Java's rules; a supplementary character counts as its

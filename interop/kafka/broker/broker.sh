@@ -14,7 +14,9 @@
 #                               classpath with them and the Kafka jars
 #
 # Environment: KAFKA_BROKER_PORT (19092), KAFKA_CONTROLLER_PORT (19093),
-#              KAFKA_START_TIMEOUT (120 s), KAFKA_STOP_TIMEOUT (90 s).
+#              KAFKA_START_TIMEOUT (120 s), KAFKA_STOP_TIMEOUT (90 s),
+#              KAFKA_EXTRA_PROPERTIES (a file of settings appended to server.properties,
+#              overriding the ones above; none by default).
 # Jars come from interop/kafka/oracle.sh (cache ${SEGLOG_CACHE:-$HOME/.cache/seglog}/kafka-4.4.0).
 set -euo pipefail
 
@@ -94,6 +96,9 @@ log.initial.task.delay.ms=2000
 log.cleaner.backoff.ms=1000
 log.flush.offset.checkpoint.interval.ms=1000
 EOF
+    if [[ -n "${KAFKA_EXTRA_PROPERTIES:-}" ]]; then
+        cat -- "$KAFKA_EXTRA_PROPERTIES" >>"$wd/server.properties"
+    fi
     cat >"$wd/log4j2.properties" <<EOF
 status = error
 name = seglog-kafka-broker

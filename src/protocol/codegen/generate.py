@@ -15,9 +15,12 @@ structure, in-class defaults from the schema, and Decode/Encode for every versio
 and flexible encodings, nullable and compact strings, arrays and bytes, tagged fields with
 unknown tags kept and written back).
 
+The KRaft metadata records and the KRaft control records (JSON_DATA_SCHEMAS) also get WriteJson:
+the JSON Kafka's generated JsonConverters write (for `seglog dump-log`, protocol/json_writer.h).
+
 It also writes api_messages.{h,cc} (the API table and header versions),
 coordinator_records.{h,cc} (the coordinators' record types), metadata_records.{h,cc} (KRaft's
-metadata record types) and, for tests only,
+metadata record types, and a record's JSON by apiKey) and, for tests only,
 message_samples.{h,cc} (a sample of every message at every version, for round trips).
 
     generate.py --jar kafka-clients-4.4.0.jar --jar kafka-group-coordinator-4.4.0.jar \
@@ -316,6 +319,12 @@ STORAGE_SCHEMA_DIR = "message/"
 # MetadataRecordType). Their framing in the log is src/metadata/metadata_record_serde.h.
 KRAFT_JAR = f"kafka-metadata-{KAFKA_VERSION}.jar"
 KRAFT_SCHEMA_DIR = "common/metadata/"
+# The KRaft control records of kafka-clients ("data" schemas): the values of the control batches in
+# __cluster_metadata and its snapshots. DumpLogSegments prints them through their generated
+# JsonConverters, so they get WriteJson as the KRaft metadata records do; no other schema does (a
+# JSON writer in every message would only cost compile time).
+JSON_DATA_SCHEMAS = {"LeaderChangeMessage", "SnapshotHeaderRecord", "SnapshotFooterRecord",
+                     "KRaftVersionRecord", "VotersRecord"}
 # Schemas of the storage jar deliberately not generated, with the reason. Any other schema there
 # that is not a "metadata" record is an error, so nothing new is skipped silently.
 STORAGE_SKIPPED = {
@@ -392,6 +401,10 @@ class Message:
     def is_kraft(self):
         """A record of KRaft's __cluster_metadata (kafka-metadata's "metadata" schemas)."""
         return self.kraft
+
+    def has_json(self):
+        """Whether the message gets WriteJson: the KRaft metadata records and control records."""
+        return self.is_kraft() or (self.kind == "data" and self.name in JSON_DATA_SCHEMAS)
 
     def record_name(self):
         """The record type's name: OffsetCommit for OffsetCommitKey and OffsetCommitValue."""
@@ -525,6 +538,14 @@ def emit_struct_decl(o, s, msg, is_root):
         o("// the version cannot carry: a non-default non-ignorable field the version lacks, a")
         o("// null where the version has none, a non-compact string over 32767 bytes.")
     o("::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;")
+    if msg.has_json():
+        if is_root:
+            o(f"// Writes this message at `json_version` as Kafka's {msg.class_name()}JsonConverter.write")
+            o("// does: every field the version has (tagged ones only when not default), named as the")
+            o("// schema's field with a lower-case first letter, in schema order. Like Kafka's, it")
+            o("// checks no version range. InvalidArgument with Kafka's message for a non-default")
+            o("// field the version lacks.")
+        o("::seglog::Status WriteJson(JsonWriter* out, int16_t json_version) const;")
     if is_root:
         o("// Decodes all of `bytes`: Corruption when bytes are left over.")
         o("static ::seglog::Result<" + s.name + "> Parse(std::span<const uint8_t> bytes, int16_t version);")
@@ -848,6 +869,118 @@ def emit_struct_impl(o, s, msg, qual):
     VERSION_VAR[0] = "version"
 
 
+def json_name(f):
+    """Kafka's FieldSpec.camelCaseName: the field's name with its first letter in lower case."""
+    return f.name[0].lower() + f.name[1:]
+
+
+def emit_json_scalar(o, f, value):
+    """Writes one non-array, non-null value of field f (Kafka's JsonConverterGenerator: BooleanNode,
+    ShortNode for int8/int16, IntNode for int32/uint16, LongNode for int64/uint32, DoubleNode,
+    TextNode of Uuid.toString, TextNode, BinaryNode, the struct's converter)."""
+    t = f.elem
+    if f.struct is not None:
+        o(f"SEGLOG_RETURN_IF_ERROR({value}.WriteJson(out, json_version));")
+    elif t == "bool":
+        o(f"out->Bool({value});")
+    elif t in ("int8", "int16", "uint16", "int32", "uint32", "int64"):
+        o(f"out->Int({value});")
+    elif t == "float64":
+        o(f"out->Double({value});")
+    elif t == "uuid":
+        o(f"out->Uuid({value});")
+    elif t == "string":
+        o(f"out->String({value});")
+    elif t == "bytes":
+        o(f"out->Bytes({value});")
+    else:
+        # Kafka writes a records field as empty bytes; no schema with WriteJson has one.
+        raise ValueError(f"{f.msg.name}.{f.name}: no JSON for type {t}")
+
+
+def emit_json_value(o, f):
+    """Writes field f's value: null, an array of values, or one value."""
+    value = f.member
+    if f.is_optional():
+        o.block(f"if (!{value}.has_value()) {{")
+        o("out->Null();")
+        o.end()
+        o.block("else {")
+        value = f"(*{value})"
+    if f.is_array:
+        o("out->BeginArray();")
+        o.block(f"for (const auto& elem_ : {value}) {{")
+        emit_json_scalar(o, f, "elem_")
+        o.end()
+        o("out->EndArray();")
+    else:
+        emit_json_scalar(o, f, value)
+    if f.is_optional():
+        o.end()
+
+
+def emit_json_field(o, f):
+    o(f"out->Key(\"{json_name(f)}\");")
+    emit_json_value(o, f)
+
+
+def emit_json_absent(o, f):
+    """A field the version lacks: Kafka's generateNonIgnorableFieldCheck."""
+    if f.ignorable:
+        return
+    o.block(f"if (!{f.is_default_expr(f.member)}) {{")
+    o(f"return ::seglog::Status::InvalidArgument(\"Attempted to write a non-default {json_name(f)} "
+      f"at version \" + std::to_string(json_version));")
+    o.end()
+
+
+def emit_struct_json(o, s, msg, qual):
+    """WriteJson: Kafka's JsonConverterGenerator.generateWrite. Each condition is emitted only when
+    the struct's versions do not settle it, exactly as Kafka's VersionConditional does, so a
+    version outside the schema's range (a control record's own Version field) is written as
+    Kafka writes it: no range check, fields by their lower and upper bounds."""
+    valid = msg.valid
+    o(f"::seglog::Status {qual}::WriteJson(JsonWriter* out, int16_t json_version) const {{")
+    o.ind += 1
+    o("(void)json_version;")
+    o("out->BeginObject();")
+    for f in s.fields:
+        present = f.versions.intersect(valid)
+        cond = present.cond("json_version", within=valid)
+        if cond == "false":
+            emit_json_absent(o, f)
+            continue
+        if cond != "true":
+            o.block(f"if ({cond}) {{")
+        tagged = f.tagged.intersect(present)
+        tagged_cond = tagged.cond("json_version", within=present)
+        if tagged_cond == "false":
+            emit_json_field(o, f)
+        else:
+            if tagged_cond != "true":
+                o.block(f"if (!({tagged_cond})) {{")
+                emit_json_field(o, f)
+                o.end()
+                o.block("else {")
+            # A tagged field only when it is not its default (generateNonDefaultValueCheck).
+            o.block(f"if (!{f.is_default_expr(f.member)}) {{")
+            emit_json_field(o, f)
+            o.end()
+            if tagged_cond != "true":
+                o.end()
+        if cond != "true":
+            o.end()
+            if not f.ignorable:
+                o.block("else {")
+                emit_json_absent(o, f)
+                o.end()
+    o("out->EndObject();")
+    o("return ::seglog::Status::OK();")
+    o.ind -= 1
+    o("}")
+    o()
+
+
 def emit_read_field_guarded(o, f, s, msg):
     # The `reader` variable is a non-const pointer in Decode; rebinding it reads the field from
     # the tagged field's own bytes.
@@ -915,6 +1048,9 @@ def message_header(msg, stem, src_path, jar):
     o()
     o("namespace seglog::protocol {")
     o()
+    if msg.has_json():
+        o("class JsonWriter;  // protocol/json_writer.h")
+        o()
     if msg.structs:
         o(f"// The structures nested in {msg.class_name()}.")
         o(f"namespace {nested_ns(msg)} {{")
@@ -940,13 +1076,20 @@ def message_source(msg, stem, src_path, jar):
     o("#include <algorithm>")
     o("#include <string>")
     o("#include <utility>")
+    if msg.has_json():
+        o()
+        o("#include \"protocol/json_writer.h\"")
     o()
     o("namespace seglog::protocol {")
     o()
     root = msg.class_name()
     for s in msg.structs:
         emit_struct_impl(o, s, msg, f"{nested_ns(msg)}::{s.name}")
+        if msg.has_json():
+            emit_struct_json(o, s, msg, f"{nested_ns(msg)}::{s.name}")
     emit_struct_impl(o, msg.root, msg, root)
+    if msg.has_json():
+        emit_struct_json(o, msg.root, msg, root)
     o(f"::seglog::Result<{root}> {root}::Parse(std::span<const uint8_t> bytes, int16_t version) {{")
     o(f"  {root} message;")
     o("  ProtocolReader reader(bytes);")
@@ -1304,11 +1447,14 @@ def metadata_table(msgs):
     h(f"#ifndef {g}")
     h(f"#define {g}")
     h()
+    h("#include <cstddef>")
     h("#include <cstdint>")
     h("#include <span>")
+    h("#include <string>")
     h("#include <string_view>")
     h("#include <vector>")
     h()
+    h("#include \"seglog/result.h\"")
     h("#include \"seglog/status.h\"")
     h()
     h("namespace seglog::protocol {")
@@ -1336,6 +1482,22 @@ def metadata_table(msgs):
     h("Status RoundTripMetadataRecord(int16_t api_key, int16_t version, std::span<const uint8_t> body,")
     h("                               std::vector<uint8_t>* encoded);")
     h()
+    h("// A record as the JSON of Kafka's MetadataJsonConverters.writeJson (the \"data\" that")
+    h("// DumpLogSegments --cluster-metadata-decoder prints; protocol/json_writer.h).")
+    h("struct MetadataRecordJson {")
+    h("  std::string json;")
+    h("  size_t bytes_read = 0;  // the record's bytes: what follows them is not the record's")
+    h("};")
+    h()
+    h("// Decodes a record of `api_key` at `version` from the front of `body` as Kafka's")
+    h("// MetadataRecordSerde does and writes it as JSON at `version`. NotFound when no record type")
+    h("// has `api_key`; Corruption when the bytes do not decode, and for a version outside the")
+    h("// type's (Kafka's generated read checks the range only in nested structs: it refuses such a")
+    h("// record when it holds one, and otherwise reads it by the schema's field conditions);")
+    h("// InvalidArgument (Kafka's message) when the JSON converter refuses the record.")
+    h("Result<MetadataRecordJson> MetadataRecordToJson(int16_t api_key, int16_t version,")
+    h("                                                std::span<const uint8_t> body);")
+    h()
     h("}  // namespace seglog::protocol")
     h()
     h(f"#endif  // {g}")
@@ -1347,6 +1509,7 @@ def metadata_table(msgs):
     c()
     c("#include <string>")
     c()
+    c("#include \"protocol/json_writer.h\"")
     for m in by_key.values():
         c(f"#include \"protocol/generated/{file_stem(m.name)}.h\"")
     c()
@@ -1367,6 +1530,16 @@ def metadata_table(msgs):
     c("  ProtocolWriter writer;")
     c("  SEGLOG_RETURN_IF_ERROR(parsed.value().Encode(&writer, version));")
     c("  return writer.Flatten(encoded);")
+    c("}")
+    c()
+    c("template <typename T>")
+    c("Result<MetadataRecordJson> MetadataToJson(int16_t version, std::span<const uint8_t> body) {")
+    c("  T record;")
+    c("  ProtocolReader reader(body);")
+    c("  if (Status s = record.Decode(&reader, version); !s.ok()) return Status::Corruption(s.message());")
+    c("  JsonWriter writer;")
+    c("  SEGLOG_RETURN_IF_ERROR(record.WriteJson(&writer, version));")
+    c("  return MetadataRecordJson{writer.Release(), body.size() - reader.remaining()};")
     c("}")
     c("}  // namespace")
     c()
@@ -1394,6 +1567,26 @@ def metadata_table(msgs):
     c("      break;")
     c("  }")
     c("  return Status::InvalidArgument(\"unknown metadata record type\");")
+    c("}")
+    c()
+    c("Result<MetadataRecordJson> MetadataRecordToJson(int16_t api_key, int16_t version,")
+    c("                                                std::span<const uint8_t> body) {")
+    c("  const MetadataRecordInfo* info = FindMetadataRecord(api_key);")
+    c("  if (info == nullptr) {")
+    c("    return Status::NotFound(\"unknown metadata record type \" + std::to_string(api_key));")
+    c("  }")
+    c("  if (version < info->lowest_version || version > info->highest_version) {")
+    c("    return Status::Corruption(\"metadata record type \" + std::to_string(api_key) + \" has no version \" +")
+    c("                              std::to_string(version));")
+    c("  }")
+    c("  switch (api_key) {")
+    for k, m in by_key.items():
+        c(f"    case {k}:")
+        c(f"      return MetadataToJson<{m.class_name()}>(version, body);")
+    c("    default:")
+    c("      break;")
+    c("  }")
+    c("  return Status::NotFound(\"unknown metadata record type \" + std::to_string(api_key));")
     c("}")
     c()
     c("}  // namespace seglog::protocol")
@@ -1654,7 +1847,8 @@ def load_schemas(jars):
 # What the generator defines besides the schemas' structs: a schema may not take these names.
 GENERATED_STEMS = {"api_messages", "coordinator_records", "message_samples", "metadata_records"}
 GENERATED_TYPES = {"ApiKey", "ApiMessageInfo", "Coordinator", "CoordinatorRecordInfo",
-                   "MetadataRecordType", "MetadataRecordInfo"}
+                   "MetadataRecordType", "MetadataRecordInfo", "MetadataRecordJson",
+                   "JsonWriter"}
 
 
 def check_names(jar_msgs):

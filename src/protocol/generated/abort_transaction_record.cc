@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status AbortTransactionRecord::Decode(ProtocolReader* reader, int16_t version) {
@@ -87,6 +89,22 @@ namespace seglog::protocol {
     return FailEncode(writer, "Attempted to write a non-default Reason at version ", version);
   }
   return writer->status();
+}
+
+::seglog::Status AbortTransactionRecord::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  if (!!reason.has_value()) {
+    out->Key("reason");
+    if (!reason.has_value()) {
+      out->Null();
+    }
+    else {
+      out->String((*reason));
+    }
+  }
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<AbortTransactionRecord> AbortTransactionRecord::Parse(std::span<const uint8_t> bytes, int16_t version) {

@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status AccessControlEntryRecord::Decode(ProtocolReader* reader, int16_t version) {
@@ -56,6 +58,29 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status AccessControlEntryRecord::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("id");
+  out->Uuid(id);
+  out->Key("resourceType");
+  out->Int(resource_type);
+  out->Key("resourceName");
+  out->String(resource_name);
+  out->Key("patternType");
+  out->Int(pattern_type);
+  out->Key("principal");
+  out->String(principal);
+  out->Key("host");
+  out->String(host);
+  out->Key("operation");
+  out->Int(operation);
+  out->Key("permissionType");
+  out->Int(permission_type);
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<AccessControlEntryRecord> AccessControlEntryRecord::Parse(std::span<const uint8_t> bytes, int16_t version) {

@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status BeginTransactionRecord::Decode(ProtocolReader* reader, int16_t version) {
@@ -87,6 +89,22 @@ namespace seglog::protocol {
     return FailEncode(writer, "Attempted to write a non-default Name at version ", version);
   }
   return writer->status();
+}
+
+::seglog::Status BeginTransactionRecord::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  if (!!name.has_value()) {
+    out->Key("name");
+    if (!name.has_value()) {
+      out->Null();
+    }
+    else {
+      out->String((*name));
+    }
+  }
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<BeginTransactionRecord> BeginTransactionRecord::Parse(std::span<const uint8_t> bytes, int16_t version) {

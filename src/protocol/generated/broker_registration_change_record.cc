@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status BrokerRegistrationChangeRecord::Decode(ProtocolReader* reader, int16_t version) {
@@ -209,6 +211,67 @@ namespace seglog::protocol {
     return FailEncode(writer, "Attempted to write a non-default CordonedLogDirs at version ", version);
   }
   return writer->status();
+}
+
+::seglog::Status BrokerRegistrationChangeRecord::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("brokerId");
+  out->Int(broker_id);
+  out->Key("brokerEpoch");
+  out->Int(broker_epoch);
+  if (!(fenced == 0)) {
+    out->Key("fenced");
+    out->Int(fenced);
+  }
+  if (json_version >= 1) {
+    if (!(in_controlled_shutdown == 0)) {
+      out->Key("inControlledShutdown");
+      out->Int(in_controlled_shutdown);
+    }
+  }
+  else {
+    if (!(in_controlled_shutdown == 0)) {
+      return ::seglog::Status::InvalidArgument("Attempted to write a non-default inControlledShutdown at version " + std::to_string(json_version));
+    }
+  }
+  if (json_version >= 2) {
+    if (!log_dirs.empty()) {
+      out->Key("logDirs");
+      out->BeginArray();
+      for (const auto& elem_ : log_dirs) {
+        out->Uuid(elem_);
+      }
+      out->EndArray();
+    }
+  }
+  else {
+    if (!log_dirs.empty()) {
+      return ::seglog::Status::InvalidArgument("Attempted to write a non-default logDirs at version " + std::to_string(json_version));
+    }
+  }
+  if (json_version >= 3) {
+    if (!!cordoned_log_dirs.has_value()) {
+      out->Key("cordonedLogDirs");
+      if (!cordoned_log_dirs.has_value()) {
+        out->Null();
+      }
+      else {
+        out->BeginArray();
+        for (const auto& elem_ : (*cordoned_log_dirs)) {
+          out->Uuid(elem_);
+        }
+        out->EndArray();
+      }
+    }
+  }
+  else {
+    if (!!cordoned_log_dirs.has_value()) {
+      return ::seglog::Status::InvalidArgument("Attempted to write a non-default cordonedLogDirs at version " + std::to_string(json_version));
+    }
+  }
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<BrokerRegistrationChangeRecord> BrokerRegistrationChangeRecord::Parse(std::span<const uint8_t> bytes, int16_t version) {

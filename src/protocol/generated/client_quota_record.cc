@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status client_quota_record::EntityData::Decode(ProtocolReader* reader, int16_t version) {
@@ -55,6 +57,22 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status client_quota_record::EntityData::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("entityType");
+  out->String(entity_type);
+  out->Key("entityName");
+  if (!entity_name.has_value()) {
+    out->Null();
+  }
+  else {
+    out->String((*entity_name));
+  }
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Status ClientQuotaRecord::Decode(ProtocolReader* reader, int16_t version) {
@@ -112,6 +130,25 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status ClientQuotaRecord::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("entity");
+  out->BeginArray();
+  for (const auto& elem_ : entity) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->Key("key");
+  out->String(key);
+  out->Key("value");
+  out->Double(value);
+  out->Key("remove");
+  out->Bool(remove);
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<ClientQuotaRecord> ClientQuotaRecord::Parse(std::span<const uint8_t> bytes, int16_t version) {

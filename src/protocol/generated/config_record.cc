@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status ConfigRecord::Decode(ProtocolReader* reader, int16_t version) {
@@ -59,6 +61,26 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status ConfigRecord::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("resourceType");
+  out->Int(resource_type);
+  out->Key("resourceName");
+  out->String(resource_name);
+  out->Key("name");
+  out->String(name);
+  out->Key("value");
+  if (!value.has_value()) {
+    out->Null();
+  }
+  else {
+    out->String((*value));
+  }
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<ConfigRecord> ConfigRecord::Parse(std::span<const uint8_t> bytes, int16_t version) {

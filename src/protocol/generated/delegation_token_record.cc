@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status DelegationTokenRecord::Decode(ProtocolReader* reader, int16_t version) {
@@ -70,6 +72,31 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status DelegationTokenRecord::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("owner");
+  out->String(owner);
+  out->Key("requester");
+  out->String(requester);
+  out->Key("renewers");
+  out->BeginArray();
+  for (const auto& elem_ : renewers) {
+    out->String(elem_);
+  }
+  out->EndArray();
+  out->Key("issueTimestamp");
+  out->Int(issue_timestamp);
+  out->Key("maxTimestamp");
+  out->Int(max_timestamp);
+  out->Key("expirationTimestamp");
+  out->Int(expiration_timestamp);
+  out->Key("tokenId");
+  out->String(token_id);
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<DelegationTokenRecord> DelegationTokenRecord::Parse(std::span<const uint8_t> bytes, int16_t version) {

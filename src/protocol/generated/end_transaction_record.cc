@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status EndTransactionRecord::Decode(ProtocolReader* reader, int16_t version) {
@@ -40,6 +42,13 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status EndTransactionRecord::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<EndTransactionRecord> EndTransactionRecord::Parse(std::span<const uint8_t> bytes, int16_t version) {

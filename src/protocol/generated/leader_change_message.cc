@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status leader_change_message::Voter::Decode(ProtocolReader* reader, int16_t version) {
@@ -50,6 +52,24 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status leader_change_message::Voter::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("voterId");
+  out->Int(voter_id);
+  if (json_version >= 1) {
+    out->Key("voterDirectoryId");
+    out->Uuid(voter_directory_id);
+  }
+  else {
+    if (!voter_directory_id.IsZero()) {
+      return ::seglog::Status::InvalidArgument("Attempted to write a non-default voterDirectoryId at version " + std::to_string(json_version));
+    }
+  }
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Status LeaderChangeMessage::Decode(ProtocolReader* reader, int16_t message_version) {
@@ -123,6 +143,29 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status LeaderChangeMessage::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("version");
+  out->Int(version);
+  out->Key("leaderId");
+  out->Int(leader_id);
+  out->Key("voters");
+  out->BeginArray();
+  for (const auto& elem_ : voters) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->Key("grantingVoters");
+  out->BeginArray();
+  for (const auto& elem_ : granting_voters) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<LeaderChangeMessage> LeaderChangeMessage::Parse(std::span<const uint8_t> bytes, int16_t version) {

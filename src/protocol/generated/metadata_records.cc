@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "protocol/json_writer.h"
 #include "protocol/generated/register_broker_record.h"
 #include "protocol/generated/unregister_broker_record.h"
 #include "protocol/generated/topic_record.h"
@@ -74,6 +75,16 @@ Status RoundTripMetadata(int16_t version, std::span<const uint8_t> body,
   ProtocolWriter writer;
   SEGLOG_RETURN_IF_ERROR(parsed.value().Encode(&writer, version));
   return writer.Flatten(encoded);
+}
+
+template <typename T>
+Result<MetadataRecordJson> MetadataToJson(int16_t version, std::span<const uint8_t> body) {
+  T record;
+  ProtocolReader reader(body);
+  if (Status s = record.Decode(&reader, version); !s.ok()) return Status::Corruption(s.message());
+  JsonWriter writer;
+  SEGLOG_RETURN_IF_ERROR(record.WriteJson(&writer, version));
+  return MetadataRecordJson{writer.Release(), body.size() - reader.remaining()};
 }
 }  // namespace
 
@@ -152,6 +163,77 @@ Status RoundTripMetadataRecord(int16_t api_key, int16_t version, std::span<const
       break;
   }
   return Status::InvalidArgument("unknown metadata record type");
+}
+
+Result<MetadataRecordJson> MetadataRecordToJson(int16_t api_key, int16_t version,
+                                                std::span<const uint8_t> body) {
+  const MetadataRecordInfo* info = FindMetadataRecord(api_key);
+  if (info == nullptr) {
+    return Status::NotFound("unknown metadata record type " + std::to_string(api_key));
+  }
+  if (version < info->lowest_version || version > info->highest_version) {
+    return Status::Corruption("metadata record type " + std::to_string(api_key) + " has no version " +
+                              std::to_string(version));
+  }
+  switch (api_key) {
+    case 0:
+      return MetadataToJson<RegisterBrokerRecord>(version, body);
+    case 1:
+      return MetadataToJson<UnregisterBrokerRecord>(version, body);
+    case 2:
+      return MetadataToJson<TopicRecord>(version, body);
+    case 3:
+      return MetadataToJson<PartitionRecord>(version, body);
+    case 4:
+      return MetadataToJson<ConfigRecord>(version, body);
+    case 5:
+      return MetadataToJson<PartitionChangeRecord>(version, body);
+    case 7:
+      return MetadataToJson<FenceBrokerRecord>(version, body);
+    case 8:
+      return MetadataToJson<UnfenceBrokerRecord>(version, body);
+    case 9:
+      return MetadataToJson<RemoveTopicRecord>(version, body);
+    case 10:
+      return MetadataToJson<DelegationTokenRecord>(version, body);
+    case 11:
+      return MetadataToJson<UserScramCredentialRecord>(version, body);
+    case 12:
+      return MetadataToJson<FeatureLevelRecord>(version, body);
+    case 14:
+      return MetadataToJson<ClientQuotaRecord>(version, body);
+    case 15:
+      return MetadataToJson<ProducerIdsRecord>(version, body);
+    case 17:
+      return MetadataToJson<BrokerRegistrationChangeRecord>(version, body);
+    case 18:
+      return MetadataToJson<AccessControlEntryRecord>(version, body);
+    case 19:
+      return MetadataToJson<RemoveAccessControlEntryRecord>(version, body);
+    case 20:
+      return MetadataToJson<NoOpRecord>(version, body);
+    case 21:
+      return MetadataToJson<ZkMigrationStateRecord>(version, body);
+    case 22:
+      return MetadataToJson<RemoveUserScramCredentialRecord>(version, body);
+    case 23:
+      return MetadataToJson<BeginTransactionRecord>(version, body);
+    case 24:
+      return MetadataToJson<EndTransactionRecord>(version, body);
+    case 25:
+      return MetadataToJson<AbortTransactionRecord>(version, body);
+    case 26:
+      return MetadataToJson<RemoveDelegationTokenRecord>(version, body);
+    case 27:
+      return MetadataToJson<RegisterControllerRecord>(version, body);
+    case 28:
+      return MetadataToJson<ClearElrRecord>(version, body);
+    case 29:
+      return MetadataToJson<UnregisterControllerRecord>(version, body);
+    default:
+      break;
+  }
+  return Status::NotFound("unknown metadata record type " + std::to_string(api_key));
 }
 
 }  // namespace seglog::protocol

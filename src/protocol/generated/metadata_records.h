@@ -10,11 +10,14 @@
 #ifndef SEGLOG_PROTOCOL_GENERATED_METADATA_RECORDS_H_
 #define SEGLOG_PROTOCOL_GENERATED_METADATA_RECORDS_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "seglog/result.h"
 #include "seglog/status.h"
 
 namespace seglog::protocol {
@@ -66,6 +69,22 @@ const MetadataRecordInfo* FindMetadataRecord(int16_t api_key);
 // tests' entry to every record schema, and a check that a record is well formed).
 Status RoundTripMetadataRecord(int16_t api_key, int16_t version, std::span<const uint8_t> body,
                                std::vector<uint8_t>* encoded);
+
+// A record as the JSON of Kafka's MetadataJsonConverters.writeJson (the "data" that
+// DumpLogSegments --cluster-metadata-decoder prints; protocol/json_writer.h).
+struct MetadataRecordJson {
+  std::string json;
+  size_t bytes_read = 0;  // the record's bytes: what follows them is not the record's
+};
+
+// Decodes a record of `api_key` at `version` from the front of `body` as Kafka's
+// MetadataRecordSerde does and writes it as JSON at `version`. NotFound when no record type
+// has `api_key`; Corruption when the bytes do not decode, and for a version outside the
+// type's (Kafka's generated read checks the range only in nested structs: it refuses such a
+// record when it holds one, and otherwise reads it by the schema's field conditions);
+// InvalidArgument (Kafka's message) when the JSON converter refuses the record.
+Result<MetadataRecordJson> MetadataRecordToJson(int16_t api_key, int16_t version,
+                                                std::span<const uint8_t> body);
 
 }  // namespace seglog::protocol
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status PartitionRecord::Decode(ProtocolReader* reader, int16_t version) {
@@ -293,6 +295,104 @@ namespace seglog::protocol {
     return FailEncode(writer, "Attempted to write a non-default LastKnownElr at version ", version);
   }
   return writer->status();
+}
+
+::seglog::Status PartitionRecord::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("partitionId");
+  out->Int(partition_id);
+  out->Key("topicId");
+  out->Uuid(topic_id);
+  out->Key("replicas");
+  out->BeginArray();
+  for (const auto& elem_ : replicas) {
+    out->Int(elem_);
+  }
+  out->EndArray();
+  out->Key("isr");
+  out->BeginArray();
+  for (const auto& elem_ : isr) {
+    out->Int(elem_);
+  }
+  out->EndArray();
+  out->Key("removingReplicas");
+  out->BeginArray();
+  for (const auto& elem_ : removing_replicas) {
+    out->Int(elem_);
+  }
+  out->EndArray();
+  out->Key("addingReplicas");
+  out->BeginArray();
+  for (const auto& elem_ : adding_replicas) {
+    out->Int(elem_);
+  }
+  out->EndArray();
+  out->Key("leader");
+  out->Int(leader);
+  if (!(leader_recovery_state == 0)) {
+    out->Key("leaderRecoveryState");
+    out->Int(leader_recovery_state);
+  }
+  out->Key("leaderEpoch");
+  out->Int(leader_epoch);
+  out->Key("partitionEpoch");
+  out->Int(partition_epoch);
+  if (json_version >= 1) {
+    out->Key("directories");
+    out->BeginArray();
+    for (const auto& elem_ : directories) {
+      out->Uuid(elem_);
+    }
+    out->EndArray();
+  }
+  else {
+    if (!directories.empty()) {
+      return ::seglog::Status::InvalidArgument("Attempted to write a non-default directories at version " + std::to_string(json_version));
+    }
+  }
+  if (json_version >= 2) {
+    if (!!eligible_leader_replicas.has_value()) {
+      out->Key("eligibleLeaderReplicas");
+      if (!eligible_leader_replicas.has_value()) {
+        out->Null();
+      }
+      else {
+        out->BeginArray();
+        for (const auto& elem_ : (*eligible_leader_replicas)) {
+          out->Int(elem_);
+        }
+        out->EndArray();
+      }
+    }
+  }
+  else {
+    if (!!eligible_leader_replicas.has_value()) {
+      return ::seglog::Status::InvalidArgument("Attempted to write a non-default eligibleLeaderReplicas at version " + std::to_string(json_version));
+    }
+  }
+  if (json_version >= 2) {
+    if (!!last_known_elr.has_value()) {
+      out->Key("lastKnownElr");
+      if (!last_known_elr.has_value()) {
+        out->Null();
+      }
+      else {
+        out->BeginArray();
+        for (const auto& elem_ : (*last_known_elr)) {
+          out->Int(elem_);
+        }
+        out->EndArray();
+      }
+    }
+  }
+  else {
+    if (!!last_known_elr.has_value()) {
+      return ::seglog::Status::InvalidArgument("Attempted to write a non-default lastKnownElr at version " + std::to_string(json_version));
+    }
+  }
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<PartitionRecord> PartitionRecord::Parse(std::span<const uint8_t> bytes, int16_t version) {

@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status ProducerIdsRecord::Decode(ProtocolReader* reader, int16_t version) {
@@ -46,6 +48,19 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status ProducerIdsRecord::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("brokerId");
+  out->Int(broker_id);
+  out->Key("brokerEpoch");
+  out->Int(broker_epoch);
+  out->Key("nextProducerId");
+  out->Int(next_producer_id);
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<ProducerIdsRecord> ProducerIdsRecord::Parse(std::span<const uint8_t> bytes, int16_t version) {

@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status register_broker_record::BrokerEndpoint::Decode(ProtocolReader* reader, int16_t version) {
@@ -50,6 +52,21 @@ namespace seglog::protocol {
   return writer->status();
 }
 
+::seglog::Status register_broker_record::BrokerEndpoint::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("name");
+  out->String(name);
+  out->Key("host");
+  out->String(host);
+  out->Key("port");
+  out->Int(port);
+  out->Key("securityProtocol");
+  out->Int(security_protocol);
+  out->EndObject();
+  return ::seglog::Status::OK();
+}
+
 ::seglog::Status register_broker_record::BrokerFeature::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
@@ -87,6 +104,19 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status register_broker_record::BrokerFeature::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("name");
+  out->String(name);
+  out->Key("minSupportedVersion");
+  out->Int(min_supported_version);
+  out->Key("maxSupportedVersion");
+  out->Int(max_supported_version);
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Status RegisterBrokerRecord::Decode(ProtocolReader* reader, int16_t version) {
@@ -302,6 +332,93 @@ namespace seglog::protocol {
     return FailEncode(writer, "Attempted to write a non-default CordonedLogDirs at version ", version);
   }
   return writer->status();
+}
+
+::seglog::Status RegisterBrokerRecord::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("brokerId");
+  out->Int(broker_id);
+  if (json_version >= 2) {
+    out->Key("isMigratingZkBroker");
+    out->Bool(is_migrating_zk_broker);
+  }
+  else {
+    if (!(is_migrating_zk_broker == false)) {
+      return ::seglog::Status::InvalidArgument("Attempted to write a non-default isMigratingZkBroker at version " + std::to_string(json_version));
+    }
+  }
+  out->Key("incarnationId");
+  out->Uuid(incarnation_id);
+  out->Key("brokerEpoch");
+  out->Int(broker_epoch);
+  out->Key("endPoints");
+  out->BeginArray();
+  for (const auto& elem_ : end_points) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->Key("features");
+  out->BeginArray();
+  for (const auto& elem_ : features) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->Key("rack");
+  if (!rack.has_value()) {
+    out->Null();
+  }
+  else {
+    out->String((*rack));
+  }
+  out->Key("fenced");
+  out->Bool(fenced);
+  if (json_version >= 1) {
+    out->Key("inControlledShutdown");
+    out->Bool(in_controlled_shutdown);
+  }
+  else {
+    if (!(in_controlled_shutdown == false)) {
+      return ::seglog::Status::InvalidArgument("Attempted to write a non-default inControlledShutdown at version " + std::to_string(json_version));
+    }
+  }
+  if (json_version >= 3) {
+    if (!log_dirs.empty()) {
+      out->Key("logDirs");
+      out->BeginArray();
+      for (const auto& elem_ : log_dirs) {
+        out->Uuid(elem_);
+      }
+      out->EndArray();
+    }
+  }
+  else {
+    if (!log_dirs.empty()) {
+      return ::seglog::Status::InvalidArgument("Attempted to write a non-default logDirs at version " + std::to_string(json_version));
+    }
+  }
+  if (json_version >= 4) {
+    if (!!cordoned_log_dirs.has_value()) {
+      out->Key("cordonedLogDirs");
+      if (!cordoned_log_dirs.has_value()) {
+        out->Null();
+      }
+      else {
+        out->BeginArray();
+        for (const auto& elem_ : (*cordoned_log_dirs)) {
+          out->Uuid(elem_);
+        }
+        out->EndArray();
+      }
+    }
+  }
+  else {
+    if (!!cordoned_log_dirs.has_value()) {
+      return ::seglog::Status::InvalidArgument("Attempted to write a non-default cordonedLogDirs at version " + std::to_string(json_version));
+    }
+  }
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<RegisterBrokerRecord> RegisterBrokerRecord::Parse(std::span<const uint8_t> bytes, int16_t version) {

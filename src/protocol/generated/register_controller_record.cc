@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status register_controller_record::ControllerEndpoint::Decode(ProtocolReader* reader, int16_t version) {
@@ -50,6 +52,21 @@ namespace seglog::protocol {
   return writer->status();
 }
 
+::seglog::Status register_controller_record::ControllerEndpoint::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("name");
+  out->String(name);
+  out->Key("host");
+  out->String(host);
+  out->Key("port");
+  out->Int(port);
+  out->Key("securityProtocol");
+  out->Int(security_protocol);
+  out->EndObject();
+  return ::seglog::Status::OK();
+}
+
 ::seglog::Status register_controller_record::ControllerFeature::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
@@ -87,6 +104,19 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status register_controller_record::ControllerFeature::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("name");
+  out->String(name);
+  out->Key("minSupportedVersion");
+  out->Int(min_supported_version);
+  out->Key("maxSupportedVersion");
+  out->Int(max_supported_version);
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Status RegisterControllerRecord::Decode(ProtocolReader* reader, int16_t version) {
@@ -162,6 +192,31 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status RegisterControllerRecord::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("controllerId");
+  out->Int(controller_id);
+  out->Key("incarnationId");
+  out->Uuid(incarnation_id);
+  out->Key("zkMigrationReady");
+  out->Bool(zk_migration_ready);
+  out->Key("endPoints");
+  out->BeginArray();
+  for (const auto& elem_ : end_points) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->Key("features");
+  out->BeginArray();
+  for (const auto& elem_ : features) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<RegisterControllerRecord> RegisterControllerRecord::Parse(std::span<const uint8_t> bytes, int16_t version) {

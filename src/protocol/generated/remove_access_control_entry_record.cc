@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status RemoveAccessControlEntryRecord::Decode(ProtocolReader* reader, int16_t version) {
@@ -42,6 +44,15 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status RemoveAccessControlEntryRecord::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("id");
+  out->Uuid(id);
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<RemoveAccessControlEntryRecord> RemoveAccessControlEntryRecord::Parse(std::span<const uint8_t> bytes, int16_t version) {

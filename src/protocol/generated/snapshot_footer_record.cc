@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status SnapshotFooterRecord::Decode(ProtocolReader* reader, int16_t message_version) {
@@ -41,6 +43,15 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status SnapshotFooterRecord::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("version");
+  out->Int(version);
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<SnapshotFooterRecord> SnapshotFooterRecord::Parse(std::span<const uint8_t> bytes, int16_t version) {

@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status SnapshotHeaderRecord::Decode(ProtocolReader* reader, int16_t message_version) {
@@ -43,6 +45,17 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status SnapshotHeaderRecord::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("version");
+  out->Int(version);
+  out->Key("lastContainedLogTimestamp");
+  out->Int(last_contained_log_timestamp);
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<SnapshotHeaderRecord> SnapshotHeaderRecord::Parse(std::span<const uint8_t> bytes, int16_t version) {

@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status UserScramCredentialRecord::Decode(ProtocolReader* reader, int16_t version) {
@@ -52,6 +54,25 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status UserScramCredentialRecord::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("name");
+  out->String(name);
+  out->Key("mechanism");
+  out->Int(mechanism);
+  out->Key("salt");
+  out->Bytes(salt);
+  out->Key("storedKey");
+  out->Bytes(stored_key);
+  out->Key("serverKey");
+  out->Bytes(server_key);
+  out->Key("iterations");
+  out->Int(iterations);
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<UserScramCredentialRecord> UserScramCredentialRecord::Parse(std::span<const uint8_t> bytes, int16_t version) {

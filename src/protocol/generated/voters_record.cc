@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status voters_record::Endpoint::Decode(ProtocolReader* reader, int16_t version) {
@@ -47,6 +49,19 @@ namespace seglog::protocol {
   return writer->status();
 }
 
+::seglog::Status voters_record::Endpoint::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("name");
+  out->String(name);
+  out->Key("host");
+  out->String(host);
+  out->Key("port");
+  out->Int(port);
+  out->EndObject();
+  return ::seglog::Status::OK();
+}
+
 ::seglog::Status voters_record::KRaftVersionFeature::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
@@ -82,6 +97,17 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status voters_record::KRaftVersionFeature::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("minSupportedVersion");
+  out->Int(min_supported_version);
+  out->Key("maxSupportedVersion");
+  out->Int(max_supported_version);
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Status voters_record::Voter::Decode(ProtocolReader* reader, int16_t version) {
@@ -141,6 +167,25 @@ namespace seglog::protocol {
   return writer->status();
 }
 
+::seglog::Status voters_record::Voter::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("voterId");
+  out->Int(voter_id);
+  out->Key("voterDirectoryId");
+  out->Uuid(voter_directory_id);
+  out->Key("endpoints");
+  out->BeginArray();
+  for (const auto& elem_ : endpoints) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->Key("kRaftVersionFeature");
+  SEGLOG_RETURN_IF_ERROR(k_raft_version_feature.WriteJson(out, json_version));
+  out->EndObject();
+  return ::seglog::Status::OK();
+}
+
 ::seglog::Status VotersRecord::Decode(ProtocolReader* reader, int16_t message_version) {
   (void)message_version;
   (void)reader;
@@ -192,6 +237,21 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status VotersRecord::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("version");
+  out->Int(version);
+  out->Key("voters");
+  out->BeginArray();
+  for (const auto& elem_ : voters) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<VotersRecord> VotersRecord::Parse(std::span<const uint8_t> bytes, int16_t version) {

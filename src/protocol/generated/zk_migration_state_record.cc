@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status ZkMigrationStateRecord::Decode(ProtocolReader* reader, int16_t version) {
@@ -42,6 +44,15 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status ZkMigrationStateRecord::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("zkMigrationState");
+  out->Int(zk_migration_state);
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<ZkMigrationStateRecord> ZkMigrationStateRecord::Parse(std::span<const uint8_t> bytes, int16_t version) {
