@@ -1,6 +1,7 @@
 # The installed library: `cmake --install <build> --prefix P` puts
 #   P/include/seglog/*.h               the public API (include/seglog/, nothing from src/)
-#   P/lib/libseglog.a                  one archive of every component (base ... manager)
+#   P/lib/libseglog.a                  one archive of every component (base ... manager, with
+#                                      protocol's generated records and the metadata log)
 #   P/lib/cmake/seglog/                seglogConfig.cmake, its version file, seglogTargets.cmake:
 #                                      find_package(seglog) + target_link_libraries(app seglog::seglog)
 #   P/lib/pkgconfig/seglog.pc          for builds without CMake
@@ -13,7 +14,7 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(SEGLOG_COMPONENTS seglog_base seglog_io seglog_record seglog_index seglog_log seglog_cleaner
-    seglog_manager)
+    seglog_protocol seglog_metadata seglog_manager)
 set(SEGLOG_OBJECTS "")
 foreach(component IN LISTS SEGLOG_COMPONENTS)
   list(APPEND SEGLOG_OBJECTS $<TARGET_OBJECTS:${component}>)
