@@ -215,10 +215,12 @@ def judge_directories(seglog, data_dir, expect_records=None):
         check("invalid bytes" not in p.stdout, "DumpLogSegments found invalid bytes")
         check(not non_consecutive(p.stderr), f"DumpLogSegments: {p.stderr[-2000:]}")
         # One "Dumping <file>" section per log: count the records outside the coordinators'
-        # topics, the transaction markers apart.
+        # topics and KRaft's metadata log (__cluster_metadata-0: seglog's topics, configs and
+        # registrations, not user records), the transaction markers apart.
         for section in re.split(r"^Dumping ", p.stdout, flags=re.M)[1:]:
             part = os.path.basename(os.path.dirname(section.split("\n", 1)[0]))
-            if part.rsplit("-", 1)[0] not in COORDINATOR_TOPICS:
+            topic = part.rsplit("-", 1)[0]
+            if topic not in COORDINATOR_TOPICS and topic != "__cluster_metadata":
                 rows = re.findall(r"^\| offset:.*$", section, re.M)
                 control = sum(1 for r in rows if " endTxnMarker: " in r)
                 markers += control
