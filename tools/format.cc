@@ -128,7 +128,7 @@ Status FormatStorage(const FormatOptions& options, std::ostream& out) {
   }
 
   Env* env = Env::Default();
-  std::vector<std::string> todo;
+  std::vector<std::string> to_format;
   for (const std::string& dir : config.log_dirs) {
     if (env->FileExists(dir + "/" + kMetaPropertiesFile)) {
       if (!options.ignore_formatted) {
@@ -139,9 +139,9 @@ Status FormatStorage(const FormatOptions& options, std::ostream& out) {
       }
       continue;
     }
-    todo.push_back(dir);
+    to_format.push_back(dir);
   }
-  if (todo.empty()) {
+  if (to_format.empty()) {
     out << "All of the log directories are already formatted.\n";
     return Status::OK();
   }
@@ -150,7 +150,7 @@ Status FormatStorage(const FormatOptions& options, std::ostream& out) {
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();
   const std::string mv_name = MetadataVersionName(features[kMetadataVersionFeature]);
-  for (const std::string& dir : todo) {
+  for (const std::string& dir : to_format) {
     SEGLOG_RETURN_IF_ERROR(env->CreateDirectories(dir));
     MetaProperties meta;
     meta.version = 1;

@@ -234,7 +234,8 @@ int16_t GroupCoordinator::Core::CompleteTransaction(int32_t partition, int64_t p
   Result<std::vector<uint8_t>> batch = b.Build();
   if (!batch.ok()) return ke::kUnknownServerError;
   // The log's producer state checks the marker's producer epoch and coordinator epoch.
-  Result<LogAppendInfo> info = s.log->AppendAsLeader(*batch, Log::kCurrentLeaderEpoch, AppendOrigin::kCoordinator);
+  Result<LogAppendInfo> info =
+      s.log->AppendAsLeader(*batch, Log::kCurrentLeaderEpoch, AppendOrigin::kCoordinator);
   if (!info.ok()) {
     Warn(fmt::format("Failed to write the {} marker of producer {} to {}-{}: {}",
                      commit ? "COMMIT" : "ABORT", producer_id, kConsumerOffsetsTopic, s.partition,
