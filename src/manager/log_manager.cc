@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <limits>
+#include <set>
 
 #include <fmt/ranges.h>
 
@@ -230,40 +231,90 @@ Status LogManager::RemovePartition(const TopicPartition& tp, int64_t delay_ms) {
 
 Status LogManager::CreateTopic(const std::string& topic, int32_t partitions,
                                const std::map<std::string, std::string>& configs) {
-  SEGLOG_RETURN_IF_ERROR(CheckWritable("create topics"));
-  SEGLOG_RETURN_IF_ERROR(ValidateTopicName(topic));
-  if (partitions < 1) {
-    return Status::InvalidArgument(
-        fmt::format("Number of partitions must be larger than 0, not {}", partitions));
-  }
-  SEGLOG_RETURN_IF_ERROR(config_.TopicConfig(configs).status());  // nothing written if bad
-  MutexLock admin(&admin_mu_);
-  {
-    MutexLock l(&mu_);
-    if (topics_.count(topic)) {
-      return Status::AlreadyExists(fmt::format("Topic '{}' already exists.", topic));
+  return CreateTopics({NewTopic{topic, partitions, configs}}).front();
+}
+
+std::vector<Status> LogManager::CreateTopics(const std::vector<NewTopic>& topics) {
+  std::vector<Status> out(topics.size());
+  if (topics.empty()) return out;
+  const Status writable = CheckWritable("create topics");
+  for (size_t i = 0; i < topics.size(); ++i) {
+    const NewTopic& t = topics[i];
+    if (!writable.ok()) {
+      out[i] = writable;
+    } else if (Status valid = ValidateTopicName(t.name); !valid.ok()) {
+      out[i] = valid;
+    } else if (t.partitions < 1) {
+      out[i] = Status::InvalidArgument(
+          fmt::format("Number of partitions must be larger than 0, not {}", t.partitions));
+    } else {
+      out[i] = config_.TopicConfig(t.configs).status();  // nothing written if bad
     }
   }
-  Uuid id = Uuid::Random();
-  while (metadata_->TopicIdInUse(id)) id = Uuid::Random();
-  const TopicMetadata md{partitions, configs, id.ToString()};
-  const std::vector<LogDirectory*> dirs = AssignDirs(partitions);
-  if (dirs.empty()) return Status::IOError("KafkaStorageException: no log directory is online");
-  std::vector<Uuid> dir_ids;
-  for (LogDirectory* d : dirs) dir_ids.push_back(DirectoryIdOf(d));
-  // The metadata first: once durable, the topic exists (its missing partition directories are
-  // created at the next open if a crash comes first).
-  SEGLOG_RETURN_IF_ERROR(metadata_->CreateTopic(topic, id, configs, dir_ids));
-  if (Status s = CreatePartitions(topic, md, 0, dirs); !s.ok()) {
-    if (Status undo = metadata_->DeleteTopic(topic); !undo.ok()) logger_.Error(undo.ToString());
-    RefreshTopic(topic);
-    return s;
+  MutexLock admin(&admin_mu_);
+  std::vector<size_t> todo;
+  int total_partitions = 0;
+  {
+    MutexLock l(&mu_);
+    for (size_t i = 0; i < topics.size(); ++i) {
+      if (!out[i].ok()) continue;
+      if (topics_.count(topics[i].name)) {
+        out[i] = Status::AlreadyExists(fmt::format("Topic '{}' already exists.", topics[i].name));
+        continue;
+      }
+      todo.push_back(i);
+      total_partitions += topics[i].partitions;
+    }
   }
-  RefreshTopic(topic);
-  topics_created_.fetch_add(1, std::memory_order_acq_rel);
-  logger_.Info(fmt::format("Created topic {} with {} partition(s) and topic id {}", topic,
-                           partitions, md.topic_id));
-  return Status::OK();
+  if (todo.empty()) return out;
+  const std::vector<LogDirectory*> dirs = AssignDirs(total_partitions);
+  if (dirs.empty()) {
+    for (size_t i : todo)
+      out[i] = Status::IOError("KafkaStorageException: no log directory is online");
+    return out;
+  }
+  std::vector<NewTopicRecords> records;
+  std::vector<std::vector<LogDirectory*>> topic_dirs;
+  std::set<Uuid> drawn;
+  size_t next_dir = 0;
+  for (size_t i : todo) {
+    Uuid id = Uuid::Random();
+    while (metadata_->TopicIdInUse(id) || drawn.count(id)) id = Uuid::Random();
+    drawn.insert(id);
+    NewTopicRecords& r = records.emplace_back();
+    r.name = topics[i].name;
+    r.id = id;
+    r.configs = topics[i].configs;
+    std::vector<LogDirectory*>& mine = topic_dirs.emplace_back();
+    for (int32_t p = 0; p < topics[i].partitions; ++p) {
+      mine.push_back(dirs[next_dir++]);
+      r.partition_dirs.push_back(DirectoryIdOf(mine.back()));
+    }
+  }
+  // The metadata first: once durable, a topic exists (its missing partition directories are
+  // created at the next open if a crash comes first).
+  const std::vector<Status> recorded = metadata_->CreateTopics(records);
+  for (size_t k = 0; k < todo.size(); ++k) {
+    const size_t i = todo[k];
+    if (!recorded[k].ok()) {
+      out[i] = recorded[k];
+      continue;
+    }
+    const TopicMetadata md{topics[i].partitions, topics[i].configs, records[k].id.ToString()};
+    if (Status s = CreatePartitions(topics[i].name, md, 0, topic_dirs[k]); !s.ok()) {
+      if (Status undo = metadata_->DeleteTopic(topics[i].name); !undo.ok()) {
+        logger_.Error(undo.ToString());
+      }
+      RefreshTopic(topics[i].name);
+      out[i] = s;
+      continue;
+    }
+    RefreshTopic(topics[i].name);
+    topics_created_.fetch_add(1, std::memory_order_acq_rel);
+    logger_.Info(fmt::format("Created topic {} with {} partition(s) and topic id {}",
+                             topics[i].name, topics[i].partitions, md.topic_id));
+  }
+  return out;
 }
 
 Status LogManager::AddPartitions(const std::string& topic, int32_t total) {

@@ -93,6 +93,15 @@ class LogManager {
   Status CreateTopic(const std::string& topic, int32_t partitions,
                      const std::map<std::string, std::string>& configs = {})
       EXCLUDES(admin_mu_, mu_);
+  struct NewTopic {
+    std::string name;
+    int32_t partitions = 1;
+    std::map<std::string, std::string> configs;
+  };
+  // CreateTopic for many topics (a CreateTopics request, a Metadata request's auto-creations):
+  // the metadata records of all of them in one append and one fsync, as Kafka's controller
+  // commits a request; a status per topic, in order.
+  std::vector<Status> CreateTopics(const std::vector<NewTopic>& topics) EXCLUDES(admin_mu_, mu_);
   Status AddPartitions(const std::string& topic, int32_t total_partitions) EXCLUDES(admin_mu_, mu_);
   // Removes the topic from the store, then each partition (closed, renamed -delete, removed
   // after file.delete.delay.ms); reports the first partition that could not be removed.

@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include <chrono>
+#include <set>
 
 #include "metadata/bootstrap.h"
 #include "metadata/metadata_batch.h"
@@ -164,26 +165,76 @@ Status MetadataStore::AppendLocked(const std::vector<MetadataRecordValue>& recor
 Status MetadataStore::CreateTopic(const std::string& name, const Uuid& id,
                                   const std::map<std::string, std::string>& configs,
                                   const std::vector<Uuid>& partition_dirs) {
-  std::vector<MetadataRecordValue> records;
-  protocol::TopicRecord t;
-  t.name = name;
-  t.topic_id = id;
-  SEGLOG_RETURN_IF_ERROR(Add(&records, t));
-  for (const auto& [k, v] : configs) SEGLOG_RETURN_IF_ERROR(AddConfig(&records, name, k, v));
-  for (size_t p = 0; p < partition_dirs.size(); ++p) {
-    SEGLOG_RETURN_IF_ERROR(
-        AddPartition(&records, id, static_cast<int32_t>(p), options_.node_id, partition_dirs[p]));
+  return CreateTopics({NewTopicRecords{name, id, configs, partition_dirs}}).front();
+}
+
+std::vector<Status> MetadataStore::CreateTopics(const std::vector<NewTopicRecords>& topics) {
+  std::vector<Status> out(topics.size());
+  // Each topic's records, built outside the lock.
+  std::vector<std::vector<MetadataRecordValue>> built(topics.size());
+  for (size_t i = 0; i < topics.size(); ++i) {
+    const NewTopicRecords& t = topics[i];
+    auto build = [&]() -> Status {
+      protocol::TopicRecord tr;
+      tr.name = t.name;
+      tr.topic_id = t.id;
+      SEGLOG_RETURN_IF_ERROR(Add(&built[i], tr));
+      for (const auto& [k, v] : t.configs)
+        SEGLOG_RETURN_IF_ERROR(AddConfig(&built[i], t.name, k, v));
+      for (size_t p = 0; p < t.partition_dirs.size(); ++p) {
+        SEGLOG_RETURN_IF_ERROR(AddPartition(&built[i], t.id, static_cast<int32_t>(p),
+                                            options_.node_id, t.partition_dirs[p]));
+      }
+      return Status::OK();
+    };
+    out[i] = build();
   }
   MutexLock l(&mu_);
-  if (log_ != nullptr && log_->image().FindTopic(name) != nullptr) {
-    return Status::AlreadyExists(fmt::format("Topic '{}' already exists.", name));
+  if (log_ == nullptr) {
+    for (Status& s : out) {
+      if (s.ok()) s = Status::FailedPrecondition("the metadata store is closed");
+    }
+    return out;
   }
-  if (log_ != nullptr && log_->image().FindTopicById(id) != nullptr) {
-    // Kafka's controller draws another id then; the caller chose this one for its partition
-    // directories, so it must draw again (TopicIdInUse).
-    return Status::AlreadyExists(fmt::format("Topic id {} is in use", id.ToString()));
+  std::set<std::string> names;
+  std::set<Uuid> ids;
+  for (size_t i = 0; i < topics.size(); ++i) {
+    if (!out[i].ok()) continue;
+    const NewTopicRecords& t = topics[i];
+    if (log_->image().FindTopic(t.name) != nullptr || !names.insert(t.name).second) {
+      out[i] = Status::AlreadyExists(fmt::format("Topic '{}' already exists.", t.name));
+    } else if (log_->image().FindTopicById(t.id) != nullptr || !ids.insert(t.id).second) {
+      // Kafka's controller draws another id then; the caller chose this one for its partition
+      // directories, so it must draw again (TopicIdInUse).
+      out[i] = Status::AlreadyExists(fmt::format("Topic id {} is in use", t.id.ToString()));
+    }
   }
-  return AppendLocked(records);
+  // Appends of whole topics, each below the batch limit with room for the batch's framing.
+  constexpr size_t kRoom = kMaxMetadataBatchBytes / 2;
+  std::vector<MetadataRecordValue> pending;
+  std::vector<size_t> members;
+  size_t bytes = 0;
+  auto flush = [&] {
+    if (members.empty()) return;
+    const Status s = AppendLocked(pending);
+    if (!s.ok()) {
+      for (size_t m : members) out[m] = s;
+    }
+    pending.clear();
+    members.clear();
+    bytes = 0;
+  };
+  for (size_t i = 0; i < topics.size(); ++i) {
+    if (!out[i].ok()) continue;
+    size_t size = 0;
+    for (const MetadataRecordValue& r : built[i]) size += r.bytes.size() + 16;
+    if (!members.empty() && bytes + size > kRoom) flush();
+    for (MetadataRecordValue& r : built[i]) pending.push_back(std::move(r));
+    members.push_back(i);
+    bytes += size;
+  }
+  flush();
+  return out;
 }
 
 bool MetadataStore::TopicIdInUse(const Uuid& id) const {

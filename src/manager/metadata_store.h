@@ -5,9 +5,10 @@
 // Every change is the records Kafka's controller would write for it, appended as one batch,
 // fsynced, and applied to the image before the call returns OK:
 //
-//   CreateTopic      TopicRecord, a ConfigRecord per config, a PartitionRecord per partition
-//                    (replicas [node], isr [node], leader node, the directory.id of the log
-//                    directory that holds it)
+//   CreateTopics     per topic: TopicRecord, a ConfigRecord per config, a PartitionRecord per
+//                    partition (replicas [node], isr [node], leader node, the directory.id of
+//                    the log directory that holds it); a whole request in one batch and one
+//                    fsync, as Kafka's controller commits a CreateTopics request atomically
 //   AddPartitions    a PartitionRecord per new partition
 //   DeleteTopic      a ConfigRecord with a null value per config, then RemoveTopicRecord (Kafka
 //                    writes only the latter; its replay can keep a deleted topic's configs, so
@@ -55,6 +56,15 @@ struct MetadataStoreOptions {
   MetadataLogOptions log;  // sizes and snapshot settings (node_id, env, clock, logger are set here)
 };
 
+// One topic of a CreateTopics call: its id is drawn by the caller (TopicIdInUse), its
+// partitions' directories chosen (one directory id per partition).
+struct NewTopicRecords {
+  std::string name;
+  Uuid id;
+  std::map<std::string, std::string> configs;
+  std::vector<Uuid> partition_dirs;
+};
+
 class MetadataStore {
  public:
   // FailedPrecondition when the metadata log in `log_dir` names another broker or a partition
@@ -77,6 +87,10 @@ class MetadataStore {
   Status CreateTopic(const std::string& name, const Uuid& id,
                      const std::map<std::string, std::string>& configs,
                      const std::vector<Uuid>& partition_dirs) EXCLUDES(mu_);
+  // Records every topic that neither exists nor repeats an earlier one of `topics` (by name or
+  // id: AlreadyExists) in one append, or in as few as KRaft's 8 MiB batch limit allows; a
+  // status per topic, in order. A failed append fails the topics it held, and only those.
+  std::vector<Status> CreateTopics(const std::vector<NewTopicRecords>& topics) EXCLUDES(mu_);
   // Whether a topic has `id` (a new topic must draw another, as Kafka's controller does).
   bool TopicIdInUse(const Uuid& id) const EXCLUDES(mu_);
   Status AddPartitions(const std::string& name, const std::vector<Uuid>& new_partition_dirs)

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "base/scheduler.h"
 #include "io/atomic_file.h"
@@ -207,6 +208,69 @@ TEST_F(MetadataStoreTest, ConfigsSeglogDoesNotApplyAreKeptFromKafkaAndNotSetByCl
   EXPECT_FALSE(m->AlterTopicConfig("__transaction_state", {{"min.insync.replicas", "2"}}, {}).ok());
   ASSERT_TRUE(m->AlterTopicConfig("__transaction_state", {}, {"min.insync.replicas"}).ok());
   EXPECT_EQ(m->FindTopic("__transaction_state")->configs.count("min.insync.replicas"), 0u);
+}
+
+// The metadata log's batches: count and records of each (base offset, length, last offset delta).
+std::vector<int64_t> MetadataBatchRecordCounts(const std::string& log_dir) {
+  std::vector<int64_t> counts;
+  const std::vector<uint8_t> b =
+      testing::ReadFileBytes(log_dir + "/__cluster_metadata-0/00000000000000000000.log");
+  auto be32 = [&](size_t at) {
+    return static_cast<int32_t>(uint32_t{b[at]} << 24 | uint32_t{b[at + 1]} << 16 |
+                                uint32_t{b[at + 2]} << 8 | uint32_t{b[at + 3]});
+  };
+  for (size_t pos = 0; pos + 61 <= b.size();) {
+    const int32_t length = be32(pos + 8);
+    counts.push_back(be32(pos + 23) + 1);  // last offset delta + 1
+    pos += 12 + static_cast<size_t>(length);
+  }
+  return counts;
+}
+
+TEST_F(MetadataStoreTest, ManyTopicsAreOneBatchAndEachFailsAlone) {
+  auto m = Open();
+  ASSERT_NE(m, nullptr);
+  ASSERT_TRUE(m->CreateTopic("old", 1).ok());
+  const size_t batches_before = MetadataBatchRecordCounts(tmp_.path()).size();
+  const std::vector<Status> got = m->CreateTopics({
+      {"a", 2, {{"cleanup.policy", "compact"}}},
+      {"old", 1, {}},  // exists
+      {"b", 1, {}},
+      {"a", 3, {}},                       // repeats an earlier topic of the request
+      {"bad/name", 1, {}},                // illegal name
+      {"c", 0, {}},                       // no partitions
+      {"d", 1, {{"retention.ms", "x"}}},  // bad config
+      {"e", 3, {}},
+  });
+  ASSERT_EQ(got.size(), 8u);
+  EXPECT_TRUE(got[0].ok()) << got[0].ToString();
+  EXPECT_EQ(got[1].code(), Status::Code::kAlreadyExists);
+  EXPECT_TRUE(got[2].ok());
+  EXPECT_EQ(got[3].code(), Status::Code::kAlreadyExists);
+  EXPECT_FALSE(got[4].ok());
+  EXPECT_FALSE(got[5].ok());
+  EXPECT_FALSE(got[6].ok());
+  EXPECT_TRUE(got[7].ok());
+  // One batch: a, b and e (TopicRecord, a ConfigRecord, a PartitionRecord per partition).
+  const std::vector<int64_t> batches = MetadataBatchRecordCounts(tmp_.path());
+  ASSERT_EQ(batches.size(), batches_before + 1);
+  EXPECT_EQ(batches.back(), (1 + 1 + 2) + (1 + 1) + (1 + 3));
+  EXPECT_EQ(m->FindTopic("a")->partitions, 2);
+  EXPECT_EQ(m->FindTopic("a")->configs.at("cleanup.policy"), "compact");
+  EXPECT_EQ(m->FindTopic("e")->partitions, 3);
+  EXPECT_FALSE(m->FindTopic("c").ok());
+  EXPECT_FALSE(m->FindTopic("d").ok());
+  std::set<std::string> ids;
+  for (const char* t : {"old", "a", "b", "e"}) ids.insert(m->FindTopic(t)->topic_id);
+  EXPECT_EQ(ids.size(), 4u);
+  for (const char* p : {"a-0", "a-1", "b-0", "e-2"}) {
+    EXPECT_TRUE(fs::exists(fs::path(tmp_.path()) / p)) << p;
+  }
+  ASSERT_TRUE(m->Shutdown().ok());
+  m = Open();
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->ListTopics().size(), 4u);
+  EXPECT_EQ(m->FindTopic("e")->partitions, 3);
 }
 
 }  // namespace

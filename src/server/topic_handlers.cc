@@ -100,6 +100,10 @@ protocol::MetadataResponseData HandleMetadata(const BrokerContext& ctx,
   }
   // Before v4 there is no allow_auto_topic_creation: creation follows the broker's setting.
   const bool may_create = ctx.auto_create_topics && (version < 4 || req.allow_auto_topic_creation);
+  resp.topics.reserve(req.topics->size());
+  std::vector<std::pair<size_t, std::string>> named;  // response slot, topic name
+  std::vector<LogManager::NewTopic> auto_create;
+  std::set<std::string> auto_named;
   for (const auto& want : *req.topics) {
     auto& t = resp.topics.emplace_back();
     std::string name;
@@ -125,25 +129,33 @@ protocol::MetadataResponseData HandleMetadata(const BrokerContext& ctx,
       }
       name = *found;
     }
-    Result<TopicMetadata> md = ctx.logs->FindTopic(name);
-    if (!md.ok() && may_create) {
-      Status valid = ValidateTopicNameForClient(name);
-      if (!valid.ok()) {
+    if (!ctx.logs->FindTopic(name).ok() && may_create) {
+      if (!ValidateTopicNameForClient(name).ok()) {
         t.error_code = kafka_error::kInvalidTopic;
         t.name = name;
         continue;
       }
-      Status created = ctx.logs->CreateTopic(name, ctx.num_partitions);
-      if (created.ok()) {
-        ctx.logger.Info(
-            fmt::format("Auto-created topic {} with {} partition(s)", name, ctx.num_partitions));
-      } else if (!(created.code() ==
-                   Status::Code::kAlreadyExists)) {  // another client may have just created it
-        ctx.logger.Info(
-            fmt::format("Auto-creation of topic {} failed: {}", name, created.ToString()));
+      if (auto_named.insert(name).second) {
+        auto_create.push_back(LogManager::NewTopic{name, ctx.num_partitions, {}});
       }
-      md = ctx.logs->FindTopic(name);
     }
+    named.emplace_back(resp.topics.size() - 1, std::move(name));
+  }
+  // The topics to auto-create, in one metadata append and fsync.
+  const std::vector<Status> created = ctx.logs->CreateTopics(auto_create);
+  for (size_t k = 0; k < auto_create.size(); ++k) {
+    const Status& s = created[k];
+    if (s.ok()) {
+      ctx.logger.Info(fmt::format("Auto-created topic {} with {} partition(s)", auto_create[k].name,
+                                  ctx.num_partitions));
+    } else if (s.code() != Status::Code::kAlreadyExists) {  // another client may have just made it
+      ctx.logger.Info(
+          fmt::format("Auto-creation of topic {} failed: {}", auto_create[k].name, s.ToString()));
+    }
+  }
+  for (const auto& [slot, name] : named) {
+    auto& t = resp.topics[slot];
+    Result<TopicMetadata> md = ctx.logs->FindTopic(name);
     if (!md.ok()) {
       t.error_code = kafka_error::kUnknownTopicOrPartition;
       t.name = name;
@@ -162,6 +174,9 @@ protocol::CreateTopicsResponseData HandleCreateTopics(const BrokerContext& ctx,
   for (const auto& t : req.topics) {
     if (!seen.insert(t.name).second) duplicates.insert(t.name);
   }
+  resp.topics.reserve(req.topics.size());
+  std::vector<LogManager::NewTopic> to_create;
+  std::vector<size_t> slots;  // to_create[k]'s response is resp.topics[slots[k]]
   for (const auto& t : req.topics) {
     auto& r = resp.topics.emplace_back();
     r.name = t.name;
@@ -250,23 +265,32 @@ protocol::CreateTopicsResponseData HandleCreateTopics(const BrokerContext& ctx,
       fail(kafka_error::kTopicAlreadyExists, fmt::format("Topic '{}' already exists.", t.name));
       continue;
     }
-    if (!req.validate_only) {
-      Status s = ctx.logs->CreateTopic(t.name, partitions, configs);
-      if (!s.ok()) {
-        const int16_t code = s.code() == Status::Code::kAlreadyExists
-                                 ? kafka_error::kTopicAlreadyExists
-                                 : kafka_error::FromStatus(s);
-        fail(code, kafka_error::MessageOf(s));
-        continue;
-      }
-      ctx.logger.Info(fmt::format("Created topic {} with {} partition(s)", t.name, partitions));
-      if (Result<TopicMetadata> md = ctx.logs->FindTopic(t.name); md.ok()) {
-        if (Result<Uuid> id = Uuid::Parse(md.value().topic_id); id.ok()) r.topic_id = id.value();
-      }
-    }
     r.num_partitions = partitions;
     r.replication_factor = replication;
     r.configs = std::vector<protocol::CreateTopicsResponseData::CreatableTopicConfigs>{};
+    if (!req.validate_only) {
+      to_create.push_back(LogManager::NewTopic{t.name, partitions, std::move(configs)});
+      slots.push_back(resp.topics.size() - 1);
+    }
+  }
+  // Every valid topic in one metadata append and fsync, as Kafka's controller commits a request.
+  const std::vector<Status> created = ctx.logs->CreateTopics(to_create);
+  for (size_t k = 0; k < slots.size(); ++k) {
+    auto& r = resp.topics[slots[k]];
+    const Status& s = created[k];
+    if (!s.ok()) {
+      r.error_code = s.code() == Status::Code::kAlreadyExists ? kafka_error::kTopicAlreadyExists
+                                                              : kafka_error::FromStatus(s);
+      r.error_message =
+          version >= 1 ? std::optional<std::string>(kafka_error::MessageOf(s)) : std::nullopt;
+      r.num_partitions = -1;
+      r.replication_factor = -1;
+      r.configs = std::vector<protocol::CreateTopicsResponseData::CreatableTopicConfigs>{};
+      continue;
+    }
+    if (Result<TopicMetadata> md = ctx.logs->FindTopic(r.name); md.ok()) {
+      if (Result<Uuid> id = Uuid::Parse(md.value().topic_id); id.ok()) r.topic_id = id.value();
+    }
   }
   return resp;
 }
