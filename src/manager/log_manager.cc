@@ -86,15 +86,16 @@ Result<std::unique_ptr<LogManager>> LogManager::OpenDirs(const LogManagerConfig&
     m->dirs_.push_back(std::move(d));
   }
   SEGLOG_RETURN_IF_ERROR(m->OpenMetadata(found));
+  m->LoadDynamicConfigs();
   if (!read_only) SEGLOG_RETURN_IF_ERROR(m->SettleFutureLogs());
   const TopicMap known_topics = m->topics_;
   for (auto& d : m->dirs_) {
-    const LogManagerConfig& c = m->config_;
+    const LogManager* self = m.get();
     SEGLOG_RETURN_IF_ERROR(d->LoadAll(
-        c.num_recovery_threads_per_data_dir, m->logger_,
-        [&topics = known_topics, &c](const std::string& topic, const TopicMetadata& md) {
+        m->config_.num_recovery_threads_per_data_dir, m->logger_,
+        [&topics = known_topics, self](const std::string& topic, const TopicMetadata& md) {
           auto it = topics.find(topic);
-          return c.StoredTopicConfig(it != topics.end() ? it->second.configs : md.configs);
+          return self->StoredTopicConfig(it != topics.end() ? it->second.configs : md.configs);
         }));
     if (read_only) continue;  // a read-only view deletes nothing
     SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> pending, d->PendingDeleteDirs());
@@ -157,7 +158,7 @@ void LogManager::RefreshTopic(const std::string& topic) {
   std::optional<TopicMetadata> md = metadata_->FindTopic(topic);
   bool flushes = false;
   if (md.has_value()) {
-    Result<LogConfig> c = config_.StoredTopicConfig(md->configs);
+    Result<LogConfig> c = StoredTopicConfig(md->configs);
     flushes = c.ok() && c.value().flush_messages < std::numeric_limits<int64_t>::max();
   }
   TopicMap all;
@@ -180,10 +181,10 @@ void LogManager::RefreshTopic(const std::string& topic) {
 
 void LogManager::NoteFlushSettings(const TopicMap& topics) {
   constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
-  Result<LogConfig> defaults = config_.TopicConfig({});  // log.flush.interval.messages
+  Result<LogConfig> defaults = TopicConfig({});  // log.flush.interval.messages
   bool may_flush = defaults.ok() && defaults.value().flush_messages < kNever;
   for (const auto& [name, md] : topics) {
-    Result<LogConfig> c = config_.StoredTopicConfig(md.configs);
+    Result<LogConfig> c = StoredTopicConfig(md.configs);
     if (c.ok() && c.value().flush_messages < kNever) may_flush = true;
   }
   appends_may_flush_.store(may_flush, std::memory_order_relaxed);
@@ -191,7 +192,7 @@ void LogManager::NoteFlushSettings(const TopicMap& topics) {
 
 Status LogManager::CreatePartitions(const std::string& topic, const TopicMetadata& md, int32_t from,
                                     const std::vector<LogDirectory*>& dirs) {
-  SEGLOG_ASSIGN_OR_RETURN(LogConfig config, config_.StoredTopicConfig(md.configs));
+  SEGLOG_ASSIGN_OR_RETURN(LogConfig config, StoredTopicConfig(md.configs));
   Status failed;
   int32_t made = from;
   const int32_t to = from + static_cast<int32_t>(dirs.size());
@@ -248,7 +249,7 @@ std::vector<Status> LogManager::CreateTopics(const std::vector<NewTopic>& topics
       out[i] = Status::InvalidArgument(
           fmt::format("Number of partitions must be larger than 0, not {}", t.partitions));
     } else {
-      out[i] = config_.TopicConfig(t.configs).status();  // nothing written if bad
+      out[i] = TopicConfig(t.configs).status();  // nothing written if bad
     }
   }
   MutexLock admin(&admin_mu_);
@@ -351,7 +352,7 @@ Status LogManager::DeleteTopic(const std::string& topic) {
     topics_.erase(it);
     for (int32_t p = 0; p < md.partitions; ++p) uncleanable_.erase(PartitionDirName({topic, p}));
   }
-  SEGLOG_ASSIGN_OR_RETURN(LogConfig config, config_.StoredTopicConfig(md.configs));
+  SEGLOG_ASSIGN_OR_RETURN(LogConfig config, StoredTopicConfig(md.configs));
   if (Status s = metadata_->DeleteTopic(topic); !s.ok()) {
     RefreshTopic(topic);  // the topic is back in topics_: nothing was deleted
     return s;
@@ -418,7 +419,7 @@ Result<TopicDescription> LogManager::DescribeTopic(const std::string& topic) con
   t.topic = topic;
   t.topic_id = md.topic_id;
   t.overrides = md.configs;
-  SEGLOG_ASSIGN_OR_RETURN(t.config, config_.StoredTopicConfig(md.configs));
+  SEGLOG_ASSIGN_OR_RETURN(t.config, StoredTopicConfig(md.configs));
   for (int32_t p = 0; p < md.partitions; ++p) {
     LogDirectory* d = DirFor({topic, p});
     if (d == nullptr) continue;
@@ -452,7 +453,7 @@ Status LogManager::AlterTopicConfig(const std::string& topic,
     }
     next[k] = v;
   }
-  SEGLOG_ASSIGN_OR_RETURN(LogConfig config, config_.StoredTopicConfig(next));
+  SEGLOG_ASSIGN_OR_RETURN(LogConfig config, StoredTopicConfig(next));
   SEGLOG_RETURN_IF_ERROR(metadata_->AlterTopicConfig(topic, next));
   RefreshTopic(topic);
   for (int32_t p = 0; p < md.partitions; ++p) {

@@ -26,7 +26,8 @@
 // operations wait for. mu_ guards the manager's maps and is never held over file I/O: GetLog
 // does not take it (each LogDirectory finds its own logs), and the tasks take a snapshot of the
 // logs under it and then work without it; the cleaner chooses its log under it and cleans
-// outside it. Lock order: admin_mu_, mu_, then a LogDirectory's locks, then a Log's
+// outside it. defaults_mu_ guards only the pointer to the topic defaults in force. Lock order:
+// admin_mu_, mu_, defaults_mu_, then a LogDirectory's locks, then a Log's
 // (docs/design/threading.md).
 // GetLog hands out shared ownership: a log whose topic is deleted meanwhile answers NotFound.
 // NextProducerId takes only the ProducerIdManager's own mutex (never with mu_ held).
@@ -83,7 +84,30 @@ class LogManager {
   LogManager(const LogManager&) = delete;
   LogManager& operator=(const LogManager&) = delete;
 
+  // server.properties' settings; topic defaults changed since by dynamic broker configs are in
+  // TopicDefaults().
   const LogManagerConfig& config() const { return config_; }
+
+  // ---- Topic configs over the defaults in force (server.properties, then the dynamic broker
+  // configs: the cluster-wide defaults, then this node's) ----
+  // A topic's effective config (LogManagerConfig::TopicConfig over the defaults in force).
+  Result<LogConfig> TopicConfig(const std::map<std::string, std::string>& overrides) const
+      EXCLUDES(defaults_mu_);
+  // The same for overrides the metadata log holds (LogManagerConfig::StoredTopicConfig).
+  Result<LogConfig> StoredTopicConfig(const std::map<std::string, std::string>& overrides) const
+      EXCLUDES(defaults_mu_);
+  // The topic configs' broker defaults in force.
+  std::map<std::string, std::string> TopicDefaults() const EXCLUDES(defaults_mu_);
+  // The dynamic configs of a BROKER resource: "" the cluster-wide defaults, else this node's
+  // id. Empty without a metadata log.
+  std::map<std::string, std::string> DynamicBrokerConfigs(const std::string& resource) const;
+  // Sets a BROKER resource's dynamic configs to `next` (Kafka's AlterConfigs semantics: the
+  // whole set). Keys that change must be LogManagerConfig::DynamicTopicDefaultKeys with valid
+  // values (else InvalidArgument in Kafka's words, nothing written); keys kept unchanged may be
+  // others (a Kafka broker set them). Recorded in the metadata log, then applied to every log.
+  Status AlterBrokerConfigs(const std::string& resource,
+                            const std::map<std::string, std::string>& next, bool validate_only)
+      EXCLUDES(admin_mu_, mu_, defaults_mu_);
   bool read_only() const { return read_only_; }
 
   // Topics. Errors in Kafka's words ("Topic 'x' already exists.", "Topic name is illegal").
@@ -205,7 +229,11 @@ class LogManager {
 
  private:
   LogManager(LogManagerConfig config, Scheduler* scheduler, Logger logger, Env* env)
-      : config_(std::move(config)), scheduler_(scheduler), logger_(std::move(logger)), env_(env) {}
+      : config_(std::move(config)),
+        scheduler_(scheduler),
+        logger_(std::move(logger)),
+        env_(env),
+        effective_(std::make_shared<const LogManagerConfig>(config_)) {}
   static Result<std::unique_ptr<LogManager>> OpenDirs(const LogManagerConfig& config,
                                                       Scheduler* scheduler, Logger logger,
                                                       bool read_only, Env* env);
@@ -222,6 +250,8 @@ class LogManager {
   // updates appends_may_flush_.
   void RefreshTopic(const std::string& topic) REQUIRES(admin_mu_) EXCLUDES(mu_);
   void NoteFlushSettings(const TopicMap& topics);
+  // Recomputes the topic defaults in force from the metadata log's dynamic broker configs.
+  void LoadDynamicConfigs() EXCLUDES(defaults_mu_);
   // Opens partitions [from, from + dirs.size()) of `topic`, partition from + i in dirs[i]; on
   // failure removes those it made.
   Status CreatePartitions(const std::string& topic, const TopicMetadata& md, int32_t from,
@@ -273,6 +303,9 @@ class LogManager {
   std::unique_ptr<ProducerIdManager> producer_ids_;
   TopicMap topics_ GUARDED_BY(mu_);
   std::atomic<bool> appends_may_flush_{false};  // see AppendsMayFlush()
+  // config_ with the dynamic broker configs applied (LoadDynamicConfigs); swapped whole.
+  mutable Mutex defaults_mu_ ACQUIRED_AFTER(mu_);
+  std::shared_ptr<const LogManagerConfig> effective_ GUARDED_BY(defaults_mu_);
   std::atomic<int64_t> topics_created_{0};      // see topics_created()
   struct PendingDelete {
     std::string path;

@@ -303,6 +303,61 @@ Result<LogManagerConfig> LogManagerConfig::FromProperties(
   return c;
 }
 
+const std::map<std::string, std::string>& LogManagerConfig::DynamicTopicDefaultKeys() {
+  static const std::map<std::string, std::string> m = [] {
+    std::map<std::string, std::string> out;
+    for (const TopicConfigDef& def : TopicConfigDefs()) {
+      if (def.set && !def.synonyms.empty()) out[def.synonyms.front().name] = def.name;
+    }
+    return out;
+  }();
+  return m;
+}
+
+Status LogManagerConfig::CheckDynamicConfig(const std::string& key, const std::string& value) {
+  auto it = DynamicTopicDefaultKeys().find(key);
+  if (it == DynamicTopicDefaultKeys().end()) {
+    return Status::InvalidArgument(
+        fmt::format("Cannot update these configs dynamically: Set({})", key));
+  }
+  LogConfig probe;
+  Status s = probe.Set(it->second, value);
+  if (s.ok()) return s;
+  // Reported by the broker key the user wrote.
+  std::string msg(s.message());
+  const std::string needle = "configuration " + it->second;
+  if (auto at = msg.find(needle); at != std::string::npos) {
+    msg.replace(at, needle.size(), "configuration " + key);
+  }
+  return Status::InvalidArgument(msg);
+}
+
+LogManagerConfig LogManagerConfig::WithDynamicConfigs(
+    const std::map<std::string, std::string>& cluster_default,
+    const std::map<std::string, std::string>& node, std::vector<std::string>* skipped) const {
+  LogManagerConfig out = *this;
+  for (const auto* layer : {&cluster_default, &node}) {
+    for (const auto& [k, v] : *layer) {
+      if (!CheckDynamicConfig(k, v).ok()) {
+        if (skipped != nullptr) skipped->push_back(k);
+        continue;
+      }
+      out.topic_defaults[DynamicTopicDefaultKeys().at(k)] = v;
+    }
+  }
+  // Together they must still make a valid topic config (cross-field rules); if not, the
+  // static defaults stay.
+  if (!LogConfig::FromProperties(out.topic_defaults).ok()) {
+    if (skipped != nullptr) {
+      for (const auto* layer : {&cluster_default, &node}) {
+        for (const auto& [k, v] : *layer) skipped->push_back(k);
+      }
+    }
+    return *this;
+  }
+  return out;
+}
+
 Result<LogConfig> LogManagerConfig::TopicConfig(
     const std::map<std::string, std::string>& overrides) const {
   std::map<std::string, std::string> merged = topic_defaults;

@@ -85,6 +85,21 @@ struct LogManagerConfig {
   // OK, or every error at once; then the topic defaults' rules across configs.
   Status Finish(const std::vector<std::string>& errors) const;
 
+  // ---- Dynamic broker configs (Kafka's DynamicLogConfig) ----
+  // The broker keys a dynamic broker config may set: for each topic config seglog applies, its
+  // first broker synonym (log.retention.ms, log.segment.bytes, log.cleanup.policy, ...), mapped
+  // to that topic config. Kafka's other dynamic broker keys are not applied by seglog.
+  static const std::map<std::string, std::string>& DynamicTopicDefaultKeys();
+  // OK when `key` may be set dynamically to `value`; else Kafka's words ("Cannot update these
+  // configs dynamically: Set(k)", "Invalid value x for configuration k: ...").
+  static Status CheckDynamicConfig(const std::string& key, const std::string& value);
+  // This config with the dynamic broker configs over server.properties' topic defaults: the
+  // cluster-wide defaults, then this node's, as Kafka layers them. A key seglog does not apply
+  // (a Kafka broker set it) or a value that is not valid is passed over and named in *skipped.
+  LogManagerConfig WithDynamicConfigs(const std::map<std::string, std::string>& cluster_default,
+                                      const std::map<std::string, std::string>& node,
+                                      std::vector<std::string>* skipped) const;
+
   // The topic's effective config: the broker's defaults, then the topic's overrides.
   Result<LogConfig> TopicConfig(const std::map<std::string, std::string>& overrides) const;
   // The same for overrides the metadata log holds: a Kafka topic config seglog does not apply

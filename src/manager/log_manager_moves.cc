@@ -78,7 +78,7 @@ int16_t LogManager::AlterReplicaLogDir(const TopicPartition& tp, const std::stri
                              PartitionDirName(tp), dest->dir()));
     return kafka_error::kKafkaStorageError;
   }
-  Result<LogConfig> config = config_.StoredTopicConfig(md.configs);
+  Result<LogConfig> config = StoredTopicConfig(md.configs);
   if (!config.ok()) return kafka_error::kKafkaStorageError;
   Result<std::shared_ptr<Log>> future =
       dest->OpenFutureLog(tp, *config, md.topic_id, current->log_start_offset());
@@ -163,7 +163,7 @@ Status LogManager::CompleteMove(const TopicPartition& tp, LogDirectory* dest) {
     MutexLock l(&mu_);
     md = topics_[tp.topic];
   }
-  SEGLOG_ASSIGN_OR_RETURN(LogConfig config, config_.StoredTopicConfig(md.configs));
+  SEGLOG_ASSIGN_OR_RETURN(LogConfig config, StoredTopicConfig(md.configs));
   // 1. Appends held (clients get NOT_LEADER_OR_FOLLOWER and retry), the rest copied.
   current->BlockAppends(true);
   Result<int64_t> rest = CopyBatches(*current, *future, -1);

@@ -32,9 +32,10 @@ Status Add(std::vector<MetadataRecordValue>* out, const T& record) {
 }
 
 Status AddConfig(std::vector<MetadataRecordValue>* out, const std::string& topic,
-                 const std::string& key, std::optional<std::string> value) {
+                 const std::string& key, std::optional<std::string> value,
+                 int8_t resource_type = kConfigResourceTopic) {
   protocol::ConfigRecord c;
-  c.resource_type = kConfigResourceTopic;
+  c.resource_type = resource_type;
   c.resource_name = topic;
   c.name = key;
   c.value = std::move(value);
@@ -280,17 +281,37 @@ Status MetadataStore::AlterTopicConfig(const std::string& name,
   if (log_->image().FindTopic(name) == nullptr) {
     return Status::NotFound(fmt::format("Topic '{}' does not exist.", name));
   }
+  return AlterConfigsLocked(kConfigResourceTopic, name, next);
+}
+
+Status MetadataStore::AlterBrokerConfig(const std::string& name,
+                                        const std::map<std::string, std::string>& next) {
+  MutexLock l(&mu_);
+  if (log_ == nullptr) return Status::FailedPrecondition("the metadata store is closed");
+  return AlterConfigsLocked(kConfigResourceBroker, name, next);
+}
+
+std::map<std::string, std::string> MetadataStore::BrokerConfigs(const std::string& name) const {
+  MutexLock l(&mu_);
+  if (log_ == nullptr) return {};
+  const auto* found = log_->image().Configs(kConfigResourceBroker, name);
+  return found != nullptr ? *found : std::map<std::string, std::string>{};
+}
+
+Status MetadataStore::AlterConfigsLocked(int8_t type, const std::string& name,
+                                         const std::map<std::string, std::string>& next) {
   static const std::map<std::string, std::string> kNone;
-  const auto* found = log_->image().Configs(kConfigResourceTopic, name);
+  const auto* found = log_->image().Configs(type, name);
   const auto& current = found != nullptr ? *found : kNone;
   std::vector<MetadataRecordValue> records;
   for (const auto& [k, v] : current) {
-    if (!next.count(k)) SEGLOG_RETURN_IF_ERROR(AddConfig(&records, name, k, std::nullopt));
+    if (!next.count(k)) SEGLOG_RETURN_IF_ERROR(AddConfig(&records, name, k, std::nullopt, type));
   }
   for (const auto& [k, v] : next) {
     auto it = current.find(k);
-    if (it == current.end() || it->second != v)
-      SEGLOG_RETURN_IF_ERROR(AddConfig(&records, name, k, v));
+    if (it == current.end() || it->second != v) {
+      SEGLOG_RETURN_IF_ERROR(AddConfig(&records, name, k, v, type));
+    }
   }
   if (records.empty()) return Status::OK();
   return AppendLocked(records);

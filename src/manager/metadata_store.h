@@ -14,6 +14,7 @@
 //                    writes only the latter; its replay can keep a deleted topic's configs, so
 //                    seglog removes them explicitly)
 //   AlterTopicConfig a ConfigRecord per changed key (null: removed); nothing when nothing changes
+//   AlterBrokerConfig the same for a BROKER resource: "" the cluster-wide defaults, else a node
 //   producer ids     ProducerIdsRecord{node, -1, end of the new block}, once a block of 1000
 //   TakeLeadership   a PartitionChangeRecord{leader node, isr [node], ELR cleared} for each
 //                    partition another run left without this node as leader (a Kafka broker's
@@ -98,6 +99,11 @@ class MetadataStore {
   Status DeleteTopic(const std::string& name) EXCLUDES(mu_);
   Status AlterTopicConfig(const std::string& name, const std::map<std::string, std::string>& next)
       EXCLUDES(mu_);
+  // The dynamic configs of a BROKER resource ("": the cluster-wide defaults, else a node id):
+  // sets them to `next`, and returns them.
+  Status AlterBrokerConfig(const std::string& name, const std::map<std::string, std::string>& next)
+      EXCLUDES(mu_);
+  std::map<std::string, std::string> BrokerConfigs(const std::string& name) const EXCLUDES(mu_);
   // Reserves the next block of producer ids; returns its first id.
   Result<int64_t> ReserveProducerIdBlock() EXCLUDES(mu_);
   // Registers this node as a broker, as Kafka's controller records a BrokerRegistration: a
@@ -137,6 +143,9 @@ class MetadataStore {
   MetadataStore(std::string dir, MetadataStoreOptions options)
       : dir_(std::move(dir)), options_(std::move(options)) {}
   Status AppendLocked(const std::vector<MetadataRecordValue>& records) REQUIRES(mu_);
+  // ConfigRecords that take resource (type, name) from its configs to `next`.
+  Status AlterConfigsLocked(int8_t type, const std::string& name,
+                            const std::map<std::string, std::string>& next) REQUIRES(mu_);
 
   const std::string dir_;
   const MetadataStoreOptions options_;

@@ -46,6 +46,7 @@ inline constexpr int8_t kConfigResourceGroup = 32;
 
 // "metadata.version", the feature every image must have.
 inline constexpr const char* kMetadataVersionFeature = "metadata.version";
+inline constexpr const char* kEligibleLeaderReplicasFeature = "eligible.leader.replicas.version";
 
 struct TopicImage {
   std::string name;

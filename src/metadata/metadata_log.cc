@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "protocol/generated/begin_transaction_record.h"
+#include "protocol/generated/config_record.h"
 #include "protocol/generated/end_transaction_record.h"
 #include "protocol/generated/k_raft_version_record.h"
 #include "protocol/generated/leader_change_message.h"
@@ -272,6 +273,17 @@ Status MetadataLog::BecomeLeader() {
   SEGLOG_ASSIGN_OR_RETURN(MetadataRecordValue b, EncodeMetadataRecord(begin));
   records.push_back(std::move(b));
   for (MetadataRecordValue& r : bootstrap) records.push_back(std::move(r));
+  if (image_.FeatureLevel(kEligibleLeaderReplicasFeature) >= 1) {
+    // With ELR, Kafka's controller sets the cluster-wide min.insync.replicas (the node's own
+    // setting, 1 by default; a single node's is 1).
+    protocol::ConfigRecord min_isr;
+    min_isr.resource_type = kConfigResourceBroker;
+    min_isr.resource_name = "";
+    min_isr.name = "min.insync.replicas";
+    min_isr.value = "1";
+    SEGLOG_ASSIGN_OR_RETURN(MetadataRecordValue c, EncodeMetadataRecord(min_isr));
+    records.push_back(std::move(c));
+  }
   SEGLOG_ASSIGN_OR_RETURN(MetadataRecordValue e,
                           EncodeMetadataRecord(protocol::EndTransactionRecord{}));
   records.push_back(std::move(e));

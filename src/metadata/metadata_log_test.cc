@@ -67,9 +67,12 @@ TEST_F(MetadataLogTest, FirstLeaderAppendsLeaderChangeAndTheBootstrapRecords) {
   EXPECT_EQ(ml->end_offset(), 0);
   ASSERT_TRUE(ml->BecomeLeader().ok());
   EXPECT_EQ(ml->epoch(), 1);
-  // Offset 0: LeaderChange; 1..: Begin, the 4 features, End.
-  EXPECT_EQ(ml->end_offset(), 1 + 1 + 4 + 1);
+  // Offset 0: LeaderChange; 1..: Begin, the 4 features, the cluster's min.insync.replicas, End.
+  EXPECT_EQ(ml->end_offset(), 1 + 1 + 4 + 1 + 1);
   EXPECT_EQ(ml->image().FeatureLevel("metadata.version"), 33);
+  const auto* cluster = ml->image().Configs(kConfigResourceBroker, "");
+  ASSERT_NE(cluster, nullptr);
+  EXPECT_EQ(cluster->at("min.insync.replicas"), "1");
   auto qs = ReadQuorumState(Env::Default(), Dir());
   ASSERT_TRUE(qs.ok());
   EXPECT_EQ(qs.value().leader_id, 1);
@@ -147,7 +150,7 @@ TEST_F(MetadataLogTest, ARecordThatCannotBeReplayedStopsTheOpenNamingItsOffset) 
   }
   auto ml = MetadataLog::Open(tmp_.path(), {});
   ASSERT_FALSE(ml.ok());
-  EXPECT_NE(ml.status().message().find("at offset 7"), std::string::npos) << ml.status().ToString();
+  EXPECT_NE(ml.status().message().find("at offset 8"), std::string::npos) << ml.status().ToString();
 }
 
 TEST_F(MetadataLogTest, SnapshotsAreTakenByBytesAndUsedAtOpenAndACorruptOneIsPassedOver) {

@@ -24,6 +24,8 @@ constexpr int8_t kBrokerLoggerResource = 8;
 
 // DescribeConfigsResponse.ConfigSource ids.
 constexpr int8_t kTopicConfigSource = 1;  // DYNAMIC_TOPIC_CONFIG
+constexpr int8_t kDynamicBrokerConfig = 2;
+constexpr int8_t kDynamicDefaultBrokerConfig = 3;
 constexpr int8_t kStaticBrokerConfig = 4;
 constexpr int8_t kDefaultConfig = 5;
 
@@ -144,11 +146,20 @@ Resp::DescribeConfigsResourceResult Entry(const std::string& name, std::optional
   return e;
 }
 
+// A topic config's synonyms as Kafka's ConfigHelper lists them: the topic's override, then its
+// first broker synonym set dynamically for this node, then for the cluster (also one seglog
+// keeps without applying, as a topic's own), then set in
+// server.properties (folded into the topic default: the finest time unit given, in ms;
+// reported under the first synonym), then the broker synonyms' defaults. The value and source
+// are the first synonym's.
 void DescribeTopic(const BrokerContext& ctx, const TopicMetadata& md,
                    const protocol::DescribeConfigsRequestData& req,
                    const protocol::DescribeConfigsRequestData::DescribeConfigsResource& resource,
                    int16_t version, Resp::DescribeConfigsResult* out) {
   const std::map<std::string, std::string>& broker = ctx.logs->config().topic_defaults;
+  const std::map<std::string, std::string> dynamic_node =
+      ctx.logs->DynamicBrokerConfigs(std::to_string(ctx.node_id));
+  const std::map<std::string, std::string> dynamic_default = ctx.logs->DynamicBrokerConfigs("");
   for (const TopicConfigDef& def : TopicConfigDefs()) {
     if (def.internal || !Wanted(resource.configuration_keys, def.name)) continue;
     std::vector<Resp::DescribeConfigsSynonym> synonyms;
@@ -159,27 +170,29 @@ void DescribeTopic(const BrokerContext& ctx, const TopicMetadata& md,
       s.value = std::move(value);
       s.source = source;
     };
-    auto override_it = md.configs.find(def.name);
-    if (override_it != md.configs.end()) {
-      add_synonym(def.name, override_it->second, kTopicConfigSource);
+    if (auto it = md.configs.find(def.name); it != md.configs.end()) {
+      add_synonym(def.name, it->second, kTopicConfigSource);
     }
-    // server.properties' value arrives folded into the topic default (the finest time unit
-    // given, in ms); it is reported under the most specific synonym.
-    auto broker_it = broker.find(def.name);
-    if (broker_it != broker.end() && !def.synonyms.empty()) {
-      add_synonym(def.synonyms.front().name, broker_it->second, kStaticBrokerConfig);
+    if (!def.synonyms.empty()) {
+      const std::string& first = def.synonyms.front().name;
+      if (auto it = dynamic_node.find(first); it != dynamic_node.end()) {
+        add_synonym(first, it->second, kDynamicBrokerConfig);
+      }
+      if (auto it = dynamic_default.find(first); it != dynamic_default.end()) {
+        add_synonym(first, it->second, kDynamicDefaultBrokerConfig);
+      }
+      if (auto it = broker.find(def.name); it != broker.end()) {
+        add_synonym(first, it->second, kStaticBrokerConfig);
+      }
     }
     for (const TopicConfigSynonym& s : def.synonyms) {
       if (s.default_value != nullptr) add_synonym(s.name, s.default_value, kDefaultConfig);
     }
     std::string value = def.default_value;
     int8_t source = kDefaultConfig;
-    if (override_it != md.configs.end()) {
-      value = override_it->second;
-      source = kTopicConfigSource;
-    } else if (broker_it != broker.end()) {
-      value = broker_it->second;
-      source = kStaticBrokerConfig;
+    if (!synonyms.empty() && synonyms.front().source != kDefaultConfig) {
+      value = synonyms.front().value.value_or("");
+      source = synonyms.front().source;
     }
     auto e = Entry(def.name, value, source, static_cast<ConfigType>(def.type), /*read_only=*/false,
                    version);
@@ -205,28 +218,57 @@ std::map<std::string, std::string> StaticBrokerConfigs(const BrokerContext& ctx)
 
 // Every config Kafka 4.4.0's broker has (src/server/generated/broker_config_defs.h), as
 // Kafka's ConfigHelper describes them: the synonyms (the config's names, most specific first)
-// set statically, then those with a default, leading synonyms of another name dropped; the
-// value and source are the first synonym's. seglog changes no broker config while it runs, so
-// every one is read-only. A PASSWORD is sensitive: no value is shown.
+// set dynamically for this node, then for the cluster, then statically, then those with a
+// default, leading synonyms of another name dropped; the value and source are the first
+// synonym's. Only the log defaults seglog applies (LogManagerConfig::DynamicTopicDefaultKeys)
+// can be changed; every other config is read-only (one Kafka set dynamically is shown as set). A PASSWORD is sensitive: no value is shown.
+// The cluster-wide resource (empty name) lists the dynamic defaults stored, as Kafka does.
 void DescribeBroker(const BrokerContext& ctx, const protocol::DescribeConfigsRequestData& req,
                     const protocol::DescribeConfigsRequestData::DescribeConfigsResource& resource,
                     int16_t version, Resp::DescribeConfigsResult* out) {
-  // The cluster-wide dynamic defaults (empty name): seglog has none.
-  if (resource.resource_name.empty()) return;
+  const auto& dynamic_keys = LogManagerConfig::DynamicTopicDefaultKeys();
+  const std::map<std::string, std::string> dynamic_default = ctx.logs->DynamicBrokerConfigs("");
+  if (resource.resource_name.empty()) {
+    for (const auto& [name, value] : dynamic_default) {
+      if (!Wanted(resource.configuration_keys, name)) continue;
+      const BrokerConfigDef* def = FindBrokerConfigDef(name);
+      auto e = Entry(name, value, kDynamicDefaultBrokerConfig,
+                     def != nullptr ? static_cast<ConfigType>(def->type) : kString,
+                     /*read_only=*/!dynamic_keys.count(name), version);
+      if (version >= 3 && req.include_documentation && def != nullptr) {
+        e.documentation = def->documentation;
+      }
+      if (req.include_synonyms) {
+        auto& syn = e.synonyms.emplace_back();
+        syn.name = name;
+        syn.value = value;
+        syn.source = kDynamicDefaultBrokerConfig;
+      }
+      out->configs.push_back(std::move(e));
+    }
+    return;
+  }
   const std::map<std::string, std::string> statics = StaticBrokerConfigs(ctx);
+  const std::map<std::string, std::string> dynamic_node =
+      ctx.logs->DynamicBrokerConfigs(resource.resource_name);
   constexpr int8_t kPassword = 9;
   for (const BrokerConfigDef& def : BrokerConfigDefs()) {
     if (!Wanted(resource.configuration_keys, def.name)) continue;
     const std::vector<std::string> names = SplitList(def.synonyms);
     std::vector<protocol::DescribeConfigsResponseData::DescribeConfigsSynonym> synonyms;
-    for (const std::string& n : names) {
-      if (auto it = statics.find(n); it != statics.end()) {
-        auto& syn = synonyms.emplace_back();
-        syn.name = n;
-        syn.value = it->second;
-        syn.source = kStaticBrokerConfig;
+    auto add_from = [&](const std::map<std::string, std::string>& layer, int8_t source) {
+      for (const std::string& n : names) {
+        if (auto it = layer.find(n); it != layer.end()) {
+          auto& syn = synonyms.emplace_back();
+          syn.name = n;
+          syn.value = it->second;
+          syn.source = source;
+        }
       }
-    }
+    };
+    add_from(dynamic_node, kDynamicBrokerConfig);
+    add_from(dynamic_default, kDynamicDefaultBrokerConfig);
+    add_from(statics, kStaticBrokerConfig);
     for (const std::string& n : names) {
       const BrokerConfigDef* d = FindBrokerConfigDef(n);
       if (d != nullptr && d->default_value != nullptr) {
@@ -250,7 +292,7 @@ void DescribeBroker(const BrokerContext& ctx, const protocol::DescribeConfigsReq
       source = synonyms.front().source;
     }
     auto e = Entry(def.name, value, source, static_cast<ConfigType>(def.type),
-                   /*read_only=*/true, version);
+                   /*read_only=*/!dynamic_keys.count(def.name), version);
     e.is_sensitive = sensitive;
     if (version >= 3 && req.include_documentation) e.documentation = def.documentation;
     if (req.include_synonyms) e.synonyms = std::move(synonyms);
@@ -305,29 +347,29 @@ bool DuplicateKeys(const Resource& r) {
   return false;
 }
 
-// A BROKER resource's change: the name must be this node (or empty), and seglog has no
-// dynamic broker configs, so every key set is refused as Kafka refuses a read-only one.
-// Deleting one (IncrementalAlterConfigs' DELETE; kafka-reassign-partitions.sh --verify clears
-// the replication throttles that way) changes nothing and is answered with success, as Kafka
-// answers the deletion of a dynamic config that is not set.
-template <typename Resource>
-ApiError RefuseBrokerChange(const BrokerContext& ctx, const Resource& r) {
-  ApiError e = CheckBroker(ctx, r.resource_name);
-  if (!e.ok()) return e;
-  std::vector<std::string> names;
-  for (const auto& c : r.configs) {
-    if constexpr (requires { c.config_operation; }) {
-      if (c.config_operation == kDelete) continue;
+// Sets a BROKER resource's dynamic configs (LogManager::AlterBrokerConfigs; the name is this
+// node, or empty for the cluster-wide defaults): seglog applies the log defaults
+// (log.retention.ms, log.segment.bytes, ...); any other key set is refused as Kafka refuses a
+// read-only one. Deleting a key that is not set (IncrementalAlterConfigs' DELETE;
+// kafka-reassign-partitions.sh --verify clears the replication throttles that way) changes
+// nothing and is answered with success, as Kafka answers it.
+ApiError ApplyBrokerConfigs(const BrokerContext& ctx, const std::string& name,
+                            const std::map<std::string, std::string>& next, bool validate_only) {
+  Status s = ctx.logs->AlterBrokerConfigs(name, next, validate_only);
+  if (s.ok()) {
+    if (!validate_only) {
+      ctx.logger.Info(fmt::format("Altered the dynamic configs of {}",
+                                  name.empty() ? "the cluster default broker" : "broker " + name));
     }
-    names.push_back(c.name);
+    return {};
   }
-  if (names.empty()) return {};
-  std::string list;
-  for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+  if (s.code() != Status::Code::kInvalidArgument) {
+    return Error(kafka_error::FromStatus(s), kafka_error::MessageOf(s));
+  }
   return Error(kafka_error::kInvalidConfig,
                fmt::format("Invalid config value for resource ConfigResource(type=BROKER, "
-                           "name='{}'): Cannot update these configs dynamically: Set({})",
-                           r.resource_name, list));
+                           "name='{}'): {}",
+                           name, s.message()));
 }
 
 // Validates the topic's new overrides and, unless `validate_only`, stores them.
@@ -342,10 +384,10 @@ ApiError ApplyTopicConfigs(const BrokerContext& ctx, const std::string& topic,
       return Error(kafka_error::kInvalidConfig, fmt::format("Unknown topic config name: {}", name));
     }
   }
-  Result<LogConfig> lc = ctx.logs->config().StoredTopicConfig(next);
+  Result<LogConfig> lc = ctx.logs->StoredTopicConfig(next);
   if (!lc.ok()) return Error(kafka_error::kInvalidConfig, kafka_error::MessageOf(lc.status()));
   // Tiered storage's rules (Kafka's LogConfig.validate with the broker's switch).
-  Result<LogConfig> was = ctx.logs->config().StoredTopicConfig(current);
+  Result<LogConfig> was = ctx.logs->StoredTopicConfig(current);
   Status remote = lc->ValidateRemoteStorage(ctx.logs->config().remote_storage_system_enable,
                                             was.ok() && was->remote_storage_enable);
   if (!remote.ok()) return Error(kafka_error::kInvalidConfig, kafka_error::MessageOf(remote));
@@ -370,13 +412,13 @@ ApiError ApplyTopicConfigs(const BrokerContext& ctx, const std::string& topic,
   return {};
 }
 
-// The value an APPEND or SUBTRACT starts from: the override, else the broker's default, else
-// Kafka's.
+// The value an APPEND or SUBTRACT of `key` (the topic config `def`, or a broker key that
+// defaults it) starts from: the resource's own, else the broker's default in force, else Kafka's.
 std::string CurrentValue(const BrokerContext& ctx,
-                         const std::map<std::string, std::string>& current,
+                         const std::map<std::string, std::string>& current, const std::string& key,
                          const TopicConfigDef& def) {
-  if (auto it = current.find(def.name); it != current.end()) return it->second;
-  const auto& broker = ctx.logs->config().topic_defaults;
+  if (auto it = current.find(key); it != current.end()) return it->second;
+  const auto broker = ctx.logs->TopicDefaults();
   if (auto it = broker.find(def.name); it != broker.end()) return it->second;
   return def.default_value != nullptr ? def.default_value : "";
 }
@@ -442,7 +484,12 @@ Response AlterResources(const BrokerContext& ctx, const Request& req, NextConfig
         e = ApplyTopicConfigs(ctx, resource.resource_name, md.configs, next, req.validate_only);
       }
     } else if (resource.resource_type == kBrokerResource) {
-      e = RefuseBrokerChange(ctx, resource);
+      e = CheckBroker(ctx, resource.resource_name);
+      std::map<std::string, std::string> next;
+      if (e.ok()) {
+        e = next_configs(resource, ctx.logs->DynamicBrokerConfigs(resource.resource_name), &next);
+      }
+      if (e.ok()) e = ApplyBrokerConfigs(ctx, resource.resource_name, next, req.validate_only);
     } else {
       e = Error(
           kafka_error::kInvalidRequest,
@@ -489,7 +536,13 @@ protocol::IncrementalAlterConfigsResponseData HandleIncrementalAlterConfigs(
         ApiError e;
         for (const auto& c : resource.configs) {
           if (!e.ok()) break;
+          // A broker resource's keys default topic configs (log.cleanup.policy: cleanup.policy).
           const TopicConfigDef* def = FindTopicConfigDef(c.name);
+          if (resource.resource_type == kBrokerResource) {
+            const auto& keys = LogManagerConfig::DynamicTopicDefaultKeys();
+            auto k = keys.find(c.name);
+            def = k != keys.end() ? FindTopicConfigDef(k->second) : nullptr;
+          }
           switch (c.config_operation) {
             case kSet:
               if (!c.value.has_value()) {
@@ -507,7 +560,10 @@ protocol::IncrementalAlterConfigsResponseData HandleIncrementalAlterConfigs(
               const char* op = c.config_operation == kAppend ? "APPEND" : "SUBTRACT";
               if (def == nullptr) {
                 e = Error(kafka_error::kInvalidConfig,
-                          fmt::format("Unknown topic config name: {}", c.name));
+                          resource.resource_type == kBrokerResource
+                              ? fmt::format("Cannot update these configs dynamically: Set({})",
+                                            c.name)
+                              : fmt::format("Unknown topic config name: {}", c.name));
                 break;
               }
               if (def->type != TopicConfigType::kList) {
@@ -516,7 +572,7 @@ protocol::IncrementalAlterConfigsResponseData HandleIncrementalAlterConfigs(
                     fmt::format("Can't {} to key {} because its type is not LIST.", op, c.name));
                 break;
               }
-              std::vector<std::string> items = SplitList(CurrentValue(ctx, next, *def));
+              std::vector<std::string> items = SplitList(CurrentValue(ctx, next, c.name, *def));
               for (const std::string& v : SplitList(c.value.value_or(""))) {
                 auto at = std::find(items.begin(), items.end(), v);
                 if (c.config_operation == kAppend && at == items.end()) items.push_back(v);

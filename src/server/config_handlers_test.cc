@@ -229,10 +229,14 @@ TEST_F(ConfigHandlersTest, DescribeConfigsDescribesTheBroker) {
             "Broker id must not be empty");
   EXPECT_EQ(HandleDescribeConfigs(ctx_, DescribeConfigsRequest(8, "2"), 4).results[0].error_message,
             "Unexpected broker id, expected 1 but received 2");
-  // The cluster-wide defaults: none.
+  // The cluster-wide defaults: what Kafka's bootstrap sets too, kept without being applied.
   auto resp = HandleDescribeConfigs(ctx_, DescribeConfigsRequest(4, ""), 4);
   EXPECT_EQ(resp.results[0].error_code, ke::kNone);
-  EXPECT_TRUE(resp.results[0].configs.empty());
+  ASSERT_EQ(resp.results[0].configs.size(), 1u);
+  EXPECT_EQ(resp.results[0].configs[0].name, "min.insync.replicas");
+  EXPECT_EQ(resp.results[0].configs[0].value, "1");
+  EXPECT_EQ(resp.results[0].configs[0].config_source, 3);
+  EXPECT_TRUE(resp.results[0].configs[0].read_only);
 }
 
 // ---- AlterConfigs
@@ -298,7 +302,7 @@ TEST_F(ConfigHandlersTest, AlterConfigsRefusesBadConfigsAndLeavesThemUnchanged) 
   EXPECT_EQ(resp.responses[1].error_code, ke::kInvalidRequest);
   testing::ExpectEncodes(resp, p::ApiKey::kAlterConfigs);
   EXPECT_EQ(logs_->FindTopic("orders")->configs, before);
-  // Broker configs are static.
+  // Broker configs other than the log defaults are static.
   resp = HandleAlterConfigs(ctx_, AlterRequest(4, "1", {{"num.io.threads", "4"}}), 2);
   EXPECT_EQ(resp.responses[0].error_code, ke::kInvalidConfig);
   EXPECT_EQ(resp.responses[0].error_message,
@@ -399,6 +403,85 @@ TEST_F(ConfigHandlersTest, IncrementalAlterConfigsRefusesBadOperations) {
   EXPECT_THAT(resp.responses[0].error_message.value_or(""),
               HasSubstr("Cannot update these configs dynamically: Set(log.cleaner.threads)"));
   testing::ExpectEncodes(resp, p::ApiKey::kIncrementalAlterConfigs);
+}
+
+// ---- Dynamic broker configs
+
+TEST_F(ConfigHandlersTest, DynamicBrokerConfigsSetTheLogDefaultsAndOutliveARestart) {
+  Open({{"log.segment.bytes", "2097152"}});
+  ASSERT_TRUE(logs_->CreateTopic("orders", 1).ok());
+  ASSERT_TRUE(logs_->CreateTopic("kept", 1, {{"retention.ms", "1000"}}).ok());
+  // The cluster-wide default (empty name), as kafka-configs --entity-default sets it.
+  auto resp = HandleIncrementalAlterConfigs(
+      ctx_, IncrementalRequest(4, "", {{"log.retention.ms", 0, "7200000"}}), 1);
+  ASSERT_EQ(resp.responses[0].error_code, ke::kNone) << resp.responses[0].error_message.value_or("");
+  EXPECT_EQ(GetLog("orders", 0)->config().retention_ms, 7200000);
+  EXPECT_EQ(GetLog("kept", 0)->config().retention_ms, 1000);  // its own override wins
+  auto topic = HandleDescribeConfigs(
+      ctx_, DescribeConfigsRequest(2, "orders", std::vector<std::string>{"retention.ms"}, true), 4);
+  ASSERT_EQ(topic.results[0].configs.size(), 1u);
+  const auto& retention = topic.results[0].configs[0];
+  EXPECT_EQ(retention.value, "7200000");
+  EXPECT_EQ(retention.config_source, 3);  // DYNAMIC_DEFAULT_BROKER_CONFIG
+  ASSERT_GE(retention.synonyms.size(), 2u);
+  EXPECT_EQ(retention.synonyms[0].name, "log.retention.ms");
+  EXPECT_EQ(retention.synonyms[0].source, 3);
+  EXPECT_EQ(retention.synonyms[1].name, "log.retention.hours");
+  EXPECT_EQ(retention.synonyms[1].source, 5);
+  // This node's own value, over server.properties' and the cluster's.
+  resp = HandleIncrementalAlterConfigs(
+      ctx_, IncrementalRequest(4, "1", {{"log.segment.bytes", 0, "1048576"}}), 1);
+  ASSERT_EQ(resp.responses[0].error_code, ke::kNone);
+  EXPECT_EQ(GetLog("orders", 0)->config().segment_bytes, 1048576);
+  auto broker = HandleDescribeConfigs(
+      ctx_,
+      DescribeConfigsRequest(4, "1", std::vector<std::string>{"log.segment.bytes", "num.io.threads"},
+                             true),
+      4);
+  const auto* segment = FindConfig(broker.results[0], "log.segment.bytes");
+  ASSERT_NE(segment, nullptr);
+  EXPECT_EQ(segment->value, "1048576");
+  EXPECT_EQ(segment->config_source, 2);  // DYNAMIC_BROKER_CONFIG
+  EXPECT_FALSE(segment->read_only);
+  ASSERT_EQ(segment->synonyms.size(), 3u);
+  EXPECT_EQ(segment->synonyms[1].value, "2097152");
+  EXPECT_EQ(segment->synonyms[1].source, 4);
+  EXPECT_TRUE(FindConfig(broker.results[0], "num.io.threads")->read_only);
+  auto defaults = HandleDescribeConfigs(ctx_, DescribeConfigsRequest(4, ""), 4);
+  ASSERT_EQ(defaults.results[0].configs.size(), 2u);  // and min.insync.replicas, from bootstrap
+  EXPECT_EQ(defaults.results[0].configs[0].name, "log.retention.ms");
+  EXPECT_EQ(defaults.results[0].configs[0].config_source, 3);
+  EXPECT_FALSE(defaults.results[0].configs[0].read_only);
+  testing::ExpectEncodes(defaults, p::ApiKey::kDescribeConfigs);
+  // A list default takes APPEND, from the value in force.
+  resp = HandleIncrementalAlterConfigs(
+      ctx_, IncrementalRequest(4, "", {{"log.cleanup.policy", 2, "compact"}}), 1);
+  ASSERT_EQ(resp.responses[0].error_code, ke::kNone);
+  EXPECT_EQ(logs_->DynamicBrokerConfigs("").at("log.cleanup.policy"), "delete,compact");
+  // Bad values and keys seglog does not apply change nothing.
+  resp = HandleIncrementalAlterConfigs(
+      ctx_, IncrementalRequest(4, "1", {{"log.segment.bytes", 0, "12"}}), 1);
+  EXPECT_EQ(resp.responses[0].error_code, ke::kInvalidConfig);
+  EXPECT_THAT(resp.responses[0].error_message.value_or(""), HasSubstr("log.segment.bytes"));
+  resp = HandleIncrementalAlterConfigs(
+      ctx_, IncrementalRequest(4, "1", {{"log.segment.bytes", 0, "4194304"}}, true), 1);
+  EXPECT_EQ(resp.responses[0].error_code, ke::kNone);  // validate only
+  EXPECT_EQ(GetLog("orders", 0)->config().segment_bytes, 1048576);
+  // The metadata log keeps them: a restart runs with them.
+  Open({{"log.segment.bytes", "2097152"}});
+  EXPECT_EQ(GetLog("orders", 0)->config().segment_bytes, 1048576);
+  EXPECT_EQ(GetLog("orders", 0)->config().retention_ms, 7200000);
+  EXPECT_EQ(GetLog("kept", 0)->config().retention_ms, 1000);
+  // AlterConfigs replaces the whole set: none left, server.properties' values again.
+  auto legacy = HandleAlterConfigs(ctx_, AlterRequest(4, "", {}), 2);
+  ASSERT_EQ(legacy.responses[0].error_code, ke::kNone);
+  EXPECT_EQ(GetLog("orders", 0)->config().retention_ms, 604800000);
+  resp = HandleIncrementalAlterConfigs(
+      ctx_, IncrementalRequest(4, "1", {{"log.segment.bytes", 1, ""}}), 1);
+  ASSERT_EQ(resp.responses[0].error_code, ke::kNone);
+  EXPECT_EQ(GetLog("orders", 0)->config().segment_bytes, 2097152);
+  EXPECT_TRUE(logs_->DynamicBrokerConfigs("").empty());
+  EXPECT_TRUE(logs_->DynamicBrokerConfigs("1").empty());
 }
 
 }  // namespace

@@ -249,7 +249,7 @@ protocol::CreateTopicsResponseData HandleCreateTopics(const BrokerContext& ctx,
       configs[c.name] = *c.value;
     }
     if (!config_ok) continue;
-    Result<LogConfig> lc = ctx.logs->config().TopicConfig(configs);
+    Result<LogConfig> lc = ctx.logs->TopicConfig(configs);
     if (!lc.ok()) {
       fail(kafka_error::kInvalidConfig, kafka_error::MessageOf(lc.status()));
       continue;

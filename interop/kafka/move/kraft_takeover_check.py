@@ -33,7 +33,14 @@ whose transaction begun on one program is committed or aborted on the next. Per 
   * topic changes: Kafka creates `made-by-kafka-<phase>`, seglog (after S1)
     `made-by-seglog-<phase>` (2 partitions, retention.ms), every program appends to every one of
     them; `orders`'s retention.ms is altered each
-    phase; K1 deletes `doomed-by-kafka`, S2 deletes `doomed-by-seglog` (both made in S1).
+    phase; K1 deletes `doomed-by-kafka`, S2 deletes `doomed-by-seglog` (both made in S1);
+  * dynamic broker configs (BROKER_CONFIG_OPS, phases 1-3) with Kafka's ConfigCommand:
+    cluster-wide log.retention.ms and log.cleanup.policy, the node's log.roll.ms, one deleted
+    again; the program must show them as the broker's dynamic configs and in every topic's
+    effective config (DYNAMIC_BROKER_CONFIG / DYNAMIC_DEFAULT_BROKER_CONFIG), and the next
+    program must show the same (the state below);
+  * P sets metadata.log.max.snapshot.interval.ms=4000, so both programs write metadata
+    snapshots and each starts from one the other wrote.
 Every acknowledged offset must be the one the test's model predicts (the end of the
 partition, a transaction marker after each committed or aborted transaction).
 
@@ -211,13 +218,6 @@ UNSERVED = {
     # groups, so its ApiVersions (DescribeFeatures) lists neither (docs/compatibility.md,
     # "Features": "kraft, share and streams not supported (so not listed)").
     "finalized_features": ["share.version", "streams.version"],
-    # A topic's min.insync.replicas=1 from DYNAMIC_DEFAULT_BROKER_CONFIG: Kafka's controller
-    # bootstraps an empty metadata log with ELR on (eligible.leader.replicas.version=1) by
-    # writing ConfigRecord{BROKER "", min.insync.replicas=1}; seglog keeps the record but its
-    # DescribeConfigs knows no dynamic broker config (src/server/config_handlers.cc: the broker's
-    # settings are static), so it shows the default, which the state leaves out. Only this
-    # value and source are taken out; a topic-level override (zoo-rolling) is compared.
-    "topic_config": ("min.insync.replicas", ["1", "DYNAMIC_DEFAULT_BROKER_CONFIG"]),
 }
 # WARN lines Kafka 4.4.0 prints at every start of a single-node combined server.
 KAFKA_WARN_OK = ["Performing controller activation",
@@ -258,6 +258,9 @@ group.initial.rebalance.delay.ms=0
 # Fewer coordinator partitions than the defaults (50 each): the same code paths, faster starts.
 offsets.topic.num.partitions=5
 transaction.state.log.num.partitions=3
+# Metadata snapshots every few seconds (Kafka's default: hourly), so that each program starts
+# from a snapshot the other one wrote, and deletes old snapshots and segments as it does.
+metadata.log.max.snapshot.interval.ms=4000
 """ + ("""# ACLs: Kafka refuses CreateAcls without an authorizer (SecurityDisabledException). Every
 # PLAINTEXT client is User:ANONYMOUS, a super user, so the test's clients may do everything.
 """ + "".join(f"{k}={v}\n" for k, v in AUTHORIZER_SETTINGS.items()) if authorizer else "")
@@ -517,10 +520,6 @@ def without_unserved(st):
     st = json.loads(json.dumps(st))
     for f in UNSERVED["finalized_features"]:
         st["cluster"]["finalized_features"].pop(f, None)
-    key, value = UNSERVED["topic_config"]
-    for t in st["topics"].values():
-        if t.get("configs", {}).get(key) == value:
-            del t["configs"][key]
     return st
 
 
@@ -611,6 +610,16 @@ def kafka_tool(args, expect, timeout=120):
     return out
 
 
+# Dynamic broker configs set by phase (kafka-configs, --entity-default or --entity-name 1):
+# (entity, key, value or None to delete); each then shows in every topic's DescribeConfigs
+# (the state compares them across the switches) and in both programs' broker configs.
+BROKER_CONFIG_OPS = [
+    [("", "log.retention.ms", "2592000000")],
+    [("1", "log.roll.ms", "604800001"), ("", "log.cleanup.policy", "delete")],
+    [("", "log.retention.ms", None)],
+]
+
+
 def dump_metadata(files):
     """Kafka's DumpLogSegments --cluster-metadata-decoder over the given files; it must read
     each of them without an error."""
@@ -675,6 +684,7 @@ class Test:
         self.kafka_features = None      # Kafka's finalized features (all of them)
         self.kept = None                # kept_records() after the last phase
         self.kafka_phases = 0           # Kafka phases done
+        self.broker_configs = {}        # BROKER_CONFIG_OPS so far: entity -> {key: value}
         self.starts = {}                # program -> phases started
 
     # -- helpers ----------------------------------------------------------------------------
@@ -883,12 +893,63 @@ class Test:
         log(f"{who}: {len(SECURITY_OPS[k])} changes to SCRAM credentials, ACLs, quotas and "
             f"group configs")
 
+    def broker_config_ops(self, n, who):
+        """Phase n's BROKER_CONFIG_OPS through Kafka's ConfigCommand, then checks that the
+        program answers with them: the broker's dynamic configs, and a topic's effective config."""
+        if n >= len(BROKER_CONFIG_OPS):
+            return
+        for entity, key, value in BROKER_CONFIG_OPS[n]:
+            target = ["--entity-default"] if entity == "" else ["--entity-name", entity]
+            change = ["--add-config", f"{key}={value}"] if value is not None else \
+                ["--delete-config", key]
+            kafka_tool(["org.apache.kafka.tools.ConfigCommand", "--bootstrap-server",
+                        self.bootstrap, "--alter", "--entity-type", "brokers", *target, *change],
+                       "Completed updating")
+            want = self.broker_configs.setdefault(entity, {})
+            if value is None:
+                want.pop(key, None)
+            else:
+                want[key] = value
+        st = self.state()
+        for entity, field, source in (("1", "broker_configs", "DYNAMIC_BROKER_CONFIG"),
+                                      ("", "default_broker_configs",
+                                       "DYNAMIC_DEFAULT_BROKER_CONFIG")):
+            have = {k: v for k, v in st["cluster"][field].items() if k != "min.insync.replicas"}
+            want = {k: [v, source] for k, v in self.broker_configs.get(entity, {}).items()}
+            check(have == want, f"{who}: dynamic broker configs of '{entity}' are {have}, "
+                                f"expected {want}")
+        # Each topic without its own value takes the dynamic one (the node's over the cluster's).
+        expect = {}
+        for topic_key, broker_key in (("retention.ms", "log.retention.ms"),
+                                      ("segment.ms", "log.roll.ms")):
+            for entity, source in (("1", "DYNAMIC_BROKER_CONFIG"),
+                                   ("", "DYNAMIC_DEFAULT_BROKER_CONFIG")):
+                if broker_key in self.broker_configs.get(entity, {}):
+                    expect[topic_key] = [self.broker_configs[entity][broker_key], source]
+                    break
+        checked = 0
+        for t, d in st["topics"].items():
+            if d.get("partitions", -1) == -1 or t.startswith("__"):
+                continue
+            for key, want in expect.items():
+                have = d["configs"].get(key)
+                if have is not None and have[1] == "DYNAMIC_TOPIC_CONFIG":
+                    continue
+                check(have == want, f"{who}: {t}'s {key} is {have}, expected {want}")
+                checked += 1
+        check(checked > 0 or not expect, f"{who}: no topic takes the dynamic defaults")
+        log(f"{who}: dynamic broker configs {self.broker_configs} set with kafka-configs")
+
     def kafka_state(self, who, at_start):
         """--kafka-first, on Kafka: kafka-state at the start of a phase must equal the one the
         previous Kafka phase showed when it stopped; at its end, what the test's changes made."""
         ks = self.c("kafka-state", self.bootstrap, ",".join(GROUPS))
+        cluster_configs = {k: [v, "DYNAMIC_DEFAULT_BROKER_CONFIG"]
+                           for k, v in {"min.insync.replicas": "1",
+                                        **self.broker_configs.get("", {})}.items()}
         if at_start:
-            d = diff(self.kafka_state_before, ks)
+            # (seglog's phase may have changed the dynamic broker configs: BROKER_CONFIG_OPS)
+            d = diff({**self.kafka_state_before, "cluster_broker_configs": cluster_configs}, ks)
             self.soft(not d, f"{who}: SCRAM users, ACLs, quotas or dynamic configs differ from "
                              f"what the previous Kafka phase showed before it stopped:\n" +
                              "\n".join(d[:25]))
@@ -897,8 +958,7 @@ class Test:
         want = {"scram": {u: sorted(f"{m}/{i}" for m, i in ms.items())
                           for u, ms in sec["scram"].items()},
                 "acls": sorted(sec["acls"]), "quotas": sec["quotas"],
-                "cluster_broker_configs": {"min.insync.replicas":
-                                           ["1", "DYNAMIC_DEFAULT_BROKER_CONFIG"]},
+                "cluster_broker_configs": cluster_configs,
                 "group_configs": {g: sec["group_configs"].get(g, {}) for g in GROUPS}}
         d = diff(want, ks)
         check(not d, f"{who}: Kafka's SCRAM users, ACLs, quotas or dynamic configs are not "
@@ -915,6 +975,13 @@ class Test:
                        glob.glob(os.path.join(meta, "*.checkpoint")))
         out = dump_metadata(files)
         kept = kept_records(out)
+        # Dynamic broker configs are served now: the records must hold what the test set.
+        broker = {c: v for c, v in kept["configs"].items() if c.startswith("4:")}
+        want = {"4::min.insync.replicas": "1",
+                **{f"4:{e}:{k}": v for e, kv in self.broker_configs.items() for k, v in kv.items()}}
+        check(broker == want, f"{who}: the metadata log's dynamic broker configs are {broker}, "
+                              f"expected {want}")
+        kept["configs"] = {c: v for c, v in kept["configs"].items() if not c.startswith("4:")}
         if not kafka:
             d = diff(self.kept, kept)
             self.soft(not d, f"{who}: the metadata records seglog keeps without serving them "
@@ -1038,11 +1105,9 @@ class Test:
 
     def check_unserved(self, who, st, kafka):
         """--kafka-first: what UNSERVED takes out of the comparison, checked on each side:
-        Kafka always shows the features its StorageTool finalized and every topic without its
-        own min.insync.replicas shows the cluster-wide 1; seglog shows neither (and nothing
+        Kafka always shows the features its StorageTool finalized; seglog does not (and nothing
         else in their place)."""
         features = st["cluster"]["finalized_features"]
-        key, value = UNSERVED["topic_config"]
         if kafka:
             if self.kafka_features is None:
                 self.kafka_features = features
@@ -1052,22 +1117,10 @@ class Test:
                       f"{short(self.kafka_features)}")
             for f in UNSERVED["finalized_features"]:
                 check(f in features, f"{who}: {f} is no longer finalized: {short(features)}")
-            for t in self.model.topics:
-                own = ZOO_TOPICS.get(t, (0, {}))[1].get(key)
-                want = [own, "DYNAMIC_TOPIC_CONFIG"] if own else value
-                self.soft(st["topics"][t]["configs"].get(key) == want,
-                          f"{who}: {t}'s {key} is {st['topics'][t]['configs'].get(key)}, "
-                          f"expected {want}")
         else:
             shown = [f for f in UNSERVED["finalized_features"] if f in features]
             self.soft(not shown, f"{who}: seglog now lists {shown} among its finalized "
                                  f"features: take them out of UNSERVED")
-            wrong = {t: c[key] for t, c in ((t, st["topics"][t]["configs"])
-                                            for t in self.model.topics)
-                     if key in c and c[key] != [ZOO_TOPICS.get(t, (0, {}))[1].get(key),
-                                                "DYNAMIC_TOPIC_CONFIG"]}
-            self.soft(not wrong, f"{who}: seglog shows {key} {wrong}: if it now serves the "
-                                 f"cluster-wide config, take it out of UNSERVED")
 
     def check_log(self, who, text, kafka):
         """Fails on the bad lines of one start's log, grouped by kind with a few examples."""
@@ -1175,6 +1228,7 @@ class Test:
                 if kafka_first and kafka:
                     self.kafka_state(who, at_start=True)
             self.writes(n, who, last)
+            self.broker_config_ops(n, who)
             if kafka_first and kafka:
                 self.security_ops(who, self.kafka_phases)
                 self.kafka_state(who, at_start=False)

@@ -598,6 +598,11 @@ public class TakeoverCheck {
             List<String> nodes = new ArrayList<>();
             for (Node n : dc.nodes().get(30, TimeUnit.SECONDS)) nodes.add(n.id() + "@" + n.host() + ":" + n.port());
             cluster.put("nodes", nodes);
+            // Dynamic broker configs: this node's and the cluster-wide defaults.
+            cluster.put("broker_configs", dynamicConfigs(admin, new ConfigResource(ConfigResource.Type.BROKER, "1"),
+                    ConfigEntry.ConfigSource.DYNAMIC_BROKER_CONFIG));
+            cluster.put("default_broker_configs", dynamicConfigs(admin, new ConfigResource(ConfigResource.Type.BROKER, ""),
+                    ConfigEntry.ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG));
             Map<String, Object> finalized = new TreeMap<>();
             admin.describeFeatures().featureMetadata().get(30, TimeUnit.SECONDS).finalizedFeatures()
                     .forEach((f, r) -> finalized.put(f, List.of(r.minVersionLevel(), r.maxVersionLevel())));
