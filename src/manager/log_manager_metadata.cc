@@ -173,6 +173,13 @@ Status LogManager::SettleMetadataPartitions() {
       SEGLOG_RETURN_IF_ERROR(CreatePartitions(name, md, p, dirs));
     }
   }
+  // Each partition's directory as the logs are placed (a move the metadata did not record
+  // yet, or one Kafka's broker made), as a Kafka broker reports it at start.
+  std::vector<MetadataStore::PartitionDir> where;
+  for (const LogRef& ref : AllLogs()) {
+    where.push_back({ref.tp.topic, ref.tp.partition, DirectoryIdOf(ref.dir)});
+  }
+  SEGLOG_RETURN_IF_ERROR(metadata_->AssignDirectories(where));
   SEGLOG_RETURN_IF_ERROR(metadata_->TakeLeadership());
   // Every log appends in its partition's leader epoch from now on.
   const auto epochs = metadata_->LeaderEpochs();

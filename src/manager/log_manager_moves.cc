@@ -189,6 +189,12 @@ Status LogManager::CompleteMove(const TopicPartition& tp, LogDirectory* dest) {
     pending_deletes_.push_back({*deleted, scheduler_->NowMs() + config.file_delete_delay_ms});
   }
   SEGLOG_RETURN_IF_ERROR(promoted.status());
+  // The metadata names the new directory (if this fails or a crash comes first, the next
+  // open records it: SettleMetadataPartitions).
+  if (metadata_ != nullptr) {
+    Status s = metadata_->AssignDirectories({{tp.topic, tp.partition, DirectoryIdOf(dest)}});
+    if (!s.ok()) logger_.Warn(fmt::format("{}: {}", PartitionDirName(tp), s.ToString()));
+  }
   logger_.Info(fmt::format("Moved partition {} from {} to {} (log end offset {})",
                            PartitionDirName(tp), src->dir(), dest->dir(),
                            (*promoted)->log_end_offset()));

@@ -10,6 +10,8 @@
 #include "io/atomic_file.h"
 #include "io/file.h"
 #include "io/file_names.h"
+#include "manager/meta_properties.h"
+#include "metadata/metadata_log.h"
 #include "tests/support/batches.h"
 #include "tests/support/files.h"
 
@@ -313,12 +315,39 @@ TEST_F(LogManagerTest, APartitionMovesToAnotherLogDirectory) {
   ASSERT_TRUE(m->RunTask("delete-files").ok());
   EXPECT_TRUE(where("mv-0").size() && !std::filesystem::exists(from + "/mv-0"));
   ASSERT_TRUE(m->Shutdown().ok());
+  // The metadata log names the new directory (AssignReplicasToDirs' PartitionChangeRecord).
+  auto named_dir = [&]() -> Uuid {
+    auto ml = MetadataLog::Open(a_.path(), {});
+    EXPECT_TRUE(ml.ok()) << ml.status().ToString();
+    if (!ml.ok()) return Uuid();
+    const TopicImage* t = (*ml)->image().FindTopic("mv");
+    EXPECT_NE(t, nullptr);
+    return t == nullptr ? Uuid() : t->partitions.at(0).directories.at(0);
+  };
+  auto dir_id = [](const std::string& dir) {
+    const std::string path = dir + "/meta.properties";
+    const std::vector<uint8_t> bytes = testing::ReadFileBytes(path);
+    auto meta = ParseMetaProperties(path, std::string(bytes.begin(), bytes.end()));
+    EXPECT_TRUE(meta.ok());
+    auto id = meta.ok() ? Uuid::Parse(meta->directory_id) : Result<Uuid>(Uuid());
+    return id.ok() ? id.value() : Uuid();
+  };
+  EXPECT_EQ(named_dir(), dir_id(to));
   m = Open();
   auto reopened = m->GetLog({"mv", 0});
   ASSERT_TRUE(reopened.ok());
   EXPECT_EQ((*reopened)->dir(), to + "/mv-0");
   EXPECT_EQ((*reopened)->log_end_offset(), 110);
   EXPECT_EQ((*reopened)->log_start_offset(), 10);
+  // A partition directory moved by hand while the node was down: the next start records where
+  // it is, as a Kafka broker reports its logs' directories.
+  ASSERT_TRUE(m->Shutdown().ok());
+  std::filesystem::rename(to + "/mv-0", from + "/mv-0");
+  m = Open();
+  ASSERT_TRUE(m->Shutdown().ok());
+  EXPECT_EQ(named_dir(), dir_id(from));
+  std::filesystem::rename(from + "/mv-0", to + "/mv-0");
+  m = Open();
 
   // A move cancelled by asking for the current directory; one cut by a shutdown is undone.
   const std::string back = LogManager::AbsoluteDir(from);

@@ -423,6 +423,34 @@ Status MetadataStore::MigrateProducerIds(int64_t next_block_start) {
   return AppendLocked(records);
 }
 
+Status MetadataStore::AssignDirectories(const std::vector<PartitionDir>& where) {
+  MutexLock l(&mu_);
+  if (log_ == nullptr) return Status::FailedPrecondition("the metadata store is closed");
+  std::vector<MetadataRecordValue> records;
+  size_t bytes = 0;
+  for (const PartitionDir& w : where) {
+    const TopicImage* t = log_->image().FindTopic(w.topic);
+    if (t == nullptr) continue;
+    auto part = t->partitions.find(w.partition);
+    if (part == t->partitions.end() || part->second.directories == std::vector<Uuid>{w.dir}) {
+      continue;
+    }
+    protocol::PartitionChangeRecord c;
+    c.partition_id = w.partition;
+    c.topic_id = t->id;
+    c.directories = std::vector<Uuid>{w.dir};
+    SEGLOG_RETURN_IF_ERROR(Add(&records, c));
+    bytes += records.back().bytes.size() + 32;
+    if (bytes > kMaxMetadataBatchBytes / 2) {
+      SEGLOG_RETURN_IF_ERROR(AppendLocked(records));
+      records.clear();
+      bytes = 0;
+    }
+  }
+  if (records.empty()) return Status::OK();
+  return AppendLocked(records);
+}
+
 Status MetadataStore::TakeLeadership() {
   MutexLock l(&mu_);
   if (log_ == nullptr) return Status::FailedPrecondition("the metadata store is closed");

@@ -16,6 +16,8 @@
 //   AlterTopicConfig a ConfigRecord per changed key (null: removed); nothing when nothing changes
 //   AlterBrokerConfig the same for a BROKER resource: "" the cluster-wide defaults, else a node
 //   producer ids     ProducerIdsRecord{node, -1, end of the new block}, once a block of 1000
+//   AssignDirectories a PartitionChangeRecord{directories [dir]} per partition whose log is in
+//                    another directory than the metadata says
 //   TakeLeadership   a PartitionChangeRecord{leader node, isr [node], ELR cleared} for each
 //                    partition another run left without this node as leader (a Kafka broker's
 //                    clean stop leaves every partition leaderless)
@@ -124,6 +126,15 @@ class MetadataStore {
   // Records that producer ids below `next_block_start` were handed out (a legacy
   // seglog-producer-ids file being migrated).
   Status MigrateProducerIds(int64_t next_block_start) EXCLUDES(mu_);
+  // Records the log directory each partition's log is in, where the metadata names another
+  // (a move between log directories, AlterReplicaLogDirs): a PartitionChangeRecord with only
+  // `directories`, as Kafka's controller writes for a broker's AssignReplicasToDirs.
+  struct PartitionDir {
+    std::string topic;
+    int32_t partition = 0;
+    Uuid dir;
+  };
+  Status AssignDirectories(const std::vector<PartitionDir>& where) EXCLUDES(mu_);
   // Makes this node the leader of every partition it is not leading (see above).
   Status TakeLeadership() EXCLUDES(mu_);
 
