@@ -101,6 +101,8 @@ class LogManager {
   // The dynamic configs of a BROKER resource: "" the cluster-wide defaults, else this node's
   // id. Empty without a metadata log.
   std::map<std::string, std::string> DynamicBrokerConfigs(const std::string& resource) const;
+  // The metadata log's kraft.version (1: a dynamic quorum); 0 without a metadata log.
+  int16_t KRaftVersion() const;
   // Sets a BROKER resource's dynamic configs to `next` (Kafka's AlterConfigs semantics: the
   // whole set). Keys that change must be LogManagerConfig::DynamicTopicDefaultKeys with valid
   // values (else InvalidArgument in Kafka's words, nothing written); keys kept unchanged may be

@@ -160,6 +160,10 @@ Status LogManager::OpenMetadata(const TopicMap& found) {
   return Status::OK();
 }
 
+int16_t LogManager::KRaftVersion() const {
+  return metadata_ != nullptr ? metadata_->KRaftVersion() : 0;
+}
+
 Status LogManager::SettleMetadataPartitions() {
   MutexLock admin(&admin_mu_);
   // Partitions the metadata names without a directory (a crash after the record, or a

@@ -535,6 +535,11 @@ int16_t MetadataStore::FeatureLevel(const std::string& feature) const {
   return log_ == nullptr ? 0 : log_->image().FeatureLevel(feature);
 }
 
+int16_t MetadataStore::KRaftVersion() const {
+  MutexLock l(&mu_);
+  return log_ == nullptr ? 0 : log_->kraft_version();
+}
+
 int64_t MetadataStore::end_offset() const {
   MutexLock l(&mu_);
   return log_ == nullptr ? 0 : log_->end_offset();

@@ -144,6 +144,8 @@ class MetadataStore {
   // Every partition's leader epoch, by topic then partition.
   std::map<std::string, std::vector<int32_t>> LeaderEpochs() const EXCLUDES(mu_);
   int16_t FeatureLevel(const std::string& feature) const EXCLUDES(mu_);
+  // kraft.version: 1 for a dynamic quorum (formatted --standalone), else 0.
+  int16_t KRaftVersion() const EXCLUDES(mu_);
   int64_t end_offset() const EXCLUDES(mu_);
 
   // Snapshot and retention when due (a periodic task).

@@ -19,7 +19,7 @@ std::vector<FeatureLevel> NodeFeatures(const BrokerContext& ctx) {
   // Kafka 4.4.0 answers in this order (its HashMap's).
   return {
       {"group.version", 0, 1, 1},
-      {"kraft.version", 0, 0, 0},
+      {"kraft.version", 0, 1, ctx.logs != nullptr ? ctx.logs->KRaftVersion() : int16_t{0}},
       {"metadata.version", kMetadataVersion, kMetadataVersion, kMetadataVersion},
       {"share.version", 0, 0, 0},
       {"streams.version", 0, 0, 0},

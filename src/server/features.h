@@ -7,7 +7,7 @@
 //
 //   feature                           Kafka 4.4.0   seglog   finalized (seglog)
 //   metadata.version                  7-33          33-33    33 (4.4-IV2: the 4.4 protocol)
-//   kraft.version                     0-1           0-0      0 (no KRaft log yet: not listed)
+//   kraft.version                     0-1           0-1      the metadata log's (1: --standalone)
 //   transaction.version               0-2           0-2      transaction.version setting (2)
 //   group.version                     0-1           0-1      1 (KIP-848's consumer groups)
 //   eligible.leader.replicas.version  0-1           0-1      1 (one replica: nothing to elect)

@@ -72,6 +72,12 @@ directory; `seglog check --log-dir D` passes; Kafka's DumpLogSegments
 --cluster-metadata-decoder reads every segment and snapshot of D/__cluster_metadata-0.
 Prints `kraft_takeover_check: passed`.
 
+--standalone (ctest interop.kraft_takeover_standalone, with --rounds 1): a dynamic quorum.
+P names controller.quorum.bootstrap.servers instead of the voters, and seglog formats D with
+`seglog format --standalone` before S1 (kraft.version 1; the KRaftVersionRecord and the
+VotersRecord in the bootstrap snapshot and at the log's start), so both programs must list
+kraft.version 1 among the finalized features.
+
 --kafka-only runs every phase with Kafka (formatting D first with kafka.tools.StorageTool, as
 for a directory that is Kafka's first): the harness checked on Kafka itself.
 
@@ -235,12 +241,16 @@ KAFKA_WARN_OK = ["Performing controller activation",
                  "Attempting to close NetworkClient that has already been closed"]
 
 
-def server_properties(data, port, cport, authorizer=False):
+def server_properties(data, port, cport, authorizer=False, standalone=False):
+    # A static quorum names its voters; a dynamic one (KIP-853, --standalone) finds them
+    # through the bootstrap servers and keeps them in the metadata log (VotersRecord).
+    quorum = (f"controller.quorum.bootstrap.servers=127.0.0.1:{cport}" if standalone
+              else f"controller.quorum.voters=1@127.0.0.1:{cport}")
     return f"""# Written by interop/kafka/move/kraft_takeover_check.py: the one file both
 # seglog serve and Kafka 4.4.0 (kafka.Kafka) run with, on the one log directory.
 process.roles=broker,controller
 node.id=1
-controller.quorum.voters=1@127.0.0.1:{cport}
+{quorum}
 controller.listener.names=CONTROLLER
 listeners=PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{cport}
 advertised.listeners=PLAINTEXT://127.0.0.1:{port}
@@ -657,7 +667,8 @@ class Test:
         port, cport = free_port(), free_port()
         self.bootstrap = f"127.0.0.1:{port}"
         self.config_text = server_properties(self.data, port, cport,
-                                             authorizer=args.kafka_first)
+                                             authorizer=args.kafka_first,
+                                             standalone=args.standalone)
         self.config = os.path.join(work, "server.properties")
         with open(self.config, "w") as f:
             f.write(self.config_text)
@@ -1178,6 +1189,14 @@ class Test:
             first = n == 0
             self.kafka.start(timeout=150, format_storage=first)
         else:
+            if n == 0 and self.args.standalone:
+                # `seglog format --standalone`: kraft.version 1 and this node the one voter
+                # (KRaftVersionRecord and VotersRecord in the bootstrap snapshot).
+                p = subprocess.run([self.args.seglog, "format", "--standalone", "--cluster-id",
+                                    "q1Sh-9_ISia_zwGINzRvyQ", "--config", self.config],
+                                   capture_output=True, text=True, timeout=60)
+                check(p.returncode == 0 and "Formatting" in p.stdout,
+                      f"seglog format --standalone exited {p.returncode}:\n{p.stdout}{p.stderr}")
             self.seglog.start(timeout=60)
         self.current = (who, self.kafka if kafka else self.seglog)
         log(f"{who} started on D in {time.monotonic() - t0:.1f}s")
@@ -1294,6 +1313,9 @@ def main():
     ap.add_argument("--kafka-first", action="store_true",
                     help="Kafka formats D and runs first (K1 S1 K2 S2 ...): seglog takes over "
                          "Kafka's directory, with topics of many configs, SCRAM users, ACLs")
+    ap.add_argument("--standalone", action="store_true",
+                    help="a dynamic quorum (controller.quorum.bootstrap.servers): seglog "
+                         "formats D with --standalone (kraft.version 1) before S1")
     ap.add_argument("--seglog-without-authorizer", action="store_true",
                     help="debugging, with --kafka-first: seglog gets P without the authorizer "
                          "settings it refuses today (the test still fails at the end)")
@@ -1306,6 +1328,8 @@ def main():
     args = ap.parse_args()
     if args.seglog_without_authorizer and not args.kafka_first:
         ap.error("--seglog-without-authorizer goes with --kafka-first")
+    if args.standalone and (args.kafka_first or args.kafka_only):
+        ap.error("--standalone is a seglog-first mode")
     if not args.kafka_only and not os.access(args.seglog, os.X_OK):
         print(f"no seglog binary at {args.seglog}", file=sys.stderr)
         return 2
