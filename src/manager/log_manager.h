@@ -254,6 +254,8 @@ class LogManager {
   void NoteFlushSettings(const TopicMap& topics);
   // Recomputes the topic defaults in force from the metadata log's dynamic broker configs.
   void LoadDynamicConfigs() EXCLUDES(defaults_mu_);
+  // The settings in force (config_ with the dynamic broker configs), shared.
+  std::shared_ptr<const LogManagerConfig> Effective() const EXCLUDES(defaults_mu_);
   // Opens partitions [from, from + dirs.size()) of `topic`, partition from + i in dirs[i]; on
   // failure removes those it made.
   Status CreatePartitions(const std::string& topic, const TopicMetadata& md, int32_t from,
@@ -308,7 +310,7 @@ class LogManager {
   // config_ with the dynamic broker configs applied (LoadDynamicConfigs); swapped whole.
   mutable Mutex defaults_mu_ ACQUIRED_AFTER(mu_);
   std::shared_ptr<const LogManagerConfig> effective_ GUARDED_BY(defaults_mu_);
-  std::atomic<int64_t> topics_created_{0};      // see topics_created()
+  std::atomic<int64_t> topics_created_{0};  // see topics_created()
   struct PendingDelete {
     std::string path;
     int64_t due_ms;

@@ -6,29 +6,23 @@
 
 namespace seglog {
 
+std::shared_ptr<const LogManagerConfig> LogManager::Effective() const {
+  MutexLock l(&defaults_mu_);
+  return effective_;
+}
+
 Result<LogConfig> LogManager::TopicConfig(
     const std::map<std::string, std::string>& overrides) const {
-  std::shared_ptr<const LogManagerConfig> c;
-  {
-    MutexLock l(&defaults_mu_);
-    c = effective_;
-  }
-  return c->TopicConfig(overrides);
+  return Effective()->TopicConfig(overrides);
 }
 
 Result<LogConfig> LogManager::StoredTopicConfig(
     const std::map<std::string, std::string>& overrides) const {
-  std::shared_ptr<const LogManagerConfig> c;
-  {
-    MutexLock l(&defaults_mu_);
-    c = effective_;
-  }
-  return c->StoredTopicConfig(overrides);
+  return Effective()->StoredTopicConfig(overrides);
 }
 
 std::map<std::string, std::string> LogManager::TopicDefaults() const {
-  MutexLock l(&defaults_mu_);
-  return effective_->topic_defaults;
+  return Effective()->topic_defaults;
 }
 
 std::map<std::string, std::string> LogManager::DynamicBrokerConfigs(
@@ -40,12 +34,13 @@ std::map<std::string, std::string> LogManager::DynamicBrokerConfigs(
 void LogManager::LoadDynamicConfigs() {
   const std::string node = std::to_string(config_.node_id);
   std::vector<std::string> skipped;
-  auto next = std::make_shared<const LogManagerConfig>(config_.WithDynamicConfigs(
-      DynamicBrokerConfigs(""), DynamicBrokerConfigs(node), &skipped));
+  auto next = std::make_shared<const LogManagerConfig>(
+      config_.WithDynamicConfigs(DynamicBrokerConfigs(""), DynamicBrokerConfigs(node), &skipped));
   if (!skipped.empty()) {
-    logger_.Info(fmt::format("Dynamic broker configs kept in the metadata log that seglog does "
-                             "not apply: {}",
-                             fmt::join(skipped, ", ")));
+    logger_.Info(
+        fmt::format("Dynamic broker configs kept in the metadata log that seglog does "
+                    "not apply: {}",
+                    fmt::join(skipped, ", ")));
   }
   MutexLock l(&defaults_mu_);
   effective_ = std::move(next);

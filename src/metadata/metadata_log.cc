@@ -223,8 +223,7 @@ Status MetadataLog::ReplayLog(int64_t from) {
   return Status::OK();
 }
 
-Status MetadataLog::AppendBatch(const std::vector<uint8_t>& batch, int64_t records) {
-  (void)records;
+Status MetadataLog::AppendBatch(const std::vector<uint8_t>& batch) {
   Result<LogAppendInfo> info = log_->AppendWithAssignedOffsets(batch);
   if (!info.ok()) return info.status();
   SEGLOG_RETURN_IF_ERROR(log_->Flush(log_->log_end_offset()));
@@ -262,7 +261,7 @@ Status MetadataLog::BecomeLeader() {
   const int64_t now = Now();
   SEGLOG_ASSIGN_OR_RETURN(std::vector<uint8_t> batch,
                           BuildControlBatch(log_->log_end_offset(), epoch_, now, std::span(&v, 1)));
-  SEGLOG_RETURN_IF_ERROR(AppendBatch(batch, 1));
+  SEGLOG_RETURN_IF_ERROR(AppendBatch(batch));
   if (!empty || snapshots_.empty()) return Status::OK();
   // An empty log after format: the bootstrap snapshot's records are appended as Kafka's
   // controller appends them, in one metadata transaction.
@@ -300,7 +299,7 @@ Status MetadataLog::BecomeLeader() {
   for (const MetadataRecordValue& r : records)
     SEGLOG_RETURN_IF_ERROR(replayed.ReplayValue(r.bytes));
   SEGLOG_ASSIGN_OR_RETURN(batch, BuildMetadataBatch(log_->log_end_offset(), epoch_, now, records));
-  SEGLOG_RETURN_IF_ERROR(AppendBatch(batch, static_cast<int64_t>(records.size())));
+  SEGLOG_RETURN_IF_ERROR(AppendBatch(batch));
   image_ = std::move(replayed);
   last_record_timestamp_ = now;
   return Status::OK();
@@ -317,7 +316,7 @@ Status MetadataLog::Append(std::span<const MetadataRecordValue> records) {
         "a metadata batch of {} records is {} bytes, more than the {} bytes KRaft allows",
         records.size(), batch.size(), kMaxMetadataBatchBytes));
   }
-  SEGLOG_RETURN_IF_ERROR(AppendBatch(batch, static_cast<int64_t>(records.size())));
+  SEGLOG_RETURN_IF_ERROR(AppendBatch(batch));
   last_record_timestamp_ = now;
   for (const MetadataRecordValue& r : records) {
     bytes_since_snapshot_ += static_cast<int64_t>(r.bytes.size());

@@ -103,7 +103,7 @@ class MetadataLog {
   int64_t Now() const;
   Status LoadSnapshots();
   Status ReplayLog(int64_t from);
-  Status AppendBatch(const std::vector<uint8_t>& batch, int64_t records);
+  Status AppendBatch(const std::vector<uint8_t>& batch);
   Status CleanSnapshots();
 
   const std::string dir_;

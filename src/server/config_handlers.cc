@@ -221,8 +221,9 @@ std::map<std::string, std::string> StaticBrokerConfigs(const BrokerContext& ctx)
 // set dynamically for this node, then for the cluster, then statically, then those with a
 // default, leading synonyms of another name dropped; the value and source are the first
 // synonym's. Only the log defaults seglog applies (LogManagerConfig::DynamicTopicDefaultKeys)
-// can be changed; every other config is read-only (one Kafka set dynamically is shown as set). A PASSWORD is sensitive: no value is shown.
-// The cluster-wide resource (empty name) lists the dynamic defaults stored, as Kafka does.
+// can be changed; every other config is read-only (one Kafka set dynamically is shown as set). A
+// PASSWORD is sensitive: no value is shown. The cluster-wide resource (empty name) lists the
+// dynamic defaults stored, as Kafka does.
 void DescribeBroker(const BrokerContext& ctx, const protocol::DescribeConfigsRequestData& req,
                     const protocol::DescribeConfigsRequestData::DescribeConfigsResource& resource,
                     int16_t version, Resp::DescribeConfigsResult* out) {
@@ -559,11 +560,11 @@ protocol::IncrementalAlterConfigsResponseData HandleIncrementalAlterConfigs(
             case kSubtract: {
               const char* op = c.config_operation == kAppend ? "APPEND" : "SUBTRACT";
               if (def == nullptr) {
-                e = Error(kafka_error::kInvalidConfig,
-                          resource.resource_type == kBrokerResource
-                              ? fmt::format("Cannot update these configs dynamically: Set({})",
-                                            c.name)
-                              : fmt::format("Unknown topic config name: {}", c.name));
+                e = Error(
+                    kafka_error::kInvalidConfig,
+                    resource.resource_type == kBrokerResource
+                        ? fmt::format("Cannot update these configs dynamically: Set({})", c.name)
+                        : fmt::format("Unknown topic config name: {}", c.name));
                 break;
               }
               if (def->type != TopicConfigType::kList) {

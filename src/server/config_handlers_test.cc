@@ -414,7 +414,8 @@ TEST_F(ConfigHandlersTest, DynamicBrokerConfigsSetTheLogDefaultsAndOutliveAResta
   // The cluster-wide default (empty name), as kafka-configs --entity-default sets it.
   auto resp = HandleIncrementalAlterConfigs(
       ctx_, IncrementalRequest(4, "", {{"log.retention.ms", 0, "7200000"}}), 1);
-  ASSERT_EQ(resp.responses[0].error_code, ke::kNone) << resp.responses[0].error_message.value_or("");
+  ASSERT_EQ(resp.responses[0].error_code, ke::kNone)
+      << resp.responses[0].error_message.value_or("");
   EXPECT_EQ(GetLog("orders", 0)->config().retention_ms, 7200000);
   EXPECT_EQ(GetLog("kept", 0)->config().retention_ms, 1000);  // its own override wins
   auto topic = HandleDescribeConfigs(
@@ -435,8 +436,8 @@ TEST_F(ConfigHandlersTest, DynamicBrokerConfigsSetTheLogDefaultsAndOutliveAResta
   EXPECT_EQ(GetLog("orders", 0)->config().segment_bytes, 1048576);
   auto broker = HandleDescribeConfigs(
       ctx_,
-      DescribeConfigsRequest(4, "1", std::vector<std::string>{"log.segment.bytes", "num.io.threads"},
-                             true),
+      DescribeConfigsRequest(4, "1",
+                             std::vector<std::string>{"log.segment.bytes", "num.io.threads"}, true),
       4);
   const auto* segment = FindConfig(broker.results[0], "log.segment.bytes");
   ASSERT_NE(segment, nullptr);
