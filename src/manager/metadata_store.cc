@@ -212,29 +212,29 @@ std::vector<Status> MetadataStore::CreateTopics(const std::vector<NewTopicRecord
   }
   // Appends of whole topics, each below the batch limit with room for the batch's framing.
   constexpr size_t kRoom = kMaxMetadataBatchBytes / 2;
-  std::vector<MetadataRecordValue> pending;
-  std::vector<size_t> members;
+  std::vector<std::vector<size_t>> groups;
   size_t bytes = 0;
-  auto flush = [&] {
-    if (members.empty()) return;
-    const Status s = AppendLocked(pending);
-    if (!s.ok()) {
-      for (size_t m : members) out[m] = s;
-    }
-    pending.clear();
-    members.clear();
-    bytes = 0;
-  };
   for (size_t i = 0; i < topics.size(); ++i) {
     if (!out[i].ok()) continue;
     size_t size = 0;
     for (const MetadataRecordValue& r : built[i]) size += r.bytes.size() + 16;
-    if (!members.empty() && bytes + size > kRoom) flush();
-    for (MetadataRecordValue& r : built[i]) pending.push_back(std::move(r));
-    members.push_back(i);
+    if (groups.empty() || (!groups.back().empty() && bytes + size > kRoom)) {
+      groups.emplace_back();
+      bytes = 0;
+    }
+    groups.back().push_back(i);
     bytes += size;
   }
-  flush();
+  for (const std::vector<size_t>& group : groups) {
+    std::vector<MetadataRecordValue> records;
+    for (size_t i : group) {
+      for (MetadataRecordValue& r : built[i]) records.push_back(std::move(r));
+    }
+    const Status s = AppendLocked(records);
+    if (!s.ok()) {
+      for (size_t i : group) out[i] = s;
+    }
+  }
   return out;
 }
 

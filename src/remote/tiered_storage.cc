@@ -8,9 +8,14 @@
 namespace seglog {
 
 namespace {
+// The S3 store under the names a Kafka server.properties may give it: Aiven's plugin (whose
+// rsm.config.* keys seglog reads), or seglog's own plugin for Kafka, which reads and writes
+// seglog's layout (interop/kafka/move/src/SeglogS3RemoteStorageManager.java), so one file
+// serves both programs.
 bool IsS3ClassName(const std::string& name) {
   return name.empty() || name == "s3" ||
-         name == "io.aiven.kafka.tieredstorage.RemoteStorageManager";
+         name == "io.aiven.kafka.tieredstorage.RemoteStorageManager" ||
+         name == "dev.seglog.kafka.SeglogS3RemoteStorageManager";
 }
 }  // namespace
 
@@ -21,8 +26,9 @@ Result<std::unique_ptr<TieredStorage>> TieredStorage::Open(const RemoteLogStorag
   if (!IsS3ClassName(name)) {
     return Status::InvalidArgument(fmt::format(
         "Invalid value {} for configuration remote.log.storage.manager.class.name: seglog's "
-        "remote storage is S3 (\"s3\", or Aiven's io.aiven.kafka.tieredstorage."
-        "RemoteStorageManager with its rsm.config.storage.s3.* settings)",
+        "remote storage is S3 (\"s3\", Aiven's io.aiven.kafka.tieredstorage."
+        "RemoteStorageManager or seglog's dev.seglog.kafka.SeglogS3RemoteStorageManager, with "
+        "the rsm.config.storage.s3.* settings)",
         name));
   }
   SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<S3RemoteStorageManager> s3,
