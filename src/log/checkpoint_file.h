@@ -31,6 +31,10 @@ namespace seglog {
 inline constexpr const char* kRecoveryPointCheckpointFile = "recovery-point-offset-checkpoint";
 inline constexpr const char* kLogStartOffsetCheckpointFile = "log-start-offset-checkpoint";
 inline constexpr const char* kCleanerOffsetCheckpointFile = "cleaner-offset-checkpoint";
+// Each partition's high watermark, which Kafka's replica manager checkpoints and reads back
+// when it makes a partition (seglog writes it for a Kafka broker that takes the directory
+// over; a tiered log without an entry gets a high watermark below its local log start there).
+inline constexpr const char* kReplicationOffsetCheckpointFile = "replication-offset-checkpoint";
 inline constexpr const char* kLeaderEpochCheckpointFile = "leader-epoch-checkpoint";
 
 using OffsetMap = std::map<TopicPartition, int64_t, TopicPartitionLess>;

@@ -232,11 +232,12 @@ void LogDirectory::RefreshCheckpointMaps() {
   struct Values {
     TopicPartition tp;
     int64_t recovery_point;
+    int64_t high_watermark;
     std::optional<int64_t> log_start_offset;
   };
   std::vector<Values> values;
   for (const auto& [tp, log] : logs()) {
-    Values v{tp, log->recovery_point(), std::nullopt};
+    Values v{tp, log->recovery_point(), log->high_watermark(), std::nullopt};
     // Kafka lists only partitions whose log start is above their first segment.
     const std::vector<int64_t> bases = log->segment_base_offsets();
     if (!bases.empty() && log->log_start_offset() > bases.front()) {
@@ -245,9 +246,11 @@ void LogDirectory::RefreshCheckpointMaps() {
     values.push_back(std::move(v));
   }
   MutexLock l(&mu_);
+  high_watermarks_.clear();
   for (const Values& v : values) {
     if (!logs_.count(v.tp)) continue;  // removed meanwhile
     recovery_points_[v.tp] = v.recovery_point;
+    high_watermarks_[v.tp] = v.high_watermark;
     if (v.log_start_offset) {
       log_start_offsets_[v.tp] = *v.log_start_offset;
     } else {
@@ -269,6 +272,8 @@ Status LogDirectory::WriteCheckpoints() {
   RefreshCheckpointMaps();
   SEGLOG_RETURN_IF_ERROR(
       WriteCheckpoint(kRecoveryPointCheckpointFile, &LogDirectory::recovery_points_));
+  SEGLOG_RETURN_IF_ERROR(
+      WriteCheckpoint(kReplicationOffsetCheckpointFile, &LogDirectory::high_watermarks_));
   return WriteCheckpoint(kLogStartOffsetCheckpointFile, &LogDirectory::log_start_offsets_);
 }
 

@@ -11,7 +11,9 @@
 //   GetLog:  open (once) one partition with those inputs.
 //   CheckpointRecoveryPoints: flush each open log and write recovery-point-offset-checkpoint
 //            (Kafka's kafka-recovery-point-checkpoint task).
-//   Close:   close every log, write both checkpoints, then the clean-shutdown marker last -
+//   Close:   close every log, write the checkpoints (recovery points, log start offsets, and
+//            for a Kafka broker that takes over, replication-offset-checkpoint: each log's
+//            high watermark), then the clean-shutdown marker last -
 //            only when every partition was loaded (or the last shutdown was clean), so that
 //            partitions nobody opened are still recovered next time; and never when the
 //            directory went offline.
@@ -185,6 +187,7 @@ class LogDirectory {
   mutable Mutex mu_;
   OffsetMap recovery_points_ GUARDED_BY(mu_);
   OffsetMap log_start_offsets_ GUARDED_BY(mu_);
+  OffsetMap high_watermarks_ GUARDED_BY(mu_);  // written for Kafka (replication-offset-checkpoint)
   OffsetMap cleaner_offsets_ GUARDED_BY(mu_);
   LogMap logs_ GUARDED_BY(mu_);
   struct FutureLog {

@@ -10,6 +10,7 @@
 #include "io/atomic_file.h"
 #include "io/file.h"
 #include "io/file_names.h"
+#include "log/checkpoint_file.h"
 #include "manager/meta_properties.h"
 #include "metadata/metadata_log.h"
 #include "tests/support/batches.h"
@@ -75,6 +76,12 @@ TEST_F(LogManagerTest, TopicsArePlacedOnTheLeastLoadedDirectoryAndDescribed) {
   ASSERT_TRUE(m->AddPartitions("orders", 6).ok());
   EXPECT_EQ(m->DescribeTopic("orders")->partitions.size(), 6u);
   ASSERT_TRUE(m->Shutdown().ok());
+  // The high watermarks, for a Kafka broker taking the directory over.
+  auto hw = ReadOffsetCheckpoint(Env::Default(),
+                                 d->partitions[1].log_dir + "/replication-offset-checkpoint");
+  ASSERT_TRUE(hw.ok()) << hw.status().ToString();
+  EXPECT_EQ(hw->at(TopicPartition{"orders", 1}), 5);
+  EXPECT_EQ(hw->at(TopicPartition{"orders", 3}), 0);
   // Everything comes back after a restart, with the same topic id.
   const std::string id = d->topic_id;
   m = Open();

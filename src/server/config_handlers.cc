@@ -161,7 +161,9 @@ void DescribeTopic(const BrokerContext& ctx, const TopicMetadata& md,
       ctx.logs->DynamicBrokerConfigs(std::to_string(ctx.node_id));
   const std::map<std::string, std::string> dynamic_default = ctx.logs->DynamicBrokerConfigs("");
   for (const TopicConfigDef& def : TopicConfigDefs()) {
-    if (def.internal || !Wanted(resource.configuration_keys, def.name)) continue;
+    // An internal config (internal.segment.bytes, ...) only when the topic sets it, as Kafka.
+    if (!Wanted(resource.configuration_keys, def.name)) continue;
+    if (def.internal && !md.configs.count(def.name)) continue;
     std::vector<Resp::DescribeConfigsSynonym> synonyms;
     auto add_synonym = [&](const std::string& name, std::optional<std::string> value,
                            int8_t source) {
@@ -188,7 +190,7 @@ void DescribeTopic(const BrokerContext& ctx, const TopicMetadata& md,
     for (const TopicConfigSynonym& s : def.synonyms) {
       if (s.default_value != nullptr) add_synonym(s.name, s.default_value, kDefaultConfig);
     }
-    std::string value = def.default_value;
+    std::string value = def.default_value != nullptr ? def.default_value : "";
     int8_t source = kDefaultConfig;
     if (!synonyms.empty() && synonyms.front().source != kDefaultConfig) {
       value = synonyms.front().value.value_or("");
@@ -196,7 +198,9 @@ void DescribeTopic(const BrokerContext& ctx, const TopicMetadata& md,
     }
     auto e = Entry(def.name, value, source, static_cast<ConfigType>(def.type), /*read_only=*/false,
                    version);
-    if (version >= 3 && req.include_documentation) e.documentation = def.documentation;
+    if (version >= 3 && req.include_documentation && def.documentation != nullptr) {
+      e.documentation = def.documentation;
+    }
     if (req.include_synonyms) e.synonyms = std::move(synonyms);
     out->configs.push_back(std::move(e));
   }

@@ -64,6 +64,7 @@ TEST_F(ConfigHandlersTest, DescribeConfigsDescribesEveryTopicConfig) {
     EXPECT_EQ(r.resource_name, "orders");
     // Kafka 4.4.0's LogConfig names, less internal.segment.bytes (an internal config).
     EXPECT_EQ(r.configs.size(), 37u);
+    EXPECT_EQ(FindConfig(r, "internal.segment.bytes"), nullptr);
     for (const auto& c : r.configs) {
       EXPECT_FALSE(c.read_only) << c.name;
       EXPECT_FALSE(c.is_sensitive) << c.name;
@@ -483,6 +484,20 @@ TEST_F(ConfigHandlersTest, DynamicBrokerConfigsSetTheLogDefaultsAndOutliveAResta
   EXPECT_EQ(GetLog("orders", 0)->config().segment_bytes, 2097152);
   EXPECT_TRUE(logs_->DynamicBrokerConfigs("").empty());
   EXPECT_TRUE(logs_->DynamicBrokerConfigs("1").empty());
+}
+
+TEST_F(ConfigHandlersTest, AnInternalConfigIsDescribedWhenTheTopicSetsIt) {
+  ASSERT_TRUE(logs_->CreateTopic("small", 1, {{"internal.segment.bytes", "300000"}}).ok());
+  auto req = DescribeConfigsRequest(2, "small", std::nullopt, true);
+  req.include_documentation = true;
+  auto resp = HandleDescribeConfigs(ctx_, req, 4);
+  EXPECT_EQ(resp.results[0].configs.size(), 38u);
+  const auto* c = FindConfig(resp.results[0], "internal.segment.bytes");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->value, "300000");
+  EXPECT_EQ(c->config_source, 1);  // DYNAMIC_TOPIC_CONFIG
+  ASSERT_EQ(c->synonyms.size(), 1u);
+  testing::ExpectEncodes(resp, p::ApiKey::kDescribeConfigs);
 }
 
 }  // namespace

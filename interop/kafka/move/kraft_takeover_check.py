@@ -40,7 +40,13 @@ whose transaction begun on one program is committed or aborted on the next. Per 
     effective config (DYNAMIC_BROKER_CONFIG / DYNAMIC_DEFAULT_BROKER_CONFIG), and the next
     program must show the same (the state below);
   * P sets metadata.log.max.snapshot.interval.ms=4000, so both programs write metadata
-    snapshots and each starts from one the other wrote.
+    snapshots and each starts from one the other wrote;
+  * tiered storage (not with --kafka-first): `tiered` (remote.storage.enable, ~300 KB
+    segments, local.retention.ms=1000) gets TIERED_RECORDS records of ~40 KB per phase; each
+    program must tier a segment more and trim its local copies to TIERED_LOCAL_MAX .log files
+    (an S3 store, versitygw from tests/clients/s3.py; Kafka through
+    dev.seglog.kafka.SeglogS3RemoteStorageManager, move/src), so the verification below reads
+    the earlier phases' records from the store, tiered by either program.
 Every acknowledged offset must be the one the test's model predicts (the end of the
 partition, a transaction marker after each committed or aborted transaction).
 
@@ -140,7 +146,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mirrormaker_check import (CLIENT_HEAP, ORACLE, ROOT, TOOLS_LOG4J, Broker,  # noqa: E402
                                Failure, KafkaTarget, check, log, wait_until)
 import broker_compare  # noqa: E402  (on sys.path through mirrormaker_check)
-from harness import free_port  # noqa: E402
+from harness import free_port  # noqa: E402  (tests/clients, on sys.path the same way)
+from s3 import S3Store  # noqa: E402
 
 # Kafka's broker JVM: kafka-server-start.sh gives it 1 GiB; this small workload needs far less,
 # and the machine has two cores and other JVMs (the clients) running.
@@ -179,6 +186,29 @@ ZOO_TOPICS = {
                        "segment.bytes": "1048576", "segment.jitter.ms": "1000"}, "plain"),
 }
 BIG_RECORDS = 30  # zoo-rolling's records per phase: ~1.2 MB, more than one segment.bytes
+# Tiered storage (not with --kafka-first): both programs tier to one S3 store (versitygw,
+# tests/clients/s3.py), Kafka through seglog's RemoteStorageManager for Kafka, which reads and
+# writes seglog's layout. `tiered` rolls a ~300 KB segment every ~7 records of ~40 KB (a batch
+# of the producer is up to 256 KiB) and keeps
+# its local copies 1 s after they are tiered, so each program reads the earlier phases' records
+# from the store, some of them tiered by the other program.
+TIERED_SETTINGS = {
+    "remote.log.storage.system.enable": "true",
+    "remote.log.storage.manager.class.name": "dev.seglog.kafka.SeglogS3RemoteStorageManager",
+    "remote.log.metadata.manager.listener.name": "PLAINTEXT",
+    "remote.log.manager.task.interval.ms": "500",
+    "rlmm.config.remote.log.metadata.topic.num.partitions": "1",
+    "rlmm.config.remote.log.metadata.topic.replication.factor": "1",
+    "log.retention.check.interval.ms": "500",
+    # The retention task's first run (default 30 s, longer than a phase): not 0, with which
+    # Kafka 4.4.0's first run can race its cleaner's start ("Compaction for partition ...
+    # cannot be resumed since it is not paused", an uncaught exception in kafka-log-retention).
+    "log.initial.task.delay.ms": "3000",
+}
+TIERED_CONFIGS = {"remote.storage.enable": "true", "internal.segment.bytes": "300000",
+                  "local.retention.ms": "1000"}
+TIERED_RECORDS = 20
+TIERED_LOCAL_MAX = 2
 # The authorizer settings of P with --kafka-first (see the docstring).
 AUTHORIZER_SETTINGS = {
     "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
@@ -238,10 +268,15 @@ KAFKA_WARN_OK = ["Performing controller activation",
                  "Auto topic creation failed for __consumer_offsets with error "
                  "'TOPIC_ALREADY_EXISTS'",
                  # at SIGTERM
-                 "Attempting to close NetworkClient that has already been closed"]
+                 "Attempting to close NetworkClient that has already been closed",
+                 # at SIGTERM with tiered storage: the remote log metadata manager's consumer
+                 # sees its own broker go away
+                 *[f"clientId=__remote_log_metadata_client_1_{who}] {what}"
+                   for who in ("consumer, groupId=null", "producer")
+                   for what in ("Bootstrap broker", "Connection to node")]]
 
 
-def server_properties(data, port, cport, authorizer=False, standalone=False):
+def server_properties(data, port, cport, authorizer=False, standalone=False, tiered=()):
     # A static quorum names its voters; a dynamic one (KIP-853, --standalone) finds them
     # through the bootstrap servers and keeps them in the metadata log (VotersRecord).
     quorum = (f"controller.quorum.bootstrap.servers=127.0.0.1:{cport}" if standalone
@@ -268,7 +303,7 @@ group.initial.rebalance.delay.ms=0
 # Fewer coordinator partitions than the defaults (50 each): the same code paths, faster starts.
 offsets.topic.num.partitions=5
 transaction.state.log.num.partitions=3
-# Metadata snapshots every few seconds (Kafka's default: hourly), so that each program starts
+""" + "".join(f"{x}\n" for x in tiered) + """# Metadata snapshots every few seconds (Kafka's default: hourly), so that each program starts
 # from a snapshot the other one wrote, and deletes old snapshots and segments as it does.
 metadata.log.max.snapshot.interval.ms=4000
 """ + ("""# ACLs: Kafka refuses CreateAcls without an authorizer (SecurityDisabledException). Every
@@ -666,9 +701,17 @@ class Test:
         os.makedirs(self.data)
         port, cport = free_port(), free_port()
         self.bootstrap = f"127.0.0.1:{port}"
+        self.store = None
+        self.remote_segments = 0  # of `tiered`, in the store after the last phase
+        tiered = []
+        if not args.kafka_first:
+            self.store = S3Store(os.path.join(work, "s3")).start()
+            tiered = ["# Tiered storage: both programs, one S3 store (TIERED_SETTINGS)."]
+            tiered += [f"{k}={v}" for k, v in TIERED_SETTINGS.items()]
+            tiered += self.store.broker_overrides()
         self.config_text = server_properties(self.data, port, cport,
                                              authorizer=args.kafka_first,
-                                             standalone=args.standalone)
+                                             standalone=args.standalone, tiered=tiered)
         self.config = os.path.join(work, "server.properties")
         with open(self.config, "w") as f:
             f.write(self.config_text)
@@ -752,8 +795,12 @@ class Test:
             if self.args.kafka_first:
                 for t, (parts, configs, _) in ZOO_TOPICS.items():
                     self.create_topic(who, t, parts, configs)
+            if self.store is not None:
+                self.create_topic(who, "tiered", 1, TIERED_CONFIGS)
         if self.args.kafka_first:
             self.zoo_writes(who)
+        if self.store is not None:
+            self.tiered_writes(who)
         # plain and keyed records; the long-lived idempotent producer
         self.produce_plain(who, "orders", 30)
         if not self.long_lived.get("idem"):
@@ -809,6 +856,35 @@ class Test:
             self.txn(who, "open")
         log(f"{who}: wrote {sum(len(v) for v in m.recs.values())} records in all so far; "
             f"{'no' if last else 'one'} transaction left open")
+
+    def tiered_writes(self, who):
+        """TIERED_RECORDS records of ~40 KB to `tiered`, then waits until this program has
+        tiered at least one more segment and trimmed its local copies to at most
+        TIERED_LOCAL_MAX .log files (the active segment and one not tiered yet), so the
+        earlier phases' records are read from the store only."""
+        m = self.model
+        lo, hi = m.take("tiered", TIERED_RECORDS)
+        acked = self.c("produce-kind", self.bootstrap, "tiered", 1, lo, hi, BASE_TS, "big")["acked"]
+        self.producers_made += 1
+        m.add(who, "tiered", acked, "big")
+
+        def tiered_more():
+            segs = [k for k in self.store.segments() if k[0].split("/")[-2].startswith("tiered-")]
+            local = segment_count(self.data, "tiered", 0)
+            return (len(segs) if len(segs) > self.remote_segments and local <= TIERED_LOCAL_MAX
+                    else None)
+        deadline = time.monotonic() + 60
+        while (n := tiered_more()) is None:
+            check(time.monotonic() < deadline,
+                  f"{who}: within 60 s, tiered-0 did not gain a segment in the store (it holds "
+                  f"{self.remote_segments} from earlier phases) or keep at most "
+                  f"{TIERED_LOCAL_MAX} local .log files (it has "
+                  f"{segment_count(self.data, 'tiered', 0)})")
+            time.sleep(0.25)
+        log(f"{who}: tiered-0 has {n} segments in the store ({n - self.remote_segments} "
+            f"tiered in this phase); its local .log files: "
+            f"{segment_count(self.data, 'tiered', 0)}")
+        self.remote_segments = n
 
     def zoo_writes(self, who):
         """--kafka-first: appends to each of ZOO_TOPICS."""
@@ -1152,7 +1228,11 @@ class Test:
                       ("WARN", lambda x: ("] WARN " in x and
                                           not any(ok in x for ok in KAFKA_WARN_OK)))]
         else:
-            kinds += [("WARN", lambda x: "] WARN " in x)]
+            # (seglog's words for Kafka's "contains future timestamp(s)": `orders`' long-lived
+            # producer writes ahead of the clock on purpose, see KAFKA_WARN_OK)
+            kinds += [("WARN", lambda x: "] WARN " in x and not (
+                "partition=orders-" in x and "in the future" in x and
+                "never deleted by retention.ms" in x))]
         found = {}
         for line in text.splitlines():
             for name, match in kinds:
@@ -1379,6 +1459,8 @@ def main():
             print(f"kafka stop: {e}", file=sys.stderr)
         if test.seglog.proc is not None:
             test.seglog.kill()
+        if test.store is not None:
+            test.store.kill()
         if ok and not args.keep:
             shutil.rmtree(work, ignore_errors=True)
         else:
