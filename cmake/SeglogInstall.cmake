@@ -14,7 +14,7 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(SEGLOG_COMPONENTS seglog_base seglog_io seglog_record seglog_index seglog_log seglog_cleaner
-    seglog_protocol seglog_metadata seglog_manager)
+    seglog_protocol seglog_metadata seglog_security seglog_manager)
 set(SEGLOG_OBJECTS "")
 foreach(component IN LISTS SEGLOG_COMPONENTS)
   list(APPEND SEGLOG_OBJECTS $<TARGET_OBJECTS:${component}>)

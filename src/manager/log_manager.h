@@ -103,6 +103,12 @@ class LogManager {
   std::map<std::string, std::string> DynamicBrokerConfigs(const std::string& resource) const;
   // The metadata log's kraft.version (1: a dynamic quorum); 0 without a metadata log.
   int16_t KRaftVersion() const;
+
+  // ---- ACLs, kept in the metadata log (MetadataStore::CreateAcls, DeleteAcls) ----
+  std::map<Uuid, AclBinding> Acls() const;
+  std::vector<Status> CreateAcls(const std::vector<AclBinding>& acls);
+  Result<std::vector<std::vector<std::pair<Uuid, AclBinding>>>> DeleteAcls(
+      const std::vector<AclBindingFilter>& filters);
   // Sets a BROKER resource's dynamic configs to `next` (Kafka's AlterConfigs semantics: the
   // whole set). Keys that change must be LogManagerConfig::DynamicTopicDefaultKeys with valid
   // values (else InvalidArgument in Kafka's words, nothing written); keys kept unchanged may be

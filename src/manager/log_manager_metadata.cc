@@ -160,6 +160,26 @@ Status LogManager::OpenMetadata(const TopicMap& found) {
   return Status::OK();
 }
 
+std::map<Uuid, AclBinding> LogManager::Acls() const {
+  return metadata_ != nullptr ? metadata_->Acls() : std::map<Uuid, AclBinding>{};
+}
+
+std::vector<Status> LogManager::CreateAcls(const std::vector<AclBinding>& acls) {
+  Status refused = CheckWritable("create ACLs");
+  if (refused.ok() && metadata_ == nullptr) {
+    refused = Status::FailedPrecondition("there is no metadata log");
+  }
+  if (!refused.ok()) return std::vector<Status>(acls.size(), refused);
+  return metadata_->CreateAcls(acls);
+}
+
+Result<std::vector<std::vector<std::pair<Uuid, AclBinding>>>> LogManager::DeleteAcls(
+    const std::vector<AclBindingFilter>& filters) {
+  SEGLOG_RETURN_IF_ERROR(CheckWritable("delete ACLs"));
+  if (metadata_ == nullptr) return Status::FailedPrecondition("there is no metadata log");
+  return metadata_->DeleteAcls(filters);
+}
+
 int16_t LogManager::KRaftVersion() const {
   return metadata_ != nullptr ? metadata_->KRaftVersion() : 0;
 }

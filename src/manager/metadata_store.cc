@@ -9,12 +9,14 @@
 
 #include "metadata/bootstrap.h"
 #include "metadata/metadata_batch.h"
+#include "protocol/generated/access_control_entry_record.h"
 #include "protocol/generated/broker_registration_change_record.h"
 #include "protocol/generated/config_record.h"
 #include "protocol/generated/partition_change_record.h"
 #include "protocol/generated/partition_record.h"
 #include "protocol/generated/producer_ids_record.h"
 #include "protocol/generated/register_broker_record.h"
+#include "protocol/generated/remove_access_control_entry_record.h"
 #include "protocol/generated/remove_topic_record.h"
 #include "protocol/generated/topic_record.h"
 
@@ -315,6 +317,119 @@ Status MetadataStore::AlterConfigsLocked(int8_t type, const std::string& name,
   }
   if (records.empty()) return Status::OK();
   return AppendLocked(records);
+}
+
+namespace {
+
+AclBinding AclOf(const protocol::AccessControlEntryRecord& r) {
+  AclBinding a;
+  a.resource_type = ResourceTypeFromCode(r.resource_type);
+  a.resource_name = r.resource_name;
+  a.pattern_type = PatternTypeFromCode(r.pattern_type);
+  a.principal = r.principal;
+  a.host = r.host;
+  a.operation = AclOperationFromCode(r.operation);
+  a.permission = AclPermissionTypeFromCode(r.permission_type);
+  return a;
+}
+
+// Kafka's AclControlManager.validateNewAcl, in its order and words.
+Status ValidateNewAcl(const AclBinding& a) {
+  if (a.resource_type == ResourceType::kUnknown || a.resource_type == ResourceType::kAny) {
+    return Status::InvalidArgument(
+        fmt::format("Invalid resourceType {}", ResourceTypeName(a.resource_type)));
+  }
+  if (a.pattern_type != PatternType::kLiteral && a.pattern_type != PatternType::kPrefixed) {
+    return Status::InvalidArgument(
+        fmt::format("Invalid patternType {}", PatternTypeName(a.pattern_type)));
+  }
+  if (a.operation == AclOperation::kUnknown || a.operation == AclOperation::kAny) {
+    return Status::InvalidArgument(
+        fmt::format("Invalid operation {}", AclOperationName(a.operation)));
+  }
+  if (a.permission != AclPermissionType::kDeny && a.permission != AclPermissionType::kAllow) {
+    return Status::InvalidArgument(
+        fmt::format("Invalid permissionType {}", AclPermissionTypeName(a.permission)));
+  }
+  if (a.resource_name.empty()) {
+    return Status::InvalidArgument("Resource name should not be empty");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+std::map<Uuid, AclBinding> MetadataStore::Acls() const {
+  MutexLock l(&mu_);
+  std::map<Uuid, AclBinding> out;
+  if (log_ == nullptr) return out;
+  for (const auto& [id, r] : log_->image().acls()) out.emplace(id, AclOf(r));
+  return out;
+}
+
+std::vector<Status> MetadataStore::CreateAcls(const std::vector<AclBinding>& acls) {
+  std::vector<Status> out(acls.size());
+  MutexLock l(&mu_);
+  if (log_ == nullptr) {
+    for (Status& s : out) s = Status::FailedPrecondition("the metadata store is closed");
+    return out;
+  }
+  std::set<AclBinding> existing;
+  std::set<Uuid> ids;
+  for (const auto& [id, r] : log_->image().acls()) {
+    existing.insert(AclOf(r));
+    ids.insert(id);
+  }
+  std::vector<MetadataRecordValue> records;
+  std::vector<size_t> written;
+  for (size_t i = 0; i < acls.size(); ++i) {
+    out[i] = ValidateNewAcl(acls[i]);
+    if (!out[i].ok() || !existing.insert(acls[i]).second) continue;  // a duplicate: success
+    protocol::AccessControlEntryRecord r;
+    do {
+      r.id = Uuid::Random();
+    } while (r.id.IsZero() || !ids.insert(r.id).second);
+    r.resource_type = static_cast<int8_t>(acls[i].resource_type);
+    r.resource_name = acls[i].resource_name;
+    r.pattern_type = static_cast<int8_t>(acls[i].pattern_type);
+    r.principal = acls[i].principal;
+    r.host = acls[i].host;
+    r.operation = static_cast<int8_t>(acls[i].operation);
+    r.permission_type = static_cast<int8_t>(acls[i].permission);
+    if (Status s = Add(&records, r); !s.ok()) {
+      out[i] = s;
+      continue;
+    }
+    written.push_back(i);
+  }
+  if (records.empty()) return out;
+  if (Status s = AppendLocked(records); !s.ok()) {
+    for (size_t i : written) out[i] = s;
+  }
+  return out;
+}
+
+Result<std::vector<std::vector<std::pair<Uuid, AclBinding>>>> MetadataStore::DeleteAcls(
+    const std::vector<AclBindingFilter>& filters) {
+  MutexLock l(&mu_);
+  if (log_ == nullptr) return Status::FailedPrecondition("the metadata store is closed");
+  std::vector<std::vector<std::pair<Uuid, AclBinding>>> out(filters.size());
+  std::set<Uuid> removed;
+  std::vector<MetadataRecordValue> records;
+  for (size_t f = 0; f < filters.size(); ++f) {
+    for (const auto& [id, r] : log_->image().acls()) {
+      AclBinding acl = AclOf(r);
+      if (!filters[f].Matches(acl)) continue;
+      out[f].emplace_back(id, std::move(acl));
+      if (removed.insert(id).second) {
+        protocol::RemoveAccessControlEntryRecord rm;
+        rm.id = id;
+        SEGLOG_RETURN_IF_ERROR(Add(&records, rm));
+      }
+    }
+  }
+  if (!records.empty()) SEGLOG_RETURN_IF_ERROR(AppendLocked(records));
+  return out;
 }
 
 Result<int64_t> MetadataStore::ReserveProducerIdBlock() {

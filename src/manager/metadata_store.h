@@ -16,6 +16,9 @@
 //   AlterTopicConfig a ConfigRecord per changed key (null: removed); nothing when nothing changes
 //   AlterBrokerConfig the same for a BROKER resource: "" the cluster-wide defaults, else a node
 //   producer ids     ProducerIdsRecord{node, -1, end of the new block}, once a block of 1000
+//   CreateAcls       an AccessControlEntryRecord per new ACL (a fresh id), none for one that
+//                    exists already
+//   DeleteAcls       a RemoveAccessControlEntryRecord per ACL some filter matches, once each
 //   AssignDirectories a PartitionChangeRecord{directories [dir]} per partition whose log is in
 //                    another directory than the metadata says
 //   TakeLeadership   a PartitionChangeRecord{leader node, isr [node], ELR cleared} for each
@@ -45,6 +48,7 @@
 #include "io/env.h"
 #include "manager/topic_store.h"
 #include "metadata/metadata_log.h"
+#include "security/acl.h"
 #include "seglog/logger.h"
 #include "seglog/result.h"
 
@@ -106,6 +110,16 @@ class MetadataStore {
   Status AlterBrokerConfig(const std::string& name, const std::map<std::string, std::string>& next)
       EXCLUDES(mu_);
   std::map<std::string, std::string> BrokerConfigs(const std::string& name) const EXCLUDES(mu_);
+  // ACLs (Kafka's AclControlManager). Every ACL, by id.
+  std::map<Uuid, AclBinding> Acls() const EXCLUDES(mu_);
+  // A status per ACL, in order: InvalidArgument in Kafka's words for a resource type, pattern,
+  // operation or permission an ACL cannot have ("Invalid resourceType ANY", ...); OK for a new
+  // one (recorded) and for one that exists already (nothing written). One append for all.
+  std::vector<Status> CreateAcls(const std::vector<AclBinding>& acls) EXCLUDES(mu_);
+  // The ACLs each filter matches (an ACL two filters match is listed for both and removed once);
+  // one append for all. An error of the append fails every filter.
+  Result<std::vector<std::vector<std::pair<Uuid, AclBinding>>>> DeleteAcls(
+      const std::vector<AclBindingFilter>& filters) EXCLUDES(mu_);
   // Reserves the next block of producer ids; returns its first id.
   Result<int64_t> ReserveProducerIdBlock() EXCLUDES(mu_);
   // Registers this node as a broker, as Kafka's controller records a BrokerRegistration: a

@@ -9,6 +9,7 @@
 #include "base/properties.h"
 #include "io/atomic_file.h"
 #include "io/env.h"
+#include "security/standard_authorizer.h"
 
 namespace seglog {
 
@@ -38,39 +39,43 @@ const ConfigSetters<C>& NodeSetters() {
   return setters;
 }
 
-// The authorizer's keys (Kafka's StandardAuthorizer). seglog has no authorizer yet (issue 28),
-// and its listeners are PLAINTEXT only, so every client is User:ANONYMOUS: a server.properties
-// that names an authorizer is served only when that principal is a super user - then Kafka's
-// authorizer allows every operation too, and nothing protected is served to anyone Kafka
-// would refuse. Anything else is refused with the reason.
+// The authorizer's keys (Kafka's StandardAuthorizer, the only one Kafka 4.4 has built in:
+// src/security/standard_authorizer.h). seglog enforces no ACL on the other APIs yet and its
+// listeners are PLAINTEXT only, so every client is User:ANONYMOUS: a server.properties that
+// names an authorizer is served only when that principal is a super user - then Kafka's
+// authorizer allows every operation too, and nothing protected is served to anyone Kafka would
+// refuse. The ACL APIs (kafka-acls.sh) then manage the metadata log's ACLs. Anything else is
+// refused with the reason.
 bool IsAuthorizerKey(const std::string& k) {
   return k == "authorizer.class.name" || k == "super.users" ||
          k == "allow.everyone.if.no.acl.found";
 }
 
+constexpr const char* kStandardAuthorizer =
+    "org.apache.kafka.metadata.authorizer.StandardAuthorizer";
+
 void CheckAuthorizer(const std::map<std::string, std::string>& props,
                      std::vector<std::string>* errors) {
   auto it = props.find("authorizer.class.name");
   if (it == props.end() || it->second.empty()) return;
-  bool anonymous_super = false;
-  if (auto su = props.find("super.users"); su != props.end()) {
-    size_t start = 0;
-    while (start <= su->second.size()) {
-      size_t end = su->second.find(';', start);
-      if (end == std::string::npos) end = su->second.size();
-      std::string u = su->second.substr(start, end - start);
-      u.erase(0, u.find_first_not_of(' '));
-      u.erase(u.find_last_not_of(' ') + 1);
-      if (u == "User:ANONYMOUS") anonymous_super = true;
-      start = end + 1;
-    }
-  }
-  if (!anonymous_super) {
+  if (it->second != kStandardAuthorizer) {
     errors->push_back(fmt::format(
-        "authorizer.class.name={}: seglog has no authorizer yet and serves PLAINTEXT clients, "
-        "who are User:ANONYMOUS; it starts with an authorizer configured only when super.users "
-        "includes User:ANONYMOUS (then every operation is allowed, as Kafka's authorizer would "
-        "allow it). ACLs in the metadata log are kept for a Kafka broker to enforce",
+        "authorizer.class.name={}: seglog's authorizer is Kafka's StandardAuthorizer ({})",
+        it->second, kStandardAuthorizer));
+    return;
+  }
+  Result<AuthorizerOptions> options = AuthorizerOptions::FromProperties(props);
+  if (!options.ok()) {
+    errors->push_back(fmt::format("super.users: {}", options.status().message()));
+    return;
+  }
+  if (!options->super_users.count("User:ANONYMOUS")) {
+    errors->push_back(fmt::format(
+        "authorizer.class.name={}: seglog does not yet enforce ACLs on every API and serves "
+        "PLAINTEXT clients, who are User:ANONYMOUS; it starts with an authorizer configured only "
+        "when super.users includes User:ANONYMOUS (then every operation is allowed, as Kafka's "
+        "authorizer would allow it). The ACL APIs manage the metadata log's ACLs, which a Kafka "
+        "broker on the directory enforces",
         it->second));
   }
 }

@@ -211,7 +211,7 @@ namespace {
 
 TEST(BrokerConfigTest, AnAuthorizerIsServedOnlyWhenEveryClientIsASuperUser) {
   // Kafka's server.properties with the StandardAuthorizer and PLAINTEXT clients as super users:
-  // Kafka allows them everything, and so does seglog (it has no authorizer yet).
+  // Kafka allows them everything, and so does seglog.
   auto ok = BrokerConfig::FromProperties(
       {{"authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer"},
        {"super.users", "User:admin; User:ANONYMOUS"},
@@ -224,7 +224,19 @@ TEST(BrokerConfigTest, AnAuthorizerIsServedOnlyWhenEveryClientIsASuperUser) {
       {{"authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer"},
        {"super.users", "User:admin"}});
   ASSERT_FALSE(refused.ok());
-  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("seglog has no authorizer yet"));
+  EXPECT_THAT(std::string(refused.status().message()),
+              HasSubstr("seglog does not yet enforce ACLs on every API"));
+  // Kafka's StandardAuthorizer only, and super.users in its format.
+  auto other = BrokerConfig::FromProperties(
+      {{"authorizer.class.name", "com.example.MyAuthorizer"}, {"super.users", "User:ANONYMOUS"}});
+  ASSERT_FALSE(other.ok());
+  EXPECT_THAT(std::string(other.status().message()), HasSubstr("Kafka's StandardAuthorizer"));
+  auto malformed = BrokerConfig::FromProperties(
+      {{"authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer"},
+       {"super.users", "User:ANONYMOUS;admin"}});
+  ASSERT_FALSE(malformed.ok());
+  EXPECT_THAT(std::string(malformed.status().message()),
+              HasSubstr("expected a string in format principalType:principalName but got admin"));
   // An empty authorizer.class.name is no authorizer, as in Kafka.
   EXPECT_TRUE(BrokerConfig::FromProperties({{"authorizer.class.name", ""}}).ok());
   // The metadata log's settings have Kafka's minimums.

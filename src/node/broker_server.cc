@@ -10,6 +10,7 @@
 #include "remote/tiered_storage.h"
 #include "server/broker.h"
 #include "server/broker_context.h"
+#include "server/handlers.h"
 #include "server/socket_server.h"
 #include "txn/transaction_coordinator.h"
 
@@ -67,6 +68,16 @@ Status BrokerServer::StartAll() {
   ctx.txns = txns_.get();
   ctx.remote = tiered_ ? tiered_->manager() : nullptr;
   ctx.static_configs = config_.properties;
+  // authorizer.class.name (BrokerConfig allows it only with User:ANONYMOUS a super user so far).
+  if (auto a = config_.properties.find("authorizer.class.name");
+      a != config_.properties.end() && !a->second.empty()) {
+    SEGLOG_ASSIGN_OR_RETURN(AuthorizerOptions options,
+                            AuthorizerOptions::FromProperties(config_.properties));
+    ctx.authorizer = std::make_shared<StandardAuthorizer>(std::move(options));
+    RefreshAuthorizer(ctx);
+    logger.Info(fmt::format("Authorizer {} loaded {} ACL(s) from the metadata log", a->second,
+                            ctx.authorizer->Acls({}).size()));
+  }
   ctx.transaction_partition_verification = config_.txn.transaction_partition_verification_enable;
   ctx.transaction_version = config_.txn.transaction_version;
   ctx.node_id = config_.node_id;

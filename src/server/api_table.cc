@@ -71,6 +71,32 @@ void DescribeAcls(ApiCall& c) {
   c.Reply(HandleDescribeAcls(c.ctx(), *req, c.version));
 }
 
+// Kafka's CreateAclsRequest and DeleteAclsRequest refuse an UNKNOWN (0) element, as
+// DescribeAcls's filter above: the connection is closed before any handler runs.
+void CreateAcls(ApiCall& c) {
+  auto req = protocol::ParseRequestBody<protocol::CreateAclsRequestData>(c.body(), c.version);
+  if (!req.ok()) return c.ParseFailed(req.status());
+  for (const auto& a : req->creations) {
+    if (a.resource_type == 0 || a.resource_pattern_type == 0 || a.operation == 0 ||
+        a.permission_type == 0) {
+      return c.ParseFailed(Status::InvalidArgument("CreatableAcls contain unknown elements"));
+    }
+  }
+  c.Reply(HandleCreateAcls(c.ctx(), *req, c.version));
+}
+
+void DeleteAcls(ApiCall& c) {
+  auto req = protocol::ParseRequestBody<protocol::DeleteAclsRequestData>(c.body(), c.version);
+  if (!req.ok()) return c.ParseFailed(req.status());
+  for (const auto& f : req->filters) {
+    if (f.resource_type_filter == 0 || f.pattern_type_filter == 0 || f.operation == 0 ||
+        f.permission_type == 0) {
+      return c.ParseFailed(Status::InvalidArgument("Filters contain UNKNOWN elements"));
+    }
+  }
+  c.Reply(HandleDeleteAcls(c.ctx(), *req, c.version));
+}
+
 // The group APIs that answer later (a join waits for the rebalance; a sync for the leader's
 // assignment): the responder moves into the callback.
 void JoinGroup(ApiCall& c) {
@@ -147,8 +173,8 @@ const std::vector<ServedApi> kTable = {
     {{Key(ApiKey::kWriteTxnMarkers), 1, 2, 1}, kHandler, &WriteTxnMarkers},
     {{Key(ApiKey::kTxnOffsetCommit), 0, 6, 0}, kHandler, SEGLOG_UNARY(TxnOffsetCommit)},
     {{Key(ApiKey::kDescribeAcls), 1, 3, 1}, kHandler, &DescribeAcls},
-    {{Key(ApiKey::kCreateAcls), 1, 3, 1}, kHandler, SEGLOG_UNARY(CreateAcls)},
-    {{Key(ApiKey::kDeleteAcls), 1, 3, 1}, kHandler, SEGLOG_UNARY(DeleteAcls)},
+    {{Key(ApiKey::kCreateAcls), 1, 3, 1}, kHandler, &CreateAcls},
+    {{Key(ApiKey::kDeleteAcls), 1, 3, 1}, kHandler, &DeleteAcls},
     {{Key(ApiKey::kDescribeConfigs), 1, 4, 1}, kHandler, SEGLOG_UNARY(DescribeConfigs)},
     {{Key(ApiKey::kAlterConfigs), 0, 2, 0}, kHandler, SEGLOG_UNARY(AlterConfigs)},
     {{Key(ApiKey::kAlterReplicaLogDirs), 1, 2, 1}, kHandler, SEGLOG_UNARY(AlterReplicaLogDirs)},

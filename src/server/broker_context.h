@@ -17,6 +17,7 @@
 #include <string>
 
 #include "manager/log_manager.h"
+#include "security/standard_authorizer.h"
 #include "seglog/logger.h"
 #include "seglog/result.h"
 
@@ -35,6 +36,9 @@ struct BrokerContext {
   // Tiered storage (remote.log.storage.system.enable): fetches below a log's local start and
   // timestamp lookups in remote segments go through it. Null: nothing is tiered.
   RemoteLogManager* remote = nullptr;
+  // authorizer.class.name's StandardAuthorizer over the metadata log's ACLs; null: no
+  // authorizer (the ACL APIs answer SECURITY_DISABLED).
+  std::shared_ptr<StandardAuthorizer> authorizer;
   // The broker's settings as given (server.properties, then --override): DescribeConfigs'
   // STATIC_BROKER_CONFIG values.
   std::map<std::string, std::string> static_configs;

@@ -410,6 +410,37 @@ TEST_F(BrokerDispatchTest, DescribeAclsWithAnUnknownFilterElementClosesTheConnec
   EXPECT_TRUE(Logged("Filter contain UNKNOWN elements"));
 }
 
+// The same for CreateAcls and DeleteAcls (Kafka's CreateAclsRequest / DeleteAclsRequest).
+TEST_F(BrokerDispatchTest, CreateOrDeleteAclsWithAnUnknownElementClosesTheConnection) {
+  CreateAclsRequestData create;
+  auto& c = create.creations.emplace_back();
+  c.resource_type = 2;
+  c.resource_name = "t";
+  c.principal = "User:a";
+  c.host = "*";
+  c.operation = 3;
+  c.permission_type = 3;
+  EXPECT_EQ(Call(Frame(30, 3, create)).action, Response::Action::kSend);
+  for (int field = 0; field < 4; ++field) {
+    CreateAclsRequestData unknown = create;
+    auto& u = unknown.creations[0];
+    int8_t* elements[] = {&u.resource_type, &u.resource_pattern_type, &u.operation,
+                          &u.permission_type};
+    *elements[field] = 0;
+    EXPECT_EQ(Call(Frame(30, 3, unknown)).action, Response::Action::kCloseConnection) << field;
+  }
+  EXPECT_TRUE(Logged("CreatableAcls contain unknown elements"));
+  DeleteAclsRequestData del;
+  auto& f = del.filters.emplace_back();
+  f.resource_type_filter = 1;
+  f.operation = 1;
+  f.permission_type = 1;
+  EXPECT_EQ(Call(Frame(31, 3, del)).action, Response::Action::kSend);
+  f.pattern_type_filter = 0;
+  EXPECT_EQ(Call(Frame(31, 3, del)).action, Response::Action::kCloseConnection);
+  EXPECT_TRUE(Logged("Filters contain UNKNOWN elements"));
+}
+
 TEST_F(BrokerDispatchTest, ApiVersionsTooNewGetsKip511Answer) {
   ApiVersionsRequestData req;
   std::vector<uint8_t> frame = Frame(18, 3, req);
@@ -851,6 +882,14 @@ TEST_F(BrokerDispatchTest, EveryServedApiAnswersAtEveryVersion) {
         case ApiKey::kCreateAcls: {
           CreateAclsRequestData req;
           req.creations.resize(2);
+          for (auto& c : req.creations) {  // UNKNOWN (0) elements close the connection
+            c.resource_type = 2;
+            c.resource_name = "t";
+            c.principal = "User:a";
+            c.host = "*";
+            c.operation = 3;
+            c.permission_type = 3;
+          }
           a = Call(Frame(30, v, req));
           auto resp = Decode<CreateAclsResponseData>(a, 30, v);
           ASSERT_EQ(resp.results.size(), 2u);
@@ -860,6 +899,9 @@ TEST_F(BrokerDispatchTest, EveryServedApiAnswersAtEveryVersion) {
         case ApiKey::kDeleteAcls: {
           DeleteAclsRequestData req;
           req.filters.resize(1);
+          req.filters[0].resource_type_filter = 1;  // ANY: UNKNOWN (0) closes the connection
+          req.filters[0].operation = 1;
+          req.filters[0].permission_type = 1;
           a = Call(Frame(31, v, req));
           auto resp = Decode<DeleteAclsResponseData>(a, 31, v);
           ASSERT_EQ(resp.filter_results.size(), 1u);

@@ -184,7 +184,12 @@ std::optional<std::string> TopicNameForId(const BrokerContext& ctx, const Uuid& 
 // Kafka's Topic.validate: "Topic name is illegal, it ..." when the name is not allowed.
 Status ValidateTopicNameForClient(const std::string& name);
 
-// ACLs (cluster_handlers.cc): no authorizer, so SECURITY_DISABLED, as Kafka without one.
+// ACLs (acl_handlers.cc): kept in the metadata log when an authorizer is configured, else
+// SECURITY_DISABLED, as Kafka without one.
+// The client a decision is about (PLAINTEXT only so far: User:ANONYMOUS).
+RequestPrincipal ClientPrincipal(const BrokerContext& ctx);
+// Gives the authorizer, if any, the metadata log's ACLs (after a change, and at start).
+void RefreshAuthorizer(const BrokerContext& ctx);
 protocol::DescribeAclsResponseData HandleDescribeAcls(const BrokerContext& ctx,
                                                       const protocol::DescribeAclsRequestData& req,
                                                       int16_t version);
