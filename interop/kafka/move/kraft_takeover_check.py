@@ -244,6 +244,15 @@ SECURITY_OPS = [
      ("acl-add", ("USER", "LITERAL", "dave", "User:carol", "*", "DESCRIBE", "ALLOW")),
      ("quota-set", "user", "alice", "producer_byte_rate", "-")],
 ]
+# --kafka-first: the ACL changes each seglog phase makes (kafka-acls.sh and the admin client
+# against seglog, which keeps them in the metadata log); the next Kafka phase must list them, and
+# the metadata log must hold them as the model says.
+SEGLOG_ACL_OPS = [
+    [("tool-acl", ("TOPIC", "PREFIXED", "zoo-", "User:erin", "*", "READ", "ALLOW")),
+     ("acl-add", ("GROUP", "LITERAL", "g-consumer", "User:erin", "127.0.0.1", "READ", "ALLOW")),
+     ("acl-delete", ("TOPIC", "LITERAL", "orders", "User:alice", "*", "READ", "ALLOW"))],
+    [("acl-add", ("CLUSTER", "LITERAL", "kafka-cluster", "User:erin", "*", "DESCRIBE", "DENY"))],
+]
 # What seglog does not serve yet, so that on a directory Kafka formatted its Admin answers leave
 # out what Kafka's show. Only these are taken out of the state comparison (--kafka-first), each
 # checked on Kafka's side instead (Kafka's state keeps them across seglog's phases, and the
@@ -738,6 +747,7 @@ class Test:
         self.kafka_features = None      # Kafka's finalized features (all of them)
         self.kept = None                # kept_records() after the last phase
         self.kafka_phases = 0           # Kafka phases done
+        self.seglog_phases = 0          # seglog phases done (--kafka-first: SEGLOG_ACL_OPS)
         self.broker_configs = {}        # BROKER_CONFIG_OPS so far: entity -> {key: value}
         self.starts = {}                # program -> phases started
 
@@ -922,12 +932,13 @@ class Test:
                       f"{short(g)}; expected a LogAppendTime timestamp in [{t0}, {t1}]")
                 r["timestamp"] = g["timestamp"]
 
-    def security_ops(self, who, k):
-        """--kafka-first: the k-th Kafka phase's SECURITY_OPS, and the state they make."""
-        if k >= len(SECURITY_OPS):
+    def security_ops(self, who, k, table=SECURITY_OPS):
+        """--kafka-first: the k-th Kafka phase's SECURITY_OPS (or a seglog phase's
+        SEGLOG_ACL_OPS), and the state they make."""
+        if k >= len(table):
             return
         sec = self.security
-        for op in SECURITY_OPS[k]:
+        for op in table[k]:
             kind = op[0]
             if kind == "tool-scram":
                 _, user, mech, iters, pw = op
@@ -977,7 +988,7 @@ class Test:
                 sec["group_configs"].setdefault(name, {})[key] = [value, "DYNAMIC_GROUP_CONFIG"]
             else:
                 raise ValueError(kind)
-        log(f"{who}: {len(SECURITY_OPS[k])} changes to SCRAM credentials, ACLs, quotas and "
+        log(f"{who}: {len(table[k])} changes to SCRAM credentials, ACLs, quotas and "
             f"group configs")
 
     def broker_config_ops(self, n, who):
@@ -1036,7 +1047,9 @@ class Test:
                                         **self.broker_configs.get("", {})}.items()}
         if at_start:
             # (seglog's phase may have changed the dynamic broker configs: BROKER_CONFIG_OPS)
-            d = diff({**self.kafka_state_before, "cluster_broker_configs": cluster_configs}, ks)
+            # (and its ACL changes: SEGLOG_ACL_OPS)
+            d = diff({**self.kafka_state_before, "cluster_broker_configs": cluster_configs,
+                      "acls": sorted(self.security["acls"])}, ks)
             self.soft(not d, f"{who}: SCRAM users, ACLs, quotas or dynamic configs differ from "
                              f"what the previous Kafka phase showed before it stopped:\n" +
                              "\n".join(d[:25]))
@@ -1070,7 +1083,12 @@ class Test:
                               f"expected {want}")
         kept["configs"] = {c: v for c, v in kept["configs"].items() if not c.startswith("4:")}
         if not kafka:
-            d = diff(self.kept, kept)
+            # seglog changes ACLs now (SEGLOG_ACL_OPS): the records must be the model's.
+            acls = sorted(acl_string(d) for d in kept["acls"].values())
+            check(acls == sorted(self.security["acls"]),
+                  f"{who}: the metadata log's ACL records {acls} are not the ACLs made so far "
+                  f"{sorted(self.security['acls'])}")
+            d = diff({**self.kept, "acls": {}}, {**kept, "acls": {}})
             self.soft(not d, f"{who}: the metadata records seglog keeps without serving them "
                              f"(features, broker/group configs, SCRAM credentials, ACLs, quotas) "
                              f"changed during its phase:\n" + "\n".join(d[:25]))
@@ -1332,6 +1350,9 @@ class Test:
                 self.security_ops(who, self.kafka_phases)
                 self.kafka_state(who, at_start=False)
                 self.kafka_phases += 1
+            elif kafka_first:
+                self.security_ops(who, self.seglog_phases, SEGLOG_ACL_OPS)
+                self.seglog_phases += 1
             if n == 0 or last:
                 self.verify(who)
             before = wait_until(f"every partition led by node 1 on {who}", self.leaders_ready, 60)
