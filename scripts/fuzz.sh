@@ -18,7 +18,7 @@ mkdir -p build/fuzz/artifacts build/fuzz/reports
 cmake --build --preset asan-ubsan --target record_batch_fuzzer segment_recovery_fuzzer \
   request_fuzzer offsets_record_fuzzer transaction_log_fuzzer remote_log_metadata_fuzzer \
   protocol_samples_dump remote_log_metadata_dump s3_response_fuzzer remote_indexes_fuzzer \
-  metadata_log_fuzzer >build/fuzz/reports/build.txt 2>&1 ||
+  metadata_log_fuzzer sasl_fuzzer >build/fuzz/reports/build.txt 2>&1 ||
   { tail -n 150 build/fuzz/reports/build.txt; echo "fuzz: the build failed" >&2; exit 1; }
 
 # run_target <name> <max_len> [corpus directories...]: fuzzes $bin/fuzz/<name>_fuzzer
@@ -55,7 +55,7 @@ mkdir -p build/fuzz/corpus/remote_log_metadata
 # (transaction_log_fuzzer).
 targets=("record_batch 300000" "segment_recovery 300000" "request 65536" "offsets_record 4096"
   "transaction_log 4096" "remote_log_metadata 4096" "s3_response 65536" "remote_indexes 65536"
-  "metadata_log 65536")
+  "metadata_log 65536" "sasl 4096")
 
 # S3's XML answers and the SegmentObjects custom metadata (s3_response_fuzzer): seeded with
 # real answers of versitygw and one record.
@@ -75,6 +75,11 @@ cp -n tests/data/fuzz_seeds/metadata_log/* build/fuzz/corpus/metadata_log/ 2>/de
 for f in tests/data/cluster_metadata/kafka/*; do
   cp -n "$f" "build/fuzz/corpus/metadata_log/cluster_metadata_$(basename "$f")" 2>/dev/null || true
 done
+
+# SASL messages before authentication (sasl_fuzzer): seeded with RFC 7677's exchange and a
+# SCRAM-SHA-512 one.
+mkdir -p build/fuzz/corpus/sasl
+cp -n tests/data/fuzz_seeds/sasl/* build/fuzz/corpus/sasl/ 2>/dev/null || true
 
 failed=0
 pids=()
