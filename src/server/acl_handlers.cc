@@ -29,6 +29,29 @@ bool ClusterAllowed(const BrokerContext& ctx, AclOperation operation) {
                                    kClusterResourceName);
 }
 
+// Why CreateAcls or DeleteAcls is refused as a whole (no authorizer, or no ALTER on the
+// cluster): the error code and message of every entry.
+std::optional<std::pair<int16_t, std::optional<std::string>>> RefuseAlter(
+    const BrokerContext& ctx) {
+  if (ctx.authorizer == nullptr) {
+    return std::make_pair(kSecurityDisabled, std::optional<std::string>(kNoAuthorizer));
+  }
+  if (!ClusterAllowed(ctx, AclOperation::kAlter)) {
+    return std::make_pair(kafka_error::kClusterAuthorizationFailed, std::optional<std::string>());
+  }
+  return std::nullopt;
+}
+
+// `n` entries of `out` with the same error.
+template <typename Entries>
+void FillEvery(Entries* out, size_t n, int16_t code, const std::optional<std::string>& message) {
+  for (size_t i = 0; i < n; ++i) {
+    auto& r = out->emplace_back();
+    r.error_code = code;
+    r.error_message = message;
+  }
+}
+
 AclBindingFilter FilterOf(int8_t resource_type, const std::optional<std::string>& name,
                           int8_t pattern_type, const std::optional<std::string>& principal,
                           const std::optional<std::string>& host, int8_t operation,
@@ -103,17 +126,10 @@ protocol::CreateAclsResponseData HandleCreateAcls(const BrokerContext& ctx,
   (void)version;
   protocol::CreateAclsResponseData resp;
   auto all = [&](int16_t code, std::optional<std::string> message) {
-    for (size_t i = 0; i < req.creations.size(); ++i) {
-      auto& r = resp.results.emplace_back();
-      r.error_code = code;
-      r.error_message = message;
-    }
+    FillEvery(&resp.results, req.creations.size(), code, std::move(message));
     return resp;
   };
-  if (ctx.authorizer == nullptr) return all(kSecurityDisabled, kNoAuthorizer);
-  if (!ClusterAllowed(ctx, AclOperation::kAlter)) {
-    return all(kafka_error::kClusterAuthorizationFailed, std::nullopt);
-  }
+  if (auto refused = RefuseAlter(ctx)) return all(refused->first, refused->second);
   std::vector<AclBinding> acls;
   for (const auto& c : req.creations) {
     AclBinding a;
@@ -160,7 +176,8 @@ protocol::CreateAclsResponseData HandleCreateAcls(const BrokerContext& ctx,
                                                               : kafka_error::FromStatus(s);
     r.error_message = kafka_error::MessageOf(s);
   }
-  if (!valid.empty()) ctx.logger.Info(fmt::format("Processed CreateAcls of {} ACL(s)", acls.size()));
+  if (!valid.empty())
+    ctx.logger.Info(fmt::format("Processed CreateAcls of {} ACL(s)", acls.size()));
   return resp;
 }
 
@@ -170,17 +187,10 @@ protocol::DeleteAclsResponseData HandleDeleteAcls(const BrokerContext& ctx,
   (void)version;
   protocol::DeleteAclsResponseData resp;
   auto all = [&](int16_t code, std::optional<std::string> message) {
-    for (size_t i = 0; i < req.filters.size(); ++i) {
-      auto& r = resp.filter_results.emplace_back();
-      r.error_code = code;
-      r.error_message = message;
-    }
+    FillEvery(&resp.filter_results, req.filters.size(), code, std::move(message));
     return resp;
   };
-  if (ctx.authorizer == nullptr) return all(kSecurityDisabled, kNoAuthorizer);
-  if (!ClusterAllowed(ctx, AclOperation::kAlter)) {
-    return all(kafka_error::kClusterAuthorizationFailed, std::nullopt);
-  }
+  if (auto refused = RefuseAlter(ctx)) return all(refused->first, refused->second);
   std::vector<AclBindingFilter> filters;
   for (const auto& f : req.filters) {
     filters.push_back(FilterOf(f.resource_type_filter, f.resource_name_filter,
