@@ -109,12 +109,15 @@ this mode adds to the above:
     quota and a group config. Each Kafka phase must show, at its start, exactly the
     DescribeUserScramCredentials (users, mechanisms, iterations), DescribeAcls,
     DescribeClientQuotas, cluster-wide dynamic broker configs and group configs the previous
-    Kafka phase showed before it stopped, and at its end what its own changes make of them;
+    Kafka phase showed before it stopped (with the seglog phase's ACL and dynamic broker config
+    changes), and at its end what its own changes make of them;
+  * the seglog phases change ACLs too (SEGLOG_ACL_OPS: Kafka's AclCommand and the admin client
+    against seglog, which keeps them in the metadata log);
   * after every stop, Kafka's DumpLogSegments --cluster-metadata-decoder reads
-    D/__cluster_metadata-0 (the newest snapshot, then the log after it) and the records seglog
-    keeps without serving (features, non-topic ConfigRecords, SCRAM credentials with their salts
-    and keys, ACLs with their ids, client quotas) must be exactly what they were before a seglog
-    phase;
+    D/__cluster_metadata-0 (the newest snapshot, then the log after it): the ACL records and the
+    dynamic broker configs must be the ones the test made, and the records seglog keeps without
+    serving (features, group configs, SCRAM credentials with their salts and keys, client quotas)
+    exactly what they were before a seglog phase;
   * the state comparison leaves out what seglog does not serve yet, and only that (UNSERVED;
     each is checked on Kafka's side instead).
 --kafka-first --kafka-only runs that mode's phases all on Kafka (its harness checked on Kafka).
