@@ -106,6 +106,8 @@ class LogManager {
 
   // ---- ACLs, kept in the metadata log (MetadataStore::CreateAcls, DeleteAcls) ----
   std::map<Uuid, AclBinding> Acls() const;
+  // SCRAM credentials (MetadataStore's); null without a metadata log.
+  MetadataStore* metadata() const { return metadata_.get(); }
   std::vector<Status> CreateAcls(const std::vector<AclBinding>& acls);
   Result<std::vector<std::vector<std::pair<Uuid, AclBinding>>>> DeleteAcls(
       const std::vector<AclBindingFilter>& filters);

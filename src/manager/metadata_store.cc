@@ -18,7 +18,9 @@
 #include "protocol/generated/register_broker_record.h"
 #include "protocol/generated/remove_access_control_entry_record.h"
 #include "protocol/generated/remove_topic_record.h"
+#include "protocol/generated/remove_user_scram_credential_record.h"
 #include "protocol/generated/topic_record.h"
+#include "protocol/generated/user_scram_credential_record.h"
 
 namespace seglog {
 
@@ -430,6 +432,61 @@ Result<std::vector<std::vector<std::pair<Uuid, AclBinding>>>> MetadataStore::Del
   }
   if (!records.empty()) SEGLOG_RETURN_IF_ERROR(AppendLocked(records));
   return out;
+}
+
+std::optional<ScramCredential> MetadataStore::ScramCredentialOf(const std::string& user,
+                                                                ScramMechanism mechanism) const {
+  MutexLock l(&mu_);
+  if (log_ == nullptr) return std::nullopt;
+  auto it = log_->image().scram().find({user, static_cast<int8_t>(mechanism)});
+  if (it == log_->image().scram().end()) return std::nullopt;
+  ScramCredential c;
+  c.mechanism = mechanism;
+  c.salt = it->second.salt;
+  c.stored_key = it->second.stored_key;
+  c.server_key = it->second.server_key;
+  c.iterations = it->second.iterations;
+  return c;
+}
+
+std::map<std::string, std::vector<std::pair<ScramMechanism, int32_t>>> MetadataStore::ScramUsers()
+    const {
+  MutexLock l(&mu_);
+  std::map<std::string, std::vector<std::pair<ScramMechanism, int32_t>>> out;
+  if (log_ == nullptr) return out;
+  for (const auto& [key, rec] : log_->image().scram()) {
+    out[key.first].emplace_back(ScramMechanismFromCode(key.second), rec.iterations);
+  }
+  return out;
+}
+
+Status MetadataStore::AlterScramCredentials(
+    const std::vector<std::pair<std::string, ScramMechanism>>& deletions,
+    const std::vector<std::pair<std::string, ScramCredential>>& upsertions) {
+  MutexLock l(&mu_);
+  if (log_ == nullptr) return Status::FailedPrecondition("the metadata store is closed");
+  std::vector<MetadataRecordValue> records;
+  for (const auto& [user, mechanism] : deletions) {
+    if (!log_->image().scram().count({user, static_cast<int8_t>(mechanism)})) {
+      return Status::NotFound("Attempt to delete a user credential that does not exist");
+    }
+    protocol::RemoveUserScramCredentialRecord r;
+    r.name = user;
+    r.mechanism = static_cast<int8_t>(mechanism);
+    SEGLOG_RETURN_IF_ERROR(Add(&records, r));
+  }
+  for (const auto& [user, c] : upsertions) {
+    protocol::UserScramCredentialRecord r;
+    r.name = user;
+    r.mechanism = static_cast<int8_t>(c.mechanism);
+    r.salt = c.salt;
+    r.stored_key = c.stored_key;
+    r.server_key = c.server_key;
+    r.iterations = c.iterations;
+    SEGLOG_RETURN_IF_ERROR(Add(&records, r));
+  }
+  if (records.empty()) return Status::OK();
+  return AppendLocked(records);
 }
 
 Result<int64_t> MetadataStore::ReserveProducerIdBlock() {

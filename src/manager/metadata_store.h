@@ -49,6 +49,7 @@
 #include "manager/topic_store.h"
 #include "metadata/metadata_log.h"
 #include "security/acl.h"
+#include "security/scram.h"
 #include "seglog/logger.h"
 #include "seglog/result.h"
 
@@ -120,6 +121,19 @@ class MetadataStore {
   // one append for all. An error of the append fails every filter.
   Result<std::vector<std::vector<std::pair<Uuid, AclBinding>>>> DeleteAcls(
       const std::vector<AclBindingFilter>& filters) EXCLUDES(mu_);
+  // SCRAM credentials (Kafka's ScramControlManager): one user's for a mechanism, if any.
+  std::optional<ScramCredential> ScramCredentialOf(const std::string& user,
+                                                   ScramMechanism mechanism) const EXCLUDES(mu_);
+  // Every user with a credential, and its mechanisms with their iterations.
+  std::map<std::string, std::vector<std::pair<ScramMechanism, int32_t>>> ScramUsers() const
+      EXCLUDES(mu_);
+  // Removes the (user, mechanism) credentials of `deletions` and sets those of `upsertions`, in
+  // one append (UserScramCredentialRecord / RemoveUserScramCredentialRecord); the caller has
+  // checked them (Kafka's validation lives with the API). NotFound for a deletion of a
+  // credential that does not exist, and then nothing is written.
+  Status AlterScramCredentials(
+      const std::vector<std::pair<std::string, ScramMechanism>>& deletions,
+      const std::vector<std::pair<std::string, ScramCredential>>& upsertions) EXCLUDES(mu_);
   // Reserves the next block of producer ids; returns its first id.
   Result<int64_t> ReserveProducerIdBlock() EXCLUDES(mu_);
   // Registers this node as a broker, as Kafka's controller records a BrokerRegistration: a

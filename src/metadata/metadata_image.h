@@ -94,6 +94,11 @@ class MetadataImage {
   }
   const std::map<Uuid, protocol::AccessControlEntryRecord>& acls() const { return acls_; }
   size_t scram_credentials() const { return scram_.size(); }
+  // SCRAM credentials by (user, mechanism code).
+  const std::map<std::pair<std::string, int8_t>, protocol::UserScramCredentialRecord>& scram()
+      const {
+    return scram_;
+  }
   size_t client_quotas() const { return quotas_.size(); }
   size_t delegation_tokens() const { return tokens_.size(); }
 

@@ -477,7 +477,7 @@ TEST_F(BrokerDispatchTest, RefusedRequestsCloseTheConnectionAndAreLogged) {
   StoreBE16(unknown.data(), 0xFFFF);  // -1: below every key
   EXPECT_EQ(Call(unknown).action, Response::Action::kCloseConnection);
   EXPECT_FALSE(broker_->HandlesInline(unknown));
-  StoreBE16(unknown.data(), 51);  // AlterUserScramCredentials: between served keys, not served
+  StoreBE16(unknown.data(), 48);  // DescribeClientQuotas: between served keys, not served
   EXPECT_EQ(Call(unknown).action, Response::Action::kCloseConnection);
   std::vector<uint8_t> join = v3;
   StoreBE16(join.data(), 11);
@@ -1216,6 +1216,24 @@ TEST_F(BrokerDispatchTest, EveryServedApiAnswersAtEveryVersion) {
           a = Call(Frame(81, v, RemoveRaftVoterRequestData{}));
           Decode<RemoveRaftVoterResponseData>(a, 81, v);
           break;
+        case ApiKey::kDescribeUserScramCredentials: {
+          a = Call(Frame(50, v, DescribeUserScramCredentialsRequestData{}));
+          auto resp = Decode<DescribeUserScramCredentialsResponseData>(a, 50, v);
+          EXPECT_EQ(resp.error_code, 0);
+          EXPECT_TRUE(resp.results.empty());
+          break;
+        }
+        case ApiKey::kAlterUserScramCredentials: {
+          AlterUserScramCredentialsRequestData req;
+          auto& d = req.deletions.emplace_back();
+          d.name = "nobody";
+          d.mechanism = 1;
+          a = Call(Frame(51, v, req));
+          auto resp = Decode<AlterUserScramCredentialsResponseData>(a, 51, v);
+          ASSERT_EQ(resp.results.size(), 1u);
+          EXPECT_EQ(resp.results[0].error_code, 91);  // RESOURCE_NOT_FOUND
+          break;
+        }
         default:
           continue;  // handlers added later have their own tests
       }

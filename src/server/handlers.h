@@ -24,6 +24,8 @@
 #include "protocol/generated/alter_partition_reassignments_response.h"
 #include "protocol/generated/alter_replica_log_dirs_request.h"
 #include "protocol/generated/alter_replica_log_dirs_response.h"
+#include "protocol/generated/alter_user_scram_credentials_request.h"
+#include "protocol/generated/alter_user_scram_credentials_response.h"
 #include "protocol/generated/api_versions_request.h"
 #include "protocol/generated/api_versions_response.h"
 #include "protocol/generated/consumer_group_describe_request.h"
@@ -62,6 +64,8 @@
 #include "protocol/generated/describe_topic_partitions_response.h"
 #include "protocol/generated/describe_transactions_request.h"
 #include "protocol/generated/describe_transactions_response.h"
+#include "protocol/generated/describe_user_scram_credentials_request.h"
+#include "protocol/generated/describe_user_scram_credentials_response.h"
 #include "protocol/generated/elect_leaders_request.h"
 #include "protocol/generated/elect_leaders_response.h"
 #include "protocol/generated/end_txn_request.h"
@@ -199,6 +203,14 @@ protocol::CreateAclsResponseData HandleCreateAcls(const BrokerContext& ctx,
 protocol::DeleteAclsResponseData HandleDeleteAcls(const BrokerContext& ctx,
                                                   const protocol::DeleteAclsRequestData& req,
                                                   int16_t version);
+
+// SCRAM users (scram_handlers.cc): kept in the metadata log.
+protocol::DescribeUserScramCredentialsResponseData HandleDescribeUserScramCredentials(
+    const BrokerContext& ctx, const protocol::DescribeUserScramCredentialsRequestData& req,
+    int16_t version);
+protocol::AlterUserScramCredentialsResponseData HandleAlterUserScramCredentials(
+    const BrokerContext& ctx, const protocol::AlterUserScramCredentialsRequestData& req,
+    int16_t version);
 
 // ---- Replicas, the quorum, producers (admin_handlers.cc) ----
 //
