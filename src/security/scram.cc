@@ -107,27 +107,6 @@ std::string RandomNonce() {
 
 }  // namespace
 
-ScramMechanism ScramMechanismFromName(std::string_view name) {
-  if (name == "SCRAM-SHA-256") return ScramMechanism::kSha256;
-  if (name == "SCRAM-SHA-512") return ScramMechanism::kSha512;
-  return ScramMechanism::kUnknown;
-}
-
-std::string_view ScramMechanismName(ScramMechanism m) {
-  switch (m) {
-    case ScramMechanism::kSha256:
-      return "SCRAM-SHA-256";
-    case ScramMechanism::kSha512:
-      return "SCRAM-SHA-512";
-    default:
-      return "UNKNOWN";
-  }
-}
-
-ScramMechanism ScramMechanismFromCode(int8_t code) {
-  return code == 1 || code == 2 ? static_cast<ScramMechanism>(code) : ScramMechanism::kUnknown;
-}
-
 std::vector<uint8_t> ScramSaltedPassword(ScramMechanism m, std::string_view password,
                                          std::span<const uint8_t> salt, int32_t iterations) {
   std::vector<uint8_t> out(static_cast<size_t>(EVP_MD_get_size(Digest(m))));
