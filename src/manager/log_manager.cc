@@ -253,7 +253,7 @@ std::vector<Status> LogManager::CreateTopics(const std::vector<NewTopic>& topics
     }
   }
   MutexLock admin(&admin_mu_);
-  std::vector<size_t> todo;
+  std::vector<size_t> to_create;
   int total_partitions = 0;
   {
     MutexLock l(&mu_);
@@ -263,14 +263,14 @@ std::vector<Status> LogManager::CreateTopics(const std::vector<NewTopic>& topics
         out[i] = Status::AlreadyExists(fmt::format("Topic '{}' already exists.", topics[i].name));
         continue;
       }
-      todo.push_back(i);
+      to_create.push_back(i);
       total_partitions += topics[i].partitions;
     }
   }
-  if (todo.empty()) return out;
+  if (to_create.empty()) return out;
   const std::vector<LogDirectory*> dirs = AssignDirs(total_partitions);
   if (dirs.empty()) {
-    for (size_t i : todo)
+    for (size_t i : to_create)
       out[i] = Status::IOError("KafkaStorageException: no log directory is online");
     return out;
   }
@@ -278,7 +278,7 @@ std::vector<Status> LogManager::CreateTopics(const std::vector<NewTopic>& topics
   std::vector<std::vector<LogDirectory*>> topic_dirs;
   std::set<Uuid> drawn;
   size_t next_dir = 0;
-  for (size_t i : todo) {
+  for (size_t i : to_create) {
     Uuid id = Uuid::Random();
     while (metadata_->TopicIdInUse(id) || drawn.count(id)) id = Uuid::Random();
     drawn.insert(id);
@@ -295,8 +295,8 @@ std::vector<Status> LogManager::CreateTopics(const std::vector<NewTopic>& topics
   // The metadata first: once durable, a topic exists (its missing partition directories are
   // created at the next open if a crash comes first).
   const std::vector<Status> recorded = metadata_->CreateTopics(records);
-  for (size_t k = 0; k < todo.size(); ++k) {
-    const size_t i = todo[k];
+  for (size_t k = 0; k < to_create.size(); ++k) {
+    const size_t i = to_create[k];
     if (!recorded[k].ok()) {
       out[i] = recorded[k];
       continue;

@@ -25,8 +25,8 @@ class AclHandlersTest : public HandlersTest {
 };
 
 p::CreateAclsRequestData::AclCreation Creation(int8_t type, std::string name, int8_t pattern,
-                                               std::string principal, int8_t op,
-                                               int8_t permission, std::string host = "*") {
+                                               std::string principal, int8_t op, int8_t permission,
+                                               std::string host = "*") {
   p::CreateAclsRequestData::AclCreation c;
   c.resource_type = type;
   c.resource_name = std::move(name);
