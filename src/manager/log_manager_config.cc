@@ -52,7 +52,8 @@ bool IsOtherBrokerKey(const std::string& k) {
       "unclean.leader.election.enable", "log.dir.failure.timeout.ms", "metadata.log.dir",
       "replica.high.watermark.checkpoint.interval.ms", "max.connections.per.ip",
       "max.connections.per.ip.overrides", "max.connection.creation.rate",
-      "queued.max.request.bytes", "connection.failed.authentication.delay.ms"};
+      "queued.max.request.bytes", "connection.failed.authentication.delay.ms",
+      "connections.max.reauth.ms", "principal.builder.class"};
   if (exact.count(k)) return true;
   for (const char* prefix : {"socket.", "transaction.state.log.", "group.", "listener.name.",
                              "ssl.", "sasl.", "metric.", "metrics.", "replica.", "controller.",

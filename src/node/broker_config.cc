@@ -10,6 +10,7 @@
 #include "io/atomic_file.h"
 #include "io/env.h"
 #include "security/standard_authorizer.h"
+#include "server/listener_security.h"
 
 namespace seglog {
 
@@ -80,16 +81,46 @@ void CheckAuthorizer(const std::map<std::string, std::string>& props,
   }
 }
 
+// Until every API checks its ACLs, an authorizer is served only where every client is
+// User:ANONYMOUS (PLAINTEXT listeners); see CheckAuthorizer.
+void CheckAuthorizerListeners(const std::map<std::string, std::string>& props,
+                              const std::vector<ListenerEndpoint>& listeners,
+                              std::vector<std::string>* errors) {
+  auto it = props.find("authorizer.class.name");
+  if (it == props.end() || it->second.empty()) return;
+  for (const ListenerEndpoint& l : listeners) {
+    if (l.security_protocol != "PLAINTEXT") {
+      errors->push_back(fmt::format(
+          "authorizer.class.name with listener {} ({}): seglog does not yet enforce ACLs on every "
+          "API, so it serves authenticated clients only without an authorizer (each may then do "
+          "anything, as on a Kafka broker without one)",
+          l.name, l.security_protocol));
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 Result<BrokerConfig> BrokerConfig::FromProperties(const std::map<std::string, std::string>& props) {
   BrokerConfig c;
   c.properties = props;
   std::vector<std::string> errors;
+  // ssl.*, sasl.* and their listener forms are read when a listener is secured; on a broker
+  // with PLAINTEXT listeners only they are ignored (and logged as such), as unused settings.
+  bool any_secure = false;
+  {
+    ListenerConfigs l;
+    std::vector<std::string> ignored_errors;
+    ParseListenerConfigs(props, &l, &ignored_errors);
+    for (const ListenerEndpoint& e : l.listeners) any_secure |= e.security_protocol != "PLAINTEXT";
+  }
   // Each layer's keys, offered to each in turn; storage parses its own first.
-  auto layers = [&c](const std::string& k, const std::string& v) -> std::optional<Status> {
+  auto layers = [&c, any_secure](const std::string& k,
+                                 const std::string& v) -> std::optional<Status> {
     if (IsListenerConfigKey(k)) return Status::OK();  // read together below
     if (IsAuthorizerKey(k)) return Status::OK();      // checked together below
+    if (any_secure && IsListenerSecurityKey(k)) return Status::OK();  // read below
     if (auto s = SetConfigKey(NodeSetters(), &c, k, v)) return s;
     if (auto s = c.socket.Set(k, v)) return s;
     if (auto s = c.group.Set(k, v)) return s;
@@ -103,6 +134,8 @@ Result<BrokerConfig> BrokerConfig::FromProperties(const std::map<std::string, st
   ParseListenerConfigs(props, &listeners, &errors);
   c.listeners = std::move(listeners.listeners);
   c.advertised_listeners = std::move(listeners.advertised_listeners);
+  c.socket.security = ParseListenerSecurity(props, c.listeners, &errors);
+  CheckAuthorizerListeners(props, c.listeners, &errors);
   SEGLOG_RETURN_IF_ERROR(c.Finish(errors));
   return c;
 }

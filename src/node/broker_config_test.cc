@@ -60,8 +60,8 @@ TEST(BrokerConfigTest, SocketServerSettingsHaveKafkasNamesAndDefaults) {
                                            {"queued.max.requests", "0"}});
   ASSERT_FALSE(bad.ok());
   const std::string m(bad.status().message());
-  EXPECT_THAT(m, HasSubstr("listener SSL uses security protocol SSL; seglog supports only "
-                           "PLAINTEXT"));
+  EXPECT_THAT(m, HasSubstr("listener SSL: ssl.keystore.location (or ssl.keystore.key with "
+                           "ssl.keystore.certificate.chain) is required on an SSL listener"));
   EXPECT_THAT(m, HasSubstr("Invalid value 0 for configuration num.io.threads: Value must be at "
                            "least 1"));
   EXPECT_THAT(m, HasSubstr("configuration socket.request.max.bytes: Value must be at least 1"));
@@ -167,7 +167,7 @@ TEST(BrokerConfigTest, EachLayerParsesItsOwnKeysAndEveryProblemIsReportedAtOnce)
         "group.consumer.heartbeat.interval.ms must be less than group.consumer.session.timeout.ms",
         "Invalid value 3 for configuration transaction.version: Value must be no more than 2",
         "Invalid value maybe for configuration remote.log.storage.system.enable",
-        "listener SSL uses security protocol SSL",
+        "listener SSL: ssl.keystore.location",
         "Unknown configuration 'offsets.topic.num.partitionz'"}) {
     EXPECT_THAT(m, HasSubstr(want));
   }

@@ -101,6 +101,9 @@ Status BrokerServer::StartAll() {
 
   SocketServerOptions so = config_.SocketServer();
   so.logger = logger;
+  so.scram_credentials = [logs](const std::string& user, ScramMechanism m) {
+    return logs->metadata()->ScramCredentialOf(user, m);
+  };
   if (options_.front) front_ = options_.front(broker_.get());
   SEGLOG_ASSIGN_OR_RETURN(server_, SocketServer::Start(so, front_ ? front_.get() : broker_.get()));
   port_ = server_->port();

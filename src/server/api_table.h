@@ -94,6 +94,14 @@ struct ServedApi {
   void (*handle)(ApiCall& call);
 };
 
+// The SASL and delegation-token APIs past authentication (sasl_handlers.cc).
+void ServeSaslHandshake(ApiCall& c);
+void ServeSaslAuthenticate(ApiCall& c);
+void ServeCreateDelegationToken(ApiCall& c);
+void ServeRenewDelegationToken(ApiCall& c);
+void ServeExpireDelegationToken(ApiCall& c);
+void ServeDescribeDelegationToken(ApiCall& c);
+
 // Every served API, in key order.
 const std::vector<ServedApi>& ServedApiTable();
 const ServedApi* FindServedApiEntry(int16_t api_key);

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 #include <sys/sendfile.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -12,6 +13,7 @@
 
 #include "base/coding.h"
 #include "io/file.h"
+#include "protocol/generated/api_versions_request.h"
 #include "server/processor.h"
 
 namespace seglog {
@@ -44,13 +46,22 @@ int64_t WallClockMs() {
 }  // namespace
 
 Connection::Connection(Processor* processor, ServerState* state, asio::ip::tcp::socket socket,
-                       uint64_t id, std::string listener)
+                       uint64_t id, const ListenerRuntime* listener)
     : processor_(processor),
       state_(state),
       socket_(std::move(socket)),
       idle_timer_(socket_.get_executor()),
       id_(id),
-      listener_(std::move(listener)) {
+      listener_(listener),
+      auth_timer_(socket_.get_executor()) {
+  if (listener_->tls != nullptr) {
+    tls_context_ = listener_->tls->Current();
+    tls_ = std::make_unique<asio::ssl::stream<asio::ip::tcp::socket&>>(socket_, *tls_context_);
+  }
+  if (listener_->sasl.has_value()) {
+    sasl_ = std::make_unique<SaslAuthenticator>(
+        &*listener_->sasl, protocol::ApiVersionsRequestData::kHighestSupportedVersion);
+  }
   asio::error_code ec;
   const asio::ip::tcp::endpoint remote = socket_.remote_endpoint(ec);
   const asio::ip::tcp::endpoint local = socket_.local_endpoint(ec);
@@ -77,7 +88,74 @@ void Connection::Start() {
   if (state_->options.connections_max_idle_ms >= 0) {
     ArmIdleTimer(std::chrono::milliseconds(state_->options.connections_max_idle_ms));
   }
+  if (tls_ != nullptr) {
+    tls_->async_handshake(asio::ssl::stream_base::server,
+                          [self = shared_from_this()](const asio::error_code& e) {
+                            self->OnTlsHandshake(e);
+                          });
+    return;
+  }
   ReadMore();
+}
+
+void Connection::OnTlsHandshake(const asio::error_code& ec) {
+  if (closed_) return;
+  if (ec) {
+    // Kafka's Selector logs a failed handshake at INFO with the client's address.
+    state_->Info(fmt::format("Failed authentication with /{} (channelId={}) (SSL handshake failed)",
+                             client_host_, channel_id_));
+    state_->Debug(fmt::format("SSL handshake with /{} failed: {}", client_host_, ec.message()));
+    Close();
+    return;
+  }
+  Touch();
+  if (sasl_ == nullptr) {
+    const std::string subject = PeerSubjectName(tls_->native_handle());
+    if (!subject.empty()) {
+      Result<std::string> name = listener_->principal_mapper->Map(subject);
+      if (!name.ok()) {
+        state_->Info(fmt::format("Failed authentication with /{} (channelId={}) ({})",
+                                 client_host_, channel_id_, name.status().message()));
+        Close();
+        return;
+      }
+      principal_ = "User:" + *name;
+    }
+  }
+  ReadMore();
+}
+
+const std::string& Connection::principal() const {
+  return sasl_ != nullptr ? sasl_->principal() : principal_;
+}
+
+void Connection::FailAuthentication(std::vector<uint8_t> response, const std::string& reason) {
+  state_->Info(fmt::format("Failed authentication with /{} (channelId={}) ({})", client_host_,
+                           channel_id_, reason));
+  // Nothing more is read; the answer (if any) waits for the delay, then the connection closes.
+  draining_ = true;
+  pending_.clear();
+  pending_bytes_ = 0;
+  in_progress_ = true;
+  auth_timer_.expires_after(
+      std::chrono::milliseconds(state_->options.failed_authentication_delay_ms));
+  auth_timer_.async_wait([self = shared_from_this(), response = std::move(response)](
+                             const asio::error_code& ec) mutable {
+    if (ec || self->closed_) return;
+    if (response.empty()) {
+      self->Close();
+      return;
+    }
+    self->close_after_write_ = true;
+    self->AnswerInline(std::move(response));
+  });
+}
+
+void Connection::AnswerInline(std::vector<uint8_t> bytes) {
+  in_progress_ = true;
+  Response r;
+  r.buffer.Append(std::span<const uint8_t>(bytes.data(), bytes.size()));
+  OnAnswer(std::move(r));
 }
 
 void Connection::Drain() {
@@ -96,6 +174,7 @@ void Connection::Close() {
   socket_.shutdown(asio::socket_base::shutdown_both, ec);
   socket_.close(ec);
   idle_timer_.cancel();
+  auth_timer_.cancel();
   pending_.clear();
   frame_ = {};
   // response_ stays until the connection is destroyed: a cancelled write may still name its
@@ -114,9 +193,14 @@ bool Connection::ReadAheadFull() const {
 void Connection::ReadMore() {
   if (closed_ || draining_ || read_pending_ || ReadAheadFull()) return;
   read_pending_ = true;
-  socket_.async_read_some(
-      asio::buffer(read_buffer_),
-      [self = shared_from_this()](const asio::error_code& ec, size_t n) { self->OnRead(ec, n); });
+  auto on_read = [self = shared_from_this()](const asio::error_code& ec, size_t n) {
+    self->OnRead(ec, n);
+  };
+  if (tls_ != nullptr) {
+    tls_->async_read_some(asio::buffer(read_buffer_), std::move(on_read));
+  } else {
+    socket_.async_read_some(asio::buffer(read_buffer_), std::move(on_read));
+  }
 }
 
 void Connection::OnRead(const asio::error_code& ec, size_t n) {
@@ -147,7 +231,17 @@ bool Connection::Consume(const uint8_t* data, size_t n) {
       at += take;
       if (size_have_ < 4) break;
       frame_size_ = LoadBEInt32(size_bytes_.data());
-      const int32_t max = state_->options.socket_request_max_bytes;
+      // Before authentication a frame may be at most sasl.server.max.receive.size; an
+      // authenticating client that sends more fails its authentication.
+      const bool authenticating = sasl_ != nullptr && !sasl_->authenticated();
+      const int32_t max = authenticating ? sasl_->max_receive_size()
+                                         : state_->options.socket_request_max_bytes;
+      if (authenticating && (frame_size_ < 0 || frame_size_ > max)) {
+        FailAuthentication({}, fmt::format("Failing SASL authentication due to invalid receive "
+                                           "size (size = {} larger than {})",
+                                           frame_size_, max));
+        return false;
+      }
       if (frame_size_ < 0 || frame_size_ > max) {
         // Kafka's NetworkReceive refuses the size; its Selector logs and closes the channel.
         const std::string why =
@@ -185,8 +279,40 @@ void Connection::MaybeDispatch() {
   Frame frame = std::move(pending_.front());
   pending_.pop_front();
   pending_bytes_ -= frame.bytes.size();
+  if (sasl_ != nullptr) {
+    const int64_t now = WallClockMs();
+    if (sasl_->authenticated() && !sasl_->StartsReauthentication(frame.bytes, now) &&
+        sasl_->SessionExpired(now)) {
+      // Kafka's Processor closes a connection whose session expired without re-authenticating.
+      state_->Info(fmt::format(
+          "Closing connection {} of {}: its SASL session expired and it did not re-authenticate",
+          channel_id_, principal()));
+      Close();
+      return;
+    }
+    if (!sasl_->authenticated()) {
+      SaslAuthenticator::Step step = sasl_->OnFrame(frame.bytes, now);
+      switch (step.action) {
+        case SaslAuthenticator::Step::Action::kSend:
+          AnswerInline(std::move(step.response));
+          return;
+        case SaslAuthenticator::Step::Action::kClose:
+          state_->Info(fmt::format("Closing connection from /{} (channelId={}) during SASL "
+                                   "authentication: {}",
+                                   client_host_, channel_id_, step.reason));
+          Close();
+          return;
+        case SaslAuthenticator::Step::Action::kFail:
+          FailAuthentication(std::move(step.response), step.reason);
+          return;
+        case SaslAuthenticator::Step::Action::kForward:
+          break;  // ApiVersions: the broker answers it
+      }
+    }
+  }
   in_progress_ = true;
-  RequestContext context{id_, client_address_, listener_, frame.received_ms};
+  RequestContext context{id_,       client_address_, listener_->name, frame.received_ms,
+                         principal(), client_host_,  listener_->protocol};
   std::weak_ptr<Connection> weak = weak_from_this();
   if (state_->handler->HandlesInline(frame.bytes)) {
     // On this thread: an answer given during Handle is kept and taken below (no mailbox, no
@@ -271,6 +397,10 @@ void Connection::RequestDone() {
   writing_ = false;
   response_ = {};
   Touch();
+  if (close_after_write_) {
+    Close();
+    return;
+  }
   if (draining_) {
     Close();
     return;
@@ -294,22 +424,36 @@ void Connection::WriteNext() {
     ++end;
   }
   if (!gather_.empty()) {
-    asio::async_write(socket_, gather_,
-                      [self = shared_from_this(), end](const asio::error_code& ec, size_t) {
-                        if (self->closed_) return;
-                        if (ec) {
-                          self->OnWriteError(ec, "write");
-                          return;
-                        }
-                        self->Touch();
-                        self->size_sent_ = true;
-                        self->next_chunk_ = end;
-                        self->WriteNext();
-                      });
+    auto on_written = [self = shared_from_this(), end](const asio::error_code& ec, size_t) {
+      if (self->closed_) return;
+      if (ec) {
+        self->OnWriteError(ec, "write");
+        return;
+      }
+      self->Touch();
+      self->size_sent_ = true;
+      self->next_chunk_ = end;
+      self->WriteNext();
+    };
+    if (tls_ != nullptr) {
+      // One contiguous buffer: Asio's SSL stream would make a TLS record of each piece.
+      tls_out_.clear();
+      for (const asio::const_buffer& b : gather_) {
+        const auto* p = static_cast<const uint8_t*>(b.data());
+        tls_out_.insert(tls_out_.end(), p, p + b.size());
+      }
+      asio::async_write(*tls_, asio::buffer(tls_out_), std::move(on_written));
+    } else {
+      asio::async_write(socket_, gather_, std::move(on_written));
+    }
     return;
   }
   if (next_chunk_ < chunks.size()) {
-    SendFile();
+    if (tls_ != nullptr) {
+      SendFileTls();
+    } else {
+      SendFile();
+    }
     return;
   }
   RequestDone();
@@ -362,6 +506,48 @@ void Connection::SendFile() {
   ++next_chunk_;
   file_sent_ = 0;
   WriteNext();
+}
+
+void Connection::SendFileTls() {
+  if (closed_) return;
+  const FileSlice& region = std::get<FileSlice>(response_.buffer.chunks()[next_chunk_]);
+  if (file_sent_ >= region.length) {
+    ++next_chunk_;
+    file_sent_ = 0;
+    WriteNext();
+    return;
+  }
+  // The copy TLS needs: up to 256 KB of the file per write.
+  constexpr int64_t kChunk = 256 << 10;
+  const size_t want = static_cast<size_t>(std::min<int64_t>(region.length - file_sent_, kChunk));
+  tls_out_.resize(want);
+  size_t have = 0;
+  while (have < want) {
+    const ssize_t n = ::pread(region.file->fd(), tls_out_.data() + have, want - have,
+                              static_cast<off_t>(region.position + file_sent_ + have));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      state_->Warn(fmt::format(
+          "Size of {} has been truncated during write: {} bytes of the region at {} missing; "
+          "closing connection {}",
+          region.file->path(), region.length - file_sent_ - static_cast<int64_t>(have),
+          region.position, channel_id_));
+      Close();
+      return;
+    }
+    have += static_cast<size_t>(n);
+  }
+  asio::async_write(*tls_, asio::buffer(tls_out_),
+                    [self = shared_from_this()](const asio::error_code& ec, size_t n) {
+                      if (self->closed_) return;
+                      if (ec) {
+                        self->OnWriteError(ec, "write");
+                        return;
+                      }
+                      self->Touch();
+                      self->file_sent_ += static_cast<int64_t>(n);
+                      self->SendFileTls();
+                    });
 }
 
 void Connection::OnWriteError(const asio::error_code& ec, const char* what) {

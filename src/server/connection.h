@@ -5,6 +5,17 @@
 // then hands over the next request. It closes on a bad frame size, an I/O error, the client's
 // disconnect, idleness (connections.max.idle.ms), a handler's "close connection", or shutdown.
 //
+// Security, by its listener's protocol:
+// - SSL, SASL_SSL: a TLS handshake first (Asio's SSL stream over the socket); bytes go through
+//   it both ways, and FileSlices are read into memory and encrypted (this kernel offers no
+//   kTLS to sendfile(2) through). On SSL the principal is the client certificate's subject,
+//   mapped by ssl.principal.mapping.rules, or User:ANONYMOUS without one.
+// - SASL_PLAINTEXT, SASL_SSL: every frame goes to the SaslAuthenticator until the client is
+//   authenticated (frames no larger than sasl.server.max.receive.size); a failure is answered
+//   after connection.failed.authentication.delay.ms and the connection closed. The principal is
+//   the authenticated user's; a SaslHandshake on a session with an expiry re-authenticates
+//   (KIP-368), and once it has expired any other request closes the connection.
+//
 // Lifecycle: created by its Processor, which holds it in its map until it closes; every
 // pending asio operation holds a shared_ptr to it, so it lives until the last one completes.
 //
@@ -22,6 +33,8 @@
 #include <vector>
 #include "server/asio.h"
 
+#include "server/asio_ssl.h"
+#include "server/sasl_authenticator.h"
 #include "server/server_state.h"
 
 namespace seglog {
@@ -31,7 +44,7 @@ class Processor;
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   Connection(Processor* processor, ServerState* state, asio::ip::tcp::socket socket, uint64_t id,
-             std::string listener);
+             const ListenerRuntime* listener);
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
@@ -53,6 +66,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
     int64_t received_ms;
   };
 
+  void OnTlsHandshake(const asio::error_code& ec);
+  // Fails the SASL or TLS authentication: after the delay, sends `response` (if any), closes.
+  void FailAuthentication(std::vector<uint8_t> response, const std::string& reason);
+  // Answers a frame the authenticator took, as if a handler had.
+  void AnswerInline(std::vector<uint8_t> bytes);
+  const std::string& principal() const;
+
   void ReadMore();
   void OnRead(const asio::error_code& ec, size_t n);
   // Splits bytes read into frames; false (connection closed) on a bad size.
@@ -64,6 +84,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Writing one response: chunks_[next_chunk_...] of response_.
   void WriteNext();
   void SendFile();
+  // TLS: a FileSlice read into memory and written through the stream.
+  void SendFileTls();
   void OnWriteError(const asio::error_code& ec, const char* what);
 
   void ArmIdleTimer(std::chrono::milliseconds after);
@@ -75,7 +97,15 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::ip::tcp::socket socket_;
   asio::steady_timer idle_timer_;
   const uint64_t id_;
-  const std::string listener_;
+  const ListenerRuntime* const listener_;
+  // TLS (SSL, SASL_SSL): the context this connection started with, and the stream over socket_.
+  std::shared_ptr<asio::ssl::context> tls_context_;
+  std::unique_ptr<asio::ssl::stream<asio::ip::tcp::socket&>> tls_;
+  std::vector<uint8_t> tls_out_;  // the bytes of the TLS write in flight
+  std::unique_ptr<SaslAuthenticator> sasl_;  // SASL_PLAINTEXT, SASL_SSL
+  std::string principal_ = "User:ANONYMOUS";  // without SASL
+  asio::steady_timer auth_timer_;             // the delay before a failed authentication closes
+  bool close_after_write_ = false;            // the response being written ends the connection
   std::string client_address_;  // "ip:port"
   std::string client_host_;     // "ip", as Kafka prints it after a '/'
   std::string channel_id_;      // Kafka's "local-remote-id"

@@ -121,12 +121,14 @@ Result<std::vector<ListenerEndpoint>> ParseListeners(
       return Status::InvalidArgument(fmt::format(
           "No security protocol defined for listener {} (configuration {})", e.name, config));
     }
-    if (protocol->second != "PLAINTEXT") {
+    if (protocol->second != "PLAINTEXT" && protocol->second != "SSL" &&
+        protocol->second != "SASL_PLAINTEXT" && protocol->second != "SASL_SSL") {
       return Status::InvalidArgument(
           fmt::format("Invalid value {} for configuration {}: listener {} uses security protocol "
-                      "{}; seglog supports only PLAINTEXT",
+                      "{}, which is not one of PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL",
                       value, config, e.name, protocol->second));
     }
+    e.security_protocol = protocol->second;
     if (e.port < 0 || e.port > 65535) {
       return Status::InvalidArgument(fmt::format(
           "Invalid value {} for configuration {}: port {} out of range", value, config, e.port));
@@ -170,7 +172,7 @@ void ParseListenerConfigs(const std::map<std::string, std::string>& props, Liste
       errors->emplace_back(l.status().message());
     } else if (l->empty()) {
       errors->push_back(fmt::format(
-          "Invalid value {} for configuration listeners: no PLAINTEXT listener given", *v));
+          "Invalid value {} for configuration listeners: no listener given", *v));
     } else {
       c->listeners = *l;
     }

@@ -1,7 +1,7 @@
 // ListenerEndpoint and ParseListeners: Kafka's `listeners` and `advertised.listeners` values
 // ("PLAINTEXT://host:port,NAME://[::1]:port"), parsed with Kafka's rules (an empty host binds
 // the wildcard address; the listener name maps to a security protocol through
-// listener.security.protocol.map). seglog speaks only PLAINTEXT; any other protocol is refused.
+// listener.security.protocol.map: PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL).
 //
 // Thread safety: value types and pure functions.
 #ifndef SEGLOG_SERVER_LISTENER_CONFIG_H_
@@ -20,6 +20,8 @@ struct ListenerEndpoint {
   std::string name;  // the listener name, upper case as Kafka normalises it ("PLAINTEXT")
   std::string host;  // empty: the wildcard address
   int32_t port = 0;  // 0: any free port (tests)
+  // Its listener.security.protocol.map entry: PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL.
+  std::string security_protocol = "PLAINTEXT";
   bool operator==(const ListenerEndpoint&) const = default;
   // "NAME://host:port", IPv6 hosts in brackets.
   std::string ToString() const;
@@ -35,7 +37,7 @@ Result<std::map<std::string, std::string>> ParseSecurityProtocolMap(const std::s
 
 // Parses a comma-separated listener list for the configuration `config`. Listeners named in
 // `skip_names` (controller.listener.names: seglog has no KRaft controller) are left out. Each
-// other listener's name must map to PLAINTEXT in `protocols`. Errors in Kafka's words where
+// other listener's name must map to a security protocol in `protocols`. Errors in Kafka's words where
 // Kafka has them ("Unable to parse x to a broker endpoint").
 Result<std::vector<ListenerEndpoint>> ParseListeners(
     const std::string& config, const std::string& value,

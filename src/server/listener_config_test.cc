@@ -29,10 +29,13 @@ TEST(ListenerConfigTest, RefusesWhatSeglogCannotServe) {
               HasSubstr("Unable to parse PLAINTEXT://:x"));
   EXPECT_THAT(ParseListeners("listeners", "CLIENT://:9092", protocols, {}).status().message(),
               HasSubstr("No security protocol defined for listener CLIENT"));
-  EXPECT_THAT(
-      ParseListeners("listeners", "SASL_SSL://:9092", protocols, {}).status().message(),
-      HasSubstr(
-          "listener SASL_SSL uses security protocol SASL_SSL; seglog supports only PLAINTEXT"));
+  EXPECT_THAT(ParseListeners("listeners", "A://:9092", {{"A", "KERBEROS"}}, {}).status().message(),
+              HasSubstr("listener A uses security protocol KERBEROS, which is not one of"));
+  auto secure = ParseListeners("listeners", "SASL_SSL://:9092,INTERNAL://:9093",
+                               {{"SASL_SSL", "SASL_SSL"}, {"INTERNAL", "SSL"}}, {});
+  ASSERT_TRUE(secure.ok()) << secure.status().ToString();
+  EXPECT_EQ((*secure)[0].security_protocol, "SASL_SSL");
+  EXPECT_EQ((*secure)[1].security_protocol, "SSL");
   EXPECT_THAT(ParseListeners("listeners", "PLAINTEXT://:9092,PLAINTEXT://:9093", protocols, {})
                   .status()
                   .message(),

@@ -29,21 +29,21 @@ void Processor::Start() {
   });
 }
 
-void Processor::Adopt(asio::ip::tcp::socket socket, std::string listener) {
+void Processor::Adopt(asio::ip::tcp::socket socket, const ListenerRuntime* listener) {
   if (&socket.get_executor().context() != &io_) {
     // Its reads and writes would complete on another network thread, racing this one's.
     state_->Warn(fmt::format(
         "Closing a connection on listener {} handed to network thread {} with a socket of "
         "another network thread",
-        listener, id_));
+        listener->name, id_));
     asio::error_code ignored;
     socket.close(ignored);
     state_->ConnectionClosed();
     return;
   }
-  asio::post(io_, [this, socket = std::move(socket), listener = std::move(listener)]() mutable {
+  asio::post(io_, [this, socket = std::move(socket), listener]() mutable {
     const uint64_t id = state_->next_connection_id.fetch_add(1, std::memory_order_relaxed);
-    auto c = std::make_shared<Connection>(this, state_, std::move(socket), id, std::move(listener));
+    auto c = std::make_shared<Connection>(this, state_, std::move(socket), id, listener);
     connections_.emplace(id, c);
     c->Start();
     if (draining_) c->Drain();

@@ -29,8 +29,9 @@ class Processor {
   Processor& operator=(const Processor&) = delete;
 
   void Start();
-  // Takes an accepted socket (opened on io_context()) as a new connection.
-  void Adopt(asio::ip::tcp::socket socket, std::string listener);
+  // Takes an accepted socket (opened on io_context()) as a new connection of `listener`
+  // (which outlives the processor).
+  void Adopt(asio::ip::tcp::socket socket, const ListenerRuntime* listener);
   void Drain();
   void Stop();
 

@@ -24,6 +24,11 @@ struct RequestContext {
   std::string client_address;  // "ip:port" of the client ("[::1]:port" for IPv6)
   std::string listener;        // the listener name ("PLAINTEXT")
   int64_t received_ms = 0;     // wall clock (ms since the epoch) when its last byte was read
+  // Who sent it, as Kafka's KafkaPrincipal prints it: "User:alice" (SASL), "User:CN=..." (a
+  // TLS client certificate's subject, mapped), "User:ANONYMOUS" (no authentication).
+  std::string principal = "User:ANONYMOUS";
+  std::string client_host;                     // the client's IP address, for ACL host checks
+  std::string security_protocol = "PLAINTEXT";  // the listener's
 };
 
 // What a handler answers.

@@ -10,16 +10,30 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include "server/asio.h"
 
 #include "base/mutex.h"
 #include "server/request_queue.h"
 #include "server/socket_server.h"
+#include "server/ssl_principal_mapper.h"
+#include "server/tls_context.h"
 
 namespace seglog {
 
 class Connection;
+
+// One listener as its connections see it: its name and security protocol, the TLS context
+// source and principal mapping (SSL, SASL_SSL), and the SASL settings (SASL_*). Built when
+// the listener is bound; immutable afterwards (the TLS source is thread-safe).
+struct ListenerRuntime {
+  std::string name;
+  std::string protocol = "PLAINTEXT";
+  std::unique_ptr<TlsContextSource> tls;
+  std::optional<SslPrincipalMapper> principal_mapper;
+  std::optional<SaslListenerConfig> sasl;
+};
 
 struct ServerState {
   ServerState(SocketServerOptions o, RequestHandler* h)

@@ -39,12 +39,15 @@ class SocketServer::Impl {
   struct Listener {
     Listener(asio::io_context& io, std::string n) : name(std::move(n)), acceptor(io), retry(io) {}
     std::string name;
+    ListenerRuntime runtime;
     asio::ip::tcp::acceptor acceptor;
     asio::steady_timer retry;  // after an accept error (e.g. out of descriptors)
     int port = -1;
   };
 
   Status BindOne(const ListenerEndpoint& endpoint);
+  // The listener's TLS context, principal mapping and SASL settings.
+  Status MakeRuntime(const ListenerEndpoint& endpoint, ListenerRuntime* out);
   // Acceptor thread only.
   // Each accept names its network thread up front: the socket it yields belongs to that
   // thread's io_context, so that thread (and no other) adopts it.
@@ -69,6 +72,48 @@ Status SocketServer::Impl::Bind() {
   return Status::OK();
 }
 
+Status SocketServer::Impl::MakeRuntime(const ListenerEndpoint& endpoint, ListenerRuntime* out) {
+  out->name = endpoint.name;
+  out->protocol = endpoint.security_protocol;
+  auto it = state_.options.security.find(endpoint.name);
+  const bool tls = out->protocol == "SSL" || out->protocol == "SASL_SSL";
+  const bool sasl = out->protocol == "SASL_PLAINTEXT" || out->protocol == "SASL_SSL";
+  if ((tls || sasl) && it == state_.options.security.end()) {
+    return Status::InvalidArgument(fmt::format(
+        "listener {} uses {} but has no security settings", endpoint.name, out->protocol));
+  }
+  if (tls) {
+    if (!it->second.tls.has_value()) {
+      return Status::InvalidArgument(
+          fmt::format("listener {} uses {} but has no ssl settings", endpoint.name, out->protocol));
+    }
+    auto source = TlsContextSource::Create(*it->second.tls, state_.logger);
+    if (!source.ok()) {
+      return Status::InvalidArgument(
+          fmt::format("listener {}: {}", endpoint.name, source.status().message()));
+    }
+    out->tls = std::move(source).value();
+    auto mapper = SslPrincipalMapper::Parse(it->second.tls->principal_mapping_rules);
+    if (!mapper.ok()) {
+      return Status::InvalidArgument(fmt::format("ssl.principal.mapping.rules: {}",
+                                                 mapper.status().message()));
+    }
+    out->principal_mapper = std::move(mapper).value();
+  }
+  if (sasl) {
+    if (!it->second.sasl.has_value()) {
+      return Status::InvalidArgument(
+          fmt::format("listener {} uses {} but has no SASL settings", endpoint.name,
+                      out->protocol));
+    }
+    out->sasl = *it->second.sasl;
+    auto credentials = std::make_shared<SaslCredentials>(*out->sasl->credentials);
+    credentials->scram_lookup = state_.options.scram_credentials;
+    out->sasl->credentials = std::move(credentials);
+  }
+  return Status::OK();
+}
+
 Status SocketServer::Impl::BindOne(const ListenerEndpoint& endpoint) {
   auto fail = [&](const asio::error_code& ec) {
     return Status::IOError(fmt::format("Socket server failed to bind to {}:{}: {}.", endpoint.host,
@@ -90,6 +135,7 @@ Status SocketServer::Impl::BindOne(const ListenerEndpoint& endpoint) {
     bind_to = asio::ip::tcp::endpoint(address, static_cast<uint16_t>(endpoint.port));
   }
   auto listener = std::make_unique<Listener>(accept_io_, endpoint.name);
+  SEGLOG_RETURN_IF_ERROR(MakeRuntime(endpoint, &listener->runtime));
   asio::ip::tcp::acceptor& a = listener->acceptor;
   a.open(bind_to.protocol(), ec);
   if (ec && endpoint.host.empty()) {  // no IPv6 here
@@ -180,7 +226,7 @@ void SocketServer::Impl::OnAccept(Listener* listener, Processor* processor,
     socket.close(ignored);
   } else {
     state_.open_connections.fetch_add(1);
-    processor->Adopt(std::move(socket), listener->name);
+    processor->Adopt(std::move(socket), &listener->runtime);
   }
   Accept(listener);
 }

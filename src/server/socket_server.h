@@ -29,6 +29,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,6 +40,7 @@
 #include "seglog/result.h"
 #include "seglog/status.h"
 #include "server/listener_config.h"
+#include "server/listener_security.h"
 #include "server/request_handler.h"
 
 namespace seglog {
@@ -60,6 +62,16 @@ struct SocketServerOptions {
   int64_t connections_max_idle_ms = 600000;
   // How long Shutdown() waits for requests in progress to be answered and written.
   int64_t shutdown_timeout_ms = 30000;
+  // Each listener's TLS and SASL settings, by listener name (ParseListenerSecurity); a
+  // listener not named here is PLAINTEXT.
+  std::map<std::string, ListenerSecurity> security;
+  // connection.failed.authentication.delay.ms: how long a failed authentication's answer
+  // waits before it is sent and the connection closed.
+  int64_t failed_authentication_delay_ms = 100;
+  // SCRAM credentials for SASL listeners: the user's credential for the mechanism (the
+  // metadata log's), nullopt if none. Called on network threads; must be thread-safe.
+  std::function<std::optional<ScramCredential>(const std::string& user, ScramMechanism m)>
+      scram_credentials;
   // Receives the server's log lines, in Kafka's words, with their levels. Called from the
   // server's threads; must be thread-safe. Default: no logging.
   Logger logger;

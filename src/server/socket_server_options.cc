@@ -21,6 +21,8 @@ const ConfigSetters<O>& Setters() {
       {"socket.listen.backlog.size", SetConfigInt<O, int32_t, &O::socket_listen_backlog_size, 1>},
       {"max.connections", SetConfigInt<O, int32_t, &O::max_connections, 0>},
       {"connections.max.idle.ms", SetConfigInt<O, int64_t, &O::connections_max_idle_ms, INT64_MIN>},
+      {"connection.failed.authentication.delay.ms",
+       SetConfigInt<O, int64_t, &O::failed_authentication_delay_ms, 0>},
   };
   return setters;
 }

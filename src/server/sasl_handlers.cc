@@ -1,0 +1,113 @@
+// The SASL and delegation-token APIs as the broker answers them once a connection is past its
+// authentication (the exchange itself is the connection's: server/sasl_authenticator.h).
+//
+// - SaslHandshake, SaslAuthenticate on an authenticated or PLAINTEXT/SSL connection:
+//   ILLEGAL_SASL_STATE, as Kafka's KafkaApis answers them (a re-authentication's handshake
+//   never reaches here).
+// - Delegation tokens: seglog has no token authentication (delegation.token.secret.key is
+//   not offered), and answers as a Kafka broker without it: DescribeDelegationToken is
+//   DELEGATION_TOKEN_REQUEST_NOT_ALLOWED on PLAINTEXT and anonymous SSL connections, else
+//   DELEGATION_TOKEN_AUTH_DISABLED; Create, Renew and Expire, which Kafka's broker forwards to
+//   its controller, get the controller's DELEGATION_TOKEN_AUTH_DISABLED.
+#include "protocol/generated/create_delegation_token_request.h"
+#include "protocol/generated/create_delegation_token_response.h"
+#include "protocol/generated/describe_delegation_token_request.h"
+#include "protocol/generated/describe_delegation_token_response.h"
+#include "protocol/generated/expire_delegation_token_request.h"
+#include "protocol/generated/expire_delegation_token_response.h"
+#include "protocol/generated/renew_delegation_token_request.h"
+#include "protocol/generated/renew_delegation_token_response.h"
+#include "protocol/generated/sasl_authenticate_request.h"
+#include "protocol/generated/sasl_authenticate_response.h"
+#include "protocol/generated/sasl_handshake_request.h"
+#include "protocol/generated/sasl_handshake_response.h"
+#include "protocol/request_body.h"
+#include "server/api_table.h"
+
+namespace seglog {
+
+namespace {
+
+constexpr int16_t kIllegalSaslState = 34;
+constexpr int16_t kDelegationTokenAuthDisabled = 61;
+constexpr int16_t kDelegationTokenRequestNotAllowed = 64;
+// Kafka's DelegationTokenManager.ErrorTimestamp.
+constexpr int64_t kErrorTimestamp = -1;
+
+}  // namespace
+
+void ServeSaslHandshake(ApiCall& c) {
+  auto req = protocol::ParseRequestBody<protocol::SaslHandshakeRequestData>(c.body(), c.version);
+  if (!req.ok()) return c.ParseFailed(req.status());
+  protocol::SaslHandshakeResponseData r;
+  r.error_code = kIllegalSaslState;
+  c.Reply(r);
+}
+
+void ServeSaslAuthenticate(ApiCall& c) {
+  auto req =
+      protocol::ParseRequestBody<protocol::SaslAuthenticateRequestData>(c.body(), c.version);
+  if (!req.ok()) return c.ParseFailed(req.status());
+  protocol::SaslAuthenticateResponseData r;
+  r.error_code = kIllegalSaslState;
+  r.error_message = "SaslAuthenticate request received after successful authentication";
+  c.Reply(r);
+}
+
+void ServeCreateDelegationToken(ApiCall& c) {
+  auto req =
+      protocol::ParseRequestBody<protocol::CreateDelegationTokenRequestData>(c.body(), c.version);
+  if (!req.ok()) return c.ParseFailed(req.status());
+  protocol::CreateDelegationTokenResponseData r;
+  r.error_code = kDelegationTokenAuthDisabled;
+  // The owner is the requester unless the request names one (Kafka's prepareResponse).
+  const std::string& principal = c.rc.principal;
+  const size_t colon = principal.find(':');
+  r.token_requester_principal_type = principal.substr(0, colon);
+  r.token_requester_principal_name = principal.substr(colon + 1);
+  if (req->owner_principal_name.has_value() && !req->owner_principal_name->empty()) {
+    r.principal_type = req->owner_principal_type.value_or("User");
+    r.principal_name = *req->owner_principal_name;
+  } else {
+    r.principal_type = r.token_requester_principal_type;
+    r.principal_name = r.token_requester_principal_name;
+  }
+  r.issue_timestamp_ms = kErrorTimestamp;
+  r.expiry_timestamp_ms = kErrorTimestamp;
+  r.max_timestamp_ms = kErrorTimestamp;
+  c.Reply(r);
+}
+
+void ServeRenewDelegationToken(ApiCall& c) {
+  auto req =
+      protocol::ParseRequestBody<protocol::RenewDelegationTokenRequestData>(c.body(), c.version);
+  if (!req.ok()) return c.ParseFailed(req.status());
+  protocol::RenewDelegationTokenResponseData r;
+  r.error_code = kDelegationTokenAuthDisabled;
+  r.expiry_timestamp_ms = kErrorTimestamp;
+  c.Reply(r);
+}
+
+void ServeExpireDelegationToken(ApiCall& c) {
+  auto req =
+      protocol::ParseRequestBody<protocol::ExpireDelegationTokenRequestData>(c.body(), c.version);
+  if (!req.ok()) return c.ParseFailed(req.status());
+  protocol::ExpireDelegationTokenResponseData r;
+  r.error_code = kDelegationTokenAuthDisabled;
+  r.expiry_timestamp_ms = kErrorTimestamp;
+  c.Reply(r);
+}
+
+void ServeDescribeDelegationToken(ApiCall& c) {
+  auto req = protocol::ParseRequestBody<protocol::DescribeDelegationTokenRequestData>(c.body(),
+                                                                                     c.version);
+  if (!req.ok()) return c.ParseFailed(req.status());
+  protocol::DescribeDelegationTokenResponseData r;
+  const bool allowed =
+      c.rc.security_protocol != "PLAINTEXT" &&
+      !(c.rc.security_protocol == "SSL" && c.rc.principal == "User:ANONYMOUS");
+  r.error_code = allowed ? kDelegationTokenAuthDisabled : kDelegationTokenRequestNotAllowed;
+  c.Reply(r);
+}
+
+}  // namespace seglog
