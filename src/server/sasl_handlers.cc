@@ -5,10 +5,9 @@
 //   ILLEGAL_SASL_STATE, as Kafka's KafkaApis answers them (a re-authentication's handshake
 //   never reaches here).
 // - Delegation tokens: seglog has no token authentication (delegation.token.secret.key is
-//   not offered), and answers as a Kafka broker without it: DescribeDelegationToken is
-//   DELEGATION_TOKEN_REQUEST_NOT_ALLOWED on PLAINTEXT and anonymous SSL connections, else
-//   DELEGATION_TOKEN_AUTH_DISABLED; Create, Renew and Expire, which Kafka's broker forwards to
-//   its controller, get the controller's DELEGATION_TOKEN_AUTH_DISABLED.
+//   not offered), and answers as a Kafka broker without it: every token API is
+//   DELEGATION_TOKEN_REQUEST_NOT_ALLOWED on PLAINTEXT and anonymous SSL connections (checked
+//   against Kafka 4.4.0 with kafka-delegation-tokens.sh), else DELEGATION_TOKEN_AUTH_DISABLED.
 #include "protocol/generated/create_delegation_token_request.h"
 #include "protocol/generated/create_delegation_token_response.h"
 #include "protocol/generated/describe_delegation_token_request.h"
@@ -33,6 +32,13 @@ constexpr int16_t kDelegationTokenAuthDisabled = 61;
 constexpr int16_t kDelegationTokenRequestNotAllowed = 64;
 // Kafka's DelegationTokenManager.ErrorTimestamp.
 constexpr int64_t kErrorTimestamp = -1;
+
+// Kafka's allowTokenRequests: not over PLAINTEXT, nor over SSL without a client certificate.
+int16_t TokenError(const RequestContext& rc) {
+  const bool allowed = rc.security_protocol != "PLAINTEXT" &&
+                       !(rc.security_protocol == "SSL" && rc.principal == "User:ANONYMOUS");
+  return allowed ? kDelegationTokenAuthDisabled : kDelegationTokenRequestNotAllowed;
+}
 
 }  // namespace
 
@@ -59,7 +65,7 @@ void ServeCreateDelegationToken(ApiCall& c) {
       protocol::ParseRequestBody<protocol::CreateDelegationTokenRequestData>(c.body(), c.version);
   if (!req.ok()) return c.ParseFailed(req.status());
   protocol::CreateDelegationTokenResponseData r;
-  r.error_code = kDelegationTokenAuthDisabled;
+  r.error_code = TokenError(c.rc);
   // The owner is the requester unless the request names one (Kafka's prepareResponse).
   const std::string& principal = c.rc.principal;
   const size_t colon = principal.find(':');
@@ -83,7 +89,7 @@ void ServeRenewDelegationToken(ApiCall& c) {
       protocol::ParseRequestBody<protocol::RenewDelegationTokenRequestData>(c.body(), c.version);
   if (!req.ok()) return c.ParseFailed(req.status());
   protocol::RenewDelegationTokenResponseData r;
-  r.error_code = kDelegationTokenAuthDisabled;
+  r.error_code = TokenError(c.rc);
   r.expiry_timestamp_ms = kErrorTimestamp;
   c.Reply(r);
 }
@@ -93,7 +99,7 @@ void ServeExpireDelegationToken(ApiCall& c) {
       protocol::ParseRequestBody<protocol::ExpireDelegationTokenRequestData>(c.body(), c.version);
   if (!req.ok()) return c.ParseFailed(req.status());
   protocol::ExpireDelegationTokenResponseData r;
-  r.error_code = kDelegationTokenAuthDisabled;
+  r.error_code = TokenError(c.rc);
   r.expiry_timestamp_ms = kErrorTimestamp;
   c.Reply(r);
 }
@@ -103,10 +109,7 @@ void ServeDescribeDelegationToken(ApiCall& c) {
                                                                                      c.version);
   if (!req.ok()) return c.ParseFailed(req.status());
   protocol::DescribeDelegationTokenResponseData r;
-  const bool allowed =
-      c.rc.security_protocol != "PLAINTEXT" &&
-      !(c.rc.security_protocol == "SSL" && c.rc.principal == "User:ANONYMOUS");
-  r.error_code = allowed ? kDelegationTokenAuthDisabled : kDelegationTokenRequestNotAllowed;
+  r.error_code = TokenError(c.rc);
   c.Reply(r);
 }
 

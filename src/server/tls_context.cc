@@ -342,9 +342,10 @@ Result<std::shared_ptr<asio::ssl::context>> BuildTlsContext(const TlsConfig& c) 
   return ctx;
 }
 
-Result<std::unique_ptr<TlsContextSource>> TlsContextSource::Create(TlsConfig config,
-                                                                   Logger logger) {
-  std::unique_ptr<TlsContextSource> s(new TlsContextSource(std::move(config), logger));
+Result<std::unique_ptr<TlsContextSource>> TlsContextSource::Create(
+    TlsConfig config, Logger logger, std::chrono::milliseconds check_every) {
+  std::unique_ptr<TlsContextSource> s(
+      new TlsContextSource(std::move(config), logger, check_every));
   SEGLOG_ASSIGN_OR_RETURN(auto ctx, BuildTlsContext(s->config_));
   MutexLock lock(&s->mu_);
   s->current_ = std::move(ctx);
@@ -366,7 +367,7 @@ std::map<std::string, std::timespec> TlsContextSource::FileTimes() const {
 std::shared_ptr<asio::ssl::context> TlsContextSource::Current() {
   MutexLock lock(&mu_);
   const auto now = std::chrono::steady_clock::now();
-  if (now - checked_ < std::chrono::seconds(1)) return current_;
+  if (now - checked_ < check_every_) return current_;
   checked_ = now;
   // A stat(2) or two once a second, and a rebuild only when a store changed.
   std::map<std::string, std::timespec> times = FileTimes();

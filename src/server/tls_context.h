@@ -67,18 +67,23 @@ Result<std::shared_ptr<asio::ssl::context>> BuildTlsContext(const TlsConfig& con
 
 class TlsContextSource {
  public:
-  static Result<std::unique_ptr<TlsContextSource>> Create(TlsConfig config, Logger logger);
+  // `check_every`: how often Current() looks at the files' times (tests pass 0).
+  static Result<std::unique_ptr<TlsContextSource>> Create(
+      TlsConfig config, Logger logger,
+      std::chrono::milliseconds check_every = std::chrono::seconds(1));
 
   // The context for a new connection.
   std::shared_ptr<asio::ssl::context> Current() EXCLUDES(mu_);
   const TlsConfig& config() const { return config_; }
 
  private:
-  TlsContextSource(TlsConfig config, Logger logger) : config_(std::move(config)), logger_(logger) {}
+  TlsContextSource(TlsConfig config, Logger logger, std::chrono::milliseconds check_every)
+      : config_(std::move(config)), logger_(logger), check_every_(check_every) {}
   std::map<std::string, std::timespec> FileTimes() const;
 
   const TlsConfig config_;
   const Logger logger_;
+  const std::chrono::milliseconds check_every_;
   Mutex mu_;
   std::shared_ptr<asio::ssl::context> current_ GUARDED_BY(mu_);
   std::map<std::string, std::timespec> times_ GUARDED_BY(mu_);
