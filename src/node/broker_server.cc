@@ -93,6 +93,11 @@ Status BrokerServer::StartAll() {
   ctx.advertised_host = advertised.host.empty() ? LocalHostName() : advertised.host;
   ctx.advertised_port->store(advertised.port);
   ctx.listener_name = advertised.name;
+  for (const ListenerEndpoint& l : config_.advertised_listeners) {
+    if (l.name == advertised.name) continue;
+    ctx.other_listeners[l.name] = BrokerContext::Advertised{
+        l.host.empty() ? LocalHostName() : l.host, std::make_shared<std::atomic<int32_t>>(l.port)};
+  }
   LogManager* logs = logs_.get();
   ctx.next_producer_id = [logs]() -> Result<int64_t> { return logs->NextProducerId(); };
   broker_ = std::make_unique<Broker>(ctx);
@@ -107,7 +112,10 @@ Status BrokerServer::StartAll() {
   if (options_.front) front_ = options_.front(broker_.get());
   SEGLOG_ASSIGN_OR_RETURN(server_, SocketServer::Start(so, front_ ? front_.get() : broker_.get()));
   port_ = server_->port();
-  if (advertised.port == 0) ctx.advertised_port->store(port_);
+  if (advertised.port == 0) ctx.advertised_port->store(server_->port(advertised.name));
+  for (auto& [name, endpoint] : ctx.other_listeners) {
+    if (endpoint.port->load() == 0) endpoint.port->store(server_->port(name));
+  }
   started_ = true;
   logger.Info(fmt::format(
       "[KafkaServer id={}] started (seglog {}); cluster id {}; listening on {}:{}", config_.node_id,

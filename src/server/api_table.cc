@@ -136,6 +136,15 @@ void WriteTxnMarkers(ApiCall& c) {
   c.Reply(HandleWriteTxnMarkers(c.ctx(), *req, c.version, c.broker.MarkerWriter()));
 }
 
+// A handler that names the broker by the request's listener.
+template <typename Request, auto Handler>
+void UnaryOnListener(ApiCall& c) {
+  auto req = protocol::ParseRequestBody<Request>(c.body(), c.version);
+  if (!req.ok()) return c.ParseFailed(req.status());
+  c.Reply(Handler(c.ctx(), *req, c.version, c.rc.listener));
+}
+
+#define SEGLOG_ON_LISTENER(Name) &UnaryOnListener<protocol::Name##RequestData, Handle##Name>
 #define SEGLOG_UNARY(Name) &Unary<protocol::Name##RequestData, Handle##Name>
 
 constexpr ApiThread kHandler = ApiThread::kHandler;
@@ -150,10 +159,10 @@ const std::vector<ServedApi> kTable = {
     {{Key(ApiKey::kFetch), 4, 18, 4}, ApiThread::kInlineUnlessTiered, &Fetch},
     {{Key(ApiKey::kListOffsets), 1, 11, 1}, ApiThread::kInlineUnlessTiered,
      SEGLOG_UNARY(ListOffsets)},
-    {{Key(ApiKey::kMetadata), 0, 13, 0}, kHandler, SEGLOG_UNARY(Metadata)},
+    {{Key(ApiKey::kMetadata), 0, 13, 0}, kHandler, SEGLOG_ON_LISTENER(Metadata)},
     {{Key(ApiKey::kOffsetCommit), 2, 10, 2}, kHandler, SEGLOG_UNARY(OffsetCommit)},
     {{Key(ApiKey::kOffsetFetch), 1, 10, 1}, kHandler, SEGLOG_UNARY(OffsetFetch)},
-    {{Key(ApiKey::kFindCoordinator), 0, 6, 0}, kHandler, SEGLOG_UNARY(FindCoordinator)},
+    {{Key(ApiKey::kFindCoordinator), 0, 6, 0}, kHandler, SEGLOG_ON_LISTENER(FindCoordinator)},
     {{Key(ApiKey::kJoinGroup), 0, 9, 0}, kHandler, &JoinGroup},
     {{Key(ApiKey::kHeartbeat), 0, 4, 0}, kHandler, SEGLOG_UNARY(Heartbeat)},
     {{Key(ApiKey::kLeaveGroup), 0, 5, 0}, kHandler, SEGLOG_UNARY(LeaveGroup)},
@@ -205,7 +214,7 @@ const std::vector<ServedApi> kTable = {
      SEGLOG_UNARY(AlterUserScramCredentials)},
     {{Key(ApiKey::kDescribeQuorum), 0, 2, 0}, kHandler, SEGLOG_UNARY(DescribeQuorum)},
     {{Key(ApiKey::kUpdateFeatures), 0, 2, 0}, kHandler, SEGLOG_UNARY(UpdateFeatures)},
-    {{Key(ApiKey::kDescribeCluster), 0, 2, 0}, kHandler, SEGLOG_UNARY(DescribeCluster)},
+    {{Key(ApiKey::kDescribeCluster), 0, 2, 0}, kHandler, SEGLOG_ON_LISTENER(DescribeCluster)},
     {{Key(ApiKey::kDescribeProducers), 0, 0, 0}, kHandler, SEGLOG_UNARY(DescribeProducers)},
     {{Key(ApiKey::kUnregisterBroker), 0, 0, 0}, kHandler, SEGLOG_UNARY(UnregisterBroker)},
     {{Key(ApiKey::kDescribeTransactions), 0, 0, 0}, kHandler, SEGLOG_UNARY(DescribeTransactions)},

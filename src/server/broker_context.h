@@ -56,6 +56,13 @@ struct BrokerContext {
       std::make_shared<std::atomic<int32_t>>(9092);
   // The advertised listener's name (DescribeQuorum names this node's endpoint with it).
   std::string listener_name = "PLAINTEXT";
+  // The other advertised listeners: a client is told the endpoint of the listener it came in
+  // on, as Kafka tells it (the one above when its listener is not advertised).
+  struct Advertised {
+    std::string host;
+    std::shared_ptr<std::atomic<int32_t>> port;
+  };
+  std::map<std::string, Advertised> other_listeners;
   bool auto_create_topics = true;  // auto.create.topics.enable
   int32_t num_partitions = 1;      // num.partitions: a new topic's default
   // A producer id never handed out before (persisted blocks, so never again after a restart).

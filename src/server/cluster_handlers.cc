@@ -50,7 +50,8 @@ protocol::ApiVersionsResponseData HandleApiVersions(const BrokerContext& ctx,
 }
 
 protocol::DescribeClusterResponseData HandleDescribeCluster(
-    const BrokerContext& ctx, const protocol::DescribeClusterRequestData& req, int16_t version) {
+    const BrokerContext& ctx, const protocol::DescribeClusterRequestData& req, int16_t version,
+    std::string_view listener) {
   (void)version;
   protocol::DescribeClusterResponseData resp;
   // endpoint_type 1 is brokers; 2 (controllers) has no answer on a broker listener.
@@ -65,8 +66,9 @@ protocol::DescribeClusterResponseData HandleDescribeCluster(
   resp.controller_id = ctx.node_id;
   auto& b = resp.brokers.emplace_back();
   b.broker_id = ctx.node_id;
-  b.host = ctx.advertised_host;
-  b.port = ctx.advertised_port->load();
+  const AdvertisedEndpoint endpoint = EndpointFor(ctx, listener);
+  b.host = endpoint.host;
+  b.port = endpoint.port;
   if (req.include_cluster_authorized_operations)
     resp.cluster_authorized_operations = kAllOperations;
   return resp;

@@ -67,7 +67,7 @@ std::optional<KnownTopic> TopicById(const BrokerContext& ctx, const Uuid& id) {
 
 p::FindCoordinatorResponseData HandleFindCoordinator(const BrokerContext& ctx,
                                                      const p::FindCoordinatorRequestData& req,
-                                                     int16_t version) {
+                                                     int16_t version, std::string_view listener) {
   auto find = [&](int8_t key_type) {
     int16_t error = ke::kNone;
     if (key_type == kGroupKeyType) {
@@ -95,14 +95,15 @@ p::FindCoordinatorResponseData HandleFindCoordinator(const BrokerContext& ctx,
   };
   p::FindCoordinatorResponseData resp;
   const int8_t key_type = version >= 1 ? req.key_type : kGroupKeyType;
-  const int32_t port = ctx.advertised_port->load();
+  const AdvertisedEndpoint endpoint = EndpointFor(ctx, listener);
+  const int32_t port = endpoint.port;
   if (version < 4) {
     // v1-3 carry Kafka's Errors.message(): the error's text, or its name "NONE" on success.
     const int16_t e = find(key_type);
     resp.error_code = e;
     resp.error_message = e == ke::kNone ? std::optional<std::string>("NONE") : ErrorMessage(e);
     resp.node_id = e == ke::kNone ? ctx.node_id : -1;
-    resp.host = e == ke::kNone ? ctx.advertised_host : "";
+    resp.host = e == ke::kNone ? endpoint.host : "";
     resp.port = e == ke::kNone ? port : -1;
     return resp;
   }
@@ -114,7 +115,7 @@ p::FindCoordinatorResponseData HandleFindCoordinator(const BrokerContext& ctx,
     // v4+ entries carry a message only on the invalid-request path, as Kafka's.
     c.error_message = e == ke::kInvalidRequest ? ErrorMessage(e) : std::nullopt;
     c.node_id = e == ke::kNone ? ctx.node_id : -1;
-    c.host = e == ke::kNone ? ctx.advertised_host : "";
+    c.host = e == ke::kNone ? endpoint.host : "";
     c.port = e == ke::kNone ? port : -1;
   }
   return resp;

@@ -137,9 +137,18 @@ const ServedVersions* FindServedApi(int16_t api_key);
 protocol::ApiVersionsResponseData HandleApiVersions(const BrokerContext& ctx,
                                                     const protocol::ApiVersionsRequestData& req,
                                                     int16_t version);
+// The host and port a client of `listener` is told to connect to (the advertised endpoint of
+// that listener; the first advertised one for a listener not advertised, or "").
+struct AdvertisedEndpoint {
+  std::string host;
+  int32_t port = 0;
+};
+AdvertisedEndpoint EndpointFor(const BrokerContext& ctx, std::string_view listener);
+
+// `listener`: the request's listener, whose endpoint the broker is named with.
 protocol::MetadataResponseData HandleMetadata(const BrokerContext& ctx,
                                               const protocol::MetadataRequestData& req,
-                                              int16_t version);
+                                              int16_t version, std::string_view listener = "");
 // Appends each partition's batch; `appended` lists the partitions that grew (to wake fetches).
 protocol::ProduceResponseData HandleProduce(const BrokerContext& ctx,
                                             const protocol::ProduceRequestData& req,
@@ -157,7 +166,8 @@ protocol::DeleteTopicsResponseData HandleDeleteTopics(const BrokerContext& ctx,
                                                       const protocol::DeleteTopicsRequestData& req,
                                                       int16_t version);
 protocol::DescribeClusterResponseData HandleDescribeCluster(
-    const BrokerContext& ctx, const protocol::DescribeClusterRequestData& req, int16_t version);
+    const BrokerContext& ctx, const protocol::DescribeClusterRequestData& req, int16_t version,
+    std::string_view listener = "");
 
 // Partitions (partition_handlers.cc).
 protocol::CreatePartitionsResponseData HandleCreatePartitions(
@@ -264,7 +274,8 @@ struct GroupClient {
   std::string client_host;
 };
 protocol::FindCoordinatorResponseData HandleFindCoordinator(
-    const BrokerContext& ctx, const protocol::FindCoordinatorRequestData& req, int16_t version);
+    const BrokerContext& ctx, const protocol::FindCoordinatorRequestData& req, int16_t version,
+    std::string_view listener = "");
 // JoinGroup and SyncGroup answer through `done`, now or when the rebalance moves on.
 void HandleJoinGroup(const BrokerContext& ctx, const GroupClient& client,
                      const protocol::JoinGroupRequestData& req, int16_t version,

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "base/coding.h"
 #include "protocol/generated/api_messages.h"
@@ -57,13 +58,26 @@ std::optional<Header> ParseHeader(std::span<const uint8_t> frame) {
   h.api_key = LoadBEInt16(frame.data());
   h.version = LoadBEInt16(frame.data() + 2);
   h.correlation_id = LoadBEInt32(frame.data() + 4);
+  if (protocol::FindApi(h.api_key) == nullptr) return std::nullopt;  // no such API
   const int16_t header_version = protocol::RequestHeaderVersion(h.api_key, h.version);
-  if (header_version < 0) return std::nullopt;
   protocol::ProtocolReader reader(frame);
   protocol::RequestHeaderData data;
   if (!data.Decode(&reader, header_version).ok()) return std::nullopt;
   h.body_offset = reader.position();
   return h;
+}
+
+// Kafka's ApiKeys enum name of an API ("METADATA", "SASL_HANDSHAKE").
+std::string ApiKeyName(int16_t api_key) {
+  const protocol::ApiMessageInfo* info = protocol::FindApi(api_key);
+  if (info == nullptr) return std::to_string(api_key);
+  std::string out;
+  for (size_t i = 0; i < info->name.size(); ++i) {
+    const char c = info->name[i];
+    if (i > 0 && std::isupper(static_cast<unsigned char>(c))) out.push_back('_');
+    out.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+  }
+  return out;
 }
 
 int32_t JavaStringHash(const std::string& s) {
@@ -128,7 +142,7 @@ SaslAuthenticator::Step SaslAuthenticator::OnFrame(std::span<const uint8_t> fram
           "protocol, it does not support KIP-43 or it is not a kafka client.");
     }
     return close(fmt::format("Unexpected Kafka request of type {} during SASL handshake.",
-                             h.has_value() ? std::to_string(h->api_key) : "(unparsable)"));
+                             h.has_value() ? ApiKeyName(h->api_key) : "(unparsable)"));
   }
   if (state_ == State::kInitial) state_ = State::kHandshakeOrVersions;
   if (h->api_key == kApiVersionsKey) {
@@ -207,7 +221,8 @@ SaslAuthenticator::Step SaslAuthenticator::Token(std::span<const uint8_t> frame,
     if (h->api_key != kSaslAuthenticateKey) {
       state_ = State::kFailed;
       const std::string why = fmt::format(
-          "Unexpected Kafka request of type {} during SASL authentication.", h->api_key);
+          "Unexpected Kafka request of type {} during SASL authentication.",
+          ApiKeyName(h->api_key));
       // Kafka answers with the request's own error response (ILLEGAL_SASL_STATE); seglog can
       // build that for the SASL APIs, and closes without an answer for any other.
       if (h->api_key == kSaslHandshakeKey && h->version <= 1) {

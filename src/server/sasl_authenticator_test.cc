@@ -270,7 +270,17 @@ TEST_F(SaslAuthenticatorTest, RequestsOutOfOrderCloseTheConnection) {
   {  // Metadata in place of SaslAuthenticate.
     SaslAuthenticator a = Make();
     ASSERT_EQ(a.OnFrame(Handshake("PLAIN"), 0).action, Action::kSend);
-    EXPECT_EQ(a.OnFrame(Frame(metadata, 12), 0).action, Action::kClose);
+    auto step = a.OnFrame(Frame(metadata, 12), 0);
+    EXPECT_EQ(step.action, Action::kClose);
+    EXPECT_EQ(step.reason, "Unexpected Kafka request of type METADATA during SASL authentication.");
+  }
+  {  // A PLAINTEXT client: ApiVersions is answered, its Metadata closes the connection.
+    SaslAuthenticator a = Make();
+    protocol::ApiVersionsRequestData v;
+    ASSERT_EQ(a.OnFrame(Frame(v, 3), 0).action, Action::kForward);
+    auto step = a.OnFrame(Frame(metadata, 12), 0);
+    EXPECT_EQ(step.action, Action::kClose);
+    EXPECT_EQ(step.reason, "Unexpected Kafka request of type METADATA during SASL handshake.");
   }
   {  // A second handshake in place of SaslAuthenticate: its error response, then the close.
     SaslAuthenticator a = Make();
@@ -285,6 +295,11 @@ TEST_F(SaslAuthenticatorTest, RequestsOutOfOrderCloseTheConnection) {
     std::vector<uint8_t> f = Authenticate(Plain("alice", "alice-secret"), 2);
     f[3] = 9;  // the version's low byte
     EXPECT_EQ(a.OnFrame(f, 0).action, Action::kClose);
+  }
+  {  // An API key that does not exist.
+    SaslAuthenticator a = Make();
+    const std::vector<uint8_t> unknown = {0x70, 0x6c, 0, 1, 0, 0, 0, 1, 0xff, 0xff};
+    EXPECT_EQ(a.OnFrame(unknown, 0).action, Action::kClose);
   }
   {  // Bytes that are no request at all.
     SaslAuthenticator a = Make();

@@ -76,14 +76,23 @@ std::optional<std::string> TopicNameForId(const BrokerContext& ctx, const Uuid& 
   return ctx.logs->TopicNameForId(id.ToString());
 }
 
+AdvertisedEndpoint EndpointFor(const BrokerContext& ctx, std::string_view listener) {
+  if (auto it = ctx.other_listeners.find(std::string(listener));
+      it != ctx.other_listeners.end()) {
+    return AdvertisedEndpoint{it->second.host, it->second.port->load()};
+  }
+  return AdvertisedEndpoint{ctx.advertised_host, ctx.advertised_port->load()};
+}
+
 protocol::MetadataResponseData HandleMetadata(const BrokerContext& ctx,
                                               const protocol::MetadataRequestData& req,
-                                              int16_t version) {
+                                              int16_t version, std::string_view listener) {
   protocol::MetadataResponseData resp;
   auto& broker = resp.brokers.emplace_back();
   broker.node_id = ctx.node_id;
-  broker.host = ctx.advertised_host;
-  broker.port = ctx.advertised_port->load();
+  const AdvertisedEndpoint endpoint = EndpointFor(ctx, listener);
+  broker.host = endpoint.host;
+  broker.port = endpoint.port;
   resp.cluster_id = ctx.cluster_id;
   resp.controller_id = ctx.node_id;
   if (version >= 8 && version <= 10 && req.include_cluster_authorized_operations) {

@@ -2971,6 +2971,11 @@ def tiered_storage_faults(ctx):
 
 
 
+import security_cases  # noqa: E402
+for _fn in security_cases.CASES:
+    case(_fn)
+
+
 class Context:
     def __init__(self, seglog, name):
         self.ws = Workspace(name)
