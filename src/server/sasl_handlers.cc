@@ -69,14 +69,18 @@ void ServeCreateDelegationToken(ApiCall& c) {
   // The owner is the requester unless the request names one (Kafka's prepareResponse).
   const std::string& principal = c.rc.principal;
   const size_t colon = principal.find(':');
-  r.token_requester_principal_type = principal.substr(0, colon);
-  r.token_requester_principal_name = principal.substr(colon + 1);
+  const std::string type = principal.substr(0, colon);
+  const std::string name = principal.substr(colon + 1);
   if (req->owner_principal_name.has_value() && !req->owner_principal_name->empty()) {
     r.principal_type = req->owner_principal_type.value_or("User");
     r.principal_name = *req->owner_principal_name;
   } else {
-    r.principal_type = r.token_requester_principal_type;
-    r.principal_name = r.token_requester_principal_name;
+    r.principal_type = type;
+    r.principal_name = name;
+  }
+  if (c.version >= 3) {  // the requester fields are v3+
+    r.token_requester_principal_type = type;
+    r.token_requester_principal_name = name;
   }
   r.issue_timestamp_ms = kErrorTimestamp;
   r.expiry_timestamp_ms = kErrorTimestamp;
