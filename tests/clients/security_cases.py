@@ -363,4 +363,136 @@ def security_tls_and_mtls(ctx):
 security_tls_and_mtls.setup = _tls_setup
 
 
-CASES = [security_sasl_plaintext, security_tls_and_mtls]
+# ----------------------------------------------------------------------------------------------
+# OAUTHBEARER: Kafka's unsecured validator on one listener, signed JWTs against a JWKS file on
+# another.
+
+def b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+class Jwks:
+    """An RSA key, its JWKS file, and RS256 tokens signed with openssl."""
+
+    def __init__(self, d):
+        self.key = os.path.join(d, "jwt.key")
+        openssl("genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out",
+                self.key)
+        modulus = openssl("rsa", "-in", self.key, "-noout", "-modulus").stdout.strip()
+        n = bytes.fromhex(modulus.split("=", 1)[1])
+        self.path = write(os.path.join(d, "jwks.json"), json.dumps({"keys": [
+            {"kty": "RSA", "kid": "seglog-test", "use": "sig", "alg": "RS256",
+             "n": b64url(n), "e": b64url((65537).to_bytes(3, "big"))}]}))
+
+    def token(self, sub, lifetime_s=3600, aud="seglog", iss="https://issuer.test"):
+        now = int(time.time())
+        head = b64url(json.dumps({"alg": "RS256", "kid": "seglog-test", "typ": "JWT"}).encode())
+        body = b64url(json.dumps({"sub": sub, "iat": now, "exp": now + lifetime_s, "aud": aud,
+                                  "iss": iss, "scope": "kafka"}).encode())
+        signing_input = f"{head}.{body}".encode()
+        sig = subprocess.run(["openssl", "dgst", "-sha256", "-sign", self.key], input=signing_input,
+                             capture_output=True, timeout=30, check=True).stdout
+        return f"{head}.{body}.{b64url(sig)}", now + lifetime_s
+
+
+def _oauth_setup(ctx):
+    d = os.path.join(ctx.ws.dir, "oauth")
+    os.makedirs(d, exist_ok=True)
+    ctx.jwks = Jwks(d)
+    ctx.jwks_port = free_port()
+    ctx.broker.overrides.extend([
+        f"listeners=UNSECURED://127.0.0.1:{ctx.broker.port},SIGNED://127.0.0.1:{ctx.jwks_port}",
+        "listener.security.protocol.map=UNSECURED:SASL_PLAINTEXT,SIGNED:SASL_PLAINTEXT",
+        "sasl.enabled.mechanisms=OAUTHBEARER",
+        "listener.name.unsecured.oauthbearer.sasl.jaas.config="
+        "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;",
+        "listener.name.signed.oauthbearer.sasl.jaas.config="
+        "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;",
+        "listener.name.signed.oauthbearer.sasl.server.callback.handler.class="
+        "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler",
+        f"listener.name.signed.oauthbearer.sasl.oauthbearer.jwks.endpoint.url=file://{ctx.jwks.path}",
+        "listener.name.signed.oauthbearer.sasl.oauthbearer.expected.audience=seglog",
+        "listener.name.signed.oauthbearer.sasl.oauthbearer.expected.issuer=https://issuer.test",
+        # KIP-368: sessions end with their token, or after 20 s; clients re-authenticate.
+        "connections.max.reauth.ms=20000"])
+
+
+def security_oauthbearer(ctx):
+    b = ctx.broker
+    signed = f"127.0.0.1:{ctx.jwks_port}"
+    # Unsecured: librdkafka's and the Java client's own unsecured tokens.
+    confluent_round_trip({"bootstrap.servers": b.bootstrap, "security.protocol": "SASL_PLAINTEXT",
+                          "sasl.mechanism": "OAUTHBEARER",
+                          "enable.sasl.oauthbearer.unsecure.jwt": True,
+                          "sasl.oauthbearer.config": "principal=alice scope=kafka"},
+                         "oauth-unsecured", [f"u {i}" for i in range(5)])
+    jconf = java_props(os.path.join(ctx.ws.dir, "oauth.properties"), **{
+        "security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "OAUTHBEARER",
+        "sasl.jaas.config": 'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule '
+                            'required unsecuredLoginStringClaim_sub="bob";'})
+    console_round_trip(b.bootstrap, jconf, "oauth-java", [f"j {i}" for i in range(5)])
+
+    # Signed: a token from the JWKS's key, handed to confluent-kafka and kafka-python.
+    calls = []
+
+    def oauth_cb(_config):
+        calls.append(time.time())
+        return ctx.jwks.token("carol", lifetime_s=3600)
+
+    conf = {"bootstrap.servers": signed, "security.protocol": "SASL_PLAINTEXT",
+            "sasl.mechanism": "OAUTHBEARER", "oauth_cb": oauth_cb}
+    confluent_round_trip(conf, "oauth-signed", [f"s {i}" for i in range(5)])
+
+    try:  # kafka-python 3 moved the class
+        from kafka.net.sasl.oauth import AbstractTokenProvider
+    except ImportError:
+        from kafka.sasl.oauth import AbstractTokenProvider
+
+    class Provider(AbstractTokenProvider):
+        def token(self):
+            return ctx.jwks.token("dave")[0]
+
+        def extensions(self):
+            return {}
+    kafka_python_round_trip({"bootstrap_servers": signed, "auth": dict(
+        security_protocol="SASL_PLAINTEXT", sasl_mechanism="OAUTHBEARER",
+        sasl_oauth_token_provider=Provider())}, "oauth-py", ["p1", "p2"])
+
+    # Refused: an expired token, another audience, another key, an unsigned token.
+    other_dir = os.path.join(ctx.ws.dir, "oauth-other")
+    os.makedirs(other_dir, exist_ok=True)
+    other = Jwks(other_dir)  # a second key under the same kid
+    bad_tokens = {
+        "expired": ctx.jwks.token("carol", lifetime_s=-120)[0],
+        "audience": ctx.jwks.token("carol", aud="someone-else")[0],
+        "foreign key": other.token("carol")[0],
+        "unsigned": b64url(b'{"alg":"none"}') + "." + b64url(json.dumps(
+            {"sub": "carol", "exp": int(time.time()) + 60}).encode()) + ".",
+    }
+    for what, tok in bad_tokens.items():
+        e = confluent_auth_error({**conf, "oauth_cb": lambda _c, t=tok: (t, time.time() + 60)})
+        check(e and '{"status":"invalid_token"}' in e, f"{what} token: {e}")
+    check("Could not validate the access token" in b.log() or "invalid_token" in b.log(),
+          "no log line for a refused token")
+
+    # KIP-368: a session whose token expires re-authenticates with a new token; the
+    # connection keeps serving.
+    from confluent_kafka import Producer
+    short = {**conf, "oauth_cb": lambda _c: ctx.jwks.token("carol", lifetime_s=8)}
+    p = Producer(short)
+    delivered = []
+    for i in range(12):
+        p.produce("oauth-reauth", f"r {i}".encode(), on_delivery=lambda e, m: delivered.append(e))
+        p.flush(10)
+        time.sleep(1)
+    check(len(delivered) == 12 and all(e is None for e in delivered),
+          f"produce across token expiry: {delivered}")
+    # The client re-authenticated in time: the broker never had to close an expired session.
+    check("SASL session expired" not in b.log(), "a session expired without re-authentication")
+    ctx.expect_records = 5 + 5 + 5 + 2 + 12
+
+
+security_oauthbearer.setup = _oauth_setup
+
+
+CASES = [security_sasl_plaintext, security_tls_and_mtls, security_oauthbearer]
