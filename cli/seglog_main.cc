@@ -216,7 +216,9 @@ int main(int argc, char** argv) {
                    "Skip already formatted directories instead of failing");
   format->add_flag("-s,--standalone", fo.standalone,
                    "Initialize this node as a single-node dynamic quorum (kraft.version 1)");
-  format->add_option("-S,--add-scram", fo.add_scram, "A SCRAM credential (not supported yet)");
+  format->add_option("-S,--add-scram", fo.add_scram,
+                     "A SCRAM credential, e.g. SCRAM-SHA-512=[name=admin,password=secret] "
+                     "(repeatable)");
 
   seglog::ServeOptions svo;
   std::vector<std::string> serve_overrides;

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <chrono>
 #include <map>
 
@@ -12,6 +13,8 @@
 #include "io/env.h"
 #include "manager/meta_properties.h"
 #include "metadata/bootstrap.h"
+#include "protocol/generated/user_scram_credential_record.h"
+#include "security/scram.h"
 #include "tools/node.h"
 
 namespace seglog {
@@ -60,11 +63,120 @@ Result<StandaloneVoter> ControllerVoter(const std::map<std::string, std::string>
 
 }  // namespace
 
+// One --add-scram argument, as kafka-storage's ScramParser reads it:
+// MECHANISM=[name=N,password=P] or [name=N,salt=B64,saltedpassword=B64], with iterations=I
+// (4096 unless given) and salt (a random one unless given) optional; a value may be quoted.
+Result<MetadataRecordValue> ParseScramArgument(std::string input) {
+  auto fail = [](std::string why) { return Status::InvalidArgument(why); };
+  while (!input.empty() && std::isspace(static_cast<unsigned char>(input.front()))) {
+    input.erase(input.begin());
+  }
+  while (!input.empty() && std::isspace(static_cast<unsigned char>(input.back()))) input.pop_back();
+  const size_t eq = input.find('=');
+  if (eq == std::string::npos) {
+    return fail(fmt::format("Failed to find equals sign in SCRAM argument '{}'", input));
+  }
+  const std::string mech_name = input.substr(0, eq);
+  const ScramMechanism mechanism = ScramMechanismFromName(mech_name);
+  if (mechanism == ScramMechanism::kUnknown) {
+    return fail(fmt::format("The add-scram mechanism {} is not supported.", mech_name));
+  }
+  std::string config = input.substr(eq + 1);
+  if (config.empty() || config.front() != '[') {
+    return fail("Expected configuration string to start with [");
+  }
+  if (config.back() != ']') return fail("Expected configuration string to end with ]");
+  config = config.substr(1, config.size() - 2);
+  std::map<std::string, std::string> parts;
+  for (const std::string& part : SplitConfigList(config)) {
+    const size_t e = part.find('=');
+    if (e == std::string::npos) {
+      return fail(fmt::format("No equals sign found in SCRAM component: {}", part));
+    }
+    std::string value = part.substr(e + 1);
+    if (value.size() >= 2 && value.front() == '"' && value.back() == '"') {
+      value = value.substr(1, value.size() - 2);
+    }
+    parts[part.substr(0, e)] = value;
+  }
+  auto take = [&](const char* key) -> std::optional<std::string> {
+    auto it = parts.find(key);
+    if (it == parts.end()) return std::nullopt;
+    std::string v = it->second;
+    parts.erase(it);
+    return v;
+  };
+  auto decode = [](const std::string& b64) {
+    std::string padded = b64;
+    while (padded.size() % 4 != 0) padded.push_back('=');
+    return Base64Decode(padded);
+  };
+  const std::optional<std::string> name = take("name");
+  if (!name.has_value()) return fail("You must supply 'name' to add-scram");
+  std::vector<uint8_t> salt;
+  const std::optional<std::string> salt_text = take("salt");
+  if (salt_text.has_value()) {
+    Result<std::vector<uint8_t>> s = decode(*salt_text);
+    if (!s.ok()) return fail(fmt::format("Failed to decode given salt: {}", *salt_text));
+    salt = std::move(s).value();
+  } else {
+    salt = ScramRandomSalt();
+  }
+  int32_t iterations = 4096;
+  if (const std::optional<std::string> it = take("iterations")) {
+    try {
+      iterations = std::stoi(*it);
+    } catch (...) {
+      return fail(fmt::format("Failed to parse iterations count: {}", *it));
+    }
+  }
+  const std::optional<std::string> password = take("password");
+  const std::optional<std::string> salted_text = take("saltedpassword");
+  if (!password.has_value() && !salted_text.has_value()) {
+    return fail("You must supply one of 'password' or 'saltedpassword' to add-scram");
+  }
+  if (!password.has_value() && !salt_text.has_value()) {
+    return fail("You must supply 'salt' with 'saltedpassword' to add-scram");
+  }
+  if (!parts.empty()) {
+    std::string names;
+    for (const auto& [k, v] : parts) names += (names.empty() ? "" : ", ") + k;
+    return fail("Unknown SCRAM configurations: " + names);
+  }
+  if (iterations < kScramMinIterations || iterations > kScramMaxIterations) {
+    return fail(
+        fmt::format("The 'iterations' value must be {} {} for add-scram using {}",
+                    iterations < kScramMinIterations ? ">=" : "<=",
+                    iterations < kScramMinIterations ? kScramMinIterations : kScramMaxIterations,
+                    ScramMechanismName(mechanism)));
+  }
+  std::vector<uint8_t> salted;
+  if (password.has_value()) {
+    salted = ScramSaltedPassword(mechanism, *password, salt, iterations);
+  } else {
+    Result<std::vector<uint8_t>> given = decode(*salted_text);
+    if (!given.ok()) {
+      return fail(fmt::format("Failed to decode given saltedPassword: {}", *salted_text));
+    }
+    salted = std::move(given).value();
+  }
+  SEGLOG_ASSIGN_OR_RETURN(const ScramCredential credential,
+                          ScramCredentialFromSaltedPassword(mechanism, salted, salt, iterations));
+  protocol::UserScramCredentialRecord r;
+  r.name = *name;
+  r.mechanism = static_cast<int8_t>(mechanism);
+  r.salt = credential.salt;
+  r.stored_key = credential.stored_key;
+  r.server_key = credential.server_key;
+  r.iterations = credential.iterations;
+  return EncodeMetadataRecord(r);
+}
+
 Status FormatStorage(const FormatOptions& options, std::ostream& out) {
-  if (!options.add_scram.empty()) {
-    return Status::InvalidArgument(
-        "--add-scram is not supported yet: seglog keeps SCRAM credentials other brokers wrote, "
-        "but creates them only once it has SASL/SCRAM");
+  std::vector<MetadataRecordValue> scram;
+  for (const std::string& a : options.add_scram) {
+    SEGLOG_ASSIGN_OR_RETURN(MetadataRecordValue r, ParseScramArgument(a));
+    scram.push_back(std::move(r));
   }
   if (options.config.empty()) return Status::InvalidArgument("--config is required");
   Result<Uuid> cluster = Uuid::Parse(options.cluster_id);
@@ -161,7 +273,7 @@ Status FormatStorage(const FormatOptions& options, std::ostream& out) {
       voter->directory_id = Uuid::Parse(meta.directory_id).value();
     }
     if (dir == metadata_dir) {
-      SEGLOG_RETURN_IF_ERROR(WriteBootstrapSnapshot(env, dir, features, now, voter));
+      SEGLOG_RETURN_IF_ERROR(WriteBootstrapSnapshot(env, dir, features, now, voter, scram));
       out << fmt::format("Formatting metadata directory {} with metadata.version {}.\n", dir,
                          mv_name);
     } else {

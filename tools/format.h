@@ -10,10 +10,13 @@
 //   --feature/-f F=L        a feature's level, e.g. group.version=1 (repeatable)
 //   --ignore-formatted/-g   skip directories that have meta.properties instead of failing
 //   --standalone/-s         a dynamic quorum with this node as its only voter (kraft.version 1)
+//   --add-scram/-S A        a SCRAM credential in the bootstrap snapshot (repeatable):
+//                           SCRAM-SHA-512=[name=admin,password=admin-secret], or with
+//                           salt=<b64>,saltedpassword=<b64>; iterations=<n> (default 4096)
 //
 // A directory that already has meta.properties is "already formatted": an error unless
 // --ignore-formatted. Features seglog does not serve (share.version, streams.version above 0)
-// and --add-scram (SCRAM arrives with the security issue) are refused with the reason.
+// are refused with the reason.
 //
 // Thread safety: a function.
 #ifndef SEGLOG_TOOLS_FORMAT_H_

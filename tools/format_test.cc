@@ -13,6 +13,7 @@
 #include "manager/log_manager.h"
 #include "metadata/metadata_log.h"
 #include "metadata/snapshot_file.h"
+#include "security/scram.h"
 #include "tests/support/files.h"
 
 namespace seglog {
@@ -95,6 +96,36 @@ TEST_F(FormatTest, ReleaseVersionFeaturesAndStandalone) {
   EXPECT_EQ(snap->control[1].type, ControlRecordType::kKRaftVoters);
 }
 
+TEST_F(FormatTest, AddScramPutsCredentialsInTheBootstrapSnapshot) {
+  // A password, and kafka-storage's documented salted form (salt and salted password base64).
+  const std::vector<uint8_t> salt = {'s', 'a', 'l', 't', 's', 'a', 'l', 't'};
+  const std::vector<uint8_t> salted =
+      ScramSaltedPassword(ScramMechanism::kSha256, "bob-secret", salt, 8192);
+  options_.add_scram = {"SCRAM-SHA-512=[name=admin,password=\"admin-secret\"]",
+                        "SCRAM-SHA-256=[name=bob,iterations=8192,salt=" + Base64Encode(salt) +
+                            ",saltedpassword=" + Base64Encode(salted) + "]"};
+  ASSERT_TRUE(Run().ok());
+  auto config = LogManagerConfig::FromProperties({{"log.dirs", a_ + "," + b_}, {"node.id", "3"}});
+  ASSERT_TRUE(config.ok());
+  MockScheduler scheduler(1794024676000);
+  auto m = LogManager::Open(*config, &scheduler);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  auto admin = (*m)->metadata()->ScramCredentialOf("admin", ScramMechanism::kSha512);
+  ASSERT_TRUE(admin.has_value());
+  EXPECT_EQ(admin->iterations, 4096);
+  auto same =
+      ScramCredentialFromPassword(ScramMechanism::kSha512, "admin-secret", admin->salt, 4096);
+  EXPECT_EQ(admin->stored_key, same->stored_key);  // the password given, not the quotes
+  auto bob = (*m)->metadata()->ScramCredentialOf("bob", ScramMechanism::kSha256);
+  ASSERT_TRUE(bob.has_value());
+  EXPECT_EQ(bob->salt, salt);
+  EXPECT_EQ(bob->iterations, 8192);
+  EXPECT_EQ(
+      bob->stored_key,
+      ScramCredentialFromPassword(ScramMechanism::kSha256, "bob-secret", salt, 8192)->stored_key);
+  EXPECT_FALSE((*m)->metadata()->ScramCredentialOf("bob", ScramMechanism::kSha512).has_value());
+}
+
 TEST_F(FormatTest, BadInputIsRefusedWithTheReason) {
   options_.cluster_id = "not-a-uuid";
   EXPECT_NE(Run().message().find("does not appear to be a valid UUID"), std::string::npos);
@@ -109,8 +140,21 @@ TEST_F(FormatTest, BadInputIsRefusedWithTheReason) {
   options_.features = {"group.version"};
   EXPECT_FALSE(Run().ok());
   options_.features.clear();
-  options_.add_scram = {"SCRAM-SHA-256=[name=alice,password=x]"};
-  EXPECT_NE(Run().message().find("--add-scram is not supported yet"), std::string::npos);
+  for (const auto& [arg, why] : std::vector<std::pair<std::string, std::string>>{
+           {"SCRAM-SHA-1=[name=a,password=x]",
+            "The add-scram mechanism SCRAM-SHA-1 is not supported."},
+           {"SCRAM-SHA-256", "Failed to find equals sign"},
+           {"SCRAM-SHA-256=name=a", "Expected configuration string to start with ["},
+           {"SCRAM-SHA-256=[password=x]", "You must supply 'name' to add-scram"},
+           {"SCRAM-SHA-256=[name=a]", "You must supply one of 'password' or 'saltedpassword'"},
+           {"SCRAM-SHA-256=[name=a,saltedpassword=AAAA]", "You must supply 'salt' with"},
+           {"SCRAM-SHA-256=[name=a,password=x,iterations=10]", "must be >= 4096"},
+           {"SCRAM-SHA-256=[name=a,password=x,color=red]",
+            "Unknown SCRAM configurations: color"}}) {
+    options_.add_scram = {arg};
+    EXPECT_NE(Run().message().find(why), std::string::npos) << arg << ": " << Run().message();
+  }
+  options_.add_scram.clear();
   // Nothing was written by any of them.
   EXPECT_FALSE(std::filesystem::exists(a_ + "/meta.properties"));
 }

@@ -62,7 +62,8 @@ std::string MetadataVersionName(int16_t level) {
 
 Status WriteBootstrapSnapshot(Env* env, const std::string& log_dir,
                               const std::map<std::string, int16_t>& features, int64_t now_ms,
-                              const std::optional<StandaloneVoter>& standalone) {
+                              const std::optional<StandaloneVoter>& standalone,
+                              std::span<const MetadataRecordValue> more) {
   const std::string dir = log_dir + "/" + kMetadataPartitionDir;
   SEGLOG_RETURN_IF_ERROR(env->CreateDirectories(dir));
   const std::string name = SnapshotName({0, 0});
@@ -88,6 +89,7 @@ Status WriteBootstrapSnapshot(Env* env, const std::string& log_dir,
     if (feature == kMetadataVersionFeature || feature == "kraft.version" || level == 0) continue;
     SEGLOG_RETURN_IF_ERROR(add(feature, level));
   }
+  records.insert(records.end(), more.begin(), more.end());
   std::vector<ControlRecordValue> control;
   if (standalone.has_value()) {
     protocol::KRaftVersionRecord kv;

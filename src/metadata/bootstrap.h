@@ -10,11 +10,13 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "base/uuid.h"
 #include "io/env.h"
+#include "metadata/metadata_record_serde.h"
 #include "seglog/result.h"
 
 namespace seglog {
@@ -44,10 +46,12 @@ struct StandaloneVoter {
 };
 
 // Writes <log_dir>/__cluster_metadata-0/ with the bootstrap snapshot 0-0. AlreadyExists when
-// the directory has one.
+// the directory has one. `more` is appended after the feature levels (the SCRAM credentials of
+// kafka-storage's --add-scram).
 Status WriteBootstrapSnapshot(Env* env, const std::string& log_dir,
                               const std::map<std::string, int16_t>& features, int64_t now_ms,
-                              const std::optional<StandaloneVoter>& standalone = std::nullopt);
+                              const std::optional<StandaloneVoter>& standalone = std::nullopt,
+                              std::span<const MetadataRecordValue> more = {});
 
 }  // namespace seglog
 

@@ -107,6 +107,11 @@ std::string RandomNonce() {
 
 }  // namespace
 
+std::vector<uint8_t> ScramRandomSalt() {
+  const std::string s = RandomNonce();
+  return std::vector<uint8_t>(s.begin(), s.end());
+}
+
 std::vector<uint8_t> ScramSaltedPassword(ScramMechanism m, std::string_view password,
                                          std::span<const uint8_t> salt, int32_t iterations) {
   std::vector<uint8_t> out(static_cast<size_t>(EVP_MD_get_size(Digest(m))));

@@ -59,6 +59,9 @@ Result<ScramCredential> ScramCredentialFromSaltedPassword(ScramMechanism m,
                                                           std::span<const uint8_t> salted_password,
                                                           std::span<const uint8_t> salt,
                                                           int32_t iterations);
+// A fresh salt as Kafka's ScramFormatter makes one: the bytes of a random base-36 string.
+std::vector<uint8_t> ScramRandomSalt();
+
 // PBKDF2-HMAC-H of `password` (the RFC's Hi); the length of one hash.
 std::vector<uint8_t> ScramSaltedPassword(ScramMechanism m, std::string_view password,
                                          std::span<const uint8_t> salt, int32_t iterations);

@@ -5,11 +5,12 @@
 One server.properties for both programs (SASL_PLAINTEXT with PLAIN and SCRAM-SHA-256/512, the
 StandardAuthorizer, User:admin a super user), one log directory D:
 
-  S1  seglog serve: admin (PLAIN) creates SCRAM users alice (SHA-256) and bob (SHA-512) with
+  S1  seglog format --add-scram makes dora (SHA-512) in the bootstrap snapshot; seglog serve:
+      admin (PLAIN) creates SCRAM users alice (SHA-256) and bob (SHA-512) with
       Kafka's ConfigCommand, the topic `secure`, and ACLs with kafka-acls (alice may write and
       read `secure` and read group g-alice; bob may nothing). alice produces; bob is refused.
-  K   kafka.Kafka on D: alice reads every record in group g-alice, bob authenticates and is
-      refused the topic, a wrong password is refused; admin creates carol (SHA-512) and lets
+  K   kafka.Kafka on D: alice reads every record in group g-alice, bob and dora authenticate
+      and are refused the topic, a wrong password is refused; admin creates carol (SHA-512) and lets
       her read `secure`.
   S2  seglog serve on D again: carol (made by Kafka) reads every record, alice still writes,
       bob is still refused, and the ACLs kafka-acls lists are the same as Kafka listed.
@@ -19,12 +20,14 @@ alone. Free 127.0.0.1 ports; the work directory is kept when the check fails (or
 """
 
 import argparse
+import base64
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kraft_takeover_check import KafkaNode, SeglogNode  # noqa: E402
@@ -155,7 +158,12 @@ def main():
     carol = c.config("carol", "SCRAM-SHA-512", "carol-secret")
     ok = False
     try:
-        log("S1: seglog serve makes users, a topic and ACLs")
+        log("S1: seglog format --add-scram, then seglog serve makes users, a topic and ACLs")
+        p = subprocess.run([os.path.abspath(args.seglog), "format", "-c", config, "-t",
+                            base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode(), "--add-scram",
+                            "SCRAM-SHA-512=[name=dora,password=dora-secret]"],
+                           capture_output=True, text=True, timeout=60)
+        check(p.returncode == 0, f"seglog format: {p.stdout}{p.stderr}")
         seglog.start()
         c.add_user("alice", "SCRAM-SHA-256", "alice-secret")
         c.add_user("bob", "SCRAM-SHA-512", "bob-secret")
@@ -178,6 +186,9 @@ def main():
         kafka.start(timeout=150, format_storage=False)
         expect_records(c.consume(alice, "g-alice", len(RECORDS)), RECORDS, "alice on Kafka")
         expect_refused(c.consume(bob, "g-bob", 1), "AuthorizationException", "bob on Kafka")
+        # dora, from seglog format's --add-scram, authenticates (and, with no ACL, is refused).
+        dora = c.config("dora", "SCRAM-SHA-512", "dora-secret")
+        expect_refused(c.consume(dora, "g-dora", 1), "AuthorizationException", "dora on Kafka")
         wrong = c.config("alice", "SCRAM-SHA-256", "not-alices")
         expect_refused(c.consume(wrong, "g-alice", 1), "SaslAuthenticationException",
                        "a wrong password on Kafka")
