@@ -2,8 +2,9 @@
 // a client sends before it is authenticated - ApiVersions, SaslHandshake v0/v1, raw or
 // SaslAuthenticate-wrapped tokens for PLAIN, SCRAM-SHA-256 and OAUTHBEARER (Kafka's unsecured
 // validator, and signed tokens against a JWKS) - and re-authentication after. Input: one byte
-// choosing the OAUTHBEARER validator, then frames, each a 2-byte big-endian length and its
-// bytes. The authenticator must answer, forward, fail or close: never crash, read out of
+// choosing the OAUTHBEARER validator (bit 0) or, with bit 1, a JAAS text (sasl.jaas.config
+// values, security/jaas_config.h) instead of frames; then frames, each a 2-byte big-endian length
+// and its bytes. The authenticator must answer, forward, fail or close: never crash, read out of
 // bounds (ASan, UBSan) or authenticate with a wrong secret.
 #include <cstddef>
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <span>
 #include <string>
 
+#include "security/jaas_config.h"
 #include "server/sasl_authenticator.h"
 
 namespace {
@@ -56,6 +58,11 @@ seglog::SaslListenerConfig* Config(bool jwks) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
+  if (data[0] & 2) {
+    (void)seglog::ParseJaasConfig(
+        std::string_view(reinterpret_cast<const char*>(data + 1), size - 1));
+    return 0;
+  }
   seglog::SaslAuthenticator a(Config(data[0] & 1), 4);
   size_t at = 1;
   int64_t now = 1800000000000;
