@@ -228,6 +228,45 @@ def security_sasl_plaintext(ctx):
     check("Unexpected Kafka request of type METADATA during SASL handshake." in b.log(),
           "no log line for a PLAINTEXT client")
 
+    # Garbage beside a working client: bounded in count (240 connections) and time (20 s).
+    import random
+    import socket
+    import struct
+    import threading
+    rng = random.Random(28)
+    host, port = b.bootstrap.split(":")
+    handshake = (struct.pack(">hhih", 17, 1, 1, 1) + b"g" + struct.pack(">h", 5) + b"PLAIN")
+    garbage = [
+        lambda: bytes(rng.getrandbits(8) for _ in range(rng.randint(1, 64))),
+        lambda: struct.pack(">i", 1 << 30),                               # lying size
+        lambda: struct.pack(">i", -5),                                    # negative size
+        lambda: struct.pack(">i", len(handshake)) + handshake + b"\x00\x00\x00\x03abc",
+        lambda: b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03",    # a TLS ClientHello
+        lambda: struct.pack(">i", 600000) + b"x" * 1000,                  # > max receive size
+    ]
+    stop = time.time() + 20
+
+    def pound():
+        for i in range(240):
+            if time.time() > stop:
+                return
+            try:
+                with socket.create_connection((host, int(port)), timeout=2) as s:
+                    s.sendall(garbage[i % len(garbage)]())
+                    s.settimeout(0.2)
+                    try:
+                        s.recv(64)
+                    except OSError:
+                        pass
+            except OSError:
+                pass
+    t = threading.Thread(target=pound)
+    t.start()
+    confluent_round_trip({**base, "sasl.mechanism": "SCRAM-SHA-512", "sasl.username": "dave",
+                          "sasl.password": "dave-secret"}, "beside-garbage",
+                         [f"g {i}" for i in range(100)])
+    t.join(60)
+
     # A deleted credential no longer authenticates; the other mechanism still does.
     kafka_tool("org.apache.kafka.tools.ConfigCommand", "--bootstrap-server", b.bootstrap,
                "--command-config", admin, "--alter", "--delete-config", "SCRAM-SHA-512",
@@ -244,7 +283,7 @@ def security_sasl_plaintext(ctx):
     b.start()
     confluent_round_trip({**base, "sasl.mechanism": "SCRAM-SHA-256", "sasl.username": "carol",
                           "sasl.password": "carol-secret"}, "after-restart", ["r1", "r2"])
-    ctx.expect_records = 20 + 10 + 10 + 10 + 10 + 3 + 2
+    ctx.expect_records = 20 + 10 + 10 + 10 + 10 + 3 + 100 + 2
 
 
 security_sasl_plaintext.setup = lambda ctx: ctx.broker.overrides.extend([
