@@ -2971,8 +2971,9 @@ def tiered_storage_faults(ctx):
 
 
 
+import acl_matrix  # noqa: E402
 import security_cases  # noqa: E402
-for _fn in security_cases.CASES:
+for _fn in security_cases.CASES + acl_matrix.CASES:
     case(_fn)
 
 
