@@ -14,6 +14,7 @@
 #include "protocol/generated/api_messages.h"
 #include "protocol/kafka_error.h"
 #include "security/standard_authorizer.h"
+#include "server/authorization.h"
 #include "server/handlers.h"
 
 namespace seglog {
@@ -23,20 +24,14 @@ namespace {
 using kafka_error::kSecurityDisabled;
 constexpr const char* kNoAuthorizer = "No Authorizer is configured on the broker";
 
-// Checks `operation` on the cluster for the request's client.
-bool ClusterAllowed(const BrokerContext& ctx, AclOperation operation) {
-  return ctx.authorizer->Authorize(ClientPrincipal(ctx), operation, ResourceType::kCluster,
-                                   kClusterResourceName);
-}
-
 // Why CreateAcls or DeleteAcls is refused as a whole (no authorizer, or no ALTER on the
 // cluster): the error code and message of every entry.
 std::optional<std::pair<int16_t, std::optional<std::string>>> RefuseAlter(
-    const BrokerContext& ctx) {
+    const BrokerContext& ctx, const RequestContext& rc) {
   if (ctx.authorizer == nullptr) {
     return std::make_pair(kSecurityDisabled, std::optional<std::string>(kNoAuthorizer));
   }
-  if (!ClusterAllowed(ctx, AclOperation::kAlter)) {
+  if (!ClusterAuthorized(ctx, rc, AclOperation::kAlter)) {
     return std::make_pair(kafka_error::kClusterAuthorizationFailed, std::optional<std::string>());
   }
   return std::nullopt;
@@ -69,19 +64,15 @@ AclBindingFilter FilterOf(int8_t resource_type, const std::optional<std::string>
 
 }  // namespace
 
-RequestPrincipal ClientPrincipal(const BrokerContext& ctx) {
-  (void)ctx;
-  // PLAINTEXT listeners only, so far: every client is User:ANONYMOUS, from any address.
-  return RequestPrincipal{"User:ANONYMOUS", ""};
-}
-
 void RefreshAuthorizer(const BrokerContext& ctx) {
   if (ctx.authorizer != nullptr) ctx.authorizer->SetAcls(ctx.logs->Acls());
 }
 
 protocol::DescribeAclsResponseData HandleDescribeAcls(const BrokerContext& ctx,
+                                                      const RequestContext& rc,
                                                       const protocol::DescribeAclsRequestData& req,
                                                       int16_t version) {
+  (void)rc;
   (void)version;
   protocol::DescribeAclsResponseData resp;
   if (ctx.authorizer == nullptr) {
@@ -90,7 +81,7 @@ protocol::DescribeAclsResponseData HandleDescribeAcls(const BrokerContext& ctx,
     return resp;
   }
   resp.error_message = std::nullopt;
-  if (!ClusterAllowed(ctx, AclOperation::kDescribe)) {
+  if (!ClusterAuthorized(ctx, rc, AclOperation::kDescribe)) {
     resp.error_code = kafka_error::kClusterAuthorizationFailed;
     return resp;
   }
@@ -121,15 +112,17 @@ protocol::DescribeAclsResponseData HandleDescribeAcls(const BrokerContext& ctx,
 }
 
 protocol::CreateAclsResponseData HandleCreateAcls(const BrokerContext& ctx,
+                                                  const RequestContext& rc,
                                                   const protocol::CreateAclsRequestData& req,
                                                   int16_t version) {
+  (void)rc;
   (void)version;
   protocol::CreateAclsResponseData resp;
   auto all = [&](int16_t code, std::optional<std::string> message) {
     FillEvery(&resp.results, req.creations.size(), code, std::move(message));
     return resp;
   };
-  if (auto refused = RefuseAlter(ctx)) return all(refused->first, refused->second);
+  if (auto refused = RefuseAlter(ctx, rc)) return all(refused->first, refused->second);
   std::vector<AclBinding> acls;
   for (const auto& c : req.creations) {
     AclBinding a;
@@ -182,15 +175,17 @@ protocol::CreateAclsResponseData HandleCreateAcls(const BrokerContext& ctx,
 }
 
 protocol::DeleteAclsResponseData HandleDeleteAcls(const BrokerContext& ctx,
+                                                  const RequestContext& rc,
                                                   const protocol::DeleteAclsRequestData& req,
                                                   int16_t version) {
+  (void)rc;
   (void)version;
   protocol::DeleteAclsResponseData resp;
   auto all = [&](int16_t code, std::optional<std::string> message) {
     FillEvery(&resp.filter_results, req.filters.size(), code, std::move(message));
     return resp;
   };
-  if (auto refused = RefuseAlter(ctx)) return all(refused->first, refused->second);
+  if (auto refused = RefuseAlter(ctx, rc)) return all(refused->first, refused->second);
   std::vector<AclBindingFilter> filters;
   for (const auto& f : req.filters) {
     filters.push_back(FilterOf(f.resource_type_filter, f.resource_name_filter,

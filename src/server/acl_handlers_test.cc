@@ -42,11 +42,11 @@ constexpr int8_t kTopic = 2, kGroup = 3, kCluster = 4, kLiteral = 3, kPrefixed =
                  kMatch = 2, kRead = 3, kWrite = 4, kAllow = 3, kDeny = 2;
 
 TEST_F(AclHandlersTest, WithoutAnAuthorizerEveryAclApiIsSecurityDisabled) {
-  auto d = HandleDescribeAcls(ctx_, {}, 3);
+  auto d = HandleDescribeAcls(ctx_, rc_, {}, 3);
   EXPECT_EQ(d.error_code, ke::kSecurityDisabled);
   p::CreateAclsRequestData c;
   c.creations = {Creation(kTopic, "t", kLiteral, "User:a", kRead, kAllow)};
-  EXPECT_EQ(HandleCreateAcls(ctx_, c, 3).results.at(0).error_code, ke::kSecurityDisabled);
+  EXPECT_EQ(HandleCreateAcls(ctx_, rc_, c, 3).results.at(0).error_code, ke::kSecurityDisabled);
   EXPECT_TRUE(logs_->Acls().empty());
 }
 
@@ -59,7 +59,7 @@ TEST_F(AclHandlersTest, CreateDescribeDeleteAndKeepAcrossARestart) {
                  Creation(kTopic, "orders", kLiteral, "User:alice", kRead, kAllow),  // again
                  Creation(kCluster, "other", kLiteral, "User:alice", kRead, kAllow),
                  Creation(kTopic, "", kLiteral, "User:alice", kRead, kAllow)};
-  auto created = HandleCreateAcls(ctx_, c, 3);
+  auto created = HandleCreateAcls(ctx_, rc_, c, 3);
   ASSERT_EQ(created.results.size(), 6u);
   for (int i = 0; i < 4; ++i) EXPECT_EQ(created.results[i].error_code, ke::kNone) << i;
   EXPECT_EQ(created.results[4].error_code, ke::kInvalidRequest);
@@ -82,7 +82,7 @@ TEST_F(AclHandlersTest, CreateDescribeDeleteAndKeepAcrossARestart) {
   d.host_filter = std::nullopt;
   d.operation = kAny;
   d.permission_type = kAny;
-  auto described = HandleDescribeAcls(ctx_, d, 3);
+  auto described = HandleDescribeAcls(ctx_, rc_, d, 3);
   EXPECT_EQ(described.error_code, ke::kNone);
   ASSERT_EQ(described.resources.size(), 2u);
   EXPECT_EQ(described.resources[0].resource_name, "ord");
@@ -109,7 +109,7 @@ TEST_F(AclHandlersTest, CreateDescribeDeleteAndKeepAcrossARestart) {
   auto f3 = f1;
   f3.principal_filter = "User:nobody";
   del.filters = {f1, f2, f3};
-  auto deleted = HandleDeleteAcls(ctx_, del, 3);
+  auto deleted = HandleDeleteAcls(ctx_, rc_, del, 3);
   ASSERT_EQ(deleted.filter_results.size(), 3u);
   EXPECT_EQ(deleted.filter_results[0].matching_acls.size(), 2u);
   EXPECT_EQ(deleted.filter_results[1].matching_acls.size(), 1u);
@@ -127,7 +127,7 @@ TEST_F(AclHandlersTest, AnyOrMatchInACreationFailsTheWholeRequest) {
   p::CreateAclsRequestData c;
   c.creations = {Creation(kTopic, "ok", kLiteral, "User:a", kRead, kAllow),
                  Creation(kTopic, "t", kMatch, "User:a", kRead, kAllow)};
-  auto r = HandleCreateAcls(ctx_, c, 3);
+  auto r = HandleCreateAcls(ctx_, rc_, c, 3);
   ASSERT_EQ(r.results.size(), 2u);
   EXPECT_EQ(r.results[0].error_code, ke::kUnknownServerError);
   EXPECT_EQ(r.results[1].error_code, ke::kUnknownServerError);
@@ -139,9 +139,9 @@ TEST_F(AclHandlersTest, AClientThatMayNotAlterTheClusterChangesNothing) {
   WithAuthorizer({{}, false});
   p::CreateAclsRequestData c;
   c.creations = {Creation(kTopic, "t", kLiteral, "User:a", kRead, kAllow)};
-  auto r = HandleCreateAcls(ctx_, c, 3);
+  auto r = HandleCreateAcls(ctx_, rc_, c, 3);
   EXPECT_EQ(r.results.at(0).error_code, ke::kClusterAuthorizationFailed);
-  EXPECT_EQ(HandleDescribeAcls(ctx_, {}, 3).error_code, ke::kClusterAuthorizationFailed);
+  EXPECT_EQ(HandleDescribeAcls(ctx_, rc_, {}, 3).error_code, ke::kClusterAuthorizationFailed);
   EXPECT_TRUE(logs_->Acls().empty());
 }
 

@@ -31,8 +31,10 @@ constexpr const char* kNotHosted = "This server does not host this topic-partiti
 }  // namespace
 
 protocol::ElectLeadersResponseData HandleElectLeaders(const BrokerContext& ctx,
+                                                      const RequestContext& rc,
                                                       const protocol::ElectLeadersRequestData& req,
                                                       int16_t version) {
+  (void)rc;
   using Resp = protocol::ElectLeadersResponseData;
   Resp resp;
   // v0 has no election type: preferred. 0 is preferred, 1 unclean.
@@ -73,8 +75,9 @@ protocol::ElectLeadersResponseData HandleElectLeaders(const BrokerContext& ctx,
 }
 
 protocol::AlterPartitionReassignmentsResponseData HandleAlterPartitionReassignments(
-    const BrokerContext& ctx, const protocol::AlterPartitionReassignmentsRequestData& req,
-    int16_t version) {
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::AlterPartitionReassignmentsRequestData& req, int16_t version) {
+  (void)rc;
   protocol::AlterPartitionReassignmentsResponseData resp;
   if (version >= 1) resp.allow_replication_factor_change = req.allow_replication_factor_change;
   // An empty request is answered untouched (an empty message); otherwise the message is null.
@@ -132,8 +135,9 @@ protocol::AlterPartitionReassignmentsResponseData HandleAlterPartitionReassignme
 }
 
 protocol::ListPartitionReassignmentsResponseData HandleListPartitionReassignments(
-    const BrokerContext& ctx, const protocol::ListPartitionReassignmentsRequestData& req,
-    int16_t version) {
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::ListPartitionReassignmentsRequestData& req, int16_t version) {
+  (void)rc;
   (void)ctx;
   (void)req;
   (void)version;
@@ -144,7 +148,9 @@ protocol::ListPartitionReassignmentsResponseData HandleListPartitionReassignment
 }
 
 protocol::DescribeQuorumResponseData HandleDescribeQuorum(
-    const BrokerContext& ctx, const protocol::DescribeQuorumRequestData& req, int16_t version) {
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::DescribeQuorumRequestData& req, int16_t version) {
+  (void)rc;
   protocol::DescribeQuorumResponseData resp;
   const bool valid = req.topics.size() == 1 && req.topics[0].topic_name == "__cluster_metadata" &&
                      req.topics[0].partitions.size() == 1 &&
@@ -192,7 +198,9 @@ protocol::DescribeQuorumResponseData HandleDescribeQuorum(
 }
 
 protocol::DescribeProducersResponseData HandleDescribeProducers(
-    const BrokerContext& ctx, const protocol::DescribeProducersRequestData& req, int16_t version) {
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::DescribeProducersRequestData& req, int16_t version) {
+  (void)rc;
   (void)version;
   protocol::DescribeProducersResponseData resp;
   for (const auto& t : req.topics) {
@@ -234,8 +242,10 @@ protocol::DescribeProducersResponseData HandleDescribeProducers(
 }
 
 protocol::WriteTxnMarkersResponseData HandleWriteTxnMarkers(
-    const BrokerContext& ctx, const protocol::WriteTxnMarkersRequestData& req, int16_t version,
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::WriteTxnMarkersRequestData& req, int16_t version,
     const TransactionCoordinator::MarkerWriter& write) {
+  (void)rc;
   (void)version;
   protocol::WriteTxnMarkersResponseData resp;
   // One result per producer id, as Kafka groups them.
@@ -260,8 +270,9 @@ protocol::WriteTxnMarkersResponseData HandleWriteTxnMarkers(
 }
 
 protocol::ListConfigResourcesResponseData HandleListConfigResources(
-    const BrokerContext& ctx, const protocol::ListConfigResourcesRequestData& req,
-    int16_t version) {
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::ListConfigResourcesRequestData& req, int16_t version) {
+  (void)rc;
   constexpr int8_t kTopic = 2, kBroker = 4, kBrokerLogger = 8, kClientMetrics = 16, kGroup = 32;
   protocol::ListConfigResourcesResponseData resp;
   // v0 was ListClientMetricsResources: client metrics only.
@@ -323,7 +334,9 @@ bool CheckVoterRequest(const BrokerContext& ctx, const std::optional<std::string
 }  // namespace
 
 protocol::UnregisterBrokerResponseData HandleUnregisterBroker(
-    const BrokerContext& ctx, const protocol::UnregisterBrokerRequestData& req, int16_t version) {
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::UnregisterBrokerRequestData& req, int16_t version) {
+  (void)rc;
   (void)version;
   protocol::UnregisterBrokerResponseData resp;
   if (req.broker_id != ctx.node_id) {
@@ -341,8 +354,9 @@ protocol::UnregisterBrokerResponseData HandleUnregisterBroker(
 }
 
 protocol::UnregisterControllerResponseData HandleUnregisterController(
-    const BrokerContext& ctx, const protocol::UnregisterControllerRequestData& req,
-    int16_t version) {
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::UnregisterControllerRequestData& req, int16_t version) {
+  (void)rc;
   (void)version;
   protocol::UnregisterControllerResponseData resp;
   if (req.controller_id == ctx.node_id) {
@@ -357,8 +371,10 @@ protocol::UnregisterControllerResponseData HandleUnregisterController(
 }
 
 protocol::AddRaftVoterResponseData HandleAddRaftVoter(const BrokerContext& ctx,
+                                                      const RequestContext& rc,
                                                       const protocol::AddRaftVoterRequestData& req,
                                                       int16_t version) {
+  (void)rc;
   (void)version;
   protocol::AddRaftVoterResponseData resp;
   if (!CheckVoterRequest(ctx, req.cluster_id, req.voter_id, req.voter_directory_id, "Add", &resp)) {
@@ -373,7 +389,9 @@ protocol::AddRaftVoterResponseData HandleAddRaftVoter(const BrokerContext& ctx,
 }
 
 protocol::RemoveRaftVoterResponseData HandleRemoveRaftVoter(
-    const BrokerContext& ctx, const protocol::RemoveRaftVoterRequestData& req, int16_t version) {
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::RemoveRaftVoterRequestData& req, int16_t version) {
+  (void)rc;
   (void)version;
   protocol::RemoveRaftVoterResponseData resp;
   if (!CheckVoterRequest(ctx, req.cluster_id, req.voter_id, req.voter_directory_id, "Remove",
@@ -391,8 +409,9 @@ protocol::RemoveRaftVoterResponseData HandleRemoveRaftVoter(
 namespace seglog {
 
 protocol::AlterReplicaLogDirsResponseData HandleAlterReplicaLogDirs(
-    const BrokerContext& ctx, const protocol::AlterReplicaLogDirsRequestData& req,
-    int16_t version) {
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::AlterReplicaLogDirsRequestData& req, int16_t version) {
+  (void)rc;
   (void)version;
   // Kafka flattens the request into partition -> path (a partition listed twice keeps its last
   // path), then answers by topic.

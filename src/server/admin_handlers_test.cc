@@ -46,7 +46,7 @@ TEST_F(AdminHandlersTest, ElectLeadersIsNeverNeeded) {
   auto& u = req.topic_partitions->emplace_back();
   u.topic = "nope";
   u.partitions = {0};
-  auto resp = HandleElectLeaders(ctx_, req, 2);
+  auto resp = HandleElectLeaders(ctx_, rc_, req, 2);
   ASSERT_EQ(resp.replica_election_results.size(), 2u);
   const auto& r = resp.replica_election_results[0].partition_result;
   ASSERT_EQ(r.size(), 3u);
@@ -61,7 +61,7 @@ TEST_F(AdminHandlersTest, ElectLeadersIsNeverNeeded) {
 
   // All partitions (null): every topic listed, no partition needs an election.
   req.topic_partitions = std::nullopt;
-  resp = HandleElectLeaders(ctx_, req, 2);
+  resp = HandleElectLeaders(ctx_, rc_, req, 2);
   ASSERT_EQ(resp.replica_election_results.size(), 1u);
   EXPECT_EQ(resp.replica_election_results[0].topic, "t");
   EXPECT_TRUE(resp.replica_election_results[0].partition_result.empty());
@@ -70,7 +70,7 @@ TEST_F(AdminHandlersTest, ElectLeadersIsNeverNeeded) {
   req.topic_partitions.emplace().emplace_back().topic = "t";
   (*req.topic_partitions)[0].partitions = {0};
   req.election_type = 3;
-  resp = HandleElectLeaders(ctx_, req, 1);
+  resp = HandleElectLeaders(ctx_, rc_, req, 1);
   EXPECT_EQ(resp.error_code, ke::kInvalidRequest);
   EXPECT_EQ(resp.replica_election_results[0].partition_result[0].error_message,
             "Unknown election type 3");
@@ -93,7 +93,7 @@ TEST_F(AdminHandlersTest, ReassignmentsOnlyToThisNode) {
   add(9, std::vector<int32_t>{1});
   req.topics.emplace_back().name = "nope";
   req.topics.back().partitions.emplace_back().replicas = std::vector<int32_t>{1};
-  auto resp = HandleAlterPartitionReassignments(ctx_, req, 1);
+  auto resp = HandleAlterPartitionReassignments(ctx_, rc_, req, 1);
   EXPECT_EQ(resp.error_message, std::nullopt);
   const auto& r = resp.responses[0].partitions;
   ASSERT_EQ(r.size(), 6u);
@@ -114,7 +114,7 @@ TEST_F(AdminHandlersTest, ReassignmentsOnlyToThisNode) {
 
   // Nothing ever in progress.
   p::ListPartitionReassignmentsRequestData list;
-  auto listed = HandleListPartitionReassignments(ctx_, list, 0);
+  auto listed = HandleListPartitionReassignments(ctx_, rc_, list, 0);
   EXPECT_EQ(listed.error_code, 0);
   EXPECT_TRUE(listed.topics.empty());
 }
@@ -126,7 +126,7 @@ TEST_F(AdminHandlersTest, DescribeQuorumHasThisNodeAsItsOnlyVoter) {
   auto& t = req.topics.emplace_back();
   t.topic_name = "__cluster_metadata";
   t.partitions.emplace_back().partition_index = 0;
-  auto resp = HandleDescribeQuorum(ctx_, req, 2);
+  auto resp = HandleDescribeQuorum(ctx_, rc_, req, 2);
   ASSERT_EQ(resp.topics.size(), 1u);
   const auto& part = resp.topics[0].partitions.at(0);
   EXPECT_EQ(part.error_code, 0);
@@ -139,12 +139,12 @@ TEST_F(AdminHandlersTest, DescribeQuorumHasThisNodeAsItsOnlyVoter) {
   EXPECT_EQ(resp.nodes[0].listeners.at(0).port, 19092);
   for (int16_t v = 0; v <= 2; ++v) {
     p::ProtocolWriter w;
-    EXPECT_TRUE(HandleDescribeQuorum(ctx_, req, v).Encode(&w, v).ok()) << v;
+    EXPECT_TRUE(HandleDescribeQuorum(ctx_, rc_, req, v).Encode(&w, v).ok()) << v;
   }
 
   // Any other partition: UNKNOWN_TOPIC_OR_PARTITION, nothing else known.
   t.partitions[0].partition_index = 1;
-  resp = HandleDescribeQuorum(ctx_, req, 2);
+  resp = HandleDescribeQuorum(ctx_, rc_, req, 2);
   EXPECT_EQ(resp.topics[0].partitions[0].error_code, ke::kUnknownTopicOrPartition);
   EXPECT_EQ(resp.topics[0].partitions[0].error_message,
             "This server does not host this topic-partition.");
@@ -172,7 +172,7 @@ TEST_F(AdminHandlersTest, DescribeProducersAndWriteTxnMarkers) {
   t.partition_indexes = {0, 5};
   req.topics.emplace_back().name = "nope";
   req.topics.back().partition_indexes = {0};
-  auto resp = HandleDescribeProducers(ctx_, req, 0);
+  auto resp = HandleDescribeProducers(ctx_, rc_, req, 0);
   const auto& p0 = resp.topics[0].partitions[0];
   ASSERT_EQ(p0.active_producers.size(), 1u);
   EXPECT_EQ(p0.active_producers[0].producer_id, 7);
@@ -208,7 +208,7 @@ TEST_F(AdminHandlersTest, DescribeProducersAndWriteTxnMarkers) {
   auto unknown = abort;
   unknown.topics[0].name = "nope";
   markers.markers.push_back(unknown);
-  auto written = HandleWriteTxnMarkers(ctx_, markers, 2, write);
+  auto written = HandleWriteTxnMarkers(ctx_, rc_, markers, 2, write);
   ASSERT_EQ(written.markers.size(), 1u);  // one producer id
   ASSERT_EQ(written.markers[0].topics.size(), 3u);
   EXPECT_EQ(written.markers[0].topics[0].partitions[0].error_code, 0);
@@ -220,33 +220,34 @@ TEST_F(AdminHandlersTest, DescribeProducersAndWriteTxnMarkers) {
 
 TEST_F(AdminHandlersTest, ListConfigResourcesAndMembership) {
   p::ListConfigResourcesRequestData req;
-  auto all = HandleListConfigResources(ctx_, req, 1);
+  auto all = HandleListConfigResources(ctx_, rc_, req, 1);
   ASSERT_EQ(all.config_resources.size(), 3u);
   EXPECT_EQ(all.config_resources[0].resource_type, 8);
   EXPECT_EQ(all.config_resources[1].resource_type, 4);
   EXPECT_EQ(all.config_resources[2].resource_name, "t");
   req.resource_types = {2};
-  EXPECT_EQ(HandleListConfigResources(ctx_, req, 1).config_resources.size(), 1u);
+  EXPECT_EQ(HandleListConfigResources(ctx_, rc_, req, 1).config_resources.size(), 1u);
   req.resource_types = {3};
-  EXPECT_EQ(HandleListConfigResources(ctx_, req, 1).error_code, ke::kUnsupportedVersion);
-  EXPECT_TRUE(HandleListConfigResources(ctx_, {}, 0).config_resources.empty());  // v0: metrics
+  EXPECT_EQ(HandleListConfigResources(ctx_, rc_, req, 1).error_code, ke::kUnsupportedVersion);
+  EXPECT_TRUE(HandleListConfigResources(ctx_, rc_, {}, 0).config_resources.empty());  // v0: metrics
 
   p::UnregisterBrokerRequestData unregister;
   unregister.broker_id = 2;
-  EXPECT_EQ(HandleUnregisterBroker(ctx_, unregister, 0).error_message,
+  EXPECT_EQ(HandleUnregisterBroker(ctx_, rc_, unregister, 0).error_message,
             "Broker ID 2 is not currently registered");
   p::UnregisterControllerRequestData controller;
   controller.controller_id = 1;
-  EXPECT_EQ(HandleUnregisterController(ctx_, controller, 0).error_message,
+  EXPECT_EQ(HandleUnregisterController(ctx_, rc_, controller, 0).error_message,
             "Controller cannot unregister itself while it is active.");
   p::AddRaftVoterRequestData voter;
   voter.cluster_id = std::nullopt;
   voter.voter_id = 2;
-  EXPECT_EQ(HandleAddRaftVoter(ctx_, voter, 1).error_code, ke::kInvalidRequest);  // no dir id
+  EXPECT_EQ(HandleAddRaftVoter(ctx_, rc_, voter, 1).error_code,
+            ke::kInvalidRequest);  // no dir id
   voter.voter_directory_id = Uuid::Random();
-  EXPECT_EQ(HandleAddRaftVoter(ctx_, voter, 1).error_code, ke::kUnsupportedVersion);
+  EXPECT_EQ(HandleAddRaftVoter(ctx_, rc_, voter, 1).error_code, ke::kUnsupportedVersion);
   voter.cluster_id = "other";
-  EXPECT_EQ(HandleAddRaftVoter(ctx_, voter, 1).error_code, 104);
+  EXPECT_EQ(HandleAddRaftVoter(ctx_, rc_, voter, 1).error_code, 104);
 }
 
 }  // namespace

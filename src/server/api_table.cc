@@ -28,12 +28,19 @@ GroupClient ClientOf(const ApiCall& c) {
   return GroupClient{c.header.client_id.value_or(""), ClientHost(c.rc)};
 }
 
-// A request answered by one call of `handler(ctx, request, version)`.
+// A request answered by one call of `handler(ctx, rc, request, version)`.
 template <typename Request, auto Handler>
 void Unary(ApiCall& c) {
   auto req = protocol::ParseRequestBody<Request>(c.body(), c.version);
   if (!req.ok()) return c.ParseFailed(req.status());
-  c.Reply(Handler(c.ctx(), *req, c.version));
+  c.Reply(Handler(c.ctx(), c.rc, *req, c.version));
+}
+
+// ApiVersions: the one API answered the same to every client.
+void ApiVersions(ApiCall& c) {
+  auto req = protocol::ParseRequestBody<protocol::ApiVersionsRequestData>(c.body(), c.version);
+  if (!req.ok()) return c.ParseFailed(req.status());
+  c.Reply(HandleApiVersions(c.ctx(), *req, c.version));
 }
 
 void Produce(ApiCall& c) {
@@ -42,7 +49,7 @@ void Produce(ApiCall& c) {
   std::vector<TopicPartition> appended;
   bool any_error = false;
   protocol::ProduceResponseData resp =
-      HandleProduce(c.ctx(), *req, c.version, &appended, &any_error);
+      HandleProduce(c.ctx(), c.rc, *req, c.version, &appended, &any_error);
   c.broker.NotifyAppended(appended);
   if (req->acks == 0) {
     // No answer for acks=0; a failed one closes the connection so the client notices
@@ -68,7 +75,7 @@ void DescribeAcls(ApiCall& c) {
       req->permission_type == 0) {
     return c.ParseFailed(Status::InvalidArgument("Filter contain UNKNOWN elements"));
   }
-  c.Reply(HandleDescribeAcls(c.ctx(), *req, c.version));
+  c.Reply(HandleDescribeAcls(c.ctx(), c.rc, *req, c.version));
 }
 
 // Kafka's CreateAclsRequest and DeleteAclsRequest refuse an UNKNOWN (0) element, as
@@ -82,7 +89,7 @@ void CreateAcls(ApiCall& c) {
       return c.ParseFailed(Status::InvalidArgument("CreatableAcls contain unknown elements"));
     }
   }
-  c.Reply(HandleCreateAcls(c.ctx(), *req, c.version));
+  c.Reply(HandleCreateAcls(c.ctx(), c.rc, *req, c.version));
 }
 
 void DeleteAcls(ApiCall& c) {
@@ -94,7 +101,7 @@ void DeleteAcls(ApiCall& c) {
       return c.ParseFailed(Status::InvalidArgument("Filters contain UNKNOWN elements"));
     }
   }
-  c.Reply(HandleDeleteAcls(c.ctx(), *req, c.version));
+  c.Reply(HandleDeleteAcls(c.ctx(), c.rc, *req, c.version));
 }
 
 // The group APIs that answer later (a join waits for the rebalance; a sync for the leader's
@@ -104,7 +111,7 @@ void JoinGroup(ApiCall& c) {
   if (!req.ok()) return c.ParseFailed(req.status());
   auto shared = std::make_shared<Responder>(std::move(c.respond));
   const BrokerContext* ctx = &c.ctx();
-  HandleJoinGroup(*ctx, ClientOf(c), *req, c.version,
+  HandleJoinGroup(*ctx, c.rc, ClientOf(c), *req, c.version,
                   [ctx, key = c.api_key, version = c.version, corr = c.correlation_id,
                    shared](protocol::JoinGroupResponseData r) {
                     SendResponse(*ctx, key, version, corr, r, *shared);
@@ -116,7 +123,7 @@ void SyncGroup(ApiCall& c) {
   if (!req.ok()) return c.ParseFailed(req.status());
   auto shared = std::make_shared<Responder>(std::move(c.respond));
   const BrokerContext* ctx = &c.ctx();
-  HandleSyncGroup(*ctx, *req, c.version,
+  HandleSyncGroup(*ctx, c.rc, *req, c.version,
                   [ctx, key = c.api_key, version = c.version, corr = c.correlation_id,
                    shared](protocol::SyncGroupResponseData r) {
                     SendResponse(*ctx, key, version, corr, r, *shared);
@@ -127,24 +134,15 @@ void ConsumerGroupHeartbeat(ApiCall& c) {
   auto req =
       protocol::ParseRequestBody<protocol::ConsumerGroupHeartbeatRequestData>(c.body(), c.version);
   if (!req.ok()) return c.ParseFailed(req.status());
-  c.Reply(HandleConsumerGroupHeartbeat(c.ctx(), ClientOf(c), *req, c.version));
+  c.Reply(HandleConsumerGroupHeartbeat(c.ctx(), c.rc, ClientOf(c), *req, c.version));
 }
 
 void WriteTxnMarkers(ApiCall& c) {
   auto req = protocol::ParseRequestBody<protocol::WriteTxnMarkersRequestData>(c.body(), c.version);
   if (!req.ok()) return c.ParseFailed(req.status());
-  c.Reply(HandleWriteTxnMarkers(c.ctx(), *req, c.version, c.broker.MarkerWriter()));
+  c.Reply(HandleWriteTxnMarkers(c.ctx(), c.rc, *req, c.version, c.broker.MarkerWriter()));
 }
 
-// A handler that names the broker by the request's listener.
-template <typename Request, auto Handler>
-void UnaryOnListener(ApiCall& c) {
-  auto req = protocol::ParseRequestBody<Request>(c.body(), c.version);
-  if (!req.ok()) return c.ParseFailed(req.status());
-  c.Reply(Handler(c.ctx(), *req, c.version, c.rc.listener));
-}
-
-#define SEGLOG_ON_LISTENER(Name) &UnaryOnListener<protocol::Name##RequestData, Handle##Name>
 #define SEGLOG_UNARY(Name) &Unary<protocol::Name##RequestData, Handle##Name>
 
 constexpr ApiThread kHandler = ApiThread::kHandler;
@@ -159,10 +157,10 @@ const std::vector<ServedApi> kTable = {
     {{Key(ApiKey::kFetch), 4, 18, 4}, ApiThread::kInlineUnlessTiered, &Fetch},
     {{Key(ApiKey::kListOffsets), 1, 11, 1}, ApiThread::kInlineUnlessTiered,
      SEGLOG_UNARY(ListOffsets)},
-    {{Key(ApiKey::kMetadata), 0, 13, 0}, kHandler, SEGLOG_ON_LISTENER(Metadata)},
+    {{Key(ApiKey::kMetadata), 0, 13, 0}, kHandler, SEGLOG_UNARY(Metadata)},
     {{Key(ApiKey::kOffsetCommit), 2, 10, 2}, kHandler, SEGLOG_UNARY(OffsetCommit)},
     {{Key(ApiKey::kOffsetFetch), 1, 10, 1}, kHandler, SEGLOG_UNARY(OffsetFetch)},
-    {{Key(ApiKey::kFindCoordinator), 0, 6, 0}, kHandler, SEGLOG_ON_LISTENER(FindCoordinator)},
+    {{Key(ApiKey::kFindCoordinator), 0, 6, 0}, kHandler, SEGLOG_UNARY(FindCoordinator)},
     {{Key(ApiKey::kJoinGroup), 0, 9, 0}, kHandler, &JoinGroup},
     {{Key(ApiKey::kHeartbeat), 0, 4, 0}, kHandler, SEGLOG_UNARY(Heartbeat)},
     {{Key(ApiKey::kLeaveGroup), 0, 5, 0}, kHandler, SEGLOG_UNARY(LeaveGroup)},
@@ -170,7 +168,7 @@ const std::vector<ServedApi> kTable = {
     {{Key(ApiKey::kDescribeGroups), 0, 6, 0}, kHandler, SEGLOG_UNARY(DescribeGroups)},
     {{Key(ApiKey::kListGroups), 0, 5, 0}, kHandler, SEGLOG_UNARY(ListGroups)},
     {{Key(ApiKey::kSaslHandshake), 0, 1, 0}, ApiThread::kInline, &ServeSaslHandshake},
-    {{Key(ApiKey::kApiVersions), 0, 5, 0}, ApiThread::kInline, SEGLOG_UNARY(ApiVersions)},
+    {{Key(ApiKey::kApiVersions), 0, 5, 0}, ApiThread::kInline, &ApiVersions},
     {{Key(ApiKey::kCreateTopics), 2, 7, 2}, kHandler, SEGLOG_UNARY(CreateTopics)},
     {{Key(ApiKey::kDeleteTopics), 1, 6, 1}, kHandler, SEGLOG_UNARY(DeleteTopics)},
     {{Key(ApiKey::kDeleteRecords), 0, 2, 0}, kHandler, SEGLOG_UNARY(DeleteRecords)},
@@ -214,7 +212,7 @@ const std::vector<ServedApi> kTable = {
      SEGLOG_UNARY(AlterUserScramCredentials)},
     {{Key(ApiKey::kDescribeQuorum), 0, 2, 0}, kHandler, SEGLOG_UNARY(DescribeQuorum)},
     {{Key(ApiKey::kUpdateFeatures), 0, 2, 0}, kHandler, SEGLOG_UNARY(UpdateFeatures)},
-    {{Key(ApiKey::kDescribeCluster), 0, 2, 0}, kHandler, SEGLOG_ON_LISTENER(DescribeCluster)},
+    {{Key(ApiKey::kDescribeCluster), 0, 2, 0}, kHandler, SEGLOG_UNARY(DescribeCluster)},
     {{Key(ApiKey::kDescribeProducers), 0, 0, 0}, kHandler, SEGLOG_UNARY(DescribeProducers)},
     {{Key(ApiKey::kUnregisterBroker), 0, 0, 0}, kHandler, SEGLOG_UNARY(UnregisterBroker)},
     {{Key(ApiKey::kDescribeTransactions), 0, 0, 0}, kHandler, SEGLOG_UNARY(DescribeTransactions)},
@@ -247,10 +245,10 @@ void ApiCall::Close(const std::string& why) {
 }
 
 void ApiCall::ParseFailed(const Status& s) {
-  Close(
-      fmt::format("Error getting request for apiKey: {}, apiVersion: {}, connectionId: {}, "
-                  "listenerName: {}, principal: User:ANONYMOUS: {}",
-                  ApiName(api_key), version, rc.connection_id, rc.listener, s.ToString()));
+  Close(fmt::format(
+      "Error getting request for apiKey: {}, apiVersion: {}, connectionId: {}, "
+      "listenerName: {}, principal: {}: {}",
+      ApiName(api_key), version, rc.connection_id, rc.listener, rc.principal, s.ToString()));
 }
 
 const std::vector<ServedApi>& ServedApiTable() { return kTable; }

@@ -139,23 +139,23 @@ void Broker::ServeFetch(ApiCall& call) {
   auto request = std::make_shared<protocol::FetchRequestData>(std::move(parsed).value());
   const int16_t api_key = static_cast<int16_t>(ApiKey::kFetch);
   const uint64_t sequence = purgatory_.append_sequence();
-  FetchRead read = ReadFetch(ctx_, *request, version);
+  FetchRead read = ReadFetch(ctx_, rc, *request, version);
   if (read.has_error || read.bytes >= request->min_bytes || request->max_wait_ms <= 0 ||
       read.bytes >= request->max_bytes) {
     call.Reply(read.response);
     return;
   }
   auto shared_respond = std::make_shared<Responder>(std::move(call.respond));
-  purgatory_.Park(rc.connection_id, read.partitions, request->max_wait_ms, sequence,
-                  [this, request, version, correlation_id, shared_respond](bool passed) {
-                    FetchRead again = ReadFetch(ctx_, *request, version);
-                    if (!passed && !again.has_error && again.bytes < request->min_bytes) {
-                      return false;
-                    }
-                    SendResponse(ctx_, api_key, version, correlation_id, again.response,
-                                 *shared_respond);
-                    return true;
-                  });
+  purgatory_.Park(
+      rc.connection_id, read.partitions, request->max_wait_ms, sequence,
+      [this, request, version, correlation_id, shared_respond, client = rc](bool passed) {
+        FetchRead again = ReadFetch(ctx_, client, *request, version);
+        if (!passed && !again.has_error && again.bytes < request->min_bytes) {
+          return false;
+        }
+        SendResponse(ctx_, api_key, version, correlation_id, again.response, *shared_respond);
+        return true;
+      });
 }
 
 }  // namespace seglog

@@ -50,8 +50,9 @@ protocol::ApiVersionsResponseData HandleApiVersions(const BrokerContext& ctx,
 }
 
 protocol::DescribeClusterResponseData HandleDescribeCluster(
-    const BrokerContext& ctx, const protocol::DescribeClusterRequestData& req, int16_t version,
-    std::string_view listener) {
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::DescribeClusterRequestData& req, int16_t version) {
+  (void)rc;
   (void)version;
   protocol::DescribeClusterResponseData resp;
   // endpoint_type 1 is brokers; 2 (controllers) has no answer on a broker listener.
@@ -66,7 +67,7 @@ protocol::DescribeClusterResponseData HandleDescribeCluster(
   resp.controller_id = ctx.node_id;
   auto& b = resp.brokers.emplace_back();
   b.broker_id = ctx.node_id;
-  const AdvertisedEndpoint endpoint = EndpointFor(ctx, listener);
+  const AdvertisedEndpoint endpoint = EndpointFor(ctx, rc.listener);
   b.host = endpoint.host;
   b.port = endpoint.port;
   if (req.include_cluster_authorized_operations)
@@ -75,10 +76,12 @@ protocol::DescribeClusterResponseData HandleDescribeCluster(
 }
 
 protocol::InitProducerIdResponseData HandleInitProducerId(
-    const BrokerContext& ctx, const protocol::InitProducerIdRequestData& req, int16_t version) {
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::InitProducerIdRequestData& req, int16_t version) {
+  (void)rc;
   (void)version;
   protocol::InitProducerIdResponseData resp;
-  if (req.transactional_id.has_value()) return HandleTransactionalInitProducerId(ctx, req, version);
+  if (req.transactional_id.has_value()) return HandleTransactionalInitProducerId(ctx, rc, req, version);
   // An idempotent producer gets a fresh id each time (Kafka's non-transactional path), also
   // when it asks to bump the epoch of an old one (KIP-360).
   Result<int64_t> id = ctx.next_producer_id

@@ -431,7 +431,9 @@ std::string CurrentValue(const BrokerContext& ctx,
 }  // namespace
 
 protocol::DescribeConfigsResponseData HandleDescribeConfigs(
-    const BrokerContext& ctx, const protocol::DescribeConfigsRequestData& req, int16_t version) {
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::DescribeConfigsRequestData& req, int16_t version) {
+  (void)rc;
   Resp resp;
   for (const auto& resource : req.resources) {
     auto& r = resp.results.emplace_back();
@@ -509,8 +511,10 @@ Response AlterResources(const BrokerContext& ctx, const Request& req, NextConfig
 }  // namespace
 
 protocol::AlterConfigsResponseData HandleAlterConfigs(const BrokerContext& ctx,
+                                                      const RequestContext& rc,
                                                       const protocol::AlterConfigsRequestData& req,
                                                       int16_t version) {
+  (void)rc;
   (void)version;
   // The legacy API replaces the whole set of overrides.
   return AlterResources<protocol::AlterConfigsResponseData>(
@@ -530,8 +534,9 @@ protocol::AlterConfigsResponseData HandleAlterConfigs(const BrokerContext& ctx,
 }
 
 protocol::IncrementalAlterConfigsResponseData HandleIncrementalAlterConfigs(
-    const BrokerContext& ctx, const protocol::IncrementalAlterConfigsRequestData& req,
-    int16_t version) {
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::IncrementalAlterConfigsRequestData& req, int16_t version) {
+  (void)rc;
   (void)version;
   return AlterResources<protocol::IncrementalAlterConfigsResponseData>(
       ctx, req,

@@ -54,8 +54,8 @@ TEST_F(ConfigHandlersTest, DescribeConfigsDescribesEveryTopicConfig) {
   Open({{"log.retention.hours", "1"}, {"log.segment.bytes", "2097152"}});
   ASSERT_TRUE(logs_->CreateTopic("orders", 1, {{"cleanup.policy", "compact"}}).ok());
   for (int16_t v = 1; v <= 4; ++v) {
-    auto resp =
-        HandleDescribeConfigs(ctx_, DescribeConfigsRequest(2, "orders", std::nullopt, true), v);
+    auto resp = HandleDescribeConfigs(ctx_, rc_,
+                                      DescribeConfigsRequest(2, "orders", std::nullopt, true), v);
     ASSERT_EQ(resp.results.size(), 1u);
     const auto& r = resp.results[0];
     EXPECT_EQ(r.error_code, ke::kNone);
@@ -111,7 +111,8 @@ TEST_F(ConfigHandlersTest, DescribeConfigsDescribesEveryTopicConfig) {
   }
   // Filtered by key, without synonyms.
   auto resp = HandleDescribeConfigs(
-      ctx_, DescribeConfigsRequest(2, "orders", std::vector<std::string>{"segment.ms", "x"}), 4);
+      ctx_, rc_, DescribeConfigsRequest(2, "orders", std::vector<std::string>{"segment.ms", "x"}),
+      4);
   ASSERT_EQ(resp.results[0].configs.size(), 1u);
   EXPECT_EQ(resp.results[0].configs[0].name, "segment.ms");
   EXPECT_EQ(resp.results[0].configs[0].value, "604800000");
@@ -120,7 +121,7 @@ TEST_F(ConfigHandlersTest, DescribeConfigsDescribesEveryTopicConfig) {
   // Kafka's documentation on request (v3+), from its LogConfig.
   auto req = DescribeConfigsRequest(2, "orders", std::vector<std::string>{"retention.ms"});
   req.include_documentation = true;
-  auto documented = HandleDescribeConfigs(ctx_, req, 4);
+  auto documented = HandleDescribeConfigs(ctx_, rc_, req, 4);
   ASSERT_EQ(documented.results[0].configs.size(), 1u);
   EXPECT_THAT(documented.results[0].configs[0].documentation.value_or(""),
               HasSubstr("controls the maximum time we will retain a log"));
@@ -136,7 +137,7 @@ TEST_F(ConfigHandlersTest, DescribeConfigsRefusesUnknownResources) {
     r.configuration_keys = std::nullopt;
   }
   for (int16_t v = 1; v <= 4; ++v) {
-    auto resp = HandleDescribeConfigs(ctx_, req, v);
+    auto resp = HandleDescribeConfigs(ctx_, rc_, req, v);
     ASSERT_EQ(resp.results.size(), 6u);
     EXPECT_EQ(resp.results[0].error_code, ke::kUnknownTopicOrPartition);
     EXPECT_EQ(resp.results[0].error_message, "The topic 'nope' does not exist.");
@@ -158,7 +159,8 @@ TEST_F(ConfigHandlersTest, DescribeConfigsRefusesUnknownResources) {
 TEST_F(ConfigHandlersTest, DescribeConfigsDescribesTheBroker) {
   Open({{"num.partitions", "3"}, {"log.segment.bytes", "2097152"}});
   for (int16_t v = 1; v <= 4; ++v) {
-    auto resp = HandleDescribeConfigs(ctx_, DescribeConfigsRequest(4, "1", std::nullopt, true), v);
+    auto resp =
+        HandleDescribeConfigs(ctx_, rc_, DescribeConfigsRequest(4, "1", std::nullopt, true), v);
     const auto& r = resp.results[0];
     EXPECT_EQ(r.error_code, ke::kNone);
     EXPECT_EQ(r.resource_type, 4);
@@ -216,22 +218,24 @@ TEST_F(ConfigHandlersTest, DescribeConfigsDescribesTheBroker) {
   // Documentation on request (v3+), and only the keys asked for.
   auto req = DescribeConfigsRequest(4, "1", std::vector<std::string>{"num.io.threads", "nope"});
   req.include_documentation = true;
-  auto documented = HandleDescribeConfigs(ctx_, req, 4);
+  auto documented = HandleDescribeConfigs(ctx_, rc_, req, 4);
   ASSERT_EQ(documented.results[0].configs.size(), 1u);
   EXPECT_THAT(documented.results[0].configs[0].documentation.value_or(""),
               HasSubstr("threads that the server uses for processing requests"));
   // The node's loggers (BROKER_LOGGER): root, at INFO.
-  auto loggers = HandleDescribeConfigs(ctx_, DescribeConfigsRequest(8, "1"), 4);
+  auto loggers = HandleDescribeConfigs(ctx_, rc_, DescribeConfigsRequest(8, "1"), 4);
   ASSERT_EQ(loggers.results[0].configs.size(), 1u);
   EXPECT_EQ(loggers.results[0].configs[0].name, "root");
   EXPECT_EQ(loggers.results[0].configs[0].value, "INFO");
   EXPECT_EQ(loggers.results[0].configs[0].config_source, 6);
-  EXPECT_EQ(HandleDescribeConfigs(ctx_, DescribeConfigsRequest(8, ""), 4).results[0].error_message,
-            "Broker id must not be empty");
-  EXPECT_EQ(HandleDescribeConfigs(ctx_, DescribeConfigsRequest(8, "2"), 4).results[0].error_message,
-            "Unexpected broker id, expected 1 but received 2");
+  EXPECT_EQ(
+      HandleDescribeConfigs(ctx_, rc_, DescribeConfigsRequest(8, ""), 4).results[0].error_message,
+      "Broker id must not be empty");
+  EXPECT_EQ(
+      HandleDescribeConfigs(ctx_, rc_, DescribeConfigsRequest(8, "2"), 4).results[0].error_message,
+      "Unexpected broker id, expected 1 but received 2");
   // The cluster-wide defaults: what Kafka's bootstrap sets too, kept without being applied.
-  auto resp = HandleDescribeConfigs(ctx_, DescribeConfigsRequest(4, ""), 4);
+  auto resp = HandleDescribeConfigs(ctx_, rc_, DescribeConfigsRequest(4, ""), 4);
   EXPECT_EQ(resp.results[0].error_code, ke::kNone);
   ASSERT_EQ(resp.results[0].configs.size(), 1u);
   EXPECT_EQ(resp.results[0].configs[0].name, "min.insync.replicas");
@@ -262,7 +266,7 @@ TEST_F(ConfigHandlersTest, AlterConfigsReplacesEveryOverride) {
   ASSERT_TRUE(logs_->CreateTopic("orders", 1, {{"retention.ms", "1000"}}).ok());
   auto req = AlterRequest(2, "orders", {{"segment.ms", "5000"}, {"cleanup.policy", "compact"}});
   for (int16_t v = 0; v <= 2; ++v) {
-    auto resp = HandleAlterConfigs(ctx_, req, v);
+    auto resp = HandleAlterConfigs(ctx_, rc_, req, v);
     ASSERT_EQ(resp.responses.size(), 1u);
     EXPECT_EQ(resp.responses[0].error_code, ke::kNone);
     EXPECT_EQ(resp.responses[0].error_message, std::nullopt);
@@ -279,37 +283,38 @@ TEST_F(ConfigHandlersTest, AlterConfigsReplacesEveryOverride) {
 TEST_F(ConfigHandlersTest, AlterConfigsRefusesBadConfigsAndLeavesThemUnchanged) {
   ASSERT_TRUE(logs_->CreateTopic("orders", 1, {{"retention.ms", "1000"}}).ok());
   const std::map<std::string, std::string> before = {{"retention.ms", "1000"}};
-  auto resp = HandleAlterConfigs(ctx_, AlterRequest(2, "orders", {{"segment.bytes", "10"}}), 1);
+  auto resp =
+      HandleAlterConfigs(ctx_, rc_, AlterRequest(2, "orders", {{"segment.bytes", "10"}}), 1);
   EXPECT_EQ(resp.responses[0].error_code, ke::kInvalidConfig);
   EXPECT_THAT(resp.responses[0].error_message.value_or(""),
               HasSubstr("Invalid value 10 for configuration segment.bytes"));
-  resp = HandleAlterConfigs(ctx_, AlterRequest(2, "orders", {{"no.such.config", "1"}}), 1);
+  resp = HandleAlterConfigs(ctx_, rc_, AlterRequest(2, "orders", {{"no.such.config", "1"}}), 1);
   EXPECT_EQ(resp.responses[0].error_code, ke::kInvalidConfig);
   EXPECT_EQ(resp.responses[0].error_message, "Unknown topic config name: no.such.config");
-  resp = HandleAlterConfigs(ctx_, AlterRequest(2, "nope", {{"segment.ms", "1"}}), 1);
+  resp = HandleAlterConfigs(ctx_, rc_, AlterRequest(2, "nope", {{"segment.ms", "1"}}), 1);
   EXPECT_EQ(resp.responses[0].error_code, ke::kUnknownTopicOrPartition);
   EXPECT_EQ(resp.responses[0].error_message, "The topic 'nope' does not exist.");
-  resp = HandleAlterConfigs(ctx_, AlterRequest(2, "orders", {{"segment.ms", "1"}}, true), 2);
+  resp = HandleAlterConfigs(ctx_, rc_, AlterRequest(2, "orders", {{"segment.ms", "1"}}, true), 2);
   EXPECT_EQ(resp.responses[0].error_code, ke::kNone);
   auto dup = AlterRequest(2, "orders", {{"segment.ms", "1"}, {"segment.ms", "2"}});
-  resp = HandleAlterConfigs(ctx_, dup, 0);
+  resp = HandleAlterConfigs(ctx_, rc_, dup, 0);
   EXPECT_EQ(resp.responses[0].error_code, ke::kInvalidRequest);
   EXPECT_EQ(resp.responses[0].error_message, "Error due to duplicate config keys");
   dup = AlterRequest(2, "orders", {{"segment.ms", "1"}});
   dup.resources.push_back(dup.resources[0]);
-  resp = HandleAlterConfigs(ctx_, dup, 0);
+  resp = HandleAlterConfigs(ctx_, rc_, dup, 0);
   ASSERT_EQ(resp.responses.size(), 2u);
   EXPECT_EQ(resp.responses[0].error_message, "Each resource must appear at most once.");
   EXPECT_EQ(resp.responses[1].error_code, ke::kInvalidRequest);
   testing::ExpectEncodes(resp, p::ApiKey::kAlterConfigs);
   EXPECT_EQ(logs_->FindTopic("orders")->configs, before);
   // Broker configs other than the log defaults are static.
-  resp = HandleAlterConfigs(ctx_, AlterRequest(4, "1", {{"num.io.threads", "4"}}), 2);
+  resp = HandleAlterConfigs(ctx_, rc_, AlterRequest(4, "1", {{"num.io.threads", "4"}}), 2);
   EXPECT_EQ(resp.responses[0].error_code, ke::kInvalidConfig);
   EXPECT_EQ(resp.responses[0].error_message,
             "Invalid config value for resource ConfigResource(type=BROKER, name='1'): Cannot "
             "update these configs dynamically: Set(num.io.threads)");
-  resp = HandleAlterConfigs(ctx_, AlterRequest(4, "5", {{"num.io.threads", "4"}}), 2);
+  resp = HandleAlterConfigs(ctx_, rc_, AlterRequest(4, "5", {{"num.io.threads", "4"}}), 2);
   EXPECT_EQ(resp.responses[0].error_code, ke::kInvalidRequest);
   testing::ExpectEncodes(resp, p::ApiKey::kAlterConfigs);
 }
@@ -345,7 +350,7 @@ TEST_F(ConfigHandlersTest, IncrementalAlterConfigsSetsDeletesAppendsAndSubtracts
                                 {{"segment.ms", 0, "5000"},
                                  {"retention.ms", 1, std::nullopt},
                                  {"cleanup.policy", 2, "compact"}});
-  auto resp = HandleIncrementalAlterConfigs(ctx_, req, 0);
+  auto resp = HandleIncrementalAlterConfigs(ctx_, rc_, req, 0);
   ASSERT_EQ(resp.responses.size(), 1u);
   EXPECT_EQ(resp.responses[0].error_code, ke::kNone);
   EXPECT_EQ(resp.responses[0].error_message, std::nullopt);
@@ -359,7 +364,7 @@ TEST_F(ConfigHandlersTest, IncrementalAlterConfigsSetsDeletesAppendsAndSubtracts
   EXPECT_TRUE(GetLog("orders", 0)->config().cleanup_delete);
 
   resp = HandleIncrementalAlterConfigs(
-      ctx_, IncrementalRequest(2, "orders", {{"cleanup.policy", 3, "delete"}}), 1);
+      ctx_, rc_, IncrementalRequest(2, "orders", {{"cleanup.policy", 3, "delete"}}), 1);
   EXPECT_EQ(resp.responses[0].error_code, ke::kNone);
   want["cleanup.policy"] = "compact";
   EXPECT_EQ(logs_->FindTopic("orders")->configs, want);
@@ -370,36 +375,36 @@ TEST_F(ConfigHandlersTest, IncrementalAlterConfigsRefusesBadOperations) {
   ASSERT_TRUE(logs_->CreateTopic("orders", 1, {{"retention.ms", "1000"}}).ok());
   const std::map<std::string, std::string> before = {{"retention.ms", "1000"}};
   auto resp = HandleIncrementalAlterConfigs(
-      ctx_, IncrementalRequest(2, "orders", {{"segment.ms", 2, "5"}}), 1);
+      ctx_, rc_, IncrementalRequest(2, "orders", {{"segment.ms", 2, "5"}}), 1);
   EXPECT_EQ(resp.responses[0].error_code, ke::kInvalidConfig);
   EXPECT_EQ(resp.responses[0].error_message,
             "Can't APPEND to key segment.ms because its type is not LIST.");
   resp = HandleIncrementalAlterConfigs(
-      ctx_, IncrementalRequest(2, "orders", {{"retention.ms", 3, "5"}}), 1);
+      ctx_, rc_, IncrementalRequest(2, "orders", {{"retention.ms", 3, "5"}}), 1);
   EXPECT_EQ(resp.responses[0].error_message,
             "Can't SUBTRACT to key retention.ms because its type is not LIST.");
   resp = HandleIncrementalAlterConfigs(
-      ctx_, IncrementalRequest(2, "orders", {{"cleanup.policy", 2, "nonsense"}}), 1);
+      ctx_, rc_, IncrementalRequest(2, "orders", {{"cleanup.policy", 2, "nonsense"}}), 1);
   EXPECT_EQ(resp.responses[0].error_code, ke::kInvalidConfig);
   EXPECT_THAT(resp.responses[0].error_message.value_or(""),
               HasSubstr("Invalid value delete,nonsense for configuration cleanup.policy"));
   resp = HandleIncrementalAlterConfigs(
-      ctx_, IncrementalRequest(2, "orders", {{"segment.ms", 0, "0"}}), 1);
+      ctx_, rc_, IncrementalRequest(2, "orders", {{"segment.ms", 0, "0"}}), 1);
   EXPECT_EQ(resp.responses[0].error_code, ke::kInvalidConfig);
   resp = HandleIncrementalAlterConfigs(
-      ctx_, IncrementalRequest(2, "orders", {{"segment.ms", 7, "1"}}), 1);
+      ctx_, rc_, IncrementalRequest(2, "orders", {{"segment.ms", 7, "1"}}), 1);
   EXPECT_EQ(resp.responses[0].error_code, ke::kInvalidRequest);
   resp = HandleIncrementalAlterConfigs(
-      ctx_, IncrementalRequest(2, "orders", {{"segment.ms", 0, "5000"}}, true), 0);
+      ctx_, rc_, IncrementalRequest(2, "orders", {{"segment.ms", 0, "5000"}}, true), 0);
   EXPECT_EQ(resp.responses[0].error_code, ke::kNone);
   resp = HandleIncrementalAlterConfigs(
-      ctx_, IncrementalRequest(2, "nope", {{"segment.ms", 0, "5000"}}), 0);
+      ctx_, rc_, IncrementalRequest(2, "nope", {{"segment.ms", 0, "5000"}}), 0);
   EXPECT_EQ(resp.responses[0].error_code, ke::kUnknownTopicOrPartition);
   EXPECT_EQ(resp.responses[0].error_message, "The topic 'nope' does not exist.");
   testing::ExpectEncodes(resp, p::ApiKey::kIncrementalAlterConfigs);
   EXPECT_EQ(logs_->FindTopic("orders")->configs, before);
   resp = HandleIncrementalAlterConfigs(
-      ctx_, IncrementalRequest(4, "", {{"log.cleaner.threads", 0, "2"}}), 1);
+      ctx_, rc_, IncrementalRequest(4, "", {{"log.cleaner.threads", 0, "2"}}), 1);
   EXPECT_EQ(resp.responses[0].error_code, ke::kInvalidConfig);
   EXPECT_THAT(resp.responses[0].error_message.value_or(""),
               HasSubstr("Cannot update these configs dynamically: Set(log.cleaner.threads)"));
@@ -414,13 +419,14 @@ TEST_F(ConfigHandlersTest, DynamicBrokerConfigsSetTheLogDefaultsAndOutliveAResta
   ASSERT_TRUE(logs_->CreateTopic("kept", 1, {{"retention.ms", "1000"}}).ok());
   // The cluster-wide default (empty name), as kafka-configs --entity-default sets it.
   auto resp = HandleIncrementalAlterConfigs(
-      ctx_, IncrementalRequest(4, "", {{"log.retention.ms", 0, "7200000"}}), 1);
+      ctx_, rc_, IncrementalRequest(4, "", {{"log.retention.ms", 0, "7200000"}}), 1);
   ASSERT_EQ(resp.responses[0].error_code, ke::kNone)
       << resp.responses[0].error_message.value_or("");
   EXPECT_EQ(GetLog("orders", 0)->config().retention_ms, 7200000);
   EXPECT_EQ(GetLog("kept", 0)->config().retention_ms, 1000);  // its own override wins
   auto topic = HandleDescribeConfigs(
-      ctx_, DescribeConfigsRequest(2, "orders", std::vector<std::string>{"retention.ms"}, true), 4);
+      ctx_, rc_,
+      DescribeConfigsRequest(2, "orders", std::vector<std::string>{"retention.ms"}, true), 4);
   ASSERT_EQ(topic.results[0].configs.size(), 1u);
   const auto& retention = topic.results[0].configs[0];
   EXPECT_EQ(retention.value, "7200000");
@@ -432,11 +438,11 @@ TEST_F(ConfigHandlersTest, DynamicBrokerConfigsSetTheLogDefaultsAndOutliveAResta
   EXPECT_EQ(retention.synonyms[1].source, 5);
   // This node's own value, over server.properties' and the cluster's.
   resp = HandleIncrementalAlterConfigs(
-      ctx_, IncrementalRequest(4, "1", {{"log.segment.bytes", 0, "1048576"}}), 1);
+      ctx_, rc_, IncrementalRequest(4, "1", {{"log.segment.bytes", 0, "1048576"}}), 1);
   ASSERT_EQ(resp.responses[0].error_code, ke::kNone);
   EXPECT_EQ(GetLog("orders", 0)->config().segment_bytes, 1048576);
   auto broker = HandleDescribeConfigs(
-      ctx_,
+      ctx_, rc_,
       DescribeConfigsRequest(4, "1",
                              std::vector<std::string>{"log.segment.bytes", "num.io.threads"}, true),
       4);
@@ -449,7 +455,7 @@ TEST_F(ConfigHandlersTest, DynamicBrokerConfigsSetTheLogDefaultsAndOutliveAResta
   EXPECT_EQ(segment->synonyms[1].value, "2097152");
   EXPECT_EQ(segment->synonyms[1].source, 4);
   EXPECT_TRUE(FindConfig(broker.results[0], "num.io.threads")->read_only);
-  auto defaults = HandleDescribeConfigs(ctx_, DescribeConfigsRequest(4, ""), 4);
+  auto defaults = HandleDescribeConfigs(ctx_, rc_, DescribeConfigsRequest(4, ""), 4);
   ASSERT_EQ(defaults.results[0].configs.size(), 2u);  // and min.insync.replicas, from bootstrap
   EXPECT_EQ(defaults.results[0].configs[0].name, "log.retention.ms");
   EXPECT_EQ(defaults.results[0].configs[0].config_source, 3);
@@ -457,16 +463,16 @@ TEST_F(ConfigHandlersTest, DynamicBrokerConfigsSetTheLogDefaultsAndOutliveAResta
   testing::ExpectEncodes(defaults, p::ApiKey::kDescribeConfigs);
   // A list default takes APPEND, from the value in force.
   resp = HandleIncrementalAlterConfigs(
-      ctx_, IncrementalRequest(4, "", {{"log.cleanup.policy", 2, "compact"}}), 1);
+      ctx_, rc_, IncrementalRequest(4, "", {{"log.cleanup.policy", 2, "compact"}}), 1);
   ASSERT_EQ(resp.responses[0].error_code, ke::kNone);
   EXPECT_EQ(logs_->DynamicBrokerConfigs("").at("log.cleanup.policy"), "delete,compact");
   // Bad values and keys seglog does not apply change nothing.
   resp = HandleIncrementalAlterConfigs(
-      ctx_, IncrementalRequest(4, "1", {{"log.segment.bytes", 0, "12"}}), 1);
+      ctx_, rc_, IncrementalRequest(4, "1", {{"log.segment.bytes", 0, "12"}}), 1);
   EXPECT_EQ(resp.responses[0].error_code, ke::kInvalidConfig);
   EXPECT_THAT(resp.responses[0].error_message.value_or(""), HasSubstr("log.segment.bytes"));
   resp = HandleIncrementalAlterConfigs(
-      ctx_, IncrementalRequest(4, "1", {{"log.segment.bytes", 0, "4194304"}}, true), 1);
+      ctx_, rc_, IncrementalRequest(4, "1", {{"log.segment.bytes", 0, "4194304"}}, true), 1);
   EXPECT_EQ(resp.responses[0].error_code, ke::kNone);  // validate only
   EXPECT_EQ(GetLog("orders", 0)->config().segment_bytes, 1048576);
   // The metadata log keeps them: a restart runs with them.
@@ -475,11 +481,11 @@ TEST_F(ConfigHandlersTest, DynamicBrokerConfigsSetTheLogDefaultsAndOutliveAResta
   EXPECT_EQ(GetLog("orders", 0)->config().retention_ms, 7200000);
   EXPECT_EQ(GetLog("kept", 0)->config().retention_ms, 1000);
   // AlterConfigs replaces the whole set: none left, server.properties' values again.
-  auto legacy = HandleAlterConfigs(ctx_, AlterRequest(4, "", {}), 2);
+  auto legacy = HandleAlterConfigs(ctx_, rc_, AlterRequest(4, "", {}), 2);
   ASSERT_EQ(legacy.responses[0].error_code, ke::kNone);
   EXPECT_EQ(GetLog("orders", 0)->config().retention_ms, 604800000);
   resp = HandleIncrementalAlterConfigs(
-      ctx_, IncrementalRequest(4, "1", {{"log.segment.bytes", 1, ""}}), 1);
+      ctx_, rc_, IncrementalRequest(4, "1", {{"log.segment.bytes", 1, ""}}), 1);
   ASSERT_EQ(resp.responses[0].error_code, ke::kNone);
   EXPECT_EQ(GetLog("orders", 0)->config().segment_bytes, 2097152);
   EXPECT_TRUE(logs_->DynamicBrokerConfigs("").empty());
@@ -490,7 +496,7 @@ TEST_F(ConfigHandlersTest, AnInternalConfigIsDescribedWhenTheTopicSetsIt) {
   ASSERT_TRUE(logs_->CreateTopic("small", 1, {{"internal.segment.bytes", "300000"}}).ok());
   auto req = DescribeConfigsRequest(2, "small", std::nullopt, true);
   req.include_documentation = true;
-  auto resp = HandleDescribeConfigs(ctx_, req, 4);
+  auto resp = HandleDescribeConfigs(ctx_, rc_, req, 4);
   EXPECT_EQ(resp.results[0].configs.size(), 38u);
   const auto* c = FindConfig(resp.results[0], "internal.segment.bytes");
   ASSERT_NE(c, nullptr);

@@ -92,7 +92,9 @@ std::string Refusal(const BrokerContext& ctx, const std::vector<FeatureLevel>& f
 }  // namespace
 
 protocol::UpdateFeaturesResponseData HandleUpdateFeatures(
-    const BrokerContext& ctx, const protocol::UpdateFeaturesRequestData& req, int16_t version) {
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::UpdateFeaturesRequestData& req, int16_t version) {
+  (void)rc;
   protocol::UpdateFeaturesResponseData resp;
   resp.error_message = std::nullopt;
   const std::vector<FeatureLevel> features = NodeFeatures(ctx);

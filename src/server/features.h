@@ -32,6 +32,7 @@
 #include "protocol/generated/update_features_request.h"
 #include "protocol/generated/update_features_response.h"
 #include "server/broker_context.h"
+#include "server/request_handler.h"
 
 namespace seglog {
 
@@ -52,7 +53,8 @@ void AddFeatures(const BrokerContext& ctx, int16_t version,
                  protocol::ApiVersionsResponseData* resp);
 
 protocol::UpdateFeaturesResponseData HandleUpdateFeatures(
-    const BrokerContext& ctx, const protocol::UpdateFeaturesRequestData& req, int16_t version);
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::UpdateFeaturesRequestData& req, int16_t version);
 
 }  // namespace seglog
 

@@ -65,7 +65,7 @@ TEST_F(FeaturesTest, UpdateFeaturesChecksInKafkasOrder) {
     u.feature = name;
     u.max_version_level = level;
     u.upgrade_type = type;
-    return HandleUpdateFeatures(ctx_, req, version);
+    return HandleUpdateFeatures(ctx_, rc_, req, version);
   };
   const std::string prefix =
       "The update failed for all features since the following feature had an error: ";

@@ -37,8 +37,9 @@ Status ReadRemote(const BrokerContext& ctx, const TopicPartition& tp, int64_t fe
 
 }  // namespace
 
-FetchRead ReadFetch(const BrokerContext& ctx, const protocol::FetchRequestData& req,
-                    int16_t version) {
+FetchRead ReadFetch(const BrokerContext& ctx, const RequestContext& rc,
+                    const protocol::FetchRequestData& req, int16_t version) {
+  (void)rc;
   FetchRead out;
   protocol::FetchResponseData& resp = out.response;
   // KIP-227 sessions: seglog keeps none. A full fetch without a session (id 0, epoch -1) and

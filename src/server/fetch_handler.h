@@ -30,8 +30,8 @@ struct FetchRead {
 // minOneMessage), bounded by the high watermark. A fetch offset inside a batch returns that
 // whole batch. Below a tiered log's local log start offset the records come from remote
 // storage (ctx.remote), with the aborted transactions of both tiers for read_committed.
-FetchRead ReadFetch(const BrokerContext& ctx, const protocol::FetchRequestData& req,
-                    int16_t version);
+FetchRead ReadFetch(const BrokerContext& ctx, const RequestContext& rc,
+                    const protocol::FetchRequestData& req, int16_t version);
 
 }  // namespace seglog
 

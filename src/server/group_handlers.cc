@@ -66,8 +66,10 @@ std::optional<KnownTopic> TopicById(const BrokerContext& ctx, const Uuid& id) {
 }  // namespace
 
 p::FindCoordinatorResponseData HandleFindCoordinator(const BrokerContext& ctx,
+                                                     const RequestContext& rc,
                                                      const p::FindCoordinatorRequestData& req,
-                                                     int16_t version, std::string_view listener) {
+                                                     int16_t version) {
+  (void)rc;
   auto find = [&](int8_t key_type) {
     int16_t error = ke::kNone;
     if (key_type == kGroupKeyType) {
@@ -95,7 +97,7 @@ p::FindCoordinatorResponseData HandleFindCoordinator(const BrokerContext& ctx,
   };
   p::FindCoordinatorResponseData resp;
   const int8_t key_type = version >= 1 ? req.key_type : kGroupKeyType;
-  const AdvertisedEndpoint endpoint = EndpointFor(ctx, listener);
+  const AdvertisedEndpoint endpoint = EndpointFor(ctx, rc.listener);
   const int32_t port = endpoint.port;
   if (version < 4) {
     // v1-3 carry Kafka's Errors.message(): the error's text, or its name "NONE" on success.
@@ -121,9 +123,10 @@ p::FindCoordinatorResponseData HandleFindCoordinator(const BrokerContext& ctx,
   return resp;
 }
 
-void HandleJoinGroup(const BrokerContext& ctx, const GroupClient& client,
+void HandleJoinGroup(const BrokerContext& ctx, const RequestContext& rc, const GroupClient& client,
                      const p::JoinGroupRequestData& req, int16_t version,
                      std::function<void(p::JoinGroupResponseData)> done) {
+  (void)rc;
   auto shaped = [version, done = std::move(done)](p::JoinGroupResponseData r) {
     // Below v7 a null protocol name is sent as ""; from v7 an empty one as null.
     if (version < 7 && !r.protocol_name) r.protocol_name = "";
@@ -139,8 +142,10 @@ void HandleJoinGroup(const BrokerContext& ctx, const GroupClient& client,
   ctx.groups->JoinGroup(version, {client.client_id, client.client_host}, req, std::move(shaped));
 }
 
-void HandleSyncGroup(const BrokerContext& ctx, const p::SyncGroupRequestData& req, int16_t version,
+void HandleSyncGroup(const BrokerContext& ctx, const RequestContext& rc,
+                     const p::SyncGroupRequestData& req, int16_t version,
                      std::function<void(p::SyncGroupResponseData)> done) {
+  (void)rc;
   if (version >= 5 && (!req.protocol_type || !req.protocol_name)) {
     p::SyncGroupResponseData r;
     r.error_code = ke::kInconsistentGroupProtocol;
@@ -154,8 +159,9 @@ void HandleSyncGroup(const BrokerContext& ctx, const p::SyncGroupRequestData& re
   ctx.groups->SyncGroup(version, req, std::move(done));
 }
 
-p::HeartbeatResponseData HandleHeartbeat(const BrokerContext& ctx,
+p::HeartbeatResponseData HandleHeartbeat(const BrokerContext& ctx, const RequestContext& rc,
                                          const p::HeartbeatRequestData& req, int16_t version) {
+  (void)rc;
   (void)version;
   p::HeartbeatResponseData resp;
   resp.error_code = ctx.groups == nullptr
@@ -165,8 +171,9 @@ p::HeartbeatResponseData HandleHeartbeat(const BrokerContext& ctx,
   return resp;
 }
 
-p::LeaveGroupResponseData HandleLeaveGroup(const BrokerContext& ctx,
+p::LeaveGroupResponseData HandleLeaveGroup(const BrokerContext& ctx, const RequestContext& rc,
                                            const p::LeaveGroupRequestData& req, int16_t version) {
+  (void)rc;
   p::LeaveGroupResponseData resp;
   std::vector<GroupCoordinator::LeavingMember> members;
   if (version < 3) {
@@ -196,9 +203,10 @@ p::LeaveGroupResponseData HandleLeaveGroup(const BrokerContext& ctx,
   return resp;
 }
 
-p::OffsetCommitResponseData HandleOffsetCommit(const BrokerContext& ctx,
+p::OffsetCommitResponseData HandleOffsetCommit(const BrokerContext& ctx, const RequestContext& rc,
                                                const p::OffsetCommitRequestData& req,
                                                int16_t version) {
+  (void)rc;
   p::OffsetCommitResponseData resp;
   std::vector<GroupCoordinator::CommitPartition> commits;
   // Where each partition's answer goes: (topic index, partition index) in resp.
@@ -325,9 +333,10 @@ p::OffsetFetchResponseData::OffsetFetchResponseGroup FetchGroup(
 
 }  // namespace
 
-p::OffsetFetchResponseData HandleOffsetFetch(const BrokerContext& ctx,
+p::OffsetFetchResponseData HandleOffsetFetch(const BrokerContext& ctx, const RequestContext& rc,
                                              const p::OffsetFetchRequestData& req,
                                              int16_t version) {
+  (void)rc;
   p::OffsetFetchResponseData resp;
   if (version >= 8) {
     for (const auto& g : req.groups) {
@@ -381,8 +390,9 @@ p::OffsetFetchResponseData HandleOffsetFetch(const BrokerContext& ctx,
   return resp;
 }
 
-p::ListGroupsResponseData HandleListGroups(const BrokerContext& ctx,
+p::ListGroupsResponseData HandleListGroups(const BrokerContext& ctx, const RequestContext& rc,
                                            const p::ListGroupsRequestData& req, int16_t version) {
+  (void)rc;
   p::ListGroupsResponseData resp;
   if (ctx.groups == nullptr) return resp;
   for (const auto& g :
@@ -398,8 +408,10 @@ p::ListGroupsResponseData HandleListGroups(const BrokerContext& ctx,
 }
 
 p::DescribeGroupsResponseData HandleDescribeGroups(const BrokerContext& ctx,
+                                                   const RequestContext& rc,
                                                    const p::DescribeGroupsRequestData& req,
                                                    int16_t version) {
+  (void)rc;
   p::DescribeGroupsResponseData resp;
   for (const std::string& id : req.groups) {
     int16_t error = ke::kCoordinatorNotAvailable;
@@ -435,9 +447,10 @@ p::DescribeGroupsResponseData HandleDescribeGroups(const BrokerContext& ctx,
   return resp;
 }
 
-p::DeleteGroupsResponseData HandleDeleteGroups(const BrokerContext& ctx,
+p::DeleteGroupsResponseData HandleDeleteGroups(const BrokerContext& ctx, const RequestContext& rc,
                                                const p::DeleteGroupsRequestData& req,
                                                int16_t version) {
+  (void)rc;
   (void)version;
   p::DeleteGroupsResponseData resp;
   std::set<std::string> seen;
@@ -451,9 +464,10 @@ p::DeleteGroupsResponseData HandleDeleteGroups(const BrokerContext& ctx,
   return resp;
 }
 
-p::OffsetDeleteResponseData HandleOffsetDelete(const BrokerContext& ctx,
+p::OffsetDeleteResponseData HandleOffsetDelete(const BrokerContext& ctx, const RequestContext& rc,
                                                const p::OffsetDeleteRequestData& req,
                                                int16_t version) {
+  (void)rc;
   (void)version;
   p::OffsetDeleteResponseData resp;
   if (ctx.groups == nullptr) {
@@ -494,8 +508,9 @@ p::OffsetDeleteResponseData HandleOffsetDelete(const BrokerContext& ctx,
 }
 
 p::ConsumerGroupHeartbeatResponseData HandleConsumerGroupHeartbeat(
-    const BrokerContext& ctx, const GroupClient& client,
+    const BrokerContext& ctx, const RequestContext& rc, const GroupClient& client,
     const p::ConsumerGroupHeartbeatRequestData& req, int16_t version) {
+  (void)rc;
   if (ctx.groups == nullptr) {
     p::ConsumerGroupHeartbeatResponseData r;
     r.error_code = ke::kCoordinatorNotAvailable;
@@ -506,7 +521,9 @@ p::ConsumerGroupHeartbeatResponseData HandleConsumerGroupHeartbeat(
 }
 
 p::ConsumerGroupDescribeResponseData HandleConsumerGroupDescribe(
-    const BrokerContext& ctx, const p::ConsumerGroupDescribeRequestData& req, int16_t version) {
+    const BrokerContext& ctx, const RequestContext& rc,
+    const p::ConsumerGroupDescribeRequestData& req, int16_t version) {
+  (void)rc;
   p::ConsumerGroupDescribeResponseData resp;
   for (const std::string& id : req.group_ids) {
     p::ConsumerGroupDescribeResponseData::DescribedGroup d;

@@ -1,6 +1,8 @@
-// The API handlers: one function per API, (context, request, version) -> response, each in
-// the file named after its API family. They never see sockets or frames (broker.cc decodes
-// the request and encodes what they return), so each is unit-tested with generated messages.
+// The API handlers: one function per API, (context, request context, request, version) ->
+// response, each in the file named after its API family. They never see sockets or frames
+// (broker.cc decodes the request and encodes what they return), so each is unit-tested with
+// generated messages. The request context names the client (its principal and address, which
+// each handler's ACL checks are about: authorization.h) and the listener it came in on.
 //
 // Thread safety: every handler may run on many threads at once.
 #ifndef SEGLOG_SERVER_HANDLERS_H_
@@ -118,6 +120,7 @@
 #include "protocol/generated/write_txn_markers_response.h"
 #include "seglog/topic_partition.h"
 #include "server/broker_context.h"
+#include "server/request_handler.h"
 #include "txn/transaction_coordinator.h"
 
 namespace seglog {
@@ -145,53 +148,62 @@ struct AdvertisedEndpoint {
 };
 AdvertisedEndpoint EndpointFor(const BrokerContext& ctx, std::string_view listener);
 
-// `listener`: the request's listener, whose endpoint the broker is named with.
-protocol::MetadataResponseData HandleMetadata(const BrokerContext& ctx,
+// The broker is named with the endpoint of the request's listener (rc.listener).
+protocol::MetadataResponseData HandleMetadata(const BrokerContext& ctx, const RequestContext& rc,
                                               const protocol::MetadataRequestData& req,
-                                              int16_t version, std::string_view listener = "");
+                                              int16_t version);
 // Appends each partition's batch; `appended` lists the partitions that grew (to wake fetches).
-protocol::ProduceResponseData HandleProduce(const BrokerContext& ctx,
+protocol::ProduceResponseData HandleProduce(const BrokerContext& ctx, const RequestContext& rc,
                                             const protocol::ProduceRequestData& req,
                                             int16_t version, std::vector<TopicPartition>* appended,
                                             bool* any_error);
 protocol::ListOffsetsResponseData HandleListOffsets(const BrokerContext& ctx,
+                                                    const RequestContext& rc,
                                                     const protocol::ListOffsetsRequestData& req,
                                                     int16_t version);
 protocol::InitProducerIdResponseData HandleInitProducerId(
-    const BrokerContext& ctx, const protocol::InitProducerIdRequestData& req, int16_t version);
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::InitProducerIdRequestData& req, int16_t version);
 protocol::CreateTopicsResponseData HandleCreateTopics(const BrokerContext& ctx,
+                                                      const RequestContext& rc,
                                                       const protocol::CreateTopicsRequestData& req,
                                                       int16_t version);
 protocol::DeleteTopicsResponseData HandleDeleteTopics(const BrokerContext& ctx,
+                                                      const RequestContext& rc,
                                                       const protocol::DeleteTopicsRequestData& req,
                                                       int16_t version);
 protocol::DescribeClusterResponseData HandleDescribeCluster(
-    const BrokerContext& ctx, const protocol::DescribeClusterRequestData& req, int16_t version,
-    std::string_view listener = "");
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::DescribeClusterRequestData& req, int16_t version);
 
 // Partitions (partition_handlers.cc).
 protocol::CreatePartitionsResponseData HandleCreatePartitions(
-    const BrokerContext& ctx, const protocol::CreatePartitionsRequestData& req, int16_t version);
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::CreatePartitionsRequestData& req, int16_t version);
 protocol::DeleteRecordsResponseData HandleDeleteRecords(
-    const BrokerContext& ctx, const protocol::DeleteRecordsRequestData& req, int16_t version);
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::DeleteRecordsRequestData& req, int16_t version);
 protocol::OffsetForLeaderEpochResponseData HandleOffsetForLeaderEpoch(
-    const BrokerContext& ctx, const protocol::OffsetForLeaderEpochRequestData& req,
-    int16_t version);
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::OffsetForLeaderEpochRequestData& req, int16_t version);
 protocol::DescribeLogDirsResponseData HandleDescribeLogDirs(
-    const BrokerContext& ctx, const protocol::DescribeLogDirsRequestData& req, int16_t version);
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::DescribeLogDirsRequestData& req, int16_t version);
 protocol::DescribeTopicPartitionsResponseData HandleDescribeTopicPartitions(
-    const BrokerContext& ctx, const protocol::DescribeTopicPartitionsRequestData& req,
-    int16_t version);
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::DescribeTopicPartitionsRequestData& req, int16_t version);
 
 // Configs (config_handlers.cc).
 protocol::DescribeConfigsResponseData HandleDescribeConfigs(
-    const BrokerContext& ctx, const protocol::DescribeConfigsRequestData& req, int16_t version);
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::DescribeConfigsRequestData& req, int16_t version);
 protocol::AlterConfigsResponseData HandleAlterConfigs(const BrokerContext& ctx,
+                                                      const RequestContext& rc,
                                                       const protocol::AlterConfigsRequestData& req,
                                                       int16_t version);
 protocol::IncrementalAlterConfigsResponseData HandleIncrementalAlterConfigs(
-    const BrokerContext& ctx, const protocol::IncrementalAlterConfigsRequestData& req,
-    int16_t version);
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::IncrementalAlterConfigsRequestData& req, int16_t version);
 
 // Topic ids: the name of the topic with `id`, if there is one.
 std::optional<std::string> TopicNameForId(const BrokerContext& ctx, const Uuid& id);
@@ -200,71 +212,81 @@ Status ValidateTopicNameForClient(const std::string& name);
 
 // ACLs (acl_handlers.cc): kept in the metadata log when an authorizer is configured, else
 // SECURITY_DISABLED, as Kafka without one.
-// The client a decision is about (PLAINTEXT only so far: User:ANONYMOUS).
-RequestPrincipal ClientPrincipal(const BrokerContext& ctx);
 // Gives the authorizer, if any, the metadata log's ACLs (after a change, and at start).
 void RefreshAuthorizer(const BrokerContext& ctx);
 protocol::DescribeAclsResponseData HandleDescribeAcls(const BrokerContext& ctx,
+                                                      const RequestContext& rc,
                                                       const protocol::DescribeAclsRequestData& req,
                                                       int16_t version);
 protocol::CreateAclsResponseData HandleCreateAcls(const BrokerContext& ctx,
+                                                  const RequestContext& rc,
                                                   const protocol::CreateAclsRequestData& req,
                                                   int16_t version);
 protocol::DeleteAclsResponseData HandleDeleteAcls(const BrokerContext& ctx,
+                                                  const RequestContext& rc,
                                                   const protocol::DeleteAclsRequestData& req,
                                                   int16_t version);
 
 // SCRAM users (scram_handlers.cc): kept in the metadata log.
 protocol::DescribeUserScramCredentialsResponseData HandleDescribeUserScramCredentials(
-    const BrokerContext& ctx, const protocol::DescribeUserScramCredentialsRequestData& req,
-    int16_t version);
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::DescribeUserScramCredentialsRequestData& req, int16_t version);
 protocol::AlterUserScramCredentialsResponseData HandleAlterUserScramCredentials(
-    const BrokerContext& ctx, const protocol::AlterUserScramCredentialsRequestData& req,
-    int16_t version);
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::AlterUserScramCredentialsRequestData& req, int16_t version);
 
 // ---- Replicas, the quorum, producers (admin_handlers.cc) ----
 //
 // One node, one replica per partition: no election or reassignment is ever needed, and each
 // answer is Kafka 4.4.0's on a single node.
 protocol::ElectLeadersResponseData HandleElectLeaders(const BrokerContext& ctx,
+                                                      const RequestContext& rc,
                                                       const protocol::ElectLeadersRequestData& req,
                                                       int16_t version);
 protocol::AlterPartitionReassignmentsResponseData HandleAlterPartitionReassignments(
-    const BrokerContext& ctx, const protocol::AlterPartitionReassignmentsRequestData& req,
-    int16_t version);
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::AlterPartitionReassignmentsRequestData& req, int16_t version);
 protocol::ListPartitionReassignmentsResponseData HandleListPartitionReassignments(
-    const BrokerContext& ctx, const protocol::ListPartitionReassignmentsRequestData& req,
-    int16_t version);
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::ListPartitionReassignmentsRequestData& req, int16_t version);
 // `__cluster_metadata` partition 0 with this node as its one voter and leader.
 protocol::DescribeQuorumResponseData HandleDescribeQuorum(
-    const BrokerContext& ctx, const protocol::DescribeQuorumRequestData& req, int16_t version);
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::DescribeQuorumRequestData& req, int16_t version);
 // Each partition's producer state (Log::active_producers).
 protocol::DescribeProducersResponseData HandleDescribeProducers(
-    const BrokerContext& ctx, const protocol::DescribeProducersRequestData& req, int16_t version);
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::DescribeProducersRequestData& req, int16_t version);
 // Markers from an admin client (kafka-transactions.sh abort), written through `write`.
 protocol::WriteTxnMarkersResponseData HandleWriteTxnMarkers(
-    const BrokerContext& ctx, const protocol::WriteTxnMarkersRequestData& req, int16_t version,
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::WriteTxnMarkersRequestData& req, int16_t version,
     const TransactionCoordinator::MarkerWriter& write);
 // The config resources there are: this node's loggers, this node, every topic.
 protocol::ListConfigResourcesResponseData HandleListConfigResources(
-    const BrokerContext& ctx, const protocol::ListConfigResourcesRequestData& req, int16_t version);
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::ListConfigResourcesRequestData& req, int16_t version);
 
 // Moves partitions between log directories (LogManager::AlterReplicaLogDir); the copy goes on
 // in the background, as in Kafka.
 protocol::AlterReplicaLogDirsResponseData HandleAlterReplicaLogDirs(
-    const BrokerContext& ctx, const protocol::AlterReplicaLogDirsRequestData& req, int16_t version);
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::AlterReplicaLogDirsRequestData& req, int16_t version);
 // The cluster's membership (admin_handlers.cc): this node is its only broker, controller and
 // voter, registered while it runs; the voters are static (kraft.version 0).
 protocol::UnregisterBrokerResponseData HandleUnregisterBroker(
-    const BrokerContext& ctx, const protocol::UnregisterBrokerRequestData& req, int16_t version);
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::UnregisterBrokerRequestData& req, int16_t version);
 protocol::UnregisterControllerResponseData HandleUnregisterController(
-    const BrokerContext& ctx, const protocol::UnregisterControllerRequestData& req,
-    int16_t version);
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::UnregisterControllerRequestData& req, int16_t version);
 protocol::AddRaftVoterResponseData HandleAddRaftVoter(const BrokerContext& ctx,
+                                                      const RequestContext& rc,
                                                       const protocol::AddRaftVoterRequestData& req,
                                                       int16_t version);
 protocol::RemoveRaftVoterResponseData HandleRemoveRaftVoter(
-    const BrokerContext& ctx, const protocol::RemoveRaftVoterRequestData& req, int16_t version);
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::RemoveRaftVoterRequestData& req, int16_t version);
 
 // ---- Consumer groups (group_handlers.cc) ----
 
@@ -274,63 +296,76 @@ struct GroupClient {
   std::string client_host;
 };
 protocol::FindCoordinatorResponseData HandleFindCoordinator(
-    const BrokerContext& ctx, const protocol::FindCoordinatorRequestData& req, int16_t version,
-    std::string_view listener = "");
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::FindCoordinatorRequestData& req, int16_t version);
 // JoinGroup and SyncGroup answer through `done`, now or when the rebalance moves on.
-void HandleJoinGroup(const BrokerContext& ctx, const GroupClient& client,
+void HandleJoinGroup(const BrokerContext& ctx, const RequestContext& rc, const GroupClient& client,
                      const protocol::JoinGroupRequestData& req, int16_t version,
                      std::function<void(protocol::JoinGroupResponseData)> done);
-void HandleSyncGroup(const BrokerContext& ctx, const protocol::SyncGroupRequestData& req,
-                     int16_t version, std::function<void(protocol::SyncGroupResponseData)> done);
-protocol::HeartbeatResponseData HandleHeartbeat(const BrokerContext& ctx,
+void HandleSyncGroup(const BrokerContext& ctx, const RequestContext& rc,
+                     const protocol::SyncGroupRequestData& req, int16_t version,
+                     std::function<void(protocol::SyncGroupResponseData)> done);
+protocol::HeartbeatResponseData HandleHeartbeat(const BrokerContext& ctx, const RequestContext& rc,
                                                 const protocol::HeartbeatRequestData& req,
                                                 int16_t version);
 protocol::LeaveGroupResponseData HandleLeaveGroup(const BrokerContext& ctx,
+                                                  const RequestContext& rc,
                                                   const protocol::LeaveGroupRequestData& req,
                                                   int16_t version);
 protocol::OffsetCommitResponseData HandleOffsetCommit(const BrokerContext& ctx,
+                                                      const RequestContext& rc,
                                                       const protocol::OffsetCommitRequestData& req,
                                                       int16_t version);
 protocol::OffsetFetchResponseData HandleOffsetFetch(const BrokerContext& ctx,
+                                                    const RequestContext& rc,
                                                     const protocol::OffsetFetchRequestData& req,
                                                     int16_t version);
 protocol::ListGroupsResponseData HandleListGroups(const BrokerContext& ctx,
+                                                  const RequestContext& rc,
                                                   const protocol::ListGroupsRequestData& req,
                                                   int16_t version);
 protocol::DescribeGroupsResponseData HandleDescribeGroups(
-    const BrokerContext& ctx, const protocol::DescribeGroupsRequestData& req, int16_t version);
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::DescribeGroupsRequestData& req, int16_t version);
 protocol::DeleteGroupsResponseData HandleDeleteGroups(const BrokerContext& ctx,
+                                                      const RequestContext& rc,
                                                       const protocol::DeleteGroupsRequestData& req,
                                                       int16_t version);
 protocol::OffsetDeleteResponseData HandleOffsetDelete(const BrokerContext& ctx,
+                                                      const RequestContext& rc,
                                                       const protocol::OffsetDeleteRequestData& req,
                                                       int16_t version);
 // KIP-848's consumer groups.
 protocol::ConsumerGroupHeartbeatResponseData HandleConsumerGroupHeartbeat(
-    const BrokerContext& ctx, const GroupClient& client,
+    const BrokerContext& ctx, const RequestContext& rc, const GroupClient& client,
     const protocol::ConsumerGroupHeartbeatRequestData& req, int16_t version);
 protocol::ConsumerGroupDescribeResponseData HandleConsumerGroupDescribe(
-    const BrokerContext& ctx, const protocol::ConsumerGroupDescribeRequestData& req,
-    int16_t version);
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::ConsumerGroupDescribeRequestData& req, int16_t version);
 
 // ---- Transactions (txn_handlers.cc) ----
 
 // InitProducerId of a transactional id (HandleInitProducerId hands those over).
 protocol::InitProducerIdResponseData HandleTransactionalInitProducerId(
-    const BrokerContext& ctx, const protocol::InitProducerIdRequestData& req, int16_t version);
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::InitProducerIdRequestData& req, int16_t version);
 protocol::AddPartitionsToTxnResponseData HandleAddPartitionsToTxn(
-    const BrokerContext& ctx, const protocol::AddPartitionsToTxnRequestData& req, int16_t version);
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::AddPartitionsToTxnRequestData& req, int16_t version);
 protocol::AddOffsetsToTxnResponseData HandleAddOffsetsToTxn(
-    const BrokerContext& ctx, const protocol::AddOffsetsToTxnRequestData& req, int16_t version);
-protocol::EndTxnResponseData HandleEndTxn(const BrokerContext& ctx,
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::AddOffsetsToTxnRequestData& req, int16_t version);
+protocol::EndTxnResponseData HandleEndTxn(const BrokerContext& ctx, const RequestContext& rc,
                                           const protocol::EndTxnRequestData& req, int16_t version);
 protocol::TxnOffsetCommitResponseData HandleTxnOffsetCommit(
-    const BrokerContext& ctx, const protocol::TxnOffsetCommitRequestData& req, int16_t version);
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::TxnOffsetCommitRequestData& req, int16_t version);
 protocol::DescribeTransactionsResponseData HandleDescribeTransactions(
-    const BrokerContext& ctx, const protocol::DescribeTransactionsRequestData& req,
-    int16_t version);
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::DescribeTransactionsRequestData& req, int16_t version);
 protocol::ListTransactionsResponseData HandleListTransactions(
-    const BrokerContext& ctx, const protocol::ListTransactionsRequestData& req, int16_t version);
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::ListTransactionsRequestData& req, int16_t version);
 // The transaction coordinator's markers as this broker writes them: data partitions get the
 // control batch appended, __consumer_offsets partitions go to the group coordinator;
 // `appended` is told of each partition that got its marker (to wake parked fetches).

@@ -15,6 +15,7 @@
 #include "base/scheduler.h"
 #include "manager/log_manager.h"
 #include "server/broker_context.h"
+#include "server/request_handler.h"
 #include "tests/support/batches.h"
 #include "tests/support/files.h"
 
@@ -60,6 +61,8 @@ class HandlersTest : public ::testing::Test {
   std::unique_ptr<MockScheduler> scheduler_;
   std::unique_ptr<LogManager> logs_;
   BrokerContext ctx_;
+  // The request's client: User:ANONYMOUS on PLAINTEXT, as a client without authentication.
+  RequestContext rc_;
 };
 
 }  // namespace seglog

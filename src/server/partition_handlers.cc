@@ -71,7 +71,9 @@ Status ValidateAssignment(const std::vector<int32_t>& replicas, int32_t node_id)
 }  // namespace
 
 protocol::CreatePartitionsResponseData HandleCreatePartitions(
-    const BrokerContext& ctx, const protocol::CreatePartitionsRequestData& req, int16_t version) {
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::CreatePartitionsRequestData& req, int16_t version) {
+  (void)rc;
   (void)version;
   protocol::CreatePartitionsResponseData resp;
   std::set<std::string> seen, duplicates;
@@ -143,7 +145,9 @@ protocol::CreatePartitionsResponseData HandleCreatePartitions(
 }
 
 protocol::DeleteRecordsResponseData HandleDeleteRecords(
-    const BrokerContext& ctx, const protocol::DeleteRecordsRequestData& req, int16_t version) {
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::DeleteRecordsRequestData& req, int16_t version) {
+  (void)rc;
   (void)version;
   protocol::DeleteRecordsResponseData resp;
   for (const auto& t : req.topics) {
@@ -176,8 +180,9 @@ protocol::DeleteRecordsResponseData HandleDeleteRecords(
 }
 
 protocol::OffsetForLeaderEpochResponseData HandleOffsetForLeaderEpoch(
-    const BrokerContext& ctx, const protocol::OffsetForLeaderEpochRequestData& req,
-    int16_t version) {
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::OffsetForLeaderEpochRequestData& req, int16_t version) {
+  (void)rc;
   (void)version;
   protocol::OffsetForLeaderEpochResponseData resp;
   for (const auto& t : req.topics) {
@@ -225,7 +230,9 @@ protocol::OffsetForLeaderEpochResponseData HandleOffsetForLeaderEpoch(
 }
 
 protocol::DescribeLogDirsResponseData HandleDescribeLogDirs(
-    const BrokerContext& ctx, const protocol::DescribeLogDirsRequestData& req, int16_t version) {
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::DescribeLogDirsRequestData& req, int16_t version) {
+  (void)rc;
   protocol::DescribeLogDirsResponseData resp;
   // Which partitions to report, by topic; nullopt: every partition.
   std::map<std::string, std::optional<std::set<int32_t>>> wanted;
@@ -295,8 +302,9 @@ protocol::DescribeLogDirsResponseData HandleDescribeLogDirs(
 }
 
 protocol::DescribeTopicPartitionsResponseData HandleDescribeTopicPartitions(
-    const BrokerContext& ctx, const protocol::DescribeTopicPartitionsRequestData& req,
-    int16_t version) {
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::DescribeTopicPartitionsRequestData& req, int16_t version) {
+  (void)rc;
   (void)version;
   using Resp = protocol::DescribeTopicPartitionsResponseData;
   Resp resp;

@@ -56,7 +56,7 @@ TEST_F(PartitionHandlersTest, CreatePartitionsGrowsTheTopic) {
       req.topics[0].count = 5;
       req.topics[1] = PartitionsTopic("audit", 4);
     }
-    auto resp = HandleCreatePartitions(ctx_, req, v);
+    auto resp = HandleCreatePartitions(ctx_, rc_, req, v);
     ASSERT_EQ(resp.results.size(), 2u);
     EXPECT_EQ(resp.throttle_time_ms, 0);
     for (const auto& r : resp.results) {
@@ -80,7 +80,7 @@ TEST_F(PartitionHandlersTest, CreatePartitionsRefusesAsKafkaDoes) {
   req.topics.push_back(PartitionsTopic("orders2", 2));
   req.topics.push_back(PartitionsTopic("dup", 2));
   req.topics.push_back(PartitionsTopic("dup", 3));
-  auto resp = HandleCreatePartitions(ctx_, req, 2);
+  auto resp = HandleCreatePartitions(ctx_, rc_, req, 2);
   ASSERT_EQ(resp.results.size(), 3u);
   EXPECT_EQ(resp.results[0].name, "orders");
   EXPECT_EQ(resp.results[0].error_code, ke::kInvalidPartitions);
@@ -95,24 +95,24 @@ TEST_F(PartitionHandlersTest, CreatePartitionsRefusesAsKafkaDoes) {
   testing::ExpectEncodes(resp, p::ApiKey::kCreatePartitions);
 
   req.topics = {PartitionsTopic("orders", 3)};
-  resp = HandleCreatePartitions(ctx_, req, 0);
+  resp = HandleCreatePartitions(ctx_, rc_, req, 0);
   EXPECT_EQ(resp.results[0].error_code, ke::kInvalidPartitions);
   EXPECT_EQ(resp.results[0].error_message, "Topic already has 3 partition(s).");
 
   req.topics = {PartitionsTopic("orders", 5, std::vector<std::vector<int32_t>>{{1}, {2}})};
-  resp = HandleCreatePartitions(ctx_, req, 1);
+  resp = HandleCreatePartitions(ctx_, rc_, req, 1);
   EXPECT_EQ(resp.results[0].error_code, ke::kInvalidReplicaAssignment);
   EXPECT_EQ(resp.results[0].error_message,
             "The manual partition assignment includes broker 2, but no such broker is "
             "registered.");
   req.topics = {PartitionsTopic("orders", 5, std::vector<std::vector<int32_t>>{{1}})};
-  resp = HandleCreatePartitions(ctx_, req, 1);
+  resp = HandleCreatePartitions(ctx_, rc_, req, 1);
   EXPECT_EQ(resp.results[0].error_code, ke::kInvalidReplicaAssignment);
   EXPECT_EQ(resp.results[0].error_message,
             "Attempted to add 2 additional partition(s), but only 1 assignment(s) were "
             "specified.");
   req.topics = {PartitionsTopic("orders", 4, std::vector<std::vector<int32_t>>{{}})};
-  resp = HandleCreatePartitions(ctx_, req, 1);
+  resp = HandleCreatePartitions(ctx_, rc_, req, 1);
   EXPECT_EQ(resp.results[0].error_message,
             "The manual partition assignment includes an empty replica list.");
   EXPECT_EQ(logs_->FindTopic("orders")->partitions, 3);
@@ -124,7 +124,7 @@ TEST_F(PartitionHandlersTest, CreatePartitionsValidateOnlyChangesNothing) {
   p::CreatePartitionsRequestData req;
   req.validate_only = true;
   req.topics.push_back(PartitionsTopic("orders", 6));
-  auto resp = HandleCreatePartitions(ctx_, req, 3);
+  auto resp = HandleCreatePartitions(ctx_, rc_, req, 3);
   ASSERT_EQ(resp.results.size(), 1u);
   EXPECT_EQ(resp.results[0].error_code, ke::kNone);
   EXPECT_EQ(logs_->FindTopic("orders")->partitions, 1);
@@ -152,7 +152,7 @@ TEST_F(PartitionHandlersTest, DeleteRecordsRaisesTheLogStartOffset) {
   Append("orders", 1, 4);
   auto req = DeleteRecordsRequest("orders", {{0, 6}, {1, -1}, {2, -1}});
   for (int16_t v = 0; v <= 2; ++v) {
-    auto resp = HandleDeleteRecords(ctx_, req, v);
+    auto resp = HandleDeleteRecords(ctx_, rc_, req, v);
     ASSERT_EQ(resp.topics.size(), 1u);
     EXPECT_EQ(resp.topics[0].name, "orders");
     const auto& parts = resp.topics[0].partitions;
@@ -169,7 +169,7 @@ TEST_F(PartitionHandlersTest, DeleteRecordsRaisesTheLogStartOffset) {
   }
   EXPECT_EQ(GetLog("orders", 0)->log_start_offset(), 6);
   // Below the log start offset: nothing changes, the answer is the current start.
-  auto resp = HandleDeleteRecords(ctx_, DeleteRecordsRequest("orders", {{0, 2}}), 2);
+  auto resp = HandleDeleteRecords(ctx_, rc_, DeleteRecordsRequest("orders", {{0, 2}}), 2);
   EXPECT_EQ(resp.topics[0].partitions[0].error_code, ke::kNone);
   EXPECT_EQ(resp.topics[0].partitions[0].low_watermark, 6);
 }
@@ -185,7 +185,7 @@ TEST_F(PartitionHandlersTest, DeleteRecordsRefusesOffsetsOutOfRangeAndUnknownPar
   auto& compacted = req.topics.emplace_back();
   compacted.name = "compacted";
   compacted.partitions.emplace_back().offset = 0;
-  auto resp = HandleDeleteRecords(ctx_, req, 1);
+  auto resp = HandleDeleteRecords(ctx_, rc_, req, 1);
   ASSERT_EQ(resp.topics.size(), 3u);
   const auto& parts = resp.topics[0].partitions;
   ASSERT_EQ(parts.size(), 3u);
@@ -229,7 +229,7 @@ TEST_F(PartitionHandlersTest, OffsetForLeaderEpochFollowsTheLeaderEpochCache) {
   auto req = EpochRequest(
       "orders", {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {1, 0}, {2, 0}, {0, -1}});
   for (int16_t v = 2; v <= 4; ++v) {
-    auto resp = HandleOffsetForLeaderEpoch(ctx_, req, v);
+    auto resp = HandleOffsetForLeaderEpoch(ctx_, rc_, req, v);
     ASSERT_EQ(resp.topics.size(), 1u);
     EXPECT_EQ(resp.topics[0].topic, "orders");
     const auto& r = resp.topics[0].partitions;
@@ -253,7 +253,7 @@ TEST_F(PartitionHandlersTest, OffsetForLeaderEpochFollowsTheLeaderEpochCache) {
   }
   // After DeleteRecords the cache starts at the new log start offset.
   ASSERT_TRUE(GetLog("orders", 0)->DeleteRecords(6).ok());
-  auto resp = HandleOffsetForLeaderEpoch(ctx_, EpochRequest("orders", {{0, 1}}), 4);
+  auto resp = HandleOffsetForLeaderEpoch(ctx_, rc_, EpochRequest("orders", {{0, 1}}), 4);
   EXPECT_EQ(resp.topics[0].partitions[0].leader_epoch, 1);  // below the earliest epoch
   EXPECT_EQ(resp.topics[0].partitions[0].end_offset, 6);
 }
@@ -261,17 +261,17 @@ TEST_F(PartitionHandlersTest, OffsetForLeaderEpochFollowsTheLeaderEpochCache) {
 TEST_F(PartitionHandlersTest, OffsetForLeaderEpochChecksTheCurrentLeaderEpoch) {
   ASSERT_TRUE(logs_->CreateTopic("orders", 1).ok());
   Append("orders", 0, 3);
-  auto resp = HandleOffsetForLeaderEpoch(ctx_, EpochRequest("orders", {{0, 0}}, 0), 3);
+  auto resp = HandleOffsetForLeaderEpoch(ctx_, rc_, EpochRequest("orders", {{0, 0}}, 0), 3);
   EXPECT_EQ(resp.topics[0].partitions[0].error_code, ke::kNone);
   EXPECT_EQ(resp.topics[0].partitions[0].end_offset, 3);
-  resp = HandleOffsetForLeaderEpoch(ctx_, EpochRequest("orders", {{0, 0}, {4, 0}}, 1), 3);
+  resp = HandleOffsetForLeaderEpoch(ctx_, rc_, EpochRequest("orders", {{0, 0}, {4, 0}}, 1), 3);
   const auto& r = resp.topics[0].partitions;
   EXPECT_EQ(r[0].error_code, ke::kUnknownLeaderEpoch);
   EXPECT_EQ(r[0].leader_epoch, -1);
   EXPECT_EQ(r[0].end_offset, -1);
   EXPECT_EQ(r[1].error_code, ke::kUnknownTopicOrPartition);
   testing::ExpectEncodes(resp, p::ApiKey::kOffsetForLeaderEpoch);
-  resp = HandleOffsetForLeaderEpoch(ctx_, EpochRequest("nope", {{0, 0}}), 2);
+  resp = HandleOffsetForLeaderEpoch(ctx_, rc_, EpochRequest("nope", {{0, 0}}), 2);
   EXPECT_EQ(resp.topics[0].partitions[0].error_code, ke::kUnknownTopicOrPartition);
 }
 
@@ -284,7 +284,7 @@ TEST_F(PartitionHandlersTest, DescribeLogDirsListsEveryPartitionAndItsSize) {
   p::DescribeLogDirsRequestData req;
   req.topics = std::nullopt;
   for (int16_t v = 1; v <= 5; ++v) {
-    auto resp = HandleDescribeLogDirs(ctx_, req, v);
+    auto resp = HandleDescribeLogDirs(ctx_, rc_, req, v);
     EXPECT_EQ(resp.error_code, ke::kNone);
     ASSERT_EQ(resp.results.size(), 2u);
     EXPECT_EQ(resp.results[0].log_dir, std::filesystem::path(a_.path()).lexically_normal());
@@ -322,7 +322,7 @@ TEST_F(PartitionHandlersTest, DescribeLogDirsListsEveryPartitionAndItsSize) {
   t.topic = "orders";
   t.partitions = {1, 7};
   req.topics->emplace_back().topic = "nope";
-  auto resp = HandleDescribeLogDirs(ctx_, req, 4);
+  auto resp = HandleDescribeLogDirs(ctx_, rc_, req, 4);
   int listed = 0;
   for (const auto& r : resp.results) {
     for (const auto& topic : r.topics) {
@@ -334,7 +334,7 @@ TEST_F(PartitionHandlersTest, DescribeLogDirsListsEveryPartitionAndItsSize) {
   }
   EXPECT_EQ(listed, 1);
   req.topics->clear();
-  resp = HandleDescribeLogDirs(ctx_, req, 2);
+  resp = HandleDescribeLogDirs(ctx_, rc_, req, 2);
   ASSERT_EQ(resp.results.size(), 2u);
   EXPECT_TRUE(resp.results[0].topics.empty());
   EXPECT_TRUE(resp.results[1].topics.empty());
@@ -359,7 +359,7 @@ p::DescribeTopicPartitionsRequestData DescribeTopicPartitionsRequest(
 TEST_F(PartitionHandlersTest, DescribeTopicPartitionsDescribesTopicsInNameOrder) {
   ASSERT_TRUE(logs_->CreateTopic("orders", 2).ok());
   ASSERT_TRUE(logs_->CreateTopic("audit", 1).ok());
-  auto resp = HandleDescribeTopicPartitions(ctx_, DescribeTopicPartitionsRequest({}), 0);
+  auto resp = HandleDescribeTopicPartitions(ctx_, rc_, DescribeTopicPartitionsRequest({}), 0);
   ASSERT_EQ(resp.topics.size(), 2u);
   EXPECT_EQ(resp.next_cursor, std::nullopt);
   EXPECT_EQ(resp.throttle_time_ms, 0);
@@ -388,7 +388,7 @@ TEST_F(PartitionHandlersTest, DescribeTopicPartitionsDescribesTopicsInNameOrder)
   testing::ExpectEncodes(resp, p::ApiKey::kDescribeTopicPartitions);
 
   resp = HandleDescribeTopicPartitions(
-      ctx_, DescribeTopicPartitionsRequest({"orders", "nope", "audit"}), 0);
+      ctx_, rc_, DescribeTopicPartitionsRequest({"orders", "nope", "audit"}), 0);
   ASSERT_EQ(resp.topics.size(), 3u);
   EXPECT_EQ(resp.topics[0].name, "audit");
   EXPECT_EQ(resp.topics[1].name, "nope");
@@ -403,7 +403,7 @@ TEST_F(PartitionHandlersTest, DescribeTopicPartitionsPagesWithACursor) {
   ASSERT_TRUE(logs_->CreateTopic("a", 3).ok());
   ASSERT_TRUE(logs_->CreateTopic("b", 2).ok());
   ASSERT_TRUE(logs_->CreateTopic("c", 1).ok());
-  auto resp = HandleDescribeTopicPartitions(ctx_, DescribeTopicPartitionsRequest({}, 2), 0);
+  auto resp = HandleDescribeTopicPartitions(ctx_, rc_, DescribeTopicPartitionsRequest({}, 2), 0);
   ASSERT_EQ(resp.topics.size(), 1u);
   EXPECT_EQ(resp.topics[0].partitions.size(), 2u);
   ASSERT_TRUE(resp.next_cursor.has_value());
@@ -412,7 +412,7 @@ TEST_F(PartitionHandlersTest, DescribeTopicPartitionsPagesWithACursor) {
   testing::ExpectEncodes(resp, p::ApiKey::kDescribeTopicPartitions);
 
   resp = HandleDescribeTopicPartitions(
-      ctx_, DescribeTopicPartitionsRequest({}, 3, std::make_pair("a", 2)), 0);
+      ctx_, rc_, DescribeTopicPartitionsRequest({}, 3, std::make_pair("a", 2)), 0);
   ASSERT_EQ(resp.topics.size(), 2u);
   EXPECT_EQ(resp.topics[0].name, "a");
   ASSERT_EQ(resp.topics[0].partitions.size(), 1u);
@@ -424,17 +424,17 @@ TEST_F(PartitionHandlersTest, DescribeTopicPartitionsPagesWithACursor) {
   EXPECT_EQ(resp.next_cursor->partition_index, 0);
 
   resp = HandleDescribeTopicPartitions(
-      ctx_, DescribeTopicPartitionsRequest({"c", "b"}, 10, std::make_pair("c", 0)), 0);
+      ctx_, rc_, DescribeTopicPartitionsRequest({"c", "b"}, 10, std::make_pair("c", 0)), 0);
   ASSERT_EQ(resp.topics.size(), 1u);
   EXPECT_EQ(resp.topics[0].name, "c");
   EXPECT_EQ(resp.next_cursor, std::nullopt);
 
   resp = HandleDescribeTopicPartitions(
-      ctx_, DescribeTopicPartitionsRequest({"b"}, 10, std::make_pair("c", 0)), 0);
+      ctx_, rc_, DescribeTopicPartitionsRequest({"b"}, 10, std::make_pair("c", 0)), 0);
   ASSERT_EQ(resp.topics.size(), 1u);
   EXPECT_EQ(resp.topics[0].error_code, ke::kInvalidRequest);
   resp = HandleDescribeTopicPartitions(
-      ctx_, DescribeTopicPartitionsRequest({}, 10, std::make_pair("a", -1)), 0);
+      ctx_, rc_, DescribeTopicPartitionsRequest({}, 10, std::make_pair("a", -1)), 0);
   for (const auto& t : resp.topics) EXPECT_EQ(t.error_code, ke::kInvalidRequest);
   testing::ExpectEncodes(resp, p::ApiKey::kDescribeTopicPartitions);
 }

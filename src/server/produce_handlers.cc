@@ -79,10 +79,11 @@ int16_t VerifyTransactionalBatch(const BrokerContext& ctx,
 
 }  // namespace
 
-protocol::ProduceResponseData HandleProduce(const BrokerContext& ctx,
+protocol::ProduceResponseData HandleProduce(const BrokerContext& ctx, const RequestContext& rc,
                                             const protocol::ProduceRequestData& req,
                                             int16_t version, std::vector<TopicPartition>* appended,
                                             bool* any_error) {
+  (void)rc;
   protocol::ProduceResponseData resp;
   *any_error = false;
   const bool acks_ok = req.acks == -1 || req.acks == 0 || req.acks == 1;
@@ -167,8 +168,10 @@ protocol::ProduceResponseData HandleProduce(const BrokerContext& ctx,
 }
 
 protocol::ListOffsetsResponseData HandleListOffsets(const BrokerContext& ctx,
+                                                    const RequestContext& rc,
                                                     const protocol::ListOffsetsRequestData& req,
                                                     int16_t version) {
+  (void)rc;
   protocol::ListOffsetsResponseData resp;
   // Leader epochs are in the response from v4.
   const int32_t epoch = version >= 4 ? 0 : -1;

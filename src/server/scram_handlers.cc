@@ -10,6 +10,7 @@
 #include "protocol/generated/api_messages.h"
 #include "protocol/kafka_error.h"
 #include "security/scram.h"
+#include "server/authorization.h"
 #include "server/handlers.h"
 
 namespace seglog {
@@ -21,22 +22,17 @@ constexpr int16_t kResourceNotFound = 91;
 constexpr int16_t kDuplicateResource = 92;
 constexpr int16_t kUnacceptableCredential = 93;
 
-bool ClusterAllows(const BrokerContext& ctx, AclOperation operation) {
-  return ctx.authorizer == nullptr ||
-         ctx.authorizer->Authorize(ClientPrincipal(ctx), operation, ResourceType::kCluster,
-                                   kClusterResourceName);
-}
-
 }  // namespace
 
 protocol::DescribeUserScramCredentialsResponseData HandleDescribeUserScramCredentials(
-    const BrokerContext& ctx, const protocol::DescribeUserScramCredentialsRequestData& req,
-    int16_t version) {
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::DescribeUserScramCredentialsRequestData& req, int16_t version) {
+  (void)rc;
   (void)version;
   protocol::DescribeUserScramCredentialsResponseData resp;
   resp.error_message = std::nullopt;
   MetadataStore* store = ctx.logs->metadata();
-  if (!ClusterAllows(ctx, AclOperation::kDescribe) || store == nullptr) {
+  if (!ClusterAuthorized(ctx, rc, AclOperation::kDescribe) || store == nullptr) {
     resp.error_code = store == nullptr ? kafka_error::kUnknownServerError
                                        : kafka_error::kClusterAuthorizationFailed;
     return resp;
@@ -84,12 +80,13 @@ protocol::DescribeUserScramCredentialsResponseData HandleDescribeUserScramCreden
 }
 
 protocol::AlterUserScramCredentialsResponseData HandleAlterUserScramCredentials(
-    const BrokerContext& ctx, const protocol::AlterUserScramCredentialsRequestData& req,
-    int16_t version) {
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::AlterUserScramCredentialsRequestData& req, int16_t version) {
+  (void)rc;
   (void)version;
   protocol::AlterUserScramCredentialsResponseData resp;
   MetadataStore* store = ctx.logs->metadata();
-  if (!ClusterAllows(ctx, AclOperation::kAlter) || store == nullptr) {
+  if (!ClusterAuthorized(ctx, rc, AclOperation::kAlter) || store == nullptr) {
     // The whole request fails: each user named gets the error.
     std::set<std::string> named;
     for (const auto& d : req.deletions) named.insert(d.name);

@@ -33,13 +33,13 @@ p::AlterUserScramCredentialsRequestData::ScramCredentialUpsertion Upsert(
 TEST_F(ScramHandlersTest, UsersAreAddedDescribedAndRemovedAsKafkaDoes) {
   p::AlterUserScramCredentialsRequestData req;
   req.upsertions = {Upsert("alice", 1, "alice-secret"), Upsert("bob", 2, "bob-secret", 8192)};
-  auto resp = HandleAlterUserScramCredentials(ctx_, req, 0);
+  auto resp = HandleAlterUserScramCredentials(ctx_, rc_, req, 0);
   ASSERT_EQ(resp.results.size(), 2u);
   EXPECT_EQ(resp.results[0].error_code, 0);
   EXPECT_EQ(resp.results[1].error_code, 0);
   testing::ExpectEncodes(resp, p::ApiKey::kAlterUserScramCredentials);
   // All users (null or empty), then named ones: a missing one and a duplicate.
-  auto all = HandleDescribeUserScramCredentials(ctx_, {}, 0);
+  auto all = HandleDescribeUserScramCredentials(ctx_, rc_, {}, 0);
   ASSERT_EQ(all.results.size(), 2u);
   EXPECT_EQ(all.results[1].user, "bob");
   ASSERT_EQ(all.results[1].credential_infos.size(), 1u);
@@ -50,7 +50,7 @@ TEST_F(ScramHandlersTest, UsersAreAddedDescribedAndRemovedAsKafkaDoes) {
   (*named.users)[0].name = "carol";
   (*named.users)[1].name = "alice";
   (*named.users)[2].name = "alice";
-  auto some = HandleDescribeUserScramCredentials(ctx_, named, 0);
+  auto some = HandleDescribeUserScramCredentials(ctx_, rc_, named, 0);
   ASSERT_EQ(some.results.size(), 2u);
   EXPECT_EQ(some.results[0].error_code, 91);
   EXPECT_EQ(some.results[0].error_message,
@@ -70,8 +70,8 @@ TEST_F(ScramHandlersTest, UsersAreAddedDescribedAndRemovedAsKafkaDoes) {
   auto& d = del.deletions.emplace_back();
   d.name = "bob";
   d.mechanism = 2;
-  EXPECT_EQ(HandleAlterUserScramCredentials(ctx_, del, 0).results.at(0).error_code, 0);
-  auto after = HandleDescribeUserScramCredentials(ctx_, {}, 0);
+  EXPECT_EQ(HandleAlterUserScramCredentials(ctx_, rc_, del, 0).results.at(0).error_code, 0);
+  auto after = HandleDescribeUserScramCredentials(ctx_, rc_, {}, 0);
   ASSERT_EQ(after.results.size(), 1u);
   EXPECT_EQ(after.results[0].user, "alice");
 }
@@ -85,7 +85,7 @@ TEST_F(ScramHandlersTest, KafkasRefusalsOnePerUser) {
       Upsert("", 1, "x"),    Upsert("weak", 1, "x", 1000), Upsert("strong", 2, "x", 20000),
       Upsert("odd", 3, "x"), Upsert("twice", 1, "x"),      Upsert("twice", 2, "x"),
       Upsert("fine", 1, "x")};
-  auto resp = HandleAlterUserScramCredentials(ctx_, req, 0);
+  auto resp = HandleAlterUserScramCredentials(ctx_, rc_, req, 0);
   std::map<std::string, std::pair<int16_t, std::string>> got;
   for (const auto& r : resp.results) got[r.user] = {r.error_code, r.error_message.value_or("")};
   EXPECT_EQ(resp.results.front().user, "fine");  // successes first
@@ -107,10 +107,10 @@ TEST_F(ScramHandlersTest, WithAnAuthorizerTheClusterMustAllowIt) {
   ctx_.authorizer = std::make_shared<StandardAuthorizer>(AuthorizerOptions{{}, false});
   p::AlterUserScramCredentialsRequestData req;
   req.upsertions = {Upsert("alice", 1, "x")};
-  auto resp = HandleAlterUserScramCredentials(ctx_, req, 0);
+  auto resp = HandleAlterUserScramCredentials(ctx_, rc_, req, 0);
   ASSERT_EQ(resp.results.size(), 1u);
   EXPECT_EQ(resp.results[0].error_code, 31);
-  EXPECT_EQ(HandleDescribeUserScramCredentials(ctx_, {}, 0).error_code, 31);
+  EXPECT_EQ(HandleDescribeUserScramCredentials(ctx_, rc_, {}, 0).error_code, 31);
   EXPECT_TRUE(logs_->metadata()->ScramUsers().empty());
 }
 

@@ -117,7 +117,7 @@ class TieredHandlersTest : public ::testing::Test {
     part.partition_index = 0;
     part.timestamp = timestamp;
     part.current_leader_epoch = -1;
-    return HandleListOffsets(ctx_, req, version).topics[0].partitions[0];
+    return HandleListOffsets(ctx_, rc_, req, version).topics[0].partitions[0];
   }
 
   TempDir dir_;
@@ -126,6 +126,7 @@ class TieredHandlersTest : public ::testing::Test {
   std::unique_ptr<LogManager> logs_;
   std::unique_ptr<TieredStorage> tiered_;
   BrokerContext ctx_;
+  RequestContext rc_;
 };
 
 TEST_F(TieredHandlersTest, FetchFromOffsetZeroReadsThroughTheRemoteTier) {
@@ -134,7 +135,7 @@ TEST_F(TieredHandlersTest, FetchFromOffsetZeroReadsThroughTheRemoteTier) {
     std::vector<int64_t> seen;
     int64_t offset = 0;
     while (offset < 300) {
-      FetchRead read = ReadFetch(ctx_, FetchOne(offset, isolation), 12);
+      FetchRead read = ReadFetch(ctx_, rc_, FetchOne(offset, isolation), 12);
       const auto& pr = read.response.responses[0].partitions[0];
       ASSERT_EQ(pr.error_code, ke::kNone) << "offset " << offset;
       EXPECT_EQ(pr.log_start_offset, 0);
@@ -154,7 +155,7 @@ TEST_F(TieredHandlersTest, FetchFromOffsetZeroReadsThroughTheRemoteTier) {
     EXPECT_EQ(seen, expected);
   }
   // An offset inside a batch starts with that batch.
-  FetchRead mid = ReadFetch(ctx_, FetchOne(123), 12);
+  FetchRead mid = ReadFetch(ctx_, rc_, FetchOne(123), 12);
   EXPECT_EQ(BatchOffsets(mid).front(), 120);
   EXPECT_GE(tiered_->manager()->stats().remote_reads, 30);
 }
@@ -165,15 +166,15 @@ TEST_F(TieredHandlersTest, ABadRemoteObjectIsUnknownServerErrorAndOthersStillRea
   auto segments = tiered_->metadata()->ListRemoteLogSegments(id);
   ASSERT_GE(segments.size(), 2u);
   ASSERT_TRUE(rsm_.TruncateObject(segments[0], RemoteObjectKind::kLog, 10).ok());
-  FetchRead bad = ReadFetch(ctx_, FetchOne(0), 12);
+  FetchRead bad = ReadFetch(ctx_, rc_, FetchOne(0), 12);
   EXPECT_EQ(bad.response.responses[0].partitions[0].error_code, ke::kUnknownServerError);
   EXPECT_TRUE(BatchOffsets(bad).empty());
-  FetchRead good = ReadFetch(ctx_, FetchOne(segments[1].start_offset), 12);
+  FetchRead good = ReadFetch(ctx_, rc_, FetchOne(segments[1].start_offset), 12);
   EXPECT_EQ(good.response.responses[0].partitions[0].error_code, ke::kNone);
   EXPECT_EQ(BatchOffsets(good).front(), segments[1].start_offset);
   // Below the log start offset is still OFFSET_OUT_OF_RANGE.
   ASSERT_TRUE(log()->UpdateLogStartOffsetFromRemoteTier(segments[1].start_offset).ok());
-  FetchRead gone = ReadFetch(ctx_, FetchOne(0), 12);
+  FetchRead gone = ReadFetch(ctx_, rc_, FetchOne(0), 12);
   EXPECT_EQ(gone.response.responses[0].partitions[0].error_code, ke::kOffsetOutOfRange);
 }
 
@@ -231,11 +232,12 @@ p::CreateTopicsRequestData CreateRequest(std::map<std::string, std::string> conf
 
 TEST_F(TieredHandlersTest, CreateTopicsAppliesKafkasRemoteStorageRules) {
   auto compact = HandleCreateTopics(
-      ctx_, CreateRequest({{"remote.storage.enable", "true"}, {"cleanup.policy", "compact"}}), 5);
+      ctx_, rc_, CreateRequest({{"remote.storage.enable", "true"}, {"cleanup.policy", "compact"}}),
+      5);
   EXPECT_EQ(compact.topics[0].error_code, ke::kInvalidConfig);
   EXPECT_THAT(compact.topics[0].error_message.value_or(""),
               HasSubstr("Remote log storage only supports topics with cleanup.policy=delete"));
-  auto local = HandleCreateTopics(ctx_,
+  auto local = HandleCreateTopics(ctx_, rc_,
                                   CreateRequest({{"remote.storage.enable", "true"},
                                                  {"retention.ms", "1000"},
                                                  {"local.retention.ms", "2000"}}),
@@ -243,7 +245,7 @@ TEST_F(TieredHandlersTest, CreateTopicsAppliesKafkasRemoteStorageRules) {
   EXPECT_EQ(local.topics[0].error_code, ke::kInvalidConfig);
   EXPECT_THAT(local.topics[0].error_message.value_or(""),
               HasSubstr("Value must not be more than retention.ms property value: 1000"));
-  auto ok = HandleCreateTopics(ctx_, CreateRequest({{"remote.storage.enable", "true"}}), 5);
+  auto ok = HandleCreateTopics(ctx_, rc_, CreateRequest({{"remote.storage.enable", "true"}}), 5);
   EXPECT_EQ(ok.topics[0].error_code, ke::kNone);
   // Turned off without remote.log.delete.on.disable: refused.
   p::IncrementalAlterConfigsRequestData alter;
@@ -254,7 +256,7 @@ TEST_F(TieredHandlersTest, CreateTopicsAppliesKafkasRemoteStorageRules) {
   c.name = "remote.storage.enable";
   c.config_operation = 0;
   c.value = "false";
-  auto off = HandleIncrementalAlterConfigs(ctx_, alter, 1);
+  auto off = HandleIncrementalAlterConfigs(ctx_, rc_, alter, 1);
   EXPECT_EQ(off.responses[0].error_code, ke::kInvalidConfig);
   EXPECT_THAT(off.responses[0].error_message.value_or(""),
               HasSubstr("It is invalid to disable remote storage without deleting remote data"));
@@ -262,13 +264,13 @@ TEST_F(TieredHandlersTest, CreateTopicsAppliesKafkasRemoteStorageRules) {
   d.name = "remote.log.delete.on.disable";
   d.config_operation = 0;
   d.value = "true";
-  EXPECT_EQ(HandleIncrementalAlterConfigs(ctx_, alter, 1).responses[0].error_code, ke::kNone);
+  EXPECT_EQ(HandleIncrementalAlterConfigs(ctx_, rc_, alter, 1).responses[0].error_code, ke::kNone);
 }
 
 TEST_F(TieredHandlersTest, WithoutTheBrokerSwitchRemoteStorageIsRefused) {
   Close();
   Open(false);
-  auto resp = HandleCreateTopics(ctx_, CreateRequest({{"remote.storage.enable", "true"}}), 5);
+  auto resp = HandleCreateTopics(ctx_, rc_, CreateRequest({{"remote.storage.enable", "true"}}), 5);
   EXPECT_EQ(resp.topics[0].error_code, ke::kInvalidConfig);
   EXPECT_THAT(resp.topics[0].error_message.value_or(""),
               HasSubstr("Tiered Storage functionality is disabled in the broker. Topic cannot be "

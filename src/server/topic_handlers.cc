@@ -77,20 +77,20 @@ std::optional<std::string> TopicNameForId(const BrokerContext& ctx, const Uuid& 
 }
 
 AdvertisedEndpoint EndpointFor(const BrokerContext& ctx, std::string_view listener) {
-  if (auto it = ctx.other_listeners.find(std::string(listener));
-      it != ctx.other_listeners.end()) {
+  if (auto it = ctx.other_listeners.find(std::string(listener)); it != ctx.other_listeners.end()) {
     return AdvertisedEndpoint{it->second.host, it->second.port->load()};
   }
   return AdvertisedEndpoint{ctx.advertised_host, ctx.advertised_port->load()};
 }
 
-protocol::MetadataResponseData HandleMetadata(const BrokerContext& ctx,
+protocol::MetadataResponseData HandleMetadata(const BrokerContext& ctx, const RequestContext& rc,
                                               const protocol::MetadataRequestData& req,
-                                              int16_t version, std::string_view listener) {
+                                              int16_t version) {
+  (void)rc;
   protocol::MetadataResponseData resp;
   auto& broker = resp.brokers.emplace_back();
   broker.node_id = ctx.node_id;
-  const AdvertisedEndpoint endpoint = EndpointFor(ctx, listener);
+  const AdvertisedEndpoint endpoint = EndpointFor(ctx, rc.listener);
   broker.host = endpoint.host;
   broker.port = endpoint.port;
   resp.cluster_id = ctx.cluster_id;
@@ -176,8 +176,10 @@ protocol::MetadataResponseData HandleMetadata(const BrokerContext& ctx,
 }
 
 protocol::CreateTopicsResponseData HandleCreateTopics(const BrokerContext& ctx,
+                                                      const RequestContext& rc,
                                                       const protocol::CreateTopicsRequestData& req,
                                                       int16_t version) {
+  (void)rc;
   protocol::CreateTopicsResponseData resp;
   std::set<std::string> seen, duplicates;
   for (const auto& t : req.topics) {
@@ -305,8 +307,10 @@ protocol::CreateTopicsResponseData HandleCreateTopics(const BrokerContext& ctx,
 }
 
 protocol::DeleteTopicsResponseData HandleDeleteTopics(const BrokerContext& ctx,
+                                                      const RequestContext& rc,
                                                       const protocol::DeleteTopicsRequestData& req,
                                                       int16_t version) {
+  (void)rc;
   protocol::DeleteTopicsResponseData resp;
   auto delete_one = [&](std::optional<std::string> name, const Uuid& id) {
     auto& r = resp.responses.emplace_back();

@@ -30,7 +30,9 @@ int16_t OldFenced(int16_t code, int16_t version, int16_t fenced_from) {
 }  // namespace
 
 p::InitProducerIdResponseData HandleTransactionalInitProducerId(
-    const BrokerContext& ctx, const p::InitProducerIdRequestData& req, int16_t version) {
+    const BrokerContext& ctx, const RequestContext& rc, const p::InitProducerIdRequestData& req,
+    int16_t version) {
+  (void)rc;
   p::InitProducerIdResponseData resp;
   if (ctx.txns == nullptr) {
     resp.error_code = ke::kCoordinatorNotAvailable;
@@ -55,7 +57,9 @@ p::InitProducerIdResponseData HandleTransactionalInitProducerId(
 }
 
 p::AddPartitionsToTxnResponseData HandleAddPartitionsToTxn(
-    const BrokerContext& ctx, const p::AddPartitionsToTxnRequestData& req, int16_t version) {
+    const BrokerContext& ctx, const RequestContext& rc, const p::AddPartitionsToTxnRequestData& req,
+    int16_t version) {
+  (void)rc;
   p::AddPartitionsToTxnResponseData resp;
   // v0-3 are the v4+ shape with one transaction (KafkaApis normalizes them so).
   std::vector<p::AddPartitionsToTxnRequestData::AddPartitionsToTxnTransaction> txns;
@@ -132,8 +136,10 @@ p::AddPartitionsToTxnResponseData HandleAddPartitionsToTxn(
 }
 
 p::AddOffsetsToTxnResponseData HandleAddOffsetsToTxn(const BrokerContext& ctx,
+                                                     const RequestContext& rc,
                                                      const p::AddOffsetsToTxnRequestData& req,
                                                      int16_t version) {
+  (void)rc;
   p::AddOffsetsToTxnResponseData resp;
   if (ctx.txns == nullptr || ctx.groups == nullptr) {
     resp.error_code = ke::kCoordinatorNotAvailable;
@@ -151,8 +157,9 @@ p::AddOffsetsToTxnResponseData HandleAddOffsetsToTxn(const BrokerContext& ctx,
   return resp;
 }
 
-p::EndTxnResponseData HandleEndTxn(const BrokerContext& ctx, const p::EndTxnRequestData& req,
-                                   int16_t version) {
+p::EndTxnResponseData HandleEndTxn(const BrokerContext& ctx, const RequestContext& rc,
+                                   const p::EndTxnRequestData& req, int16_t version) {
+  (void)rc;
   p::EndTxnResponseData resp;
   if (ctx.txns == nullptr) {
     resp.error_code = ke::kCoordinatorNotAvailable;
@@ -170,8 +177,10 @@ p::EndTxnResponseData HandleEndTxn(const BrokerContext& ctx, const p::EndTxnRequ
 }
 
 p::TxnOffsetCommitResponseData HandleTxnOffsetCommit(const BrokerContext& ctx,
+                                                     const RequestContext& rc,
                                                      const p::TxnOffsetCommitRequestData& req,
                                                      int16_t version) {
+  (void)rc;
   p::TxnOffsetCommitResponseData resp;
   std::vector<GroupCoordinator::CommitPartition> commits;
   std::vector<std::pair<size_t, size_t>> slots;
@@ -251,7 +260,9 @@ p::TxnOffsetCommitResponseData HandleTxnOffsetCommit(const BrokerContext& ctx,
 }
 
 p::DescribeTransactionsResponseData HandleDescribeTransactions(
-    const BrokerContext& ctx, const p::DescribeTransactionsRequestData& req, int16_t version) {
+    const BrokerContext& ctx, const RequestContext& rc,
+    const p::DescribeTransactionsRequestData& req, int16_t version) {
+  (void)rc;
   (void)version;
   p::DescribeTransactionsResponseData resp;
   for (const std::string& id : req.transactional_ids) {
@@ -267,8 +278,10 @@ p::DescribeTransactionsResponseData HandleDescribeTransactions(
 }
 
 p::ListTransactionsResponseData HandleListTransactions(const BrokerContext& ctx,
+                                                       const RequestContext& rc,
                                                        const p::ListTransactionsRequestData& req,
                                                        int16_t version) {
+  (void)rc;
   (void)version;
   if (ctx.txns == nullptr) {
     p::ListTransactionsResponseData resp;
