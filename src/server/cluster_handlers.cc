@@ -1,17 +1,20 @@
 // ApiVersions, DescribeCluster and InitProducerId: who this broker is and what it speaks.
+//
+// ACLs (Kafka's KafkaApis and AuthHelper): ApiVersions and DescribeCluster need none (the
+// cluster's authorized operations are 0 for a client that may not DESCRIBE it). An idempotent
+// producer's InitProducerId needs IDEMPOTENT_WRITE on the cluster or WRITE on some topic, else
+// CLUSTER_AUTHORIZATION_FAILED (a transactional id's: txn_handlers.cc).
 #include <fmt/format.h>
 
 #include "protocol/generated/api_messages.h"
 #include "protocol/kafka_error.h"
+#include "server/authorization.h"
 #include "server/features.h"
 #include "server/handlers.h"
 
 namespace seglog {
 
 namespace {
-// The bits of every ACL operation Kafka's AclOperation enum defines (2..14): with no
-// authorizer, a client may do all of them (Kafka's authorizedOperations without ACLs).
-constexpr int32_t kAllOperations = 0x7ff8;
 // Kafka's ApiVersionsRequest.isValid pattern for the client software name and version,
 // [a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?: alphanumerics, with '-' and '.' inside.
 bool IsValidSoftwareToken(const std::string& s) {
@@ -52,7 +55,6 @@ protocol::ApiVersionsResponseData HandleApiVersions(const BrokerContext& ctx,
 protocol::DescribeClusterResponseData HandleDescribeCluster(
     const BrokerContext& ctx, const RequestContext& rc,
     const protocol::DescribeClusterRequestData& req, int16_t version) {
-  (void)rc;
   (void)version;
   protocol::DescribeClusterResponseData resp;
   // endpoint_type 1 is brokers; 2 (controllers) has no answer on a broker listener.
@@ -70,18 +72,30 @@ protocol::DescribeClusterResponseData HandleDescribeCluster(
   const AdvertisedEndpoint endpoint = EndpointFor(ctx, rc.listener);
   b.host = endpoint.host;
   b.port = endpoint.port;
-  if (req.include_cluster_authorized_operations)
-    resp.cluster_authorized_operations = kAllOperations;
+  if (req.include_cluster_authorized_operations) {
+    resp.cluster_authorized_operations =
+        ClusterAuthorized(ctx, rc, AclOperation::kDescribe)
+            ? AuthorizedOperations(ctx, rc, ResourceType::kCluster, kClusterResourceName)
+            : 0;
+  }
   return resp;
 }
 
 protocol::InitProducerIdResponseData HandleInitProducerId(
     const BrokerContext& ctx, const RequestContext& rc,
     const protocol::InitProducerIdRequestData& req, int16_t version) {
-  (void)rc;
   (void)version;
   protocol::InitProducerIdResponseData resp;
-  if (req.transactional_id.has_value()) return HandleTransactionalInitProducerId(ctx, rc, req, version);
+  if (req.transactional_id.has_value())
+    return HandleTransactionalInitProducerId(ctx, rc, req, version);
+  // IDEMPOTENT_WRITE on the cluster, or WRITE on any topic (Kafka's authorizeByResourceType).
+  if (!ClusterAuthorized(ctx, rc, AclOperation::kIdempotentWrite) &&
+      !AuthorizedByResourceType(ctx, rc, AclOperation::kWrite, ResourceType::kTopic)) {
+    resp.error_code = kafka_error::kClusterAuthorizationFailed;
+    resp.producer_id = -1;
+    resp.producer_epoch = -1;
+    return resp;
+  }
   // An idempotent producer gets a fresh id each time (Kafka's non-transactional path), also
   // when it asks to bump the epoch of an old one (KIP-360).
   Result<int64_t> id = ctx.next_producer_id

@@ -1,9 +1,15 @@
 // Fetch: record batches from the logs, as file regions the socket server sends with
 // sendfile(2). Long polling lives in fetch_purgatory.h; this is one read of every partition.
+//
+// ACLs (Kafka's KafkaApis.handleFetchRequest): a consumer needs READ on each topic; a follower
+// (a replica id of 0 or more) needs CLUSTER_ACTION on the cluster, without which every
+// partition fails. Both failures are TOPIC_AUTHORIZATION_FAILED on the partition, which is not
+// read.
 #include <fmt/format.h>
 
 #include "protocol/kafka_error.h"
 #include "remote/remote_log_manager.h"
+#include "server/authorization.h"
 #include "server/fetch_handler.h"
 
 namespace seglog {
@@ -39,7 +45,6 @@ Status ReadRemote(const BrokerContext& ctx, const TopicPartition& tp, int64_t fe
 
 FetchRead ReadFetch(const BrokerContext& ctx, const RequestContext& rc,
                     const protocol::FetchRequestData& req, int16_t version) {
-  (void)rc;
   FetchRead out;
   protocol::FetchResponseData& resp = out.response;
   // KIP-227 sessions: seglog keeps none. A full fetch without a session (id 0, epoch -1) and
@@ -60,12 +65,20 @@ FetchRead ReadFetch(const BrokerContext& ctx, const RequestContext& rc,
   const bool read_committed = req.isolation_level == 1;
   int64_t budget = req.max_bytes > 0 ? req.max_bytes : 0;
   bool min_one_message = true;
+  const int32_t replica_id = version >= 15 ? req.replica_state.replica_id : req.replica_id;
+  // A follower may read every topic with CLUSTER_ACTION, and none without it.
+  const bool from_follower = replica_id >= 0;
+  const bool follower_allowed =
+      from_follower && ClusterAuthorized(ctx, rc, AclOperation::kClusterAction);
   for (const auto& topic : req.topics) {
     auto& tr = resp.responses.emplace_back();
     tr.topic = topic.topic;
     tr.topic_id = topic.topic_id;
     std::optional<std::string> name = topic.topic;
     if (version >= 13) name = TopicNameForId(ctx, topic.topic_id);
+    const bool may_read = from_follower ? follower_allowed
+                                        : name && Authorized(ctx, rc, AclOperation::kRead,
+                                                             ResourceType::kTopic, *name);
     for (const auto& part : topic.partitions) {
       auto& pr = tr.partitions.emplace_back();
       pr.partition_index = part.partition;
@@ -75,8 +88,18 @@ FetchRead ReadFetch(const BrokerContext& ctx, const RequestContext& rc,
         pr.error_code = code;
         out.has_error = true;
       };
+      // Kafka's order: a follower without CLUSTER_ACTION fails everything; otherwise an
+      // unknown topic id, then READ on the topic, then an unknown topic.
+      if (from_follower && !follower_allowed) {
+        fail(kafka_error::kTopicAuthorizationFailed);
+        continue;
+      }
       if (!name) {
         fail(kafka_error::kUnknownTopicId);
+        continue;
+      }
+      if (!may_read) {
+        fail(kafka_error::kTopicAuthorizationFailed);
         continue;
       }
       const TopicPartition tp{*name, part.partition};

@@ -1,5 +1,12 @@
 // CreatePartitions, DeleteRecords, OffsetForLeaderEpoch, DescribeLogDirs and
 // DescribeTopicPartitions: what a client asks of and about a topic's partitions.
+//
+// ACLs (Kafka's ControllerApis, KafkaApis and DescribeTopicPartitionsRequestHandler), each
+// failure TOPIC_AUTHORIZATION_FAILED unless said otherwise: CreatePartitions needs ALTER on
+// each topic; DeleteRecords DELETE on each topic; OffsetForLeaderEpoch CLUSTER_ACTION on the
+// cluster or DESCRIBE on each topic; DescribeLogDirs DESCRIBE on the cluster (else
+// CLUSTER_AUTHORIZATION_FAILED and no directories); DescribeTopicPartitions DESCRIBE on each
+// topic (a request for every topic leaves the others out).
 #include <fmt/format.h>
 #include <sys/statvfs.h>
 
@@ -9,6 +16,7 @@
 #include <set>
 
 #include "protocol/kafka_error.h"
+#include "server/authorization.h"
 #include "server/handlers.h"
 
 namespace seglog {
@@ -29,11 +37,6 @@ int32_t LeaderEpochOf(const BrokerContext& ctx, const TopicPartition& tp) {
 // Kafka's max.request.partition.size.limit default: DescribeTopicPartitions answers at most
 // this many partitions whatever the request asks.
 constexpr int32_t kMaxRequestPartitionSizeLimit = 2000;
-// AclOperation bits a TOPIC supports (READ 3, WRITE 4, CREATE 5, DELETE 6, ALTER 7, DESCRIBE 8,
-// DESCRIBE_CONFIGS 10, ALTER_CONFIGS 11): what Kafka's AuthHelper.authorizedOperations grants on
-// a topic with no authorizer.
-constexpr int32_t kTopicOperations =
-    (1 << 3) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8) | (1 << 10) | (1 << 11);
 
 bool IsInternalTopic(const std::string& name) {
   return name == "__consumer_offsets" || name == "__transaction_state" ||
@@ -73,7 +76,6 @@ Status ValidateAssignment(const std::vector<int32_t>& replicas, int32_t node_id)
 protocol::CreatePartitionsResponseData HandleCreatePartitions(
     const BrokerContext& ctx, const RequestContext& rc,
     const protocol::CreatePartitionsRequestData& req, int16_t version) {
-  (void)rc;
   (void)version;
   protocol::CreatePartitionsResponseData resp;
   std::set<std::string> seen, duplicates;
@@ -93,6 +95,10 @@ protocol::CreatePartitionsResponseData HandleCreatePartitions(
     };
     if (duplicates.count(t.name)) {
       fail(kafka_error::kInvalidRequest, "Duplicate topic name.");
+      continue;
+    }
+    if (!Authorized(ctx, rc, AclOperation::kAlter, ResourceType::kTopic, t.name)) {
+      fail(kafka_error::kTopicAuthorizationFailed, std::nullopt);  // whether it exists or not
       continue;
     }
     Result<TopicMetadata> md = ctx.logs->FindTopic(t.name);
@@ -147,16 +153,21 @@ protocol::CreatePartitionsResponseData HandleCreatePartitions(
 protocol::DeleteRecordsResponseData HandleDeleteRecords(
     const BrokerContext& ctx, const RequestContext& rc,
     const protocol::DeleteRecordsRequestData& req, int16_t version) {
-  (void)rc;
   (void)version;
   protocol::DeleteRecordsResponseData resp;
   for (const auto& t : req.topics) {
     auto& rt = resp.topics.emplace_back();
     rt.name = t.name;
+    const bool may_delete =
+        Authorized(ctx, rc, AclOperation::kDelete, ResourceType::kTopic, t.name);
     for (const auto& p : t.partitions) {
       auto& rp = rt.partitions.emplace_back();
       rp.partition_index = p.partition_index;
       rp.low_watermark = kInvalidLowWatermark;
+      if (!may_delete) {
+        rp.error_code = kafka_error::kTopicAuthorizationFailed;
+        continue;
+      }
       Result<std::shared_ptr<Log>> log =
           ctx.logs->GetLog(TopicPartition{t.name, p.partition_index});
       if (!log.ok()) {
@@ -182,17 +193,24 @@ protocol::DeleteRecordsResponseData HandleDeleteRecords(
 protocol::OffsetForLeaderEpochResponseData HandleOffsetForLeaderEpoch(
     const BrokerContext& ctx, const RequestContext& rc,
     const protocol::OffsetForLeaderEpochRequestData& req, int16_t version) {
-  (void)rc;
   (void)version;
   protocol::OffsetForLeaderEpochResponseData resp;
+  // A replica's CLUSTER_ACTION allows every topic; a client needs DESCRIBE on each.
+  const bool cluster_action = ClusterAuthorized(ctx, rc, AclOperation::kClusterAction);
   for (const auto& t : req.topics) {
     auto& rt = resp.topics.emplace_back();
     rt.topic = t.topic;
+    const bool may_describe = cluster_action || Authorized(ctx, rc, AclOperation::kDescribe,
+                                                           ResourceType::kTopic, t.topic);
     for (const auto& p : t.partitions) {
       auto& rp = rt.partitions.emplace_back();
       rp.partition = p.partition;
       rp.leader_epoch = kUndefinedEpoch;
       rp.end_offset = kUndefinedEpochOffset;
+      if (!may_describe) {
+        rp.error_code = kafka_error::kTopicAuthorizationFailed;
+        continue;
+      }
       Result<std::shared_ptr<Log>> log = ctx.logs->GetLog(TopicPartition{t.topic, p.partition});
       if (!log.ok()) {
         rp.error_code = kafka_error::kUnknownTopicOrPartition;
@@ -232,8 +250,11 @@ protocol::OffsetForLeaderEpochResponseData HandleOffsetForLeaderEpoch(
 protocol::DescribeLogDirsResponseData HandleDescribeLogDirs(
     const BrokerContext& ctx, const RequestContext& rc,
     const protocol::DescribeLogDirsRequestData& req, int16_t version) {
-  (void)rc;
   protocol::DescribeLogDirsResponseData resp;
+  if (!ClusterAuthorized(ctx, rc, AclOperation::kDescribe)) {
+    resp.error_code = kafka_error::kClusterAuthorizationFailed;  // v3+; older: no directories
+    return resp;
+  }
   // Which partitions to report, by topic; nullopt: every partition.
   std::map<std::string, std::optional<std::set<int32_t>>> wanted;
   const TopicMap all = ctx.logs->AllTopicMetadata();
@@ -304,7 +325,6 @@ protocol::DescribeLogDirsResponseData HandleDescribeLogDirs(
 protocol::DescribeTopicPartitionsResponseData HandleDescribeTopicPartitions(
     const BrokerContext& ctx, const RequestContext& rc,
     const protocol::DescribeTopicPartitionsRequestData& req, int16_t version) {
-  (void)rc;
   (void)version;
   using Resp = protocol::DescribeTopicPartitionsResponseData;
   Resp resp;
@@ -340,9 +360,20 @@ protocol::DescribeTopicPartitionsResponseData HandleDescribeTopicPartitions(
                                 first_partition));
     }
   }
-  int32_t remaining = std::min(req.response_partition_limit, kMaxRequestPartitionSizeLimit);
+  // The topics from the cursor on that the client may describe; the others it named are
+  // listed after them as TOPIC_AUTHORIZATION_FAILED (Kafka checks every name before it
+  // describes any), those of a request for every topic left out.
+  std::set<std::string> described;
+  std::vector<std::string> refused;
   for (auto it = names.lower_bound(first_topic); it != names.end(); ++it) {
-    const std::string& name = *it;
+    if (Authorized(ctx, rc, AclOperation::kDescribe, ResourceType::kTopic, *it)) {
+      described.insert(*it);
+    } else if (!req.topics.empty()) {
+      refused.push_back(*it);
+    }
+  }
+  int32_t remaining = std::min(req.response_partition_limit, kMaxRequestPartitionSizeLimit);
+  for (const std::string& name : described) {
     if (remaining <= 0) {
       // The limit was used up exactly at the end of the previous topic.
       resp.next_cursor = Resp::Cursor{};
@@ -352,7 +383,7 @@ protocol::DescribeTopicPartitionsResponseData HandleDescribeTopicPartitions(
     }
     auto& t = resp.topics.emplace_back();
     t.name = name;
-    t.topic_authorized_operations = kTopicOperations;
+    t.topic_authorized_operations = AuthorizedOperations(ctx, rc, ResourceType::kTopic, name);
     auto md = all.find(name);
     if (md == all.end()) {
       t.error_code = kafka_error::kUnknownTopicOrPartition;
@@ -381,6 +412,12 @@ protocol::DescribeTopicPartitionsResponseData HandleDescribeTopicPartitions(
       resp.next_cursor->partition_index = end;
       break;
     }
+  }
+  for (const std::string& name : refused) {
+    auto& t = resp.topics.emplace_back();
+    t.error_code = kafka_error::kTopicAuthorizationFailed;
+    t.name = name;
+    t.is_internal = false;
   }
   return resp;
 }

@@ -1,9 +1,15 @@
 // Produce and ListOffsets: appending batches from clients, and finding offsets.
+//
+// ACLs (Kafka's KafkaApis): a Produce with a transactional batch needs WRITE on its
+// transactional id, else nothing is appended and every partition fails
+// TRANSACTIONAL_ID_AUTHORIZATION_FAILED; each topic needs WRITE (TOPIC_AUTHORIZATION_FAILED per
+// partition). ListOffsets needs DESCRIBE on each topic.
 #include <fmt/format.h>
 
 #include "base/coding.h"
 #include "protocol/kafka_error.h"
 #include "remote/remote_log_manager.h"
+#include "server/authorization.h"
 #include "server/handlers.h"
 
 namespace seglog {
@@ -44,21 +50,19 @@ std::optional<TransactionalProducer> TransactionalBatchProducer(std::span<const 
 // Kafka's check that a transactional batch's partition is in its producer's open transaction
 // (KIP-890 part 1: ReplicaManager's verification through AddPartitionsToTxn VerifyOnly, or for
 // Produce v12+ its ADD_PARTITION), with the error the producer gets; 0 when it may append.
-int16_t VerifyTransactionalBatch(const BrokerContext& ctx,
-                                 const std::optional<std::string>& transactional_id,
+int16_t VerifyTransactionalBatch(const BrokerContext& ctx, const std::string& transactional_id,
                                  const TransactionalProducer& producer, const TopicPartition& tp,
                                  int16_t version) {
   namespace ke = kafka_error;
-  if (!transactional_id) return ke::kTransactionalIdAuthorizationFailed;
   if (version < 12 && !ctx.transaction_partition_verification) return ke::kNone;
   if (ctx.txns == nullptr) return ke::kNotEnoughReplicas;
   int16_t code = ke::kNone;
   if (version >= 12) {
-    code = ctx.txns->AddPartitions(*transactional_id, producer.producer_id, producer.producer_epoch,
+    code = ctx.txns->AddPartitions(transactional_id, producer.producer_id, producer.producer_epoch,
                                    {tp}, /*client_transaction_version=*/2);
   } else {
     TransactionCoordinator::Verification v = ctx.txns->VerifyPartitions(
-        *transactional_id, producer.producer_id, producer.producer_epoch, {tp});
+        transactional_id, producer.producer_id, producer.producer_epoch, {tp});
     code = v.error_code != ke::kNone ? v.error_code : v.partition_errors.front();
     // Produce v0-10 (DEFAULT_ERROR) cannot carry TRANSACTION_ABORTABLE.
     if (code == ke::kTransactionAbortable && version <= 10) code = ke::kInvalidTxnState;
@@ -77,15 +81,53 @@ int16_t VerifyTransactionalBatch(const BrokerContext& ctx,
   }
 }
 
+// Whether some partition's batch is transactional (Kafka's RequestUtils.hasTransactionalRecords).
+bool HasTransactionalBatch(const protocol::ProduceRequestData& req) {
+  for (const auto& topic : req.topic_data) {
+    for (const auto& part : topic.partition_data) {
+      if (part.records.has_value() &&
+          TransactionalBatchProducer(part.records->contiguous()).has_value()) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// Kafka's ProduceRequest.getErrorResponse: every partition fails with `code`.
+protocol::ProduceResponseData ErrorResponse(const protocol::ProduceRequestData& req, int16_t code) {
+  protocol::ProduceResponseData resp;
+  for (const auto& topic : req.topic_data) {
+    auto& tr = resp.responses.emplace_back();
+    tr.name = topic.name;
+    tr.topic_id = topic.topic_id;
+    for (const auto& part : topic.partition_data) {
+      auto& pr = tr.partition_responses.emplace_back();
+      pr.index = part.index;
+      pr.error_code = code;
+      pr.base_offset = -1;
+    }
+  }
+  return resp;
+}
+
 }  // namespace
 
 protocol::ProduceResponseData HandleProduce(const BrokerContext& ctx, const RequestContext& rc,
                                             const protocol::ProduceRequestData& req,
                                             int16_t version, std::vector<TopicPartition>* appended,
                                             bool* any_error) {
-  (void)rc;
   protocol::ProduceResponseData resp;
   *any_error = false;
+  // Kafka's hasTransactionalRecords: a request with a transactional batch needs WRITE on its
+  // transactional id (none counts as denied), or nothing of it is appended.
+  if (HasTransactionalBatch(req) &&
+      (!req.transactional_id ||
+       !Authorized(ctx, rc, AclOperation::kWrite, ResourceType::kTransactionalId,
+                   *req.transactional_id))) {
+    *any_error = true;
+    return ErrorResponse(req, kafka_error::kTransactionalIdAuthorizationFailed);
+  }
   const bool acks_ok = req.acks == -1 || req.acks == 0 || req.acks == 1;
   for (const auto& topic : req.topic_data) {
     auto& tr = resp.responses.emplace_back();
@@ -93,6 +135,8 @@ protocol::ProduceResponseData HandleProduce(const BrokerContext& ctx, const Requ
     tr.topic_id = topic.topic_id;
     std::optional<std::string> name = topic.name;
     if (version >= 13) name = TopicNameForId(ctx, topic.topic_id);
+    const bool may_write =
+        name && Authorized(ctx, rc, AclOperation::kWrite, ResourceType::kTopic, *name);
     for (const auto& part : topic.partition_data) {
       auto& pr = tr.partition_responses.emplace_back();
       pr.index = part.index;
@@ -101,12 +145,14 @@ protocol::ProduceResponseData HandleProduce(const BrokerContext& ctx, const Requ
         pr.error_code = code;
         *any_error = true;
       };
-      if (!acks_ok) {
-        fail(kafka_error::kInvalidRequiredAcks);
-        continue;
-      }
+      // Kafka's order: an unknown topic id, then WRITE on the topic, then an unknown topic
+      // (so a client that may not write learns nothing of what exists), then the acks.
       if (!name) {
         fail(kafka_error::kUnknownTopicId);
+        continue;
+      }
+      if (!may_write) {
+        fail(kafka_error::kTopicAuthorizationFailed);
         continue;
       }
       const TopicPartition tp{*name, part.index};
@@ -115,13 +161,17 @@ protocol::ProduceResponseData HandleProduce(const BrokerContext& ctx, const Requ
         fail(kafka_error::kUnknownTopicOrPartition);
         continue;
       }
+      if (!acks_ok) {
+        fail(kafka_error::kInvalidRequiredAcks);
+        continue;
+      }
       std::span<const uint8_t> bytes;
       if (part.records.has_value()) bytes = part.records->contiguous();
       Status valid = ValidateProduceRecords(bytes, version);
       if (valid.ok()) {
         if (std::optional<TransactionalProducer> producer = TransactionalBatchProducer(bytes)) {
           const int16_t code =
-              VerifyTransactionalBatch(ctx, req.transactional_id, *producer, tp, version);
+              VerifyTransactionalBatch(ctx, *req.transactional_id, *producer, tp, version);
           if (code != kafka_error::kNone) {
             fail(code);
             pr.error_message =
@@ -171,16 +221,21 @@ protocol::ListOffsetsResponseData HandleListOffsets(const BrokerContext& ctx,
                                                     const RequestContext& rc,
                                                     const protocol::ListOffsetsRequestData& req,
                                                     int16_t version) {
-  (void)rc;
   protocol::ListOffsetsResponseData resp;
   // Leader epochs are in the response from v4.
   const int32_t epoch = version >= 4 ? 0 : -1;
   for (const auto& topic : req.topics) {
     auto& tr = resp.topics.emplace_back();
     tr.name = topic.name;
+    const bool may_describe =
+        Authorized(ctx, rc, AclOperation::kDescribe, ResourceType::kTopic, topic.name);
     for (const auto& part : topic.partitions) {
       auto& pr = tr.partitions.emplace_back();
       pr.partition_index = part.partition_index;
+      if (!may_describe) {  // offset and timestamp stay -1
+        pr.error_code = kafka_error::kTopicAuthorizationFailed;
+        continue;
+      }
       Result<std::shared_ptr<Log>> log = ctx.logs->GetLog({topic.name, part.partition_index});
       if (!log.ok()) {
         pr.error_code = kafka_error::kUnknownTopicOrPartition;

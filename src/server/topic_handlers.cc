@@ -1,10 +1,22 @@
 // Metadata, CreateTopics and DeleteTopics: the topics a client sees and manages.
+//
+// ACLs (Kafka's KafkaApis.handleTopicMetadataRequest and ControllerApis):
+// - Metadata shows a topic only to a client that may DESCRIBE it: one asking for every topic is
+//   not told of the others; one naming it gets TOPIC_AUTHORIZATION_FAILED (its name and a zero
+//   id, or by id the id and a null name). Auto-creation needs CREATE on the cluster or on the
+//   topic. authorized_operations, when asked for, are the client's.
+// - CreateTopics needs CREATE on the cluster or on each topic ("Authorization failed."); the
+//   created topic's configs, partitions and replication factor are returned only with
+//   DESCRIBE_CONFIGS on it.
+// - DeleteTopics needs DELETE on the cluster, or DESCRIBE and DELETE on each topic; a topic
+//   the client may not describe is not told to exist.
 #include <fmt/format.h>
 
 #include <set>
 
 #include "group/group_coordinator.h"
 #include "protocol/kafka_error.h"
+#include "server/authorization.h"
 #include "server/handlers.h"
 
 namespace seglog {
@@ -19,16 +31,13 @@ bool IsInternalTopic(const std::string& name) {
          name == "__share_group_state";
 }
 
-// The bits of every ACL operation (see cluster_handlers.cc).
-constexpr int32_t kAllTopicOperations = 0x7ff8;
-
 Uuid TopicIdOf(const TopicMetadata& md) {
   Result<Uuid> id = Uuid::Parse(md.topic_id);
   return id.ok() ? id.value() : Uuid{};
 }
 
 void FillTopic(const BrokerContext& ctx, const std::string& name, const TopicMetadata& md,
-               bool include_operations, protocol::MetadataResponseData::MetadataResponseTopic* t) {
+               protocol::MetadataResponseData::MetadataResponseTopic* t) {
   t->error_code = kafka_error::kNone;
   t->name = name;
   t->topic_id = TopicIdOf(md);
@@ -43,7 +52,6 @@ void FillTopic(const BrokerContext& ctx, const std::string& name, const TopicMet
     part.replica_nodes = {ctx.node_id};
     part.isr_nodes = {ctx.node_id};
   }
-  if (include_operations) t->topic_authorized_operations = kAllTopicOperations;
 }
 
 }  // namespace
@@ -86,7 +94,6 @@ AdvertisedEndpoint EndpointFor(const BrokerContext& ctx, std::string_view listen
 protocol::MetadataResponseData HandleMetadata(const BrokerContext& ctx, const RequestContext& rc,
                                               const protocol::MetadataRequestData& req,
                                               int16_t version) {
-  (void)rc;
   protocol::MetadataResponseData resp;
   auto& broker = resp.brokers.emplace_back();
   broker.node_id = ctx.node_id;
@@ -96,19 +103,38 @@ protocol::MetadataResponseData HandleMetadata(const BrokerContext& ctx, const Re
   resp.cluster_id = ctx.cluster_id;
   resp.controller_id = ctx.node_id;
   if (version >= 8 && version <= 10 && req.include_cluster_authorized_operations) {
-    resp.cluster_authorized_operations = kAllTopicOperations;
+    // 0 for a client that may not describe the cluster.
+    resp.cluster_authorized_operations =
+        ClusterAuthorized(ctx, rc, AclOperation::kDescribe)
+            ? AuthorizedOperations(ctx, rc, ResourceType::kCluster, kClusterResourceName)
+            : 0;
   }
   const bool include_ops = version >= 8 && req.include_topic_authorized_operations;
-  // All topics: null topics (v1+), or an empty list at v0.
+  auto set_operations = [&](const std::string& name,
+                            protocol::MetadataResponseData::MetadataResponseTopic* t) {
+    if (include_ops) {
+      t->topic_authorized_operations = AuthorizedOperations(ctx, rc, ResourceType::kTopic, name);
+    }
+  };
+  auto may_describe = [&](const std::string& name) {
+    return Authorized(ctx, rc, AclOperation::kDescribe, ResourceType::kTopic, name);
+  };
+  // All topics: null topics (v1+), or an empty list at v0. Those the client may not describe
+  // are left out.
   const bool all = !req.topics.has_value() || (version == 0 && req.topics->empty());
   if (all) {
     for (const auto& [name, md] : ctx.logs->AllTopicMetadata()) {
-      FillTopic(ctx, name, md, include_ops, &resp.topics.emplace_back());
+      if (!may_describe(name)) continue;
+      auto& t = resp.topics.emplace_back();
+      FillTopic(ctx, name, md, &t);
+      set_operations(name, &t);
     }
     return resp;
   }
   // Before v4 there is no allow_auto_topic_creation: creation follows the broker's setting.
   const bool may_create = ctx.auto_create_topics && (version < 4 || req.allow_auto_topic_creation);
+  // CREATE on the cluster, asked once and only when a topic is to be created.
+  std::optional<bool> cluster_create;
   resp.topics.reserve(req.topics->size());
   std::vector<std::pair<size_t, std::string>> named;  // response slot, topic name
   std::vector<LogManager::NewTopic> auto_create;
@@ -138,10 +164,28 @@ protocol::MetadataResponseData HandleMetadata(const BrokerContext& ctx, const Re
       }
       name = *found;
     }
+    if (!may_describe(name)) {
+      // Not told whether it exists; by id, the id but not the name.
+      t.error_code = kafka_error::kTopicAuthorizationFailed;
+      t.name = want.topic_id.IsZero() ? std::optional<std::string>(name) : std::nullopt;
+      t.topic_id = want.topic_id;
+      t.is_internal = false;
+      continue;
+    }
     if (!ctx.logs->FindTopic(name).ok() && may_create) {
+      if (!cluster_create) cluster_create = ClusterAuthorized(ctx, rc, AclOperation::kCreate);
+      if (!*cluster_create &&
+          !Authorized(ctx, rc, AclOperation::kCreate, ResourceType::kTopic, name)) {
+        t.error_code = kafka_error::kTopicAuthorizationFailed;
+        t.name = name;
+        t.topic_id = Uuid{};
+        t.is_internal = IsInternalTopic(name);
+        continue;
+      }
       if (!ValidateTopicNameForClient(name).ok()) {
         t.error_code = kafka_error::kInvalidTopic;
         t.name = name;
+        set_operations(name, &t);
         continue;
       }
       if (auto_named.insert(name).second) {
@@ -168,9 +212,11 @@ protocol::MetadataResponseData HandleMetadata(const BrokerContext& ctx, const Re
     if (!md.ok()) {
       t.error_code = kafka_error::kUnknownTopicOrPartition;
       t.name = name;
+      set_operations(name, &t);
       continue;
     }
-    FillTopic(ctx, name, md.value(), include_ops, &t);
+    FillTopic(ctx, name, md.value(), &t);
+    set_operations(name, &t);
   }
   return resp;
 }
@@ -179,8 +225,9 @@ protocol::CreateTopicsResponseData HandleCreateTopics(const BrokerContext& ctx,
                                                       const RequestContext& rc,
                                                       const protocol::CreateTopicsRequestData& req,
                                                       int16_t version) {
-  (void)rc;
   protocol::CreateTopicsResponseData resp;
+  // CREATE on the cluster allows every topic; without it, each needs CREATE on itself.
+  const bool cluster_create = ClusterAuthorized(ctx, rc, AclOperation::kCreate);
   std::set<std::string> seen, duplicates;
   for (const auto& t : req.topics) {
     if (!seen.insert(t.name).second) duplicates.insert(t.name);
@@ -199,6 +246,11 @@ protocol::CreateTopicsResponseData HandleCreateTopics(const BrokerContext& ctx,
     r.error_message = std::nullopt;
     if (duplicates.count(t.name)) {
       fail(kafka_error::kInvalidRequest, "Duplicate topic name.");
+      continue;
+    }
+    if (!cluster_create &&
+        !Authorized(ctx, rc, AclOperation::kCreate, ResourceType::kTopic, t.name)) {
+      fail(kafka_error::kTopicAuthorizationFailed, "Authorization failed.");
       continue;
     }
     if (Status s = ValidateTopicNameForClient(t.name); !s.ok()) {
@@ -276,8 +328,13 @@ protocol::CreateTopicsResponseData HandleCreateTopics(const BrokerContext& ctx,
       fail(kafka_error::kTopicAlreadyExists, fmt::format("Topic '{}' already exists.", t.name));
       continue;
     }
-    r.num_partitions = partitions;
-    r.replication_factor = replication;
+    // What the topic was created with, for a client that may describe its configs.
+    if (Authorized(ctx, rc, AclOperation::kDescribeConfigs, ResourceType::kTopic, t.name)) {
+      r.num_partitions = partitions;
+      r.replication_factor = replication;
+    } else {
+      r.topic_config_error_code = kafka_error::kTopicAuthorizationFailed;
+    }
     r.configs = std::vector<protocol::CreateTopicsResponseData::CreatableTopicConfigs>{};
     if (!req.validate_only) {
       to_create.push_back(LogManager::NewTopic{t.name, partitions, std::move(configs)});
@@ -310,12 +367,21 @@ protocol::DeleteTopicsResponseData HandleDeleteTopics(const BrokerContext& ctx,
                                                       const RequestContext& rc,
                                                       const protocol::DeleteTopicsRequestData& req,
                                                       int16_t version) {
-  (void)rc;
   protocol::DeleteTopicsResponseData resp;
+  // DELETE on the cluster allows every topic; without it, each needs DESCRIBE and DELETE.
+  const bool cluster_delete = ClusterAuthorized(ctx, rc, AclOperation::kDelete);
+  auto allowed = [&](AclOperation operation, const std::string& name) {
+    return cluster_delete || Authorized(ctx, rc, operation, ResourceType::kTopic, name);
+  };
   auto delete_one = [&](std::optional<std::string> name, const Uuid& id) {
     auto& r = resp.responses.emplace_back();
     r.topic_id = id;
     r.error_message = std::nullopt;
+    auto refuse = [&](std::optional<std::string> shown_name) {
+      r.name = std::move(shown_name);
+      r.error_code = kafka_error::kTopicAuthorizationFailed;
+      if (version >= 5) r.error_message = AuthorizationErrorMessage(r.error_code);
+    };
     if (!name.has_value()) {
       name = TopicNameForId(ctx, id);
       if (!name) {
@@ -323,6 +389,14 @@ protocol::DeleteTopicsResponseData HandleDeleteTopics(const BrokerContext& ctx,
         r.error_code = kafka_error::kUnknownTopicId;
         return;
       }
+      // By id: the name only to a client that may describe the topic.
+      if (!allowed(AclOperation::kDelete, *name)) {
+        return refuse(allowed(AclOperation::kDescribe, *name) ? name : std::nullopt);
+      }
+    } else if (!allowed(AclOperation::kDescribe, *name)) {
+      return refuse(name);  // whether it exists or not
+    } else if (ctx.logs->FindTopic(*name).ok() && !allowed(AclOperation::kDelete, *name)) {
+      return refuse(name);
     }
     r.name = *name;
     if (Result<TopicMetadata> md = ctx.logs->FindTopic(*name); md.ok() && version >= 6) {
