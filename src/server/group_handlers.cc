@@ -3,6 +3,16 @@
 // GroupCoordinator (src/group) keeps the groups; these functions translate each API version's
 // shape (a single group or a batch, topic names or ids, where the errors go) to it and back,
 // as Kafka's KafkaApis does.
+//
+// ACLs (Kafka's KafkaApis), checked before the coordinator is asked anything:
+// - READ on the group for JoinGroup, SyncGroup, Heartbeat, LeaveGroup, OffsetCommit and
+//   ConsumerGroupHeartbeat; DESCRIBE for FindCoordinator (a transactional id's: DESCRIBE on it),
+//   OffsetFetch, DescribeGroups and ConsumerGroupDescribe; DELETE for DeleteGroups and
+//   OffsetDelete. GROUP_AUTHORIZATION_FAILED, for the whole request or the one group.
+// - On topics: READ to commit or delete offsets, DESCRIBE to fetch them or to subscribe
+//   (TOPIC_AUTHORIZATION_FAILED); a fetch of every offset leaves other topics out.
+// - ListGroups lists every group with DESCRIBE on the cluster, else only those the client may
+//   describe.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,6 +20,7 @@
 
 #include "group/group_coordinator.h"
 #include "protocol/kafka_error.h"
+#include "server/authorization.h"
 #include "server/handlers.h"
 
 namespace seglog {
@@ -18,11 +29,6 @@ namespace p = protocol;
 namespace ke = kafka_error;
 
 namespace {
-
-// Kafka's KafkaApis value for a group's authorized operations with no authorizer: READ,
-// DELETE, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS.
-constexpr int32_t kGroupAuthorizedOperations =
-    (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11);
 
 constexpr int8_t kGroupKeyType = 0;
 constexpr int8_t kTransactionKeyType = 1;
@@ -41,7 +47,7 @@ std::optional<std::string> ErrorMessage(int16_t code) {
              "or the message was sent to an incompatible broker. See the broker logs for more "
              "details.";
     default:
-      return std::nullopt;
+      return AuthorizationErrorMessage(code);  // nullopt for the others
   }
 }
 
@@ -69,10 +75,16 @@ p::FindCoordinatorResponseData HandleFindCoordinator(const BrokerContext& ctx,
                                                      const RequestContext& rc,
                                                      const p::FindCoordinatorRequestData& req,
                                                      int16_t version) {
-  (void)rc;
-  auto find = [&](int8_t key_type) {
+  auto find = [&](int8_t key_type, const std::string& key) {
     int16_t error = ke::kNone;
-    if (key_type == kGroupKeyType) {
+    // DESCRIBE on the group or transactional id, before its coordinator's topic is made.
+    if (key_type == kGroupKeyType &&
+        !Authorized(ctx, rc, AclOperation::kDescribe, ResourceType::kGroup, key)) {
+      error = ke::kGroupAuthorizationFailed;
+    } else if (key_type == kTransactionKeyType &&
+               !Authorized(ctx, rc, AclOperation::kDescribe, ResourceType::kTransactionalId, key)) {
+      error = ke::kTransactionalIdAuthorizationFailed;
+    } else if (key_type == kGroupKeyType) {
       if (ctx.groups == nullptr) {
         error = ke::kCoordinatorNotAvailable;
       } else if (Status s = ctx.groups->EnsureOffsetsTopic(); !s.ok()) {
@@ -101,7 +113,7 @@ p::FindCoordinatorResponseData HandleFindCoordinator(const BrokerContext& ctx,
   const int32_t port = endpoint.port;
   if (version < 4) {
     // v1-3 carry Kafka's Errors.message(): the error's text, or its name "NONE" on success.
-    const int16_t e = find(key_type);
+    const int16_t e = find(key_type, req.key);
     resp.error_code = e;
     resp.error_message = e == ke::kNone ? std::optional<std::string>("NONE") : ErrorMessage(e);
     resp.node_id = e == ke::kNone ? ctx.node_id : -1;
@@ -109,9 +121,22 @@ p::FindCoordinatorResponseData HandleFindCoordinator(const BrokerContext& ctx,
     resp.port = e == ke::kNone ? port : -1;
     return resp;
   }
+  // A share coordinator is found only for a broker (CLUSTER_ACTION); anyone else's request
+  // fails as a whole, each key with Errors.message() (Kafka's prepareErrorResponse).
+  const bool share_refused = key_type == kShareKeyType && version >= 6 &&
+                             !ClusterAuthorized(ctx, rc, AclOperation::kClusterAction);
   for (const std::string& key : req.coordinator_keys) {
     auto& c = resp.coordinators.emplace_back();
-    const int16_t e = find(key_type);
+    if (share_refused) {
+      c.key = key;
+      c.error_code = ke::kClusterAuthorizationFailed;
+      c.error_message = AuthorizationErrorMessage(c.error_code);
+      c.node_id = -1;
+      c.host = "";
+      c.port = -1;
+      continue;
+    }
+    const int16_t e = find(key_type, key);
     c.key = key;
     c.error_code = e;
     // v4+ entries carry a message only on the invalid-request path, as Kafka's.
@@ -126,13 +151,22 @@ p::FindCoordinatorResponseData HandleFindCoordinator(const BrokerContext& ctx,
 void HandleJoinGroup(const BrokerContext& ctx, const RequestContext& rc, const GroupClient& client,
                      const p::JoinGroupRequestData& req, int16_t version,
                      std::function<void(p::JoinGroupResponseData)> done) {
-  (void)rc;
   auto shaped = [version, done = std::move(done)](p::JoinGroupResponseData r) {
     // Below v7 a null protocol name is sent as ""; from v7 an empty one as null.
     if (version < 7 && !r.protocol_name) r.protocol_name = "";
     if (version >= 7 && r.protocol_name && r.protocol_name->empty()) r.protocol_name.reset();
     done(std::move(r));
   };
+  if (!Authorized(ctx, rc, AclOperation::kRead, ResourceType::kGroup, req.group_id)) {
+    // Kafka's JoinGroupRequest.getErrorResponse: no generation, leader or member id.
+    p::JoinGroupResponseData r;
+    r.error_code = ke::kGroupAuthorizationFailed;
+    r.generation_id = -1;
+    r.protocol_name = std::nullopt;
+    r.leader = "";
+    r.member_id = "";
+    return shaped(std::move(r));
+  }
   if (ctx.groups == nullptr) {
     p::JoinGroupResponseData r;
     r.error_code = ke::kCoordinatorNotAvailable;
@@ -145,10 +179,14 @@ void HandleJoinGroup(const BrokerContext& ctx, const RequestContext& rc, const G
 void HandleSyncGroup(const BrokerContext& ctx, const RequestContext& rc,
                      const p::SyncGroupRequestData& req, int16_t version,
                      std::function<void(p::SyncGroupResponseData)> done) {
-  (void)rc;
   if (version >= 5 && (!req.protocol_type || !req.protocol_name)) {
     p::SyncGroupResponseData r;
     r.error_code = ke::kInconsistentGroupProtocol;
+    return done(std::move(r));
+  }
+  if (!Authorized(ctx, rc, AclOperation::kRead, ResourceType::kGroup, req.group_id)) {
+    p::SyncGroupResponseData r;
+    r.error_code = ke::kGroupAuthorizationFailed;
     return done(std::move(r));
   }
   if (ctx.groups == nullptr) {
@@ -161,9 +199,12 @@ void HandleSyncGroup(const BrokerContext& ctx, const RequestContext& rc,
 
 p::HeartbeatResponseData HandleHeartbeat(const BrokerContext& ctx, const RequestContext& rc,
                                          const p::HeartbeatRequestData& req, int16_t version) {
-  (void)rc;
   (void)version;
   p::HeartbeatResponseData resp;
+  if (!Authorized(ctx, rc, AclOperation::kRead, ResourceType::kGroup, req.group_id)) {
+    resp.error_code = ke::kGroupAuthorizationFailed;
+    return resp;
+  }
   resp.error_code = ctx.groups == nullptr
                         ? ke::kCoordinatorNotAvailable
                         : ctx.groups->Heartbeat(req.group_id, req.generation_id, req.member_id,
@@ -173,8 +214,11 @@ p::HeartbeatResponseData HandleHeartbeat(const BrokerContext& ctx, const Request
 
 p::LeaveGroupResponseData HandleLeaveGroup(const BrokerContext& ctx, const RequestContext& rc,
                                            const p::LeaveGroupRequestData& req, int16_t version) {
-  (void)rc;
   p::LeaveGroupResponseData resp;
+  if (!Authorized(ctx, rc, AclOperation::kRead, ResourceType::kGroup, req.group_id)) {
+    resp.error_code = ke::kGroupAuthorizationFailed;  // no member is answered
+    return resp;
+  }
   std::vector<GroupCoordinator::LeavingMember> members;
   if (version < 3) {
     members.push_back({req.member_id, std::nullopt});
@@ -206,8 +250,11 @@ p::LeaveGroupResponseData HandleLeaveGroup(const BrokerContext& ctx, const Reque
 p::OffsetCommitResponseData HandleOffsetCommit(const BrokerContext& ctx, const RequestContext& rc,
                                                const p::OffsetCommitRequestData& req,
                                                int16_t version) {
-  (void)rc;
   p::OffsetCommitResponseData resp;
+  // READ on the group, else every partition fails (Kafka's OffsetCommitRequest
+  // getErrorResponse).
+  const bool may_commit =
+      Authorized(ctx, rc, AclOperation::kRead, ResourceType::kGroup, req.group_id);
   std::vector<GroupCoordinator::CommitPartition> commits;
   // Where each partition's answer goes: (topic index, partition index) in resp.
   std::vector<std::pair<size_t, size_t>> slots;
@@ -217,11 +264,28 @@ p::OffsetCommitResponseData HandleOffsetCommit(const BrokerContext& ctx, const R
     rt.topic_id = t.topic_id;
     std::optional<KnownTopic> known =
         version >= 10 ? TopicById(ctx, t.topic_id) : TopicByName(ctx, t.name);
+    // READ on the topic: after an unknown topic id, before an unknown name.
+    const bool may_read =
+        version >= 10
+            ? known && Authorized(ctx, rc, AclOperation::kRead, ResourceType::kTopic, known->name)
+            : Authorized(ctx, rc, AclOperation::kRead, ResourceType::kTopic, t.name);
     for (const auto& part : t.partitions) {
       auto& rp = rt.partitions.emplace_back();
       rp.partition_index = part.partition_index;
+      if (!may_commit) {
+        rp.error_code = ke::kGroupAuthorizationFailed;
+        continue;
+      }
+      if (!known && version >= 10) {
+        rp.error_code = ke::kUnknownTopicId;
+        continue;
+      }
+      if (!may_read) {
+        rp.error_code = ke::kTopicAuthorizationFailed;
+        continue;
+      }
       if (!known) {
-        rp.error_code = version >= 10 ? ke::kUnknownTopicId : ke::kUnknownTopicOrPartition;
+        rp.error_code = ke::kUnknownTopicOrPartition;
         continue;
       }
       if (part.partition_index < 0 || part.partition_index >= known->partitions) {
@@ -258,34 +322,49 @@ p::OffsetCommitResponseData HandleOffsetCommit(const BrokerContext& ctx, const R
 
 namespace {
 
-// One group's OffsetFetch, in the v8+ shape.
+// One group's OffsetFetch, in the v8+ shape. The client needs DESCRIBE on the group, and on
+// each topic: a topic it names without it is answered TOPIC_AUTHORIZATION_FAILED, one it may
+// not describe is left out of a request for every committed offset.
 p::OffsetFetchResponseData::OffsetFetchResponseGroup FetchGroup(
-    const BrokerContext& ctx, const std::string& group_id,
+    const BrokerContext& ctx, const RequestContext& rc, const std::string& group_id,
     const std::optional<std::vector<p::OffsetFetchRequestData::OffsetFetchRequestTopics>>& topics,
     int16_t version, bool require_stable,
     const std::optional<std::string>& member_id = std::nullopt, int32_t member_epoch = -1) {
   p::OffsetFetchResponseData::OffsetFetchResponseGroup out;
   out.group_id = group_id;
+  if (!Authorized(ctx, rc, AclOperation::kDescribe, ResourceType::kGroup, group_id)) {
+    out.error_code = ke::kGroupAuthorizationFailed;
+    return out;
+  }
   if (ctx.groups == nullptr) {
     out.error_code = ke::kCoordinatorNotAvailable;
     return out;
   }
+  auto may_describe = [&](const std::string& topic) {
+    return Authorized(ctx, rc, AclOperation::kDescribe, ResourceType::kTopic, topic);
+  };
   std::optional<std::vector<GroupCoordinator::FetchTopic>> want;
-  // Requested topics unknown by id (v10) are answered UNKNOWN_TOPIC_ID without a lookup.
-  std::vector<const p::OffsetFetchRequestData::OffsetFetchRequestTopics*> unknown_ids;
+  // Requested topics answered without a lookup, in request order after the others: unknown by
+  // id (v10, UNKNOWN_TOPIC_ID), or not to be described.
+  std::vector<std::pair<const p::OffsetFetchRequestData::OffsetFetchRequestTopics*, int16_t>>
+      refused;
   if (topics) {
     want.emplace();
     for (const auto& t : *topics) {
+      std::string name = t.name;
       if (version >= 10) {
         std::optional<KnownTopic> k = TopicById(ctx, t.topic_id);
         if (!k) {
-          unknown_ids.push_back(&t);
+          refused.emplace_back(&t, ke::kUnknownTopicId);
           continue;
         }
-        want->push_back({k->name, t.partition_indexes});
-      } else {
-        want->push_back({t.name, t.partition_indexes});
+        name = k->name;
       }
+      if (!may_describe(name)) {
+        refused.emplace_back(&t, ke::kTopicAuthorizationFailed);
+        continue;
+      }
+      want->push_back({name, t.partition_indexes});
     }
   }
   GroupCoordinator::FetchResult r =
@@ -293,7 +372,13 @@ p::OffsetFetchResponseData::OffsetFetchResponseGroup FetchGroup(
   out.error_code = r.error_code;
   if (r.error_code != ke::kNone) return out;
   std::map<std::string, size_t> at;
+  std::map<std::string, bool> describable;  // for a request for every topic
   for (const GroupCoordinator::FetchedOffset& f : r.offsets) {
+    if (!topics) {
+      auto [d, added] = describable.emplace(f.topic, false);
+      if (added) d->second = may_describe(f.topic);
+      if (!d->second) continue;
+    }
     auto it = at.find(f.topic);
     if (it == at.end()) {
       Uuid id;
@@ -317,15 +402,16 @@ p::OffsetFetchResponseData::OffsetFetchResponseGroup FetchGroup(
     part.metadata = mismatched ? "" : f.metadata;
     part.error_code = f.error_code;
   }
-  for (const auto* t : unknown_ids) {
+  for (const auto& [t, code] : refused) {
     auto& rt = out.topics.emplace_back();
+    rt.name = t->name;
     rt.topic_id = t->topic_id;
     for (int32_t pi : t->partition_indexes) {
       auto& part = rt.partitions.emplace_back();
       part.partition_index = pi;
       part.committed_offset = -1;
       part.metadata = "";
-      part.error_code = ke::kUnknownTopicId;
+      part.error_code = code;
     }
   }
   return out;
@@ -336,11 +422,10 @@ p::OffsetFetchResponseData::OffsetFetchResponseGroup FetchGroup(
 p::OffsetFetchResponseData HandleOffsetFetch(const BrokerContext& ctx, const RequestContext& rc,
                                              const p::OffsetFetchRequestData& req,
                                              int16_t version) {
-  (void)rc;
   p::OffsetFetchResponseData resp;
   if (version >= 8) {
     for (const auto& g : req.groups) {
-      resp.groups.push_back(FetchGroup(ctx, g.group_id, g.topics, version, req.require_stable,
+      resp.groups.push_back(FetchGroup(ctx, rc, g.group_id, g.topics, version, req.require_stable,
                                        g.member_id, g.member_epoch));
     }
     return resp;
@@ -356,7 +441,7 @@ p::OffsetFetchResponseData HandleOffsetFetch(const BrokerContext& ctx, const Req
     }
   }
   p::OffsetFetchResponseData::OffsetFetchResponseGroup g =
-      FetchGroup(ctx, req.group_id, topics, version, version >= 7 && req.require_stable);
+      FetchGroup(ctx, rc, req.group_id, topics, version, version >= 7 && req.require_stable);
   if (version >= 2) resp.error_code = g.error_code;
   if (g.error_code != ke::kNone) {
     if (version < 2 && req.topics) {
@@ -392,12 +477,17 @@ p::OffsetFetchResponseData HandleOffsetFetch(const BrokerContext& ctx, const Req
 
 p::ListGroupsResponseData HandleListGroups(const BrokerContext& ctx, const RequestContext& rc,
                                            const p::ListGroupsRequestData& req, int16_t version) {
-  (void)rc;
   p::ListGroupsResponseData resp;
   if (ctx.groups == nullptr) return resp;
+  // DESCRIBE on the cluster lists every group; without it, those the client may describe.
+  const bool cluster_describe = ClusterAuthorized(ctx, rc, AclOperation::kDescribe);
   for (const auto& g :
        ctx.groups->ListGroups(version >= 4 ? req.states_filter : std::vector<std::string>{},
                               version >= 5 ? req.types_filter : std::vector<std::string>{})) {
+    if (!cluster_describe &&
+        !Authorized(ctx, rc, AclOperation::kDescribe, ResourceType::kGroup, g.group_id)) {
+      continue;
+    }
     auto& e = resp.groups.emplace_back();
     e.group_id = g.group_id;
     e.protocol_type = g.protocol_type;
@@ -411,9 +501,21 @@ p::DescribeGroupsResponseData HandleDescribeGroups(const BrokerContext& ctx,
                                                    const RequestContext& rc,
                                                    const p::DescribeGroupsRequestData& req,
                                                    int16_t version) {
-  (void)rc;
   p::DescribeGroupsResponseData resp;
+  // The groups the client may not DESCRIBE come first (Kafka's DescribeGroupsResponse
+  // groupError: empty state, protocol and members), then those the coordinator describes.
+  std::vector<std::string> allowed;
   for (const std::string& id : req.groups) {
+    if (Authorized(ctx, rc, AclOperation::kDescribe, ResourceType::kGroup, id)) {
+      allowed.push_back(id);
+      continue;
+    }
+    auto& g = resp.groups.emplace_back();
+    g.group_id = id;
+    g.error_code = ke::kGroupAuthorizationFailed;
+  }
+  const size_t first_described = resp.groups.size();
+  for (const std::string& id : allowed) {
     int16_t error = ke::kCoordinatorNotAvailable;
     std::optional<p::DescribeGroupsResponseData::DescribedGroup> d;
     if (ctx.groups != nullptr) d = ctx.groups->DescribeGroup(id, &error);
@@ -427,9 +529,6 @@ p::DescribeGroupsResponseData HandleDescribeGroups(const BrokerContext& ctx,
       continue;
     }
     if (d) {
-      if (version >= 3 && req.include_authorized_operations) {
-        d->authorized_operations = kGroupAuthorizedOperations;
-      }
       resp.groups.push_back(std::move(*d));
       continue;
     }
@@ -444,22 +543,40 @@ p::DescribeGroupsResponseData HandleDescribeGroups(const BrokerContext& ctx,
       g.error_message = fmt::format("Group {} not found.", id);
     }
   }
+  // The client's operations on each group described without an error (a Dead one included).
+  if (version >= 3 && req.include_authorized_operations) {
+    for (size_t i = first_described; i < resp.groups.size(); ++i) {
+      auto& g = resp.groups[i];
+      if (g.error_code != ke::kNone) continue;
+      g.authorized_operations = AuthorizedOperations(ctx, rc, ResourceType::kGroup, g.group_id);
+    }
+  }
   return resp;
 }
 
 p::DeleteGroupsResponseData HandleDeleteGroups(const BrokerContext& ctx, const RequestContext& rc,
                                                const p::DeleteGroupsRequestData& req,
                                                int16_t version) {
-  (void)rc;
   (void)version;
   p::DeleteGroupsResponseData resp;
+  // Each group once; those the client may not DELETE are answered after the others.
   std::set<std::string> seen;
+  std::vector<std::string> refused;
   for (const std::string& id : req.groups_names) {
     if (!seen.insert(id).second) continue;
+    if (!Authorized(ctx, rc, AclOperation::kDelete, ResourceType::kGroup, id)) {
+      refused.push_back(id);
+      continue;
+    }
     auto& r = resp.results.emplace_back();
     r.group_id = id;
     r.error_code =
         ctx.groups == nullptr ? ke::kCoordinatorNotAvailable : ctx.groups->DeleteGroup(id);
+  }
+  for (const std::string& id : refused) {
+    auto& r = resp.results.emplace_back();
+    r.group_id = id;
+    r.error_code = ke::kGroupAuthorizationFailed;
   }
   return resp;
 }
@@ -467,9 +584,12 @@ p::DeleteGroupsResponseData HandleDeleteGroups(const BrokerContext& ctx, const R
 p::OffsetDeleteResponseData HandleOffsetDelete(const BrokerContext& ctx, const RequestContext& rc,
                                                const p::OffsetDeleteRequestData& req,
                                                int16_t version) {
-  (void)rc;
   (void)version;
   p::OffsetDeleteResponseData resp;
+  if (!Authorized(ctx, rc, AclOperation::kDelete, ResourceType::kGroup, req.group_id)) {
+    resp.error_code = ke::kGroupAuthorizationFailed;
+    return resp;
+  }
   if (ctx.groups == nullptr) {
     resp.error_code = ke::kCoordinatorNotAvailable;
     return resp;
@@ -484,9 +604,14 @@ p::OffsetDeleteResponseData HandleOffsetDelete(const BrokerContext& ctx, const R
     auto& rt = resp.topics.emplace_back();
     rt.name = t.name;
     std::optional<KnownTopic> known = TopicByName(ctx, t.name);
+    const bool may_read = Authorized(ctx, rc, AclOperation::kRead, ResourceType::kTopic, t.name);
     for (const auto& part : t.partitions) {
       auto& rp = rt.partitions.emplace_back();
       rp.partition_index = part.partition_index;
+      if (!may_read) {
+        rp.error_code = ke::kTopicAuthorizationFailed;
+        continue;
+      }
       if (!known || part.partition_index < 0 || part.partition_index >= known->partitions) {
         rp.error_code = ke::kUnknownTopicOrPartition;
         continue;
@@ -510,12 +635,23 @@ p::OffsetDeleteResponseData HandleOffsetDelete(const BrokerContext& ctx, const R
 p::ConsumerGroupHeartbeatResponseData HandleConsumerGroupHeartbeat(
     const BrokerContext& ctx, const RequestContext& rc, const GroupClient& client,
     const p::ConsumerGroupHeartbeatRequestData& req, int16_t version) {
-  (void)rc;
-  if (ctx.groups == nullptr) {
+  auto fail = [](int16_t code) {
     p::ConsumerGroupHeartbeatResponseData r;
-    r.error_code = ke::kCoordinatorNotAvailable;
+    r.error_code = code;
     return r;
+  };
+  if (!Authorized(ctx, rc, AclOperation::kRead, ResourceType::kGroup, req.group_id)) {
+    return fail(ke::kGroupAuthorizationFailed);
   }
+  // A member may subscribe only to topics it may describe (else it would learn they exist).
+  if (req.subscribed_topic_names) {
+    for (const std::string& topic : *req.subscribed_topic_names) {
+      if (!Authorized(ctx, rc, AclOperation::kDescribe, ResourceType::kTopic, topic)) {
+        return fail(ke::kTopicAuthorizationFailed);
+      }
+    }
+  }
+  if (ctx.groups == nullptr) return fail(ke::kCoordinatorNotAvailable);
   return ctx.groups->ConsumerGroupHeartbeat(
       version, GroupCoordinator::Client{client.client_id, client.client_host}, req);
 }
@@ -523,10 +659,29 @@ p::ConsumerGroupHeartbeatResponseData HandleConsumerGroupHeartbeat(
 p::ConsumerGroupDescribeResponseData HandleConsumerGroupDescribe(
     const BrokerContext& ctx, const RequestContext& rc,
     const p::ConsumerGroupDescribeRequestData& req, int16_t version) {
-  (void)rc;
+  using DescribedGroup = p::ConsumerGroupDescribeResponseData::DescribedGroup;
   p::ConsumerGroupDescribeResponseData resp;
+  // The groups the client may not DESCRIBE come first, then those the coordinator describes.
+  std::vector<std::string> allowed;
   for (const std::string& id : req.group_ids) {
-    p::ConsumerGroupDescribeResponseData::DescribedGroup d;
+    if (Authorized(ctx, rc, AclOperation::kDescribe, ResourceType::kGroup, id)) {
+      allowed.push_back(id);
+      continue;
+    }
+    auto& d = resp.groups.emplace_back();
+    d.group_id = id;
+    d.error_code = ke::kGroupAuthorizationFailed;
+  }
+  std::map<std::string, bool> describable;  // topic -> DESCRIBE, asked once each
+  auto may_describe = [&](const std::string& topic) {
+    auto [it, added] = describable.emplace(topic, false);
+    if (added) {
+      it->second = Authorized(ctx, rc, AclOperation::kDescribe, ResourceType::kTopic, topic);
+    }
+    return it->second;
+  };
+  for (const std::string& id : allowed) {
+    DescribedGroup d;
     if (ctx.groups == nullptr) {
       d.group_id = id;
       d.error_code = ke::kCoordinatorNotAvailable;
@@ -534,7 +689,26 @@ p::ConsumerGroupDescribeResponseData HandleConsumerGroupDescribe(
       d = ctx.groups->DescribeConsumerGroup(id);
     }
     if (d.error_code == ke::kNone && req.include_authorized_operations) {
-      d.authorized_operations = kGroupAuthorizedOperations;
+      d.authorized_operations = AuthorizedOperations(ctx, rc, ResourceType::kGroup, d.group_id);
+    }
+    // With an authorizer, a group whose members are assigned a topic the client may not
+    // describe is not shown.
+    bool hidden = false;
+    if (ctx.authorizer != nullptr) {
+      for (const auto& m : d.members) {
+        for (const auto* a : {&m.assignment, &m.target_assignment}) {
+          for (const auto& tp : a->topic_partitions)
+            hidden = hidden || !may_describe(tp.topic_name);
+        }
+      }
+    }
+    if (hidden) {
+      DescribedGroup refused;
+      refused.group_id = d.group_id;
+      refused.error_code = ke::kTopicAuthorizationFailed;
+      refused.error_message =
+          "The group has described topic(s) that the client is not authorized to describe.";
+      d = std::move(refused);
     }
     if (version < 1) {
       for (auto& m : d.members) m.member_type = -1;  // MemberType is v1+

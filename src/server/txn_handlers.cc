@@ -2,10 +2,19 @@
 // DescribeTransactions, ListTransactions, InitProducerId of a transactional id) over the
 // TransactionCoordinator, and the marker writer it is started with. Kafka's KafkaApis rules:
 // docs/design/transaction_coordinator_facts.md §3, §4, §7.
+//
+// ACLs (Kafka's KafkaApis), checked before the coordinator is asked anything: WRITE on the
+// transactional id for InitProducerId, AddPartitionsToTxn (v0-3), AddOffsetsToTxn, EndTxn and
+// TxnOffsetCommit (TRANSACTIONAL_ID_AUTHORIZATION_FAILED); then READ on the group to add or
+// commit offsets (GROUP_AUTHORIZATION_FAILED); WRITE on each topic added (v0-3) and READ on
+// each topic committed (TOPIC_AUTHORIZATION_FAILED). AddPartitionsToTxn v4+ comes from brokers:
+// CLUSTER_ACTION. DescribeTransactions needs DESCRIBE on each id and hides the topics the
+// client may not describe; ListTransactions lists the ids the client may describe.
 #include <fmt/format.h>
 
 #include "group/group_coordinator.h"
 #include "protocol/kafka_error.h"
+#include "server/authorization.h"
 #include "server/handlers.h"
 #include "txn/transaction_coordinator.h"
 #include "txn/transaction_marker.h"
@@ -17,8 +26,16 @@ namespace {
 namespace ke = kafka_error;
 namespace p = protocol;
 
+// Kafka's Topic.isInternal.
 bool IsInternalTopic(const std::string& topic) {
-  return topic == "__consumer_offsets" || topic == "__transaction_state";
+  return topic == "__consumer_offsets" || topic == "__transaction_state" ||
+         topic == "__share_group_state";
+}
+
+bool MayWrite(const BrokerContext& ctx, const RequestContext& rc,
+              const std::string& transactional_id) {
+  return Authorized(ctx, rc, AclOperation::kWrite, ResourceType::kTransactionalId,
+                    transactional_id);
 }
 
 // Below these versions PRODUCER_FENCED (v4+ of InitProducerId, v2+ of the others) is
@@ -32,8 +49,13 @@ int16_t OldFenced(int16_t code, int16_t version, int16_t fenced_from) {
 p::InitProducerIdResponseData HandleTransactionalInitProducerId(
     const BrokerContext& ctx, const RequestContext& rc, const p::InitProducerIdRequestData& req,
     int16_t version) {
-  (void)rc;
   p::InitProducerIdResponseData resp;
+  if (!MayWrite(ctx, rc, *req.transactional_id)) {
+    resp.error_code = ke::kTransactionalIdAuthorizationFailed;
+    resp.producer_id = -1;
+    resp.producer_epoch = -1;
+    return resp;
+  }
   if (ctx.txns == nullptr) {
     resp.error_code = ke::kCoordinatorNotAvailable;
     return resp;
@@ -59,8 +81,13 @@ p::InitProducerIdResponseData HandleTransactionalInitProducerId(
 p::AddPartitionsToTxnResponseData HandleAddPartitionsToTxn(
     const BrokerContext& ctx, const RequestContext& rc, const p::AddPartitionsToTxnRequestData& req,
     int16_t version) {
-  (void)rc;
   p::AddPartitionsToTxnResponseData resp;
+  // v4+ is a broker's (its produce's partitions, or their verification): CLUSTER_ACTION, else
+  // the whole request fails.
+  if (version >= 4 && !ClusterAuthorized(ctx, rc, AclOperation::kClusterAction)) {
+    resp.error_code = ke::kClusterAuthorizationFailed;
+    return resp;
+  }
   // v0-3 are the v4+ shape with one transaction (KafkaApis normalizes them so).
   std::vector<p::AddPartitionsToTxnRequestData::AddPartitionsToTxnTransaction> txns;
   if (version < 4) {
@@ -77,12 +104,20 @@ p::AddPartitionsToTxnResponseData HandleAddPartitionsToTxn(
     // Per partition: the error the broker found itself (unknown, internal at v0-3), else 0.
     std::vector<int16_t> errors;
     bool any_bad = false;
+    // v0-3, a client's: WRITE on the transactional id, else every partition fails.
+    const bool txn_refused = version < 4 && !MayWrite(ctx, rc, t.transactional_id);
     for (const auto& topic : t.topics) {
       Result<TopicMetadata> md = ctx.logs->FindTopic(topic.name);
+      // A client never adds an internal topic itself, and needs WRITE on the others.
+      const bool topic_refused = version < 4 && (IsInternalTopic(topic.name) ||
+                                                 !Authorized(ctx, rc, AclOperation::kWrite,
+                                                             ResourceType::kTopic, topic.name));
       for (int32_t partition : topic.partitions) {
         int16_t e = ke::kNone;
-        if (version < 4 && IsInternalTopic(topic.name)) {
-          e = ke::kTopicAuthorizationFailed;  // a client never adds an internal topic itself
+        if (txn_refused) {
+          e = ke::kTransactionalIdAuthorizationFailed;
+        } else if (topic_refused) {
+          e = ke::kTopicAuthorizationFailed;
         } else if (!md.ok() || partition < 0 || partition >= md->partitions) {
           e = ke::kUnknownTopicOrPartition;
         }
@@ -91,7 +126,9 @@ p::AddPartitionsToTxnResponseData HandleAddPartitionsToTxn(
         errors.push_back(e);
       }
     }
-    if (any_bad) {
+    if (txn_refused) {
+      // Every partition carries the transactional id's failure.
+    } else if (any_bad) {
       // The rest are not attempted; the coordinator is not asked.
       for (int16_t& e : errors) {
         if (e == ke::kNone) e = ke::kOperationNotAttempted;
@@ -139,8 +176,15 @@ p::AddOffsetsToTxnResponseData HandleAddOffsetsToTxn(const BrokerContext& ctx,
                                                      const RequestContext& rc,
                                                      const p::AddOffsetsToTxnRequestData& req,
                                                      int16_t version) {
-  (void)rc;
   p::AddOffsetsToTxnResponseData resp;
+  if (!MayWrite(ctx, rc, req.transactional_id)) {
+    resp.error_code = ke::kTransactionalIdAuthorizationFailed;
+    return resp;
+  }
+  if (!Authorized(ctx, rc, AclOperation::kRead, ResourceType::kGroup, req.group_id)) {
+    resp.error_code = ke::kGroupAuthorizationFailed;
+    return resp;
+  }
   if (ctx.txns == nullptr || ctx.groups == nullptr) {
     resp.error_code = ke::kCoordinatorNotAvailable;
     return resp;
@@ -159,8 +203,11 @@ p::AddOffsetsToTxnResponseData HandleAddOffsetsToTxn(const BrokerContext& ctx,
 
 p::EndTxnResponseData HandleEndTxn(const BrokerContext& ctx, const RequestContext& rc,
                                    const p::EndTxnRequestData& req, int16_t version) {
-  (void)rc;
   p::EndTxnResponseData resp;
+  if (!MayWrite(ctx, rc, req.transactional_id)) {
+    resp.error_code = ke::kTransactionalIdAuthorizationFailed;
+    return resp;
+  }
   if (ctx.txns == nullptr) {
     resp.error_code = ke::kCoordinatorNotAvailable;
     return resp;
@@ -180,8 +227,14 @@ p::TxnOffsetCommitResponseData HandleTxnOffsetCommit(const BrokerContext& ctx,
                                                      const RequestContext& rc,
                                                      const p::TxnOffsetCommitRequestData& req,
                                                      int16_t version) {
-  (void)rc;
   p::TxnOffsetCommitResponseData resp;
+  // WRITE on the transactional id, then READ on the group, else every partition fails
+  // (Kafka's TxnOffsetCommitRequest.getErrorResponse).
+  const int16_t refused =
+      !MayWrite(ctx, rc, req.transactional_id) ? ke::kTransactionalIdAuthorizationFailed
+      : !Authorized(ctx, rc, AclOperation::kRead, ResourceType::kGroup, req.group_id)
+          ? ke::kGroupAuthorizationFailed
+          : ke::kNone;
   std::vector<GroupCoordinator::CommitPartition> commits;
   std::vector<std::pair<size_t, size_t>> slots;
   for (const auto& t : req.topics) {
@@ -192,9 +245,24 @@ p::TxnOffsetCommitResponseData HandleTxnOffsetCommit(const BrokerContext& ctx,
     if (version >= 6) name = TopicNameForId(ctx, t.topic_id);
     Result<TopicMetadata> md =
         name ? ctx.logs->FindTopic(*name) : Result<TopicMetadata>(Status::NotFound("topic id"));
+    // READ on the topic: after an unknown topic id, before an unknown name.
+    const bool may_read =
+        name && Authorized(ctx, rc, AclOperation::kRead, ResourceType::kTopic, *name);
     for (const auto& part : t.partitions) {
       auto& rp = rt.partitions.emplace_back();
       rp.partition_index = part.partition_index;
+      if (refused != ke::kNone) {
+        rp.error_code = refused;
+        continue;
+      }
+      if (!name) {
+        rp.error_code = ke::kUnknownTopicId;
+        continue;
+      }
+      if (!may_read) {
+        rp.error_code = ke::kTopicAuthorizationFailed;
+        continue;
+      }
       if (!md.ok()) {
         rp.error_code = version >= 6 ? ke::kUnknownTopicId : ke::kUnknownTopicOrPartition;
         continue;
@@ -262,17 +330,26 @@ p::TxnOffsetCommitResponseData HandleTxnOffsetCommit(const BrokerContext& ctx,
 p::DescribeTransactionsResponseData HandleDescribeTransactions(
     const BrokerContext& ctx, const RequestContext& rc,
     const p::DescribeTransactionsRequestData& req, int16_t version) {
-  (void)rc;
   (void)version;
   p::DescribeTransactionsResponseData resp;
   for (const std::string& id : req.transactional_ids) {
+    if (!Authorized(ctx, rc, AclOperation::kDescribe, ResourceType::kTransactionalId, id)) {
+      auto& s = resp.transaction_states.emplace_back();
+      s.transactional_id = id;
+      s.error_code = ke::kTransactionalIdAuthorizationFailed;
+      continue;
+    }
     if (ctx.txns == nullptr) {
       auto& s = resp.transaction_states.emplace_back();
       s.transactional_id = id;
       s.error_code = ke::kCoordinatorNotAvailable;
       continue;
     }
-    resp.transaction_states.push_back(ctx.txns->Describe(id));
+    auto& s = resp.transaction_states.emplace_back(ctx.txns->Describe(id));
+    // Only the partitions of topics the client may describe.
+    std::erase_if(s.topics, [&](const auto& t) {
+      return !Authorized(ctx, rc, AclOperation::kDescribe, ResourceType::kTopic, t.topic);
+    });
   }
   return resp;
 }
@@ -281,14 +358,19 @@ p::ListTransactionsResponseData HandleListTransactions(const BrokerContext& ctx,
                                                        const RequestContext& rc,
                                                        const p::ListTransactionsRequestData& req,
                                                        int16_t version) {
-  (void)rc;
   (void)version;
   if (ctx.txns == nullptr) {
     p::ListTransactionsResponseData resp;
     resp.error_code = ke::kCoordinatorNotAvailable;
     return resp;
   }
-  return ctx.txns->List(req);
+  // Only the transactional ids the client may describe.
+  p::ListTransactionsResponseData resp = ctx.txns->List(req);
+  std::erase_if(resp.transaction_states, [&](const auto& s) {
+    return !Authorized(ctx, rc, AclOperation::kDescribe, ResourceType::kTransactionalId,
+                       s.transactional_id);
+  });
+  return resp;
 }
 
 TransactionCoordinator::MarkerWriter BrokerMarkerWriter(
