@@ -72,7 +72,6 @@ protocol::DescribeAclsResponseData HandleDescribeAcls(const BrokerContext& ctx,
                                                       const RequestContext& rc,
                                                       const protocol::DescribeAclsRequestData& req,
                                                       int16_t version) {
-  (void)rc;
   (void)version;
   protocol::DescribeAclsResponseData resp;
   if (ctx.authorizer == nullptr) {
@@ -115,7 +114,6 @@ protocol::CreateAclsResponseData HandleCreateAcls(const BrokerContext& ctx,
                                                   const RequestContext& rc,
                                                   const protocol::CreateAclsRequestData& req,
                                                   int16_t version) {
-  (void)rc;
   (void)version;
   protocol::CreateAclsResponseData resp;
   auto all = [&](int16_t code, std::optional<std::string> message) {
@@ -178,7 +176,6 @@ protocol::DeleteAclsResponseData HandleDeleteAcls(const BrokerContext& ctx,
                                                   const RequestContext& rc,
                                                   const protocol::DeleteAclsRequestData& req,
                                                   int16_t version) {
-  (void)rc;
   (void)version;
   protocol::DeleteAclsResponseData resp;
   auto all = [&](int16_t code, std::optional<std::string> message) {

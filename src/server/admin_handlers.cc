@@ -4,6 +4,15 @@
 // one replica, this node, which leads it: there is never an election or a reassignment to
 // make, and Kafka 4.4.0's controller answers each request with the codes and words below
 // (checked against a running 4.4.0 node).
+//
+// ACLs (Kafka's ControllerApis and KafkaApis), CLUSTER_AUTHORIZATION_FAILED on the cluster:
+// ALTER for ElectLeaders, AlterPartitionReassignments, AlterReplicaLogDirs, UnregisterBroker,
+// UnregisterController and Add/RemoveRaftVoter; DESCRIBE for ListPartitionReassignments and
+// DescribeQuorum; DESCRIBE_CONFIGS for ListConfigResources; ALTER or CLUSTER_ACTION for
+// WriteTxnMarkers. DescribeProducers needs READ on each topic (TOPIC_AUTHORIZATION_FAILED).
+// Where Kafka throws the failure, its message names Kafka's own request object; seglog's
+// answers carry none there (clients then show Errors.message(), "Cluster authorization
+// failed.").
 #include <fmt/format.h>
 
 #include <map>
@@ -11,6 +20,7 @@
 
 #include "io/file_names.h"
 #include "protocol/kafka_error.h"
+#include "server/authorization.h"
 #include "server/handlers.h"
 
 namespace seglog {
@@ -28,15 +38,35 @@ std::optional<int32_t> PartitionCount(const BrokerContext& ctx, const std::strin
 
 constexpr const char* kNotHosted = "This server does not host this topic-partition.";
 
+bool ClusterAlter(const BrokerContext& ctx, const RequestContext& rc) {
+  return ClusterAuthorized(ctx, rc, AclOperation::kAlter);
+}
+
 }  // namespace
 
 protocol::ElectLeadersResponseData HandleElectLeaders(const BrokerContext& ctx,
                                                       const RequestContext& rc,
                                                       const protocol::ElectLeadersRequestData& req,
                                                       int16_t version) {
-  (void)rc;
   using Resp = protocol::ElectLeadersResponseData;
   Resp resp;
+  if (!ClusterAlter(ctx, rc)) {
+    // Kafka's ElectLeadersRequest.getErrorResponse: the error on every partition named.
+    if (version >= 1) resp.error_code = ke::kClusterAuthorizationFailed;
+    if (req.topic_partitions.has_value()) {
+      for (const auto& t : *req.topic_partitions) {
+        auto& result = resp.replica_election_results.emplace_back();
+        result.topic = t.topic;
+        for (int32_t p : t.partitions) {
+          auto& pr = result.partition_result.emplace_back();
+          pr.partition_id = p;
+          pr.error_code = ke::kClusterAuthorizationFailed;
+          pr.error_message = std::nullopt;
+        }
+      }
+    }
+    return resp;
+  }
   // v0 has no election type: preferred. 0 is preferred, 1 unclean.
   const int8_t type = version >= 1 ? req.election_type : 0;
   if (!req.topic_partitions.has_value()) {
@@ -77,9 +107,24 @@ protocol::ElectLeadersResponseData HandleElectLeaders(const BrokerContext& ctx,
 protocol::AlterPartitionReassignmentsResponseData HandleAlterPartitionReassignments(
     const BrokerContext& ctx, const RequestContext& rc,
     const protocol::AlterPartitionReassignmentsRequestData& req, int16_t version) {
-  (void)rc;
   protocol::AlterPartitionReassignmentsResponseData resp;
   if (version >= 1) resp.allow_replication_factor_change = req.allow_replication_factor_change;
+  if (!ClusterAlter(ctx, rc)) {
+    // The error at the top and on every partition named.
+    resp.error_code = ke::kClusterAuthorizationFailed;
+    resp.error_message = std::nullopt;
+    for (const auto& t : req.topics) {
+      auto& tr = resp.responses.emplace_back();
+      tr.name = t.name;
+      for (const auto& p : t.partitions) {
+        auto& pr = tr.partitions.emplace_back();
+        pr.partition_index = p.partition_index;
+        pr.error_code = ke::kClusterAuthorizationFailed;
+        pr.error_message = std::nullopt;
+      }
+    }
+    return resp;
+  }
   // An empty request is answered untouched (an empty message); otherwise the message is null.
   if (req.topics.empty()) return resp;
   resp.error_message = std::nullopt;
@@ -137,21 +182,35 @@ protocol::AlterPartitionReassignmentsResponseData HandleAlterPartitionReassignme
 protocol::ListPartitionReassignmentsResponseData HandleListPartitionReassignments(
     const BrokerContext& ctx, const RequestContext& rc,
     const protocol::ListPartitionReassignmentsRequestData& req, int16_t version) {
-  (void)rc;
-  (void)ctx;
-  (void)req;
   (void)version;
-  // No reassignment is ever in progress; unknown topics are skipped, as Kafka does.
   protocol::ListPartitionReassignmentsResponseData resp;
   resp.error_message = std::nullopt;
+  if (!ClusterAuthorized(ctx, rc, AclOperation::kDescribe)) {
+    // The error at the top, and the partitions named without replicas.
+    resp.error_code = ke::kClusterAuthorizationFailed;
+    if (req.topics.has_value()) {
+      for (const auto& t : *req.topics) {
+        auto& tr = resp.topics.emplace_back();
+        tr.name = t.name;
+        for (int32_t p : t.partition_indexes) tr.partitions.emplace_back().partition_index = p;
+      }
+    }
+    return resp;
+  }
+  // No reassignment is ever in progress; unknown topics are skipped, as Kafka does.
   return resp;
 }
 
 protocol::DescribeQuorumResponseData HandleDescribeQuorum(
     const BrokerContext& ctx, const RequestContext& rc,
     const protocol::DescribeQuorumRequestData& req, int16_t version) {
-  (void)rc;
   protocol::DescribeQuorumResponseData resp;
+  if (!ClusterAuthorized(ctx, rc, AclOperation::kDescribe)) {
+    // Kafka's top-level error answer, with Errors.message().
+    resp.error_code = ke::kClusterAuthorizationFailed;
+    if (version >= 2) resp.error_message = AuthorizationErrorMessage(resp.error_code);
+    return resp;
+  }
   const bool valid = req.topics.size() == 1 && req.topics[0].topic_name == "__cluster_metadata" &&
                      req.topics[0].partitions.size() == 1 &&
                      req.topics[0].partitions[0].partition_index == 0;
@@ -200,21 +259,28 @@ protocol::DescribeQuorumResponseData HandleDescribeQuorum(
 protocol::DescribeProducersResponseData HandleDescribeProducers(
     const BrokerContext& ctx, const RequestContext& rc,
     const protocol::DescribeProducersRequestData& req, int16_t version) {
-  (void)rc;
   (void)version;
   protocol::DescribeProducersResponseData resp;
   for (const auto& t : req.topics) {
     auto& tr = resp.topics.emplace_back();
     tr.name = t.name;
     Status valid = ValidateTopicNameForClient(t.name);
+    // READ on the topic, after its name is checked and before whether it exists.
+    const bool may_read =
+        valid.ok() && Authorized(ctx, rc, AclOperation::kRead, ResourceType::kTopic, t.name);
     const std::optional<int32_t> count =
-        valid.ok() ? PartitionCount(ctx, t.name) : std::optional<int32_t>();
+        may_read ? PartitionCount(ctx, t.name) : std::optional<int32_t>();
     for (int32_t p : t.partition_indexes) {
       auto& pr = tr.partitions.emplace_back();
       pr.partition_index = p;
       if (!valid.ok()) {
         pr.error_code = ke::kInvalidTopic;
         pr.error_message = kafka_error::MessageOf(valid);
+        continue;
+      }
+      if (!may_read) {
+        pr.error_code = ke::kTopicAuthorizationFailed;
+        pr.error_message = AuthorizationErrorMessage(pr.error_code);
         continue;
       }
       if (!count.has_value()) {
@@ -245,9 +311,12 @@ protocol::WriteTxnMarkersResponseData HandleWriteTxnMarkers(
     const BrokerContext& ctx, const RequestContext& rc,
     const protocol::WriteTxnMarkersRequestData& req, int16_t version,
     const TransactionCoordinator::MarkerWriter& write) {
-  (void)rc;
   (void)version;
   protocol::WriteTxnMarkersResponseData resp;
+  // Markers come from a transaction coordinator (CLUSTER_ACTION) or an admin (ALTER); anyone
+  // else's fail on every partition, and nothing is written.
+  const bool allowed =
+      ClusterAlter(ctx, rc) || ClusterAuthorized(ctx, rc, AclOperation::kClusterAction);
   // One result per producer id, as Kafka groups them.
   std::map<int64_t, size_t> by_producer;
   const int64_t now = ctx.NowMs();
@@ -261,8 +330,9 @@ protocol::WriteTxnMarkersResponseData HandleWriteTxnMarkers(
       for (int32_t p : t.partition_indexes) {
         auto& pr = tr.partitions.emplace_back();
         pr.partition_index = p;
-        pr.error_code = write(TopicPartition{t.name, p}, m.producer_id, m.producer_epoch,
-                              m.coordinator_epoch, m.transaction_result, now);
+        pr.error_code = allowed ? write(TopicPartition{t.name, p}, m.producer_id, m.producer_epoch,
+                                        m.coordinator_epoch, m.transaction_result, now)
+                                : ke::kClusterAuthorizationFailed;
       }
     }
   }
@@ -272,9 +342,12 @@ protocol::WriteTxnMarkersResponseData HandleWriteTxnMarkers(
 protocol::ListConfigResourcesResponseData HandleListConfigResources(
     const BrokerContext& ctx, const RequestContext& rc,
     const protocol::ListConfigResourcesRequestData& req, int16_t version) {
-  (void)rc;
   constexpr int8_t kTopic = 2, kBroker = 4, kBrokerLogger = 8, kClientMetrics = 16, kGroup = 32;
   protocol::ListConfigResourcesResponseData resp;
+  if (!ClusterAuthorized(ctx, rc, AclOperation::kDescribeConfigs)) {
+    resp.error_code = ke::kClusterAuthorizationFailed;
+    return resp;
+  }
   // v0 was ListClientMetricsResources: client metrics only.
   const std::set<int8_t> supported =
       version >= 1 ? std::set<int8_t>{kTopic, kBroker, kBrokerLogger, kClientMetrics, kGroup}
@@ -336,9 +409,13 @@ bool CheckVoterRequest(const BrokerContext& ctx, const std::optional<std::string
 protocol::UnregisterBrokerResponseData HandleUnregisterBroker(
     const BrokerContext& ctx, const RequestContext& rc,
     const protocol::UnregisterBrokerRequestData& req, int16_t version) {
-  (void)rc;
   (void)version;
   protocol::UnregisterBrokerResponseData resp;
+  if (!ClusterAlter(ctx, rc)) {
+    resp.error_code = ke::kClusterAuthorizationFailed;
+    resp.error_message = std::nullopt;
+    return resp;
+  }
   if (req.broker_id != ctx.node_id) {
     resp.error_code = kBrokerIdNotRegistered;
     resp.error_message = fmt::format("Broker ID {} is not currently registered", req.broker_id);
@@ -356,9 +433,13 @@ protocol::UnregisterBrokerResponseData HandleUnregisterBroker(
 protocol::UnregisterControllerResponseData HandleUnregisterController(
     const BrokerContext& ctx, const RequestContext& rc,
     const protocol::UnregisterControllerRequestData& req, int16_t version) {
-  (void)rc;
   (void)version;
   protocol::UnregisterControllerResponseData resp;
+  if (!ClusterAlter(ctx, rc)) {
+    resp.error_code = ke::kClusterAuthorizationFailed;
+    resp.error_message = std::nullopt;
+    return resp;
+  }
   if (req.controller_id == ctx.node_id) {
     resp.error_code = ke::kInvalidRequest;
     resp.error_message = "Controller cannot unregister itself while it is active.";
@@ -374,9 +455,13 @@ protocol::AddRaftVoterResponseData HandleAddRaftVoter(const BrokerContext& ctx,
                                                       const RequestContext& rc,
                                                       const protocol::AddRaftVoterRequestData& req,
                                                       int16_t version) {
-  (void)rc;
   (void)version;
   protocol::AddRaftVoterResponseData resp;
+  if (!ClusterAlter(ctx, rc)) {  // Kafka's error answer: Errors.message()
+    resp.error_code = ke::kClusterAuthorizationFailed;
+    resp.error_message = AuthorizationErrorMessage(resp.error_code);
+    return resp;
+  }
   if (!CheckVoterRequest(ctx, req.cluster_id, req.voter_id, req.voter_directory_id, "Add", &resp)) {
     return resp;
   }
@@ -391,9 +476,13 @@ protocol::AddRaftVoterResponseData HandleAddRaftVoter(const BrokerContext& ctx,
 protocol::RemoveRaftVoterResponseData HandleRemoveRaftVoter(
     const BrokerContext& ctx, const RequestContext& rc,
     const protocol::RemoveRaftVoterRequestData& req, int16_t version) {
-  (void)rc;
   (void)version;
   protocol::RemoveRaftVoterResponseData resp;
+  if (!ClusterAlter(ctx, rc)) {  // Kafka's error answer: Errors.message()
+    resp.error_code = ke::kClusterAuthorizationFailed;
+    resp.error_message = AuthorizationErrorMessage(resp.error_code);
+    return resp;
+  }
   if (!CheckVoterRequest(ctx, req.cluster_id, req.voter_id, req.voter_directory_id, "Remove",
                          &resp)) {
     return resp;
@@ -411,8 +500,9 @@ namespace seglog {
 protocol::AlterReplicaLogDirsResponseData HandleAlterReplicaLogDirs(
     const BrokerContext& ctx, const RequestContext& rc,
     const protocol::AlterReplicaLogDirsRequestData& req, int16_t version) {
-  (void)rc;
   (void)version;
+  // ALTER on the cluster, else every partition fails and nothing moves.
+  const bool allowed = ClusterAlter(ctx, rc);
   // Kafka flattens the request into partition -> path (a partition listed twice keeps its last
   // path), then answers by topic.
   std::map<TopicPartition, std::string, TopicPartitionLess> moves;
@@ -428,6 +518,10 @@ protocol::AlterReplicaLogDirsResponseData HandleAlterReplicaLogDirs(
     if (added) resp.results.emplace_back().topic_name = tp.topic;
     auto& pr = resp.results[it->second].partitions.emplace_back();
     pr.partition_index = tp.partition;
+    if (!allowed) {
+      pr.error_code = ke::kClusterAuthorizationFailed;
+      continue;
+    }
     // Kafka's length check of the future directory's name (<topic>-<p>.<32 hex>-future).
     if (PartitionDirName(tp).size() + 40 > 255) {
       pr.error_code = ke::kInvalidTopic;

@@ -17,6 +17,7 @@
 #include "protocol/protocol_writer.h"
 #include "security/acl.h"
 #include "security/standard_authorizer.h"
+#include "server/authorization.h"
 #include "server/handlers.h"
 #include "server/handlers_test_base.h"
 #include "txn/transaction_coordinator.h"

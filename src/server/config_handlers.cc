@@ -1,6 +1,12 @@
 // DescribeConfigs, AlterConfigs and IncrementalAlterConfigs: the topic configs (Kafka's
 // TopicConfig names, types and defaults, the broker's log.* synonyms, the topic's overrides)
 // and the broker's own settings, which are static: seglog changes no broker config at runtime.
+//
+// ACLs (Kafka's ConfigHelper, ConfigAdminManager and ControllerApis), per resource, with the
+// error's Errors.message(): DESCRIBE_CONFIGS (to describe) or ALTER_CONFIGS (to alter) on the
+// topic (TOPIC_AUTHORIZATION_FAILED), the group (GROUP_AUTHORIZATION_FAILED), or the cluster
+// for a broker, its loggers or client metrics (CLUSTER_AUTHORIZATION_FAILED). DescribeConfigs
+// answers the refused resources after the others, with no configs.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,6 +16,7 @@
 
 #include "log/topic_config_defs.h"
 #include "protocol/kafka_error.h"
+#include "server/authorization.h"
 #include "server/generated/broker_config_defs.h"
 #include "server/handlers.h"
 
@@ -21,6 +28,8 @@ namespace {
 constexpr int8_t kTopicResource = 2;
 constexpr int8_t kBrokerResource = 4;
 constexpr int8_t kBrokerLoggerResource = 8;
+constexpr int8_t kClientMetricsResource = 16;
+constexpr int8_t kGroupResource = 32;
 
 // DescribeConfigsResponse.ConfigSource ids.
 constexpr int8_t kTopicConfigSource = 1;  // DYNAMIC_TOPIC_CONFIG
@@ -53,9 +62,9 @@ const char* ResourceTypeName(int8_t type) {
       return "BROKER";
     case kBrokerLoggerResource:
       return "BROKER_LOGGER";
-    case 16:
+    case kClientMetricsResource:
       return "CLIENT_METRICS";
-    case 32:
+    case kGroupResource:
       return "GROUP";
     default:
       return "UNKNOWN";
@@ -428,14 +437,51 @@ std::string CurrentValue(const BrokerContext& ctx,
   return def.default_value != nullptr ? def.default_value : "";
 }
 
+// The authorization error of `operation` (DESCRIBE_CONFIGS or ALTER_CONFIGS) on a config
+// resource, or 0 when it is allowed. `broker_logger`: whether a BROKER_LOGGER resource is
+// checked (IncrementalAlterConfigs' loggers are; legacy AlterConfigs refuses them unchecked);
+// a type not listed is left to the caller's refusal.
+int16_t ConfigRefusal(const BrokerContext& ctx, const RequestContext& rc, AclOperation operation,
+                      int8_t type, const std::string& name, bool broker_logger) {
+  switch (type) {
+    case kTopicResource:
+      return Authorized(ctx, rc, operation, ResourceType::kTopic, name)
+                 ? kafka_error::kNone
+                 : kafka_error::kTopicAuthorizationFailed;
+    case kGroupResource:
+      return Authorized(ctx, rc, operation, ResourceType::kGroup, name)
+                 ? kafka_error::kNone
+                 : kafka_error::kGroupAuthorizationFailed;
+    case kBrokerLoggerResource:
+      if (!broker_logger) return kafka_error::kNone;
+      [[fallthrough]];
+    case kBrokerResource:
+    case kClientMetricsResource:
+      return ClusterAuthorized(ctx, rc, operation) ? kafka_error::kNone
+                                                   : kafka_error::kClusterAuthorizationFailed;
+    default:
+      return kafka_error::kNone;
+  }
+}
+
 }  // namespace
 
 protocol::DescribeConfigsResponseData HandleDescribeConfigs(
     const BrokerContext& ctx, const RequestContext& rc,
     const protocol::DescribeConfigsRequestData& req, int16_t version) {
-  (void)rc;
   Resp resp;
+  std::vector<Resp::DescribeConfigsResult> refused;  // answered after the others
   for (const auto& resource : req.resources) {
+    if (const int16_t code =
+            ConfigRefusal(ctx, rc, AclOperation::kDescribeConfigs, resource.resource_type,
+                          resource.resource_name, /*broker_logger=*/true)) {
+      auto& r = refused.emplace_back();
+      r.resource_type = resource.resource_type;
+      r.resource_name = resource.resource_name;
+      r.error_code = code;
+      r.error_message = AuthorizationErrorMessage(code);
+      continue;
+    }
     auto& r = resp.results.emplace_back();
     r.resource_type = resource.resource_type;
     r.resource_name = resource.resource_name;
@@ -462,6 +508,7 @@ protocol::DescribeConfigsResponseData HandleDescribeConfigs(
       r.configs.clear();
     }
   }
+  for (auto& r : refused) resp.results.push_back(std::move(r));
   return resp;
 }
 
@@ -470,7 +517,8 @@ namespace {
 // What both AlterConfigs forms share: the duplicate checks, the resource dispatch and the
 // answer. `next_configs(resource, current, &next)` computes a topic's new overrides.
 template <typename Response, typename Request, typename NextConfigs>
-Response AlterResources(const BrokerContext& ctx, const Request& req, NextConfigs next_configs) {
+Response AlterResources(const BrokerContext& ctx, const RequestContext& rc, const Request& req,
+                        bool incremental, NextConfigs next_configs) {
   Response resp;
   const auto duplicates = DuplicateResources(req.resources);
   for (const auto& resource : req.resources) {
@@ -482,6 +530,10 @@ Response AlterResources(const BrokerContext& ctx, const Request& req, NextConfig
       e = Error(kafka_error::kInvalidRequest, "Each resource must appear at most once.");
     } else if (DuplicateKeys(resource)) {
       e = Error(kafka_error::kInvalidRequest, "Error due to duplicate config keys");
+    } else if (const int16_t code =
+                   ConfigRefusal(ctx, rc, AclOperation::kAlterConfigs, resource.resource_type,
+                                 resource.resource_name, incremental)) {
+      e = ApiError{code, AuthorizationErrorMessage(code)};
     } else if (resource.resource_type == kTopicResource) {
       TopicMetadata md;
       e = CheckTopic(ctx, resource.resource_name, &md);
@@ -514,11 +566,10 @@ protocol::AlterConfigsResponseData HandleAlterConfigs(const BrokerContext& ctx,
                                                       const RequestContext& rc,
                                                       const protocol::AlterConfigsRequestData& req,
                                                       int16_t version) {
-  (void)rc;
   (void)version;
   // The legacy API replaces the whole set of overrides.
   return AlterResources<protocol::AlterConfigsResponseData>(
-      ctx, req,
+      ctx, rc, req, /*incremental=*/false,
       [](const auto& resource, const std::map<std::string, std::string>& current,
          std::map<std::string, std::string>* next) {
         (void)current;
@@ -536,10 +587,9 @@ protocol::AlterConfigsResponseData HandleAlterConfigs(const BrokerContext& ctx,
 protocol::IncrementalAlterConfigsResponseData HandleIncrementalAlterConfigs(
     const BrokerContext& ctx, const RequestContext& rc,
     const protocol::IncrementalAlterConfigsRequestData& req, int16_t version) {
-  (void)rc;
   (void)version;
   return AlterResources<protocol::IncrementalAlterConfigsResponseData>(
-      ctx, req,
+      ctx, rc, req, /*incremental=*/true,
       [&ctx](const auto& resource, const std::map<std::string, std::string>& current,
              std::map<std::string, std::string>* out) {
         std::map<std::string, std::string> next = current;

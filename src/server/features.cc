@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "protocol/kafka_error.h"
+#include "server/authorization.h"
 
 namespace seglog {
 
@@ -94,9 +95,14 @@ std::string Refusal(const BrokerContext& ctx, const std::vector<FeatureLevel>& f
 protocol::UpdateFeaturesResponseData HandleUpdateFeatures(
     const BrokerContext& ctx, const RequestContext& rc,
     const protocol::UpdateFeaturesRequestData& req, int16_t version) {
-  (void)rc;
   protocol::UpdateFeaturesResponseData resp;
   resp.error_message = std::nullopt;
+  // ALTER on the cluster (Kafka's controller throws; its message names its request object, so
+  // none is sent here), else nothing changes and no feature is answered.
+  if (!ClusterAuthorized(ctx, rc, AclOperation::kAlter)) {
+    resp.error_code = kafka_error::kClusterAuthorizationFailed;
+    return resp;
+  }
   const std::vector<FeatureLevel> features = NodeFeatures(ctx);
   for (const auto& u : req.feature_updates) {
     // v0's AllowDowngrade is not read (Kafka 4.4.0 ignores it): v0 updates are upgrades.

@@ -27,7 +27,6 @@ constexpr int16_t kUnacceptableCredential = 93;
 protocol::DescribeUserScramCredentialsResponseData HandleDescribeUserScramCredentials(
     const BrokerContext& ctx, const RequestContext& rc,
     const protocol::DescribeUserScramCredentialsRequestData& req, int16_t version) {
-  (void)rc;
   (void)version;
   protocol::DescribeUserScramCredentialsResponseData resp;
   resp.error_message = std::nullopt;
@@ -82,7 +81,6 @@ protocol::DescribeUserScramCredentialsResponseData HandleDescribeUserScramCreden
 protocol::AlterUserScramCredentialsResponseData HandleAlterUserScramCredentials(
     const BrokerContext& ctx, const RequestContext& rc,
     const protocol::AlterUserScramCredentialsRequestData& req, int16_t version) {
-  (void)rc;
   (void)version;
   protocol::AlterUserScramCredentialsResponseData resp;
   MetadataStore* store = ctx.logs->metadata();
