@@ -40,13 +40,11 @@ const ConfigSetters<C>& NodeSetters() {
   return setters;
 }
 
-// The authorizer's keys (Kafka's StandardAuthorizer, the only one Kafka 4.4 has built in:
-// src/security/standard_authorizer.h). seglog enforces no ACL on the other APIs yet and its
-// listeners are PLAINTEXT only, so every client is User:ANONYMOUS: a server.properties that
-// names an authorizer is served only when that principal is a super user - then Kafka's
-// authorizer allows every operation too, and nothing protected is served to anyone Kafka would
-// refuse. The ACL APIs (kafka-acls.sh) then manage the metadata log's ACLs. Anything else is
-// refused with the reason.
+// The authorizer's keys: authorizer.class.name names Kafka's StandardAuthorizer (the only one
+// Kafka 4.4 has built in; src/security/standard_authorizer.h), super.users and
+// allow.everyone.if.no.acl.found configure it. Every API then checks the request's principal
+// against the metadata log's ACLs as Kafka's KafkaApis does (src/server/authorization.h), on
+// every listener. Another authorizer class is refused with the reason.
 bool IsAuthorizerKey(const std::string& k) {
   return k == "authorizer.class.name" || k == "super.users" ||
          k == "allow.everyone.if.no.acl.found";
@@ -68,35 +66,6 @@ void CheckAuthorizer(const std::map<std::string, std::string>& props,
   Result<AuthorizerOptions> options = AuthorizerOptions::FromProperties(props);
   if (!options.ok()) {
     errors->push_back(fmt::format("super.users: {}", options.status().message()));
-    return;
-  }
-  if (!options->super_users.count("User:ANONYMOUS")) {
-    errors->push_back(fmt::format(
-        "authorizer.class.name={}: seglog does not yet enforce ACLs on every API and serves "
-        "PLAINTEXT clients, who are User:ANONYMOUS; it starts with an authorizer configured only "
-        "when super.users includes User:ANONYMOUS (then every operation is allowed, as Kafka's "
-        "authorizer would allow it). The ACL APIs manage the metadata log's ACLs, which a Kafka "
-        "broker on the directory enforces",
-        it->second));
-  }
-}
-
-// Until every API checks its ACLs, an authorizer is served only where every client is
-// User:ANONYMOUS (PLAINTEXT listeners); see CheckAuthorizer.
-void CheckAuthorizerListeners(const std::map<std::string, std::string>& props,
-                              const std::vector<ListenerEndpoint>& listeners,
-                              std::vector<std::string>* errors) {
-  auto it = props.find("authorizer.class.name");
-  if (it == props.end() || it->second.empty()) return;
-  for (const ListenerEndpoint& l : listeners) {
-    if (l.security_protocol != "PLAINTEXT") {
-      errors->push_back(fmt::format(
-          "authorizer.class.name with listener {} ({}): seglog does not yet enforce ACLs on every "
-          "API, so it serves authenticated clients only without an authorizer (each may then do "
-          "anything, as on a Kafka broker without one)",
-          l.name, l.security_protocol));
-      return;
-    }
   }
 }
 
@@ -118,8 +87,8 @@ Result<BrokerConfig> BrokerConfig::FromProperties(const std::map<std::string, st
   // Each layer's keys, offered to each in turn; storage parses its own first.
   auto layers = [&c, any_secure](const std::string& k,
                                  const std::string& v) -> std::optional<Status> {
-    if (IsListenerConfigKey(k)) return Status::OK();  // read together below
-    if (IsAuthorizerKey(k)) return Status::OK();      // checked together below
+    if (IsListenerConfigKey(k)) return Status::OK();                  // read together below
+    if (IsAuthorizerKey(k)) return Status::OK();                      // checked together below
     if (any_secure && IsListenerSecurityKey(k)) return Status::OK();  // read below
     if (auto s = SetConfigKey(NodeSetters(), &c, k, v)) return s;
     if (auto s = c.socket.Set(k, v)) return s;
@@ -135,7 +104,6 @@ Result<BrokerConfig> BrokerConfig::FromProperties(const std::map<std::string, st
   c.listeners = std::move(listeners.listeners);
   c.advertised_listeners = std::move(listeners.advertised_listeners);
   c.socket.security = ParseListenerSecurity(props, c.listeners, &errors);
-  CheckAuthorizerListeners(props, c.listeners, &errors);
   SEGLOG_RETURN_IF_ERROR(c.Finish(errors));
   return c;
 }

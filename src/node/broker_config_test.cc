@@ -209,9 +209,9 @@ TEST(BrokerConfigTest, LoadNamesTheFile) {
 namespace seglog {
 namespace {
 
-TEST(BrokerConfigTest, AnAuthorizerIsServedOnlyWhenEveryClientIsASuperUser) {
-  // Kafka's server.properties with the StandardAuthorizer and PLAINTEXT clients as super users:
-  // Kafka allows them everything, and so does seglog.
+TEST(BrokerConfigTest, AnAuthorizerIsKafkasStandardAuthorizerOnAnyListener) {
+  // Kafka's server.properties with the StandardAuthorizer: every API checks the ACLs, so any
+  // super users will do.
   auto ok = BrokerConfig::FromProperties(
       {{"authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer"},
        {"super.users", "User:admin; User:ANONYMOUS"},
@@ -219,18 +219,35 @@ TEST(BrokerConfigTest, AnAuthorizerIsServedOnlyWhenEveryClientIsASuperUser) {
        {"metadata.log.max.snapshot.interval.ms", "5000"}});
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
   EXPECT_EQ(ok->metadata_log_max_snapshot_interval_ms, 5000);
-  // Without that, ACLs would protect data seglog cannot protect: refused, with the reason.
-  auto refused = BrokerConfig::FromProperties(
-      {{"authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer"},
+  EXPECT_TRUE(
+      BrokerConfig::FromProperties(
+          {{"authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer"},
+           {"super.users", "User:admin"}})
+          .ok());
+  EXPECT_TRUE(
+      BrokerConfig::FromProperties(
+          {{"authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer"}})
+          .ok());
+  // Also with authenticated clients: a SASL_PLAINTEXT listener and PLAIN users.
+  auto sasl = BrokerConfig::FromProperties(
+      {{"listeners", "SASL_PLAINTEXT://:9092"},
+       {"sasl.enabled.mechanisms", "PLAIN"},
+       {"listener.name.sasl_plaintext.plain.sasl.jaas.config",
+        "org.apache.kafka.common.security.plain.PlainLoginModule required "
+        "user_admin=\"admin-secret\" user_alice=\"alice-secret\";"},
+       {"authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer"},
        {"super.users", "User:admin"}});
-  ASSERT_FALSE(refused.ok());
-  EXPECT_THAT(std::string(refused.status().message()),
-              HasSubstr("seglog does not yet enforce ACLs on every API"));
-  // Kafka's StandardAuthorizer only, and super.users in its format.
+  ASSERT_TRUE(sasl.ok()) << sasl.status().ToString();
+  EXPECT_EQ(sasl->listeners.at(0).security_protocol, "SASL_PLAINTEXT");
+  // Kafka's StandardAuthorizer only (Kafka 4.4 has no other built in), and super.users in its
+  // format.
   auto other = BrokerConfig::FromProperties(
-      {{"authorizer.class.name", "com.example.MyAuthorizer"}, {"super.users", "User:ANONYMOUS"}});
+      {{"authorizer.class.name", "com.example.MyAuthorizer"}, {"super.users", "User:admin"}});
   ASSERT_FALSE(other.ok());
   EXPECT_THAT(std::string(other.status().message()), HasSubstr("Kafka's StandardAuthorizer"));
+  auto zk = BrokerConfig::FromProperties(
+      {{"authorizer.class.name", "kafka.security.authorizer.AclAuthorizer"}});
+  ASSERT_FALSE(zk.ok());
   auto malformed = BrokerConfig::FromProperties(
       {{"authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer"},
        {"super.users", "User:ANONYMOUS;admin"}});

@@ -68,7 +68,8 @@ Status BrokerServer::StartAll() {
   ctx.txns = txns_.get();
   ctx.remote = tiered_ ? tiered_->manager() : nullptr;
   ctx.static_configs = config_.properties;
-  // authorizer.class.name (BrokerConfig allows it only with User:ANONYMOUS a super user so far).
+  // authorizer.class.name: Kafka's StandardAuthorizer over the metadata log's ACLs, which every
+  // API checks.
   if (auto a = config_.properties.find("authorizer.class.name");
       a != config_.properties.end() && !a->second.empty()) {
     SEGLOG_ASSIGN_OR_RETURN(AuthorizerOptions options,

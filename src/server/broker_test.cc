@@ -214,8 +214,11 @@ class BrokerDispatchTest : public ::testing::Test {
     RequestContext rc;
     rc.connection_id = 7;
     rc.client_address = "127.0.0.1:5555";
+    rc.client_host = "127.0.0.1";
     rc.listener = "PLAINTEXT";
-    broker_->Handle(rc, std::move(frame), std::move(respond));
+    rc.principal = principal_;
+    (target_ != nullptr ? target_ : broker_.get())
+        ->Handle(rc, std::move(frame), std::move(respond));
     if (future.wait_for(std::chrono::milliseconds(wait_ms)) != std::future_status::ready) {
       ADD_FAILURE() << "no answer within " << wait_ms << " ms";
       return {};
@@ -268,6 +271,9 @@ class BrokerDispatchTest : public ::testing::Test {
   std::unique_ptr<Broker> broker_;
   int64_t next_id_ = 1000;
   bool check_body_rules_ = false;
+  // Who Call's requests come from, and the broker they go to (null: broker_).
+  std::string principal_ = "User:ANONYMOUS";
+  Broker* target_ = nullptr;
   std::mutex lines_mu_;
   std::vector<std::string> lines_;
 };
@@ -698,6 +704,41 @@ TEST_F(BrokerDispatchTest, MetadataAutoCreatesAndDescribesTopics) {
   resp = Decode<MetadataResponseData>(Call(Frame(3, 12, req)), 3, 12);
   EXPECT_EQ(resp.topics[0].error_code, kafka_error::kInvalidTopic);
   EXPECT_EQ(logs_->ListTopics(), std::vector<std::string>{"auto"});
+}
+
+// With an authorizer every API judges the request's own principal, as the socket server names
+// it: the dispatch hands each handler the request context.
+TEST_F(BrokerDispatchTest, WithAnAuthorizerEveryApiJudgesTheRequestsPrincipal) {
+  ASSERT_TRUE(logs_->CreateTopic("t", 1).ok());
+  BrokerContext ctx = broker_->context();
+  ctx.authorizer = std::make_shared<StandardAuthorizer>(AuthorizerOptions{{"User:admin"}, false});
+  RefreshAuthorizer(ctx);
+  Broker secured(ctx);
+  target_ = &secured;
+  MetadataRequestData all;
+  all.topics = std::nullopt;
+  principal_ = "User:bob";
+  EXPECT_TRUE(Decode<MetadataResponseData>(Call(Frame(3, 12, all)), 3, 12).topics.empty());
+  CreateTopicsRequestData create;
+  auto& ct = create.topics.emplace_back();
+  ct.name = "bobs";
+  ct.num_partitions = 1;
+  ct.replication_factor = 1;
+  EXPECT_EQ(
+      Decode<CreateTopicsResponseData>(Call(Frame(19, 7, create)), 19, 7).topics.at(0).error_code,
+      kafka_error::kTopicAuthorizationFailed);
+  EXPECT_FALSE(logs_->FindTopic("bobs").ok());
+  // ApiVersions needs nothing.
+  ApiVersionsRequestData versions;
+  versions.client_software_name = "x";
+  versions.client_software_version = "1";
+  EXPECT_EQ(Decode<ApiVersionsResponseData>(Call(Frame(18, 3, versions)), 18, 3).error_code, 0);
+  principal_ = "User:admin";
+  auto seen = Decode<MetadataResponseData>(Call(Frame(3, 12, all)), 3, 12);
+  ASSERT_EQ(seen.topics.size(), 1u);
+  EXPECT_EQ(seen.topics[0].name, "t");
+  target_ = nullptr;
+  secured.Shutdown();
 }
 
 // By topic id (v10+): Java clients send the id with an empty, not a null, name; an unknown id
