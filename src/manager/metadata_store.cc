@@ -21,6 +21,7 @@
 #include "protocol/generated/remove_user_scram_credential_record.h"
 #include "protocol/generated/topic_record.h"
 #include "protocol/generated/user_scram_credential_record.h"
+#include "security/cidr.h"
 
 namespace seglog {
 
@@ -355,6 +356,19 @@ Status ValidateNewAcl(const AclBinding& a) {
   }
   if (a.resource_name.empty()) {
     return Status::InvalidArgument("Resource name should not be empty");
+  }
+  if (a.principal.find(':') == std::string::npos) {
+    return Status::InvalidArgument(
+        fmt::format("Could not parse principal from `{}` (no colon is present separating the "
+                    "principal type from the principal name)",
+                    a.principal));
+  }
+  if (a.host.empty()) return Status::InvalidArgument("Host pattern cannot be null or empty");
+  if (a.host != kWildcardHost && a.host.find('/') != std::string::npos) {
+    if (Status s = ValidateCidr(a.host); !s.ok()) {
+      return Status::InvalidArgument(
+          fmt::format("Invalid CIDR notation '{}': {}", a.host, s.message()));
+    }
   }
   return Status::OK();
 }

@@ -1,6 +1,8 @@
 // StandardAuthorizer (standard_authorizer.h).
 #include "security/standard_authorizer.h"
 
+#include "security/cidr.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -21,8 +23,10 @@ bool PrincipalMatches(const std::string& acl, const std::string& request) {
   return acl == request || acl == kWildcardPrincipal;
 }
 
+// `*`, the client's address, or (Kafka 4.4) a CIDR range holding it.
 bool HostMatches(const std::string& acl, const std::string& request) {
-  return acl == kWildcardHost || acl == request;
+  if (acl == kWildcardHost || acl == request) return true;
+  return acl.find('/') != std::string::npos && AddressInCidr(request, acl);
 }
 
 // Whether an ALLOW of `granted` allows `requested`, Kafka's implied operations included.

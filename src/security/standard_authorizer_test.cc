@@ -2,6 +2,8 @@
 // and the ACL filters of DescribeAcls / DeleteAcls.
 #include "security/standard_authorizer.h"
 
+#include "security/cidr.h"
+
 #include <gtest/gtest.h>
 
 namespace seglog {
@@ -122,6 +124,31 @@ TEST_F(StandardAuthorizerTest, PatternsPrincipalsAndHosts) {
   EXPECT_FALSE(a.Authorize(alice_, O::kRead, R::kTopic, "t"));
   EXPECT_FALSE(a.Authorize(alice_, O::kRead, R::kTopic, "u"));  // no type: never matches
   EXPECT_TRUE(a.Authorize({"Group:*", "1.1.1.1"}, O::kRead, R::kTopic, "t"));
+}
+
+TEST_F(StandardAuthorizerTest, CidrHostsAsKafka44) {
+  StandardAuthorizer a({{}, false});
+  Set(&a, {Allow(R::kTopic, "t", "User:bob", O::kRead, PatternType::kLiteral, "10.0.0.0/30"),
+           Deny(R::kTopic, "t", "User:*", O::kRead, PatternType::kLiteral, "10.0.0.2/32"),
+           Allow(R::kTopic, "v6", "User:*", O::kRead, PatternType::kLiteral, "2001:db8::/32")});
+  EXPECT_TRUE(a.Authorize({"User:bob", "10.0.0.1"}, O::kRead, R::kTopic, "t"));
+  EXPECT_TRUE(a.Authorize({"User:bob", "10.0.0.3"}, O::kRead, R::kTopic, "t"));  // broadcast too
+  EXPECT_FALSE(a.Authorize({"User:bob", "10.0.0.4"}, O::kRead, R::kTopic, "t"));
+  EXPECT_FALSE(a.Authorize({"User:bob", "10.0.0.2"}, O::kRead, R::kTopic, "t"));  // the DENY
+  EXPECT_TRUE(a.Authorize({"User:x", "2001:db8:1::5"}, O::kRead, R::kTopic, "v6"));
+  EXPECT_FALSE(a.Authorize({"User:x", "2001:db9::5"}, O::kRead, R::kTopic, "v6"));
+  EXPECT_FALSE(a.Authorize({"User:x", "10.0.0.1"}, O::kRead, R::kTopic, "v6"));  // family
+}
+
+TEST(CidrTest, RangesParseAsKafkasCidrUtils) {
+  EXPECT_TRUE(ValidateCidr("192.168.0.0/16").ok());
+  EXPECT_TRUE(ValidateCidr("::1/128").ok());
+  EXPECT_EQ(ValidateCidr("10.0.0.0/33").message(), "Value [33] not in range [0,32]");
+  EXPECT_EQ(ValidateCidr("10.0.0/8").message(), "Could not parse [10.0.0/8]");
+  EXPECT_FALSE(ValidateCidr("10.0.0.0/").ok());
+  EXPECT_FALSE(ValidateCidr("10.0.0.0/x").ok());
+  EXPECT_TRUE(AddressInCidr("0.0.0.1", "0.0.0.0/0"));
+  EXPECT_FALSE(AddressInCidr("not-an-ip", "0.0.0.0/0"));
 }
 
 TEST_F(StandardAuthorizerTest, AuthorizeByResourceTypeAsKafkasDefault) {

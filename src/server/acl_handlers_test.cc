@@ -122,6 +122,31 @@ TEST_F(AclHandlersTest, CreateDescribeDeleteAndKeepAcrossARestart) {
                                           ResourceType::kTopic, "orders"));
 }
 
+TEST_F(AclHandlersTest, HostsAndPrincipalsAreCheckedAsKafka44sController) {
+  WithAuthorizer();
+  p::CreateAclsRequestData c;
+  c.creations = {Creation(kTopic, "t", kLiteral, "User:a", kRead, kAllow, "10.1.0.0/16"),
+                 Creation(kTopic, "t", kLiteral, "User:a", kRead, kAllow, "10.1.0.0/40"),
+                 Creation(kTopic, "t", kLiteral, "User:a", kRead, kAllow, ""),
+                 Creation(kTopic, "t", kLiteral, "alice", kRead, kAllow)};
+  auto r = HandleCreateAcls(ctx_, rc_, c, 3);
+  ASSERT_EQ(r.results.size(), 4u);
+  EXPECT_EQ(r.results[0].error_code, ke::kNone);
+  EXPECT_EQ(r.results[1].error_code, ke::kInvalidRequest);
+  EXPECT_EQ(r.results[1].error_message,
+            "Invalid CIDR notation '10.1.0.0/40': Value [40] not in range [0,32]");
+  EXPECT_EQ(r.results[2].error_message, "Host pattern cannot be null or empty");
+  EXPECT_EQ(r.results[3].error_message,
+            "Could not parse principal from `alice` (no colon is present separating the "
+            "principal type from the principal name)");
+  EXPECT_EQ(logs_->Acls().size(), 1u);
+  // The range applies to the clients in it.
+  EXPECT_TRUE(ctx_.authorizer->Authorize({"User:a", "10.1.200.3"}, AclOperation::kRead,
+                                         ResourceType::kTopic, "t"));
+  EXPECT_FALSE(ctx_.authorizer->Authorize({"User:a", "10.2.0.1"}, AclOperation::kRead,
+                                          ResourceType::kTopic, "t"));
+}
+
 TEST_F(AclHandlersTest, AnyOrMatchInACreationFailsTheWholeRequest) {
   WithAuthorizer();
   p::CreateAclsRequestData c;

@@ -81,7 +81,7 @@ def setup_acls(bootstrap):
                                        NewTopic, ResourcePatternType, ResourceType)
     a = AdminClient(conf(bootstrap, "admin"))
     for f in a.create_topics([NewTopic("t-alice", 1, 1), NewTopic("t-shared", 1, 1),
-                              NewTopic("t-secret", 1, 1)]).values():
+                              NewTopic("t-secret", 1, 1), NewTopic("t-open", 1, 1)]).values():
         f.result(30)
     A, D = AclPermissionType.ALLOW, AclPermissionType.DENY
     LIT, PRE = ResourcePatternType.LITERAL, ResourcePatternType.PREFIXED
@@ -92,6 +92,8 @@ def setup_acls(bootstrap):
         AclBinding(T, "t-shared", LIT, "User:*", "*", AclOperation.READ, A),
         AclBinding(T, "t-shared", LIT, "User:*", "*", AclOperation.DESCRIBE, A),
         AclBinding(T, "t-shared", LIT, "User:bob", "*", AclOperation.READ, D),
+        AclBinding(T, "t-open", LIT, "User:*", "*", AclOperation.READ, A),
+        AclBinding(G, "g-shared", LIT, "User:*", "*", AclOperation.READ, A),
         AclBinding(T, "new-", PRE, "User:alice", "*", AclOperation.CREATE, A),
         AclBinding(G, "g-alice", LIT, "User:alice", "*", AclOperation.READ, A),
         AclBinding(G, "g-", PRE, "User:alice", "*", AclOperation.DESCRIBE, A),
@@ -104,7 +106,7 @@ def setup_acls(bootstrap):
     # A group with a committed offset, as admin, for the group calls.
     from confluent_kafka import Consumer, Producer, TopicPartition
     p = Producer(conf(bootstrap, "admin"))
-    for t in ("t-alice", "t-shared", "t-secret"):
+    for t in ("t-alice", "t-shared", "t-secret", "t-open"):
         for i in range(3):
             p.produce(t, f"{t} {i}".encode())
     p.flush(30)
@@ -113,7 +115,8 @@ def setup_acls(bootstrap):
         for attempt in range(30):  # Kafka's coordinator loads __consumer_offsets first
             try:
                 c.commit(offsets=[TopicPartition("t-alice", 0, 1),
-                                  TopicPartition("t-shared", 0, 1)], asynchronous=False)
+                                  TopicPartition("t-shared", 0, 1),
+                                  TopicPartition("t-open", 0, 1)], asynchronous=False)
                 break
             except Exception:  # noqa: BLE001 - NOT_COORDINATOR / COORDINATOR_LOAD_IN_PROGRESS
                 if attempt == 29:
@@ -142,10 +145,14 @@ def matrix(bootstrap, user):
             return "no-delivery"
         return "ok" if res[0] == "ok" else "error:" + res[0]
 
-    def consume(topic, group):
+    def consume(topic, group, committed=False):
+        # From offset 0 only the topic is checked (Fetch); from the committed offset the
+        # group first (FindCoordinator, OffsetFetch), so each call has one refusal at most and
+        # no race between two.
+        from confluent_kafka import OFFSET_STORED
         k = Consumer({**c, "group.id": group, "auto.offset.reset": "earliest",
                       "enable.auto.commit": False})
-        k.assign([TopicPartition(topic, 0, 0)])
+        k.assign([TopicPartition(topic, 0, OFFSET_STORED if committed else 0)])
         try:
             deadline = time.time() + 8
             while time.time() < deadline:
@@ -232,10 +239,11 @@ def matrix(bootstrap, user):
         ("produce t-alice", lambda: produce("t-alice")),
         ("produce t-shared", lambda: produce("t-shared")),
         ("produce t-secret", lambda: produce("t-secret")),
-        ("consume t-alice g-alice", lambda: consume("t-alice", "g-alice")),
-        ("consume t-shared g-alice", lambda: consume("t-shared", "g-alice")),
-        ("consume t-secret g-alice", lambda: consume("t-secret", "g-alice")),
-        ("consume t-alice g-nobody", lambda: consume("t-alice", "g-nobody")),
+        ("consume t-alice g-shared", lambda: consume("t-alice", "g-shared")),
+        ("consume t-shared g-shared", lambda: consume("t-shared", "g-shared")),
+        ("consume t-secret g-shared", lambda: consume("t-secret", "g-shared")),
+        ("consume committed t-open g-alice", lambda: consume("t-open", "g-alice", True)),
+        ("consume committed t-open g-shared", lambda: consume("t-open", "g-shared", True)),
         ("metadata all topics", listed),
         ("metadata t-secret", lambda: named("t-secret")),
         ("metadata t-shared", lambda: named("t-shared")),

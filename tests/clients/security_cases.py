@@ -534,4 +534,22 @@ def security_oauthbearer(ctx):
 security_oauthbearer.setup = _oauth_setup
 
 
-CASES = [security_sasl_plaintext, security_tls_and_mtls, security_oauthbearer]
+# ----------------------------------------------------------------------------------------------
+# docs/operations.md's "Securing seglog", command by command (examples/secure/walkthrough.sh),
+# in a copy of examples/secure on free ports.
+
+def security_example(ctx):
+    import shutil
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(os.path.dirname(here))
+    d = os.path.join(ctx.ws.dir, "secure")
+    shutil.copytree(os.path.join(root, "examples", "secure"), d)
+    env = {**os.environ, "SEGLOG": ctx.broker.seglog, "ORACLE": ORACLE,
+           "PORT": str(free_port()), "CONTROLLER_PORT": str(free_port())}
+    p = run(["bash", os.path.join(d, "walkthrough.sh")], env=env, timeout=480, ok=False)
+    check(p.returncode == 0 and "walkthrough: passed" in p.stdout,
+          f"walkthrough.sh exited {p.returncode}:\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}")
+    check(p.stdout.count("paid ") == 2, f"alice's records: {p.stdout[-1000:]}")
+
+
+CASES = [security_sasl_plaintext, security_tls_and_mtls, security_oauthbearer, security_example]

@@ -90,10 +90,10 @@ class Clients:
         self.work = work
         self.bootstrap = bootstrap
 
-    def config(self, user, mechanism, password):
+    def config(self, user, mechanism, password, tag=""):
         module = ("org.apache.kafka.common.security.plain.PlainLoginModule" if mechanism == "PLAIN"
                   else "org.apache.kafka.common.security.scram.ScramLoginModule")
-        return write(os.path.join(self.work, f"{user}-{mechanism}.properties"),
+        return write(os.path.join(self.work, f"{user}-{mechanism}{tag}.properties"),
                      f"security.protocol=SASL_PLAINTEXT\nsasl.mechanism={mechanism}\n"
                      f'sasl.jaas.config={module} required username="{user}" '
                      f'password="{password}";\n')
@@ -189,7 +189,7 @@ def main():
         # dora, from seglog format's --add-scram, authenticates (and, with no ACL, is refused).
         dora = c.config("dora", "SCRAM-SHA-512", "dora-secret")
         expect_refused(c.consume(dora, "g-dora", 1), "AuthorizationException", "dora on Kafka")
-        wrong = c.config("alice", "SCRAM-SHA-256", "not-alices")
+        wrong = c.config("alice", "SCRAM-SHA-256", "not-alices", tag="-wrong")
         expect_refused(c.consume(wrong, "g-alice", 1), "SaslAuthenticationException",
                        "a wrong password on Kafka")
         acls_kafka = c.acl("--list", "--topic", TOPIC)
