@@ -26,11 +26,11 @@ seglog::SaslListenerConfig* Config(bool jwks) {
     credentials->plain_users = {{"alice", "alice-secret"}};
     static const std::vector<uint8_t> kSalt = {'s', 'a', 'l', 't'};
     static const seglog::ScramCredential kPencil =
-        seglog::ScramCredentialFromPassword(seglog::ScramMechanism::kSha256, "pencil", kSalt,
-                                            4096)
+        seglog::ScramCredentialFromPassword(seglog::ScramMechanism::kSha256, "pencil", kSalt, 4096)
             .value();
-    credentials->scram_lookup = [](const std::string& user, seglog::ScramMechanism)
-        -> std::optional<seglog::ScramCredential> {
+    credentials->scram_lookup =
+        [](const std::string& user,
+           seglog::ScramMechanism) -> std::optional<seglog::ScramCredential> {
       if (user != "user") return std::nullopt;
       return kPencil;
     };

@@ -186,7 +186,7 @@ Result<PkeyPtr> PublicKeyOf(const Json& jwk) {
   const std::string kty = jwk.value("kty", "");
   OSSL_PARAM_BLD* bld = OSSL_PARAM_BLD_new();
   std::unique_ptr<OSSL_PARAM_BLD, decltype(&OSSL_PARAM_BLD_free)> bld_owner(bld,
-                                                                             OSSL_PARAM_BLD_free);
+                                                                            OSSL_PARAM_BLD_free);
   const char* type = nullptr;
   std::vector<uint8_t> point;
   BIGNUM* n = nullptr;
@@ -275,17 +275,17 @@ bool VerifySignature(const std::string& alg, EVP_PKEY* key, std::string_view sig
 // Kafka's BrokerJwtValidator over a JWKS file: a signed JWS, exp, iat and the subject claim
 // required, audience and issuer when configured, clock skew.
 std::variant<Token, Refusal> ValidateSigned(const std::string& jws,
-                                            const OAuthBearerValidatorConfig& c,
-                                            int64_t now_ms) {
+                                            const OAuthBearerValidatorConfig& c, int64_t now_ms) {
   auto refuse = [](std::string d) {
     return Refusal{"Could not validate the access token: " + std::move(d), std::nullopt};
   };
   const size_t dot1 = jws.find('.');
   const size_t dot2 = dot1 == std::string::npos ? std::string::npos : jws.find('.', dot1 + 1);
   if (dot2 == std::string::npos || jws.find('.', dot2 + 1) != std::string::npos) {
-    return Refusal{"Malformed JWT provided; expected three sections (header, payload, and "
-                   "signature)",
-                   std::nullopt};
+    return Refusal{
+        "Malformed JWT provided; expected three sections (header, payload, and "
+        "signature)",
+        std::nullopt};
   }
   Result<Json> header = DecodeJsonPart(std::string_view(jws).substr(0, dot1), true);
   if (!header.ok()) return refuse(std::string(header.status().message()));
@@ -408,8 +408,7 @@ bool IsValueChar(char c) {
 
 class OAuthBearerSaslServer final : public SaslServer {
  public:
-  explicit OAuthBearerSaslServer(const SaslCredentials* credentials)
-      : credentials_(credentials) {}
+  explicit OAuthBearerSaslServer(const SaslCredentials* credentials) : credentials_(credentials) {}
 
   std::string_view mechanism() const override { return "OAUTHBEARER"; }
   bool complete() const override { return complete_; }
@@ -439,9 +438,10 @@ class OAuthBearerSaslServer final : public SaslServer {
     if (auto* r = std::get_if<Refusal>(&v)) {
       // Kafka answers a refused token with a JSON challenge, and fails when the client
       // acknowledges it; the reason stays in the broker's log.
-      error_json_ = r->scope.has_value()
-                        ? fmt::format(R"({{"status":"insufficient_scope", "scope":"{}"}})", *r->scope)
-                        : R"({"status":"invalid_token"})";
+      error_json_ =
+          r->scope.has_value()
+              ? fmt::format(R"({{"status":"insufficient_scope", "scope":"{}"}})", *r->scope)
+              : R"({"status":"invalid_token"})";
       refusal_detail_ = r->detail;
       return std::vector<uint8_t>(error_json_.begin(), error_json_.end());
     }
@@ -504,15 +504,16 @@ class OAuthBearerSaslServer final : public SaslServer {
     if (auth == pairs.end()) return Generic(invalid + ": 'auth' not specified");
     const std::string& a = auth->second;
     const size_t space = a.find(' ');
-    if (space == std::string::npos || space == 0) return Generic(invalid + ": invalid 'auth' format");
+    if (space == std::string::npos || space == 0)
+      return Generic(invalid + ": invalid 'auth' format");
     std::string scheme = a.substr(0, space);
     size_t t = a.find_first_not_of(' ', space);
     if (t == std::string::npos) return Generic(invalid + ": invalid 'auth' format");
     *token = a.substr(t);
     size_t i = 0;
-    while (i < token->size() && (std::isalnum(static_cast<unsigned char>((*token)[i])) ||
-                                 std::string_view("-_~+/.").find((*token)[i]) !=
-                                     std::string_view::npos)) {
+    while (i < token->size() &&
+           (std::isalnum(static_cast<unsigned char>((*token)[i])) ||
+            std::string_view("-_~+/.").find((*token)[i]) != std::string_view::npos)) {
       ++i;
     }
     if (i == 0) return Generic(invalid + ": invalid 'auth' format");

@@ -29,12 +29,12 @@ struct OAuthBearerValidatorConfig {
   };
   Kind kind = Kind::kUnsecured;
   // Unsecured validator's JAAS options.
-  std::string principal_claim = "sub";  // unsecuredValidatorPrincipalClaimName
-  std::string scope_claim = "scope";    // unsecuredValidatorScopeClaimName
+  std::string principal_claim = "sub";      // unsecuredValidatorPrincipalClaimName
+  std::string scope_claim = "scope";        // unsecuredValidatorScopeClaimName
   std::vector<std::string> required_scope;  // unsecuredValidatorRequiredScope
   int64_t allowable_clock_skew_ms = 0;      // unsecuredValidatorAllowableClockSkewMs
   // JWKS validator (sasl.oauthbearer.*).
-  std::string jwks_json;                 // the JWKS file's text, read when the listener starts
+  std::string jwks_json;  // the JWKS file's text, read when the listener starts
   std::vector<std::string> expected_audience;  // sasl.oauthbearer.expected.audience
   std::string expected_issuer;                 // sasl.oauthbearer.expected.issuer
   int64_t clock_skew_seconds = 30;             // sasl.oauthbearer.clock.skew.seconds

@@ -54,12 +54,12 @@ struct Outcome {
 };
 
 Outcome Exchange(const SaslCredentials& credentials, const std::string& message,
-            bool acknowledge_error = true) {
+                 bool acknowledge_error = true) {
   auto server = NewSaslServer("OAUTHBEARER", &credentials);
   EXPECT_TRUE(server.ok());
   Outcome o;
-  auto r = (*server)->EvaluateResponse(std::span<const uint8_t>(
-      reinterpret_cast<const uint8_t*>(message.data()), message.size()));
+  auto r = (*server)->EvaluateResponse(
+      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(message.data()), message.size()));
   if (r.ok() && !(*server)->complete() && acknowledge_error) {
     o.answer.assign(r->begin(), r->end());
     const std::string ack = "\x01";
@@ -82,9 +82,9 @@ SaslCredentials Unsecure() {
 
 TEST(OAuthBearerTest, UnsecuredTokenAuthenticates) {
   SaslCredentials c = Unsecure();
-  const Outcome o = Exchange(c, Message(Unsecured({{"sub", "alice"},
-                                              {"iat", kNow / 1000.0 - 10},
-                                              {"exp", kNow / 1000.0 + 60.5}})));
+  const Outcome o = Exchange(
+      c, Message(Unsecured(
+             {{"sub", "alice"}, {"iat", kNow / 1000.0 - 10}, {"exp", kNow / 1000.0 + 60.5}})));
   ASSERT_TRUE(o.ok) << o.client_error;
   EXPECT_TRUE(o.complete);
   EXPECT_EQ(o.principal, "alice");
@@ -100,10 +100,11 @@ TEST(OAuthBearerTest, UnsecuredTokenAuthenticates) {
 
 TEST(OAuthBearerTest, RefusedTokensAnswerKafkasJsonThenFail) {
   SaslCredentials c = Unsecure();
-  for (const Json& claims : {Json{{"sub", "alice"}, {"exp", kNow / 1000 - 1}},  // expired
-                             Json{{"sub", "alice"}},                             // no exp
-                             Json{{"exp", kNow / 1000 + 60}},                    // no sub
-                             Json{{"sub", "a"}, {"exp", kNow / 1000 + 60}, {"iat", kNow / 1000 + 99}}}) {
+  for (const Json& claims :
+       {Json{{"sub", "alice"}, {"exp", kNow / 1000 - 1}},  // expired
+        Json{{"sub", "alice"}},                            // no exp
+        Json{{"exp", kNow / 1000 + 60}},                   // no sub
+        Json{{"sub", "a"}, {"exp", kNow / 1000 + 60}, {"iat", kNow / 1000 + 99}}}) {
     const Outcome o = Exchange(c, Message(Unsecured(claims)));
     EXPECT_EQ(o.answer, R"({"status":"invalid_token"})") << claims.dump();
     EXPECT_FALSE(o.ok);
@@ -115,12 +116,12 @@ TEST(OAuthBearerTest, RefusedTokensAnswerKafkasJsonThenFail) {
   EXPECT_EQ(Exchange(c, Message(signed_token)).client_error, R"({"status":"invalid_token"})");
   // A required scope that is missing.
   c.oauthbearer.required_scope = {"kafka", "write"};
-  const Outcome s = Exchange(c, Message(Unsecured(
-                               {{"sub", "a"}, {"exp", kNow / 1000 + 60}, {"scope", "kafka read"}})));
+  const Outcome s = Exchange(
+      c, Message(Unsecured({{"sub", "a"}, {"exp", kNow / 1000 + 60}, {"scope", "kafka read"}})));
   EXPECT_EQ(s.client_error, R"({"status":"insufficient_scope", "scope":"[kafka, write]"})");
   EXPECT_TRUE(Exchange(c, Message(Unsecured({{"sub", "a"},
-                                        {"exp", kNow / 1000 + 60},
-                                        {"scope", Json::array({"write", "kafka"})}})))
+                                             {"exp", kNow / 1000 + 60},
+                                             {"scope", Json::array({"write", "kafka"})}})))
                   .ok);
   // Clock skew lets a just-expired token through.
   SaslCredentials skew = Unsecure();
@@ -134,19 +135,31 @@ TEST(OAuthBearerTest, MalformedMessagesGetTheGenericText) {
       "Authentication failed during authentication due to invalid credentials with SASL "
       "mechanism OAUTHBEARER";
   const std::string token = Unsecured({{"sub", "a"}, {"exp", kNow / 1000 + 60}});
-  for (const std::string& m :
-       {std::string("y,,\x01" "auth=Bearer ") + token + "\x01\x01",
-        std::string("n,,\x01" "auth=Bearer ") + token + "\x01",  // no final ^A
-        std::string("n,,\x01" "host=x\x01\x01"),                  // no auth
-        std::string("n,,\x01" "auth=Bearer\x01\x01"),
-        std::string("n,,\x01" "auth=Basic ") + token + "\x01\x01", std::string("\x01"),
-        std::string("")}) {
+  for (const std::string& m : {std::string("y,,\x01"
+                                           "auth=Bearer ") +
+                                   token + "\x01\x01",
+                               std::string("n,,\x01"
+                                           "auth=Bearer ") +
+                                   token + "\x01",  // no final ^A
+                               std::string("n,,\x01"
+                                           "host=x\x01\x01"),  // no auth
+                               std::string("n,,\x01"
+                                           "auth=Bearer\x01\x01"),
+                               std::string("n,,\x01"
+                                           "auth=Basic ") +
+                                   token + "\x01\x01",
+                               std::string("\x01"), std::string("")}) {
     const Outcome o = Exchange(c, m, false);
     EXPECT_FALSE(o.ok) << m;
     EXPECT_EQ(o.client_error, generic) << m;
   }
   // Extensions are accepted.
-  EXPECT_TRUE(Exchange(c, std::string("n,,\x01" "auth=Bearer ") + token + "\x01" "traceId=abc 1\x01\x01").ok);
+  EXPECT_TRUE(Exchange(c, std::string("n,,\x01"
+                                      "auth=Bearer ") +
+                              token +
+                              "\x01"
+                              "traceId=abc 1\x01\x01")
+                  .ok);
 }
 
 // A key pair and its JWK.
@@ -185,9 +198,8 @@ void MakeEc(Key* key, const std::string& kid) {
 
 std::string Sign(const Key& key, const std::string& alg, const std::string& kid,
                  const Json& claims) {
-  const std::string input =
-      B64(Json{{"alg", alg}, {"kid", kid}, {"typ", "JWT"}}.dump(), true) + "." +
-      B64(claims.dump(), true);
+  const std::string input = B64(Json{{"alg", alg}, {"kid", kid}, {"typ", "JWT"}}.dump(), true) +
+                            "." + B64(claims.dump(), true);
   EVP_MD_CTX* ctx = EVP_MD_CTX_new();
   EVP_PKEY_CTX* pctx = nullptr;
   EVP_DigestSignInit(ctx, &pctx, EVP_sha256(), nullptr, key.pkey);
@@ -228,8 +240,11 @@ class JwksTest : public ::testing::Test {
     c_.oauthbearer.expected_issuer = "https://issuer.test";
   }
   Json Claims(int64_t exp_s = kNow / 1000 + 300) {
-    return {{"sub", "alice"}, {"iat", kNow / 1000 - 5}, {"exp", exp_s},
-            {"aud", "seglog"}, {"iss", "https://issuer.test"}};
+    return {{"sub", "alice"},
+            {"iat", kNow / 1000 - 5},
+            {"exp", exp_s},
+            {"aud", "seglog"},
+            {"iss", "https://issuer.test"}};
   }
   Key rsa_, ec_, stranger_;
   SaslCredentials c_;
@@ -267,10 +282,10 @@ TEST_F(JwksTest, BadTokensAreInvalid) {
   no_iat.erase("iat");
   EXPECT_EQ(Exchange(c_, Message(Sign(rsa_, "RS256", "r1", no_iat))).client_error, invalid);
   // alg none is never accepted here.
-  EXPECT_EQ(Exchange(c_, Message(B64(R"({"alg":"none"})", true) + "." + B64(Claims().dump(), true) +
-                            "."))
-                .client_error,
-            invalid);
+  EXPECT_EQ(
+      Exchange(c_, Message(B64(R"({"alg":"none"})", true) + "." + B64(Claims().dump(), true) + "."))
+          .client_error,
+      invalid);
   // A tampered payload.
   std::string t = Sign(rsa_, "RS256", "r1", Claims());
   const size_t dot = t.find('.');

@@ -36,9 +36,9 @@ class PlainSaslServer final : public SaslServer {
     }
     tokens.push_back(text.substr(from));
     if (tokens.size() != 3) {
-      return Fail(fmt::format("Invalid SASL/PLAIN response: expected 3 tokens, got {}",
-                              tokens.size()),
-                  true);
+      return Fail(
+          fmt::format("Invalid SASL/PLAIN response: expected 3 tokens, got {}", tokens.size()),
+          true);
     }
     const std::string_view authzid = tokens[0], user = tokens[1], password = tokens[2];
     if (user.empty()) return Fail("Authentication failed: username not specified", true);

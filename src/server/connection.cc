@@ -89,10 +89,9 @@ void Connection::Start() {
     ArmIdleTimer(std::chrono::milliseconds(state_->options.connections_max_idle_ms));
   }
   if (tls_ != nullptr) {
-    tls_->async_handshake(asio::ssl::stream_base::server,
-                          [self = shared_from_this()](const asio::error_code& e) {
-                            self->OnTlsHandshake(e);
-                          });
+    tls_->async_handshake(
+        asio::ssl::stream_base::server,
+        [self = shared_from_this()](const asio::error_code& e) { self->OnTlsHandshake(e); });
     return;
   }
   ReadMore();
@@ -114,8 +113,8 @@ void Connection::OnTlsHandshake(const asio::error_code& ec) {
     if (!subject.empty()) {
       Result<std::string> name = listener_->principal_mapper->Map(subject);
       if (!name.ok()) {
-        state_->Info(fmt::format("Failed authentication with /{} (channelId={}) ({})",
-                                 client_host_, channel_id_, name.status().message()));
+        state_->Info(fmt::format("Failed authentication with /{} (channelId={}) ({})", client_host_,
+                                 channel_id_, name.status().message()));
         Close();
         return;
       }
@@ -139,8 +138,8 @@ void Connection::FailAuthentication(std::vector<uint8_t> response, const std::st
   in_progress_ = true;
   auth_timer_.expires_after(
       std::chrono::milliseconds(state_->options.failed_authentication_delay_ms));
-  auth_timer_.async_wait([self = shared_from_this(), response = std::move(response)](
-                             const asio::error_code& ec) mutable {
+  auth_timer_.async_wait([self = shared_from_this(),
+                          response = std::move(response)](const asio::error_code& ec) mutable {
     if (ec || self->closed_) return;
     if (response.empty()) {
       self->Close();
@@ -234,8 +233,8 @@ bool Connection::Consume(const uint8_t* data, size_t n) {
       // Before authentication a frame may be at most sasl.server.max.receive.size; an
       // authenticating client that sends more fails its authentication.
       const bool authenticating = sasl_ != nullptr && !sasl_->authenticated();
-      const int32_t max = authenticating ? sasl_->max_receive_size()
-                                         : state_->options.socket_request_max_bytes;
+      const int32_t max =
+          authenticating ? sasl_->max_receive_size() : state_->options.socket_request_max_bytes;
       if (authenticating && (frame_size_ < 0 || frame_size_ > max)) {
         FailAuthentication({}, fmt::format("Failing SASL authentication due to invalid receive "
                                            "size (size = {} larger than {})",
@@ -297,9 +296,10 @@ void Connection::MaybeDispatch() {
           AnswerInline(std::move(step.response));
           return;
         case SaslAuthenticator::Step::Action::kClose:
-          state_->Info(fmt::format("Closing connection from /{} (channelId={}) during SASL "
-                                   "authentication: {}",
-                                   client_host_, channel_id_, step.reason));
+          state_->Info(
+              fmt::format("Closing connection from /{} (channelId={}) during SASL "
+                          "authentication: {}",
+                          client_host_, channel_id_, step.reason));
           Close();
           return;
         case SaslAuthenticator::Step::Action::kFail:
@@ -311,8 +311,8 @@ void Connection::MaybeDispatch() {
     }
   }
   in_progress_ = true;
-  RequestContext context{id_,       client_address_, listener_->name, frame.received_ms,
-                         principal(), client_host_,  listener_->protocol};
+  RequestContext context{id_,         client_address_, listener_->name,    frame.received_ms,
+                         principal(), client_host_,    listener_->protocol};
   std::weak_ptr<Connection> weak = weak_from_this();
   if (state_->handler->HandlesInline(frame.bytes)) {
     // On this thread: an answer given during Handle is kept and taken below (no mailbox, no

@@ -101,14 +101,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // TLS (SSL, SASL_SSL): the context this connection started with, and the stream over socket_.
   std::shared_ptr<asio::ssl::context> tls_context_;
   std::unique_ptr<asio::ssl::stream<asio::ip::tcp::socket&>> tls_;
-  std::vector<uint8_t> tls_out_;  // the bytes of the TLS write in flight
-  std::unique_ptr<SaslAuthenticator> sasl_;  // SASL_PLAINTEXT, SASL_SSL
+  std::vector<uint8_t> tls_out_;              // the bytes of the TLS write in flight
+  std::unique_ptr<SaslAuthenticator> sasl_;   // SASL_PLAINTEXT, SASL_SSL
   std::string principal_ = "User:ANONYMOUS";  // without SASL
   asio::steady_timer auth_timer_;             // the delay before a failed authentication closes
   bool close_after_write_ = false;            // the response being written ends the connection
-  std::string client_address_;  // "ip:port"
-  std::string client_host_;     // "ip", as Kafka prints it after a '/'
-  std::string channel_id_;      // Kafka's "local-remote-id"
+  std::string client_address_;                // "ip:port"
+  std::string client_host_;                   // "ip", as Kafka prints it after a '/'
+  std::string channel_id_;                    // Kafka's "local-remote-id"
 
   // Reading.
   std::array<uint8_t, 64 * 1024> read_buffer_;

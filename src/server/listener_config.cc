@@ -171,8 +171,8 @@ void ParseListenerConfigs(const std::map<std::string, std::string>& props, Liste
     if (!l.ok()) {
       errors->emplace_back(l.status().message());
     } else if (l->empty()) {
-      errors->push_back(fmt::format(
-          "Invalid value {} for configuration listeners: no listener given", *v));
+      errors->push_back(
+          fmt::format("Invalid value {} for configuration listeners: no listener given", *v));
     } else {
       c->listeners = *l;
     }

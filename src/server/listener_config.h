@@ -37,8 +37,8 @@ Result<std::map<std::string, std::string>> ParseSecurityProtocolMap(const std::s
 
 // Parses a comma-separated listener list for the configuration `config`. Listeners named in
 // `skip_names` (controller.listener.names: seglog has no KRaft controller) are left out. Each
-// other listener's name must map to a security protocol in `protocols`. Errors in Kafka's words where
-// Kafka has them ("Unable to parse x to a broker endpoint").
+// other listener's name must map to a security protocol in `protocols`. Errors in Kafka's words
+// where Kafka has them ("Unable to parse x to a broker endpoint").
 Result<std::vector<ListenerEndpoint>> ParseListeners(
     const std::string& config, const std::string& value,
     const std::map<std::string, std::string>& protocols,

@@ -88,9 +88,9 @@ Status ReadOAuthBearer(const Lookup& get, OAuthBearerValidatorConfig* out) {
             fmt::format("{}oauthbearer.sasl.jaas.config: {}", get.prefix(), e.status().message()));
       }
       if (e->login_module != kOAuthBearerLoginModule) {
-        return Status::InvalidArgument(fmt::format(
-            "{}oauthbearer.sasl.jaas.config: the login module for OAUTHBEARER is {}",
-            get.prefix(), kOAuthBearerLoginModule));
+        return Status::InvalidArgument(
+            fmt::format("{}oauthbearer.sasl.jaas.config: the login module for OAUTHBEARER is {}",
+                        get.prefix(), kOAuthBearerLoginModule));
       }
       const auto& o = e->options;
       if (auto it = o.find("unsecuredValidatorPrincipalClaimName"); it != o.end()) {
@@ -120,13 +120,13 @@ Status ReadOAuthBearer(const Lookup& get, OAuthBearerValidatorConfig* out) {
         get.prefix(), *handler, kOAuthBearerValidator));
   }
   out->kind = OAuthBearerValidatorConfig::Kind::kJwks;
-  const std::optional<std::string> url = get.ForMechanism(mech, "sasl.oauthbearer.jwks.endpoint.url");
+  const std::optional<std::string> url =
+      get.ForMechanism(mech, "sasl.oauthbearer.jwks.endpoint.url");
   if (!url.has_value() || url->empty()) {
     return Status::InvalidArgument(
         "sasl.oauthbearer.jwks.endpoint.url is required by OAuthBearerValidatorCallbackHandler");
   }
-  SEGLOG_ASSIGN_OR_RETURN(out->jwks_json,
-                          ReadFileUrl("sasl.oauthbearer.jwks.endpoint.url", *url));
+  SEGLOG_ASSIGN_OR_RETURN(out->jwks_json, ReadFileUrl("sasl.oauthbearer.jwks.endpoint.url", *url));
   if (auto v = get.ForMechanism(mech, "sasl.oauthbearer.expected.audience")) {
     out->expected_audience = SplitConfigList(*v);
   }
@@ -166,8 +166,7 @@ Result<SaslListenerConfig> ReadSasl(const Lookup& get, const std::string& listen
   for (const std::string& m : c.enabled_mechanisms) {
     int64_t reauth = 0;
     if (auto v = get.ForMechanism(m, "connections.max.reauth.ms")) {
-      SEGLOG_RETURN_IF_ERROR(
-          ParseConfigInt<int64_t>("connections.max.reauth.ms", *v, 0, &reauth));
+      SEGLOG_RETURN_IF_ERROR(ParseConfigInt<int64_t>("connections.max.reauth.ms", *v, 0, &reauth));
     }
     c.max_reauth_ms[m] = reauth;
   }
@@ -204,16 +203,16 @@ Result<SaslListenerConfig> ReadSasl(const Lookup& get, const std::string& listen
 }  // namespace
 
 std::map<std::string, ListenerSecurity> ParseListenerSecurity(
-    const std::map<std::string, std::string>& props,
-    const std::vector<ListenerEndpoint>& listeners, std::vector<std::string>* errors) {
+    const std::map<std::string, std::string>& props, const std::vector<ListenerEndpoint>& listeners,
+    std::vector<std::string>* errors) {
   std::map<std::string, ListenerSecurity> out;
   if (auto it = props.find("principal.builder.class");
       it != props.end() && !it->second.empty() &&
       it->second != "org.apache.kafka.common.security.authenticator.DefaultKafkaPrincipalBuilder") {
-    errors->push_back(fmt::format(
-        "principal.builder.class={}: seglog builds principals as Kafka's "
-        "DefaultKafkaPrincipalBuilder does",
-        it->second));
+    errors->push_back(
+        fmt::format("principal.builder.class={}: seglog builds principals as Kafka's "
+                    "DefaultKafkaPrincipalBuilder does",
+                    it->second));
   }
   for (const ListenerEndpoint& l : listeners) {
     ListenerSecurity s;

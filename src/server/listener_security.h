@@ -34,15 +34,15 @@
 namespace seglog {
 
 struct ListenerSecurity {
-  std::string protocol = "PLAINTEXT";  // PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL
-  std::optional<TlsConfig> tls;             // SSL, SASL_SSL
-  std::optional<SaslListenerConfig> sasl;   // SASL_PLAINTEXT, SASL_SSL
+  std::string protocol = "PLAINTEXT";      // PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL
+  std::optional<TlsConfig> tls;            // SSL, SASL_SSL
+  std::optional<SaslListenerConfig> sasl;  // SASL_PLAINTEXT, SASL_SSL
 };
 
 // Each listener's security, by listener name; problems are appended to `errors`.
 std::map<std::string, ListenerSecurity> ParseListenerSecurity(
-    const std::map<std::string, std::string>& props,
-    const std::vector<ListenerEndpoint>& listeners, std::vector<std::string>* errors);
+    const std::map<std::string, std::string>& props, const std::vector<ListenerEndpoint>& listeners,
+    std::vector<std::string>* errors);
 
 // Whether ParseListenerSecurity reads `key`: ssl.*, sasl.*, their listener.name.<l>. and
 // listener.name.<l>.<mechanism>. forms, connections.max.reauth.ms, principal.builder.class.

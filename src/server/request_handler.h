@@ -27,7 +27,7 @@ struct RequestContext {
   // Who sent it, as Kafka's KafkaPrincipal prints it: "User:alice" (SASL), "User:CN=..." (a
   // TLS client certificate's subject, mapped), "User:ANONYMOUS" (no authentication).
   std::string principal = "User:ANONYMOUS";
-  std::string client_host;                     // the client's IP address, for ACL host checks
+  std::string client_host;                      // the client's IP address, for ACL host checks
   std::string security_protocol = "PLAINTEXT";  // the listener's
 };
 

@@ -113,8 +113,7 @@ SaslAuthenticator::SaslAuthenticator(const SaslListenerConfig* config,
                                      int16_t api_versions_max_version)
     : config_(config), api_versions_max_version_(api_versions_max_version) {}
 
-SaslAuthenticator::Step SaslAuthenticator::OnFrame(std::span<const uint8_t> frame,
-                                                   int64_t now_ms) {
+SaslAuthenticator::Step SaslAuthenticator::OnFrame(std::span<const uint8_t> frame, int64_t now_ms) {
   auto close = [](std::string why) { return Step{Step::Action::kClose, {}, std::move(why)}; };
   switch (state_) {
     case State::kComplete:
@@ -165,26 +164,27 @@ SaslAuthenticator::Step SaslAuthenticator::Handshake(int16_t version, int32_t co
   if (version < protocol::SaslHandshakeRequestData::kLowestSupportedVersion ||
       version > protocol::SaslHandshakeRequestData::kHighestSupportedVersion) {
     state_ = State::kFailed;
-    return Step{Step::Action::kClose, {},
+    return Step{Step::Action::kClose,
+                {},
                 fmt::format("Version {} is not supported for apiKey SASL_HANDSHAKE", version)};
   }
   auto request = protocol::ParseRequestBody<protocol::SaslHandshakeRequestData>(body, version);
   if (!request.ok()) {
     state_ = State::kFailed;
-    return Step{Step::Action::kClose, {},
+    return Step{Step::Action::kClose,
+                {},
                 "Error parsing the SaslHandshake request: " + request.status().ToString()};
   }
   protocol::SaslHandshakeResponseData response;
   response.mechanisms = config_->enabled_mechanisms;
   const std::string& wanted = request->mechanism;
-  const bool enabled = std::find(config_->enabled_mechanisms.begin(),
-                                 config_->enabled_mechanisms.end(),
-                                 wanted) != config_->enabled_mechanisms.end();
+  const bool enabled =
+      std::find(config_->enabled_mechanisms.begin(), config_->enabled_mechanisms.end(), wanted) !=
+      config_->enabled_mechanisms.end();
   if (!enabled) {
     response.error_code = kUnsupportedSaslMechanism;
     state_ = State::kFailed;
-    return Step{Step::Action::kFail,
-                Encode(kSaslHandshakeKey, version, correlation_id, response),
+    return Step{Step::Action::kFail, Encode(kSaslHandshakeKey, version, correlation_id, response),
                 fmt::format("Unsupported SASL mechanism {}", wanted)};
   }
   std::vector<uint8_t> bytes = Encode(kSaslHandshakeKey, version, correlation_id, response);
@@ -220,9 +220,9 @@ SaslAuthenticator::Step SaslAuthenticator::Token(std::span<const uint8_t> frame,
     correlation_id = h->correlation_id;
     if (h->api_key != kSaslAuthenticateKey) {
       state_ = State::kFailed;
-      const std::string why = fmt::format(
-          "Unexpected Kafka request of type {} during SASL authentication.",
-          ApiKeyName(h->api_key));
+      const std::string why =
+          fmt::format("Unexpected Kafka request of type {} during SASL authentication.",
+                      ApiKeyName(h->api_key));
       // Kafka answers with the request's own error response (ILLEGAL_SASL_STATE); seglog can
       // build that for the SASL APIs, and closes without an answer for any other.
       if (h->api_key == kSaslHandshakeKey && h->version <= 1) {
@@ -235,14 +235,16 @@ SaslAuthenticator::Step SaslAuthenticator::Token(std::span<const uint8_t> frame,
     }
     if (version > protocol::SaslAuthenticateRequestData::kHighestSupportedVersion) {
       state_ = State::kFailed;
-      return Step{Step::Action::kClose, {},
+      return Step{Step::Action::kClose,
+                  {},
                   fmt::format("Version {} is not supported for apiKey SASL_AUTHENTICATE", version)};
     }
     auto request = protocol::ParseRequestBody<protocol::SaslAuthenticateRequestData>(
         frame.subspan(h->body_offset), version);
     if (!request.ok()) {
       state_ = State::kFailed;
-      return Step{Step::Action::kClose, {},
+      return Step{Step::Action::kClose,
+                  {},
                   "Error parsing the SaslAuthenticate request: " + request.status().ToString()};
     }
     token_bytes = std::move(request->auth_bytes);
@@ -255,7 +257,8 @@ SaslAuthenticator::Step SaslAuthenticator::Token(std::span<const uint8_t> frame,
     if (message.empty() || message == GenericSaslFailure(mechanism_, false)) {
       message = GenericSaslFailure(mechanism_, reauthenticating_);
     }
-    return AuthFailed(std::move(message), std::string(answer.status().message()), version, correlation_id);
+    return AuthFailed(std::move(message), std::string(answer.status().message()), version,
+                      correlation_id);
   }
   if (!server_->complete()) {
     if (!kafka_headers_) return Step{Step::Action::kSend, std::move(answer).value(), {}};
@@ -266,10 +269,8 @@ SaslAuthenticator::Step SaslAuthenticator::Token(std::span<const uint8_t> frame,
   return Authenticated(now_ms, std::move(answer).value(), version, correlation_id);
 }
 
-SaslAuthenticator::Step SaslAuthenticator::Authenticated(int64_t now_ms,
-                                                         std::vector<uint8_t> token,
-                                                         int16_t version,
-                                                         int32_t correlation_id) {
+SaslAuthenticator::Step SaslAuthenticator::Authenticated(int64_t now_ms, std::vector<uint8_t> token,
+                                                         int16_t version, int32_t correlation_id) {
   const std::string principal = "User:" + server_->authorization_id();
   if (reauthenticating_ && principal != principal_) {
     return AuthFailed(fmt::format("Cannot change principals during re-authentication from "

@@ -87,8 +87,8 @@ class SaslAuthenticatorTest : public ::testing::Test {
   SaslAuthenticatorTest() {
     auto credentials = std::make_shared<SaslCredentials>();
     credentials->plain_users = {{"alice", "alice-secret"}, {"bob", "bob-secret"}};
-    credentials->scram_lookup = [](const std::string& user, ScramMechanism m)
-        -> std::optional<ScramCredential> {
+    credentials->scram_lookup = [](const std::string& user,
+                                   ScramMechanism m) -> std::optional<ScramCredential> {
       if (user != "carol") return std::nullopt;
       const std::vector<uint8_t> salt = {1, 2, 3, 4};
       auto c = ScramCredentialFromPassword(m, "carol-secret", salt, 4096);
@@ -154,7 +154,8 @@ TEST_F(SaslAuthenticatorTest, PlainMessageShapesAreCheckedAsKafkaDoes) {
   for (const auto& [message, text] : std::vector<std::pair<std::string, std::string>>{
            {"alice", "Invalid SASL/PLAIN response: expected 3 tokens, got 1"},
            {std::string("a\0b", 3), "Invalid SASL/PLAIN response: expected 3 tokens, got 2"},
-           {std::string("a\0b\0c\0d\0e", 9), "Invalid SASL/PLAIN response: expected 3 tokens, got 4"},
+           {std::string("a\0b\0c\0d\0e", 9),
+            "Invalid SASL/PLAIN response: expected 3 tokens, got 4"},
            {Plain("", "x"), "Authentication failed: username not specified"},
            {Plain("alice", ""), "Authentication failed: password not specified"},
            {"bob" + Plain("alice", "alice-secret"),
@@ -165,8 +166,7 @@ TEST_F(SaslAuthenticatorTest, PlainMessageShapesAreCheckedAsKafkaDoes) {
     ASSERT_EQ(a.OnFrame(Handshake("PLAIN"), 0).action, Action::kSend);
     auto step = a.OnFrame(Authenticate(message), 0);
     ASSERT_EQ(step.action, Action::kFail) << text;
-    EXPECT_EQ(Decode<protocol::SaslAuthenticateResponseData>(step.response, 2).error_message,
-              text);
+    EXPECT_EQ(Decode<protocol::SaslAuthenticateResponseData>(step.response, 2).error_message, text);
   }
   // An authorization id equal to the user is accepted.
   SaslAuthenticator a = Make();
@@ -182,9 +182,8 @@ TEST_F(SaslAuthenticatorTest, HandshakeV0CarriesRawTokens) {
   ASSERT_EQ(step.action, Action::kSend);
   EXPECT_EQ(Decode<protocol::SaslHandshakeResponseData>(step.response, 0).error_code, 0);
   const std::string token = Plain("bob", "bob-secret");
-  step = a.OnFrame(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(token.data()),
-                                            token.size()),
-                   0);
+  step = a.OnFrame(
+      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(token.data()), token.size()), 0);
   ASSERT_EQ(step.action, Action::kSend);
   EXPECT_TRUE(step.response.empty());  // PLAIN's empty answer: a zero-length frame
   EXPECT_EQ(a.principal(), "User:bob");

@@ -51,8 +51,7 @@ void ServeSaslHandshake(ApiCall& c) {
 }
 
 void ServeSaslAuthenticate(ApiCall& c) {
-  auto req =
-      protocol::ParseRequestBody<protocol::SaslAuthenticateRequestData>(c.body(), c.version);
+  auto req = protocol::ParseRequestBody<protocol::SaslAuthenticateRequestData>(c.body(), c.version);
   if (!req.ok()) return c.ParseFailed(req.status());
   protocol::SaslAuthenticateResponseData r;
   r.error_code = kIllegalSaslState;
@@ -109,8 +108,8 @@ void ServeExpireDelegationToken(ApiCall& c) {
 }
 
 void ServeDescribeDelegationToken(ApiCall& c) {
-  auto req = protocol::ParseRequestBody<protocol::DescribeDelegationTokenRequestData>(c.body(),
-                                                                                     c.version);
+  auto req =
+      protocol::ParseRequestBody<protocol::DescribeDelegationTokenRequestData>(c.body(), c.version);
   if (!req.ok()) return c.ParseFailed(req.status());
   protocol::DescribeDelegationTokenResponseData r;
   r.error_code = TokenError(c.rc);

@@ -79,8 +79,8 @@ Status SocketServer::Impl::MakeRuntime(const ListenerEndpoint& endpoint, Listene
   const bool tls = out->protocol == "SSL" || out->protocol == "SASL_SSL";
   const bool sasl = out->protocol == "SASL_PLAINTEXT" || out->protocol == "SASL_SSL";
   if ((tls || sasl) && it == state_.options.security.end()) {
-    return Status::InvalidArgument(fmt::format(
-        "listener {} uses {} but has no security settings", endpoint.name, out->protocol));
+    return Status::InvalidArgument(fmt::format("listener {} uses {} but has no security settings",
+                                               endpoint.name, out->protocol));
   }
   if (tls) {
     if (!it->second.tls.has_value()) {
@@ -95,16 +95,15 @@ Status SocketServer::Impl::MakeRuntime(const ListenerEndpoint& endpoint, Listene
     out->tls = std::move(source).value();
     auto mapper = SslPrincipalMapper::Parse(it->second.tls->principal_mapping_rules);
     if (!mapper.ok()) {
-      return Status::InvalidArgument(fmt::format("ssl.principal.mapping.rules: {}",
-                                                 mapper.status().message()));
+      return Status::InvalidArgument(
+          fmt::format("ssl.principal.mapping.rules: {}", mapper.status().message()));
     }
     out->principal_mapper = std::move(mapper).value();
   }
   if (sasl) {
     if (!it->second.sasl.has_value()) {
-      return Status::InvalidArgument(
-          fmt::format("listener {} uses {} but has no SASL settings", endpoint.name,
-                      out->protocol));
+      return Status::InvalidArgument(fmt::format("listener {} uses {} but has no SASL settings",
+                                                 endpoint.name, out->protocol));
     }
     out->sasl = *it->second.sasl;
     auto credentials = std::make_shared<SaslCredentials>(*out->sasl->credentials);

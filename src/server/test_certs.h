@@ -87,8 +87,8 @@ class TestCa {
     }
     for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
       X509_NAME_add_entry_by_txt(name, it->first.c_str(), MBSTRING_ASC,
-                                 reinterpret_cast<const unsigned char*>(it->second.c_str()), -1,
-                                 -1, 0);
+                                 reinterpret_cast<const unsigned char*>(it->second.c_str()), -1, -1,
+                                 0);
     }
     X509_set_subject_name(cert, name);
     X509_set_issuer_name(cert, ca ? name : X509_get_subject_name(cert_));

@@ -69,12 +69,14 @@ int PasswordCallback(char* buf, int size, int, void* user) {
   return n;
 }
 
-bool LooksLikePem(const std::string& bytes) { return bytes.find("-----BEGIN") != std::string::npos; }
+bool LooksLikePem(const std::string& bytes) {
+  return bytes.find("-----BEGIN") != std::string::npos;
+}
 
 // The key and chain of a key store.
 struct KeyAndChain {
   PkeyPtr key;
-  std::vector<X509Ptr> chain;  // the leaf first
+  std::vector<X509Ptr> chain;    // the leaf first
   std::vector<X509Ptr> trusted;  // a trust store's certificates
 };
 
@@ -155,9 +157,8 @@ Result<KeyAndChain> ReadKeyStore(const TlsConfig& c) {
         c.keystore_type));
   }
   if (c.keystore_type != "PKCS12" && c.keystore_type != "JKS") {
-    return Status::InvalidArgument(
-        fmt::format("ssl.keystore.type {}: seglog reads PEM and PKCS12 key stores",
-                    c.keystore_type));
+    return Status::InvalidArgument(fmt::format(
+        "ssl.keystore.type {}: seglog reads PEM and PKCS12 key stores", c.keystore_type));
   }
   SEGLOG_ASSIGN_OR_RETURN(const std::string bytes,
                           ReadFile("ssl.keystore.location", c.keystore_location));
@@ -321,8 +322,8 @@ Result<std::shared_ptr<asio::ssl::context>> BuildTlsContext(const TlsConfig& c) 
   }
   if (SSL_CTX_use_PrivateKey(native, store.key.get()) != 1 ||
       SSL_CTX_check_private_key(native) != 1) {
-    return Status::InvalidArgument(
-        "the key store's private key does not match its certificate: " + OpenSslError());
+    return Status::InvalidArgument("the key store's private key does not match its certificate: " +
+                                   OpenSslError());
   }
   SEGLOG_ASSIGN_OR_RETURN(std::vector<X509Ptr> trusted, ReadTrustStore(c));
   X509_STORE* x509_store = SSL_CTX_get_cert_store(native);
@@ -331,8 +332,8 @@ Result<std::shared_ptr<asio::ssl::context>> BuildTlsContext(const TlsConfig& c) 
   if (c.client_auth == "requested") mode = SSL_VERIFY_PEER;
   if (c.client_auth == "required") mode = SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT;
   if (mode != SSL_VERIFY_NONE && trusted.empty()) {
-    return Status::InvalidArgument(
-        "ssl.client.auth is " + c.client_auth + " but no trust store is configured");
+    return Status::InvalidArgument("ssl.client.auth is " + c.client_auth +
+                                   " but no trust store is configured");
   }
   SSL_CTX_set_verify(native, mode, nullptr);
   // A client certificate is checked against the trust store; sessions are not resumed across
@@ -344,8 +345,7 @@ Result<std::shared_ptr<asio::ssl::context>> BuildTlsContext(const TlsConfig& c) 
 
 Result<std::unique_ptr<TlsContextSource>> TlsContextSource::Create(
     TlsConfig config, Logger logger, std::chrono::milliseconds check_every) {
-  std::unique_ptr<TlsContextSource> s(
-      new TlsContextSource(std::move(config), logger, check_every));
+  std::unique_ptr<TlsContextSource> s(new TlsContextSource(std::move(config), logger, check_every));
   SEGLOG_ASSIGN_OR_RETURN(auto ctx, BuildTlsContext(s->config_));
   MutexLock lock(&s->mu_);
   s->current_ = std::move(ctx);

@@ -55,8 +55,8 @@ std::string Handshake(asio::ssl::context& server_ctx, const std::string& ca_pem,
   if (client != nullptr) {
     BIO* kb = BIO_new_mem_buf(client->key.data(), static_cast<int>(client->key.size()));
     EVP_PKEY* k = PEM_read_bio_PrivateKey(kb, nullptr, nullptr, nullptr);
-    BIO* cb = BIO_new_mem_buf(client->certificate.data(),
-                              static_cast<int>(client->certificate.size()));
+    BIO* cb =
+        BIO_new_mem_buf(client->certificate.data(), static_cast<int>(client->certificate.size()));
     X509* c = PEM_read_bio_X509(cb, nullptr, nullptr, nullptr);
     SSL_CTX_use_certificate(cctx, c);
     SSL_CTX_use_PrivateKey(cctx, k);
@@ -77,13 +77,17 @@ std::string Handshake(asio::ssl::context& server_ctx, const std::string& ca_pem,
   for (int i = 0; i < 100 && !(done_c && done_s) && !failed; ++i) {
     if (!done_c) {
       const int r = SSL_do_handshake(c);
-      if (r == 1) done_c = true;
-      else if (SSL_get_error(c, r) != SSL_ERROR_WANT_READ) failed = true;
+      if (r == 1)
+        done_c = true;
+      else if (SSL_get_error(c, r) != SSL_ERROR_WANT_READ)
+        failed = true;
     }
     if (!done_s) {
       const int r = SSL_do_handshake(s);
-      if (r == 1) done_s = true;
-      else if (SSL_get_error(s, r) != SSL_ERROR_WANT_READ) failed = true;
+      if (r == 1)
+        done_s = true;
+      else if (SSL_get_error(s, r) != SSL_ERROR_WANT_READ)
+        failed = true;
     }
   }
   std::string out = failed || !(done_c && done_s) ? "FAILED" : PeerSubjectName(s);
@@ -101,7 +105,8 @@ TEST(TlsConfigTest, KafkasKeysAndDefaults) {
   EXPECT_EQ(c->enabled_protocols, (std::vector<std::string>{"TLSv1.2", "TLSv1.3"}));
   EXPECT_EQ(c->principal_mapping_rules, "DEFAULT");
   // The listener's form wins.
-  c = Read({{"ssl.keystore.location", "/a"}, {"listener.name.ssl.ssl.keystore.location", "/b"},
+  c = Read({{"ssl.keystore.location", "/a"},
+            {"listener.name.ssl.ssl.keystore.location", "/b"},
             {"ssl.client.auth", "required"}});
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->keystore_location, "/b");
@@ -110,10 +115,9 @@ TEST(TlsConfigTest, KafkasKeysAndDefaults) {
   c = Read({{"ssl.keystore.location", "/a"}, {"ssl.client.auth", "required"}}, true);
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->client_auth, "none");
-  EXPECT_THAT(Read({{"ssl.keystore.location", "/a"}, {"ssl.client.auth", "REQUIRED"}})
-                  .status()
-                  .message(),
-              HasSubstr("Invalid value REQUIRED for configuration ssl.client.auth"));
+  EXPECT_THAT(
+      Read({{"ssl.keystore.location", "/a"}, {"ssl.client.auth", "REQUIRED"}}).status().message(),
+      HasSubstr("Invalid value REQUIRED for configuration ssl.client.auth"));
   EXPECT_THAT(Read({}).status().message(), HasSubstr("ssl.keystore.location"));
   EXPECT_THAT(Read({{"ssl.keystore.location", "/a"}, {"ssl.enabled.protocols", "SSLv3"}})
                   .status()
