@@ -18,9 +18,7 @@ namespace {
 namespace ke = kafka_error;
 namespace p = protocol;
 
-constexpr ResourceType kTopic = ResourceType::kTopic;
-constexpr ResourceType kCluster = ResourceType::kCluster;
-const std::string kClusterName(kClusterResourceName);
+using namespace authz_test;  // NOLINT(build/namespaces)
 constexpr int8_t kTopicConfig = 2, kBrokerConfig = 4, kBrokerLoggerConfig = 8, kGroupConfig = 32;
 
 class AdminAuthorizationTest : public AuthorizationHandlersTest {

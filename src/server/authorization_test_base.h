@@ -24,6 +24,15 @@
 
 namespace seglog {
 
+// The resources the authorization tests name.
+namespace authz_test {
+inline constexpr ResourceType kTopic = ResourceType::kTopic;
+inline constexpr ResourceType kGroup = ResourceType::kGroup;
+inline constexpr ResourceType kCluster = ResourceType::kCluster;
+inline constexpr ResourceType kTxn = ResourceType::kTransactionalId;
+inline const std::string kClusterName(kClusterResourceName);
+}  // namespace authz_test
+
 class AuthorizationHandlersTest : public HandlersTest {
  protected:
   void SetUp() override {

@@ -21,10 +21,7 @@ using ::testing::ElementsAre;
 namespace ke = kafka_error;
 namespace p = protocol;
 
-constexpr ResourceType kTopic = ResourceType::kTopic;
-constexpr ResourceType kCluster = ResourceType::kCluster;
-constexpr ResourceType kTxn = ResourceType::kTransactionalId;
-const std::string kClusterName(kClusterResourceName);
+using namespace authz_test;  // NOLINT(build/namespaces)
 
 class TopicAuthorizationTest : public AuthorizationHandlersTest {
  protected:
