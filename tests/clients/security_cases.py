@@ -358,6 +358,13 @@ def security_tls_and_mtls(ctx):
     md = AdminClient(mconf).list_topics(timeout=20)
     ports = {br.port for br in md.brokers.values()}
     check(ports == {ctx.ssl_port}, f"Metadata over the mTLS listener named ports {ports}")
+    # kcat with a client certificate.
+    kcat_tls = ["-X", "security.protocol=SSL", "-X", f"ssl.ca.location={c.ca}",
+                "-X", f"ssl.certificate.location={alice_crt}", "-X", f"ssl.key.location={alice_key}"]
+    run(["kcat", "-b", mtls, *kcat_tls, "-P", "-t", "kcat-mtls"], input="c1\nc2\n", timeout=60)
+    out = run(["kcat", "-b", mtls, *kcat_tls, "-C", "-t", "kcat-mtls", "-o", "beginning", "-c", "2",
+               "-e"], timeout=60).stdout
+    check(out.split() == ["c1", "c2"], f"kcat over mTLS read {out!r}")
     # Java client with a PEM key store.
     java_key = write(os.path.join(d, "alice-keystore.pem"),
                      open(alice_key).read() + open(alice_crt).read())
@@ -396,7 +403,7 @@ def security_tls_and_mtls(ctx):
     check(after != before and after.startswith("serial="), f"key store not reloaded: {before}")
     check("Reloaded the SSL key and trust stores" in b.log(), "no reload log line")
     confluent_round_trip(mconf, "ck-mtls-2", ["after reload"])
-    ctx.expect_records = 30 + 2 + 10 + 3 + 10 + 5 + 1
+    ctx.expect_records = 30 + 2 + 10 + 3 + 10 + 2 + 5 + 1
 
 
 security_tls_and_mtls.setup = _tls_setup
