@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -214,6 +215,19 @@ Status ProtocolReader::ReadArrayLength(std::string_view field, bool compact, boo
         n, field, remaining()));
   }
   *out = static_cast<int32_t>(n);
+  return Status::OK();
+}
+
+Status ProtocolReader::ChargeArray(std::string_view field, int32_t n, size_t element_size) {
+  if (n <= 0) return Status::OK();
+  const size_t bytes = static_cast<size_t>(n) * element_size;
+  if (bytes > budget_ - std::min(allocated_, budget_)) {
+    return Status::InvalidArgument(fmt::format(
+        "Decoding {} elements of {} would take the message past {} bytes of decoded state "
+        "({} so far): refused",
+        n, field, budget_, allocated_));
+  }
+  allocated_ += bytes;
   return Status::OK();
 }
 

@@ -55,6 +55,14 @@ class ProtocolReader {
   Status ReadNullableRecords(std::string_view field, bool compact, std::optional<Records>* out);
   // An array's element count: -1 for null (only when `nullable`), else 0..remaining().
   Status ReadArrayLength(std::string_view field, bool compact, bool nullable, int32_t* out);
+  // Counts an array of `n` elements of `element_size` bytes against the allocation budget
+  // (generated decoders call it before they reserve the array). A message decodes to structs
+  // larger than its wire form (an element of 3 bytes may become 100), so the budget bounds
+  // what a request costs in memory: past it, InvalidArgument naming the field.
+  Status ChargeArray(std::string_view field, int32_t n, size_t element_size);
+  // The budget for ChargeArray (unbounded until set), and what was charged so far.
+  void set_allocation_budget(size_t bytes) { budget_ = bytes; }
+  size_t allocated() const { return allocated_; }
   // A nullable struct's marker: int8 -1 (null) or 1.
   Status ReadStructPresence(std::string_view field, bool* present);
   // A nullable struct's marker inside a tagged field: a uvarint, 0 (null) or 1. Like Kafka's
@@ -72,6 +80,8 @@ class ProtocolReader {
 
   std::span<const uint8_t> bytes_;
   size_t pos_ = 0;
+  size_t budget_ = SIZE_MAX;
+  size_t allocated_ = 0;
 };
 
 }  // namespace seglog::protocol

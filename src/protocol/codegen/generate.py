@@ -596,6 +596,7 @@ def emit_read_field(o, f, s, msg, target, tagged=False):
             o.block("{")
             o(f"auto& vec_ = {target};")
             o("vec_.clear();")
+        o(f"SEGLOG_RETURN_IF_ERROR(reader->ChargeArray({L}, n_, sizeof({f.elem_cpp()})));")
         o("vec_.reserve(static_cast<size_t>(n_));")
         o.block("for (int32_t i = 0; i < n_; ++i) {")
         o(f"{f.elem_cpp()} elem_{{}};")

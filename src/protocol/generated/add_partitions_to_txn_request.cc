@@ -20,6 +20,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("AddPartitionsToTxnTopic.Partitions", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -85,6 +86,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = topics;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("AddPartitionsToTxnTransaction.Topics", n_, sizeof(AddPartitionsToTxnTopic)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           AddPartitionsToTxnTopic elem_{};
@@ -167,6 +169,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = transactions;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("AddPartitionsToTxnRequestData.Transactions", n_, sizeof(AddPartitionsToTxnTransaction)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           AddPartitionsToTxnTransaction elem_{};
@@ -192,6 +195,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = v3_and_below_topics;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("AddPartitionsToTxnRequestData.V3AndBelowTopics", n_, sizeof(AddPartitionsToTxnTopic)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           AddPartitionsToTxnTopic elem_{};

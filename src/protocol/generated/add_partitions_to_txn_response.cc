@@ -57,6 +57,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = results_by_partition;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("AddPartitionsToTxnTopicResult.ResultsByPartition", n_, sizeof(AddPartitionsToTxnPartitionResult)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         AddPartitionsToTxnPartitionResult elem_{};
@@ -113,6 +114,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = topic_results;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("AddPartitionsToTxnResult.TopicResults", n_, sizeof(AddPartitionsToTxnTopicResult)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           AddPartitionsToTxnTopicResult elem_{};
@@ -181,6 +183,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = results_by_transaction;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("AddPartitionsToTxnResponseData.ResultsByTransaction", n_, sizeof(AddPartitionsToTxnResult)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           AddPartitionsToTxnResult elem_{};
@@ -197,6 +200,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = results_by_topic_v3_and_below;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("AddPartitionsToTxnResponseData.ResultsByTopicV3AndBelow", n_, sizeof(AddPartitionsToTxnTopicResult)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           AddPartitionsToTxnTopicResult elem_{};

@@ -65,6 +65,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = listeners;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("AddRaftVoterRequestData.Listeners", n_, sizeof(Listener)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         Listener elem_{};

@@ -106,6 +106,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = entity;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("EntryData.Entity", n_, sizeof(EntityData)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         EntityData elem_{};
@@ -120,6 +121,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = ops;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("EntryData.Ops", n_, sizeof(OpData)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         OpData elem_{};
@@ -175,6 +177,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = entries;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("AlterClientQuotasRequestData.Entries", n_, sizeof(EntryData)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         EntryData elem_{};

@@ -72,6 +72,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = entity;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("EntryData.Entity", n_, sizeof(EntityData)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         EntityData elem_{};
@@ -134,6 +135,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = entries;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("AlterClientQuotasResponseData.Entries", n_, sizeof(EntryData)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         EntryData elem_{};

@@ -69,6 +69,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = configs;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("AlterConfigsResource.Configs", n_, sizeof(AlterableConfig)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         AlterableConfig elem_{};
@@ -122,6 +123,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = resources;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("AlterConfigsRequestData.Resources", n_, sizeof(AlterConfigsResource)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         AlterConfigsResource elem_{};

@@ -72,6 +72,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = responses;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("AlterConfigsResponseData.Responses", n_, sizeof(AlterConfigsResourceResponse)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         AlterConfigsResourceResponse elem_{};

@@ -22,6 +22,7 @@ namespace seglog::protocol {
     }
     else {
       auto& vec_ = replicas.emplace();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ReassignablePartition.Replicas", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -83,6 +84,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ReassignableTopic.Partitions", n_, sizeof(ReassignablePartition)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         ReassignablePartition elem_{};
@@ -139,6 +141,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("AlterPartitionReassignmentsRequestData.Topics", n_, sizeof(ReassignableTopic)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         ReassignableTopic elem_{};

@@ -70,6 +70,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ReassignableTopicResponse.Partitions", n_, sizeof(ReassignablePartitionResponse)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         ReassignablePartitionResponse elem_{};
@@ -131,6 +132,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = responses;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("AlterPartitionReassignmentsResponseData.Responses", n_, sizeof(ReassignableTopicResponse)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         ReassignableTopicResponse elem_{};

@@ -73,6 +73,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = new_isr;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("PartitionData.NewIsr", n_, sizeof(int32_t)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           int32_t elem_{};
@@ -89,6 +90,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = new_isr_with_epochs;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("PartitionData.NewIsrWithEpochs", n_, sizeof(BrokerState)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           BrokerState elem_{};
@@ -162,6 +164,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopicData.Partitions", n_, sizeof(PartitionData)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         PartitionData elem_{};
@@ -216,6 +219,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("AlterPartitionRequestData.Topics", n_, sizeof(TopicData)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TopicData elem_{};

@@ -23,6 +23,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = isr;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("PartitionData.Isr", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -83,6 +84,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopicData.Partitions", n_, sizeof(PartitionData)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         PartitionData elem_{};
@@ -137,6 +139,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("AlterPartitionResponseData.Topics", n_, sizeof(TopicData)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TopicData elem_{};

@@ -57,6 +57,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("AlterReplicaLogDirTopicResult.Partitions", n_, sizeof(AlterReplicaLogDirPartitionResult)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         AlterReplicaLogDirPartitionResult elem_{};
@@ -110,6 +111,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = results;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("AlterReplicaLogDirsResponseData.Results", n_, sizeof(AlterReplicaLogDirTopicResult)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         AlterReplicaLogDirTopicResult elem_{};

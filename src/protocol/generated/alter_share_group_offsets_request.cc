@@ -57,6 +57,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("AlterShareGroupOffsetsRequestTopic.Partitions", n_, sizeof(AlterShareGroupOffsetsRequestPartition)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         AlterShareGroupOffsetsRequestPartition elem_{};
@@ -110,6 +111,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("AlterShareGroupOffsetsRequestData.Topics", n_, sizeof(AlterShareGroupOffsetsRequestTopic)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         AlterShareGroupOffsetsRequestTopic elem_{};

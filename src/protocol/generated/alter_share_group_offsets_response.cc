@@ -71,6 +71,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("AlterShareGroupOffsetsResponseTopic.Partitions", n_, sizeof(AlterShareGroupOffsetsResponsePartition)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         AlterShareGroupOffsetsResponsePartition elem_{};
@@ -130,6 +131,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = responses;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("AlterShareGroupOffsetsResponseData.Responses", n_, sizeof(AlterShareGroupOffsetsResponseTopic)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         AlterShareGroupOffsetsResponseTopic elem_{};

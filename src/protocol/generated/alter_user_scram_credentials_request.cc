@@ -99,6 +99,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = deletions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("AlterUserScramCredentialsRequestData.Deletions", n_, sizeof(ScramCredentialDeletion)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         ScramCredentialDeletion elem_{};
@@ -113,6 +114,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = upsertions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("AlterUserScramCredentialsRequestData.Upsertions", n_, sizeof(ScramCredentialUpsertion)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         ScramCredentialUpsertion elem_{};

@@ -179,6 +179,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = api_keys;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ApiVersionsResponseData.ApiKeys", n_, sizeof(ApiVersion)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         ApiVersion elem_{};
@@ -213,6 +214,7 @@ namespace seglog::protocol {
               {
                 auto& vec_ = supported_features;
                 vec_.clear();
+                SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ApiVersionsResponseData.SupportedFeatures", n_, sizeof(SupportedFeatureKey)));
                 vec_.reserve(static_cast<size_t>(n_));
                 for (int32_t i = 0; i < n_; ++i) {
                   SupportedFeatureKey elem_{};
@@ -248,6 +250,7 @@ namespace seglog::protocol {
               {
                 auto& vec_ = finalized_features;
                 vec_.clear();
+                SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ApiVersionsResponseData.FinalizedFeatures", n_, sizeof(FinalizedFeatureKey)));
                 vec_.reserve(static_cast<size_t>(n_));
                 for (int32_t i = 0; i < n_; ++i) {
                   FinalizedFeatureKey elem_{};

@@ -68,6 +68,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopicData.Partitions", n_, sizeof(PartitionData)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         PartitionData elem_{};
@@ -187,6 +188,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("BeginQuorumEpochRequestData.Topics", n_, sizeof(TopicData)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TopicData elem_{};
@@ -202,6 +204,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = leader_endpoints;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("BeginQuorumEpochRequestData.LeaderEndpoints", n_, sizeof(LeaderEndpoint)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           LeaderEndpoint elem_{};

@@ -41,6 +41,7 @@ namespace seglog::protocol {
               {
                 auto& vec_ = offline_log_dirs;
                 vec_.clear();
+                SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("BrokerHeartbeatRequestData.OfflineLogDirs", n_, sizeof(::seglog::Uuid)));
                 vec_.reserve(static_cast<size_t>(n_));
                 for (int32_t i = 0; i < n_; ++i) {
                   ::seglog::Uuid elem_{};
@@ -67,6 +68,7 @@ namespace seglog::protocol {
               }
               else {
                 auto& vec_ = cordoned_log_dirs.emplace();
+                SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("BrokerHeartbeatRequestData.CordonedLogDirs", n_, sizeof(::seglog::Uuid)));
                 vec_.reserve(static_cast<size_t>(n_));
                 for (int32_t i = 0; i < n_; ++i) {
                   ::seglog::Uuid elem_{};

@@ -102,6 +102,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = listeners;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("BrokerRegistrationRequestData.Listeners", n_, sizeof(Listener)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         Listener elem_{};
@@ -116,6 +117,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = features;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("BrokerRegistrationRequestData.Features", n_, sizeof(Feature)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         Feature elem_{};
@@ -138,6 +140,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = log_dirs;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("BrokerRegistrationRequestData.LogDirs", n_, sizeof(::seglog::Uuid)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           ::seglog::Uuid elem_{};

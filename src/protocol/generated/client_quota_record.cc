@@ -86,6 +86,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = entity;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ClientQuotaRecord.Entity", n_, sizeof(EntityData)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         EntityData elem_{};

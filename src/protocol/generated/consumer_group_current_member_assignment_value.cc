@@ -21,6 +21,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopicPartitions.Partitions", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -54,6 +55,7 @@ namespace seglog::protocol {
               }
               else {
                 auto& vec_ = assignment_epochs.emplace();
+                SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopicPartitions.AssignmentEpochs", n_, sizeof(int32_t)));
                 vec_.reserve(static_cast<size_t>(n_));
                 for (int32_t i = 0; i < n_; ++i) {
                   int32_t elem_{};
@@ -138,6 +140,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = assigned_partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ConsumerGroupCurrentMemberAssignmentValue.AssignedPartitions", n_, sizeof(TopicPartitions)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TopicPartitions elem_{};
@@ -152,6 +155,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions_pending_revocation;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ConsumerGroupCurrentMemberAssignmentValue.PartitionsPendingRevocation", n_, sizeof(TopicPartitions)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TopicPartitions elem_{};

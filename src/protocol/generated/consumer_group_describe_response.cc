@@ -21,6 +21,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopicPartitions.Partitions", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -74,6 +75,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topic_partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("Assignment.TopicPartitions", n_, sizeof(TopicPartitions)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TopicPartitions elem_{};
@@ -137,6 +139,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = subscribed_topic_names;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("Member.SubscribedTopicNames", n_, sizeof(std::string)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         std::string elem_{};
@@ -246,6 +249,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = members;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribedGroup.Members", n_, sizeof(Member)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         Member elem_{};
@@ -315,6 +319,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = groups;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ConsumerGroupDescribeResponseData.Groups", n_, sizeof(DescribedGroup)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         DescribedGroup elem_{};

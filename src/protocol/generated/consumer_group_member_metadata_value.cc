@@ -58,6 +58,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = supported_protocols;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ClassicMemberMetadata.SupportedProtocols", n_, sizeof(ClassicProtocol)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         ClassicProtocol elem_{};
@@ -120,6 +121,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = subscribed_topic_names;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ConsumerGroupMemberMetadataValue.SubscribedTopicNames", n_, sizeof(std::string)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         std::string elem_{};

@@ -21,6 +21,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = racks;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("PartitionMetadata.Racks", n_, sizeof(std::string)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         std::string elem_{};
@@ -76,6 +77,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partition_metadata;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopicMetadata.PartitionMetadata", n_, sizeof(PartitionMetadata)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         PartitionMetadata elem_{};
@@ -130,6 +132,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ConsumerGroupPartitionMetadataValue.Topics", n_, sizeof(TopicMetadata)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TopicMetadata elem_{};

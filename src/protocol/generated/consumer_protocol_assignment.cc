@@ -20,6 +20,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopicPartition.Partitions", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -54,6 +55,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = assigned_partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ConsumerProtocolAssignment.AssignedPartitions", n_, sizeof(TopicPartition)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TopicPartition elem_{};

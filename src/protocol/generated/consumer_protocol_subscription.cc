@@ -23,6 +23,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = partitions;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopicPartition.Partitions", n_, sizeof(int32_t)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           int32_t elem_{};
@@ -68,6 +69,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ConsumerProtocolSubscription.Topics", n_, sizeof(std::string)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         std::string elem_{};
@@ -87,6 +89,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = owned_partitions;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ConsumerProtocolSubscription.OwnedPartitions", n_, sizeof(TopicPartition)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           TopicPartition elem_{};

@@ -102,6 +102,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = listeners;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ControllerRegistrationRequestData.Listeners", n_, sizeof(Listener)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         Listener elem_{};
@@ -116,6 +117,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = features;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ControllerRegistrationRequestData.Features", n_, sizeof(Feature)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         Feature elem_{};

@@ -66,6 +66,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = creations;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("CreateAclsRequestData.Creations", n_, sizeof(AclCreation)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         AclCreation elem_{};

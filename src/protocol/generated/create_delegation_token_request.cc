@@ -68,6 +68,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = renewers;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("CreateDelegationTokenRequestData.Renewers", n_, sizeof(CreatableRenewers)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         CreatableRenewers elem_{};

@@ -19,6 +19,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = broker_ids;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("CreatePartitionsAssignment.BrokerIds", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -74,6 +75,7 @@ namespace seglog::protocol {
     }
     else {
       auto& vec_ = assignments.emplace();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("CreatePartitionsTopic.Assignments", n_, sizeof(CreatePartitionsAssignment)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         CreatePartitionsAssignment elem_{};
@@ -135,6 +137,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("CreatePartitionsRequestData.Topics", n_, sizeof(CreatePartitionsTopic)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         CreatePartitionsTopic elem_{};

@@ -70,6 +70,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = results;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("CreatePartitionsResponseData.Results", n_, sizeof(CreatePartitionsTopicResult)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         CreatePartitionsTopicResult elem_{};

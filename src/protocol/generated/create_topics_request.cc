@@ -20,6 +20,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = broker_ids;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("CreatableReplicaAssignment.BrokerIds", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -123,6 +124,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = assignments;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("CreatableTopic.Assignments", n_, sizeof(CreatableReplicaAssignment)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         CreatableReplicaAssignment elem_{};
@@ -137,6 +139,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = configs;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("CreatableTopic.Configs", n_, sizeof(CreatableTopicConfig)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         CreatableTopicConfig elem_{};
@@ -195,6 +198,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("CreateTopicsRequestData.Topics", n_, sizeof(CreatableTopic)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         CreatableTopic elem_{};

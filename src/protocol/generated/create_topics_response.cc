@@ -126,6 +126,7 @@ namespace seglog::protocol {
       }
       else {
         auto& vec_ = configs.emplace();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("CreatableTopicResult.Configs", n_, sizeof(CreatableTopicConfigs)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           CreatableTopicConfigs elem_{};
@@ -257,6 +258,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("CreateTopicsResponseData.Topics", n_, sizeof(CreatableTopicResult)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         CreatableTopicResult elem_{};

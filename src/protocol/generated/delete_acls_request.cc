@@ -99,6 +99,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = filters;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DeleteAclsRequestData.Filters", n_, sizeof(DeleteAclsFilter)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         DeleteAclsFilter elem_{};

@@ -86,6 +86,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = matching_acls;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DeleteAclsFilterResult.MatchingAcls", n_, sizeof(DeleteAclsMatchingAcl)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         DeleteAclsMatchingAcl elem_{};
@@ -148,6 +149,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = filter_results;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DeleteAclsResponseData.FilterResults", n_, sizeof(DeleteAclsFilterResult)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         DeleteAclsFilterResult elem_{};

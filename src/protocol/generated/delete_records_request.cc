@@ -57,6 +57,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DeleteRecordsTopic.Partitions", n_, sizeof(DeleteRecordsPartition)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         DeleteRecordsPartition elem_{};
@@ -109,6 +110,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DeleteRecordsRequestData.Topics", n_, sizeof(DeleteRecordsTopic)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         DeleteRecordsTopic elem_{};

@@ -55,6 +55,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DeleteShareGroupOffsetsRequestData.Topics", n_, sizeof(DeleteShareGroupOffsetsRequestTopic)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         DeleteShareGroupOffsetsRequestTopic elem_{};

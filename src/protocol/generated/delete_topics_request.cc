@@ -82,6 +82,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = topics;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DeleteTopicsRequestData.Topics", n_, sizeof(DeleteTopicState)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           DeleteTopicState elem_{};
@@ -98,6 +99,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = topic_names;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DeleteTopicsRequestData.TopicNames", n_, sizeof(std::string)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           std::string elem_{};

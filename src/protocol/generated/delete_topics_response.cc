@@ -97,6 +97,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = responses;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DeleteTopicsResponseData.Responses", n_, sizeof(DeletableTopicResult)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         DeletableTopicResult elem_{};

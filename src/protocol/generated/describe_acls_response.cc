@@ -63,6 +63,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = acls;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeAclsResource.Acls", n_, sizeof(AclDescription)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         AclDescription elem_{};
@@ -123,6 +124,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = resources;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeAclsResponseData.Resources", n_, sizeof(DescribeAclsResource)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         DescribeAclsResource elem_{};

@@ -69,6 +69,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = components;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeClientQuotasRequestData.Components", n_, sizeof(ComponentData)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         ComponentData elem_{};

@@ -104,6 +104,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = entity;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("EntryData.Entity", n_, sizeof(EntityData)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         EntityData elem_{};
@@ -118,6 +119,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = values;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("EntryData.Values", n_, sizeof(ValueData)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         ValueData elem_{};
@@ -181,6 +183,7 @@ namespace seglog::protocol {
     }
     else {
       auto& vec_ = entries.emplace();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeClientQuotasResponseData.Entries", n_, sizeof(EntryData)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         EntryData elem_{};

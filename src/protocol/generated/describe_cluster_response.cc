@@ -91,6 +91,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = brokers;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeClusterResponseData.Brokers", n_, sizeof(DescribeClusterBroker)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         DescribeClusterBroker elem_{};

@@ -23,6 +23,7 @@ namespace seglog::protocol {
     }
     else {
       auto& vec_ = configuration_keys.emplace();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeConfigsResource.ConfigurationKeys", n_, sizeof(std::string)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         std::string elem_{};
@@ -84,6 +85,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = resources;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeConfigsRequestData.Resources", n_, sizeof(DescribeConfigsResource)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         DescribeConfigsResource elem_{};

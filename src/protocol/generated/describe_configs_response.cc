@@ -77,6 +77,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = synonyms;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeConfigsResourceResult.Synonyms", n_, sizeof(DescribeConfigsSynonym)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         DescribeConfigsSynonym elem_{};
@@ -177,6 +178,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = configs;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeConfigsResult.Configs", n_, sizeof(DescribeConfigsResourceResult)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         DescribeConfigsResourceResult elem_{};
@@ -241,6 +243,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = results;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeConfigsResponseData.Results", n_, sizeof(DescribeConfigsResult)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         DescribeConfigsResult elem_{};

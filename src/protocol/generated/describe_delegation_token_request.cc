@@ -58,6 +58,7 @@ namespace seglog::protocol {
     }
     else {
       auto& vec_ = owners.emplace();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeDelegationTokenRequestData.Owners", n_, sizeof(DescribeDelegationTokenOwner)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         DescribeDelegationTokenOwner elem_{};

@@ -69,6 +69,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = renewers;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribedDelegationToken.Renewers", n_, sizeof(DescribedDelegationTokenRenewer)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         DescribedDelegationTokenRenewer elem_{};
@@ -140,6 +141,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = tokens;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeDelegationTokenResponseData.Tokens", n_, sizeof(DescribedDelegationToken)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         DescribedDelegationToken elem_{};

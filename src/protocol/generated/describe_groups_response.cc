@@ -93,6 +93,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = members;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribedGroup.Members", n_, sizeof(DescribedGroupMember)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         DescribedGroupMember elem_{};
@@ -175,6 +176,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = groups;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeGroupsResponseData.Groups", n_, sizeof(DescribedGroup)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         DescribedGroup elem_{};

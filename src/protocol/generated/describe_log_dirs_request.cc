@@ -20,6 +20,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribableLogDirTopic.Partitions", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -74,6 +75,7 @@ namespace seglog::protocol {
     }
     else {
       auto& vec_ = topics.emplace();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeLogDirsRequestData.Topics", n_, sizeof(DescribableLogDirTopic)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         DescribableLogDirTopic elem_{};

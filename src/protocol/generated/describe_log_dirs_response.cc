@@ -61,6 +61,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeLogDirsTopic.Partitions", n_, sizeof(DescribeLogDirsPartition)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         DescribeLogDirsPartition elem_{};
@@ -115,6 +116,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeLogDirsResult.Topics", n_, sizeof(DescribeLogDirsTopic)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         DescribeLogDirsTopic elem_{};
@@ -199,6 +201,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = results;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeLogDirsResponseData.Results", n_, sizeof(DescribeLogDirsResult)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         DescribeLogDirsResult elem_{};

@@ -70,6 +70,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = active_producers;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("PartitionResponse.ActiveProducers", n_, sizeof(ProducerState)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         ProducerState elem_{};
@@ -133,6 +134,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopicResponse.Partitions", n_, sizeof(PartitionResponse)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         PartitionResponse elem_{};
@@ -186,6 +188,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeProducersResponseData.Topics", n_, sizeof(TopicResponse)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TopicResponse elem_{};

@@ -94,6 +94,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = current_voters;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("PartitionData.CurrentVoters", n_, sizeof(ReplicaState)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         ReplicaState elem_{};
@@ -108,6 +109,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = observers;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("PartitionData.Observers", n_, sizeof(ReplicaState)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         ReplicaState elem_{};
@@ -183,6 +185,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopicData.Partitions", n_, sizeof(PartitionData)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         PartitionData elem_{};
@@ -299,6 +302,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = listeners;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("Node.Listeners", n_, sizeof(Listener)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           Listener elem_{};
@@ -369,6 +373,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeQuorumResponseData.Topics", n_, sizeof(TopicData)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TopicData elem_{};
@@ -384,6 +389,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = nodes;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeQuorumResponseData.Nodes", n_, sizeof(Node)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           Node elem_{};

@@ -20,6 +20,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeShareGroupOffsetsRequestTopic.Partitions", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -75,6 +76,7 @@ namespace seglog::protocol {
     }
     else {
       auto& vec_ = topics.emplace();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeShareGroupOffsetsRequestGroup.Topics", n_, sizeof(DescribeShareGroupOffsetsRequestTopic)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         DescribeShareGroupOffsetsRequestTopic elem_{};
@@ -135,6 +137,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = groups;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeShareGroupOffsetsRequestData.Groups", n_, sizeof(DescribeShareGroupOffsetsRequestGroup)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         DescribeShareGroupOffsetsRequestGroup elem_{};

@@ -84,6 +84,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeShareGroupOffsetsResponseTopic.Partitions", n_, sizeof(DescribeShareGroupOffsetsResponsePartition)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         DescribeShareGroupOffsetsResponsePartition elem_{};
@@ -138,6 +139,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeShareGroupOffsetsResponseGroup.Topics", n_, sizeof(DescribeShareGroupOffsetsResponseTopic)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         DescribeShareGroupOffsetsResponseTopic elem_{};
@@ -206,6 +208,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = groups;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeShareGroupOffsetsResponseData.Groups", n_, sizeof(DescribeShareGroupOffsetsResponseGroup)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         DescribeShareGroupOffsetsResponseGroup elem_{};

@@ -91,6 +91,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeTopicPartitionsRequestData.Topics", n_, sizeof(TopicRequest)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TopicRequest elem_{};

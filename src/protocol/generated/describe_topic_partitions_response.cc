@@ -23,6 +23,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = replica_nodes;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeTopicPartitionsResponsePartition.ReplicaNodes", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -37,6 +38,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = isr_nodes;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeTopicPartitionsResponsePartition.IsrNodes", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -53,6 +55,7 @@ namespace seglog::protocol {
     }
     else {
       auto& vec_ = eligible_leader_replicas.emplace();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeTopicPartitionsResponsePartition.EligibleLeaderReplicas", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -69,6 +72,7 @@ namespace seglog::protocol {
     }
     else {
       auto& vec_ = last_known_elr.emplace();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeTopicPartitionsResponsePartition.LastKnownElr", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -83,6 +87,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = offline_replicas;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeTopicPartitionsResponsePartition.OfflineReplicas", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -177,6 +182,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeTopicPartitionsResponseTopic.Partitions", n_, sizeof(DescribeTopicPartitionsResponsePartition)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         DescribeTopicPartitionsResponsePartition elem_{};
@@ -280,6 +286,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeTopicPartitionsResponseData.Topics", n_, sizeof(DescribeTopicPartitionsResponseTopic)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         DescribeTopicPartitionsResponseTopic elem_{};

@@ -20,6 +20,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopicData.Partitions", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -79,6 +80,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TransactionState.Topics", n_, sizeof(TopicData)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TopicData elem_{};
@@ -138,6 +140,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = transaction_states;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeTransactionsResponseData.TransactionStates", n_, sizeof(TransactionState)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TransactionState elem_{};

@@ -56,6 +56,7 @@ namespace seglog::protocol {
     }
     else {
       auto& vec_ = users.emplace();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeUserScramCredentialsRequestData.Users", n_, sizeof(UserName)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         UserName elem_{};

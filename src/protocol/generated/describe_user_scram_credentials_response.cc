@@ -62,6 +62,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = credential_infos;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeUserScramCredentialsResult.CredentialInfos", n_, sizeof(CredentialInfo)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         CredentialInfo elem_{};
@@ -130,6 +131,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = results;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribeUserScramCredentialsResponseData.Results", n_, sizeof(DescribeUserScramCredentialsResult)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         DescribeUserScramCredentialsResult elem_{};

@@ -20,6 +20,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopicPartitions.Partitions", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -77,6 +78,7 @@ namespace seglog::protocol {
     }
     else {
       auto& vec_ = topic_partitions.emplace();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ElectLeadersRequestData.TopicPartitions", n_, sizeof(TopicPartitions)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TopicPartitions elem_{};

@@ -70,6 +70,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partition_result;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ReplicaElectionResult.PartitionResult", n_, sizeof(PartitionResult)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         PartitionResult elem_{};
@@ -126,6 +127,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = replica_election_results;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ElectLeadersResponseData.ReplicaElectionResults", n_, sizeof(ReplicaElectionResult)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         ReplicaElectionResult elem_{};

@@ -74,6 +74,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = preferred_successors;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("PartitionData.PreferredSuccessors", n_, sizeof(int32_t)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           int32_t elem_{};
@@ -90,6 +91,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = preferred_candidates;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("PartitionData.PreferredCandidates", n_, sizeof(ReplicaInfo)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           ReplicaInfo elem_{};
@@ -160,6 +162,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopicData.Partitions", n_, sizeof(PartitionData)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         PartitionData elem_{};
@@ -276,6 +279,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("EndQuorumEpochRequestData.Topics", n_, sizeof(TopicData)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TopicData elem_{};
@@ -291,6 +295,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = leader_endpoints;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("EndQuorumEpochRequestData.LeaderEndpoints", n_, sizeof(LeaderEndpoint)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           LeaderEndpoint elem_{};

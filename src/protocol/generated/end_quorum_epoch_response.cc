@@ -61,6 +61,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopicData.Partitions", n_, sizeof(PartitionData)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         PartitionData elem_{};
@@ -174,6 +175,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("EndQuorumEpochResponseData.Topics", n_, sizeof(TopicData)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TopicData elem_{};
@@ -205,6 +207,7 @@ namespace seglog::protocol {
               {
                 auto& vec_ = node_endpoints;
                 vec_.clear();
+                SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("EndQuorumEpochResponseData.NodeEndpoints", n_, sizeof(NodeEndpoint)));
                 vec_.reserve(static_cast<size_t>(n_));
                 for (int32_t i = 0; i < n_; ++i) {
                   NodeEndpoint elem_{};

@@ -207,6 +207,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("FetchTopic.Partitions", n_, sizeof(FetchPartition)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         FetchPartition elem_{};
@@ -277,6 +278,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = partitions;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ForgottenTopic.Partitions", n_, sizeof(int32_t)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           int32_t elem_{};
@@ -359,6 +361,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("FetchRequestData.Topics", n_, sizeof(FetchTopic)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         FetchTopic elem_{};
@@ -374,6 +377,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = forgotten_topics_data;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("FetchRequestData.ForgottenTopicsData", n_, sizeof(ForgottenTopic)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           ForgottenTopic elem_{};

@@ -204,6 +204,7 @@ namespace seglog::protocol {
     }
     else {
       auto& vec_ = aborted_transactions.emplace();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("PartitionData.AbortedTransactions", n_, sizeof(AbortedTransaction)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         AbortedTransaction elem_{};
@@ -395,6 +396,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("FetchableTopicResponse.Partitions", n_, sizeof(PartitionData)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         PartitionData elem_{};
@@ -545,6 +547,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = responses;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("FetchResponseData.Responses", n_, sizeof(FetchableTopicResponse)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         FetchableTopicResponse elem_{};
@@ -576,6 +579,7 @@ namespace seglog::protocol {
               {
                 auto& vec_ = node_endpoints;
                 vec_.clear();
+                SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("FetchResponseData.NodeEndpoints", n_, sizeof(NodeEndpoint)));
                 vec_.reserve(static_cast<size_t>(n_));
                 for (int32_t i = 0; i < n_; ++i) {
                   NodeEndpoint elem_{};

@@ -134,6 +134,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopicSnapshot.Partitions", n_, sizeof(PartitionSnapshot)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         PartitionSnapshot elem_{};
@@ -188,6 +189,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("FetchSnapshotRequestData.Topics", n_, sizeof(TopicSnapshot)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TopicSnapshot elem_{};

@@ -175,6 +175,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopicSnapshot.Partitions", n_, sizeof(PartitionSnapshot)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         PartitionSnapshot elem_{};
@@ -289,6 +290,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("FetchSnapshotResponseData.Topics", n_, sizeof(TopicSnapshot)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TopicSnapshot elem_{};
@@ -320,6 +322,7 @@ namespace seglog::protocol {
               {
                 auto& vec_ = node_endpoints;
                 vec_.clear();
+                SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("FetchSnapshotResponseData.NodeEndpoints", n_, sizeof(NodeEndpoint)));
                 vec_.reserve(static_cast<size_t>(n_));
                 for (int32_t i = 0; i < n_; ++i) {
                   NodeEndpoint elem_{};

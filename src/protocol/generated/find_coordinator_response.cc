@@ -139,6 +139,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = coordinators;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("FindCoordinatorResponseData.Coordinators", n_, sizeof(Coordinator)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           Coordinator elem_{};

@@ -23,6 +23,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = accepted_compression_types;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("GetTelemetrySubscriptionsResponseData.AcceptedCompressionTypes", n_, sizeof(int8_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int8_t elem_{};
@@ -40,6 +41,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = requested_metrics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("GetTelemetrySubscriptionsResponseData.RequestedMetrics", n_, sizeof(std::string)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         std::string elem_{};

@@ -96,6 +96,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = members;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("JoinGroupResponseData.Members", n_, sizeof(JoinGroupResponseMember)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         JoinGroupResponseMember elem_{};

@@ -85,6 +85,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = voters;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("LeaderChangeMessage.Voters", n_, sizeof(Voter)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         Voter elem_{};
@@ -99,6 +100,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = granting_voters;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("LeaderChangeMessage.GrantingVoters", n_, sizeof(Voter)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         Voter elem_{};

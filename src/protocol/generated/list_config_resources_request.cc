@@ -20,6 +20,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = resource_types;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ListConfigResourcesRequestData.ResourceTypes", n_, sizeof(int8_t)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           int8_t elem_{};

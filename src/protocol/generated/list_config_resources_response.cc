@@ -65,6 +65,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = config_resources;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ListConfigResourcesResponseData.ConfigResources", n_, sizeof(ConfigResource)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         ConfigResource elem_{};

@@ -20,6 +20,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = states_filter;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ListGroupsRequestData.StatesFilter", n_, sizeof(std::string)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           std::string elem_{};
@@ -36,6 +37,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = types_filter;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ListGroupsRequestData.TypesFilter", n_, sizeof(std::string)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           std::string elem_{};

@@ -78,6 +78,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = groups;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ListGroupsResponseData.Groups", n_, sizeof(ListedGroup)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         ListedGroup elem_{};

@@ -66,6 +66,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ListOffsetsTopic.Partitions", n_, sizeof(ListOffsetsPartition)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         ListOffsetsPartition elem_{};
@@ -122,6 +123,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ListOffsetsRequestData.Topics", n_, sizeof(ListOffsetsTopic)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         ListOffsetsTopic elem_{};

@@ -70,6 +70,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ListOffsetsTopicResponse.Partitions", n_, sizeof(ListOffsetsPartitionResponse)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         ListOffsetsPartitionResponse elem_{};
@@ -125,6 +126,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ListOffsetsResponseData.Topics", n_, sizeof(ListOffsetsTopicResponse)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         ListOffsetsTopicResponse elem_{};

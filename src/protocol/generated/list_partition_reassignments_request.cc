@@ -20,6 +20,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partition_indexes;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ListPartitionReassignmentsTopics.PartitionIndexes", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -75,6 +76,7 @@ namespace seglog::protocol {
     }
     else {
       auto& vec_ = topics.emplace();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ListPartitionReassignmentsRequestData.Topics", n_, sizeof(ListPartitionReassignmentsTopics)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         ListPartitionReassignmentsTopics elem_{};

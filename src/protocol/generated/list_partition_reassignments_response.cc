@@ -20,6 +20,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = replicas;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("OngoingPartitionReassignment.Replicas", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -34,6 +35,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = adding_replicas;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("OngoingPartitionReassignment.AddingReplicas", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -48,6 +50,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = removing_replicas;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("OngoingPartitionReassignment.RemovingReplicas", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -109,6 +112,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("OngoingTopicReassignment.Partitions", n_, sizeof(OngoingPartitionReassignment)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         OngoingPartitionReassignment elem_{};
@@ -167,6 +171,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ListPartitionReassignmentsResponseData.Topics", n_, sizeof(OngoingTopicReassignment)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         OngoingTopicReassignment elem_{};

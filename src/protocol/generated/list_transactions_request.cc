@@ -19,6 +19,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = state_filters;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ListTransactionsRequestData.StateFilters", n_, sizeof(std::string)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         std::string elem_{};
@@ -33,6 +34,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = producer_id_filters;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ListTransactionsRequestData.ProducerIdFilters", n_, sizeof(int64_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int64_t elem_{};

@@ -60,6 +60,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = unknown_state_filters;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ListTransactionsResponseData.UnknownStateFilters", n_, sizeof(std::string)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         std::string elem_{};
@@ -74,6 +75,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = transaction_states;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ListTransactionsResponseData.TransactionStates", n_, sizeof(TransactionState)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TransactionState elem_{};

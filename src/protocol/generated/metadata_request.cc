@@ -76,6 +76,7 @@ namespace seglog::protocol {
     }
     else {
       auto& vec_ = topics.emplace();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("MetadataRequestData.Topics", n_, sizeof(MetadataRequestTopic)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         MetadataRequestTopic elem_{};

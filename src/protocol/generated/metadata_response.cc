@@ -84,6 +84,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = replica_nodes;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("MetadataResponsePartition.ReplicaNodes", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -98,6 +99,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = isr_nodes;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("MetadataResponsePartition.IsrNodes", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -113,6 +115,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = offline_replicas;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("MetadataResponsePartition.OfflineReplicas", n_, sizeof(int32_t)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           int32_t elem_{};
@@ -198,6 +201,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("MetadataResponseTopic.Partitions", n_, sizeof(MetadataResponsePartition)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         MetadataResponsePartition elem_{};
@@ -283,6 +287,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = brokers;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("MetadataResponseData.Brokers", n_, sizeof(MetadataResponseBroker)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         MetadataResponseBroker elem_{};
@@ -306,6 +311,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("MetadataResponseData.Topics", n_, sizeof(MetadataResponseTopic)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         MetadataResponseTopic elem_{};

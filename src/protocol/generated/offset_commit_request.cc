@@ -84,6 +84,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("OffsetCommitRequestTopic.Partitions", n_, sizeof(OffsetCommitRequestPartition)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         OffsetCommitRequestPartition elem_{};
@@ -159,6 +160,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("OffsetCommitRequestData.Topics", n_, sizeof(OffsetCommitRequestTopic)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         OffsetCommitRequestTopic elem_{};

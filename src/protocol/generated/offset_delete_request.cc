@@ -37,6 +37,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("OffsetDeleteRequestTopic.Partitions", n_, sizeof(OffsetDeleteRequestPartition)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         OffsetDeleteRequestPartition elem_{};
@@ -72,6 +73,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("OffsetDeleteRequestData.Topics", n_, sizeof(OffsetDeleteRequestTopic)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         OffsetDeleteRequestTopic elem_{};

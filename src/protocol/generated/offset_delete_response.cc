@@ -39,6 +39,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("OffsetDeleteResponseTopic.Partitions", n_, sizeof(OffsetDeleteResponsePartition)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         OffsetDeleteResponsePartition elem_{};
@@ -75,6 +76,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("OffsetDeleteResponseData.Topics", n_, sizeof(OffsetDeleteResponseTopic)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         OffsetDeleteResponseTopic elem_{};

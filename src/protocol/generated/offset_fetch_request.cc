@@ -23,6 +23,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = partition_indexes;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("OffsetFetchRequestTopic.PartitionIndexes", n_, sizeof(int32_t)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           int32_t elem_{};
@@ -93,6 +94,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = partition_indexes;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("OffsetFetchRequestTopics.PartitionIndexes", n_, sizeof(int32_t)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           int32_t elem_{};
@@ -177,6 +179,7 @@ namespace seglog::protocol {
       }
       else {
         auto& vec_ = topics.emplace();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("OffsetFetchRequestGroup.Topics", n_, sizeof(OffsetFetchRequestTopics)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           OffsetFetchRequestTopics elem_{};
@@ -274,6 +277,7 @@ namespace seglog::protocol {
       }
       else {
         auto& vec_ = topics.emplace();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("OffsetFetchRequestData.Topics", n_, sizeof(OffsetFetchRequestTopic)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           OffsetFetchRequestTopic elem_{};
@@ -290,6 +294,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = groups;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("OffsetFetchRequestData.Groups", n_, sizeof(OffsetFetchRequestGroup)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           OffsetFetchRequestGroup elem_{};

@@ -112,6 +112,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = partitions;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("OffsetFetchResponseTopic.Partitions", n_, sizeof(OffsetFetchResponsePartition)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           OffsetFetchResponsePartition elem_{};
@@ -271,6 +272,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = partitions;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("OffsetFetchResponseTopics.Partitions", n_, sizeof(OffsetFetchResponsePartitions)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           OffsetFetchResponsePartitions elem_{};
@@ -344,6 +346,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = topics;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("OffsetFetchResponseGroup.Topics", n_, sizeof(OffsetFetchResponseTopics)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           OffsetFetchResponseTopics elem_{};
@@ -420,6 +423,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = topics;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("OffsetFetchResponseData.Topics", n_, sizeof(OffsetFetchResponseTopic)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           OffsetFetchResponseTopic elem_{};
@@ -439,6 +443,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = groups;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("OffsetFetchResponseData.Groups", n_, sizeof(OffsetFetchResponseGroup)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           OffsetFetchResponseGroup elem_{};

@@ -59,6 +59,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("OffsetForLeaderTopic.Partitions", n_, sizeof(OffsetForLeaderPartition)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         OffsetForLeaderPartition elem_{};
@@ -114,6 +115,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("OffsetForLeaderEpochRequestData.Topics", n_, sizeof(OffsetForLeaderTopic)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         OffsetForLeaderTopic elem_{};

@@ -61,6 +61,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("OffsetForLeaderTopicResult.Partitions", n_, sizeof(EpochEndOffset)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         EpochEndOffset elem_{};
@@ -114,6 +115,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("OffsetForLeaderEpochResponseData.Topics", n_, sizeof(OffsetForLeaderTopicResult)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         OffsetForLeaderTopicResult elem_{};

@@ -43,6 +43,7 @@ namespace seglog::protocol {
               }
               else {
                 auto& vec_ = isr.emplace();
+                SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("PartitionChangeRecord.Isr", n_, sizeof(int32_t)));
                 vec_.reserve(static_cast<size_t>(n_));
                 for (int32_t i = 0; i < n_; ++i) {
                   int32_t elem_{};
@@ -80,6 +81,7 @@ namespace seglog::protocol {
               }
               else {
                 auto& vec_ = replicas.emplace();
+                SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("PartitionChangeRecord.Replicas", n_, sizeof(int32_t)));
                 vec_.reserve(static_cast<size_t>(n_));
                 for (int32_t i = 0; i < n_; ++i) {
                   int32_t elem_{};
@@ -106,6 +108,7 @@ namespace seglog::protocol {
               }
               else {
                 auto& vec_ = removing_replicas.emplace();
+                SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("PartitionChangeRecord.RemovingReplicas", n_, sizeof(int32_t)));
                 vec_.reserve(static_cast<size_t>(n_));
                 for (int32_t i = 0; i < n_; ++i) {
                   int32_t elem_{};
@@ -132,6 +135,7 @@ namespace seglog::protocol {
               }
               else {
                 auto& vec_ = adding_replicas.emplace();
+                SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("PartitionChangeRecord.AddingReplicas", n_, sizeof(int32_t)));
                 vec_.reserve(static_cast<size_t>(n_));
                 for (int32_t i = 0; i < n_; ++i) {
                   int32_t elem_{};
@@ -169,6 +173,7 @@ namespace seglog::protocol {
               }
               else {
                 auto& vec_ = eligible_leader_replicas.emplace();
+                SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("PartitionChangeRecord.EligibleLeaderReplicas", n_, sizeof(int32_t)));
                 vec_.reserve(static_cast<size_t>(n_));
                 for (int32_t i = 0; i < n_; ++i) {
                   int32_t elem_{};
@@ -195,6 +200,7 @@ namespace seglog::protocol {
               }
               else {
                 auto& vec_ = last_known_elr.emplace();
+                SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("PartitionChangeRecord.LastKnownElr", n_, sizeof(int32_t)));
                 vec_.reserve(static_cast<size_t>(n_));
                 for (int32_t i = 0; i < n_; ++i) {
                   int32_t elem_{};
@@ -221,6 +227,7 @@ namespace seglog::protocol {
               }
               else {
                 auto& vec_ = directories.emplace();
+                SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("PartitionChangeRecord.Directories", n_, sizeof(::seglog::Uuid)));
                 vec_.reserve(static_cast<size_t>(n_));
                 for (int32_t i = 0; i < n_; ++i) {
                   ::seglog::Uuid elem_{};

@@ -24,6 +24,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = replicas;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("PartitionRecord.Replicas", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -38,6 +39,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = isr;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("PartitionRecord.Isr", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -52,6 +54,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = removing_replicas;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("PartitionRecord.RemovingReplicas", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -66,6 +69,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = adding_replicas;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("PartitionRecord.AddingReplicas", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -84,6 +88,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = directories;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("PartitionRecord.Directories", n_, sizeof(::seglog::Uuid)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           ::seglog::Uuid elem_{};
@@ -129,6 +134,7 @@ namespace seglog::protocol {
               }
               else {
                 auto& vec_ = eligible_leader_replicas.emplace();
+                SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("PartitionRecord.EligibleLeaderReplicas", n_, sizeof(int32_t)));
                 vec_.reserve(static_cast<size_t>(n_));
                 for (int32_t i = 0; i < n_; ++i) {
                   int32_t elem_{};
@@ -155,6 +161,7 @@ namespace seglog::protocol {
               }
               else {
                 auto& vec_ = last_known_elr.emplace();
+                SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("PartitionRecord.LastKnownElr", n_, sizeof(int32_t)));
                 vec_.reserve(static_cast<size_t>(n_));
                 for (int32_t i = 0; i < n_; ++i) {
                   int32_t elem_{};

@@ -73,6 +73,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partition_data;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopicProduceData.PartitionData", n_, sizeof(PartitionProduceData)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         PartitionProduceData elem_{};
@@ -142,6 +143,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topic_data;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ProduceRequestData.TopicData", n_, sizeof(TopicProduceData)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TopicProduceData elem_{};

@@ -140,6 +140,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = record_errors;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("PartitionProduceResponse.RecordErrors", n_, sizeof(BatchIndexAndErrorMessage)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           BatchIndexAndErrorMessage elem_{};
@@ -269,6 +270,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partition_responses;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopicProduceResponse.PartitionResponses", n_, sizeof(PartitionProduceResponse)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         PartitionProduceResponse elem_{};
@@ -412,6 +414,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = responses;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ProduceResponseData.Responses", n_, sizeof(TopicProduceResponse)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TopicProduceResponse elem_{};
@@ -444,6 +447,7 @@ namespace seglog::protocol {
               {
                 auto& vec_ = node_endpoints;
                 vec_.clear();
+                SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ProduceResponseData.NodeEndpoints", n_, sizeof(NodeEndpoint)));
                 vec_.reserve(static_cast<size_t>(n_));
                 for (int32_t i = 0; i < n_; ++i) {
                   NodeEndpoint elem_{};

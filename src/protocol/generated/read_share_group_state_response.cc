@@ -68,6 +68,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = state_batches;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("PartitionResult.StateBatches", n_, sizeof(StateBatch)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         StateBatch elem_{};
@@ -133,6 +134,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ReadStateResult.Partitions", n_, sizeof(PartitionResult)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         PartitionResult elem_{};
@@ -185,6 +187,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = results;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ReadShareGroupStateResponseData.Results", n_, sizeof(ReadStateResult)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         ReadStateResult elem_{};

@@ -57,6 +57,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ReadStateSummaryData.Partitions", n_, sizeof(PartitionData)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         PartitionData elem_{};
@@ -110,6 +111,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ReadShareGroupStateSummaryRequestData.Topics", n_, sizeof(ReadStateSummaryData)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         ReadStateSummaryData elem_{};

@@ -136,6 +136,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = end_points;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("RegisterBrokerRecord.EndPoints", n_, sizeof(BrokerEndpoint)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         BrokerEndpoint elem_{};
@@ -150,6 +151,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = features;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("RegisterBrokerRecord.Features", n_, sizeof(BrokerFeature)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         BrokerFeature elem_{};
@@ -189,6 +191,7 @@ namespace seglog::protocol {
               {
                 auto& vec_ = log_dirs;
                 vec_.clear();
+                SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("RegisterBrokerRecord.LogDirs", n_, sizeof(::seglog::Uuid)));
                 vec_.reserve(static_cast<size_t>(n_));
                 for (int32_t i = 0; i < n_; ++i) {
                   ::seglog::Uuid elem_{};
@@ -215,6 +218,7 @@ namespace seglog::protocol {
               }
               else {
                 auto& vec_ = cordoned_log_dirs.emplace();
+                SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("RegisterBrokerRecord.CordonedLogDirs", n_, sizeof(::seglog::Uuid)));
                 vec_.reserve(static_cast<size_t>(n_));
                 for (int32_t i = 0; i < n_; ++i) {
                   ::seglog::Uuid elem_{};

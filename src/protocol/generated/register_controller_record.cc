@@ -133,6 +133,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = end_points;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("RegisterControllerRecord.EndPoints", n_, sizeof(ControllerEndpoint)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         ControllerEndpoint elem_{};
@@ -147,6 +148,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = features;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("RegisterControllerRecord.Features", n_, sizeof(ControllerFeature)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         ControllerFeature elem_{};

@@ -63,6 +63,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = segment_leader_epochs;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("RemoteLogSegmentMetadataSnapshotRecord.SegmentLeaderEpochs", n_, sizeof(SegmentLeaderEpochEntry)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         SegmentLeaderEpochEntry elem_{};

@@ -20,6 +20,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = mechanisms;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("SaslHandshakeResponseData.Mechanisms", n_, sizeof(std::string)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         std::string elem_{};

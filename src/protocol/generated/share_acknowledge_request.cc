@@ -21,6 +21,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = acknowledge_types;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("AcknowledgementBatch.AcknowledgeTypes", n_, sizeof(int8_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int8_t elem_{};
@@ -75,6 +76,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = acknowledgement_batches;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("AcknowledgePartition.AcknowledgementBatches", n_, sizeof(AcknowledgementBatch)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         AcknowledgementBatch elem_{};
@@ -128,6 +130,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("AcknowledgeTopic.Partitions", n_, sizeof(AcknowledgePartition)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         AcknowledgePartition elem_{};
@@ -192,6 +195,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ShareAcknowledgeRequestData.Topics", n_, sizeof(AcknowledgeTopic)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         AcknowledgeTopic elem_{};

@@ -109,6 +109,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ShareAcknowledgeTopicResponse.Partitions", n_, sizeof(PartitionData)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         PartitionData elem_{};
@@ -222,6 +223,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = responses;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ShareAcknowledgeResponseData.Responses", n_, sizeof(ShareAcknowledgeTopicResponse)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         ShareAcknowledgeTopicResponse elem_{};
@@ -236,6 +238,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = node_endpoints;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ShareAcknowledgeResponseData.NodeEndpoints", n_, sizeof(NodeEndpoint)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         NodeEndpoint elem_{};

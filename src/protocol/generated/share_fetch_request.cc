@@ -21,6 +21,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = acknowledge_types;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("AcknowledgementBatch.AcknowledgeTypes", n_, sizeof(int8_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int8_t elem_{};
@@ -75,6 +76,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = acknowledgement_batches;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("FetchPartition.AcknowledgementBatches", n_, sizeof(AcknowledgementBatch)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         AcknowledgementBatch elem_{};
@@ -131,6 +133,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("FetchTopic.Partitions", n_, sizeof(FetchPartition)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         FetchPartition elem_{};
@@ -184,6 +187,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ForgottenTopic.Partitions", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -256,6 +260,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ShareFetchRequestData.Topics", n_, sizeof(FetchTopic)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         FetchTopic elem_{};
@@ -270,6 +275,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = forgotten_topics_data;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ShareFetchRequestData.ForgottenTopicsData", n_, sizeof(ForgottenTopic)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         ForgottenTopic elem_{};

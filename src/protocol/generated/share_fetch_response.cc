@@ -108,6 +108,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = acquired_records;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("PartitionData.AcquiredRecords", n_, sizeof(AcquiredRecords)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         AcquiredRecords elem_{};
@@ -183,6 +184,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ShareFetchableTopicResponse.Partitions", n_, sizeof(PartitionData)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         PartitionData elem_{};
@@ -294,6 +296,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = responses;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ShareFetchResponseData.Responses", n_, sizeof(ShareFetchableTopicResponse)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         ShareFetchableTopicResponse elem_{};
@@ -308,6 +311,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = node_endpoints;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ShareFetchResponseData.NodeEndpoints", n_, sizeof(NodeEndpoint)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         NodeEndpoint elem_{};

@@ -28,6 +28,7 @@ namespace seglog::protocol {
     }
     else {
       auto& vec_ = subscribed_topic_names.emplace();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ShareGroupHeartbeatRequestData.SubscribedTopicNames", n_, sizeof(std::string)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         std::string elem_{};

@@ -22,6 +22,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopicPartitionsInfo.Partitions", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -112,6 +113,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = initializing_topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ShareGroupStatePartitionMetadataValue.InitializingTopics", n_, sizeof(TopicPartitionsInfo)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TopicPartitionsInfo elem_{};
@@ -126,6 +128,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = initialized_topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ShareGroupStatePartitionMetadataValue.InitializedTopics", n_, sizeof(TopicPartitionsInfo)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TopicPartitionsInfo elem_{};
@@ -140,6 +143,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = deleting_topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("ShareGroupStatePartitionMetadataValue.DeletingTopics", n_, sizeof(TopicInfo)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TopicInfo elem_{};

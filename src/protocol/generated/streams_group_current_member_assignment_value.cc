@@ -21,6 +21,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TaskIds.Partitions", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -54,6 +55,7 @@ namespace seglog::protocol {
               }
               else {
                 auto& vec_ = assignment_epochs.emplace();
+                SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TaskIds.AssignmentEpochs", n_, sizeof(int32_t)));
                 vec_.reserve(static_cast<size_t>(n_));
                 for (int32_t i = 0; i < n_; ++i) {
                   int32_t elem_{};
@@ -138,6 +140,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = active_tasks;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("StreamsGroupCurrentMemberAssignmentValue.ActiveTasks", n_, sizeof(TaskIds)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TaskIds elem_{};
@@ -152,6 +155,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = standby_tasks;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("StreamsGroupCurrentMemberAssignmentValue.StandbyTasks", n_, sizeof(TaskIds)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TaskIds elem_{};
@@ -166,6 +170,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = warmup_tasks;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("StreamsGroupCurrentMemberAssignmentValue.WarmupTasks", n_, sizeof(TaskIds)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TaskIds elem_{};
@@ -180,6 +185,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = active_tasks_pending_revocation;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("StreamsGroupCurrentMemberAssignmentValue.ActiveTasksPendingRevocation", n_, sizeof(TaskIds)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TaskIds elem_{};
@@ -194,6 +200,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = standby_tasks_pending_revocation;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("StreamsGroupCurrentMemberAssignmentValue.StandbyTasksPendingRevocation", n_, sizeof(TaskIds)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TaskIds elem_{};
@@ -208,6 +215,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = warmup_tasks_pending_revocation;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("StreamsGroupCurrentMemberAssignmentValue.WarmupTasksPendingRevocation", n_, sizeof(TaskIds)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TaskIds elem_{};

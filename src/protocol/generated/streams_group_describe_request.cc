@@ -19,6 +19,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = group_ids;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("StreamsGroupDescribeRequestData.GroupIds", n_, sizeof(std::string)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         std::string elem_{};

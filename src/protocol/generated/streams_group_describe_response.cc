@@ -59,6 +59,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topic_configs;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopicInfo.TopicConfigs", n_, sizeof(KeyValue)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         KeyValue elem_{};
@@ -114,6 +115,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = source_topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("Subtopology.SourceTopics", n_, sizeof(std::string)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         std::string elem_{};
@@ -128,6 +130,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = repartition_sink_topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("Subtopology.RepartitionSinkTopics", n_, sizeof(std::string)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         std::string elem_{};
@@ -142,6 +145,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = state_changelog_topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("Subtopology.StateChangelogTopics", n_, sizeof(TopicInfo)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TopicInfo elem_{};
@@ -156,6 +160,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = repartition_source_topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("Subtopology.RepartitionSourceTopics", n_, sizeof(TopicInfo)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TopicInfo elem_{};
@@ -223,6 +228,7 @@ namespace seglog::protocol {
     }
     else {
       auto& vec_ = subtopologies.emplace();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("Topology.Subtopologies", n_, sizeof(Subtopology)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         Subtopology elem_{};
@@ -360,6 +366,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TaskIds.Partitions", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -412,6 +419,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = active_tasks;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("Assignment.ActiveTasks", n_, sizeof(TaskIds)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TaskIds elem_{};
@@ -426,6 +434,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = standby_tasks;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("Assignment.StandbyTasks", n_, sizeof(TaskIds)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TaskIds elem_{};
@@ -440,6 +449,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = warmup_tasks;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("Assignment.WarmupTasks", n_, sizeof(TaskIds)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TaskIds elem_{};
@@ -525,6 +535,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = client_tags;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("Member.ClientTags", n_, sizeof(KeyValue)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         KeyValue elem_{};
@@ -539,6 +550,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = task_offsets;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("Member.TaskOffsets", n_, sizeof(TaskOffset)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TaskOffset elem_{};
@@ -553,6 +565,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = task_end_offsets;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("Member.TaskEndOffsets", n_, sizeof(TaskOffset)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TaskOffset elem_{};
@@ -659,6 +672,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = source_topics;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopologyDescriptionNode.SourceTopics", n_, sizeof(std::string)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           std::string elem_{};
@@ -681,6 +695,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = stores;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopologyDescriptionNode.Stores", n_, sizeof(std::string)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           std::string elem_{};
@@ -697,6 +712,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = successors;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopologyDescriptionNode.Successors", n_, sizeof(std::string)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           std::string elem_{};
@@ -802,6 +818,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = nodes;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopologyDescriptionSubtopology.Nodes", n_, sizeof(TopologyDescriptionNode)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           TopologyDescriptionNode elem_{};
@@ -917,6 +934,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = subtopologies;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopologyDescription.Subtopologies", n_, sizeof(TopologyDescriptionSubtopology)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           TopologyDescriptionSubtopology elem_{};
@@ -933,6 +951,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = global_stores;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopologyDescription.GlobalStores", n_, sizeof(TopologyDescriptionGlobalStore)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           TopologyDescriptionGlobalStore elem_{};
@@ -1020,6 +1039,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = members;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("DescribedGroup.Members", n_, sizeof(Member)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         Member elem_{};
@@ -1156,6 +1176,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = groups;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("StreamsGroupDescribeResponseData.Groups", n_, sizeof(DescribedGroup)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         DescribedGroup elem_{};

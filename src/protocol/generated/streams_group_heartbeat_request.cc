@@ -59,6 +59,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topic_configs;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopicInfo.TopicConfigs", n_, sizeof(KeyValue)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         KeyValue elem_{};
@@ -113,6 +114,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = source_topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("CopartitionGroup.SourceTopics", n_, sizeof(int16_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int16_t elem_{};
@@ -127,6 +129,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = source_topic_regex;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("CopartitionGroup.SourceTopicRegex", n_, sizeof(int16_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int16_t elem_{};
@@ -141,6 +144,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = repartition_source_topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("CopartitionGroup.RepartitionSourceTopics", n_, sizeof(int16_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int16_t elem_{};
@@ -201,6 +205,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = source_topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("Subtopology.SourceTopics", n_, sizeof(std::string)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         std::string elem_{};
@@ -215,6 +220,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = source_topic_regex;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("Subtopology.SourceTopicRegex", n_, sizeof(std::string)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         std::string elem_{};
@@ -229,6 +235,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = state_changelog_topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("Subtopology.StateChangelogTopics", n_, sizeof(TopicInfo)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TopicInfo elem_{};
@@ -243,6 +250,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = repartition_sink_topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("Subtopology.RepartitionSinkTopics", n_, sizeof(std::string)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         std::string elem_{};
@@ -257,6 +265,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = repartition_source_topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("Subtopology.RepartitionSourceTopics", n_, sizeof(TopicInfo)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TopicInfo elem_{};
@@ -271,6 +280,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = copartition_groups;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("Subtopology.CopartitionGroups", n_, sizeof(CopartitionGroup)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         CopartitionGroup elem_{};
@@ -344,6 +354,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = subtopologies;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("Topology.Subtopologies", n_, sizeof(Subtopology)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         Subtopology elem_{};
@@ -397,6 +408,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TaskIds.Partitions", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -552,6 +564,7 @@ namespace seglog::protocol {
     }
     else {
       auto& vec_ = active_tasks.emplace();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("StreamsGroupHeartbeatRequestData.ActiveTasks", n_, sizeof(TaskIds)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TaskIds elem_{};
@@ -568,6 +581,7 @@ namespace seglog::protocol {
     }
     else {
       auto& vec_ = standby_tasks.emplace();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("StreamsGroupHeartbeatRequestData.StandbyTasks", n_, sizeof(TaskIds)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TaskIds elem_{};
@@ -584,6 +598,7 @@ namespace seglog::protocol {
     }
     else {
       auto& vec_ = warmup_tasks.emplace();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("StreamsGroupHeartbeatRequestData.WarmupTasks", n_, sizeof(TaskIds)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TaskIds elem_{};
@@ -616,6 +631,7 @@ namespace seglog::protocol {
     }
     else {
       auto& vec_ = client_tags.emplace();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("StreamsGroupHeartbeatRequestData.ClientTags", n_, sizeof(KeyValue)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         KeyValue elem_{};
@@ -632,6 +648,7 @@ namespace seglog::protocol {
     }
     else {
       auto& vec_ = task_offsets.emplace();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("StreamsGroupHeartbeatRequestData.TaskOffsets", n_, sizeof(TaskOffset)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TaskOffset elem_{};
@@ -648,6 +665,7 @@ namespace seglog::protocol {
     }
     else {
       auto& vec_ = task_end_offsets.emplace();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("StreamsGroupHeartbeatRequestData.TaskEndOffsets", n_, sizeof(TaskOffset)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TaskOffset elem_{};

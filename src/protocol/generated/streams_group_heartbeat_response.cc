@@ -57,6 +57,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TaskIds.Partitions", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -147,6 +148,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopicPartition.Partitions", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -200,6 +202,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = active_partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("EndpointToPartitions.ActivePartitions", n_, sizeof(TopicPartition)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TopicPartition elem_{};
@@ -214,6 +217,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = standby_partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("EndpointToPartitions.StandbyPartitions", n_, sizeof(TopicPartition)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TopicPartition elem_{};
@@ -288,6 +292,7 @@ namespace seglog::protocol {
     }
     else {
       auto& vec_ = status.emplace();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("StreamsGroupHeartbeatResponseData.Status", n_, sizeof(Status)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         Status elem_{};
@@ -304,6 +309,7 @@ namespace seglog::protocol {
     }
     else {
       auto& vec_ = active_tasks.emplace();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("StreamsGroupHeartbeatResponseData.ActiveTasks", n_, sizeof(TaskIds)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TaskIds elem_{};
@@ -320,6 +326,7 @@ namespace seglog::protocol {
     }
     else {
       auto& vec_ = standby_tasks.emplace();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("StreamsGroupHeartbeatResponseData.StandbyTasks", n_, sizeof(TaskIds)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TaskIds elem_{};
@@ -336,6 +343,7 @@ namespace seglog::protocol {
     }
     else {
       auto& vec_ = warmup_tasks.emplace();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("StreamsGroupHeartbeatResponseData.WarmupTasks", n_, sizeof(TaskIds)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TaskIds elem_{};
@@ -356,6 +364,7 @@ namespace seglog::protocol {
     }
     else {
       auto& vec_ = partitions_by_user_endpoint.emplace();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("StreamsGroupHeartbeatResponseData.PartitionsByUserEndpoint", n_, sizeof(EndpointToPartitions)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         EndpointToPartitions elem_{};

@@ -119,6 +119,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = client_tags;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("StreamsGroupMemberMetadataValue.ClientTags", n_, sizeof(KeyValue)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         KeyValue elem_{};

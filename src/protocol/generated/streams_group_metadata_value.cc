@@ -89,6 +89,7 @@ namespace seglog::protocol {
               }
               else {
                 auto& vec_ = last_assignment_configs.emplace();
+                SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("StreamsGroupMetadataValue.LastAssignmentConfigs", n_, sizeof(LastAssignmentConfig)));
                 vec_.reserve(static_cast<size_t>(n_));
                 for (int32_t i = 0; i < n_; ++i) {
                   LastAssignmentConfig elem_{};

@@ -21,6 +21,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TaskIds.Partitions", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -73,6 +74,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = active_tasks;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("StreamsGroupTargetAssignmentMemberValue.ActiveTasks", n_, sizeof(TaskIds)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TaskIds elem_{};
@@ -87,6 +89,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = standby_tasks;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("StreamsGroupTargetAssignmentMemberValue.StandbyTasks", n_, sizeof(TaskIds)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TaskIds elem_{};
@@ -101,6 +104,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = warmup_tasks;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("StreamsGroupTargetAssignmentMemberValue.WarmupTasks", n_, sizeof(TaskIds)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TaskIds elem_{};

@@ -21,6 +21,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = source_topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopologyDescriptionNode.SourceTopics", n_, sizeof(std::string)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         std::string elem_{};
@@ -39,6 +40,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = stores;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopologyDescriptionNode.Stores", n_, sizeof(std::string)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         std::string elem_{};
@@ -53,6 +55,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = successors;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopologyDescriptionNode.Successors", n_, sizeof(std::string)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         std::string elem_{};
@@ -124,6 +127,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = nodes;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopologyDescriptionSubtopology.Nodes", n_, sizeof(TopologyDescriptionNode)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TopologyDescriptionNode elem_{};
@@ -213,6 +217,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = subtopologies;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopologyDescription.Subtopologies", n_, sizeof(TopologyDescriptionSubtopology)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TopologyDescriptionSubtopology elem_{};
@@ -227,6 +232,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = global_stores;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopologyDescription.GlobalStores", n_, sizeof(TopologyDescriptionGlobalStore)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TopologyDescriptionGlobalStore elem_{};

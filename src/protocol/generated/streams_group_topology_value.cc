@@ -60,6 +60,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topic_configs;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TopicInfo.TopicConfigs", n_, sizeof(TopicConfig)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TopicConfig elem_{};
@@ -114,6 +115,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = source_topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("CopartitionGroup.SourceTopics", n_, sizeof(int16_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int16_t elem_{};
@@ -128,6 +130,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = source_topic_regex;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("CopartitionGroup.SourceTopicRegex", n_, sizeof(int16_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int16_t elem_{};
@@ -142,6 +145,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = repartition_source_topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("CopartitionGroup.RepartitionSourceTopics", n_, sizeof(int16_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int16_t elem_{};
@@ -202,6 +206,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = source_topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("Subtopology.SourceTopics", n_, sizeof(std::string)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         std::string elem_{};
@@ -216,6 +221,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = source_topic_regex;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("Subtopology.SourceTopicRegex", n_, sizeof(std::string)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         std::string elem_{};
@@ -230,6 +236,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = state_changelog_topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("Subtopology.StateChangelogTopics", n_, sizeof(TopicInfo)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TopicInfo elem_{};
@@ -244,6 +251,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = repartition_sink_topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("Subtopology.RepartitionSinkTopics", n_, sizeof(std::string)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         std::string elem_{};
@@ -258,6 +266,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = repartition_source_topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("Subtopology.RepartitionSourceTopics", n_, sizeof(TopicInfo)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TopicInfo elem_{};
@@ -272,6 +281,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = copartition_groups;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("Subtopology.CopartitionGroups", n_, sizeof(CopartitionGroup)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         CopartitionGroup elem_{};
@@ -345,6 +355,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = subtopologies;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("StreamsGroupTopologyValue.Subtopologies", n_, sizeof(Subtopology)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         Subtopology elem_{};

@@ -21,6 +21,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partition_ids;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("PartitionsSchema.PartitionIds", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -79,6 +80,7 @@ namespace seglog::protocol {
     }
     else {
       auto& vec_ = transaction_partitions.emplace();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TransactionLogValue.TransactionPartitions", n_, sizeof(PartitionsSchema)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         PartitionsSchema elem_{};

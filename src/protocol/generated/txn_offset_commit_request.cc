@@ -84,6 +84,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TxnOffsetCommitRequestTopic.Partitions", n_, sizeof(TxnOffsetCommitRequestPartition)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TxnOffsetCommitRequestPartition elem_{};
@@ -163,6 +164,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TxnOffsetCommitRequestData.Topics", n_, sizeof(TxnOffsetCommitRequestTopic)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TxnOffsetCommitRequestTopic elem_{};

@@ -62,6 +62,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TxnOffsetCommitResponseTopic.Partitions", n_, sizeof(TxnOffsetCommitResponsePartition)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TxnOffsetCommitResponsePartition elem_{};
@@ -126,6 +127,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("TxnOffsetCommitResponseData.Topics", n_, sizeof(TxnOffsetCommitResponseTopic)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         TxnOffsetCommitResponseTopic elem_{};

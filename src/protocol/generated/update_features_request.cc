@@ -75,6 +75,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = feature_updates;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("UpdateFeaturesRequestData.FeatureUpdates", n_, sizeof(FeatureUpdateKey)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         FeatureUpdateKey elem_{};

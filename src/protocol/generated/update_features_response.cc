@@ -76,6 +76,7 @@ namespace seglog::protocol {
       {
         auto& vec_ = results;
         vec_.clear();
+        SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("UpdateFeaturesResponseData.Results", n_, sizeof(UpdatableFeatureResult)));
         vec_.reserve(static_cast<size_t>(n_));
         for (int32_t i = 0; i < n_; ++i) {
           UpdatableFeatureResult elem_{};

@@ -123,6 +123,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = endpoints;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("Voter.Endpoints", n_, sizeof(Endpoint)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         Endpoint elem_{};
@@ -198,6 +199,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = voters;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("VotersRecord.Voters", n_, sizeof(Voter)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         Voter elem_{};

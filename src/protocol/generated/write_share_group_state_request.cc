@@ -67,6 +67,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = state_batches;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("PartitionData.StateBatches", n_, sizeof(StateBatch)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         StateBatch elem_{};
@@ -129,6 +130,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("WriteStateData.Partitions", n_, sizeof(PartitionData)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         PartitionData elem_{};
@@ -182,6 +184,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("WriteShareGroupStateRequestData.Topics", n_, sizeof(WriteStateData)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         WriteStateData elem_{};

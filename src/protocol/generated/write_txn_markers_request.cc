@@ -20,6 +20,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partition_indexes;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("WritableTxnMarkerTopic.PartitionIndexes", n_, sizeof(int32_t)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         int32_t elem_{};
@@ -75,6 +76,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("WritableTxnMarker.Topics", n_, sizeof(WritableTxnMarkerTopic)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         WritableTxnMarkerTopic elem_{};
@@ -140,6 +142,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = markers;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("WriteTxnMarkersRequestData.Markers", n_, sizeof(WritableTxnMarker)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         WritableTxnMarker elem_{};

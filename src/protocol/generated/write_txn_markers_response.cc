@@ -57,6 +57,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = partitions;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("WritableTxnMarkerTopicResult.Partitions", n_, sizeof(WritableTxnMarkerPartitionResult)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         WritableTxnMarkerPartitionResult elem_{};
@@ -110,6 +111,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = topics;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("WritableTxnMarkerResult.Topics", n_, sizeof(WritableTxnMarkerTopicResult)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         WritableTxnMarkerTopicResult elem_{};
@@ -162,6 +164,7 @@ namespace seglog::protocol {
     {
       auto& vec_ = markers;
       vec_.clear();
+      SEGLOG_RETURN_IF_ERROR(reader->ChargeArray("WriteTxnMarkersResponseData.Markers", n_, sizeof(WritableTxnMarkerResult)));
       vec_.reserve(static_cast<size_t>(n_));
       for (int32_t i = 0; i < n_; ++i) {
         WritableTxnMarkerResult elem_{};
