@@ -86,6 +86,7 @@ Result<std::unique_ptr<LogManager>> LogManager::OpenDirs(const LogManagerConfig&
     m->dirs_.push_back(std::move(d));
   }
   SEGLOG_RETURN_IF_ERROR(m->OpenMetadata(found));
+  m->IndexTopicIdsLocked();
   m->LoadDynamicConfigs();
   if (!read_only) SEGLOG_RETURN_IF_ERROR(m->SettleFutureLogs());
   const TopicMap known_topics = m->topics_;
@@ -164,8 +165,12 @@ void LogManager::RefreshTopic(const std::string& topic) {
   TopicMap all;
   {
     MutexLock l(&mu_);
+    if (auto old = topics_.find(topic); old != topics_.end()) {
+      topic_names_by_id_.erase(old->second.topic_id);
+    }
     if (md.has_value()) {
       topics_[topic] = *md;
+      if (!md->topic_id.empty()) topic_names_by_id_[md->topic_id] = topic;
     } else {
       topics_.erase(topic);
     }
@@ -349,6 +354,7 @@ Status LogManager::DeleteTopic(const std::string& topic) {
       return Status::NotFound(fmt::format("Topic '{}' does not exist.", topic));
     }
     md = it->second;
+    topic_names_by_id_.erase(md.topic_id);
     topics_.erase(it);
     for (int32_t p = 0; p < md.partitions; ++p) uncleanable_.erase(PartitionDirName({topic, p}));
   }
@@ -395,10 +401,16 @@ TopicMap LogManager::AllTopicMetadata() const {
 
 std::optional<std::string> LogManager::TopicNameForId(std::string_view topic_id) const {
   MutexLock l(&mu_);
+  auto it = topic_names_by_id_.find(std::string(topic_id));
+  if (it == topic_names_by_id_.end()) return std::nullopt;
+  return it->second;
+}
+
+void LogManager::IndexTopicIdsLocked() {
+  topic_names_by_id_.clear();
   for (const auto& [name, md] : topics_) {
-    if (md.topic_id == topic_id) return name;
+    if (!md.topic_id.empty()) topic_names_by_id_[md.topic_id] = name;
   }
-  return std::nullopt;
 }
 
 std::string LogManager::cluster_id() const {

@@ -45,6 +45,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "base/mutex.h"
@@ -314,6 +315,9 @@ class LogManager {
   std::unique_ptr<MetadataStore> metadata_;
   std::unique_ptr<ProducerIdManager> producer_ids_;
   TopicMap topics_ GUARDED_BY(mu_);
+  // topics_ by topic id (TopicNameForId: O(1), as Fetch and Produce by id look up every topic).
+  std::unordered_map<std::string, std::string> topic_names_by_id_ GUARDED_BY(mu_);
+  void IndexTopicIdsLocked() REQUIRES(mu_);
   std::atomic<bool> appends_may_flush_{false};  // see AppendsMayFlush()
   // config_ with the dynamic broker configs applied (LoadDynamicConfigs); swapped whole.
   mutable Mutex defaults_mu_ ACQUIRED_AFTER(mu_);
