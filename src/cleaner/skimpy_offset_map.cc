@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
+#include <random>
 
 #include "base/coding.h"
 
@@ -41,10 +42,14 @@ void SkimpyOffsetMap::Clear() {
   std::memset(bytes_.get(), 0, static_cast<size_t>(slots_ * kSlotSize));
   entries_ = 0;
   latest_offset_ = -1;
+  // A new seed for every round: keys made to collide under one seed (to make the cleaner drop
+  // a record, or to make its probes long) collide under another only by chance.
+  std::random_device random;
+  seed_ = (uint64_t{random()} << 32) ^ random();
 }
 
 void SkimpyOffsetMap::Hash(std::span<const uint8_t> key, uint8_t* out) const {
-  const XXH128_hash_t h = XXH3_128bits(key.data(), key.size());
+  const XXH128_hash_t h = XXH3_128bits_withSeed(key.data(), key.size(), seed_);
   StoreBE64(out, h.high64);
   StoreBE64(out + 8, h.low64);
 }

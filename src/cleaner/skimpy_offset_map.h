@@ -16,8 +16,9 @@
 // that any two of n distinct keys collide is about n^2 / 2^129 - for a full default map (5
 // million keys) 4e-26 per round, the same bound MD5 gives. Neither hash defends against keys
 // chosen to collide (MD5 collisions are published; XXH3 is not built to resist them either),
-// so a topic whose writers are adversaries is no safer with Kafka's choice. XXH3-128 hashes
-// many times faster than MD5 (bench/cleaner_bench.cc, docs/benchmarks.md). Without
+// so a topic whose writers are adversaries is no safer with Kafka's choice; seglog seeds the
+// hash afresh for every round (Clear), so keys cannot be chosen in advance to collide. XXH3-128
+// hashes many times faster than MD5 (bench/cleaner_bench.cc, docs/benchmarks.md). Without
 // collisions the map holds the same entries, fills at the same point and answers the same
 // lookups as Kafka's, so the cleaner keeps exactly Kafka's records.
 //
@@ -91,6 +92,7 @@ class SkimpyOffsetMap {
   std::unique_ptr<uint8_t[], Unmap> bytes_;
   int64_t entries_ = 0;
   int64_t latest_offset_ = -1;
+  uint64_t seed_ = 0;  // the hash's, new each round (Clear)
   mutable int64_t lookups_ = 0;
   mutable int64_t extra_probes_ = 0;
 };
