@@ -19,6 +19,14 @@ namespace {
 
 // The largest decompression buffer an appending thread keeps for its next batch.
 constexpr size_t kMaxKeptScratch = size_t{4} << 20;
+// A compressed batch is decompressed whole to be validated: at most this many bytes of records
+// (a batch that expands past it is refused as a failed decompression). Kafka streams the
+// records and has no such bound; seglog's keeps a compression bomb from costing more than this
+// per request being validated (producers' batches are far smaller: batch.size is 16 KB for
+// Java's producer, 1 MB for librdkafka's).
+constexpr size_t kMaxValidatedRecordsBytes = size_t{64} << 20;
+// The record errors kept for a refused batch (Kafka keeps every one; its message shows three).
+constexpr size_t kMaxRecordErrors = 1000;
 
 // Java's List<RecordError>.toString() of at most the first three errors.
 std::string FirstThree(const std::vector<RecordError>& errors) {
@@ -174,6 +182,7 @@ Status LogValidator::ScanRecords(const RecordBatchView& batch, bool uncompressed
   } trim;
   ReadOptions read_options;
   read_options.scratch = &scratch;
+  read_options.max_decompressed_bytes = kMaxValidatedRecordsBytes;
   RecordIterator it(batch, read_options);
   if (!it.status().ok()) {
     // The codec stream itself failed (Kafka: "Failed to decompress record stream").
@@ -182,6 +191,14 @@ Status LogValidator::ScanRecords(const RecordBatchView& batch, bool uncompressed
                     it.status().message(), tp));
   }
   std::vector<RecordError> errors;
+  // Kafka lists every record's error; a batch of millions of bad records (a compression bomb)
+  // would cost a formatted message each, so seglog keeps the first kMaxRecordErrors and counts
+  // the rest.
+  size_t error_count = 0;
+  auto add_error = [&](int32_t i, auto make_message) {
+    ++error_count;
+    if (errors.size() < kMaxRecordErrors) errors.push_back(RecordError{i, make_message()});
+  };
   bool timestamp_errors = false;
   int32_t index = 0;
   size_t consumed = 0;  // record bytes read so far
@@ -189,12 +206,12 @@ Status LogValidator::ScanRecords(const RecordBatchView& batch, bool uncompressed
     const Record& r = it.record();
     consumed += static_cast<size_t>(r.size_in_bytes);
     if (config_.cleanup_compact && !r.key) {
-      errors.push_back(RecordError{
-          index,
-          fmt::format("Compacted topic cannot accept message without key in topic partition {}",
-                      tp)});
+      add_error(index, [&] {
+        return fmt::format(
+            "Compacted topic cannot accept message without key in topic partition {}", tp);
+      });
     } else if (std::optional<std::string> ts = TimestampError(batch, r)) {
-      errors.push_back(RecordError{index, std::move(*ts)});
+      add_error(index, [&] { return std::move(*ts); });
       timestamp_errors = true;
     } else {
       scan->max_timestamp = std::max(scan->max_timestamp, r.timestamp);
@@ -205,10 +222,12 @@ Status LogValidator::ScanRecords(const RecordBatchView& batch, bool uncompressed
         // is held to lastOffsetDelta + 1), leaving records at duplicate offsets or past the
         // batch's last offset, which offset lookups and consumers then trip over. Refused.
         if (uncompressed) {
-          errors.push_back(RecordError{
-              index, fmt::format("Record offset delta {} is not the expected {}: offset deltas "
-                                 "must run 0..n-1 in topic partition {}",
-                                 delta, index, tp)});
+          add_error(index, [&] {
+            return fmt::format(
+                "Record offset delta {} is not the expected {}: offset deltas must run 0..n-1 in "
+                "topic partition {}",
+                delta, index, tp);
+          });
         }
       }
       if (rebuild != nullptr) {
@@ -239,7 +258,7 @@ Status LogValidator::ScanRecords(const RecordBatchView& batch, bool uncompressed
                  : InvalidRecord(fmt::format(
                        "One or more records have been rejected due to {} record errors in total, "
                        "and only showing the first three errors at most: {}",
-                       errors.size(), FirstThree(errors)));
+                       error_count, FirstThree(errors)));
   return s.WithRecordErrors(std::move(errors));
 }
 
