@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <new>
 #include <optional>
 #include <thread>
 
@@ -53,7 +54,8 @@ Connection::Connection(Processor* processor, ServerState* state, asio::ip::tcp::
       idle_timer_(socket_.get_executor()),
       id_(id),
       listener_(listener),
-      auth_timer_(socket_.get_executor()) {
+      auth_timer_(socket_.get_executor()),
+      throttle_timer_(socket_.get_executor()) {
   if (listener_->tls != nullptr) {
     tls_context_ = listener_->tls->Current();
     tls_ = std::make_unique<asio::ssl::stream<asio::ip::tcp::socket&>>(socket_, *tls_context_);
@@ -174,13 +176,17 @@ void Connection::Close() {
   socket_.close(ec);
   idle_timer_.cancel();
   auth_timer_.cancel();
+  throttle_timer_.cancel();
   pending_.clear();
   frame_ = {};
+  frame_charge_ = nullptr;
+  stash_ = {};
+  request_charge_ = nullptr;
   // response_ stays until the connection is destroyed: a cancelled write may still name its
   // buffers until its handler has run.
   processor_->Remove(id_);
   state_->handler->OnConnectionClosed(id_);
-  state_->ConnectionClosed();
+  state_->ConnectionClosed(listener_->name, client_host_);
 }
 
 // ---- Reading ----
@@ -190,7 +196,9 @@ bool Connection::ReadAheadFull() const {
 }
 
 void Connection::ReadMore() {
-  if (closed_ || draining_ || read_pending_ || ReadAheadFull()) return;
+  if (closed_ || draining_ || read_pending_ || memory_muted_ || throttled_ || ReadAheadFull()) {
+    return;
+  }
   read_pending_ = true;
   auto on_read = [self = shared_from_this()](const asio::error_code& ec, size_t n) {
     self->OnRead(ec, n);
@@ -222,8 +230,9 @@ void Connection::OnRead(const asio::error_code& ec, size_t n) {
 
 bool Connection::Consume(const uint8_t* data, size_t n) {
   size_t at = 0;
-  while (at < n) {
+  while (true) {
     if (size_have_ < 4) {
+      if (at >= n) break;
       const size_t take = std::min(4 - size_have_, n - at);
       std::memcpy(size_bytes_.data() + size_have_, data + at, take);
       size_have_ += take;
@@ -256,25 +265,54 @@ bool Connection::Consume(const uint8_t* data, size_t n) {
       }
       frame_.clear();
       frame_.reserve(std::min(static_cast<size_t>(frame_size_), kInitialFrameReserve));
-    } else {
-      const size_t take = std::min(static_cast<size_t>(frame_size_) - frame_.size(), n - at);
+      frame_charge_ = std::make_shared<MemoryCharge>(&state_->pool, 0);
+    }
+    const size_t take = std::min(static_cast<size_t>(frame_size_) - frame_.size(), n - at);
+    if (take > 0) {
+      // The bytes are taken from the pool as they arrive; an exhausted pool mutes the
+      // connection until requests in flight give bytes back.
+      if (!state_->pool.TryAllocate(static_cast<int64_t>(take))) {
+        stash_.assign(data + at, data + n);
+        memory_muted_ = true;
+        processor_->WaitForMemory(id_);
+        state_->Debug(fmt::format(
+            "Muting connection {}: the request memory pool (queued.max.request.bytes) is "
+            "exhausted",
+            channel_id_));
+        return true;
+      }
+      frame_charge_->AddAllocated(static_cast<int64_t>(take));
       frame_.insert(frame_.end(), data + at, data + at + take);
       at += take;
     }
-    if (size_have_ == 4 && frame_.size() == static_cast<size_t>(frame_size_)) {
+    if (frame_.size() == static_cast<size_t>(frame_size_)) {
       pending_bytes_ += frame_.size();
-      pending_.push_back(Frame{std::move(frame_), WallClockMs()});
+      pending_.push_back(Frame{std::move(frame_), WallClockMs(), std::move(frame_charge_)});
       frame_ = {};
+      frame_charge_ = nullptr;
       size_have_ = 0;
+      continue;
     }
+    if (at >= n) break;
   }
   return true;
+}
+
+void Connection::ResumeAfterMemory() {
+  if (closed_ || !memory_muted_) return;
+  memory_muted_ = false;
+  std::vector<uint8_t> stashed = std::move(stash_);
+  stash_.clear();
+  if (!stashed.empty() && !Consume(stashed.data(), stashed.size())) return;
+  if (memory_muted_) return;  // still exhausted: waiting again
+  MaybeDispatch();
+  ReadMore();
 }
 
 // ---- Requests ----
 
 void Connection::MaybeDispatch() {
-  if (closed_ || draining_ || in_progress_ || pending_.empty()) return;
+  if (closed_ || draining_ || in_progress_ || throttled_ || pending_.empty()) return;
   Frame frame = std::move(pending_.front());
   pending_.pop_front();
   pending_bytes_ -= frame.bytes.size();
@@ -311,8 +349,9 @@ void Connection::MaybeDispatch() {
     }
   }
   in_progress_ = true;
-  RequestContext context{id_,         client_address_, listener_->name,    frame.received_ms,
-                         principal(), client_host_,    listener_->protocol};
+  request_charge_ = frame.charge;
+  RequestContext context{id_,         client_address_, listener_->name,     frame.received_ms,
+                         principal(), client_host_,    listener_->protocol, frame.charge};
   std::weak_ptr<Connection> weak = weak_from_this();
   if (state_->handler->HandlesInline(frame.bytes)) {
     // On this thread: an answer given during Handle is kept and taken below (no mailbox, no
@@ -333,7 +372,16 @@ void Connection::MaybeDispatch() {
             if (auto c = weak.lock()) c->OnAnswer(std::move(response));
           });
         });
-    state_->handler->Handle(context, std::move(frame.bytes), std::move(responder));
+    try {
+      state_->handler->Handle(context, std::move(frame.bytes), std::move(responder));
+    } catch (const std::bad_alloc&) {
+      // The responder, destroyed unanswered, closes the connection: this request fails, the
+      // broker goes on.
+      state_->Warn(
+          fmt::format("Out of memory handling a request from /{} (channelId={}); "
+                      "closing connection",
+                      client_host_, channel_id_));
+    }
     slot->handling = false;
     if (slot->response.has_value()) OnAnswer(std::move(*slot->response));
     return;
@@ -357,6 +405,7 @@ void Connection::OnAnswer(Response response) {
   }
   switch (response.action) {
     case Response::Action::kNoResponse:
+      response_.throttle_ms = response.throttle_ms;
       RequestDone();
       return;
     case Response::Action::kCloseConnection:
@@ -395,7 +444,20 @@ void Connection::OnAnswer(Response response) {
 void Connection::RequestDone() {
   in_progress_ = false;
   writing_ = false;
+  const int64_t throttle_ms = response_.throttle_ms;
   response_ = {};
+  request_charge_ = nullptr;
+  if (throttle_ms > 0 && !close_after_write_ && !draining_) {
+    // KIP-219: the client past its quota has its answer; it is read again after the throttle.
+    throttled_ = true;
+    throttle_timer_.expires_after(std::chrono::milliseconds(throttle_ms));
+    throttle_timer_.async_wait([self = shared_from_this()](const asio::error_code& ec) {
+      if (ec || self->closed_) return;
+      self->throttled_ = false;
+      self->MaybeDispatch();
+      self->ReadMore();
+    });
+  }
   Touch();
   if (close_after_write_) {
     Close();
@@ -569,11 +631,10 @@ void Connection::ArmIdleTimer(std::chrono::milliseconds after) {
 
 void Connection::OnIdleTimer(const asio::error_code& ec) {
   if (ec || closed_) return;
+  // Idleness is time without I/O, as Kafka's Selector measures it: a request in progress does
+  // not count as activity, so a client that stops reading its response is closed too (and its
+  // parked work, response and file references go with the connection).
   const auto idle = std::chrono::milliseconds(state_->options.connections_max_idle_ms);
-  if (in_progress_) {
-    ArmIdleTimer(idle);  // a request in progress is not idleness
-    return;
-  }
   const auto elapsed = std::chrono::steady_clock::now() - last_activity_;
   if (elapsed >= idle) {
     state_->Debug(fmt::format(

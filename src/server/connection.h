@@ -3,7 +3,12 @@
 // line, hands them to the RequestQueue one at a time, writes each answer (bytes with
 // gathered async writes, FileSlices with sendfile(2) on the non-blocking socket), and only
 // then hands over the next request. It closes on a bad frame size, an I/O error, the client's
-// disconnect, idleness (connections.max.idle.ms), a handler's "close connection", or shutdown.
+// disconnect, idleness (connections.max.idle.ms: no byte read or written for that long, even
+// with a request in progress), a handler's "close connection", or shutdown.
+//
+// Memory: a frame's bytes are taken from the broker's request memory pool as they arrive and
+// given back when nothing of the request is left (memory_pool.h); while the pool is exhausted
+// the connection is muted - it reads nothing, and is woken by its processor when bytes return.
 //
 // Security, by its listener's protocol:
 // - SSL, SASL_SSL: a TLS handshake first (Asio's SSL stream over the socket); bytes go through
@@ -57,6 +62,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void Close();
   // The answer to the request in progress (posted here from the answering thread).
   void OnAnswer(Response response);
+  // The request memory pool has bytes again: reads on if this connection was muted for it.
+  void ResumeAfterMemory();
 
   uint64_t id() const { return id_; }
 
@@ -64,6 +71,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   struct Frame {
     std::vector<uint8_t> bytes;
     int64_t received_ms;
+    std::shared_ptr<MemoryCharge> charge;  // its bytes in the request memory pool
   };
 
   void OnTlsHandshake(const asio::error_code& ec);
@@ -117,12 +125,21 @@ class Connection : public std::enable_shared_from_this<Connection> {
   size_t size_have_ = 0;  // bytes of the size prefix read so far
   int32_t frame_size_ = 0;
   std::vector<uint8_t> frame_;  // grows as bytes arrive, never ahead of them
-  std::deque<Frame> pending_;   // complete frames behind the one in progress
+  // The pool bytes of frame_, taken as its bytes arrive.
+  std::shared_ptr<MemoryCharge> frame_charge_;
+  // Muted for want of request memory: the bytes read but not yet taken wait in stash_.
+  bool memory_muted_ = false;
+  std::vector<uint8_t> stash_;
+  std::deque<Frame> pending_;  // complete frames behind the one in progress
   size_t pending_bytes_ = 0;
 
   // The request in progress: handed to a handler, or its response being written.
   bool in_progress_ = false;
   bool writing_ = false;
+  // Throttled by a client quota: no request is read or handed over until the timer fires.
+  bool throttled_ = false;
+  asio::steady_timer throttle_timer_;
+  std::shared_ptr<MemoryCharge> request_charge_;  // the request in progress's pool bytes
   Response response_;
   size_t next_chunk_ = 0;
   int64_t file_sent_ = 0;   // of the FileSlice chunk being sent

@@ -15,7 +15,12 @@ Processor::Processor(int id, ServerState* state)
     : id_(id),
       state_(state),
       work_(asio::make_work_guard(io_)),
-      mailbox_(std::make_shared<Mailbox>(&io_)) {}
+      mailbox_(std::make_shared<Mailbox>(&io_)) {
+  // Once the request memory pool has bytes again, the muted connections read on. The
+  // mailbox drops the wake-up once this processor stopped.
+  state_->pool.AddListener(
+      [mailbox = mailbox_, this] { mailbox->Post([this] { ResumeMemoryWaiters(); }); });
+}
 
 Processor::~Processor() {
   mailbox_->Close();
@@ -37,8 +42,9 @@ void Processor::Adopt(asio::ip::tcp::socket socket, const ListenerRuntime* liste
         "another network thread",
         listener->name, id_));
     asio::error_code ignored;
+    const std::string address = socket.remote_endpoint(ignored).address().to_string();
     socket.close(ignored);
-    state_->ConnectionClosed();
+    state_->ConnectionClosed(listener->name, address);
     return;
   }
   asio::post(io_, [this, socket = std::move(socket), listener]() mutable {
@@ -51,6 +57,31 @@ void Processor::Adopt(asio::ip::tcp::socket socket, const ListenerRuntime* liste
 }
 
 void Processor::Remove(uint64_t connection_id) { connections_.erase(connection_id); }
+
+void Processor::WaitForMemory(uint64_t connection_id) {
+  memory_waiters_.push_back(connection_id);
+  // The pool may have been refilled between the refusal and now (by another thread): look
+  // again on the next turn rather than wait for a wake-up that already happened.
+  if (!state_->pool.exhausted()) {
+    asio::post(io_, [this] { ResumeMemoryWaiters(); });
+  }
+}
+
+void Processor::ResumeMemoryWaiters() {
+  std::vector<uint64_t> waiters;
+  waiters.swap(memory_waiters_);
+  for (size_t i = 0; i < waiters.size(); ++i) {
+    if (state_->pool.exhausted()) {
+      // Still none: the rest keep waiting, in order.
+      memory_waiters_.insert(memory_waiters_.begin(), waiters.begin() + i, waiters.end());
+      return;
+    }
+    auto it = connections_.find(waiters[i]);
+    if (it == connections_.end()) continue;
+    std::shared_ptr<Connection> c = it->second;
+    c->ResumeAfterMemory();
+  }
+}
 
 void Processor::Drain() {
   asio::post(io_, [this] {

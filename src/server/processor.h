@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 #include "server/asio.h"
 
 #include "server/server_state.h"
@@ -39,8 +40,13 @@ class Processor {
   const std::shared_ptr<Mailbox>& mailbox() const { return mailbox_; }
   // Network thread only: a connection closed.
   void Remove(uint64_t connection_id);
+  // Network thread only: the connection waits for the request memory pool; it is resumed
+  // (Connection::ResumeAfterMemory) when the pool has bytes again.
+  void WaitForMemory(uint64_t connection_id);
 
  private:
+  void ResumeMemoryWaiters();
+
   const int id_;
   ServerState* const state_;
   asio::io_context io_{1};
@@ -49,6 +55,7 @@ class Processor {
   std::thread thread_;
   // Network thread only.
   std::map<uint64_t, std::shared_ptr<Connection>> connections_;
+  std::vector<uint64_t> memory_waiters_;  // in the order they were muted
   bool draining_ = false;
 };
 

@@ -11,9 +11,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "server/memory_pool.h"
 #include "server/response_buffer.h"
 
 namespace seglog {
@@ -29,6 +31,10 @@ struct RequestContext {
   std::string principal = "User:ANONYMOUS";
   std::string client_host;                      // the client's IP address, for ACL host checks
   std::string security_protocol = "PLAINTEXT";  // the listener's
+  // The request's bytes in the broker's request memory pool (null without a pool, as in
+  // handler tests). A handler charges what it decodes to it; it is released when the last
+  // copy of the context (and the connection's own) is gone.
+  std::shared_ptr<MemoryCharge> memory;
 };
 
 // What a handler answers.
@@ -43,6 +49,9 @@ struct Response {
   };
   Action action = Action::kSend;
   ResponseBuffer buffer;  // kSend only
+  // kSend, kNoResponse: a client quota's throttle (KIP-219): once the response is written, the
+  // connection reads nothing more for this long.
+  int64_t throttle_ms = 0;
 };
 
 // The one-shot answer channel of one request. Move-only. Answering twice is a programming
@@ -61,9 +70,13 @@ class Responder {
   Responder& operator=(const Responder&) = delete;
   ~Responder();
 
-  void Send(ResponseBuffer buffer) { Answer(Response{Response::Action::kSend, std::move(buffer)}); }
-  void NoResponse() { Answer(Response{Response::Action::kNoResponse, {}}); }
-  void CloseConnection() { Answer(Response{Response::Action::kCloseConnection, {}}); }
+  void Send(ResponseBuffer buffer, int64_t throttle_ms = 0) {
+    Answer(Response{Response::Action::kSend, std::move(buffer), throttle_ms});
+  }
+  void NoResponse(int64_t throttle_ms = 0) {
+    Answer(Response{Response::Action::kNoResponse, {}, throttle_ms});
+  }
+  void CloseConnection() { Answer(Response{Response::Action::kCloseConnection, {}, 0}); }
   // REQUIRES: not answered yet.
   void Answer(Response response);
   bool answered() const { return deliver_ == nullptr; }

@@ -16,10 +16,10 @@ struct Recorder {
 };
 
 QueuedRequest Request(uint64_t id, Recorder* r) {
-  return QueuedRequest{
-      RequestContext{id, "127.0.0.1:1", "PLAINTEXT", 0, "User:ANONYMOUS", "127.0.0.1", "PLAINTEXT"},
-      {},
-      r->Make()};
+  return QueuedRequest{RequestContext{id, "127.0.0.1:1", "PLAINTEXT", 0, "User:ANONYMOUS",
+                                      "127.0.0.1", "PLAINTEXT", nullptr},
+                       {},
+                       r->Make()};
 }
 
 TEST(RequestQueueTest, FullQueueLinesRequestsUpInArrivalOrder) {

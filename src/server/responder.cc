@@ -8,7 +8,7 @@ namespace seglog {
 
 Responder& Responder::operator=(Responder&& other) noexcept {
   if (this != &other) {
-    if (deliver_) Answer(Response{Response::Action::kAbandoned, {}});
+    if (deliver_) Answer(Response{Response::Action::kAbandoned, {}, 0});
     deliver_ = std::move(other.deliver_);
     other.deliver_ = nullptr;
   }
@@ -16,7 +16,7 @@ Responder& Responder::operator=(Responder&& other) noexcept {
 }
 
 Responder::~Responder() {
-  if (deliver_) Answer(Response{Response::Action::kAbandoned, {}});
+  if (deliver_) Answer(Response{Response::Action::kAbandoned, {}, 0});
 }
 
 void Responder::Answer(Response response) {

@@ -7,14 +7,18 @@
 #ifndef SEGLOG_SERVER_SERVER_STATE_H_
 #define SEGLOG_SERVER_SERVER_STATE_H_
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include "server/asio.h"
 
 #include "base/mutex.h"
+#include "server/connection_quotas.h"
+#include "server/memory_pool.h"
 #include "server/request_queue.h"
 #include "server/socket_server.h"
 #include "server/ssl_principal_mapper.h"
@@ -36,12 +40,21 @@ struct ListenerRuntime {
 };
 
 struct ServerState {
-  ServerState(SocketServerOptions o, RequestHandler* h)
+  ServerState(SocketServerOptions o, RequestHandler* h, ConnectionLimits limits)
       : options(std::move(o)),
         handler(h),
         queue(options.queued_max_requests),
+        pool(PoolCapacity(options)),
+        connection_quotas(std::move(limits)),
         logger(options.logger.WithPrefix("[SocketServer listenerType=BROKER, nodeId=" +
                                          std::to_string(options.node_id) + "] ")) {}
+
+  // queued.max.request.bytes, or seglog's bound when it is -1 (memory_pool.h).
+  static int64_t PoolCapacity(const SocketServerOptions& o) {
+    if (o.queued_max_request_bytes > 0) return o.queued_max_request_bytes;
+    return std::max<int64_t>(RequestMemoryPool::kDefaultQueuedMaxRequestBytes,
+                             o.socket_request_max_bytes);
+  }
 
   void Info(const std::string& line) const { logger.Info(line); }
   void Warn(const std::string& line) const { logger.Warn(line); }
@@ -49,8 +62,11 @@ struct ServerState {
     if (options.log_debug) logger.Debug(line);
   }
 
-  // A connection was closed: counts it and wakes a Shutdown waiting for the last one.
-  void ConnectionClosed() EXCLUDES(mu) {
+  // A connection of `listener` from `address` was closed: counts it, lets the acceptor take
+  // another, and wakes a Shutdown waiting for the last one.
+  void ConnectionClosed(const std::string& listener, const std::string& address) EXCLUDES(mu) {
+    connection_quotas.Dec(listener, address);
+    if (on_connection_closed) on_connection_closed();
     MutexLock lock(&mu);
     open_connections.fetch_sub(1, std::memory_order_relaxed);
     all_closed.SignalAll();
@@ -59,10 +75,15 @@ struct ServerState {
   const SocketServerOptions options;
   RequestHandler* const handler;
   RequestQueue queue;
+  RequestMemoryPool pool;  // queued.max.request.bytes
+  ConnectionQuotas connection_quotas;
+  // Set before any thread starts: the acceptor resumes a listener that waited for a slot.
+  std::function<void()> on_connection_closed;
   const Logger logger;  // options.logger with the server's prefix
   std::atomic<uint64_t> next_connection_id{1};
   std::atomic<int64_t> accepted{0};
   std::atomic<int64_t> rejected{0};
+  std::atomic<int64_t> throttled{0};  // connections held back by a creation rate
   // Changed under `mu` when decremented (so Shutdown's wait sees it); read anywhere.
   std::atomic<int64_t> open_connections{0};
   Mutex mu;

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <new>
 #include <thread>
 #include "server/asio.h"
 
@@ -16,8 +17,13 @@ namespace seglog {
 
 class SocketServer::Impl {
  public:
-  Impl(SocketServerOptions options, RequestHandler* handler)
-      : state_(std::move(options), handler) {}
+  Impl(SocketServerOptions options, RequestHandler* handler, ConnectionLimits limits)
+      : state_(std::move(options), handler, std::move(limits)) {
+    // A closed connection may free a slot a listener waits for: the acceptor looks again.
+    state_.on_connection_closed = [this] {
+      asio::post(accept_io_, [this] { ResumePausedListeners(); });
+    };
+  }
   ~Impl() { Shutdown(); }
 
   Status Bind();
@@ -31,18 +37,30 @@ class SocketServer::Impl {
     return -1;
   }
   Stats stats() const {
-    return Stats{state_.open_connections.load(), state_.accepted.load(), state_.rejected.load(),
-                 state_.queue.queued(), state_.queue.waiting()};
+    Stats s;
+    s.open_connections = state_.open_connections.load();
+    s.accepted = state_.accepted.load();
+    s.rejected = state_.rejected.load();
+    s.queued_requests = state_.queue.queued();
+    s.waiting_requests = state_.queue.waiting();
+    s.throttled = state_.throttled.load();
+    s.memory_mutes = state_.pool.mutes();
+    s.request_memory_available = state_.pool.available();
+    return s;
   }
 
  private:
   struct Listener {
-    Listener(asio::io_context& io, std::string n) : name(std::move(n)), acceptor(io), retry(io) {}
+    Listener(asio::io_context& io, std::string n)
+        : name(std::move(n)), acceptor(io), retry(io), throttle(io) {}
     std::string name;
     ListenerRuntime runtime;
     asio::ip::tcp::acceptor acceptor;
-    asio::steady_timer retry;  // after an accept error (e.g. out of descriptors)
+    asio::steady_timer retry;     // after an accept error (e.g. out of descriptors)
+    asio::steady_timer throttle;  // a connection past a creation rate waits on it
     int port = -1;
+    // Acceptor thread only: waiting for a connection slot (max.connections).
+    bool paused = false;
   };
 
   Status BindOne(const ListenerEndpoint& endpoint);
@@ -54,9 +72,14 @@ class SocketServer::Impl {
   void Accept(Listener* listener);
   void OnAccept(Listener* listener, Processor* processor, const asio::error_code& ec,
                 asio::ip::tcp::socket socket);
+  void ResumePausedListeners();
 
   ServerState state_;
   asio::io_context accept_io_{1};
+  // Keeps the acceptor thread running while every listener waits for a slot (no accept
+  // pending): a closing connection's wake-up must find it.
+  asio::executor_work_guard<asio::io_context::executor_type> accept_work_{
+      asio::make_work_guard(accept_io_)};
   std::vector<std::unique_ptr<Listener>> listeners_;
   std::vector<std::unique_ptr<Processor>> processors_;
   std::vector<std::thread> io_threads_;
@@ -176,7 +199,14 @@ void SocketServer::Impl::StartThreads() {
       pthread_setname_np(pthread_self(), ("seglog-io-" + std::to_string(i)).substr(0, 15).c_str());
       // Kafka's KafkaRequestHandler: take a request, hand it to the broker, repeat.
       while (std::optional<QueuedRequest> r = state_.queue.Pop()) {
-        state_.handler->Handle(r->context, std::move(r->frame), std::move(r->responder));
+        try {
+          state_.handler->Handle(r->context, std::move(r->frame), std::move(r->responder));
+        } catch (const std::bad_alloc&) {
+          // The request's responder, destroyed unanswered, closes its connection; the broker
+          // and this thread go on.
+          state_.Warn(fmt::format("Out of memory handling a request from {}; closing connection",
+                                  r->context.client_address));
+        }
       }
     });
   }
@@ -188,6 +218,12 @@ void SocketServer::Impl::StartThreads() {
 }
 
 void SocketServer::Impl::Accept(Listener* listener) {
+  if (!accepting_.load()) return;
+  // Kafka's waitForConnectionSlot: at max.connections (or the listener's), accept nothing.
+  if (!state_.connection_quotas.SlotAvailable(listener->name)) {
+    listener->paused = true;
+    return;
+  }
   Processor* p = processors_[next_processor_].get();
   next_processor_ = (next_processor_ + 1) % processors_.size();
   listener->acceptor.async_accept(
@@ -195,6 +231,15 @@ void SocketServer::Impl::Accept(Listener* listener) {
       [this, listener, p](const asio::error_code& ec, asio::ip::tcp::socket socket) {
         OnAccept(listener, p, ec, std::move(socket));
       });
+}
+
+void SocketServer::Impl::ResumePausedListeners() {
+  for (auto& l : listeners_) {
+    if (l->paused && state_.connection_quotas.SlotAvailable(l->name)) {
+      l->paused = false;
+      Accept(l.get());
+    }
+  }
 }
 
 void SocketServer::Impl::OnAccept(Listener* listener, Processor* processor,
@@ -214,19 +259,49 @@ void SocketServer::Impl::OnAccept(Listener* listener, Processor* processor,
     return;
   }
   state_.accepted.fetch_add(1, std::memory_order_relaxed);
-  if (state_.open_connections.load() >= state_.options.max_connections) {
+  asio::error_code ignored;
+  const std::string address = socket.remote_endpoint(ignored).address().to_string();
+  int32_t limit = 0;
+  if (!state_.connection_quotas.Inc(listener->name, address, &limit)) {
+    // Kafka's Acceptor, on its TooManyConnectionsException.
     state_.rejected.fetch_add(1, std::memory_order_relaxed);
-    asio::error_code ignored;
-    const auto remote = socket.remote_endpoint(ignored);
     state_.Info(fmt::format(
-        "Rejected connection from /{}, the broker already has the configured maximum of {} "
-        "connections (max.connections).",
-        remote.address().to_string(), state_.options.max_connections));
+        "Rejected connection from /{}, address already has the configured maximum of {} "
+        "connections.",
+        address, limit));
     socket.close(ignored);
-  } else {
-    state_.open_connections.fetch_add(1);
-    processor->Adopt(std::move(socket), &listener->runtime);
+    Accept(listener);
+    return;
   }
+  state_.open_connections.fetch_add(1);
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  const int64_t wait_ms = state_.connection_quotas.RecordCreation(listener->name, now_ms);
+  if (wait_ms > 0) {
+    // Past a creation rate: this connection is served after the throttle time, and the
+    // listener takes no other meanwhile (Kafka's acceptor waits the same way).
+    state_.throttled.fetch_add(1, std::memory_order_relaxed);
+    state_.Debug(
+        fmt::format("Throttling the connection from /{} on listener {} for {} ms "
+                    "(max.connection.creation.rate)",
+                    address, listener->name, wait_ms));
+    auto held = std::make_shared<asio::ip::tcp::socket>(std::move(socket));
+    listener->throttle.expires_after(std::chrono::milliseconds(wait_ms));
+    listener->throttle.async_wait(
+        [this, listener, processor, held, address](const asio::error_code& e) {
+          if (e || !accepting_.load()) {
+            asio::error_code ignored_close;
+            held->close(ignored_close);
+            state_.ConnectionClosed(listener->name, address);
+            return;
+          }
+          processor->Adopt(std::move(*held), &listener->runtime);
+          Accept(listener);
+        });
+    return;
+  }
+  processor->Adopt(std::move(socket), &listener->runtime);
   Accept(listener);
 }
 
@@ -239,12 +314,14 @@ void SocketServer::Impl::Shutdown() {
   state_.Info("Stopping socket server request processors");
   // 1. No new connections.
   accepting_.store(false);
+  accept_work_.reset();
   accept_io_.stop();
   if (accept_thread_.joinable()) accept_thread_.join();
   for (auto& l : listeners_) {
     asio::error_code ec;
     l->acceptor.close(ec);
     l->retry.cancel();
+    l->throttle.cancel();
   }
   // Runs the cancelled accepts' handlers now: their operations hold sockets of the network
   // threads' io_contexts, which must be destroyed before those are.
@@ -296,6 +373,39 @@ Result<std::unique_ptr<SocketServer>> SocketServer::Start(SocketServerOptions op
   at_least("socket.request.max.bytes", options.socket_request_max_bytes, 1);
   at_least("socket.listen.backlog.size", options.socket_listen_backlog_size, 1);
   at_least("max.connections", options.max_connections, 0);
+  at_least("max.connections.per.ip", options.max_connections_per_ip, 0);
+  at_least("max.connection.creation.rate", options.max_connection_creation_rate, 0);
+  at_least("quota.window.num", options.quota_window_num, 1);
+  at_least("quota.window.size.seconds", options.quota_window_size_seconds, 1);
+  ConnectionLimits limits;
+  limits.max_connections = options.max_connections;
+  limits.max_connections_per_ip = options.max_connections_per_ip;
+  limits.max_connection_creation_rate = options.max_connection_creation_rate;
+  limits.listener_max_connections = options.listener_max_connections;
+  limits.listener_max_connection_creation_rate = options.listener_max_connection_creation_rate;
+  limits.quota_window_num = options.quota_window_num;
+  limits.quota_window_size_ms = int64_t{options.quota_window_size_seconds} * 1000;
+  if (Result<std::map<std::string, int32_t>> overrides =
+          ParseConnectionOverrides(options.max_connections_per_ip_overrides);
+      overrides.ok()) {
+    limits.per_ip_overrides = std::move(overrides).value();
+  } else {
+    errors.push_back(std::string(overrides.status().message()));
+  }
+  // Kafka's KafkaConfig check.
+  if (options.max_connections_per_ip == 0 && limits.per_ip_overrides.empty()) {
+    errors.push_back(
+        "max.connections.per.ip can be set to zero only if max.connections.per.ip.overrides "
+        "property is set.");
+  }
+  for (const auto& [name, n] : options.listener_max_connections) {
+    bool known = false;
+    for (const ListenerEndpoint& e : options.listeners) known |= e.name == name;
+    if (!known) {
+      errors.push_back(
+          fmt::format("listener.name.{}.max.connections names no listener of listeners", name));
+    }
+  }
   if (options.listeners.empty()) errors.push_back("No listener given (listeners)");
   if (handler == nullptr) errors.push_back("No request handler given");
   if (!errors.empty()) {
@@ -303,7 +413,7 @@ Result<std::unique_ptr<SocketServer>> SocketServer::Start(SocketServerOptions op
     for (const std::string& e : errors) all += (all.empty() ? "" : "; ") + e;
     return Status::InvalidArgument(all);
   }
-  auto impl = std::make_unique<Impl>(std::move(options), handler);
+  auto impl = std::make_unique<Impl>(std::move(options), handler, std::move(limits));
   SEGLOG_RETURN_IF_ERROR(impl->Bind());
   impl->StartThreads();
   return std::unique_ptr<SocketServer>(new SocketServer(std::move(impl)));

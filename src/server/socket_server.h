@@ -56,9 +56,27 @@ struct SocketServerOptions {
   int32_t socket_send_buffer_bytes = 102400;     // socket.send.buffer.bytes; -1: OS default
   int32_t socket_receive_buffer_bytes = 102400;  // socket.receive.buffer.bytes; -1: OS default
   int32_t socket_listen_backlog_size = 50;       // socket.listen.backlog.size, >= 1
-  int32_t max_connections = INT32_MAX;  // max.connections: more are closed as they are accepted
-  // connections.max.idle.ms: a connection with no bytes read or written for this long, and no
-  // request in progress, is closed. Negative: never.
+  // max.connections, listener.name.<l>.max.connections: past either, the listener accepts
+  // nothing more until a connection closes (new ones wait in the kernel's backlog).
+  int32_t max_connections = INT32_MAX;
+  std::map<std::string, int32_t> listener_max_connections;
+  // max.connections.per.ip and max.connections.per.ip.overrides ("host:count,..."): a
+  // connection from an address at its maximum is closed at once. 0 only with overrides.
+  int32_t max_connections_per_ip = INT32_MAX;
+  std::string max_connections_per_ip_overrides;
+  // max.connection.creation.rate, listener.name.<l>.max.connection.creation.rate: new
+  // connections per second; one past the rate waits for the throttle time before it is read.
+  int32_t max_connection_creation_rate = INT32_MAX;
+  std::map<std::string, int32_t> listener_max_connection_creation_rate;
+  // queued.max.request.bytes: request bytes in flight, broker-wide, before connections are
+  // muted (memory_pool.h). -1 (Kafka's default: no bound): seglog's default bound.
+  int64_t queued_max_request_bytes = -1;
+  // quota.window.num, quota.window.size.seconds: the windows of every rate quota.
+  int32_t quota_window_num = 11;
+  int32_t quota_window_size_seconds = 1;
+  // connections.max.idle.ms: a connection with no bytes read or written for this long is
+  // closed, whatever it has in progress (a client that stops reading its responses too).
+  // Negative: never.
   int64_t connections_max_idle_ms = 600000;
   // How long Shutdown() waits for requests in progress to be answered and written.
   int64_t shutdown_timeout_ms = 30000;
@@ -89,9 +107,12 @@ class SocketServer {
   struct Stats {
     int64_t open_connections = 0;  // accepted and not yet closed
     int64_t accepted = 0;          // ever accepted (rejected ones included)
-    int64_t rejected = 0;          // closed at accept: max.connections reached
-    size_t queued_requests = 0;    // in the RequestQueue
-    size_t waiting_requests = 0;   // waiting for room in it
+    int64_t rejected = 0;          // closed at accept: max.connections.per.ip reached
+    int64_t throttled = 0;         // held back by a connection creation rate
+    int64_t memory_mutes = 0;      // times a connection was muted for want of request memory
+    int64_t request_memory_available = 0;  // bytes left in the request memory pool
+    size_t queued_requests = 0;            // in the RequestQueue
+    size_t waiting_requests = 0;           // waiting for room in it
   };
 
   // Binds every listener and starts the threads. `handler` must outlive the server.

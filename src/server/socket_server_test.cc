@@ -575,7 +575,7 @@ TEST_F(SocketServerTest, ClientLeavingMidResponseIsHarmless) {
   EXPECT_TRUE(Eventually([&] { return server_->stats().open_connections == 0; }));
 }
 
-TEST_F(SocketServerTest, MaxConnectionsClosesTheExtraOnes) {
+TEST_F(SocketServerTest, MaxConnectionsMakesNewConnectionsWaitForASlot) {
   FnHandler& h = *MakeHandler(Echo);
   SocketServerOptions o = Options();
   o.max_connections = 2;
@@ -586,16 +586,147 @@ TEST_F(SocketServerTest, MaxConnectionsClosesTheExtraOnes) {
   ASSERT_TRUE(b->SendFrame("b"));
   EXPECT_EQ(a->ReadFrameString(), "echo:a");
   EXPECT_EQ(b->ReadFrameString(), "echo:b");
+  // The third waits in the backlog (Kafka's acceptor waits for a slot): not served, not closed.
+  auto extra = Connect();
+  ASSERT_NE(extra, nullptr);
+  ASSERT_TRUE(extra->SendFrame("waiting"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(server_->stats().open_connections, 2);
+  a.reset();  // frees a slot: the waiting one is accepted and answered
+  EXPECT_EQ(extra->ReadFrameString(), "echo:waiting");
+  EXPECT_EQ(server_->stats().open_connections, 2);
+  EXPECT_EQ(server_->stats().rejected, 0);
+}
+
+TEST_F(SocketServerTest, MaxConnectionsPerIpClosesTheExtraOnesInKafkasWords) {
+  FnHandler& h = *MakeHandler(Echo);
+  SocketServerOptions o = Options();
+  o.max_connections_per_ip = 2;
+  StartServer(std::move(o), &h);
+  auto a = Connect();
+  auto b = Connect();
+  ASSERT_TRUE(a->SendFrame("a"));
+  EXPECT_EQ(a->ReadFrameString(), "echo:a");
   auto extra = Connect();
   ASSERT_NE(extra, nullptr);
   EXPECT_TRUE(extra->WaitClosed());
   EXPECT_TRUE(
-      log_.WaitFor("Rejected connection from /127.0.0.1, the broker already has the "
-                   "configured maximum of 2 connections"));
+      log_.WaitFor("Rejected connection from /127.0.0.1, address already has the "
+                   "configured maximum of 2 connections."));
   EXPECT_EQ(server_->stats().rejected, 1);
-  a.reset();  // frees a slot
+  b.reset();  // frees the address's slot
   EXPECT_TRUE(Eventually([&] { return server_->stats().open_connections == 1; }));
   ExpectEchoWorks();
+}
+
+TEST_F(SocketServerTest, PerIpOverridesAndListenerLimits) {
+  FnHandler& h = *MakeHandler(Echo);
+  SocketServerOptions o = Options();
+  o.max_connections_per_ip = 0;  // nobody, but for the overrides
+  o.max_connections_per_ip_overrides = "localhost:3, 10.1.2.3:7";
+  StartServer(std::move(o), &h);
+  std::vector<std::unique_ptr<TestClient>> open;
+  for (int i = 0; i < 3; ++i) {
+    open.push_back(Connect());
+    ASSERT_TRUE(open.back()->SendFrame("x"));
+    EXPECT_EQ(open.back()->ReadFrameString(), "echo:x");
+  }
+  auto fourth = Connect();
+  EXPECT_TRUE(fourth->WaitClosed());
+  EXPECT_TRUE(log_.WaitFor("address already has the configured maximum of 3 connections."));
+
+  // Zero without overrides, and overrides that do not parse, are refused at start.
+  SocketServerOptions bad = Options();
+  bad.max_connections_per_ip = 0;
+  auto refused = SocketServer::Start(std::move(bad), &h);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().ToString(),
+              HasSubstr("max.connections.per.ip can be set to zero only if "
+                        "max.connections.per.ip.overrides property is set."));
+  for (const char* overrides : {"localhost", "localhost:x", "127.0.0.1:-1", "no.such.host.:1"}) {
+    SocketServerOptions b = Options();
+    b.max_connections_per_ip_overrides = overrides;
+    auto r = SocketServer::Start(std::move(b), &h);
+    ASSERT_FALSE(r.ok()) << overrides;
+    EXPECT_THAT(r.status().ToString(), HasSubstr("max.connections.per.ip.overrides")) << overrides;
+  }
+}
+
+TEST_F(SocketServerTest, ListenerMaxConnections) {
+  FnHandler& h = *MakeHandler(Echo);
+  SocketServerOptions o = Options();
+  std::optional<Status> set = o.Set("listener.name.plaintext.max.connections", "1");
+  ASSERT_TRUE(set.has_value() && set->ok());
+  ASSERT_EQ(o.listener_max_connections.at("PLAINTEXT"), 1);
+  StartServer(std::move(o), &h);
+  auto a = Connect();
+  ASSERT_TRUE(a->SendFrame("a"));
+  EXPECT_EQ(a->ReadFrameString(), "echo:a");
+  auto b = Connect();
+  ASSERT_TRUE(b->SendFrame("b"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(server_->stats().open_connections, 1);
+  a.reset();
+  EXPECT_EQ(b->ReadFrameString(), "echo:b");
+}
+
+TEST_F(SocketServerTest, ConnectionCreationRateHoldsConnectionsPastIt) {
+  FnHandler& h = *MakeHandler(Echo);
+  SocketServerOptions o = Options();
+  o.max_connection_creation_rate = 2;
+  o.quota_window_num = 2;  // rates over at least one 1 s window
+  StartServer(std::move(o), &h);
+  std::vector<std::unique_ptr<TestClient>> clients;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 3; ++i) {
+    clients.push_back(Connect());
+    ASSERT_TRUE(clients.back()->SendFrame(fmt::format("c{}", i)));
+  }
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(clients[static_cast<size_t>(i)]->ReadFrameString(), fmt::format("echo:c{}", i));
+  }
+  // The third made 3 in the first second against 2 a second: (3 - 2) / 2 x 1 s = 500 ms.
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(450));
+  EXPECT_EQ(server_->stats().throttled, 1);
+  EXPECT_EQ(server_->stats().rejected, 0);
+}
+
+TEST_F(SocketServerTest, AnExhaustedRequestMemoryPoolMutesConnectionsUntilBytesReturn) {
+  std::mutex mu;
+  std::vector<Responder> held;
+  FnHandler& h = *MakeHandler([&](const RequestContext& c, std::vector<uint8_t> f, Responder r) {
+    if (AsString(f).rfind("hold", 0) == 0) {
+      std::lock_guard<std::mutex> lock(mu);
+      held.push_back(std::move(r));
+      return;
+    }
+    Echo(c, std::move(f), std::move(r));
+  });
+  SocketServerOptions o = Options();
+  o.queued_max_request_bytes = 1000;
+  StartServer(std::move(o), &h);
+  // 2000 bytes are granted (any bytes left grant a request, as Kafka's pool) and held.
+  auto big = Connect();
+  ASSERT_TRUE(big->SendFrame("hold" + std::string(1996, 'x')));
+  ASSERT_TRUE(Eventually([&] {
+    std::lock_guard<std::mutex> lock(mu);
+    return held.size() == 1;
+  }));
+  EXPECT_LE(server_->stats().request_memory_available, 0);
+  // Now every other connection is muted, not dropped.
+  auto other = Connect();
+  ASSERT_TRUE(other->SendFrame("wait"));
+  EXPECT_TRUE(Eventually([&] { return server_->stats().memory_mutes >= 1; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(server_->stats().open_connections, 2);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    held[0].Send(Text("done"));
+  }
+  EXPECT_EQ(big->ReadFrameString(), "done");
+  // The held request's bytes are back: the muted connection reads on.
+  EXPECT_EQ(other->ReadFrameString(), "echo:wait");
+  EXPECT_TRUE(Eventually([&] { return server_->stats().request_memory_available == 1000; }));
 }
 
 TEST_F(SocketServerTest, IdleConnectionsAreClosed) {
@@ -618,6 +749,36 @@ TEST_F(SocketServerTest, IdleConnectionsAreClosed) {
   ASSERT_TRUE(busy->SendFrame("still"));
   EXPECT_EQ(busy->ReadFrameString(), "echo:still");
   EXPECT_TRUE(log_.WaitFor("About to close the idle connection from"));
+}
+
+// Idleness is time without I/O: a request in progress does not keep a connection open, nor
+// does a response the client never reads.
+TEST_F(SocketServerTest, IdlenessCountsWithARequestInProgressOrAResponseNotRead) {
+  std::mutex mu;
+  std::vector<Responder> never;
+  FnHandler& h = *MakeHandler([&](const RequestContext&, std::vector<uint8_t> f, Responder r) {
+    if (AsString(f) == "never") {
+      std::lock_guard<std::mutex> lock(mu);
+      never.push_back(std::move(r));
+      return;
+    }
+    r.Send(Text(std::string(32 << 20, 'r')));  // far more than the socket buffers hold
+  });
+  SocketServerOptions o = Options();
+  o.connections_max_idle_ms = 300;
+  o.socket_send_buffer_bytes = 64 * 1024;
+  StartServer(std::move(o), &h);
+  auto parked = Connect();
+  ASSERT_TRUE(parked->SendFrame("never"));
+  auto not_reading = TestClient::Connect(server_->port(), 64 * 1024);
+  ASSERT_TRUE(not_reading->SendFrame("big"));
+  // Neither client reads: the server closes both once they have been idle 300 ms.
+  EXPECT_TRUE(Eventually([&] { return server_->stats().open_connections == 0; }));
+  EXPECT_TRUE(parked->WaitClosed(5000));
+  EXPECT_TRUE(not_reading->WaitClosed(5000));
+  EXPECT_TRUE(log_.WaitFor("About to close the idle connection from"));
+  std::lock_guard<std::mutex> lock(mu);
+  never.clear();
 }
 
 TEST_F(SocketServerTest, ShutdownFinishesTheRequestsInProgress) {
