@@ -22,6 +22,8 @@ using C = BrokerConfig;
 const ConfigSetters<C>& NodeSetters() {
   static const ConfigSetters<C> setters = {
       {"auto.create.topics.enable", SetConfigBool<C, &C::auto_create_topics_enable>},
+      {"delete.topic.enable", SetConfigBool<C, &C::delete_topic_enable>},
+      {"fetch.max.bytes", SetConfigInt<C, int32_t, &C::fetch_max_bytes, 1024>},
       // One node holds every replica there is: a factor above 1 could never be met (Kafka
       // refuses such a topic with InvalidReplicationFactorException, too few brokers).
       {"default.replication.factor",

@@ -84,6 +84,7 @@ Status BrokerServer::StartAll() {
   ctx.node_id = config_.node_id;
   ctx.cluster_id = logs_->cluster_id();
   ctx.auto_create_topics = config_.auto_create_topics_enable;
+  ctx.delete_topic_enable = config_.delete_topic_enable;
   ctx.num_partitions = config_.num_partitions;
   ctx.logger = logger;
   ThreadScheduler* scheduler = scheduler_.get();
@@ -101,6 +102,17 @@ Status BrokerServer::StartAll() {
   }
   LogManager* logs = logs_.get();
   ctx.next_producer_id = [logs]() -> Result<int64_t> { return logs->NextProducerId(); };
+  ctx.fetch_max_bytes = config_.fetch_max_bytes;
+  // Client quotas from the metadata log (AlterClientQuotas, or Kafka's own on this directory),
+  // read from its current snapshot on every request: a change applies at once.
+  ClientQuotaManager::Options quota_options;
+  quota_options.samples = config_.socket.quota_window_num;
+  quota_options.window_ms = int64_t{config_.socket.quota_window_size_seconds} * 1000;
+  ctx.quotas = std::make_shared<ClientQuotaManager>(
+      quota_options,
+      [logs](ClientQuotaType type, const std::string& user, const std::string& client_id) {
+        return logs->metadata()->ClientQuotas()->Lookup(type, user, client_id);
+      });
   broker_ = std::make_unique<Broker>(ctx);
   // Transactions the last run left prepared get their markers now, before clients connect.
   txns_->Start(broker_->MarkerWriter());

@@ -31,43 +31,50 @@ GroupClient ClientOf(const ApiCall& c) {
 // A request answered by one call of `handler(ctx, rc, request, version)`.
 template <typename Request, auto Handler>
 void Unary(ApiCall& c) {
-  auto req = protocol::ParseRequestBody<Request>(c.body(), c.version);
+  auto req = c.Parse<Request>();
   if (!req.ok()) return c.ParseFailed(req.status());
   c.Reply(Handler(c.ctx(), c.rc, *req, c.version));
 }
 
 // ApiVersions: the one API answered the same to every client.
 void ApiVersions(ApiCall& c) {
-  auto req = protocol::ParseRequestBody<protocol::ApiVersionsRequestData>(c.body(), c.version);
+  auto req = c.Parse<protocol::ApiVersionsRequestData>();
   if (!req.ok()) return c.ParseFailed(req.status());
   c.Reply(HandleApiVersions(c.ctx(), *req, c.version));
 }
 
 void Produce(ApiCall& c) {
-  auto req = protocol::ParseRequestBody<protocol::ProduceRequestData>(c.body(), c.version);
+  auto req = c.Parse<protocol::ProduceRequestData>();
   if (!req.ok()) return c.ParseFailed(req.status());
   std::vector<TopicPartition> appended;
   bool any_error = false;
   protocol::ProduceResponseData resp =
       HandleProduce(c.ctx(), c.rc, *req, c.version, &appended, &any_error);
   c.broker.NotifyAppended(appended);
+  // The producer_byte_rate quota counts the request's bytes (Kafka's request.sizeInBytes).
+  int64_t bandwidth_throttle = 0;
+  if (c.ctx().quotas != nullptr) {
+    bandwidth_throttle = c.ctx().quotas->RecordAndGetThrottleMs(
+        ClientQuotaType::kProduce, QuotaUserOf(c.rc.principal), c.client_id(),
+        static_cast<double>(c.frame.size()), c.ctx().NowMs());
+  }
   if (req->acks == 0) {
     // No answer for acks=0; a failed one closes the connection so the client notices
-    // (Kafka's handleProduceRequest).
+    // (Kafka's handleProduceRequest). The request quota does not apply; the byte rate does.
     if (any_error) {
       c.Close("a Produce request with acks=0 failed");
     } else {
-      c.respond.NoResponse();
+      c.respond.NoResponse(bandwidth_throttle);
     }
     return;
   }
-  c.Reply(resp);
+  c.Reply(std::move(resp), bandwidth_throttle);
 }
 
 void Fetch(ApiCall& c) { c.broker.ServeFetch(c); }
 
 void DescribeAcls(ApiCall& c) {
-  auto req = protocol::ParseRequestBody<protocol::DescribeAclsRequestData>(c.body(), c.version);
+  auto req = c.Parse<protocol::DescribeAclsRequestData>();
   if (!req.ok()) return c.ParseFailed(req.status());
   // Kafka's DescribeAclsRequest refuses a filter with an UNKNOWN (0) element before any
   // handler sees it: the connection is closed.
@@ -81,7 +88,7 @@ void DescribeAcls(ApiCall& c) {
 // Kafka's CreateAclsRequest and DeleteAclsRequest refuse an UNKNOWN (0) element, as
 // DescribeAcls's filter above: the connection is closed before any handler runs.
 void CreateAcls(ApiCall& c) {
-  auto req = protocol::ParseRequestBody<protocol::CreateAclsRequestData>(c.body(), c.version);
+  auto req = c.Parse<protocol::CreateAclsRequestData>();
   if (!req.ok()) return c.ParseFailed(req.status());
   for (const auto& a : req->creations) {
     if (a.resource_type == 0 || a.resource_pattern_type == 0 || a.operation == 0 ||
@@ -93,7 +100,7 @@ void CreateAcls(ApiCall& c) {
 }
 
 void DeleteAcls(ApiCall& c) {
-  auto req = protocol::ParseRequestBody<protocol::DeleteAclsRequestData>(c.body(), c.version);
+  auto req = c.Parse<protocol::DeleteAclsRequestData>();
   if (!req.ok()) return c.ParseFailed(req.status());
   for (const auto& f : req->filters) {
     if (f.resource_type_filter == 0 || f.pattern_type_filter == 0 || f.operation == 0 ||
@@ -107,7 +114,7 @@ void DeleteAcls(ApiCall& c) {
 // The group APIs that answer later (a join waits for the rebalance; a sync for the leader's
 // assignment): the responder moves into the callback.
 void JoinGroup(ApiCall& c) {
-  auto req = protocol::ParseRequestBody<protocol::JoinGroupRequestData>(c.body(), c.version);
+  auto req = c.Parse<protocol::JoinGroupRequestData>();
   if (!req.ok()) return c.ParseFailed(req.status());
   auto shared = std::make_shared<Responder>(std::move(c.respond));
   const BrokerContext* ctx = &c.ctx();
@@ -119,7 +126,7 @@ void JoinGroup(ApiCall& c) {
 }
 
 void SyncGroup(ApiCall& c) {
-  auto req = protocol::ParseRequestBody<protocol::SyncGroupRequestData>(c.body(), c.version);
+  auto req = c.Parse<protocol::SyncGroupRequestData>();
   if (!req.ok()) return c.ParseFailed(req.status());
   auto shared = std::make_shared<Responder>(std::move(c.respond));
   const BrokerContext* ctx = &c.ctx();
@@ -131,14 +138,13 @@ void SyncGroup(ApiCall& c) {
 }
 
 void ConsumerGroupHeartbeat(ApiCall& c) {
-  auto req =
-      protocol::ParseRequestBody<protocol::ConsumerGroupHeartbeatRequestData>(c.body(), c.version);
+  auto req = c.Parse<protocol::ConsumerGroupHeartbeatRequestData>();
   if (!req.ok()) return c.ParseFailed(req.status());
   c.Reply(HandleConsumerGroupHeartbeat(c.ctx(), c.rc, ClientOf(c), *req, c.version));
 }
 
 void WriteTxnMarkers(ApiCall& c) {
-  auto req = protocol::ParseRequestBody<protocol::WriteTxnMarkersRequestData>(c.body(), c.version);
+  auto req = c.Parse<protocol::WriteTxnMarkersRequestData>();
   if (!req.ok()) return c.ParseFailed(req.status());
   c.Reply(HandleWriteTxnMarkers(c.ctx(), c.rc, *req, c.version, c.broker.MarkerWriter()));
 }
@@ -210,6 +216,8 @@ const std::vector<ServedApi> kTable = {
      SEGLOG_UNARY(DescribeUserScramCredentials)},
     {{Key(ApiKey::kAlterUserScramCredentials), 0, 0, 0}, kHandler,
      SEGLOG_UNARY(AlterUserScramCredentials)},
+    {{Key(ApiKey::kDescribeClientQuotas), 0, 1, 0}, kHandler, SEGLOG_UNARY(DescribeClientQuotas)},
+    {{Key(ApiKey::kAlterClientQuotas), 0, 1, 0}, kHandler, SEGLOG_UNARY(AlterClientQuotas)},
     {{Key(ApiKey::kDescribeQuorum), 0, 2, 0}, kHandler, SEGLOG_UNARY(DescribeQuorum)},
     {{Key(ApiKey::kUpdateFeatures), 0, 2, 0}, kHandler, SEGLOG_UNARY(UpdateFeatures)},
     {{Key(ApiKey::kDescribeCluster), 0, 2, 0}, kHandler, SEGLOG_UNARY(DescribeCluster)},
@@ -236,6 +244,18 @@ const std::vector<ServedApi> kTable = {
 std::string ApiName(int16_t api_key) {
   const protocol::ApiMessageInfo* info = protocol::FindApi(api_key);
   return info ? std::string(info->name) : std::to_string(api_key);
+}
+
+int64_t ApiCall::RequestThrottleMs() const {
+  const BrokerContext& c = ctx();
+  if (c.quotas == nullptr) return 0;
+  // Kafka's nanosToPercentage: the handling time in seconds x 100, so the rate is a percentage
+  // of one thread.
+  const double nanos = static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                               std::chrono::steady_clock::now() - started)
+                                               .count());
+  return c.quotas->RecordAndGetThrottleMs(ClientQuotaType::kRequest, QuotaUserOf(rc.principal),
+                                          client_id(), nanos * 1e-7, c.NowMs());
 }
 
 void ApiCall::Close(const std::string& why) {

@@ -16,6 +16,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -25,6 +27,7 @@
 #include "protocol/generated/request_header.h"
 #include "protocol/generated/response_header.h"
 #include "protocol/protocol_writer.h"
+#include "protocol/request_body.h"
 #include "server/broker.h"
 #include "server/handlers.h"
 #include "server/request_handler.h"
@@ -38,7 +41,8 @@ std::string ApiName(int16_t api_key);
 // encoded is logged and the connection closed.
 template <typename Body>
 void SendResponse(const BrokerContext& ctx, int16_t api_key, int16_t version,
-                  int32_t correlation_id, const Body& body, Responder& respond) {
+                  int32_t correlation_id, const Body& body, Responder& respond,
+                  int64_t throttle_ms = 0) {
   protocol::ProtocolWriter w;
   protocol::ResponseHeaderData header;
   header.correlation_id = correlation_id;
@@ -50,7 +54,15 @@ void SendResponse(const BrokerContext& ctx, int16_t api_key, int16_t version,
     respond.CloseConnection();
     return;
   }
-  respond.Send(Broker::ToResponseBuffer(w));
+  respond.Send(Broker::ToResponseBuffer(w), throttle_ms);
+}
+
+// Sets a response's throttle_time_ms, for the messages that have one.
+template <typename Body>
+void SetThrottleTime(Body* body, int64_t throttle_ms) {
+  if constexpr (requires { body->throttle_time_ms = int32_t{0}; }) {
+    body->throttle_time_ms = static_cast<int32_t>(std::min<int64_t>(throttle_ms, INT32_MAX));
+  }
 }
 
 struct ApiCall {
@@ -64,13 +76,35 @@ struct ApiCall {
   size_t body_offset = 0;
   Responder respond;
 
+  // When the broker began handling the request (the request quota's time).
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+
   const BrokerContext& ctx() const { return broker.context(); }
   std::span<const uint8_t> body() const {
     return {frame.data() + body_offset, frame.size() - body_offset};
   }
+  // Answers with `body`, throttled by the client's request quota (and `other_throttle_ms`, a
+  // byte-rate quota's) as Kafka's sendResponseMaybeThrottle: throttle_time_ms in the response,
+  // and the connection muted for that long once it is written.
   template <typename Body>
-  void Reply(const Body& body) {
-    SendResponse(ctx(), api_key, version, correlation_id, body, respond);
+  void Reply(Body body, int64_t other_throttle_ms = 0) {
+    const int64_t throttle = std::max(RequestThrottleMs(), other_throttle_ms);
+    SetThrottleTime(&body, throttle);
+    SendResponse(ctx(), api_key, version, correlation_id, body, respond, throttle);
+  }
+  // Records the time this request took against its client's request_percentage quota: 0, or
+  // the throttle time.
+  int64_t RequestThrottleMs() const;
+  // The client's quota identity.
+  std::string client_id() const { return header.client_id.value_or(""); }
+  // The body, decoded (protocol::ParseRequestBody), with its decoded size charged to the
+  // request's memory (RequestContext::memory).
+  template <typename Request>
+  Result<Request> Parse() {
+    size_t decoded = 0;
+    Result<Request> r = protocol::ParseRequestBody<Request>(body(), version, nullptr, &decoded);
+    if (rc.memory != nullptr) rc.memory->Add(static_cast<int64_t>(decoded));
+    return r;
   }
   // Closes the connection with Kafka's line for a body that does not parse.
   void ParseFailed(const Status& s);

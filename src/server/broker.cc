@@ -126,7 +126,7 @@ void Broker::ServeFetch(ApiCall& call) {
   const RequestContext& rc = call.rc;
   const int16_t version = call.version;
   const int32_t correlation_id = call.correlation_id;
-  auto parsed = protocol::ParseRequestBody<protocol::FetchRequestData>(call.body(), version);
+  auto parsed = call.Parse<protocol::FetchRequestData>();
   if (!parsed.ok()) {
     ctx_.logger.Info(
         fmt::format("Closing socket connection to {} (connectionId={}): Error getting "
@@ -137,25 +137,65 @@ void Broker::ServeFetch(ApiCall& call) {
   }
   // The request no longer needs the frame (it has no records), so the parked copy owns it.
   auto request = std::make_shared<protocol::FetchRequestData>(std::move(parsed).value());
-  const int16_t api_key = static_cast<int16_t>(ApiKey::kFetch);
+  const std::string user = QuotaUserOf(rc.principal);
+  const std::string client_id = call.client_id();
+  // Kafka's handleFetchRequest: the response is bounded by the broker's fetch.max.bytes and
+  // by what the client's consumer_byte_rate quota allows in one window, whatever it asks.
+  {
+    double limit = ctx_.fetch_max_bytes;
+    if (ctx_.quotas != nullptr) {
+      limit = std::min(
+          limit, ctx_.quotas->MaxValueInQuotaWindow(ClientQuotaType::kFetch, user, client_id));
+    }
+    const int32_t cap = static_cast<int32_t>(std::max(1.0, std::min(limit, double{INT32_MAX})));
+    if (version < 3 || request->max_bytes > cap) request->max_bytes = cap;
+    request->min_bytes = std::min(request->min_bytes, request->max_bytes);
+  }
   const uint64_t sequence = purgatory_.append_sequence();
   FetchRead read = ReadFetch(ctx_, rc, *request, version);
   if (read.has_error || read.bytes >= request->min_bytes || request->max_wait_ms <= 0 ||
       read.bytes >= request->max_bytes) {
-    call.Reply(read.response);
+    const int64_t throttle = FetchThrottleMs(user, client_id, &read, call.RequestThrottleMs());
+    SendResponse(ctx_, static_cast<int16_t>(ApiKey::kFetch), version, correlation_id, read.response,
+                 call.respond, throttle);
     return;
   }
   auto shared_respond = std::make_shared<Responder>(std::move(call.respond));
-  purgatory_.Park(
-      rc.connection_id, read.partitions, request->max_wait_ms, sequence,
-      [this, request, version, correlation_id, shared_respond, client = rc](bool passed) {
-        FetchRead again = ReadFetch(ctx_, client, *request, version);
-        if (!passed && !again.has_error && again.bytes < request->min_bytes) {
-          return false;
-        }
-        SendResponse(ctx_, api_key, version, correlation_id, again.response, *shared_respond);
-        return true;
-      });
+  purgatory_.Park(rc.connection_id, read.partitions, request->max_wait_ms, sequence,
+                  [this, request, version, correlation_id, shared_respond, client = rc, user,
+                   client_id](bool passed) {
+                    FetchRead again = ReadFetch(ctx_, client, *request, version);
+                    if (!passed && !again.has_error && again.bytes < request->min_bytes) {
+                      return false;
+                    }
+                    const int64_t throttle = FetchThrottleMs(user, client_id, &again, 0);
+                    SendResponse(ctx_, static_cast<int16_t>(ApiKey::kFetch), version,
+                                 correlation_id, again.response, *shared_respond, throttle);
+                    return true;
+                  });
+}
+
+int64_t Broker::FetchThrottleMs(const std::string& user, const std::string& client_id,
+                                FetchRead* read, int64_t request_throttle_ms) {
+  if (ctx_.quotas == nullptr) return 0;
+  // The response's size as the consumer_byte_rate quota counts it: its record bytes.
+  const double bytes = static_cast<double>(read->bytes);
+  const int64_t now = ctx_.NowMs();
+  const int64_t bandwidth =
+      ctx_.quotas->RecordAndGetThrottleMs(ClientQuotaType::kFetch, user, client_id, bytes, now);
+  const int64_t throttle = std::max(bandwidth, request_throttle_ms);
+  if (throttle > 0) {
+    // Kafka answers a throttled fetch empty (no partitions, no error) and takes its bytes back
+    // from the quota, as they are not sent.
+    ctx_.quotas->Unrecord(ClientQuotaType::kFetch, user, client_id, bytes, now);
+    protocol::FetchResponseData empty;
+    empty.error_code = read->response.error_code;
+    empty.session_id = read->response.session_id;
+    read->response = std::move(empty);
+    read->remote_records.clear();
+  }
+  SetThrottleTime(&read->response, throttle);
+  return throttle;
 }
 
 }  // namespace seglog

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "protocol/protocol_writer.h"
@@ -25,6 +26,8 @@
 namespace seglog {
 
 struct ApiCall;  // api_table.h
+
+struct FetchRead;
 
 class Broker : public RequestHandler {
  public:
@@ -56,6 +59,11 @@ class Broker : public RequestHandler {
   static ResponseBuffer ToResponseBuffer(const protocol::ProtocolWriter& writer);
 
  private:
+  // A fetch's quotas: records its bytes against the client's consumer_byte_rate and, when it
+  // (or the request quota's `request_throttle_ms`) throttles, empties the response.
+  int64_t FetchThrottleMs(const std::string& user, const std::string& client_id, FetchRead* read,
+                          int64_t request_throttle_ms);
+
   BrokerContext ctx_;
   FetchPurgatory purgatory_;
 };

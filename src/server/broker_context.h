@@ -20,6 +20,7 @@
 #include "security/standard_authorizer.h"
 #include "seglog/logger.h"
 #include "seglog/result.h"
+#include "server/client_quota_manager.h"
 
 namespace seglog {
 
@@ -63,8 +64,13 @@ struct BrokerContext {
     std::shared_ptr<std::atomic<int32_t>> port;
   };
   std::map<std::string, Advertised> other_listeners;
-  bool auto_create_topics = true;  // auto.create.topics.enable
-  int32_t num_partitions = 1;      // num.partitions: a new topic's default
+  bool auto_create_topics = true;   // auto.create.topics.enable
+  bool delete_topic_enable = true;  // delete.topic.enable
+  // fetch.max.bytes: the most record bytes one Fetch response carries, whatever it asks.
+  int32_t fetch_max_bytes = 55 * 1024 * 1024;
+  // Client quotas (client_quota_manager.h); null: none are enforced.
+  std::shared_ptr<ClientQuotaManager> quotas;
+  int32_t num_partitions = 1;  // num.partitions: a new topic's default
   // A producer id never handed out before (persisted blocks, so never again after a restart).
   std::function<Result<int64_t>()> next_producer_id;
   // The time in ms since the epoch, as the logs' scheduler tells it (tests set a mock's);

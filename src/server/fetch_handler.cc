@@ -65,6 +65,9 @@ FetchRead ReadFetch(const BrokerContext& ctx, const RequestContext& rc,
   const bool read_committed = req.isolation_level == 1;
   int64_t budget = req.max_bytes > 0 ? req.max_bytes : 0;
   bool min_one_message = true;
+  // Kafka reads one partition from remote storage per fetch; a later partition that would need
+  // remote storage is answered without records this time (the client fetches it again).
+  bool remote_read = false;
   const int32_t replica_id = version >= 15 ? req.replica_state.replica_id : req.replica_id;
   // A follower may read every topic with CLUSTER_ACTION, and none without it.
   const bool from_follower = replica_id >= 0;
@@ -142,6 +145,8 @@ FetchRead ReadFetch(const BrokerContext& ctx, const RequestContext& rc,
                   min_one_message, bound);
       if (!data.ok() && ctx.remote != nullptr && IsOffsetMovedToTieredStorage(data.status())) {
         // Below the local log start: remote storage holds it (Kafka's remote fetch).
+        if (remote_read) continue;
+        remote_read = true;
         Status remote = ReadRemote(ctx, tp, part.fetch_offset, limit, min_one_message, bound,
                                    read_committed, &pr, &out);
         if (remote.ok()) {

@@ -1,7 +1,7 @@
 // FetchPurgatory: see fetch_purgatory.h.
 #include "server/fetch_purgatory.h"
 
-#include <algorithm>
+#include <utility>
 
 namespace seglog {
 
@@ -19,6 +19,33 @@ size_t FetchPurgatory::parked() const {
   return parked_.size();
 }
 
+void FetchPurgatory::Insert(uint64_t key, Parked p) {
+  p.deadline_entry = deadlines_.emplace(p.deadline, key);
+  for (const TopicPartition& tp : p.watched) watchers_[tp].insert(key);
+  by_connection_[p.connection_id].push_back(key);
+  if (p.woken) woken_.push_back(key);
+  parked_.emplace(key, std::move(p));
+}
+
+FetchPurgatory::Parked FetchPurgatory::Extract(uint64_t key) {
+  auto it = parked_.find(key);
+  Parked p = std::move(it->second);
+  parked_.erase(it);
+  deadlines_.erase(p.deadline_entry);
+  for (const TopicPartition& tp : p.watched) {
+    auto w = watchers_.find(tp);
+    if (w == watchers_.end()) continue;
+    w->second.erase(key);
+    if (w->second.empty()) watchers_.erase(w);
+  }
+  auto c = by_connection_.find(p.connection_id);
+  if (c != by_connection_.end()) {
+    std::erase(c->second, key);
+    if (c->second.empty()) by_connection_.erase(c);
+  }
+  return p;
+}
+
 void FetchPurgatory::Park(uint64_t connection_id, std::vector<TopicPartition> watched,
                           int64_t wait_ms, uint64_t sequence_seen, Attempt attempt) {
   std::unique_lock<std::mutex> l(mu_);
@@ -27,9 +54,14 @@ void FetchPurgatory::Park(uint64_t connection_id, std::vector<TopicPartition> wa
     attempt(/*deadline_passed=*/true);
     return;
   }
-  parked_.push_back(Parked{connection_id, std::move(watched),
-                           std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms),
-                           sequence_seen != sequence_, std::move(attempt)});
+  // A day at most: the steady clock's time points must not overflow (max_wait_ms is an int32).
+  const auto wait = std::chrono::milliseconds(std::min<int64_t>(wait_ms, 86400000));
+  Insert(next_key_++, Parked{connection_id,
+                             std::move(watched),
+                             std::chrono::steady_clock::now() + wait,
+                             sequence_seen != sequence_,
+                             std::move(attempt),
+                             {}});
   cv_.notify_one();
 }
 
@@ -38,28 +70,28 @@ void FetchPurgatory::Notify(const std::vector<TopicPartition>& appended) {
   std::lock_guard<std::mutex> l(mu_);
   ++sequence_;
   bool any = false;
-  for (Parked& p : parked_) {
-    if (p.woken) continue;
-    for (const TopicPartition& tp : appended) {
-      if (std::find(p.watched.begin(), p.watched.end(), tp) != p.watched.end()) {
-        p.woken = true;
-        any = true;
-        break;
-      }
+  for (const TopicPartition& tp : appended) {
+    auto w = watchers_.find(tp);
+    if (w == watchers_.end()) continue;
+    for (uint64_t key : w->second) {
+      Parked& p = parked_.at(key);
+      if (p.woken) continue;
+      p.woken = true;
+      woken_.push_back(key);
+      any = true;
     }
   }
   if (any) cv_.notify_one();
 }
 
 void FetchPurgatory::DropConnection(uint64_t connection_id) {
-  std::list<Parked> dropped;  // destroyed outside the lock: a Responder closes on destruction
+  std::vector<Parked> dropped;  // destroyed outside the lock: a Responder closes on destruction
   {
     std::lock_guard<std::mutex> l(mu_);
-    for (auto it = parked_.begin(); it != parked_.end();) {
-      auto next = std::next(it);
-      if (it->connection_id == connection_id) dropped.splice(dropped.end(), parked_, it);
-      it = next;
-    }
+    auto c = by_connection_.find(connection_id);
+    if (c == by_connection_.end()) return;
+    const std::vector<uint64_t> keys = c->second;
+    for (uint64_t key : keys) dropped.push_back(Extract(key));
   }
 }
 
@@ -77,46 +109,47 @@ void FetchPurgatory::Run() {
   std::unique_lock<std::mutex> l(mu_);
   while (true) {
     const auto now = std::chrono::steady_clock::now();
-    std::list<Parked> ready;
-    for (auto it = parked_.begin(); it != parked_.end();) {
-      auto next = std::next(it);
-      if (stop_ || it->woken || it->deadline <= now) ready.splice(ready.end(), parked_, it);
-      it = next;
+    std::vector<uint64_t> keys;
+    if (stop_) {
+      for (const auto& [key, p] : parked_) keys.push_back(key);
+    } else {
+      for (uint64_t key : woken_) {
+        if (parked_.count(key)) keys.push_back(key);
+      }
+      for (auto it = deadlines_.begin(); it != deadlines_.end() && it->first <= now; ++it) {
+        if (!parked_.at(it->second).woken) keys.push_back(it->second);
+      }
     }
-    if (ready.empty()) {
+    woken_.clear();
+    if (keys.empty()) {
       if (stop_) return;
-      if (parked_.empty()) {
+      if (deadlines_.empty()) {
         cv_.wait(l);
       } else {
-        auto earliest =
-            std::min_element(parked_.begin(), parked_.end(), [](const Parked& a, const Parked& b) {
-              return a.deadline < b.deadline;
-            })->deadline;
-        cv_.wait_until(l, earliest);
+        cv_.wait_until(l, deadlines_.begin()->first);
       }
       continue;
     }
+    std::vector<std::pair<uint64_t, Parked>> ready;
+    ready.reserve(keys.size());
+    for (uint64_t key : keys) ready.emplace_back(key, Extract(key));
     const bool stopping = stop_;
     const uint64_t sequence_before = sequence_;
     l.unlock();
     // Attempts run without the lock: they read logs and answer responders.
-    std::list<Parked> again;
-    for (auto it = ready.begin(); it != ready.end();) {
-      auto next = std::next(it);
-      const bool passed = stopping || it->deadline <= std::chrono::steady_clock::now();
-      if (!it->attempt(passed)) {
-        it->woken = false;
-        again.splice(again.end(), ready, it);
-      }
-      it = next;
+    std::vector<std::pair<uint64_t, Parked>> again;
+    for (auto& [key, p] : ready) {
+      const bool passed = stopping || p.deadline <= std::chrono::steady_clock::now();
+      if (!p.attempt(passed)) again.emplace_back(key, std::move(p));
     }
     ready.clear();
     l.lock();
     // An append while the attempts ran could not mark them: try those again at once.
-    if (sequence_ != sequence_before) {
-      for (Parked& p : again) p.woken = true;
+    const bool appended_meanwhile = sequence_ != sequence_before;
+    for (auto& [key, p] : again) {
+      p.woken = appended_meanwhile;
+      Insert(key, std::move(p));
     }
-    parked_.splice(parked_.end(), again);
   }
 }
 

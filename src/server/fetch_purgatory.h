@@ -2,6 +2,10 @@
 // min_bytes and may wait up to max_wait_ms. Appends wake the fetches that watch the appended
 // partitions; a fetch whose wait has passed is answered with what there is.
 //
+// Indexes, as Kafka's purgatory keeps watcher lists per key: the fetches watching each
+// partition, the deadlines in order, the fetch of each connection. An append costs the
+// watchers of its partitions (not every parked fetch), a deadline costs O(log n).
+//
 // One thread runs every attempt to complete a parked fetch, so neither the producing nor the
 // network threads do that work. An attempt returns true once it has answered.
 //
@@ -11,12 +15,16 @@
 #ifndef SEGLOG_SERVER_FETCH_PURGATORY_H_
 #define SEGLOG_SERVER_FETCH_PURGATORY_H_
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <list>
+#include <map>
 #include <mutex>
+#include <string>
 #include <thread>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "seglog/topic_partition.h"
@@ -54,14 +62,30 @@ class FetchPurgatory {
     std::chrono::steady_clock::time_point deadline;
     bool woken;
     Attempt attempt;
+    std::multimap<std::chrono::steady_clock::time_point, uint64_t>::iterator deadline_entry;
+  };
+  struct PartitionHash {
+    size_t operator()(const TopicPartition& tp) const {
+      return std::hash<std::string>()(tp.topic) * 31 + std::hash<int32_t>()(tp.partition);
+    }
   };
   void Run();
+  // Indexes `p` under `key` (mu_ held).
+  void Insert(uint64_t key, Parked p);
+  // Takes `key` out of every index (mu_ held).
+  Parked Extract(uint64_t key);
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::list<Parked> parked_;  // guarded by mu_
-  uint64_t sequence_ = 0;     // guarded by mu_
-  bool stop_ = false;         // guarded by mu_
+  // All guarded by mu_.
+  std::unordered_map<uint64_t, Parked> parked_;
+  std::unordered_map<TopicPartition, std::unordered_set<uint64_t>, PartitionHash> watchers_;
+  std::multimap<std::chrono::steady_clock::time_point, uint64_t> deadlines_;
+  std::unordered_map<uint64_t, std::vector<uint64_t>> by_connection_;
+  std::vector<uint64_t> woken_;  // keys to attempt at once
+  uint64_t next_key_ = 1;
+  uint64_t sequence_ = 0;
+  bool stop_ = false;
   std::thread thread_;
 };
 

@@ -20,6 +20,8 @@
 #include "protocol/generated/add_partitions_to_txn_response.h"
 #include "protocol/generated/add_raft_voter_request.h"
 #include "protocol/generated/add_raft_voter_response.h"
+#include "protocol/generated/alter_client_quotas_request.h"
+#include "protocol/generated/alter_client_quotas_response.h"
 #include "protocol/generated/alter_configs_request.h"
 #include "protocol/generated/alter_configs_response.h"
 #include "protocol/generated/alter_partition_reassignments_request.h"
@@ -50,6 +52,8 @@
 #include "protocol/generated/delete_topics_response.h"
 #include "protocol/generated/describe_acls_request.h"
 #include "protocol/generated/describe_acls_response.h"
+#include "protocol/generated/describe_client_quotas_request.h"
+#include "protocol/generated/describe_client_quotas_response.h"
 #include "protocol/generated/describe_cluster_request.h"
 #include "protocol/generated/describe_cluster_response.h"
 #include "protocol/generated/describe_configs_request.h"
@@ -124,6 +128,16 @@
 #include "txn/transaction_coordinator.h"
 
 namespace seglog {
+
+// Kafka's Topic.isInternal: the coordinators' topics (__consumer_offsets,
+// __transaction_state, __share_group_state). Clients may not append to them, and they are
+// created only as their coordinators create them.
+bool IsInternalTopic(const std::string& name);
+
+// Kafka's controller limits on partitions made by one request (ReplicationControlManager's
+// MAX_PARTITIONS_PER_BATCH for CreateTopics, and the bound of its record list,
+// MAX_RECORDS_PER_USER_OP, for CreatePartitions).
+inline constexpr int64_t kMaxPartitionsPerRequest = 10000;
 
 // The versions seglog serves of one API (what ApiVersions advertises).
 struct ServedVersions {
@@ -234,6 +248,14 @@ protocol::DescribeUserScramCredentialsResponseData HandleDescribeUserScramCreden
 protocol::AlterUserScramCredentialsResponseData HandleAlterUserScramCredentials(
     const BrokerContext& ctx, const RequestContext& rc,
     const protocol::AlterUserScramCredentialsRequestData& req, int16_t version);
+
+// Client quotas (client_quota_handlers.cc): kept in the metadata log.
+protocol::DescribeClientQuotasResponseData HandleDescribeClientQuotas(
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::DescribeClientQuotasRequestData& req, int16_t version);
+protocol::AlterClientQuotasResponseData HandleAlterClientQuotas(
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::AlterClientQuotasRequestData& req, int16_t version);
 
 // ---- Replicas, the quorum, producers (admin_handlers.cc) ----
 //

@@ -38,11 +38,6 @@ int32_t LeaderEpochOf(const BrokerContext& ctx, const TopicPartition& tp) {
 // this many partitions whatever the request asks.
 constexpr int32_t kMaxRequestPartitionSizeLimit = 2000;
 
-bool IsInternalTopic(const std::string& name) {
-  return name == "__consumer_offsets" || name == "__transaction_state" ||
-         name == "__share_group_state";
-}
-
 Uuid TopicIdOf(const TopicMetadata& md) {
   Result<Uuid> id = Uuid::Parse(md.topic_id);
   return id.ok() ? id.value() : Uuid{};
@@ -83,6 +78,11 @@ protocol::CreatePartitionsResponseData HandleCreatePartitions(
     if (!seen.insert(t.name).second) duplicates.insert(t.name);
   }
   std::set<std::string> answered_duplicates;
+  // New partitions so far: Kafka's controller builds one record per new partition in a list
+  // bounded at MAX_RECORDS_PER_USER_OP, and a topic that would overflow it fails with
+  // UNKNOWN_SERVER_ERROR (no message). seglog refuses such a topic whole (Kafka may keep the
+  // records that fit, a partial topic).
+  int64_t new_partitions = 0;
   for (const auto& t : req.topics) {
     // Kafka's ControllerApis answers a duplicated name once.
     if (duplicates.count(t.name) && !answered_duplicates.insert(t.name).second) continue;
@@ -138,6 +138,16 @@ protocol::CreatePartitionsResponseData HandleCreatePartitions(
         continue;
       }
     }
+    if (new_partitions + additional > kMaxPartitionsPerRequest) {
+      new_partitions = kMaxPartitionsPerRequest;
+      fail(kafka_error::kUnknownServerError, std::nullopt);
+      ctx.logger.Warn(fmt::format(
+          "Unexpected createPartitions error for {}: adding {} partition(s) would exceed the "
+          "{} records a request may make",
+          t.name, additional, kMaxPartitionsPerRequest));
+      continue;
+    }
+    new_partitions += additional;
     if (req.validate_only) continue;
     Status s = ctx.logs->AddPartitions(t.name, t.count);
     if (!s.ok()) {

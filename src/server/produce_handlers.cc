@@ -165,6 +165,15 @@ protocol::ProduceResponseData HandleProduce(const BrokerContext& ctx, const Requ
         fail(kafka_error::kInvalidRequiredAcks);
         continue;
       }
+      if (IsInternalTopic(*name)) {
+        // Kafka's ReplicaManager.appendToLocalLog: only the coordinators write there.
+        fail(kafka_error::kInvalidTopic);
+        ctx.logger.Info(
+            fmt::format("Error processing append operation on partition {}: "
+                        "Cannot append to internal topic {}",
+                        tp.ToString(), *name));
+        continue;
+      }
       std::span<const uint8_t> bytes;
       if (part.records.has_value()) bytes = part.records->contiguous();
       Status valid = ValidateProduceRecords(bytes, version);

@@ -18,6 +18,7 @@
 #include "protocol/kafka_error.h"
 #include "server/authorization.h"
 #include "server/handlers.h"
+#include "txn/transaction_coordinator.h"
 
 namespace seglog {
 
@@ -25,11 +26,6 @@ namespace {
 
 // Kafka's Topic.validate (its words).
 constexpr size_t kMaxTopicNameLength = 249;
-
-bool IsInternalTopic(const std::string& name) {
-  return name == "__consumer_offsets" || name == "__transaction_state" ||
-         name == "__share_group_state";
-}
 
 Uuid TopicIdOf(const TopicMetadata& md) {
   Result<Uuid> id = Uuid::Parse(md.topic_id);
@@ -55,6 +51,11 @@ void FillTopic(const BrokerContext& ctx, const std::string& name, const TopicMet
 }
 
 }  // namespace
+
+bool IsInternalTopic(const std::string& name) {
+  return name == "__consumer_offsets" || name == "__transaction_state" ||
+         name == "__share_group_state";
+}
 
 Status ValidateTopicNameForClient(const std::string& name) {
   if (name.empty()) return Status::InvalidArgument("Topic name is illegal, it can't be empty");
@@ -188,6 +189,22 @@ protocol::MetadataResponseData HandleMetadata(const BrokerContext& ctx, const Re
         set_operations(name, &t);
         continue;
       }
+      if (IsInternalTopic(name)) {
+        // Kafka's AutoTopicCreationManager makes an internal topic as its coordinator would
+        // (offsets.topic.num.partitions, compacted ...), never as an ordinary topic.
+        Status made = Status::NotFound("no coordinator keeps " + name);
+        if (name == "__consumer_offsets" && ctx.groups != nullptr) {
+          made = ctx.groups->EnsureOffsetsTopic();
+        } else if (name == "__transaction_state" && ctx.txns != nullptr) {
+          made = ctx.txns->EnsureStateTopic();
+        }
+        if (!made.ok()) {
+          ctx.logger.Info(
+              fmt::format("Auto-creation of internal topic {} failed: {}", name, made.ToString()));
+        }
+        named.emplace_back(resp.topics.size() - 1, std::move(name));
+        continue;
+      }
       if (auto_named.insert(name).second) {
         auto_create.push_back(LogManager::NewTopic{name, ctx.num_partitions, {}});
       }
@@ -231,6 +248,39 @@ protocol::CreateTopicsResponseData HandleCreateTopics(const BrokerContext& ctx,
   std::set<std::string> seen, duplicates;
   for (const auto& t : req.topics) {
     if (!seen.insert(t.name).second) duplicates.insert(t.name);
+  }
+  // Kafka's ReplicationControlManager.validateTotalNumberOfPartitions, before anything is
+  // made: the partitions the request's topics ask for (the default count for -1, the
+  // assignments' count when given), over the topics that are neither duplicated nor refused
+  // for want of CREATE. Past the limit every topic fails, as the whole request does in Kafka.
+  int64_t total_partitions = 0;
+  for (const auto& t : req.topics) {
+    if (duplicates.count(t.name) ||
+        (!cluster_create &&
+         !Authorized(ctx, rc, AclOperation::kCreate, ResourceType::kTopic, t.name))) {
+      continue;
+    }
+    if (!t.assignments.empty()) {
+      total_partitions += static_cast<int64_t>(t.assignments.size());
+    } else if (t.num_partitions == -1) {
+      total_partitions += ctx.num_partitions;
+    } else if (t.num_partitions > 0) {
+      total_partitions += t.num_partitions;
+    }
+  }
+  if (total_partitions > kMaxPartitionsPerRequest) {
+    for (const auto& t : req.topics) {
+      auto& r = resp.topics.emplace_back();
+      r.name = t.name;
+      r.error_code = kafka_error::kPolicyViolation;
+      r.error_message =
+          version >= 1
+              ? std::optional<std::string>("Excessively large number of partitions per request.")
+              : std::nullopt;
+    }
+    ctx.logger.Info(fmt::format("Refused a CreateTopics request for {} partitions (more than {})",
+                                total_partitions, kMaxPartitionsPerRequest));
+    return resp;
   }
   resp.topics.reserve(req.topics.size());
   std::vector<LogManager::NewTopic> to_create;
@@ -368,6 +418,26 @@ protocol::DeleteTopicsResponseData HandleDeleteTopics(const BrokerContext& ctx,
                                                       const protocol::DeleteTopicsRequestData& req,
                                                       int16_t version) {
   protocol::DeleteTopicsResponseData resp;
+  if (!ctx.delete_topic_enable) {
+    // Kafka's ControllerApis.deleteTopics throws before looking at a topic, and every topic of
+    // the request gets the error: TopicDeletionDisabledException from v3, InvalidRequestException
+    // ("Topic deletion is disabled.") before.
+    const int16_t code =
+        version >= 3 ? kafka_error::kTopicDeletionDisabled : kafka_error::kInvalidRequest;
+    auto refuse = [&](std::optional<std::string> name, const Uuid& id) {
+      auto& r = resp.responses.emplace_back();
+      r.name = std::move(name);
+      r.topic_id = id;
+      r.error_code = code;
+      r.error_message = std::nullopt;
+    };
+    if (version >= 6) {
+      for (const auto& t : req.topics) refuse(t.name, t.topic_id);
+    } else {
+      for (const auto& n : req.topic_names) refuse(n, Uuid{});
+    }
+    return resp;
+  }
   // DELETE on the cluster allows every topic; without it, each needs DESCRIBE and DELETE.
   const bool cluster_delete = ClusterAuthorized(ctx, rc, AclOperation::kDelete);
   auto allowed = [&](AclOperation operation, const std::string& name) {

@@ -27,11 +27,6 @@ namespace ke = kafka_error;
 namespace p = protocol;
 
 // Kafka's Topic.isInternal.
-bool IsInternalTopic(const std::string& topic) {
-  return topic == "__consumer_offsets" || topic == "__transaction_state" ||
-         topic == "__share_group_state";
-}
-
 bool MayWrite(const BrokerContext& ctx, const RequestContext& rc,
               const std::string& transactional_id) {
   return Authorized(ctx, rc, AclOperation::kWrite, ResourceType::kTransactionalId,
