@@ -11,6 +11,7 @@
 #include "metadata/metadata_batch.h"
 #include "protocol/generated/access_control_entry_record.h"
 #include "protocol/generated/broker_registration_change_record.h"
+#include "protocol/generated/client_quota_record.h"
 #include "protocol/generated/config_record.h"
 #include "protocol/generated/partition_change_record.h"
 #include "protocol/generated/partition_record.h"
@@ -149,6 +150,7 @@ Result<std::unique_ptr<MetadataStore>> MetadataStore::Open(const std::string& lo
   }
   MutexLock l(&store->mu_);
   store->log_ = std::move(log).value();
+  store->PublishClientQuotasLocked();
   return store;
 }
 
@@ -501,6 +503,66 @@ Status MetadataStore::AlterScramCredentials(
   }
   if (records.empty()) return Status::OK();
   return AppendLocked(records);
+}
+
+namespace {
+
+ClientQuotaMap ClientQuotasOf(const MetadataImage& image) {
+  ClientQuotaMap out;
+  for (const auto& [key, record] : image.quotas()) {
+    ClientQuotaEntity entity(key.first.begin(), key.first.end());
+    out[std::move(entity)][key.second] = record.value;
+  }
+  return out;
+}
+
+}  // namespace
+
+void MetadataStore::PublishClientQuotasLocked() {
+  ClientQuotaMap quotas;
+  if (log_ != nullptr) quotas = ClientQuotasOf(log_->image());
+  MutexLock l(&quotas_mu_);
+  const uint64_t version = client_quotas_version_.load(std::memory_order_relaxed) + 1;
+  client_quotas_ = ClientQuotaSnapshot::Build(quotas, version);
+  client_quotas_version_.store(version, std::memory_order_release);
+}
+
+std::shared_ptr<const ClientQuotaSnapshot> MetadataStore::ClientQuotas() const {
+  MutexLock l(&quotas_mu_);
+  return client_quotas_ != nullptr ? client_quotas_ : ClientQuotaSnapshot::Empty();
+}
+
+ClientQuotaDescription MetadataStore::DescribeClientQuotas(const ClientQuotaFilter& filter) const {
+  return seglog::DescribeClientQuotas(ClientQuotas()->quotas(), filter);
+}
+
+Result<std::vector<std::pair<ClientQuotaEntity, ClientQuotaError>>>
+MetadataStore::AlterClientQuotas(const std::vector<ClientQuotaAlteration>& alterations,
+                                 bool validate_only) {
+  MutexLock l(&mu_);
+  if (log_ == nullptr) return Status::FailedPrecondition("the metadata store is closed");
+  ClientQuotaAlterationPlan plan =
+      PlanClientQuotaAlterations(ClientQuotasOf(log_->image()), alterations);
+  if (validate_only || plan.changes.empty()) return std::move(plan.results);
+  std::vector<MetadataRecordValue> records;
+  for (const ClientQuotaChange& c : plan.changes) {
+    protocol::ClientQuotaRecord r;
+    // The entity in the order Kafka's controller writes it (its HashMap's).
+    std::vector<std::string> types;
+    for (const auto& [type, name] : c.entity) types.push_back(type);
+    for (const std::string& type : JavaHashMapOrder(types, 3)) {
+      auto& e = r.entity.emplace_back();
+      e.entity_type = type;
+      e.entity_name = c.entity.at(type);
+    }
+    r.key = c.key;
+    r.value = c.remove ? 0.0 : c.value;
+    r.remove = c.remove;
+    SEGLOG_RETURN_IF_ERROR(Add(&records, r));
+  }
+  SEGLOG_RETURN_IF_ERROR(AppendLocked(records));
+  PublishClientQuotasLocked();
+  return std::move(plan.results);
 }
 
 Result<int64_t> MetadataStore::ReserveProducerIdBlock() {

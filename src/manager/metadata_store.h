@@ -19,6 +19,7 @@
 //   CreateAcls       an AccessControlEntryRecord per new ACL (a fresh id), none for one that
 //                    exists already
 //   DeleteAcls       a RemoveAccessControlEntryRecord per ACL some filter matches, once each
+//   AlterClientQuotas a ClientQuotaRecord per key set to a new value or removed (remove=true)
 //   AssignDirectories a PartitionChangeRecord{directories [dir]} per partition whose log is in
 //                    another directory than the metadata says
 //   TakeLeadership   a PartitionChangeRecord{leader node, isr [node], ELR cleared} for each
@@ -31,10 +32,13 @@
 //
 // Thread safety: thread-safe. mu_ serialises the writers and is held over their append and
 // fsync; only other metadata writers (topic operations, a new producer-id block) wait on it.
-// Readers take copies under it (Topics, LeaderEpoch), never during I/O of theirs.
+// Readers take copies under it (Topics, LeaderEpoch), never during I/O of theirs. The client
+// quotas' snapshot is published under quotas_mu_ (taken after mu_, never before), so the
+// per-request quota lookups never wait on a metadata write.
 #ifndef SEGLOG_MANAGER_METADATA_STORE_H_
 #define SEGLOG_MANAGER_METADATA_STORE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -46,6 +50,8 @@
 #include "base/mutex.h"
 #include "base/uuid.h"
 #include "io/env.h"
+#include "manager/client_quota_control.h"
+#include "manager/client_quota_lookup.h"
 #include "manager/topic_store.h"
 #include "metadata/metadata_log.h"
 #include "security/acl.h"
@@ -134,6 +140,22 @@ class MetadataStore {
   Status AlterScramCredentials(
       const std::vector<std::pair<std::string, ScramMechanism>>& deletions,
       const std::vector<std::pair<std::string, ScramCredential>>& upsertions) EXCLUDES(mu_);
+  // Client quotas (Kafka's ClientQuotaControlManager, manager/client_quota_control.h). The
+  // entities `filter` matches, or Kafka's error for a bad filter.
+  ClientQuotaDescription DescribeClientQuotas(const ClientQuotaFilter& filter) const
+      EXCLUDES(quotas_mu_);
+  // Kafka's answer per distinct entity, in the order they first appear; what succeeds is
+  // recorded in one append unless `validate_only`. An error of the append fails the request.
+  Result<std::vector<std::pair<ClientQuotaEntity, ClientQuotaError>>> AlterClientQuotas(
+      const std::vector<ClientQuotaAlteration>& alterations, bool validate_only)
+      EXCLUDES(mu_, quotas_mu_);
+  // The quotas as the throttling reads them: an immutable snapshot, replaced when they change.
+  std::shared_ptr<const ClientQuotaSnapshot> ClientQuotas() const EXCLUDES(quotas_mu_);
+  // The version of the latest snapshot (it grows with each change), read without a lock: a
+  // caller that keeps a snapshot takes a new one when this differs from the kept one's.
+  uint64_t client_quotas_version() const {
+    return client_quotas_version_.load(std::memory_order_acquire);
+  }
   // Reserves the next block of producer ids; returns its first id.
   Result<int64_t> ReserveProducerIdBlock() EXCLUDES(mu_);
   // Registers this node as a broker, as Kafka's controller records a BrokerRegistration: a
@@ -184,6 +206,8 @@ class MetadataStore {
   MetadataStore(std::string dir, MetadataStoreOptions options)
       : dir_(std::move(dir)), options_(std::move(options)) {}
   Status AppendLocked(const std::vector<MetadataRecordValue>& records) REQUIRES(mu_);
+  // Builds and publishes the quotas' snapshot from the image.
+  void PublishClientQuotasLocked() REQUIRES(mu_) EXCLUDES(quotas_mu_);
   // ConfigRecords that take resource (type, name) from its configs to `next`.
   Status AlterConfigsLocked(int8_t type, const std::string& name,
                             const std::map<std::string, std::string>& next) REQUIRES(mu_);
@@ -194,6 +218,9 @@ class MetadataStore {
   mutable Mutex mu_;
   std::unique_ptr<MetadataLog> log_ GUARDED_BY(mu_);
   int64_t broker_epoch_ GUARDED_BY(mu_) = -1;
+  mutable Mutex quotas_mu_ ACQUIRED_AFTER(mu_);
+  std::shared_ptr<const ClientQuotaSnapshot> client_quotas_ GUARDED_BY(quotas_mu_);
+  std::atomic<uint64_t> client_quotas_version_{0};
 };
 
 }  // namespace seglog

@@ -273,5 +273,60 @@ TEST_F(MetadataStoreTest, ManyTopicsAreOneBatchAndEachFailsAlone) {
   EXPECT_EQ(m->FindTopic("e")->partitions, 3);
 }
 
+TEST_F(MetadataStoreTest, ClientQuotasAreRecordsThatSurviveARestart) {
+  auto m = Open();
+  ASSERT_NE(m, nullptr);
+  MetadataStore* store = m->metadata();
+  const uint64_t v0 = store->client_quotas_version();
+  auto before = store->ClientQuotas();
+  EXPECT_TRUE(before->quotas().empty());
+  using Op = ClientQuotaAlteration::Op;
+  std::vector<ClientQuotaAlteration> alter = {
+      {{{"user", "alice"}, {"client-id", "app"}}, {Op{"producer_byte_rate", 1024, false}}},
+      {{{"client-id", std::nullopt}}, {Op{"consumer_byte_rate", 2048, false}}},
+      {{{"user", ""}}, {Op{"consumer_byte_rate", 1, false}}}};
+  // validate_only: the answers, nothing written.
+  const int64_t end = store->end_offset();
+  auto checked = store->AlterClientQuotas(alter, true);
+  ASSERT_TRUE(checked.ok());
+  ASSERT_EQ(checked->size(), 3u);
+  EXPECT_TRUE((*checked)[0].second.ok());
+  EXPECT_EQ((*checked)[2].second.message, "Empty user not supported");
+  EXPECT_EQ(store->end_offset(), end);
+  EXPECT_EQ(store->client_quotas_version(), v0);
+  // Applied: one batch, a new snapshot with a new version; the old one is unchanged.
+  auto done = store->AlterClientQuotas(alter, false);
+  ASSERT_TRUE(done.ok());
+  EXPECT_EQ(store->end_offset(), end + 2);
+  EXPECT_GT(store->client_quotas_version(), v0);
+  EXPECT_TRUE(before->quotas().empty());
+  auto snapshot = store->ClientQuotas();
+  EXPECT_EQ(snapshot->version(), store->client_quotas_version());
+  EXPECT_EQ(snapshot->Lookup(ClientQuotaType::kProduce, "alice", "app").limit, 1024);
+  EXPECT_EQ(snapshot->Lookup(ClientQuotaType::kFetch, "bob", "x").limit, 2048);
+  // Describe: every entity, then the default client id only.
+  EXPECT_EQ(store->DescribeClientQuotas({}).entries.size(), 2u);
+  ClientQuotaFilter f{{ClientQuotaFilterComponent{"client-id", kQuotaMatchDefault, std::nullopt}},
+                      true};
+  auto d = store->DescribeClientQuotas(f);
+  ASSERT_EQ(d.entries.size(), 1u);
+  EXPECT_EQ(d.entries[0].second.at("consumer_byte_rate"), 2048);
+  // A restart reads them back from the metadata log; a removal is a record too.
+  ASSERT_TRUE(m->Shutdown().ok());
+  m = Open();
+  ASSERT_NE(m, nullptr);
+  store = m->metadata();
+  EXPECT_EQ(store->ClientQuotas()->Lookup(ClientQuotaType::kProduce, "alice", "app").limit, 1024);
+  auto removed = store->AlterClientQuotas(
+      {{{{"client-id", std::nullopt}}, {Op{"consumer_byte_rate", 0, true}}}}, false);
+  ASSERT_TRUE(removed.ok());
+  EXPECT_TRUE((*removed)[0].second.ok());
+  EXPECT_EQ(store->DescribeClientQuotas({}).entries.size(), 1u);
+  ASSERT_TRUE(m->Shutdown().ok());
+  m = Open();
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->metadata()->DescribeClientQuotas({}).entries.size(), 1u);
+}
+
 }  // namespace
 }  // namespace seglog

@@ -100,6 +100,11 @@ class MetadataImage {
     return scram_;
   }
   size_t client_quotas() const { return quotas_.size(); }
+  // Client quotas by (the entity's (type, name) pairs sorted by type, key); a null name is the
+  // type's default entity.
+  using ClientQuotaKey =
+      std::pair<std::vector<std::pair<std::string, std::optional<std::string>>>, std::string>;
+  const std::map<ClientQuotaKey, protocol::ClientQuotaRecord>& quotas() const { return quotas_; }
   size_t delegation_tokens() const { return tokens_.size(); }
 
   // The image as records, in Kafka's snapshot order: features, brokers and controllers, each
@@ -121,9 +126,7 @@ class MetadataImage {
   std::map<Uuid, protocol::AccessControlEntryRecord> acls_;
   std::map<std::pair<std::string, int8_t>, protocol::UserScramCredentialRecord> scram_;
   // Keyed by the entity's (type, name) pairs, then the quota's key.
-  std::map<std::pair<std::vector<std::pair<std::string, std::optional<std::string>>>, std::string>,
-           protocol::ClientQuotaRecord>
-      quotas_;
+  std::map<ClientQuotaKey, protocol::ClientQuotaRecord> quotas_;
   std::map<std::string, protocol::DelegationTokenRecord> tokens_;
   bool in_transaction_ = false;
   struct Pending {
