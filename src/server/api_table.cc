@@ -210,6 +210,8 @@ const std::vector<ServedApi> kTable = {
      SEGLOG_UNARY(DescribeUserScramCredentials)},
     {{Key(ApiKey::kAlterUserScramCredentials), 0, 0, 0}, kHandler,
      SEGLOG_UNARY(AlterUserScramCredentials)},
+    {{Key(ApiKey::kDescribeClientQuotas), 0, 1, 0}, kHandler, SEGLOG_UNARY(DescribeClientQuotas)},
+    {{Key(ApiKey::kAlterClientQuotas), 0, 1, 0}, kHandler, SEGLOG_UNARY(AlterClientQuotas)},
     {{Key(ApiKey::kDescribeQuorum), 0, 2, 0}, kHandler, SEGLOG_UNARY(DescribeQuorum)},
     {{Key(ApiKey::kUpdateFeatures), 0, 2, 0}, kHandler, SEGLOG_UNARY(UpdateFeatures)},
     {{Key(ApiKey::kDescribeCluster), 0, 2, 0}, kHandler, SEGLOG_UNARY(DescribeCluster)},

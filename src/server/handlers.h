@@ -20,6 +20,8 @@
 #include "protocol/generated/add_partitions_to_txn_response.h"
 #include "protocol/generated/add_raft_voter_request.h"
 #include "protocol/generated/add_raft_voter_response.h"
+#include "protocol/generated/alter_client_quotas_request.h"
+#include "protocol/generated/alter_client_quotas_response.h"
 #include "protocol/generated/alter_configs_request.h"
 #include "protocol/generated/alter_configs_response.h"
 #include "protocol/generated/alter_partition_reassignments_request.h"
@@ -50,6 +52,8 @@
 #include "protocol/generated/delete_topics_response.h"
 #include "protocol/generated/describe_acls_request.h"
 #include "protocol/generated/describe_acls_response.h"
+#include "protocol/generated/describe_client_quotas_request.h"
+#include "protocol/generated/describe_client_quotas_response.h"
 #include "protocol/generated/describe_cluster_request.h"
 #include "protocol/generated/describe_cluster_response.h"
 #include "protocol/generated/describe_configs_request.h"
@@ -234,6 +238,14 @@ protocol::DescribeUserScramCredentialsResponseData HandleDescribeUserScramCreden
 protocol::AlterUserScramCredentialsResponseData HandleAlterUserScramCredentials(
     const BrokerContext& ctx, const RequestContext& rc,
     const protocol::AlterUserScramCredentialsRequestData& req, int16_t version);
+
+// Client quotas (client_quota_handlers.cc): kept in the metadata log.
+protocol::DescribeClientQuotasResponseData HandleDescribeClientQuotas(
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::DescribeClientQuotasRequestData& req, int16_t version);
+protocol::AlterClientQuotasResponseData HandleAlterClientQuotas(
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::AlterClientQuotasRequestData& req, int16_t version);
 
 // ---- Replicas, the quorum, producers (admin_handlers.cc) ----
 //
