@@ -4,12 +4,13 @@ quotas survive a restart; and the same commands against a Kafka 4.4.0 broker giv
 output, refusals included.
 
 Neither confluent-kafka nor kafka-python (the versions installed) has a client quotas API, so
-ConfigCommand (Kafka's Admin client) is the only client here.
+ConfigCommand (Kafka's Admin client) is the only client library here; java/QuotaRequests.java
+sends what ConfigCommand refuses to (bad entities, keys, values, filters) to both brokers.
 """
 import os
 import re
 
-from harness import check, kafka_tool
+from harness import check, java_helper, kafka_tool, run
 
 import acl_matrix  # noqa: E402 (the Kafka broker harness and the oracle's classpath)
 
@@ -78,6 +79,10 @@ def describe_all(bootstrap):
     return [config_command(bootstrap, "--describe", d) for d in DESCRIBES]
 
 
+def raw_requests(bootstrap):
+    return run(java_helper("QuotaRequests", bootstrap), timeout=300).stdout.splitlines()
+
+
 def client_quotas_kafka_configs(ctx):
     b = ctx.broker
     alters, described = run_all(b.bootstrap)
@@ -101,21 +106,30 @@ def client_quotas_kafka_configs(ctx):
     check(again == described, "the quotas changed across a restart:\n" +
           "\n".join(f"{d}: {x} -> {y}" for d, x, y in zip(DESCRIBES, described, again) if x != y))
 
+    # What ConfigCommand never sends (java/QuotaRequests.java): bad entities, keys, values,
+    # duplicates, validate_only, bad filters.
+    raw = raw_requests(b.bootstrap)
+    print("\n".join(raw))
+
     # Kafka 4.4.0 answers the same commands the same way.
     kafka = acl_matrix.broker_compare.KafkaBroker(acl_matrix.subprocess_classpath(),
                                                   os.path.join(ctx.ws.dir, "kafka"))
     kafka.start()
     try:
         k_alters, k_described = run_all(kafka.bootstrap)
+        k_raw = raw_requests(kafka.bootstrap)
     finally:
         kafka.stop()
     diffs = [f"alter {' '.join(a)}:\n  seglog {x}\n  Kafka  {y}"
              for a, x, y in zip(ALTERS, alters, k_alters) if x != y]
     diffs += [f"describe {' '.join(d)}:\n  seglog {x}\n  Kafka  {y}"
               for d, x, y in zip(DESCRIBES, described, k_described) if x != y]
-    check(not diffs, "seglog and Kafka 4.4.0 answered kafka-configs.sh differently:\n" +
+    diffs += [f"raw:\n  seglog {x}\n  Kafka  {y}" for x, y in zip(raw, k_raw) if x != y]
+    check(len(raw) == len(k_raw), f"{len(raw)} raw answers from seglog, {len(k_raw)} from Kafka")
+    check(not diffs, "seglog and Kafka 4.4.0 answered differently:\n" +
           "\n".join(diffs))
-    print(f"{len(ALTERS)} alterations and {len(DESCRIBES)} descriptions as Kafka 4.4.0 gives them")
+    print(f"{len(ALTERS)} alterations, {len(DESCRIBES)} descriptions and {len(raw)} raw requests "
+          "answered as Kafka 4.4.0 answers them")
 
 
 CASES = [client_quotas_kafka_configs]
