@@ -60,10 +60,10 @@ ClientQuotaEntity EntityOf(const ClientQuotaAlteration& a) {
   return e;
 }
 
-// Kafka's InetAddress.getByName: an IP literal, or a name that resolves.
-bool IsValidIpEntity(const std::optional<std::string>& ip) {
-  if (!ip.has_value()) return true;
-  std::string host = *ip;
+}  // namespace
+
+bool IsValidIpEntityName(const std::string& name) {
+  std::string host = name;
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
     host = host.substr(1, host.size() - 2);
   }
@@ -79,6 +79,18 @@ bool IsValidIpEntity(const std::optional<std::string>& ip) {
   if (res != nullptr) freeaddrinfo(res);
   return rc == 0;
 }
+
+std::set<std::string> IpEntityNames(const std::vector<ClientQuotaAlteration>& alterations) {
+  std::set<std::string> out;
+  for (const ClientQuotaAlteration& a : alterations) {
+    for (const auto& [type, name] : a.entity) {
+      if (type == kQuotaEntityIp && name.has_value()) out.insert(*name);
+    }
+  }
+  return out;
+}
+
+namespace {
 
 // Kafka's validateEntity: the types in its HashMap's order.
 ClientQuotaError ValidateEntity(const ClientQuotaEntity& entity) {
@@ -144,6 +156,7 @@ bool SameDouble(double a, double b) {
 
 // Kafka's alterClientQuotaEntity: an error, or the entity's records appended to `changes`.
 ClientQuotaError AlterEntity(const ClientQuotaMap& current, const ClientQuotaEntity& entity,
+                             const std::function<bool(const std::string&)>& valid_ip,
                              const std::vector<std::string>& key_order,
                              const std::map<std::string, std::optional<double>>& ops,
                              std::vector<ClientQuotaChange>* changes) {
@@ -155,7 +168,7 @@ ClientQuotaError AlterEntity(const ClientQuotaMap& current, const ClientQuotaEnt
         "Invalid quota entity combination, IP entity shouldnot be combined with User or "
         "ClientId");
   }
-  if (ip && !IsValidIpEntity(entity.at(kQuotaEntityIp))) {
+  if (ip && entity.at(kQuotaEntityIp).has_value() && !valid_ip(*entity.at(kQuotaEntityIp))) {
     return ClientQuotaError::InvalidRequest(*entity.at(kQuotaEntityIp) +
                                             " is not a valid IP or resolvable host.");
   }
@@ -247,7 +260,8 @@ std::optional<std::map<std::string, QuotaValueType>> QuotaKeysFor(const ClientQu
 }
 
 ClientQuotaAlterationPlan PlanClientQuotaAlterations(
-    const ClientQuotaMap& current, const std::vector<ClientQuotaAlteration>& alterations) {
+    const ClientQuotaMap& current, const std::vector<ClientQuotaAlteration>& alterations,
+    const std::function<bool(const std::string&)>& valid_ip) {
   ClientQuotaAlterationPlan plan;
   auto result_of = [&plan](const ClientQuotaEntity& e) -> ClientQuotaError* {
     for (auto& [entity, error] : plan.results) {
@@ -284,8 +298,8 @@ ClientQuotaAlterationPlan PlanClientQuotaAlterations(
                                                           ClientQuotaEntityString(entity)));
       continue;
     }
-    set_result(entity, AlterEntity(current, entity, JavaHashMapOrder(keys, a.ops.size()), ops,
-                                   &plan.changes));
+    set_result(entity, AlterEntity(current, entity, valid_ip, JavaHashMapOrder(keys, a.ops.size()),
+                                   ops, &plan.changes));
   }
   return plan;
 }

@@ -23,8 +23,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -99,8 +101,15 @@ struct ClientQuotaAlterationPlan {
   std::vector<std::pair<ClientQuotaEntity, ClientQuotaError>> results;
   std::vector<ClientQuotaChange> changes;
 };
+// `valid_ip` answers whether an ip entity's name is an address or resolves (Kafka's
+// InetAddress.getByName); IsValidIpEntityName asks the resolver, so a caller holding a lock
+// resolves the names first (IpEntityNames) and passes their answers.
 ClientQuotaAlterationPlan PlanClientQuotaAlterations(
-    const ClientQuotaMap& current, const std::vector<ClientQuotaAlteration>& alterations);
+    const ClientQuotaMap& current, const std::vector<ClientQuotaAlteration>& alterations,
+    const std::function<bool(const std::string&)>& valid_ip);
+bool IsValidIpEntityName(const std::string& name);
+// The names of the ip entities of `alterations`.
+std::set<std::string> IpEntityNames(const std::vector<ClientQuotaAlteration>& alterations);
 
 // The keys an entity may carry and their type; nullopt for an entity of no known shape.
 enum class QuotaValueType { kLong, kDouble, kInt };

@@ -19,8 +19,13 @@ ClientQuotaAlteration Alter(std::vector<std::pair<std::string, std::optional<std
 Op Set(std::string key, double value) { return Op{std::move(key), value, false}; }
 Op Remove(std::string key) { return Op{std::move(key), 0, true}; }
 
+// The resolver of these tests, without DNS: addresses, and names ending in ".example".
+bool NoDns(const std::string& name) {
+  return name.ends_with(".example") || name.find_first_not_of("0123456789.:") == std::string::npos;
+}
+
 ClientQuotaError Only(const ClientQuotaMap& current, const ClientQuotaAlteration& a) {
-  ClientQuotaAlterationPlan plan = PlanClientQuotaAlterations(current, {a});
+  ClientQuotaAlterationPlan plan = PlanClientQuotaAlterations(current, {a}, NoDns);
   EXPECT_EQ(plan.results.size(), 1u);
   return plan.results.empty() ? ClientQuotaError{} : plan.results[0].second;
 }
@@ -52,7 +57,8 @@ TEST(ClientQuotaControlTest, SetsChangesAndRemovesQuotas) {
        Alter({{"client-id", kDefault}}, {Set("consumer_byte_rate", 2048)}),
        Alter({{"user", kDefault}, {"client-id", "app"}}, {Set("controller_mutation_rate", 0.5)}),
        Alter({{"ip", "10.0.0.1"}}, {Set("connection_creation_rate", 10)}),
-       Alter({{"ip", kDefault}}, {Set("connection_creation_rate", 100)})});
+       Alter({{"ip", kDefault}}, {Set("connection_creation_rate", 100)})},
+      NoDns);
   ASSERT_EQ(plan.results.size(), 5u);
   for (const auto& [entity, error] : plan.results) {
     EXPECT_TRUE(error.ok()) << ClientQuotaEntityString(entity) << ": " << error.message.value();
@@ -64,15 +70,18 @@ TEST(ClientQuotaControlTest, SetsChangesAndRemovesQuotas) {
   EXPECT_EQ(quotas[alice]["producer_byte_rate"], 1024);
   // The same value again writes nothing; a removal of an absent key neither (nor is it checked).
   plan = PlanClientQuotaAlterations(
-      quotas, {Alter({{"user", "alice"}}, {Set("producer_byte_rate", 1024), Remove("nothing"),
-                                           Remove("consumer_byte_rate")})});
+      quotas,
+      {Alter({{"user", "alice"}},
+             {Set("producer_byte_rate", 1024), Remove("nothing"), Remove("consumer_byte_rate")})},
+      NoDns);
   ASSERT_EQ(plan.results.size(), 1u);
   EXPECT_TRUE(plan.results[0].second.ok());
   EXPECT_TRUE(plan.changes.empty());
   // Removing every key removes the entity.
   plan = PlanClientQuotaAlterations(
       quotas,
-      {Alter({{"user", "alice"}}, {Remove("producer_byte_rate"), Remove("request_percentage")})});
+      {Alter({{"user", "alice"}}, {Remove("producer_byte_rate"), Remove("request_percentage")})},
+      NoDns);
   ASSERT_EQ(plan.changes.size(), 2u);
   EXPECT_TRUE(plan.changes[0].remove);
   ApplyClientQuotaChanges(plan.changes, &quotas);
@@ -94,9 +103,13 @@ TEST(ClientQuotaControlTest, RefusesBadEntitiesInKafkasWords) {
       Only(none, Alter({{"ip", "no-such-host.invalid"}}, {Set("connection_creation_rate", 1)})),
       ClientQuotaError::InvalidRequest(
           "no-such-host.invalid is not a valid IP or resolvable host."));
+  EXPECT_TRUE(
+      Only(none, Alter({{"ip", "broker.example"}}, {Set("connection_creation_rate", 1)})).ok());
+  EXPECT_TRUE(IsValidIpEntityName("10.0.0.1"));
+  EXPECT_TRUE(IsValidIpEntityName("[::1]"));
   // A type named twice keeps its last name, as Kafka's map of the entity does.
   auto plan = PlanClientQuotaAlterations(
-      none, {Alter({{"user", "a"}, {"user", "b"}}, {Set("producer_byte_rate", 1)})});
+      none, {Alter({{"user", "a"}, {"user", "b"}}, {Set("producer_byte_rate", 1)})}, NoDns);
   ASSERT_EQ(plan.changes.size(), 1u);
   EXPECT_EQ(plan.changes[0].entity, (ClientQuotaEntity{{"user", "b"}}));
 }
@@ -127,7 +140,8 @@ TEST(ClientQuotaControlTest, RefusesBadKeysAndValuesInKafkasWords) {
       ClientQuotaError::InvalidRequest("connection_creation_rate cannot be a fractional value."));
   // Doubles take fractions; a failing key fails the entity's other keys too.
   auto plan = PlanClientQuotaAlterations(
-      none, {Alter(user, {Set("request_percentage", 0.25), Set("producer_byte_rate", 1.5)})});
+      none, {Alter(user, {Set("request_percentage", 0.25), Set("producer_byte_rate", 1.5)})},
+      NoDns);
   EXPECT_FALSE(plan.results[0].second.ok());
   EXPECT_TRUE(plan.changes.empty());
 }
@@ -137,7 +151,8 @@ TEST(ClientQuotaControlTest, DuplicateKeysAndEntitiesAsKafkaAnswersThem) {
   // A duplicate key ends as "Ignoring duplicate entity" (Kafka finds its own "Duplicate quota
   // key" error under the entity), and nothing is recorded for it.
   auto plan = PlanClientQuotaAlterations(
-      none, {Alter({{"user", "u"}}, {Set("producer_byte_rate", 1), Set("producer_byte_rate", 2)})});
+      none, {Alter({{"user", "u"}}, {Set("producer_byte_rate", 1), Set("producer_byte_rate", 2)})},
+      NoDns);
   ASSERT_EQ(plan.results.size(), 1u);
   EXPECT_EQ(plan.results[0].second,
             ClientQuotaError::InvalidRequest(
@@ -146,7 +161,8 @@ TEST(ClientQuotaControlTest, DuplicateKeysAndEntitiesAsKafkaAnswersThem) {
   // An entity altered twice: the first alteration is recorded, the answer is the error.
   plan = PlanClientQuotaAlterations(none,
                                     {Alter({{"client-id", "c"}}, {Set("producer_byte_rate", 1)}),
-                                     Alter({{"client-id", "c"}}, {Set("consumer_byte_rate", 2)})});
+                                     Alter({{"client-id", "c"}}, {Set("consumer_byte_rate", 2)})},
+                                    NoDns);
   ASSERT_EQ(plan.results.size(), 1u);
   EXPECT_EQ(plan.results[0].second.code, Code::kInvalidRequest);
   EXPECT_EQ(*plan.results[0].second.message,

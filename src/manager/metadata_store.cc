@@ -539,10 +539,17 @@ ClientQuotaDescription MetadataStore::DescribeClientQuotas(const ClientQuotaFilt
 Result<std::vector<std::pair<ClientQuotaEntity, ClientQuotaError>>>
 MetadataStore::AlterClientQuotas(const std::vector<ClientQuotaAlteration>& alterations,
                                  bool validate_only) {
+  // Names of ip entities are resolved before the lock (Kafka's controller resolves them in
+  // its event loop): a slow resolver holds up no metadata writer.
+  std::set<std::string> valid_ips;
+  for (const std::string& ip : IpEntityNames(alterations)) {
+    if (IsValidIpEntityName(ip)) valid_ips.insert(ip);
+  }
   MutexLock l(&mu_);
   if (log_ == nullptr) return Status::FailedPrecondition("the metadata store is closed");
   ClientQuotaAlterationPlan plan =
-      PlanClientQuotaAlterations(ClientQuotasOf(log_->image()), alterations);
+      PlanClientQuotaAlterations(ClientQuotasOf(log_->image()), alterations,
+                                 [&](const std::string& ip) { return valid_ips.count(ip) > 0; });
   if (validate_only || plan.changes.empty()) return std::move(plan.results);
   std::vector<MetadataRecordValue> records;
   for (const ClientQuotaChange& c : plan.changes) {

@@ -1,0 +1,135 @@
+"""Client quotas (issue 29): Kafka 4.4.0's kafka-configs.sh (ConfigCommand) sets, describes and
+deletes user, client-id and (user, client-id) quotas, defaults included, on `seglog serve`; the
+quotas survive a restart; and the same commands against a Kafka 4.4.0 broker give the same
+output, refusals included.
+
+Neither confluent-kafka nor kafka-python (the versions installed) has a client quotas API, so
+ConfigCommand (Kafka's Admin client) is the only client library here; java/QuotaRequests.java
+sends what ConfigCommand refuses to (bad entities, keys, values, filters) to both brokers.
+"""
+import os
+import re
+
+from harness import check, java_helper, kafka_tool, run
+
+import acl_matrix  # noqa: E402 (the Kafka broker harness and the oracle's classpath)
+
+CONFIG_COMMAND = "org.apache.kafka.tools.ConfigCommand"
+
+ALTERS = [
+    ["--entity-type", "clients", "--entity-name", "app", "--add-config",
+     "producer_byte_rate=1024,consumer_byte_rate=2048,request_percentage=12.5"],
+    ["--entity-type", "users", "--entity-name", "alice", "--add-config",
+     "producer_byte_rate=4096,controller_mutation_rate=2.5"],
+    ["--entity-type", "users", "--entity-name", "alice", "--entity-type", "clients",
+     "--entity-name", "app", "--add-config", "consumer_byte_rate=512"],
+    ["--entity-type", "clients", "--entity-default", "--add-config", "producer_byte_rate=100"],
+    ["--entity-type", "users", "--entity-default", "--add-config", "consumer_byte_rate=200"],
+    ["--entity-type", "users", "--entity-default", "--entity-type", "clients", "--entity-default",
+     "--add-config", "request_percentage=50"],
+    ["--entity-type", "users", "--entity-name", "alice", "--entity-type", "clients",
+     "--entity-default", "--add-config", "producer_byte_rate=300"],
+    ["--entity-type", "users", "--entity-name", "User:CN=x y", "--add-config",
+     "request_percentage=7.25"],
+    ["--entity-type", "clients", "--entity-name", "app", "--delete-config", "request_percentage"],
+    # Refusals: a fraction for a long, a key of another entity type, zero, an unknown key.
+    ["--entity-type", "clients", "--entity-name", "app", "--add-config", "producer_byte_rate=1.5"],
+    ["--entity-type", "users", "--entity-name", "bob", "--add-config",
+     "connection_creation_rate=5"],
+    ["--entity-type", "clients", "--entity-name", "app", "--add-config", "consumer_byte_rate=0"],
+    ["--entity-type", "clients", "--entity-name", "app", "--add-config", "banana=1"],
+    # The removal of a key the entity does not have.
+    ["--entity-type", "users", "--entity-name", "alice", "--delete-config", "request_percentage"],
+]
+
+DESCRIBES = [
+    ["--entity-type", "clients", "--entity-name", "app"],
+    ["--entity-type", "clients"],
+    ["--entity-type", "users"],
+    ["--entity-type", "users", "--entity-type", "clients"],
+    ["--entity-type", "users", "--entity-name", "alice", "--entity-type", "clients"],
+    ["--entity-type", "clients", "--entity-default"],
+    ["--entity-type", "users", "--entity-default", "--entity-type", "clients", "--entity-default"],
+    ["--entity-type", "users", "--entity-name", "alice"],
+    ["--entity-type", "users", "--entity-name", "nobody"],
+]
+
+
+def config_command(bootstrap, mode, args):
+    """ConfigCommand's outcome, comparable between brokers: the exit code and its output lines
+    sorted (the Admin client lists entities and keys in its HashMaps' order), without the
+    bootstrap address, stack frames or log lines."""
+    p = kafka_tool(CONFIG_COMMAND, "--bootstrap-server", bootstrap, mode, *args, ok=False)
+    lines = []
+    for line in (p.stdout + p.stderr).replace(bootstrap, "<bootstrap>").splitlines():
+        line = line.rstrip()
+        if not line or line.startswith("\tat ") or re.match(r"^\s+\.\.\. \d+ more", line) or \
+                re.match(r"^\[?\d{4}-\d\d-\d\d", line) or "SLF4J" in line:
+            continue
+        lines.append(line)
+    return (p.returncode, sorted(lines))
+
+
+def run_all(bootstrap):
+    alters = [config_command(bootstrap, "--alter", a) for a in ALTERS]
+    return alters, describe_all(bootstrap)
+
+
+def describe_all(bootstrap):
+    return [config_command(bootstrap, "--describe", d) for d in DESCRIBES]
+
+
+def raw_requests(bootstrap):
+    return run(java_helper("QuotaRequests", bootstrap), timeout=300).stdout.splitlines()
+
+
+def client_quotas_kafka_configs(ctx):
+    b = ctx.broker
+    alters, described = run_all(b.bootstrap)
+    for args, (rc, lines) in zip(ALTERS, alters):
+        print(f"alter {' '.join(args)}: exit {rc}: {lines}")
+    for args, (rc, lines) in zip(DESCRIBES, described):
+        print(f"describe {' '.join(args)}: {lines}")
+    check(all(rc == 0 for rc, _ in alters[:9]), f"an alteration failed: {alters[:9]}")
+    check(all(rc != 0 for rc, _ in alters[9:13]), f"a refusal was not refused: {alters[9:13]}")
+    app = "\n".join(described[0][1])
+    check("producer_byte_rate=1024.0" in app and "consumer_byte_rate=2048.0" in app and
+          "request_percentage" not in app, f"clients app: {app}")
+    everything = "\n".join(described[3][1])
+    check("'alice'" in everything and "'app'" in everything and "default" in everything,
+          f"users and clients: {everything}")
+
+    # A restart reads them back from the metadata log.
+    b.stop()
+    b.start()
+    again = describe_all(b.bootstrap)
+    check(again == described, "the quotas changed across a restart:\n" +
+          "\n".join(f"{d}: {x} -> {y}" for d, x, y in zip(DESCRIBES, described, again) if x != y))
+
+    # What ConfigCommand never sends (java/QuotaRequests.java): bad entities, keys, values,
+    # duplicates, validate_only, bad filters.
+    raw = raw_requests(b.bootstrap)
+    print("\n".join(raw))
+
+    # Kafka 4.4.0 answers the same commands the same way.
+    kafka = acl_matrix.broker_compare.KafkaBroker(acl_matrix.subprocess_classpath(),
+                                                  os.path.join(ctx.ws.dir, "kafka"))
+    kafka.start()
+    try:
+        k_alters, k_described = run_all(kafka.bootstrap)
+        k_raw = raw_requests(kafka.bootstrap)
+    finally:
+        kafka.stop()
+    diffs = [f"alter {' '.join(a)}:\n  seglog {x}\n  Kafka  {y}"
+             for a, x, y in zip(ALTERS, alters, k_alters) if x != y]
+    diffs += [f"describe {' '.join(d)}:\n  seglog {x}\n  Kafka  {y}"
+              for d, x, y in zip(DESCRIBES, described, k_described) if x != y]
+    diffs += [f"raw:\n  seglog {x}\n  Kafka  {y}" for x, y in zip(raw, k_raw) if x != y]
+    check(len(raw) == len(k_raw), f"{len(raw)} raw answers from seglog, {len(k_raw)} from Kafka")
+    check(not diffs, "seglog and Kafka 4.4.0 answered differently:\n" +
+          "\n".join(diffs))
+    print(f"{len(ALTERS)} alterations, {len(DESCRIBES)} descriptions and {len(raw)} raw requests "
+          "answered as Kafka 4.4.0 answers them")
+
+
+CASES = [client_quotas_kafka_configs]
