@@ -31,6 +31,11 @@ constexpr size_t kMaxReadAheadBytes = 1 << 20;
 constexpr size_t kInitialFrameReserve = 64 * 1024;
 // sendfile(2) bytes per turn of the network thread before it lets other connections run.
 constexpr int64_t kSendFileTurnBytes = 4 << 20;
+// A frame this small, with nothing read ahead behind it on its connection, is taken whatever
+// the request memory pool has left: a client of small requests (a consumer's fetch, a
+// heartbeat) is not muted behind others' large ones. It costs the pool at most this much per
+// connection beyond its capacity.
+constexpr int32_t kSmallFrameBytes = 64 * 1024;
 
 std::string EndpointString(const asio::ip::tcp::endpoint& e) {
   const std::string host = e.address().to_string();
@@ -265,13 +270,16 @@ bool Connection::Consume(const uint8_t* data, size_t n) {
       }
       frame_.clear();
       frame_.reserve(std::min(static_cast<size_t>(frame_size_), kInitialFrameReserve));
-      frame_charge_ = std::make_shared<MemoryCharge>(&state_->pool, 0);
+      frame_charge_ = std::make_shared<MemoryCharge>(&state_->pool, 0, /*partial=*/true);
+      if (frame_size_ <= kSmallFrameBytes && pending_.empty()) overdraft_ = true;
     }
     const size_t take = std::min(static_cast<size_t>(frame_size_) - frame_.size(), n - at);
     if (take > 0) {
       // The bytes are taken from the pool as they arrive; an exhausted pool mutes the
       // connection until requests in flight give bytes back.
-      if (!state_->pool.TryAllocate(static_cast<int64_t>(take))) {
+      if (overdraft_) {
+        state_->pool.ForceAllocate(static_cast<int64_t>(take));
+      } else if (!state_->pool.TryAllocate(static_cast<int64_t>(take))) {
         stash_.assign(data + at, data + n);
         memory_muted_ = true;
         processor_->WaitForMemory(id_);
@@ -286,6 +294,8 @@ bool Connection::Consume(const uint8_t* data, size_t n) {
       at += take;
     }
     if (frame_.size() == static_cast<size_t>(frame_size_)) {
+      frame_charge_->MarkComplete();
+      overdraft_ = false;
       pending_bytes_ += frame_.size();
       pending_.push_back(Frame{std::move(frame_), WallClockMs(), std::move(frame_charge_)});
       frame_ = {};
@@ -298,9 +308,10 @@ bool Connection::Consume(const uint8_t* data, size_t n) {
   return true;
 }
 
-void Connection::ResumeAfterMemory() {
+void Connection::ResumeAfterMemory(bool overdraft) {
   if (closed_ || !memory_muted_) return;
   memory_muted_ = false;
+  overdraft_ = overdraft;
   std::vector<uint8_t> stashed = std::move(stash_);
   stash_.clear();
   if (!stashed.empty() && !Consume(stashed.data(), stashed.size())) return;

@@ -63,7 +63,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // The answer to the request in progress (posted here from the answering thread).
   void OnAnswer(Response response);
   // The request memory pool has bytes again: reads on if this connection was muted for it.
-  void ResumeAfterMemory();
+  // `overdraft`: the pool is stuck (memory_pool.h); the frame being received may complete
+  // whatever the pool has.
+  void ResumeAfterMemory(bool overdraft = false);
 
   uint64_t id() const { return id_; }
 
@@ -129,6 +131,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::shared_ptr<MemoryCharge> frame_charge_;
   // Muted for want of request memory: the bytes read but not yet taken wait in stash_.
   bool memory_muted_ = false;
+  bool overdraft_ = false;  // the frame being received completes whatever the pool has
   std::vector<uint8_t> stash_;
   std::deque<Frame> pending_;  // complete frames behind the one in progress
   size_t pending_bytes_ = 0;

@@ -51,6 +51,15 @@ class RequestMemoryPool {
   // becomes available after the pool was exhausted.
   void AddListener(std::function<void()> on_available) EXCLUDES(mu_);
 
+  // Bytes of frames still being received (MemoryCharge's partial frames). When they alone
+  // fill the pool, even every request in flight giving its bytes back leaves none for the
+  // muted frames: the pool is stuck, and a network thread lets one muted frame complete
+  // regardless (Connection's overdraft). Kafka avoids this by granting a frame's whole size
+  // at once, which lets a client that only announces large frames mute every other.
+  void AddPartial(int64_t bytes) { partial_.fetch_add(bytes, std::memory_order_relaxed); }
+  int64_t partial() const { return partial_.load(std::memory_order_relaxed); }
+  bool Stuck() const { return exhausted() && partial() >= capacity_; }
+
   int64_t capacity() const { return capacity_; }
   int64_t available() const { return available_.load(std::memory_order_relaxed); }
   bool exhausted() const { return available() <= 0; }
@@ -61,16 +70,29 @@ class RequestMemoryPool {
   const int64_t capacity_;
   std::atomic<int64_t> available_;
   std::atomic<int64_t> mutes_{0};
+  std::atomic<int64_t> partial_{0};
   Mutex mu_;
   std::vector<std::function<void()>> listeners_ GUARDED_BY(mu_);
 };
 
-// Bytes of one request charged to a pool, released when destroyed.
+// Bytes of one request charged to a pool, released when destroyed. A frame's charge is
+// partial (its frame still arriving) until MarkComplete.
 class MemoryCharge {
  public:
-  MemoryCharge(RequestMemoryPool* pool, int64_t bytes) : pool_(pool), bytes_(bytes) {}
+  MemoryCharge(RequestMemoryPool* pool, int64_t bytes, bool partial = false)
+      : pool_(pool), bytes_(bytes), partial_(partial) {
+    if (pool_ != nullptr && partial_) pool_->AddPartial(bytes);
+  }
   ~MemoryCharge() {
-    if (pool_ != nullptr) pool_->Release(bytes_.load(std::memory_order_relaxed));
+    if (pool_ == nullptr) return;
+    const int64_t bytes = bytes_.load(std::memory_order_relaxed);
+    if (partial_) pool_->AddPartial(-bytes);
+    pool_->Release(bytes);
+  }
+  // The frame is complete: its bytes now belong to a request that will finish.
+  void MarkComplete() {
+    if (pool_ != nullptr && partial_) pool_->AddPartial(-bytes_.load(std::memory_order_relaxed));
+    partial_ = false;
   }
   MemoryCharge(const MemoryCharge&) = delete;
   MemoryCharge& operator=(const MemoryCharge&) = delete;
@@ -81,13 +103,17 @@ class MemoryCharge {
     pool_->ForceAllocate(bytes);
     bytes_.fetch_add(bytes, std::memory_order_relaxed);
   }
-  // Counts `bytes` the caller already took with TryAllocate.
-  void AddAllocated(int64_t bytes) { bytes_.fetch_add(bytes, std::memory_order_relaxed); }
+  // Counts `bytes` the caller already took (TryAllocate, ForceAllocate).
+  void AddAllocated(int64_t bytes) {
+    bytes_.fetch_add(bytes, std::memory_order_relaxed);
+    if (pool_ != nullptr && partial_) pool_->AddPartial(bytes);
+  }
   int64_t bytes() const { return bytes_.load(std::memory_order_relaxed); }
 
  private:
   RequestMemoryPool* const pool_;
   std::atomic<int64_t> bytes_;
+  bool partial_;  // touched only by the receiving connection's thread
 };
 
 }  // namespace seglog

@@ -40,6 +40,27 @@ TEST(MemoryCharge, ReleasesEverythingChargedWhenTheLastOwnerGoes) {
   EXPECT_EQ(pool.available(), 1000);
 }
 
+TEST(RequestMemoryPool, StuckWhenFramesStillArrivingFillIt) {
+  RequestMemoryPool pool(100);
+  ASSERT_TRUE(pool.TryAllocate(60));
+  auto complete = std::make_unique<MemoryCharge>(&pool, 60);  // a request in flight
+  auto partial = std::make_unique<MemoryCharge>(&pool, 0, /*partial=*/true);
+  ASSERT_TRUE(pool.TryAllocate(50));
+  partial->AddAllocated(50);
+  EXPECT_TRUE(pool.exhausted());
+  EXPECT_FALSE(pool.Stuck());  // the request in flight will give 60 back: 50 left
+  ASSERT_FALSE(pool.TryAllocate(1));
+  pool.ForceAllocate(60);  // an overdraft for the partial frame
+  partial->AddAllocated(60);
+  EXPECT_TRUE(pool.Stuck());  // 110 of frames still arriving: no release can make room
+  partial->MarkComplete();
+  EXPECT_FALSE(pool.Stuck());
+  partial.reset();
+  complete.reset();
+  EXPECT_EQ(pool.available(), 100);
+  EXPECT_EQ(pool.partial(), 0);
+}
+
 TEST(RequestMemoryPool, ConcurrentChargesBalance) {
   RequestMemoryPool pool(1 << 20);
   std::vector<std::thread> threads;

@@ -60,11 +60,37 @@ void Processor::Remove(uint64_t connection_id) { connections_.erase(connection_i
 
 void Processor::WaitForMemory(uint64_t connection_id) {
   memory_waiters_.push_back(connection_id);
+  ArmStuckCheck();
   // The pool may have been refilled between the refusal and now (by another thread): look
   // again on the next turn rather than wait for a wake-up that already happened.
   if (!state_->pool.exhausted()) {
     asio::post(io_, [this] { ResumeMemoryWaiters(); });
   }
+}
+
+void Processor::ArmStuckCheck() {
+  if (stuck_check_armed_) return;
+  stuck_check_armed_ = true;
+  stuck_check_.expires_after(std::chrono::milliseconds(10));
+  stuck_check_.async_wait([this](const asio::error_code& ec) {
+    stuck_check_armed_ = false;
+    if (ec) return;
+    // Drop the waiters that closed meanwhile.
+    std::erase_if(memory_waiters_, [this](uint64_t id) { return !connections_.count(id); });
+    if (memory_waiters_.empty()) return;
+    if (state_->pool.Stuck()) {
+      // Every byte in use belongs to a frame still arriving, all muted: none would ever finish.
+      // The longest waiter completes its frame regardless, and its request then gives back.
+      const uint64_t id = memory_waiters_.front();
+      memory_waiters_.erase(memory_waiters_.begin());
+      std::shared_ptr<Connection> c = connections_.at(id);
+      state_->Debug(
+          "The request memory pool is held by frames still arriving; letting one "
+          "complete beyond it");
+      c->ResumeAfterMemory(/*overdraft=*/true);
+    }
+    if (!memory_waiters_.empty()) ArmStuckCheck();
+  });
 }
 
 void Processor::ResumeMemoryWaiters() {
@@ -99,6 +125,8 @@ void Processor::Stop() {
     std::vector<std::shared_ptr<Connection>> all;
     for (auto& [id, c] : connections_) all.push_back(c);
     for (auto& c : all) c->Close();
+    memory_waiters_.clear();
+    stuck_check_.cancel();
     work_.reset();
   });
   if (thread_.joinable()) thread_.join();

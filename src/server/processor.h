@@ -46,6 +46,7 @@ class Processor {
 
  private:
   void ResumeMemoryWaiters();
+  void ArmStuckCheck();
 
   const int id_;
   ServerState* const state_;
@@ -56,6 +57,9 @@ class Processor {
   // Network thread only.
   std::map<uint64_t, std::shared_ptr<Connection>> connections_;
   std::vector<uint64_t> memory_waiters_;  // in the order they were muted
+  // While connections wait for memory: looks whether the pool is stuck (memory_pool.h).
+  asio::steady_timer stuck_check_{io_};
+  bool stuck_check_armed_ = false;
   bool draining_ = false;
 };
 

@@ -713,9 +713,11 @@ TEST_F(SocketServerTest, AnExhaustedRequestMemoryPoolMutesConnectionsUntilBytesR
     return held.size() == 1;
   }));
   EXPECT_LE(server_->stats().request_memory_available, 0);
-  // Now every other connection is muted, not dropped.
+  // Now every other connection is muted, not dropped (a frame larger than the small ones
+  // taken regardless).
   auto other = Connect();
-  ASSERT_TRUE(other->SendFrame("wait"));
+  const std::string waiting = "wait" + std::string(100 * 1024, 'w');
+  ASSERT_TRUE(other->SendFrame(waiting));
   EXPECT_TRUE(Eventually([&] { return server_->stats().memory_mutes >= 1; }));
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   EXPECT_EQ(server_->stats().open_connections, 2);
@@ -725,7 +727,25 @@ TEST_F(SocketServerTest, AnExhaustedRequestMemoryPoolMutesConnectionsUntilBytesR
   }
   EXPECT_EQ(big->ReadFrameString(), "done");
   // The held request's bytes are back: the muted connection reads on.
-  EXPECT_EQ(other->ReadFrameString(), "echo:wait");
+  EXPECT_EQ(other->ReadFrameString(), "echo:" + waiting);
+  // A small frame is taken even from an exhausted pool.
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    held.clear();
+  }
+  ASSERT_TRUE(big->SendFrame("hold" + std::string(1996, 'x')));
+  ASSERT_TRUE(Eventually([&] {
+    std::lock_guard<std::mutex> lock(mu);
+    return held.size() == 1;
+  }));
+  auto small = Connect();
+  ASSERT_TRUE(small->SendFrame("small"));
+  EXPECT_EQ(small->ReadFrameString(), "echo:small");
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    held[0].Send(Text("done"));
+  }
+  EXPECT_EQ(big->ReadFrameString(), "done");
   EXPECT_TRUE(Eventually([&] { return server_->stats().request_memory_available == 1000; }));
 }
 
@@ -749,6 +769,63 @@ TEST_F(SocketServerTest, IdleConnectionsAreClosed) {
   ASSERT_TRUE(busy->SendFrame("still"));
   EXPECT_EQ(busy->ReadFrameString(), "echo:still");
   EXPECT_TRUE(log_.WaitFor("About to close the idle connection from"));
+}
+
+// Frames still arriving can hold the whole pool, each muted for the rest of its bytes: none
+// would ever complete and give bytes back. One is let through beyond the pool instead.
+TEST_F(SocketServerTest, FramesThatTogetherExhaustThePoolStillComplete) {
+  FnHandler& h = *MakeHandler([](const RequestContext&, std::vector<uint8_t> f, Responder r) {
+    r.Send(Text(fmt::format("got {}", f.size())));
+  });
+  SocketServerOptions o = Options();
+  o.queued_max_request_bytes = 256 * 1024;
+  StartServer(std::move(o), &h);
+  std::vector<std::unique_ptr<TestClient>> clients;
+  std::vector<std::thread> senders;
+  constexpr size_t kFrame = 1 << 20;  // four times the pool, each
+  for (int i = 0; i < 4; ++i) clients.push_back(Connect());
+  for (auto& c : clients) {
+    senders.emplace_back([&c] { EXPECT_TRUE(c->SendFrame(std::string(kFrame, 'f'))); });
+  }
+  for (auto& c : clients) EXPECT_EQ(c->ReadFrameString(), fmt::format("got {}", kFrame));
+  for (auto& t : senders) t.join();
+  EXPECT_TRUE(Eventually([&] { return server_->stats().request_memory_available == 256 * 1024; }));
+}
+
+// Many pipelining clients of frames larger than the pool, handled inline (as Produce), and a
+// client of small requests beside them: every request is answered, none is dropped.
+TEST_F(SocketServerTest, PipelinedFramesLargerThanThePoolAreAllAnswered) {
+  FnHandler& h = *MakeHandler([](const RequestContext&, std::vector<uint8_t> f, Responder r) {
+    r.Send(Text(fmt::format("got {}", f.size())));
+  });
+  h.inline_when = [](const std::vector<uint8_t>&) { return true; };
+  SocketServerOptions o = Options();
+  o.queued_max_request_bytes = 4 << 20;
+  StartServer(std::move(o), &h);
+  static constexpr size_t kFrame = 2 << 20;
+  std::vector<std::unique_ptr<TestClient>> clients;
+  for (int i = 0; i < 24; ++i) clients.push_back(Connect());
+  std::vector<std::thread> threads;
+  std::atomic<int> answered{0};
+  for (auto& c : clients) {
+    threads.emplace_back([&c, &answered] {
+      const std::string frame(kFrame, 'p');
+      if (!c->SendFrame(frame) || !c->SendFrame(frame)) return;
+      for (int k = 0; k < 2; ++k) {
+        if (c->ReadFrameString() == fmt::format("got {}", kFrame)) answered.fetch_add(1);
+      }
+    });
+  }
+  auto small = Connect();
+  int small_answered = 0;
+  for (int i = 0; i < 50; ++i) {
+    ASSERT_TRUE(small->SendFrame("small"));
+    if (small->ReadFrameString() == "got 5") ++small_answered;
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(answered.load(), 48);
+  EXPECT_EQ(small_answered, 50);
+  EXPECT_TRUE(Eventually([&] { return server_->stats().request_memory_available == 4 << 20; }));
 }
 
 // Idleness is time without I/O: a request in progress does not keep a connection open, nor
