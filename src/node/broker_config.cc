@@ -24,6 +24,9 @@ const ConfigSetters<C>& NodeSetters() {
       {"auto.create.topics.enable", SetConfigBool<C, &C::auto_create_topics_enable>},
       {"delete.topic.enable", SetConfigBool<C, &C::delete_topic_enable>},
       {"fetch.max.bytes", SetConfigInt<C, int32_t, &C::fetch_max_bytes, 1024>},
+      {"controller.quota.window.num", SetConfigInt<C, int32_t, &C::controller_quota_window_num, 1>},
+      {"controller.quota.window.size.seconds",
+       SetConfigInt<C, int32_t, &C::controller_quota_window_size_seconds, 1>},
       // One node holds every replica there is: a factor above 1 could never be met (Kafka
       // refuses such a topic with InvalidReplicationFactorException, too few brokers).
       {"default.replication.factor",

@@ -25,10 +25,12 @@
 namespace seglog {
 
 struct BrokerConfig : LogManagerConfig {
-  bool auto_create_topics_enable = true;       // Metadata creates unknown topics
-  bool delete_topic_enable = true;             // delete.topic.enable: DeleteTopics allowed
-  int32_t fetch_max_bytes = 55 * 1024 * 1024;  // fetch.max.bytes: a Fetch response's bytes
-  int16_t default_replication_factor = 1;      // must be 1: one node holds every replica
+  bool auto_create_topics_enable = true;             // Metadata creates unknown topics
+  bool delete_topic_enable = true;                   // delete.topic.enable: DeleteTopics allowed
+  int32_t fetch_max_bytes = 55 * 1024 * 1024;        // fetch.max.bytes: a Fetch response's bytes
+  int32_t controller_quota_window_num = 11;          // controller.quota.window.num
+  int32_t controller_quota_window_size_seconds = 1;  // controller.quota.window.size.seconds
+  int16_t default_replication_factor = 1;            // must be 1: one node holds every replica
   // listeners (where to accept connections, PLAINTEXT only; listeners named in
   // controller.listener.names are left out: there is no KRaft controller) and
   // advertised.listeners (what Metadata tells clients; `listeners` when not set).

@@ -108,11 +108,16 @@ Status BrokerServer::StartAll() {
   ClientQuotaManager::Options quota_options;
   quota_options.samples = config_.socket.quota_window_num;
   quota_options.window_ms = int64_t{config_.socket.quota_window_size_seconds} * 1000;
-  ctx.quotas = std::make_shared<ClientQuotaManager>(
-      quota_options,
-      [logs](ClientQuotaType type, const std::string& user, const std::string& client_id) {
-        return logs->metadata()->ClientQuotas()->Lookup(type, user, client_id);
-      });
+  const ClientQuotaResolver resolve_quota = [logs](ClientQuotaType type, const std::string& user,
+                                                   const std::string& client_id) {
+    return logs->metadata()->ClientQuotas()->Lookup(type, user, client_id);
+  };
+  ctx.quotas = std::make_shared<ClientQuotaManager>(quota_options, resolve_quota);
+  ControllerMutationQuotaManager::Options mutation_options;
+  mutation_options.samples = config_.controller_quota_window_num;
+  mutation_options.window_ms = int64_t{config_.controller_quota_window_size_seconds} * 1000;
+  ctx.mutation_quotas =
+      std::make_shared<ControllerMutationQuotaManager>(mutation_options, resolve_quota);
   broker_ = std::make_unique<Broker>(ctx);
   // Transactions the last run left prepared get their markers now, before clients connect.
   txns_->Start(broker_->MarkerWriter());

@@ -36,6 +36,23 @@ void Unary(ApiCall& c) {
   c.Reply(Handler(c.ctx(), c.rc, *req, c.version));
 }
 
+// CreateTopics, DeleteTopics, CreatePartitions: with the client's controller mutation quota,
+// strict from `kStrictSince` (Kafka's ControllerMutationQuotaManager.newQuotaFor), and the
+// response throttled by the larger of it and the request quota.
+template <typename Request, auto Handler, int16_t kStrictSince>
+void Mutating(ApiCall& c) {
+  auto req = c.Parse<Request>();
+  if (!req.ok()) return c.ParseFailed(req.status());
+  const BrokerContext& ctx = c.ctx();
+  ControllerMutationQuota quota;
+  if (ctx.mutation_quotas != nullptr) {
+    quota = ctx.mutation_quotas->QuotaFor(QuotaUserOf(c.rc.principal), c.client_id(),
+                                          c.version >= kStrictSince);
+  }
+  auto resp = Handler(ctx, c.rc, *req, c.version, &quota);
+  c.Reply(std::move(resp), quota.ThrottleMs());
+}
+
 // ApiVersions: the one API answered the same to every client.
 void ApiVersions(ApiCall& c) {
   auto req = c.Parse<protocol::ApiVersionsRequestData>();
@@ -175,8 +192,10 @@ const std::vector<ServedApi> kTable = {
     {{Key(ApiKey::kListGroups), 0, 5, 0}, kHandler, SEGLOG_UNARY(ListGroups)},
     {{Key(ApiKey::kSaslHandshake), 0, 1, 0}, ApiThread::kInline, &ServeSaslHandshake},
     {{Key(ApiKey::kApiVersions), 0, 5, 0}, ApiThread::kInline, &ApiVersions},
-    {{Key(ApiKey::kCreateTopics), 2, 7, 2}, kHandler, SEGLOG_UNARY(CreateTopics)},
-    {{Key(ApiKey::kDeleteTopics), 1, 6, 1}, kHandler, SEGLOG_UNARY(DeleteTopics)},
+    {{Key(ApiKey::kCreateTopics), 2, 7, 2}, kHandler,
+     &Mutating<protocol::CreateTopicsRequestData, HandleCreateTopics, 6>},
+    {{Key(ApiKey::kDeleteTopics), 1, 6, 1}, kHandler,
+     &Mutating<protocol::DeleteTopicsRequestData, HandleDeleteTopics, 5>},
     {{Key(ApiKey::kDeleteRecords), 0, 2, 0}, kHandler, SEGLOG_UNARY(DeleteRecords)},
     // v6 (KIP-939) is unstable in 4.4.0: a default broker advertises 0-5.
     {{Key(ApiKey::kInitProducerId), 0, 5, 0}, kHandler, SEGLOG_UNARY(InitProducerId)},
@@ -194,7 +213,8 @@ const std::vector<ServedApi> kTable = {
     {{Key(ApiKey::kAlterReplicaLogDirs), 1, 2, 1}, kHandler, SEGLOG_UNARY(AlterReplicaLogDirs)},
     {{Key(ApiKey::kDescribeLogDirs), 1, 5, 1}, kHandler, SEGLOG_UNARY(DescribeLogDirs)},
     {{Key(ApiKey::kSaslAuthenticate), 0, 2, 0}, ApiThread::kInline, &ServeSaslAuthenticate},
-    {{Key(ApiKey::kCreatePartitions), 0, 3, 0}, kHandler, SEGLOG_UNARY(CreatePartitions)},
+    {{Key(ApiKey::kCreatePartitions), 0, 3, 0}, kHandler,
+     &Mutating<protocol::CreatePartitionsRequestData, HandleCreatePartitions, 3>},
     {{Key(ApiKey::kCreateDelegationToken), 1, 3, 1}, ApiThread::kInline,
      &ServeCreateDelegationToken},
     {{Key(ApiKey::kRenewDelegationToken), 1, 2, 1}, ApiThread::kInline,

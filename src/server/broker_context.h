@@ -21,6 +21,7 @@
 #include "seglog/logger.h"
 #include "seglog/result.h"
 #include "server/client_quota_manager.h"
+#include "server/controller_mutation_quota.h"
 
 namespace seglog {
 
@@ -70,6 +71,8 @@ struct BrokerContext {
   int32_t fetch_max_bytes = 55 * 1024 * 1024;
   // Client quotas (client_quota_manager.h); null: none are enforced.
   std::shared_ptr<ClientQuotaManager> quotas;
+  // controller_mutation_rate quotas (controller_mutation_quota.h); null: none are enforced.
+  std::shared_ptr<ControllerMutationQuotaManager> mutation_quotas;
   int32_t num_partitions = 1;  // num.partitions: a new topic's default
   // A producer id never handed out before (persisted blocks, so never again after a restart).
   std::function<Result<int64_t>()> next_producer_id;

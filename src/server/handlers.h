@@ -178,14 +178,18 @@ protocol::ListOffsetsResponseData HandleListOffsets(const BrokerContext& ctx,
 protocol::InitProducerIdResponseData HandleInitProducerId(
     const BrokerContext& ctx, const RequestContext& rc,
     const protocol::InitProducerIdRequestData& req, int16_t version);
+// CreateTopics, DeleteTopics and CreatePartitions charge each topic that passed every other
+// check to `mutations` (null: no controller mutation quota).
 protocol::CreateTopicsResponseData HandleCreateTopics(const BrokerContext& ctx,
                                                       const RequestContext& rc,
                                                       const protocol::CreateTopicsRequestData& req,
-                                                      int16_t version);
+                                                      int16_t version,
+                                                      ControllerMutationQuota* mutations = nullptr);
 protocol::DeleteTopicsResponseData HandleDeleteTopics(const BrokerContext& ctx,
                                                       const RequestContext& rc,
                                                       const protocol::DeleteTopicsRequestData& req,
-                                                      int16_t version);
+                                                      int16_t version,
+                                                      ControllerMutationQuota* mutations = nullptr);
 protocol::DescribeClusterResponseData HandleDescribeCluster(
     const BrokerContext& ctx, const RequestContext& rc,
     const protocol::DescribeClusterRequestData& req, int16_t version);
@@ -193,7 +197,8 @@ protocol::DescribeClusterResponseData HandleDescribeCluster(
 // Partitions (partition_handlers.cc).
 protocol::CreatePartitionsResponseData HandleCreatePartitions(
     const BrokerContext& ctx, const RequestContext& rc,
-    const protocol::CreatePartitionsRequestData& req, int16_t version);
+    const protocol::CreatePartitionsRequestData& req, int16_t version,
+    ControllerMutationQuota* mutations = nullptr);
 protocol::DeleteRecordsResponseData HandleDeleteRecords(
     const BrokerContext& ctx, const RequestContext& rc,
     const protocol::DeleteRecordsRequestData& req, int16_t version);

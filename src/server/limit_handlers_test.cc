@@ -126,6 +126,95 @@ TEST_F(LimitHandlersTest, DeleteTopicDisabledRefusesEveryTopicAndKeepsThem) {
   EXPECT_FALSE(logs_->FindTopic("keep").ok());
 }
 
+// controller_mutation_rate = 10 for every client: a bucket of 110 partitions.
+std::unique_ptr<ControllerMutationQuotaManager> MutationQuotas(int64_t* now) {
+  ControllerMutationQuotaManager::Options o;
+  o.now_ms = [now] { return *now; };
+  return std::make_unique<ControllerMutationQuotaManager>(
+      o, [](ClientQuotaType type, const std::string&, const std::string&) {
+        ClientQuotaLimit l;
+        if (type == ClientQuotaType::kControllerMutation) l.limit = 10;
+        return l;
+      });
+}
+
+TEST_F(LimitHandlersTest, StrictMutationQuotaRefusesTopicsOnceTheBucketIsEmpty) {
+  int64_t now = 1'000'000;
+  auto quotas = MutationQuotas(&now);
+  ControllerMutationQuota q = quotas->QuotaFor("ANONYMOUS", "admin", /*strict=*/true);
+  // 60 + 60 are accepted (the second takes the bucket to -10); the third is refused, and so
+  // are topics that fail other checks first (already there: not charged).
+  ASSERT_TRUE(logs_->CreateTopic("old", 1).ok());
+  auto resp =
+      HandleCreateTopics(ctx_, rc_, Create({{"a", 60}, {"b", 60}, {"c", 1}, {"old", 1}}), 6, &q);
+  ASSERT_EQ(resp.topics.size(), 4u);
+  EXPECT_EQ(resp.topics[0].error_code, ke::kNone);
+  EXPECT_EQ(resp.topics[1].error_code, ke::kNone);
+  EXPECT_EQ(resp.topics[3].error_code, ke::kTopicAlreadyExists);
+  EXPECT_EQ(resp.topics[2].error_code, ke::kThrottlingQuotaExceeded);
+  EXPECT_EQ(resp.topics[2].error_message, std::nullopt);  // as Kafka 4.4.0 answers
+  EXPECT_EQ(resp.topics[2].num_partitions, -1);
+  EXPECT_EQ(q.ThrottleMs(), 1000);  // 10 partitions owed at 10 a second
+  EXPECT_TRUE(logs_->FindTopic("b").ok());
+  EXPECT_FALSE(logs_->FindTopic("c").ok());
+  // Validate-only requests are charged too, as Kafka charges them; refused while in debt.
+  p::CreateTopicsRequestData dry = Create({{"d", 1}});
+  dry.validate_only = true;
+  ControllerMutationQuota q2 = quotas->QuotaFor("ANONYMOUS", "admin", true);
+  EXPECT_EQ(HandleCreateTopics(ctx_, rc_, dry, 6, &q2).topics[0].error_code,
+            ke::kThrottlingQuotaExceeded);
+  // DeleteTopics v5 and CreatePartitions v3 are refused while the bucket is below zero.
+  p::DeleteTopicsRequestData del;
+  del.topic_names = {"b"};
+  ControllerMutationQuota q3 = quotas->QuotaFor("ANONYMOUS", "admin", true);
+  auto dresp = HandleDeleteTopics(ctx_, rc_, del, 5, &q3);
+  ASSERT_EQ(dresp.responses.size(), 1u);
+  EXPECT_EQ(dresp.responses[0].error_code, ke::kThrottlingQuotaExceeded);
+  EXPECT_EQ(dresp.responses[0].error_message, std::nullopt);
+  EXPECT_TRUE(logs_->FindTopic("b").ok());
+  p::CreatePartitionsRequestData grow;
+  auto& g = grow.topics.emplace_back();
+  g.name = "b";
+  g.count = 61;
+  g.assignments = std::nullopt;
+  ControllerMutationQuota q4 = quotas->QuotaFor("ANONYMOUS", "admin", true);
+  auto gresp = HandleCreatePartitions(ctx_, rc_, grow, 3, &q4);
+  EXPECT_EQ(gresp.results[0].error_code, ke::kThrottlingQuotaExceeded);
+  EXPECT_EQ(logs_->FindTopic("b").value().partitions, 60);
+  // One second later the debt is paid: each is accepted again.
+  now += 1000;
+  ControllerMutationQuota q5 = quotas->QuotaFor("ANONYMOUS", "admin", true);
+  EXPECT_EQ(HandleCreatePartitions(ctx_, rc_, grow, 3, &q5).results[0].error_code, ke::kNone);
+  EXPECT_EQ(logs_->FindTopic("b").value().partitions, 61);
+  // That took the bucket to -1: a delete now is refused, a tenth of a second later accepted.
+  ControllerMutationQuota refused = quotas->QuotaFor("ANONYMOUS", "admin", true);
+  EXPECT_EQ(HandleDeleteTopics(ctx_, rc_, del, 5, &refused).responses[0].error_code,
+            ke::kThrottlingQuotaExceeded);
+  EXPECT_EQ(refused.ThrottleMs(), 100);
+  now += 100;
+  ControllerMutationQuota q6 = quotas->QuotaFor("ANONYMOUS", "admin", true);
+  EXPECT_EQ(HandleDeleteTopics(ctx_, rc_, del, 5, &q6).responses[0].error_code, ke::kNone);
+  EXPECT_FALSE(logs_->FindTopic("b").ok());
+  // Strict: an accepted request is not throttled, though it left the bucket at -61 (b had 61
+  // partitions); the next one finds the debt (6.1 s).
+  EXPECT_EQ(q6.ThrottleMs(), 0);
+  ControllerMutationQuota q7 = quotas->QuotaFor("ANONYMOUS", "admin", true);
+  EXPECT_EQ(HandleCreateTopics(ctx_, rc_, Create({{"e", 1}}), 7, &q7).topics[0].error_code,
+            ke::kThrottlingQuotaExceeded);
+  EXPECT_EQ(q7.ThrottleMs(), 6100);
+}
+
+TEST_F(LimitHandlersTest, PermissiveMutationQuotaAcceptsAndThrottles) {
+  int64_t now = 1'000'000;
+  auto quotas = MutationQuotas(&now);
+  ControllerMutationQuota q = quotas->QuotaFor("ANONYMOUS", "admin", /*strict=*/false);
+  auto resp = HandleCreateTopics(ctx_, rc_, Create({{"a", 100}, {"b", 100}, {"c", 100}}), 5, &q);
+  for (const auto& t : resp.topics) EXPECT_EQ(t.error_code, ke::kNone) << t.name;
+  EXPECT_EQ(q.ThrottleMs(), 19000);  // 110 - 300 = -190
+  now += 4000;
+  EXPECT_EQ(q.ThrottleMs(), 15000);
+}
+
 TEST_F(LimitHandlersTest, ClientsMayNotAppendToInternalTopicsNorAutoCreateThemAsOrdinaryOnes) {
   // No coordinator in this context: Metadata does not make __consumer_offsets at all.
   p::MetadataRequestData md;

@@ -70,7 +70,8 @@ Status ValidateAssignment(const std::vector<int32_t>& replicas, int32_t node_id)
 
 protocol::CreatePartitionsResponseData HandleCreatePartitions(
     const BrokerContext& ctx, const RequestContext& rc,
-    const protocol::CreatePartitionsRequestData& req, int16_t version) {
+    const protocol::CreatePartitionsRequestData& req, int16_t version,
+    ControllerMutationQuota* mutations) {
   (void)version;
   protocol::CreatePartitionsResponseData resp;
   std::set<std::string> seen, duplicates;
@@ -137,6 +138,12 @@ protocol::CreatePartitionsResponseData HandleCreatePartitions(
         fail(kafka_error::kInvalidReplicaAssignment, std::string(bad.message()));
         continue;
       }
+    }
+    // The controller mutation quota, charged with the partitions added (Kafka's
+    // createPartitions, after every other check and before the records are made).
+    if (mutations != nullptr && !mutations->Record(additional)) {
+      fail(kafka_error::kThrottlingQuotaExceeded, std::nullopt);  // no message, as Kafka
+      continue;
     }
     if (new_partitions + additional > kMaxPartitionsPerRequest) {
       new_partitions = kMaxPartitionsPerRequest;

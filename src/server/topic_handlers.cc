@@ -241,7 +241,8 @@ protocol::MetadataResponseData HandleMetadata(const BrokerContext& ctx, const Re
 protocol::CreateTopicsResponseData HandleCreateTopics(const BrokerContext& ctx,
                                                       const RequestContext& rc,
                                                       const protocol::CreateTopicsRequestData& req,
-                                                      int16_t version) {
+                                                      int16_t version,
+                                                      ControllerMutationQuota* mutations) {
   protocol::CreateTopicsResponseData resp;
   // CREATE on the cluster allows every topic; without it, each needs CREATE on itself.
   const bool cluster_create = ClusterAuthorized(ctx, rc, AclOperation::kCreate);
@@ -378,6 +379,13 @@ protocol::CreateTopicsResponseData HandleCreateTopics(const BrokerContext& ctx,
       fail(kafka_error::kTopicAlreadyExists, fmt::format("Topic '{}' already exists.", t.name));
       continue;
     }
+    // The controller mutation quota, last (Kafka's createTopic charges it after every other
+    // check, validate-only requests too).
+    // The error has no message: Kafka's ApiError drops one equal to the error's own.
+    if (mutations != nullptr && !mutations->Record(partitions)) {
+      r.error_code = kafka_error::kThrottlingQuotaExceeded;
+      continue;
+    }
     // What the topic was created with, for a client that may describe its configs.
     if (Authorized(ctx, rc, AclOperation::kDescribeConfigs, ResourceType::kTopic, t.name)) {
       r.num_partitions = partitions;
@@ -416,7 +424,8 @@ protocol::CreateTopicsResponseData HandleCreateTopics(const BrokerContext& ctx,
 protocol::DeleteTopicsResponseData HandleDeleteTopics(const BrokerContext& ctx,
                                                       const RequestContext& rc,
                                                       const protocol::DeleteTopicsRequestData& req,
-                                                      int16_t version) {
+                                                      int16_t version,
+                                                      ControllerMutationQuota* mutations) {
   protocol::DeleteTopicsResponseData resp;
   if (!ctx.delete_topic_enable) {
     // Kafka's ControllerApis.deleteTopics throws before looking at a topic, and every topic of
@@ -469,8 +478,14 @@ protocol::DeleteTopicsResponseData HandleDeleteTopics(const BrokerContext& ctx,
       return refuse(name);
     }
     r.name = *name;
-    if (Result<TopicMetadata> md = ctx.logs->FindTopic(*name); md.ok() && version >= 6) {
+    Result<TopicMetadata> md = ctx.logs->FindTopic(*name);
+    if (md.ok() && version >= 6) {
       if (Result<Uuid> tid = Uuid::Parse(md.value().topic_id); tid.ok()) r.topic_id = tid.value();
+    }
+    // The controller mutation quota, charged with the topic's partitions (Kafka's deleteTopic).
+    if (md.ok() && mutations != nullptr && !mutations->Record(md.value().partitions)) {
+      r.error_code = kafka_error::kThrottlingQuotaExceeded;  // without a message, as Kafka
+      return;
     }
     Status s = ctx.logs->DeleteTopic(*name);
     if (!s.ok()) {

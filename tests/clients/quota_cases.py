@@ -132,4 +132,38 @@ def client_quotas_kafka_configs(ctx):
           "answered as Kafka 4.4.0 answers them")
 
 
-CASES = [client_quotas_kafka_configs]
+
+def controller_mutation_quota(ctx):
+    """controller_mutation_rate (KIP-599): strict for CreateTopics v6+, CreatePartitions v3+ and
+    DeleteTopics v5+ (THROTTLING_QUOTA_EXCEEDED once the bucket is below zero), permissive
+    before (accepted, throttled), other clients untouched, Kafka's Admin client sees
+    ThrottlingQuotaExceededException: the same lines from seglog and from Kafka 4.4.0."""
+    seglog_lines = run(java_helper("MutationQuotaRequests", ctx.broker.bootstrap),
+                       timeout=120).stdout.splitlines()
+    print("\n".join(seglog_lines))
+    expected_prefixes = ["quota: 0", "1: ", "2: ", "3: ", "4: ", "5: ", "6: ", "7: ", "8: ",
+                         "9: ", "10: ", "topics: "]
+    check(all(any(line.startswith(p) for line in seglog_lines) for p in expected_prefixes),
+          f"steps missing from {seglog_lines}")
+    by_step = {line.split(":", 1)[0]: line for line in seglog_lines}
+    check("c=89 null" in by_step["2"] and "b=0" in by_step["2"],
+          f"step 2: {by_step['2']}")
+    check("a=89" in by_step["7"] and "a=0" in by_step["8"] and "; throttled" in by_step["8"],
+          f"steps 7-8: {by_step['7']} / {by_step['8']}")
+    check("ThrottlingQuotaExceededException" in by_step["10"], f"step 10: {by_step['10']}")
+    kafka = acl_matrix.broker_compare.KafkaBroker(acl_matrix.subprocess_classpath(),
+                                                  os.path.join(ctx.ws.dir, "kafka-mutation"))
+    kafka.start()
+    try:
+        kafka_lines = run(java_helper("MutationQuotaRequests", kafka.bootstrap),
+                          timeout=120).stdout.splitlines()
+    finally:
+        kafka.stop()
+    diffs = [f"  seglog {x}\n  Kafka  {y}" for x, y in zip(seglog_lines, kafka_lines) if x != y]
+    check(len(seglog_lines) == len(kafka_lines) and not diffs,
+          "seglog and Kafka 4.4.0 answered differently:\n" + "\n".join(diffs) +
+          f"\n(seglog {len(seglog_lines)} lines, Kafka {len(kafka_lines)})")
+    print(f"{len(seglog_lines)} answers as Kafka 4.4.0 gives them")
+
+
+CASES = [client_quotas_kafka_configs, controller_mutation_quota]
