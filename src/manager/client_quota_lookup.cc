@@ -58,6 +58,17 @@ std::shared_ptr<const ClientQuotaSnapshot> ClientQuotaSnapshot::Empty() {
   return empty;
 }
 
+std::optional<double> ClientQuotaSnapshot::IpConnectionRate(const std::string& address) const {
+  for (const std::optional<std::string>& name :
+       {std::optional<std::string>(address), std::optional<std::string>()}) {
+    auto it = quotas_.find(ClientQuotaEntity{{kQuotaEntityIp, name}});
+    if (it == quotas_.end()) continue;
+    auto v = it->second.find(kConnectionCreationRate);
+    if (v != it->second.end()) return v->second;
+  }
+  return std::nullopt;
+}
+
 std::shared_ptr<const ClientQuotaSnapshot> ClientQuotaSnapshot::Build(const ClientQuotaMap& quotas,
                                                                       uint64_t version) {
   std::shared_ptr<ClientQuotaSnapshot> s(new ClientQuotaSnapshot());

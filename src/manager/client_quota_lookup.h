@@ -76,6 +76,9 @@ class ClientQuotaSnapshot {
   // "ANONYMOUS" without authentication) and `client_id`, and its sensor's tags.
   ClientQuotaLimit Lookup(ClientQuotaType type, std::string_view user,
                           std::string_view client_id) const;
+  // The connection_creation_rate of a client address: its ip entity's, else the default ip
+  // entity's (Kafka's ConnectionQuotas.connectionRateForIp); nullopt: unlimited.
+  std::optional<double> IpConnectionRate(const std::string& address) const;
   // Kafka's quotaLimit alone: the quota of the sensor with these tags (user tag sanitized).
   std::optional<double> LimitOfTags(ClientQuotaType type, std::string_view user_tag,
                                     std::string_view client_id_tag) const;

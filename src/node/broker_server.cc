@@ -124,6 +124,9 @@ Status BrokerServer::StartAll() {
 
   SocketServerOptions so = config_.SocketServer();
   so.logger = logger;
+  so.ip_connection_rate = [logs](const std::string& address) {
+    return logs->metadata()->ClientQuotas()->IpConnectionRate(address);
+  };
   so.scram_credentials = [logs](const std::string& user, ScramMechanism m) {
     return logs->metadata()->ScramCredentialOf(user, m);
   };

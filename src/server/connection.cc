@@ -52,7 +52,7 @@ int64_t WallClockMs() {
 }  // namespace
 
 Connection::Connection(Processor* processor, ServerState* state, asio::ip::tcp::socket socket,
-                       uint64_t id, const ListenerRuntime* listener)
+                       uint64_t id, const ListenerRuntime* listener, std::string host)
     : processor_(processor),
       state_(state),
       socket_(std::move(socket)),
@@ -73,7 +73,7 @@ Connection::Connection(Processor* processor, ServerState* state, asio::ip::tcp::
   const asio::ip::tcp::endpoint remote = socket_.remote_endpoint(ec);
   const asio::ip::tcp::endpoint local = socket_.local_endpoint(ec);
   client_address_ = EndpointString(remote);
-  client_host_ = remote.address().to_string();
+  client_host_ = std::move(host);
   channel_id_ = fmt::format("{}-{}-{}", EndpointString(local), client_address_, id_);
 }
 

@@ -48,8 +48,10 @@ class Processor;
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
+  // `host`: the client's IP as the acceptor counted the connection under it (un-counted under
+  // the same when it closes, whatever the socket says by then).
   Connection(Processor* processor, ServerState* state, asio::ip::tcp::socket socket, uint64_t id,
-             const ListenerRuntime* listener);
+             const ListenerRuntime* listener, std::string host);
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 

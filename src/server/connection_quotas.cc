@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <iterator>
 
 #include "server/asio.h"
 
@@ -109,7 +110,33 @@ int64_t ConnectionQuotas::RecordCreation(const std::string& listener, int64_t no
         wait,
         RateFor("listener:" + listener).RecordAndGetThrottleMs(1, std::max(it->second, 1), now_ms));
   }
-  return wait;
+  return std::min(wait, limits_.quota_window_size_ms);
+}
+
+void ConnectionQuotas::PurgeIpRates(int64_t now_ms) {
+  const int64_t span = int64_t{limits_.quota_window_num} * limits_.quota_window_size_ms;
+  if (now_ms - last_ip_purge_ms_ < span) return;
+  last_ip_purge_ms_ = now_ms;
+  for (auto it = ip_rates_.begin(); it != ip_rates_.end();) {
+    it = now_ms - it->second.second > span ? ip_rates_.erase(it) : std::next(it);
+  }
+}
+
+int64_t ConnectionQuotas::RecordIpCreation(const std::string& address, int64_t now_ms) {
+  if (!limits_.ip_connection_rate) return 0;
+  const std::optional<double> quota = limits_.ip_connection_rate(address);
+  MutexLock lock(&mu_);
+  PurgeIpRates(now_ms);
+  if (!quota.has_value()) return 0;
+  auto& [rate, last_ms] = ip_rates_[address];
+  if (rate == nullptr) {
+    rate = std::make_unique<WindowedRate>(limits_.quota_window_num, limits_.quota_window_size_ms);
+  }
+  last_ms = now_ms;
+  const int64_t wait = rate->RecordAndGetThrottleMs(1, std::max(*quota, 1e-9), now_ms);
+  if (wait == 0) return 0;
+  rate->Record(-1, now_ms);  // not accepted: not counted (Kafka un-records it)
+  return std::min(wait, limits_.quota_window_size_ms);
 }
 
 int32_t ConnectionQuotas::LimitFor(const std::string& address) const {

@@ -66,5 +66,37 @@ TEST(ConnectionQuotas, CreationRatesGiveKafkasThrottleTime) {
   EXPECT_EQ(slow.RecordCreation("SLOW", 0), 1000);  // 11 over 10 s against 1/s
 }
 
+TEST(ConnectionQuotas, CreationRatesAreBoundedByOneWindow) {
+  ConnectionLimits l;
+  l.max_connection_creation_rate = 1;
+  ConnectionQuotas q(l);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(q.RecordCreation("PLAINTEXT", 0), 0);
+  // 30 over 10 s against 1/s would be 20 s; Kafka waits at most one window.
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(q.RecordCreation("PLAINTEXT", 0), 1000) << i;
+}
+
+TEST(ConnectionQuotas, IpQuotasThrottleTheirAddressAndDoNotCountWhatTheyRefuse) {
+  ConnectionLimits l;
+  l.ip_connection_rate = [](const std::string& address) -> std::optional<double> {
+    if (address == "10.0.0.1") return 2;
+    if (address == "10.0.0.2") return 0.01;
+    return std::nullopt;
+  };
+  ConnectionQuotas q(l);
+  // 20 in the first second are 2 a second over the 10 s a new rate is judged by.
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(q.RecordIpCreation("10.0.0.1", 0), 0) << i;
+  // The 21st: (2.1 - 2) / 2 x 10 s = 500 ms; refused, so the next is judged on 21 again.
+  EXPECT_EQ(q.RecordIpCreation("10.0.0.1", 0), 500);
+  EXPECT_EQ(q.RecordIpCreation("10.0.0.1", 0), 500);
+  // Other addresses: their own quota (bounded by one window) or none.
+  EXPECT_EQ(q.RecordIpCreation("10.0.0.2", 0), 1000);
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(q.RecordIpCreation("10.0.0.3", 0), 0);
+  // Once the samples have expired the address starts again.
+  EXPECT_EQ(q.RecordIpCreation("10.0.0.1", 12000), 0);
+  // No ip quotas at all: nothing is kept.
+  ConnectionQuotas none{ConnectionLimits{}};
+  EXPECT_EQ(none.RecordIpCreation("10.0.0.1", 0), 0);
+}
+
 }  // namespace
 }  // namespace seglog

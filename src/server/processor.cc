@@ -34,7 +34,8 @@ void Processor::Start() {
   });
 }
 
-void Processor::Adopt(asio::ip::tcp::socket socket, const ListenerRuntime* listener) {
+void Processor::Adopt(asio::ip::tcp::socket socket, const ListenerRuntime* listener,
+                      std::string address) {
   if (&socket.get_executor().context() != &io_) {
     // Its reads and writes would complete on another network thread, racing this one's.
     state_->Warn(fmt::format(
@@ -42,18 +43,19 @@ void Processor::Adopt(asio::ip::tcp::socket socket, const ListenerRuntime* liste
         "another network thread",
         listener->name, id_));
     asio::error_code ignored;
-    const std::string address = socket.remote_endpoint(ignored).address().to_string();
     socket.close(ignored);
     state_->ConnectionClosed(listener->name, address);
     return;
   }
-  asio::post(io_, [this, socket = std::move(socket), listener]() mutable {
-    const uint64_t id = state_->next_connection_id.fetch_add(1, std::memory_order_relaxed);
-    auto c = std::make_shared<Connection>(this, state_, std::move(socket), id, listener);
-    connections_.emplace(id, c);
-    c->Start();
-    if (draining_) c->Drain();
-  });
+  asio::post(
+      io_, [this, socket = std::move(socket), listener, address = std::move(address)]() mutable {
+        const uint64_t id = state_->next_connection_id.fetch_add(1, std::memory_order_relaxed);
+        auto c = std::make_shared<Connection>(this, state_, std::move(socket), id, listener,
+                                              std::move(address));
+        connections_.emplace(id, c);
+        c->Start();
+        if (draining_) c->Drain();
+      });
 }
 
 void Processor::Remove(uint64_t connection_id) { connections_.erase(connection_id); }

@@ -31,8 +31,8 @@ class Processor {
 
   void Start();
   // Takes an accepted socket (opened on io_context()) as a new connection of `listener`
-  // (which outlives the processor).
-  void Adopt(asio::ip::tcp::socket socket, const ListenerRuntime* listener);
+  // (which outlives the processor), from `address` (the IP the acceptor counted it under).
+  void Adopt(asio::ip::tcp::socket socket, const ListenerRuntime* listener, std::string address);
   void Drain();
   void Stop();
 

@@ -5,7 +5,9 @@
 #include <pthread.h>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
+#include <map>
 #include <new>
 #include <thread>
 #include "server/asio.h"
@@ -73,6 +75,9 @@ class SocketServer::Impl {
   void OnAccept(Listener* listener, Processor* processor, const asio::error_code& ec,
                 asio::ip::tcp::socket socket);
   void ResumePausedListeners();
+  // Closes `socket` after `delay_ms` without serving it (an ip quota's throttle).
+  void DelayClose(asio::ip::tcp::socket socket, int64_t delay_ms);
+  void ArmDelayedClose();
 
   ServerState state_;
   asio::io_context accept_io_{1};
@@ -85,6 +90,11 @@ class SocketServer::Impl {
   std::vector<std::thread> io_threads_;
   std::thread accept_thread_;
   size_t next_processor_ = 0;  // acceptor thread only
+  // Acceptor thread only (and Shutdown once it has stopped): connections past an ip quota,
+  // by when they are closed. Declared after processors_ and accept_io_, whose io_contexts
+  // the sockets and the timer belong to, so destroyed before them.
+  std::multimap<std::chrono::steady_clock::time_point, asio::ip::tcp::socket> delayed_close_;
+  asio::steady_timer delayed_close_timer_{accept_io_};
   std::atomic<bool> accepting_{true};
   Mutex shutdown_mu_;
   bool shut_down_ GUARDED_BY(shutdown_mu_) = false;
@@ -261,6 +271,21 @@ void SocketServer::Impl::OnAccept(Listener* listener, Processor* processor,
   state_.accepted.fetch_add(1, std::memory_order_relaxed);
   asio::error_code ignored;
   const std::string address = socket.remote_endpoint(ignored).address().to_string();
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  // The address's connection_creation_rate quota first, as Kafka's inc checks it before the
+  // per-IP maximum: past it, the connection is neither counted nor served, and closed once the
+  // throttle time has passed (Kafka's delayed close: the client sees it close, not refused).
+  if (const int64_t close_in_ms = state_.connection_quotas.RecordIpCreation(address, now_ms);
+      close_in_ms > 0) {
+    state_.throttled.fetch_add(1, std::memory_order_relaxed);
+    state_.Debug(
+        fmt::format("Delaying closing of connection from /{} for {} ms", address, close_in_ms));
+    DelayClose(std::move(socket), close_in_ms);
+    Accept(listener);
+    return;
+  }
   int32_t limit = 0;
   if (!state_.connection_quotas.Inc(listener->name, address, &limit)) {
     // Kafka's Acceptor, on its TooManyConnectionsException.
@@ -274,9 +299,6 @@ void SocketServer::Impl::OnAccept(Listener* listener, Processor* processor,
     return;
   }
   state_.open_connections.fetch_add(1);
-  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                             std::chrono::system_clock::now().time_since_epoch())
-                             .count();
   const int64_t wait_ms = state_.connection_quotas.RecordCreation(listener->name, now_ms);
   if (wait_ms > 0) {
     // Past a creation rate: this connection is served after the throttle time, and the
@@ -296,13 +318,34 @@ void SocketServer::Impl::OnAccept(Listener* listener, Processor* processor,
             state_.ConnectionClosed(listener->name, address);
             return;
           }
-          processor->Adopt(std::move(*held), &listener->runtime);
+          processor->Adopt(std::move(*held), &listener->runtime, address);
           Accept(listener);
         });
     return;
   }
-  processor->Adopt(std::move(socket), &listener->runtime);
+  processor->Adopt(std::move(socket), &listener->runtime, address);
   Accept(listener);
+}
+
+void SocketServer::Impl::DelayClose(asio::ip::tcp::socket socket, int64_t delay_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(delay_ms);
+  delayed_close_.emplace(deadline, std::move(socket));
+  if (delayed_close_.begin()->first == deadline) ArmDelayedClose();
+}
+
+void SocketServer::Impl::ArmDelayedClose() {
+  if (delayed_close_.empty()) return;
+  delayed_close_timer_.expires_at(delayed_close_.begin()->first);
+  delayed_close_timer_.async_wait([this](const asio::error_code& e) {
+    if (e) return;  // re-armed for an earlier deadline, or stopping
+    const auto now = std::chrono::steady_clock::now();
+    while (!delayed_close_.empty() && delayed_close_.begin()->first <= now) {
+      asio::error_code ignored;
+      delayed_close_.begin()->second.close(ignored);
+      delayed_close_.erase(delayed_close_.begin());
+    }
+    ArmDelayedClose();
+  });
 }
 
 void SocketServer::Impl::Shutdown() {
@@ -323,6 +366,12 @@ void SocketServer::Impl::Shutdown() {
     l->retry.cancel();
     l->throttle.cancel();
   }
+  delayed_close_timer_.cancel();
+  for (auto& [deadline, socket] : delayed_close_) {
+    asio::error_code ignored;
+    socket.close(ignored);
+  }
+  delayed_close_.clear();
   // Runs the cancelled accepts' handlers now: their operations hold sockets of the network
   // threads' io_contexts, which must be destroyed before those are.
   accept_io_.restart();
@@ -385,6 +434,7 @@ Result<std::unique_ptr<SocketServer>> SocketServer::Start(SocketServerOptions op
   limits.listener_max_connection_creation_rate = options.listener_max_connection_creation_rate;
   limits.quota_window_num = options.quota_window_num;
   limits.quota_window_size_ms = int64_t{options.quota_window_size_seconds} * 1000;
+  limits.ip_connection_rate = options.ip_connection_rate;
   if (Result<std::map<std::string, int32_t>> overrides =
           ParseConnectionOverrides(options.max_connections_per_ip_overrides);
       overrides.ok()) {

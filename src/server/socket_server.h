@@ -90,6 +90,10 @@ struct SocketServerOptions {
   // metadata log's), nullopt if none. Called on network threads; must be thread-safe.
   std::function<std::optional<ScramCredential>(const std::string& user, ScramMechanism m)>
       scram_credentials;
+  // The connection_creation_rate quota of a client address (an ip entity's, or the default
+  // ip entity's; nullopt: none). Called by the acceptor thread; must be thread-safe. Null: no
+  // ip quotas.
+  std::function<std::optional<double>(const std::string& address)> ip_connection_rate;
   // Receives the server's log lines, in Kafka's words, with their levels. Called from the
   // server's threads; must be thread-safe. Default: no logging.
   Logger logger;

@@ -691,6 +691,39 @@ TEST_F(SocketServerTest, ConnectionCreationRateHoldsConnectionsPastIt) {
   EXPECT_EQ(server_->stats().rejected, 0);
 }
 
+TEST_F(SocketServerTest, AnIpQuotaClosesConnectionsPastItUnservedAfterTheThrottle) {
+  std::atomic<int> calls{0};
+  FnHandler& h = *MakeHandler([&](const RequestContext& c, std::vector<uint8_t> f, Responder r) {
+    calls.fetch_add(1);
+    Echo(c, std::move(f), std::move(r));
+  });
+  SocketServerOptions o = Options();
+  o.quota_window_num = 2;  // rates over at least one 1 s window
+  o.ip_connection_rate = [](const std::string& address) -> std::optional<double> {
+    return address == "127.0.0.1" ? std::optional<double>(1) : std::nullopt;
+  };
+  StartServer(std::move(o), &h);
+  auto first = Connect();
+  ASSERT_TRUE(first->SendFrame("a"));
+  EXPECT_EQ(first->ReadFrameString(), "echo:a");
+  // The second in the same second: 2 against 1 a second, (2 - 1) / 1 x 1 s = 1 s. Its request
+  // is never read; the broker closes it once the second has passed.
+  const auto start = std::chrono::steady_clock::now();
+  auto second = Connect();
+  ASSERT_TRUE(second->SendFrame("b"));
+  EXPECT_TRUE(second->WaitClosed(5000));
+  const auto waited = std::chrono::steady_clock::now() - start;
+  EXPECT_GE(waited, std::chrono::milliseconds(800));
+  EXPECT_LT(waited, std::chrono::milliseconds(3000));
+  EXPECT_EQ(calls.load(), 1);
+  EXPECT_EQ(h.closed.load(), 0);  // never a connection of the server's
+  EXPECT_EQ(server_->stats().throttled, 1);
+  EXPECT_EQ(server_->stats().open_connections, 1);  // the refused one was never counted
+  // The first is untouched.
+  ASSERT_TRUE(first->SendFrame("c"));
+  EXPECT_EQ(first->ReadFrameString(), "echo:c");
+}
+
 TEST_F(SocketServerTest, AnExhaustedRequestMemoryPoolMutesConnectionsUntilBytesReturn) {
   std::mutex mu;
   std::vector<Responder> held;

@@ -9,6 +9,9 @@ sends what ConfigCommand refuses to (bad entities, keys, values, filters) to bot
 """
 import os
 import re
+import socket
+import struct
+import time
 
 from harness import check, java_helper, kafka_tool, run
 
@@ -166,4 +169,62 @@ def controller_mutation_quota(ctx):
     print(f"{len(seglog_lines)} answers as Kafka 4.4.0 gives them")
 
 
-CASES = [client_quotas_kafka_configs, controller_mutation_quota]
+def connect_and_ask(bootstrap, source, timeout=5.0):
+    """One connection from `source` (a loopback address) sending ApiVersions v0: "answered",
+    "closed" (the broker closed it without an answer) or "silent"."""
+    host, port = bootstrap.rsplit(":", 1)
+    client = b"ipq"
+    body = struct.pack(">hhih", 18, 0, 7, len(client)) + client
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((source, 0))
+        s.settimeout(timeout)
+        s.connect((host, int(port)))
+        s.sendall(struct.pack(">i", len(body)) + body)
+        try:
+            head = s.recv(4)
+        except socket.timeout:
+            return "silent"
+        except ConnectionResetError:
+            return "closed"
+        return "answered" if len(head) == 4 else "closed"
+
+
+def ip_quota_run(bootstrap):
+    """Sets connection_creation_rate=1 for 127.0.0.2 with kafka-configs.sh, then 15 connections
+    from it and 3 from 127.0.0.3 in quick succession: what each got. A new rate is judged over
+    at least 10 of its 11 one-second windows, so the first 10 are within it and each one after
+    is closed unserved once its throttle (bounded by one window) has passed."""
+    rc, lines = config_command(bootstrap, "--alter", [
+        "--entity-type", "ips", "--entity-name", "127.0.0.2", "--add-config",
+        "connection_creation_rate=1"])
+    check(rc == 0, f"kafka-configs.sh --entity-type ips: {lines}")
+    time.sleep(1.5)  # Kafka applies it when the metadata reaches its broker
+    start = time.monotonic()
+    outcomes = [connect_and_ask(bootstrap, "127.0.0.2") for _ in range(15)]
+    outcomes += [connect_and_ask(bootstrap, "127.0.0.3") for _ in range(3)]
+    check(time.monotonic() - start < 9, "the connections took too long to judge the rate")
+    described = config_command(bootstrap, "--describe", ["--entity-type", "ips"])
+    return outcomes, described
+
+
+def ip_connection_quota(ctx):
+    """An ip entity's connection_creation_rate: connections past it are closed without an
+    answer, other addresses untouched: the same outcomes from seglog and Kafka 4.4.0."""
+    outcomes, described = ip_quota_run(ctx.broker.bootstrap)
+    print(f"seglog: {outcomes}\n{described}")
+    check(outcomes[:10] == ["answered"] * 10 and outcomes[10:15] == ["closed"] * 5 and
+          outcomes[15:] == ["answered"] * 3, f"seglog: {outcomes}")
+    kafka = acl_matrix.broker_compare.KafkaBroker(acl_matrix.subprocess_classpath(),
+                                                  os.path.join(ctx.ws.dir, "kafka-ip"))
+    kafka.start()
+    try:
+        k_outcomes, k_described = ip_quota_run(kafka.bootstrap)
+    finally:
+        kafka.stop()
+    print(f"Kafka:  {k_outcomes}\n{k_described}")
+    check(outcomes == k_outcomes and described == k_described,
+          "seglog and Kafka 4.4.0 differ")
+    print("18 connections treated as Kafka 4.4.0 treats them")
+
+
+CASES = [client_quotas_kafka_configs, controller_mutation_quota, ip_connection_quota]
