@@ -6,7 +6,7 @@
 #   2. builds everything with clang 14 under ASan+UBSan, with -Wthread-safety -Werror and the
 #      libFuzzer targets (the asan-ubsan preset: one tree for three checks), and runs the unit
 #      tests;
-#   3. runs each libFuzzer target of that tree for FUZZ_SECONDS (default 45, two at a time;
+#   3. runs each libFuzzer target of that tree for FUZZ_SECONDS (default 30, two at a time;
 #      0 skips; longer runs: scripts/fuzz.sh 3600);
 #   4. builds with ThreadSanitizer (g++) and runs the unit tests - among them threads that
 #      append, read, flush, clean and delete topics at once;
@@ -18,7 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=${JOBS:-2}
-fuzz_seconds=${FUZZ_SECONDS:-45}
+fuzz_seconds=${FUZZ_SECONDS:-30}
 # Each stage's wall time, so the 45-minute budget can be kept an eye on (CI's log keeps them).
 # Builds and test runs write their whole output to build/ci-logs/ and print it only when they
 # fail, so the end of the log (all CI shows of a run that timed out) holds the stage times.
