@@ -81,6 +81,9 @@ TEST(BrokerConfigTest, TieredStorageSettingsHaveKafkasNamesAndDefaults) {
   EXPECT_EQ(d->remote.custom_metadata_max_bytes, 128);
   EXPECT_EQ(d->remote.metadata_topic_num_partitions, 50);
   EXPECT_EQ(d->remote.metadata_topic_retention_ms, -1);
+  EXPECT_EQ(d->remote.reader_threads, 10);
+  EXPECT_EQ(d->remote.reader_max_pending_tasks, 100);
+  EXPECT_EQ(d->remote.fetch_max_wait_ms, 500);
   auto c = BrokerConfig::FromProperties({
       {"remote.log.storage.system.enable", "true"},
       {"remote.log.manager.task.interval.ms", "500"},
@@ -90,6 +93,8 @@ TEST(BrokerConfigTest, TieredStorageSettingsHaveKafkasNamesAndDefaults) {
       {"rlmm.config.remote.log.metadata.topic.num.partitions", "3"},
       {"rlmm.config.remote.log.metadata.topic.replication.factor", "1"},
       {"remote.log.reader.threads", "4"},
+      {"remote.log.reader.max.pending.tasks", "7"},
+      {"remote.log.manager.expiration.thread.pool.size", "4"},
       {"rsm.config.storage.s3.bucket.name", "b"},
       {"rsm.config.storage.s3.region", "us-east-1"},
       {"log.local.retention.ms", "60000"},
@@ -106,7 +111,10 @@ TEST(BrokerConfigTest, TieredStorageSettingsHaveKafkasNamesAndDefaults) {
   ASSERT_TRUE(topic.ok());
   EXPECT_EQ(topic->local_retention_ms, 60000);
   EXPECT_EQ(topic->local_retention_bytes, 1048576);
-  EXPECT_THAT(c->ignored, ::testing::Contains("remote.log.reader.threads"));
+  EXPECT_EQ(c->remote.reader_threads, 4);
+  EXPECT_EQ(c->remote.reader_max_pending_tasks, 7);
+  EXPECT_THAT(c->ignored, ::testing::Contains("remote.log.manager.expiration.thread.pool.size"));
+  EXPECT_THAT(c->ignored, ::testing::Not(::testing::Contains("remote.log.reader.threads")));
   auto bad = BrokerConfig::FromProperties(
       {{"remote.log.manager.task.interval.ms", "0"}, {"remote.log.storage.system.enable", "yes"}});
   ASSERT_FALSE(bad.ok());

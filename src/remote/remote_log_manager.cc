@@ -62,7 +62,8 @@ RemoteLogManager::RemoteLogManager(LogManager* logs, RemoteStorageManager* rsm,
       rlmm_(rlmm),
       cache_(cache),
       scheduler_(scheduler),
-      options_(std::move(options)) {}
+      options_(std::move(options)),
+      readers_(options_.reader_threads, options_.reader_max_pending_tasks) {}
 
 RemoteLogManager::~RemoteLogManager() { Shutdown(); }
 
@@ -77,6 +78,7 @@ void RemoteLogManager::Start() {
 
 void RemoteLogManager::Shutdown() {
   shut_down_.store(true, std::memory_order_release);
+  readers_.Shutdown();    // queued reads cancelled, running ones finish
   MutexLock l(&run_mu_);  // waits for a running pass
 }
 

@@ -25,7 +25,10 @@
 // OffsetMovedToTieredStorageException) is served by Read from the remote segment holding the
 // offset, through the remote index cache; read_committed fetches get their aborted
 // transactions from the remote transaction indexes, then the local ones; ListOffsets by
-// timestamp looks in remote segments first.
+// timestamp looks in remote segments first. Fetches run their reads on readers() (Kafka's
+// asyncRead: remote.log.reader.threads threads, remote.log.reader.max.pending.tasks queued)
+// and wait for them at most fetch_max_wait_ms() (remote.fetch.max.wait.ms;
+// src/server/delayed_remote_fetch.h).
 //
 // Thread safety: thread-safe. Passes are serialised by run_mu_ (held over the store's I/O,
 // which only the next pass waits for); reads take no lock of the manager's and may run
@@ -46,6 +49,7 @@
 #include "manager/log_manager.h"
 #include "remote/remote_index_cache.h"
 #include "remote/remote_log_metadata_manager.h"
+#include "remote/remote_reader_pool.h"
 #include "remote/remote_storage_manager.h"
 #include "seglog/log.h"
 #include "seglog/logger.h"
@@ -57,6 +61,9 @@ struct RemoteLogManagerOptions {
   int32_t broker_id = 1;                    // written in every metadata event
   int64_t task_interval_ms = 30000;         // remote.log.manager.task.interval.ms
   int32_t custom_metadata_max_bytes = 128;  // remote.log.metadata.custom.metadata.max.bytes
+  int32_t reader_threads = 10;              // remote.log.reader.threads
+  int32_t reader_max_pending_tasks = 100;   // remote.log.reader.max.pending.tasks
+  int64_t fetch_max_wait_ms = 500;          // remote.fetch.max.wait.ms
   std::function<int64_t()> clock;           // ms since the epoch; default: the scheduler's
   Logger logger;
 };
@@ -91,8 +98,14 @@ class RemoteLogManager {
 
   // Schedules RunOnce every task_interval_ms (the first after one interval).
   void Start();
-  // Stops scheduling passes and waits for a running one; later passes do nothing.
+  // Stops scheduling passes and waits for a running one; later passes do nothing. The reader
+  // pool's queued reads are cancelled and its running ones waited for.
   void Shutdown();
+
+  // The remote log reader threads fetches run their reads on (Kafka's asyncRead).
+  RemoteReaderPool* readers() { return &readers_; }
+  // remote.fetch.max.wait.ms: how long a fetch waits for its remote read.
+  int64_t fetch_max_wait_ms() const { return options_.fetch_max_wait_ms; }
 
   // One pass over every tiered log (see above). Returns the first error; a partition's failure
   // does not stop the others', and what failed is retried at the next pass.
@@ -173,6 +186,8 @@ class RemoteLogManager {
         orphans_deleted{0}, delete_failures{0}, remote_reads{0}, remote_read_failures{0};
   };
   mutable AtomicStats stats_;
+  // Declared last: destroyed (its threads joined) before anything a running read uses.
+  RemoteReaderPool readers_;
 };
 
 }  // namespace seglog

@@ -34,6 +34,9 @@ const ConfigSetters<C>& Setters() {
                                         &c->metadata_topic_retention_ms);
        }},
       {"remote.fetch.max.wait.ms", SetConfigInt<C, int64_t, &C::fetch_max_wait_ms, 1>},
+      {"remote.log.reader.threads", SetConfigInt<C, int32_t, &C::reader_threads, 1>},
+      {"remote.log.reader.max.pending.tasks",
+       SetConfigInt<C, int32_t, &C::reader_max_pending_tasks, 1>},
   };
   return setters;
 }

@@ -1,7 +1,8 @@
 // RemoteLogStorageConfig: tiered storage's broker settings (Kafka's RemoteLogManagerConfig and
 // TopicBasedRemoteLogMetadataManagerConfig; docs/design/tiered_storage.md). The remote
 // storage manager's own settings keep their full `rsm.config.` keys (remote/s3_storage_config.h
-// reads them). Thread pools beyond the copier's are accepted and ignored by the node.
+// reads them). Thread pools beyond the copier's and the readers' are accepted and ignored by
+// the node.
 // remote.log.storage.system.enable, which the logs read too, is storage's
 // (LogManagerConfig::remote_storage_system_enable).
 //
@@ -30,6 +31,8 @@ struct RemoteLogStorageConfig {
       50;                                    // rlmm.config.remote.log.metadata.topic.num.partitions
   int64_t metadata_topic_retention_ms = -1;  // rlmm.config.remote.log.metadata.topic.retention.ms
   int64_t fetch_max_wait_ms = 500;           // remote.fetch.max.wait.ms, >= 1
+  int32_t reader_threads = 10;               // remote.log.reader.threads, >= 1
+  int32_t reader_max_pending_tasks = 100;    // remote.log.reader.max.pending.tasks, >= 1
   std::map<std::string, std::string> rsm_config;  // every rsm.config.* key, as given
   // Not a broker setting (no key sets it): the remote index cache's directory. Empty: the
   // broker's, <first log dir>/remote-log-index-cache. The tools (consume, check --remote) set a

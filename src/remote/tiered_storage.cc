@@ -63,6 +63,9 @@ Result<std::unique_ptr<TieredStorage>> TieredStorage::OpenWith(const RemoteLogSt
   options.broker_id = logs->config().node_id;
   options.task_interval_ms = config.task_interval_ms;
   options.custom_metadata_max_bytes = config.custom_metadata_max_bytes;
+  options.reader_threads = config.reader_threads;
+  options.reader_max_pending_tasks = config.reader_max_pending_tasks;
+  options.fetch_max_wait_ms = config.fetch_max_wait_ms;
   options.logger = logger;
   t->rlm_ = std::make_unique<RemoteLogManager>(logs, rsm, t->rlmm_.get(), t->cache_.get(),
                                                t->scheduler_.get(), options);

@@ -9,7 +9,9 @@
 #include "protocol/generated/response_header.h"
 #include "protocol/kafka_error.h"
 #include "protocol/request_body.h"
+#include "remote/remote_log_manager.h"
 #include "server/api_table.h"
+#include "server/delayed_remote_fetch.h"
 #include "server/features.h"
 #include "server/fetch_handler.h"
 #include "server/handlers.h"
@@ -153,6 +155,12 @@ void Broker::ServeFetch(ApiCall& call) {
   }
   const uint64_t sequence = purgatory_.append_sequence();
   FetchRead read = ReadFetch(ctx_, rc, *request, version);
+  if (read.remote) {
+    // Kafka's DelayedRemoteFetch: whatever min_bytes asks, answered when the remote read is
+    // done or remote.fetch.max.wait.ms has passed (delayed_remote_fetch.h).
+    ParkRemoteFetch(call, std::move(read), user, client_id);
+    return;
+  }
   if (read.has_error || read.bytes >= request->min_bytes || request->max_wait_ms <= 0 ||
       read.bytes >= request->max_bytes) {
     const int64_t throttle = FetchThrottleMs(user, client_id, &read, call.RequestThrottleMs());
@@ -164,6 +172,8 @@ void Broker::ServeFetch(ApiCall& call) {
   purgatory_.Park(rc.connection_id, read.partitions, request->max_wait_ms, sequence,
                   [this, request, version, correlation_id, shared_respond, client = rc, user,
                    client_id](bool passed) {
+                    // (A partition that now needs remote storage is answered without
+                    // records: the client's next fetch reads it.)
                     FetchRead again = ReadFetch(ctx_, client, *request, version);
                     if (!passed && !again.has_error && again.bytes < request->min_bytes) {
                       return false;
@@ -173,6 +183,36 @@ void Broker::ServeFetch(ApiCall& call) {
                                  correlation_id, again.response, *shared_respond, throttle);
                     return true;
                   });
+}
+
+void Broker::ParkRemoteFetch(ApiCall& call, FetchRead read, const std::string& user,
+                             const std::string& client_id) {
+  RemoteLogManager* remote = ctx_.remote;
+  const RemoteFetchInfo info = *read.remote;
+  auto slot = std::make_shared<RemoteFetchSlot>();
+  auto waiter = std::make_shared<RemoteFetchWaiter>(slot);
+  auto shared_read = std::make_shared<FetchRead>(std::move(read));
+  auto shared_respond = std::make_shared<Responder>(std::move(call.respond));
+  const int64_t request_throttle = call.RequestThrottleMs();
+  const uint64_t key = purgatory_.Park(
+      call.rc.connection_id, {}, remote->fetch_max_wait_ms(), purgatory_.append_sequence(),
+      [this, waiter, shared_read, shared_respond, version = call.version,
+       correlation_id = call.correlation_id, user, client_id, request_throttle](bool passed) {
+        std::optional<Result<RemoteFetchResult>> done = waiter->slot().Take();
+        if (!done && !passed) return false;
+        // Expired: the remote partition keeps no records and no error (Kafka's local read
+        // result); a read still running is dropped when it ends.
+        if (done) CompleteRemoteFetch(ctx_, std::move(*done), shared_read.get());
+        const int64_t throttle =
+            FetchThrottleMs(user, client_id, shared_read.get(), request_throttle);
+        SendResponse(ctx_, static_cast<int16_t>(ApiKey::kFetch), version, correlation_id,
+                     shared_read->response, *shared_respond, throttle);
+        shared_read->remote_records.clear();  // the response holds a copy
+        return true;
+      });
+  if (key == 0) return;  // shutting down: answered already
+  SubmitRemoteFetch(remote, info, slot, call.rc.memory);
+  slot->SetWaker([this, key] { purgatory_.Wake(key); });
 }
 
 int64_t Broker::FetchThrottleMs(const std::string& user, const std::string& client_id,

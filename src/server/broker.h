@@ -63,6 +63,10 @@ class Broker : public RequestHandler {
   // (or the request quota's `request_throttle_ms`) throttles, empties the response.
   int64_t FetchThrottleMs(const std::string& user, const std::string& client_id, FetchRead* read,
                           int64_t request_throttle_ms);
+  // A fetch with a partition below its tiered log's local log start: parked for at most
+  // remote.fetch.max.wait.ms while a remote reader thread reads it (delayed_remote_fetch.h).
+  void ParkRemoteFetch(ApiCall& call, FetchRead read, const std::string& user,
+                       const std::string& client_id);
 
   BrokerContext ctx_;
   FetchPurgatory purgatory_;

@@ -1,5 +1,6 @@
 // Fetch: record batches from the logs, as file regions the socket server sends with
-// sendfile(2). Long polling lives in fetch_purgatory.h; this is one read of every partition.
+// sendfile(2). Long polling lives in fetch_purgatory.h, the wait for a remote read in
+// delayed_remote_fetch.h; this is one read of every partition, and the remote read itself.
 //
 // ACLs (Kafka's KafkaApis.handleFetchRequest): a consumer needs READ on each topic; a follower
 // (a replica id of 0 or more) needs CLUSTER_ACTION on the cluster, without which every
@@ -13,35 +14,6 @@
 #include "server/fetch_handler.h"
 
 namespace seglog {
-
-namespace {
-
-// The records of one partition from remote storage, into `pr` (kept alive by `out`).
-Status ReadRemote(const BrokerContext& ctx, const TopicPartition& tp, int64_t fetch_offset,
-                  int64_t limit, bool min_one_message, int64_t bound, bool read_committed,
-                  protocol::fetch_response_data::PartitionData* pr, FetchRead* out) {
-  SEGLOG_ASSIGN_OR_RETURN(
-      RemoteFetchData data,
-      ctx.remote->Read(tp, fetch_offset, static_cast<int32_t>(std::max<int64_t>(limit, 0)),
-                       min_one_message, bound));
-  if (read_committed && !data.records.empty()) {
-    SEGLOG_ASSIGN_OR_RETURN(
-        std::vector<AbortedTransaction> aborted,
-        ctx.remote->CollectAbortedTransactions(tp, fetch_offset, data.next_offset));
-    for (const AbortedTransaction& a : aborted) {
-      auto& e = pr->aborted_transactions->emplace_back();
-      e.producer_id = a.producer_id;
-      e.first_offset = a.first_offset;
-    }
-  }
-  auto owned = std::make_shared<const std::vector<uint8_t>>(std::move(data.records));
-  pr->records->AppendBytes(*owned);
-  out->bytes += static_cast<int64_t>(owned->size());
-  out->remote_records.push_back(std::move(owned));
-  return Status::OK();
-}
-
-}  // namespace
 
 FetchRead ReadFetch(const BrokerContext& ctx, const RequestContext& rc,
                     const protocol::FetchRequestData& req, int16_t version) {
@@ -65,15 +37,15 @@ FetchRead ReadFetch(const BrokerContext& ctx, const RequestContext& rc,
   const bool read_committed = req.isolation_level == 1;
   int64_t budget = req.max_bytes > 0 ? req.max_bytes : 0;
   bool min_one_message = true;
-  // Kafka reads one partition from remote storage per fetch; a later partition that would need
+  // One partition per fetch is read from remote storage; a later partition that would need
   // remote storage is answered without records this time (the client fetches it again).
-  bool remote_read = false;
   const int32_t replica_id = version >= 15 ? req.replica_state.replica_id : req.replica_id;
   // A follower may read every topic with CLUSTER_ACTION, and none without it.
   const bool from_follower = replica_id >= 0;
   const bool follower_allowed =
       from_follower && ClusterAuthorized(ctx, rc, AclOperation::kClusterAction);
-  for (const auto& topic : req.topics) {
+  for (size_t ti = 0; ti < req.topics.size(); ++ti) {
+    const auto& topic = req.topics[ti];
     auto& tr = resp.responses.emplace_back();
     tr.topic = topic.topic;
     tr.topic_id = topic.topic_id;
@@ -144,32 +116,24 @@ FetchRead ReadFetch(const BrokerContext& ctx, const RequestContext& rc,
           l->Read(part.fetch_offset, static_cast<int32_t>(std::max<int64_t>(limit, 0)),
                   min_one_message, bound);
       if (!data.ok() && ctx.remote != nullptr && IsOffsetMovedToTieredStorage(data.status())) {
-        // Below the local log start: remote storage holds it (Kafka's remote fetch).
-        if (remote_read) continue;
-        remote_read = true;
-        Status remote = ReadRemote(ctx, tp, part.fetch_offset, limit, min_one_message, bound,
-                                   read_committed, &pr, &out);
-        if (remote.ok()) {
-          if (pr.records->size_bytes() > 0) {
-            budget -= pr.records->size_bytes();
-            min_one_message = false;
-          }
-          continue;
+        // Below the local log start: remote storage holds it (Kafka's remote fetch). The read
+        // is the caller's to make; until then the partition has no records and no error.
+        if (out.remote) continue;
+        out.remote = RemoteFetchInfo{tp,
+                                     ti,
+                                     tr.partitions.size() - 1,
+                                     part.fetch_offset,
+                                     std::max<int64_t>(limit, 0),
+                                     min_one_message,
+                                     bound,
+                                     read_committed};
+        // Kafka's readFromLog: the read's size is unknown until it is done, so it counts as
+        // its whole limit, which keeps the response within max_bytes.
+        if (limit > 0) {
+          budget -= limit;
+          min_one_message = false;
         }
-        if (!remote.IsOutOfRange()) {
-          // The store's failure (missing, truncated or corrupt object, unreachable store):
-          // Kafka answers a failed remote read UNKNOWN_SERVER_ERROR.
-          ctx.logger.Info(
-              fmt::format("Error reading remote storage for partition {} at offset {}: {}",
-                          tp.ToString(), part.fetch_offset, remote.ToString()));
-          fail(kafka_error::kUnknownServerError);
-          pr.high_watermark = -1;
-          pr.last_stable_offset = -1;
-          pr.log_start_offset = -1;
-          pr.records.emplace();
-          continue;
-        }
-        data = remote;
+        continue;
       }
       if (data.ok() && read_committed) {
         // The aborted transactions the records may hold, so the client drops them.
@@ -210,6 +174,61 @@ FetchRead ReadFetch(const BrokerContext& ctx, const RequestContext& rc,
     }
   }
   return out;
+}
+
+Result<RemoteFetchResult> ReadRemoteFetch(RemoteLogManager* remote, const RemoteFetchInfo& info) {
+  SEGLOG_ASSIGN_OR_RETURN(
+      RemoteFetchData data,
+      remote->Read(info.tp, info.fetch_offset,
+                   static_cast<int32_t>(std::min<int64_t>(info.max_bytes, INT32_MAX)),
+                   info.min_one_message, info.bound));
+  RemoteFetchResult out;
+  if (info.read_committed && !data.records.empty()) {
+    SEGLOG_ASSIGN_OR_RETURN(out.aborted, remote->CollectAbortedTransactions(
+                                             info.tp, info.fetch_offset, data.next_offset));
+  }
+  out.records = std::move(data.records);
+  return out;
+}
+
+void CompleteRemoteFetch(const BrokerContext& ctx, Result<RemoteFetchResult> result,
+                         FetchRead* read) {
+  const RemoteFetchInfo& info = *read->remote;
+  auto& pr = read->response.responses[info.topic_index].partitions[info.partition_index];
+  if (result.ok()) {
+    for (const AbortedTransaction& a : result->aborted) {
+      auto& e = pr.aborted_transactions->emplace_back();
+      e.producer_id = a.producer_id;
+      e.first_offset = a.first_offset;
+    }
+    auto owned = std::make_shared<const std::vector<uint8_t>>(std::move(result->records));
+    pr.records->AppendBytes(*owned);
+    read->bytes += static_cast<int64_t>(owned->size());
+    read->remote_records.push_back(std::move(owned));
+    return;
+  }
+  const Status& s = result.status();
+  if (s.IsOutOfRange() && !IsOffsetMovedToTieredStorage(s)) {
+    pr.error_code = kafka_error::kOffsetOutOfRange;
+  } else {
+    // The store's failure (missing, truncated or corrupt object, unreachable store, a full
+    // reader queue): Kafka answers a failed remote read UNKNOWN_SERVER_ERROR.
+    ctx.logger.Info(fmt::format("Error reading remote storage for partition {} at offset {}: {}",
+                                info.tp.ToString(), info.fetch_offset, s.ToString()));
+    pr.error_code = kafka_error::kUnknownServerError;
+  }
+  read->has_error = true;
+  pr.high_watermark = -1;
+  pr.last_stable_offset = -1;
+  pr.log_start_offset = -1;
+  pr.records.emplace();
+}
+
+FetchRead ReadFetchWaitingForRemote(const BrokerContext& ctx, const RequestContext& rc,
+                                    const protocol::FetchRequestData& req, int16_t version) {
+  FetchRead read = ReadFetch(ctx, rc, req, version);
+  if (read.remote) CompleteRemoteFetch(ctx, ReadRemoteFetch(ctx.remote, *read.remote), &read);
+  return read;
 }
 
 }  // namespace seglog

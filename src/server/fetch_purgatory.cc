@@ -46,22 +46,34 @@ FetchPurgatory::Parked FetchPurgatory::Extract(uint64_t key) {
   return p;
 }
 
-void FetchPurgatory::Park(uint64_t connection_id, std::vector<TopicPartition> watched,
-                          int64_t wait_ms, uint64_t sequence_seen, Attempt attempt) {
+uint64_t FetchPurgatory::Park(uint64_t connection_id, std::vector<TopicPartition> watched,
+                              int64_t wait_ms, uint64_t sequence_seen, Attempt attempt) {
   std::unique_lock<std::mutex> l(mu_);
   if (stop_) {
     l.unlock();
     attempt(/*deadline_passed=*/true);
-    return;
+    return 0;
   }
   // A day at most: the steady clock's time points must not overflow (max_wait_ms is an int32).
   const auto wait = std::chrono::milliseconds(std::min<int64_t>(wait_ms, 86400000));
-  Insert(next_key_++, Parked{connection_id,
-                             std::move(watched),
-                             std::chrono::steady_clock::now() + wait,
-                             sequence_seen != sequence_,
-                             std::move(attempt),
-                             {}});
+  const uint64_t key = next_key_++;
+  Insert(key, Parked{connection_id,
+                     std::move(watched),
+                     std::chrono::steady_clock::now() + wait,
+                     sequence_seen != sequence_,
+                     std::move(attempt),
+                     {}});
+  cv_.notify_one();
+  return key;
+}
+
+void FetchPurgatory::Wake(uint64_t key) {
+  std::lock_guard<std::mutex> l(mu_);
+  ++wakes_;  // one whose attempt is running now is tried again (Run)
+  auto it = parked_.find(key);
+  if (it == parked_.end() || it->second.woken) return;
+  it->second.woken = true;
+  woken_.push_back(key);
   cv_.notify_one();
 }
 
@@ -135,6 +147,7 @@ void FetchPurgatory::Run() {
     for (uint64_t key : keys) ready.emplace_back(key, Extract(key));
     const bool stopping = stop_;
     const uint64_t sequence_before = sequence_;
+    const uint64_t wakes_before = wakes_;
     l.unlock();
     // Attempts run without the lock: they read logs and answer responders.
     std::vector<std::pair<uint64_t, Parked>> again;
@@ -144,8 +157,9 @@ void FetchPurgatory::Run() {
     }
     ready.clear();
     l.lock();
-    // An append while the attempts ran could not mark them: try those again at once.
-    const bool appended_meanwhile = sequence_ != sequence_before;
+    // An append (or a Wake) while the attempts ran could not mark them: try those again at
+    // once.
+    const bool appended_meanwhile = sequence_ != sequence_before || wakes_ != wakes_before;
     for (auto& [key, p] : again) {
       p.woken = appended_meanwhile;
       Insert(key, std::move(p));

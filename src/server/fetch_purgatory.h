@@ -1,6 +1,8 @@
 // FetchPurgatory: where a Fetch waits (Kafka's DelayedFetch) when it found fewer than
 // min_bytes and may wait up to max_wait_ms. Appends wake the fetches that watch the appended
-// partitions; a fetch whose wait has passed is answered with what there is.
+// partitions; a fetch whose wait has passed is answered with what there is. A fetch waiting
+// for its remote read (Kafka's DelayedRemoteFetch, delayed_remote_fetch.h) watches no
+// partition: the read's completion wakes it by its key (Wake).
 //
 // Indexes, as Kafka's purgatory keeps watcher lists per key: the fetches watching each
 // partition, the deadlines in order, the fetch of each connection. An append costs the
@@ -44,11 +46,15 @@ class FetchPurgatory {
   // A counter of appends: read it before a fetch reads the logs and pass it to Park, so an
   // append in between wakes the fetch at once.
   uint64_t append_sequence() const;
-  // Parks `attempt` until an append to one of `watched` or `wait_ms` from now.
-  void Park(uint64_t connection_id, std::vector<TopicPartition> watched, int64_t wait_ms,
-            uint64_t sequence_seen, Attempt attempt);
+  // Parks `attempt` until an append to one of `watched`, Wake(key) or `wait_ms` from now.
+  // Returns its key (>= 1), or 0 when the purgatory is shut down: then `attempt` has answered
+  // already, with its deadline passed.
+  uint64_t Park(uint64_t connection_id, std::vector<TopicPartition> watched, int64_t wait_ms,
+                uint64_t sequence_seen, Attempt attempt);
   // Partitions that grew.
   void Notify(const std::vector<TopicPartition>& appended);
+  // Attempts the fetch parked under `key` at once, if it still is.
+  void Wake(uint64_t key);
   // The connection closed: its parked fetch is dropped unanswered.
   void DropConnection(uint64_t connection_id);
   // Answers every parked fetch with what there is and stops the thread.
@@ -85,6 +91,7 @@ class FetchPurgatory {
   std::vector<uint64_t> woken_;  // keys to attempt at once
   uint64_t next_key_ = 1;
   uint64_t sequence_ = 0;
+  uint64_t wakes_ = 0;  // Wake calls
   bool stop_ = false;
   std::thread thread_;
 };

@@ -135,7 +135,7 @@ TEST_F(TieredHandlersTest, FetchFromOffsetZeroReadsThroughTheRemoteTier) {
     std::vector<int64_t> seen;
     int64_t offset = 0;
     while (offset < 300) {
-      FetchRead read = ReadFetch(ctx_, rc_, FetchOne(offset, isolation), 12);
+      FetchRead read = ReadFetchWaitingForRemote(ctx_, rc_, FetchOne(offset, isolation), 12);
       const auto& pr = read.response.responses[0].partitions[0];
       ASSERT_EQ(pr.error_code, ke::kNone) << "offset " << offset;
       EXPECT_EQ(pr.log_start_offset, 0);
@@ -155,7 +155,7 @@ TEST_F(TieredHandlersTest, FetchFromOffsetZeroReadsThroughTheRemoteTier) {
     EXPECT_EQ(seen, expected);
   }
   // An offset inside a batch starts with that batch.
-  FetchRead mid = ReadFetch(ctx_, rc_, FetchOne(123), 12);
+  FetchRead mid = ReadFetchWaitingForRemote(ctx_, rc_, FetchOne(123), 12);
   EXPECT_EQ(BatchOffsets(mid).front(), 120);
   EXPECT_GE(tiered_->manager()->stats().remote_reads, 30);
 }
@@ -166,15 +166,15 @@ TEST_F(TieredHandlersTest, ABadRemoteObjectIsUnknownServerErrorAndOthersStillRea
   auto segments = tiered_->metadata()->ListRemoteLogSegments(id);
   ASSERT_GE(segments.size(), 2u);
   ASSERT_TRUE(rsm_.TruncateObject(segments[0], RemoteObjectKind::kLog, 10).ok());
-  FetchRead bad = ReadFetch(ctx_, rc_, FetchOne(0), 12);
+  FetchRead bad = ReadFetchWaitingForRemote(ctx_, rc_, FetchOne(0), 12);
   EXPECT_EQ(bad.response.responses[0].partitions[0].error_code, ke::kUnknownServerError);
   EXPECT_TRUE(BatchOffsets(bad).empty());
-  FetchRead good = ReadFetch(ctx_, rc_, FetchOne(segments[1].start_offset), 12);
+  FetchRead good = ReadFetchWaitingForRemote(ctx_, rc_, FetchOne(segments[1].start_offset), 12);
   EXPECT_EQ(good.response.responses[0].partitions[0].error_code, ke::kNone);
   EXPECT_EQ(BatchOffsets(good).front(), segments[1].start_offset);
   // Below the log start offset is still OFFSET_OUT_OF_RANGE.
   ASSERT_TRUE(log()->UpdateLogStartOffsetFromRemoteTier(segments[1].start_offset).ok());
-  FetchRead gone = ReadFetch(ctx_, rc_, FetchOne(0), 12);
+  FetchRead gone = ReadFetchWaitingForRemote(ctx_, rc_, FetchOne(0), 12);
   EXPECT_EQ(gone.response.responses[0].partitions[0].error_code, ke::kOffsetOutOfRange);
 }
 

@@ -49,7 +49,9 @@ SIZES = {
                idle_conns=300,
                never_reads_conns=2, never_reads_fetches=20, never_reads_mib=8,
                flood_conns=4, flood_topics=100,
-               queued_conns=24, queued_requests=2, queued_request_mib=2),
+               queued_conns=24, queued_requests=2, queued_request_mib=2,
+               remote_partitions=6, remote_mib_per_partition=3, remote_conns=6,
+               remote_attack_s=8, remote_fetch_max_kib=1024),
     "full": dict(honest_unloaded=2000, honest_loaded=10000, honest_rate=300,
                  conn_honest_unloaded=1000, conn_honest_loaded=3000,
                  fetch_topics=3_000_000, fetch_conns=4, fetch_hold_s=30,
@@ -58,7 +60,9 @@ SIZES = {
                  idle_conns=1000,
                  never_reads_conns=10, never_reads_fetches=200, never_reads_mib=64,
                  flood_conns=16, flood_topics=500,
-                 queued_conns=128, queued_requests=4, queued_request_mib=4),
+                 queued_conns=128, queued_requests=4, queued_request_mib=4,
+                 remote_partitions=16, remote_mib_per_partition=8, remote_conns=32,
+                 remote_attack_s=30, remote_fetch_max_kib=1024),
 }
 
 CASES = {}
@@ -1160,6 +1164,182 @@ def queued_max_request_bytes(ctx):
     ctx.after_restart.append(after)
     run_with_honest(ctx, [f"queued.max.request.bytes={pool}"], attack, prep,
                     growth_bound=lambda st: 3 * pool + 24 * MIB, attack_timeout=300)
+
+
+# ---------------------------------------------------------------------------------------------
+# 12. huge fetches of many partitions whose old segments are only in remote storage
+
+def local_log_starts(data_dir, topic, partitions):
+    """{partition: base offset of its first local .log} (None: no segment yet)."""
+    out = {}
+    for p in range(partitions):
+        d = os.path.join(data_dir, f"{topic}-{p}")
+        try:
+            logs = sorted(int(f[:-4]) for f in os.listdir(d) if f.endswith(".log"))
+        except OSError:
+            logs = []
+        out[p] = logs[0] if logs else None
+    return out
+
+
+@case
+def remote_fetch_size(ctx):
+    """A tiered topic of `remote_partitions` partitions, each `remote_mib_per_partition` MiB in
+    1 MiB segments whose rolled ones are in remote storage only (versitygw on loopback,
+    tests/clients/s3.py), and `remote_conns` connections sending, back to back for
+    `remote_attack_s` s, Fetch v12 of every partition at offset 0 with max_bytes and
+    partition_max_bytes of 2 GiB (the partition order rotated each time). The broker reads one
+    remote partition per fetch, bounded by fetch.max.bytes (set to `remote_fetch_max_kib`), and
+    waits for it at most remote.fetch.max.wait.ms (500 ms). Every response: records from at most
+    one partition, at most fetch.max.bytes of them, each record the one produced at its offset;
+    errors only UNKNOWN_SERVER_ERROR (a full remote reader queue). RssAnon grows by at most
+    (2 x connections + 10 reader threads) x fetch.max.bytes + 48 MiB."""
+    from s3 import S3Store
+    size = ctx.size
+    parts = size["remote_partitions"]
+    fetch_max = size["remote_fetch_max_kib"] * 1024
+    value_size = 1000
+    per_batch = 32  # ~32 KiB batches
+    batches_per_partition = size["remote_mib_per_partition"] * MIB // (value_size * per_batch)
+    store = S3Store(os.path.join(ctx.ws.dir, "s3")).start()
+    overrides = ["remote.log.storage.system.enable=true",
+                 "remote.log.manager.task.interval.ms=500",
+                 "log.retention.check.interval.ms=500",
+                 "rlmm.config.remote.log.metadata.topic.num.partitions=1",
+                 f"fetch.max.bytes={fetch_max}"] + store.broker_overrides()
+    produced = {}  # partition -> [value bytes], offset = index
+
+    def value(p, i):
+        return (f"remote-{p}-{i:08d}-".encode()).ljust(value_size, b"r")
+
+    def prepare(ctx):
+        b = ctx.broker
+        create_topic(b.port, "cold", parts, {"remote.storage.enable": "true",
+                                             "internal.segment.bytes": str(MIB),
+                                             "local.retention.ms": "1000",
+                                             "retention.ms": "-1"})
+        c = kw.Conn(b.port, timeout=60)
+        t = time.time()
+        for p in range(parts):
+            vs = []
+            for k in range(batches_per_partition):
+                batch = [value(p, len(vs) + i) for i in range(per_batch)]
+                r = kw.produce(c, "cold", p, kw.value_batch(batch))
+                check(r[0][2] == kw.NONE and r[0][3] == len(vs),
+                      f"produce to cold-{p}: {r[0]}, expected base offset {len(vs)}")
+                vs += batch
+            produced[p] = vs
+        c.close()
+        # Every rolled segment copied and trimmed locally: offset 0 is remote only.
+        deadline = time.time() + 60
+        while True:
+            starts = local_log_starts(b.data_dir, "cold", parts)
+            if all(s is not None and s > 0 for s in starts.values()):
+                break
+            check(time.time() < deadline, f"cold: local segments not trimmed in 60 s: {starts}")
+            time.sleep(0.25)
+        ctx.note(remote_partitions=parts, produced_mib=round(
+            sum(len(v) for v in produced.values()) * value_size / MIB, 1),
+            local_log_starts=sorted(starts.values()), tiered_in_s=round(time.time() - t, 1))
+        return {"responses": 0, "with_records": 0, "empty": 0, "errors": {}, "max_records": 0,
+                "max_frame": 0, "bytes": 0, "records": 0, "partitions_read": set(),
+                "problems": []}
+
+    def attack(ctx, st):
+        port = ctx.broker.port
+        lock = threading.Lock()
+        stop_at = time.time() + size["remote_attack_s"]
+
+        def one(ci):
+            c = kw.Conn(port, timeout=60)
+            n = 0
+            try:
+                while time.time() < stop_at and n < 100000:
+                    order = [(ci + n + k) % parts for k in range(parts)]
+                    body = kw.fetch_v12_partitions("cold", order, 0, max_wait_ms=500,
+                                                   max_bytes=2**31 - 1,
+                                                   partition_max_bytes=2**31 - 1)
+                    corr = c.next_corr()
+                    c.send(kw.request_frame(kw.FETCH, 12, corr, body, True))
+                    frame = c.recv_frame(30)
+                    r = kw.Reader(frame)
+                    got_corr = r.i32()
+                    r.tags()
+                    err, res = kw.parse_fetch_v12(r)
+                    n += 1
+                    with_records = [(p, rec) for _, p, e, _, _, rec in res if rec]
+                    errors = [e for _, _, e, _, _, _ in res if e != kw.NONE]
+                    total = sum(len(rec) for _, rec in with_records)
+                    bad = []
+                    if got_corr != corr or err != kw.NONE or len(res) != parts:
+                        bad.append(f"response {got_corr}/{corr} error {err}, {len(res)} parts")
+                    if len(with_records) > 1:
+                        bad.append(f"records from {len(with_records)} partitions "
+                                   f"{[p for p, _ in with_records]}")
+                    if total > fetch_max:
+                        bad.append(f"{total} record bytes, fetch.max.bytes {fetch_max}")
+                    if any(e != kw.UNKNOWN_SERVER_ERROR for e in errors):
+                        bad.append(f"errors {errors}")
+                    for p, rec in with_records:
+                        bs = kw.batches(rec)
+                        if not bs or bs[0][0] != 0:
+                            bad.append(f"cold-{p}: batches {[b[0] for b in bs][:3]}, expected "
+                                       "the first at offset 0")
+                            continue
+                        for base, _, batch in bs:
+                            vs = kw.batch_values(batch)
+                            if vs != produced[p][base:base + len(vs)]:
+                                bad.append(f"cold-{p}: the batch at {base} differs")
+                                break
+                    with lock:
+                        st["responses"] += 1
+                        st["with_records"] += 1 if with_records else 0
+                        st["empty"] += 0 if with_records or errors else 1
+                        for e in errors:
+                            st["errors"][e] = st["errors"].get(e, 0) + 1
+                        st["max_records"] = max(st["max_records"], total)
+                        st["max_frame"] = max(st["max_frame"], len(frame))
+                        st["bytes"] += len(frame)
+                        st["records"] += total
+                        st["partitions_read"].update(p for p, _ in with_records)
+                        st["problems"] += bad[:2]
+            except Exception as e:  # reported below
+                with lock:
+                    st["problems"].append(f"connection {ci}: {e!r}")
+            finally:
+                c.close()
+
+        ts = [threading.Thread(target=one, args=(i,), daemon=True)
+              for i in range(size["remote_conns"])]
+        for th in ts:
+            th.start()
+        for th in ts:
+            th.join(size["remote_attack_s"] + 60)
+        ctx.alive()
+        ctx.note(fetches=st["responses"], with_records=st["with_records"], empty=st["empty"],
+                 errors=st["errors"], max_record_bytes=st["max_records"],
+                 max_frame_bytes=st["max_frame"], fetch_max_bytes=fetch_max,
+                 response_mib=round(st["bytes"] / MIB, 1),
+                 partitions_read=sorted(st["partitions_read"]))
+        check(not st["problems"], f"{len(st['problems'])} bad responses, e.g. "
+                                  f"{st['problems'][:3]}")
+        check(st["with_records"] > 0, "no fetch got records from remote storage")
+
+    def after():
+        for p in range(parts):
+            got, _ = read_partition(ctx.broker.bootstrap, "cold", p, until=len(produced[p]),
+                                    timeout=120)
+            bad = [o for o, v in enumerate(produced[p]) if got.get(o) != v]
+            check(not bad, f"cold-{p} after restart: {len(bad)} of {len(produced[p])} records "
+                           f"differ or are missing, e.g. offsets {bad[:3]}")
+
+    ctx.after_restart.append(after)
+    try:
+        run_with_honest(ctx, overrides, attack, prepare,
+                        growth_bound=lambda st: (2 * size["remote_conns"] + 10) * fetch_max
+                        + 48 * MIB, attack_timeout=size["remote_attack_s"] + 120)
+    finally:
+        store.kill()
 
 
 # ---------------------------------------------------------------------------------------------

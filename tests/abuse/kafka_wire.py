@@ -137,6 +137,12 @@ class Reader:
                 return v
             shift += 7
 
+    def varint(self):  # zigzag
+        v = self.uvarint()
+        return (v >> 1) ^ -(v & 1)
+
+    varlong = varint
+
     def string(self):
         n = self.i16()
         if n < 0:
@@ -351,6 +357,79 @@ def fetch_v12(topic, partition, offset, max_wait_ms=0, max_bytes=50 << 20,
     t = compact_string(topic) + compact_array([p]) + TAGS
     return (i32(-1) + i32(max_wait_ms) + i32(1) + i32(max_bytes) + i8(0) + i32(0) + i32(-1) +
             compact_array([t]) + compact_array([]) + compact_string("") + TAGS)
+
+
+def fetch_v12_partitions(topic, partitions, offset=0, max_wait_ms=0, max_bytes=50 << 20,
+                         partition_max_bytes=1 << 20, min_bytes=1):
+    """A Fetch v12 of `partitions` (in that order) of one topic, each from `offset`."""
+    ps = [i32(p) + i32(-1) + i64(offset) + i32(-1) + i64(-1) + i32(partition_max_bytes) + TAGS
+          for p in partitions]
+    t = compact_string(topic) + compact_array(ps) + TAGS
+    return (i32(-1) + i32(max_wait_ms) + i32(min_bytes) + i32(max_bytes) + i8(0) + i32(0) +
+            i32(-1) + compact_array([t]) + compact_array([]) + compact_string("") + TAGS)
+
+
+def parse_fetch_v12(r):
+    """(error_code, [(topic, partition, error_code, high_watermark, log_start_offset,
+    records bytes)]) of a Fetch v12 response body."""
+    r.i32()  # throttle_time_ms
+    err = r.i16()
+    r.i32()  # session_id
+    out = []
+    for _ in range(r.compact_len()):
+        name = r.compact_string()
+        for _ in range(r.compact_len()):
+            idx = r.i32()
+            perr = r.i16()
+            hw = r.i64()
+            r.i64()  # last_stable_offset
+            log_start = r.i64()
+            n = r.compact_len()
+            for _ in range(max(n, 0)):
+                r.i64(); r.i64(); r.tags()
+            r.i32()  # preferred_read_replica
+            records = r.compact_bytes() or b""
+            r.tags()
+            out.append((name, idx, perr, hw, log_start, records))
+        r.tags()
+    return err, out
+
+
+def batches(records):
+    """[(base offset, record count, batch bytes)] of the whole v2 batches in `records` (a fetch
+    may end with a partial one, which is left out)."""
+    out = []
+    at = 0
+    while at + 12 <= len(records):
+        base, length = struct.unpack_from(">qi", records, at)
+        if at + 12 + length > len(records):
+            break
+        count = struct.unpack_from(">i", records, at + 57)[0]
+        out.append((base, count, records[at:at + 12 + length]))
+        at += 12 + length
+    return out
+
+
+def batch_values(batch):
+    """The values of an uncompressed v2 batch's records."""
+    count = struct.unpack_from(">i", batch, 57)[0]
+    r = Reader(batch, 61)
+    values = []
+    for _ in range(count):
+        r.varint()  # length
+        r.i8()      # attributes
+        r.varlong()  # timestamp delta
+        r.varint()  # offset delta
+        klen = r.varint()
+        if klen > 0:
+            r.pos += klen
+        vlen = r.varint()
+        values.append(None if vlen < 0 else bytes(batch[r.pos:r.pos + vlen]))
+        r.pos += max(vlen, 0)
+        for _ in range(r.varint()):  # headers
+            r.pos += max(r.varint(), 0)
+            r.pos += max(r.varint(), 0)
+    return values
 
 
 def create_topics_v5(topics, timeout_ms=30000, validate_only=False):
