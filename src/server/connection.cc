@@ -315,8 +315,10 @@ void Connection::ResumeAfterMemory(bool overdraft) {
   std::vector<uint8_t> stashed = std::move(stash_);
   stash_.clear();
   if (!stashed.empty() && !Consume(stashed.data(), stashed.size())) return;
-  if (memory_muted_) return;  // still exhausted: waiting again
+  // A frame the stash completed is dispatched even when the next frame's bytes find the pool
+  // exhausted again: its charge is not partial, so nothing else would ever let it go.
   MaybeDispatch();
+  if (memory_muted_) return;  // still exhausted: waiting again
   ReadMore();
 }
 

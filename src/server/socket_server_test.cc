@@ -825,6 +825,31 @@ TEST_F(SocketServerTest, FramesThatTogetherExhaustThePoolStillComplete) {
   EXPECT_TRUE(Eventually([&] { return server_->stats().request_memory_available == 256 * 1024; }));
 }
 
+// A muted connection keeps the rest of its last read; that can hold the end of one frame and
+// the start of the next. When resuming completes the frame and the next one's bytes find the pool
+// exhausted again, the complete frame is still dispatched: its bytes are not a partial frame's,
+// so no stuck check lets anything through, and nothing else would ever give them back.
+TEST_F(SocketServerTest, AFrameCompletedWhileResumingIsDispatchedWhenTheNextIsMutedAgain) {
+  FnHandler& h = *MakeHandler([](const RequestContext&, std::vector<uint8_t> f, Responder r) {
+    r.Send(Text(fmt::format("got {}", f.size())));
+  });
+  SocketServerOptions o = Options();
+  o.queued_max_request_bytes = 1000;
+  StartServer(std::move(o), &h);
+  // Frames a little larger than the 64 KiB read (and than the small frames taken regardless):
+  // the first read is granted and exhausts the pool, the next holds the first frame's end and
+  // the second frame's start and is muted; the stuck check then lets the first frame complete.
+  constexpr size_t kFrame = 70 * 1024;
+  std::vector<uint8_t> both = TestClient::Frame(std::vector<uint8_t>(kFrame, 'a'));
+  const std::vector<uint8_t> second = TestClient::Frame(std::vector<uint8_t>(kFrame, 'b'));
+  both.insert(both.end(), second.begin(), second.end());
+  auto c = Connect();
+  ASSERT_TRUE(c->Send(both));
+  EXPECT_EQ(c->ReadFrameString(), fmt::format("got {}", kFrame));
+  EXPECT_EQ(c->ReadFrameString(), fmt::format("got {}", kFrame));
+  EXPECT_TRUE(Eventually([&] { return server_->stats().request_memory_available == 1000; }));
+}
+
 // Many pipelining clients of frames larger than the pool, handled inline (as Produce), and a
 // client of small requests beside them: every request is answered, none is dropped.
 TEST_F(SocketServerTest, PipelinedFramesLargerThanThePoolAreAllAnswered) {

@@ -143,29 +143,24 @@ class Reader:
 
     varlong = varint
 
-    def string(self):
-        n = self.i16()
-        if n < 0:
-            return None
-        s = bytes(self.buf[self.pos:self.pos + n]).decode(errors="replace")
-        self.pos += n
-        return s
-
-    def compact_string(self):
-        n = self.uvarint() - 1
-        if n < 0:
-            return None
-        s = bytes(self.buf[self.pos:self.pos + n]).decode(errors="replace")
-        self.pos += n
-        return s
-
-    def compact_bytes(self):
-        n = self.uvarint() - 1
+    def _raw(self, n):
+        """The next n bytes, or None for a negative (null) length."""
         if n < 0:
             return None
         b = bytes(self.buf[self.pos:self.pos + n])
         self.pos += n
         return b
+
+    def string(self):
+        b = self._raw(self.i16())
+        return None if b is None else b.decode(errors="replace")
+
+    def compact_string(self):
+        b = self._raw(self.uvarint() - 1)
+        return None if b is None else b.decode(errors="replace")
+
+    def compact_bytes(self):
+        return self._raw(self.uvarint() - 1)
 
     def array_len(self):  # non-flexible
         return self.i32()
@@ -174,9 +169,7 @@ class Reader:
         return self.uvarint() - 1
 
     def uuid(self):
-        b = bytes(self.buf[self.pos:self.pos + 16])
-        self.pos += 16
-        return b
+        return self._raw(16)
 
     def tags(self):
         for _ in range(self.uvarint()):

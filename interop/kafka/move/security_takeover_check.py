@@ -15,11 +15,24 @@ StandardAuthorizer, User:admin a super user), one log directory D:
   S2  seglog serve on D again: carol (made by Kafka) reads every record, alice still writes,
       bob is still refused, and the ACLs kafka-acls lists are the same as Kafka listed.
 
+Client quotas (issue 29) ride along, all made and described with Kafka's kafka-configs
+(ConfigCommand): in S1 seglog is given quotas of every kind (users, clients, user + client pairs,
+each with named and default entities, and ips with connection_creation_rate), one client entity
+is deleted and one key removed; what kafka-configs --describe prints through seglog must be what
+it prints through Kafka in K, line for line and value for value, and the deleted entity must be
+gone. In K, Kafka changes, adds and deletes quotas; S2 must describe what Kafka described last.
+The order of the lines and of the values in a line is not compared: kafka-configs prints Java
+HashMap iteration order, which for keys sharing a bucket is the order of the broker's response,
+and Kafka's own response order depends on how its metadata image was built. Kafka 4.4.0 itself
+prints one entity's "producer_byte_rate=1000.0, request_percentage=20.0" while running after two
+alterations and "request_percentage=20.0, producer_byte_rate=1000.0" after a restart.
+
 Every check reads what the clients got back (records, Kafka's exception names), not exit codes
 alone. Free 127.0.0.1 ports; the work directory is kept when the check fails (or with --keep).
 """
 
 import argparse
+import difflib
 import base64
 import os
 import shutil
@@ -127,6 +140,116 @@ class Clients:
                     "--from-beginning", "--max-messages", str(n), "--timeout-ms", "30000")
 
 
+# Client quotas set through seglog in S1, each an entity (kafka-configs arguments) and the
+# --add-config text. The default entities (every user, every client) get rates far above what
+# this check's clients send: they apply to admin, alice and carol too.
+BIG = 1 << 30
+QUOTAS_S1 = [
+    (["--entity-type", "users", "--entity-default"],
+     f"producer_byte_rate={BIG},consumer_byte_rate={BIG},request_percentage=10000,"
+     "controller_mutation_rate=10000"),
+    (["--entity-type", "users", "--entity-name", "quota-u1"],
+     "producer_byte_rate=1048576,consumer_byte_rate=2097152,request_percentage=50.5,"
+     "controller_mutation_rate=10.5"),
+    (["--entity-type", "users", "--entity-name", "quota-u2"], "consumer_byte_rate=3000"),
+    (["--entity-type", "users", "--entity-name", "quota-u1", "--entity-type", "clients",
+      "--entity-name", "app-1"], "producer_byte_rate=4096,request_percentage=12.25"),
+    (["--entity-type", "users", "--entity-name", "quota-u1", "--entity-type", "clients",
+      "--entity-default"], "consumer_byte_rate=8192"),
+    (["--entity-type", "users", "--entity-default", "--entity-type", "clients",
+      "--entity-name", "app-2"], "controller_mutation_rate=2.5"),
+    (["--entity-type", "users", "--entity-default", "--entity-type", "clients",
+      "--entity-default"], f"producer_byte_rate={BIG},consumer_byte_rate={BIG}"),
+    (["--entity-type", "clients", "--entity-name", "app-1"],
+     "producer_byte_rate=5000,controller_mutation_rate=5"),
+    (["--entity-type", "clients", "--entity-name", "app-doomed"],
+     "producer_byte_rate=1000,consumer_byte_rate=2000"),
+    (["--entity-type", "clients", "--entity-default"], "request_percentage=10000"),
+    (["--entity-type", "ips", "--entity-default"], "connection_creation_rate=1000"),
+    (["--entity-type", "ips", "--entity-name", "10.20.30.40"], "connection_creation_rate=7"),
+    (["--entity-type", "ips", "--entity-name", "10.20.30.41"], "connection_creation_rate=9"),
+]
+# What seglog then deletes in S1: a whole client entity (both its keys) and one key of quota-u1.
+QUOTA_DELETES_S1 = [
+    (["--entity-type", "clients", "--entity-name", "app-doomed"],
+     "producer_byte_rate,consumer_byte_rate"),
+    (["--entity-type", "users", "--entity-name", "quota-u1"], "request_percentage"),
+]
+# What Kafka changes in K: a new user + client pair for carol, a changed rate, a deleted ip.
+QUOTAS_K = [
+    (["--entity-type", "users", "--entity-name", "carol", "--entity-type", "clients",
+      "--entity-name", "carol-app"], "producer_byte_rate=65536,consumer_byte_rate=131072"),
+    (["--entity-type", "users", "--entity-name", "quota-u2"], "consumer_byte_rate=3500"),
+]
+QUOTA_DELETES_K = [
+    (["--entity-type", "ips", "--entity-name", "10.20.30.41"], "connection_creation_rate"),
+]
+# The kafka-configs --describe calls whose output is compared: every entity of each kind.
+QUOTA_DESCRIBES = [
+    ["--entity-type", "users"],
+    ["--entity-type", "clients"],
+    ["--entity-type", "users", "--entity-type", "clients"],
+    ["--entity-type", "ips"],
+]
+
+
+def quota_alter(c, entity, op, configs):
+    p = tool("org.apache.kafka.tools.ConfigCommand", "--bootstrap-server", c.bootstrap,
+             "--command-config", c.admin(), "--alter", op, configs, *entity)
+    check(p.returncode == 0 and "Completed updating" in p.stdout,
+          f"kafka-configs --alter {op} {configs} {entity}: {p.stdout[-1500:]}{p.stderr[-1500:]}")
+
+
+def quota_describe(c):
+    """Every QUOTA_DESCRIBES call's output, as kafka-configs printed it."""
+    out = []
+    for entity in QUOTA_DESCRIBES:
+        p = tool("org.apache.kafka.tools.ConfigCommand", "--bootstrap-server", c.bootstrap,
+                 "--command-config", c.admin(), "--describe", *entity)
+        check(p.returncode == 0, f"kafka-configs --describe {entity}: {p.stdout[-1500:]}"
+                                 f"{p.stderr[-1500:]}")
+        out.append(f"$ kafka-configs --describe {' '.join(entity)}\n{p.stdout}")
+    return "".join(out)
+
+
+def describe_lines(text):
+    """kafka-configs --describe output as one list per call (its "$ kafka-configs" header, then
+    its lines sorted), each line's "key=value, ..." list sorted too. The order kafka-configs prints is Java HashMap iteration order: of the admin
+    client's maps, which keep the response's order for keys of one bucket, and the response's
+    order is that of the broker's own HashMaps, which depends on how its metadata image was built
+    (live changes or one replay at start). Kafka itself prints the same quotas in another order
+    after a restart (see the module docstring), so the order is not compared; every line and
+    every value is."""
+    out = []
+    for line in text.splitlines():
+        head, sep, values = line.partition(" are ")
+        if sep and line.startswith(("Quota configs for", "SCRAM credential configs for")):
+            line = head + sep + ", ".join(sorted(values.split(", ")))
+        out.append(line)
+    # the "$ kafka-configs ..." headers keep each call's lines apart
+    blocks, cur = [], []
+    for line in out:
+        if line.startswith("$ ") and cur:
+            blocks.append(cur)
+            cur = []
+        cur.append(line)
+    blocks.append(cur)
+    return [b[:1] + sorted(b[1:]) for b in blocks]
+
+
+def same_quotas(a, b, who_a, who_b):
+    """The same entities and values described (in any order; see describe_lines); returns
+    whether the text was also byte-identical."""
+    na, nb = describe_lines(a), describe_lines(b)
+    if na != nb:
+        diff = "\n".join(difflib.unified_diff(sum(na, []), sum(nb, []), who_a, who_b,
+                                              lineterm=""))
+        raise Failure(f"kafka-configs --describe differs between {who_a} and {who_b}:\n{diff}")
+    log(f"kafka-configs --describe: {who_a} and {who_b} describe the same "
+        f"{'(byte-identical)' if a == b else '(in another order)'}")
+    return a == b
+
+
 def expect_records(p, want, who):
     got = [x for x in p.stdout.splitlines() if x.startswith("secret") or x.startswith("more")]
     check(got == want, f"{who} read {got[:4]}... ({len(got)}), wanted {len(want)}:\n"
@@ -180,6 +303,22 @@ def main():
         check(p.returncode == 0, f"alice's produce: {p.stderr[-1500:]}")
         expect_refused(c.produce(bob, ["nope"]), "TopicAuthorizationException", "bob's produce")
         acls_seglog = c.acl("--list", "--topic", TOPIC)
+        for entity, configs in QUOTAS_S1:
+            quota_alter(c, entity, "--add-config", configs)
+        for entity, keys in QUOTA_DELETES_S1:
+            quota_alter(c, entity, "--delete-config", keys)
+        quotas_seglog = quota_describe(c)
+        for want in ("Quota configs for user-principal 'quota-u1' are ",
+                     "controller_mutation_rate=10.5",
+                     "Quota configs for user-principal 'quota-u1', client-id 'app-1' are ",
+                     "Quota configs for the default user-principal, the default client-id are ",
+                     "Quota configs for ip '10.20.30.40' are connection_creation_rate=7.0",
+                     "Quota configs for the default ip are connection_creation_rate=1000.0"):
+            check(want in quotas_seglog, f"seglog's quotas lack {want!r}:\n{quotas_seglog}")
+        check("app-doomed" not in quotas_seglog and "request_percentage=50.5" not in quotas_seglog,
+              f"a quota seglog deleted is still described:\n{quotas_seglog}")
+        log(f"S1: {len(QUOTAS_S1)} quota entities set, one deleted, one key removed; "
+            f"kafka-configs describes {quotas_seglog.count('Quota configs')} entities")
         seglog.stop()
 
         log("K: Kafka 4.4.0 on the same directory")
@@ -195,8 +334,18 @@ def main():
         acls_kafka = c.acl("--list", "--topic", TOPIC)
         check(sorted(acls_kafka.splitlines()) == sorted(acls_seglog.splitlines()),
               f"kafka-acls lists differ:\nseglog:\n{acls_seglog}\nKafka:\n{acls_kafka}")
+        quotas_kafka = quota_describe(c)
+        same_quotas(quotas_seglog, quotas_kafka, "seglog (S1)", "Kafka (K)")
+        check("app-doomed" not in quotas_kafka and "request_percentage=50.5" not in quotas_kafka,
+              f"a quota seglog deleted is back on Kafka:\n{quotas_kafka}")
+        log(f"K: Kafka describes the same quotas ({quotas_kafka.count('Quota configs')} entities)")
         c.add_user("carol", "SCRAM-SHA-512", "carol-secret")
         c.acl("--add", "--allow-principal", "User:carol", "--operation", "Read", "--topic", TOPIC)
+        for entity, configs in QUOTAS_K:
+            quota_alter(c, entity, "--add-config", configs)
+        for entity, keys in QUOTA_DELETES_K:
+            quota_alter(c, entity, "--delete-config", keys)
+        quotas_kafka = quota_describe(c)
         kafka.stop_clean()
 
         log("S2: seglog serve again")
@@ -208,6 +357,12 @@ def main():
         expect_refused(c.consume(bob, "g-bob", 1), "AuthorizationException", "bob on seglog")
         acls_again = c.acl("--list", "--topic", TOPIC)
         check("User:carol" in acls_again, f"carol's ACL made on Kafka is missing:\n{acls_again}")
+        quotas_again = quota_describe(c)
+        same_quotas(quotas_kafka, quotas_again, "Kafka (K, after its changes)", "seglog (S2)")
+        check("'carol', client-id 'carol-app'" in quotas_again and
+              "10.20.30.41" not in quotas_again,
+              f"Kafka's quota changes are not on seglog:\n{quotas_again}")
+        log(f"S2: seglog describes Kafka's quotas ({quotas_again.count('Quota configs')} entities)")
         seglog.stop()
         ok = True
         print("security_takeover_check: passed")
