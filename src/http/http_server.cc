@@ -14,9 +14,8 @@ namespace seglog {
 Status ParseHttpListener(const std::string& value, std::string* host, int* port) {
   const size_t colon = value.rfind(':');
   if (colon == std::string::npos || colon == 0) {
-    return Status::InvalidArgument(
-        fmt::format("http.listener must be HOST:PORT (for example 127.0.0.1:8080), not '{}'",
-                    value));
+    return Status::InvalidArgument(fmt::format(
+        "http.listener must be HOST:PORT (for example 127.0.0.1:8080), not '{}'", value));
   }
   std::string h = value.substr(0, colon);
   if (h.size() >= 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);
@@ -37,14 +36,22 @@ namespace {
 
 const char* Reason(int status) {
   switch (status) {
-    case 400: return "Bad Request";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 408: return "Request Timeout";
-    case 413: return "Payload Too Large";
-    case 414: return "URI Too Long";
-    case 431: return "Request Header Fields Too Large";
-    default: return status >= 500 ? "Server Error" : "Error";
+    case 400:
+      return "Bad Request";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 408:
+      return "Request Timeout";
+    case 413:
+      return "Payload Too Large";
+    case 414:
+      return "URI Too Long";
+    case 431:
+      return "Request Header Fields Too Large";
+    default:
+      return status >= 500 ? "Server Error" : "Error";
   }
 }
 
@@ -101,13 +108,12 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions options,
   svr.Put(".*", [](const httplib::Request&, httplib::Response& res) { res.status = 405; });
   svr.Delete(".*", [](const httplib::Request&, httplib::Response& res) { res.status = 405; });
   svr.Patch(".*", [](const httplib::Request&, httplib::Response& res) { res.status = 405; });
-  const int port = options.port == 0 ? svr.bind_to_any_port(options.host)
-                                     : (svr.bind_to_port(options.host, options.port)
-                                            ? options.port
-                                            : -1);
+  const int port = options.port == 0
+                       ? svr.bind_to_any_port(options.host)
+                       : (svr.bind_to_port(options.host, options.port) ? options.port : -1);
   if (port < 0) {
-    return Status::IOError(fmt::format("Could not bind the HTTP listener to {}:{}", options.host,
-                                       options.port));
+    return Status::IOError(
+        fmt::format("Could not bind the HTTP listener to {}:{}", options.host, options.port));
   }
   s->port_ = port;
   Impl* impl = s->impl_.get();

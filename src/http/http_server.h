@@ -44,7 +44,7 @@ struct HttpServerOptions {
   int port = 0;  // 0: any free port (HttpServer::port() tells which)
   size_t max_request_bytes = 64 * 1024;
   int threads = 4;
-  int64_t io_timeout_ms = 5000;         // each read or write of a connection
+  int64_t io_timeout_ms = 5000;          // each read or write of a connection
   int64_t keep_alive_timeout_ms = 5000;  // an idle kept-alive connection is closed after this
   Logger logger;
 };

@@ -187,6 +187,7 @@ void Connection::Close() {
   frame_charge_ = nullptr;
   stash_ = {};
   request_charge_ = nullptr;
+  EndRelief();
   // response_ stays until the connection is destroyed: a cancelled write may still name its
   // buffers until its handler has run.
   processor_->Remove(id_);
@@ -290,12 +291,19 @@ bool Connection::Consume(const uint8_t* data, size_t n) {
         return true;
       }
       frame_charge_->AddAllocated(static_cast<int64_t>(take));
+      // Grown by doubling but never past the frame's size: the buffer holds what the pool
+      // was charged for, not up to twice that.
+      if (const size_t need = frame_.size() + take; need > frame_.capacity()) {
+        frame_.reserve(
+            std::min(static_cast<size_t>(frame_size_), std::max(need, frame_.capacity() * 2)));
+      }
       frame_.insert(frame_.end(), data + at, data + at + take);
       at += take;
     }
     if (frame_.size() == static_cast<size_t>(frame_size_)) {
       frame_charge_->MarkComplete();
       overdraft_ = false;
+      EndRelief();
       pending_bytes_ += frame_.size();
       pending_.push_back(Frame{std::move(frame_), WallClockMs(), std::move(frame_charge_)});
       frame_ = {};
@@ -308,10 +316,24 @@ bool Connection::Consume(const uint8_t* data, size_t n) {
   return true;
 }
 
+bool Connection::WaitingForSmallFrame() const {
+  return memory_muted_ && size_have_ == 4 && frame_size_ <= kSmallFrameBytes;
+}
+
+void Connection::EndRelief() {
+  if (!relief_) return;
+  relief_ = false;
+  state_->pool.EndRelief();
+}
+
 void Connection::ResumeAfterMemory(bool overdraft) {
-  if (closed_ || !memory_muted_) return;
+  if (closed_ || !memory_muted_) {
+    if (overdraft) state_->pool.EndRelief();  // taken for this connection, which needs none
+    return;
+  }
   memory_muted_ = false;
   overdraft_ = overdraft;
+  relief_ = overdraft;
   std::vector<uint8_t> stashed = std::move(stash_);
   stash_.clear();
   if (!stashed.empty() && !Consume(stashed.data(), stashed.size())) return;

@@ -65,9 +65,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // The answer to the request in progress (posted here from the answering thread).
   void OnAnswer(Response response);
   // The request memory pool has bytes again: reads on if this connection was muted for it.
-  // `overdraft`: the pool is stuck (memory_pool.h); the frame being received may complete
-  // whatever the pool has.
+  // `overdraft`: the pool is stuck (memory_pool.h) and the caller took its relief for this
+  // connection: the frame being received may complete whatever the pool has, and the relief
+  // is given back when it is complete or the connection closes.
   void ResumeAfterMemory(bool overdraft = false);
+  // Muted for memory while receiving a small frame (a heartbeat, a consumer's fetch, a small
+  // produce): resumed before the large ones, so they do not wait behind them.
+  bool WaitingForSmallFrame() const;
 
   uint64_t id() const { return id_; }
 
@@ -90,6 +94,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Splits bytes read into frames; false (connection closed) on a bad size.
   bool Consume(const uint8_t* data, size_t n);
   bool ReadAheadFull() const;
+  // Gives the pool's relief back, if this connection holds it.
+  void EndRelief();
   void MaybeDispatch();
   void RequestDone();
 
@@ -134,6 +140,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Muted for want of request memory: the bytes read but not yet taken wait in stash_.
   bool memory_muted_ = false;
   bool overdraft_ = false;  // the frame being received completes whatever the pool has
+  bool relief_ = false;     // holds the pool's relief (until the frame completes)
   std::vector<uint8_t> stash_;
   std::deque<Frame> pending_;  // complete frames behind the one in progress
   size_t pending_bytes_ = 0;

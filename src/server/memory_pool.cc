@@ -11,6 +11,7 @@ bool RequestMemoryPool::TryAllocate(int64_t bytes) {
       return false;
     }
     if (available_.compare_exchange_weak(have, have - bytes, std::memory_order_relaxed)) {
+      NoteLow(have - bytes);
       return true;
     }
   }

@@ -36,14 +36,17 @@ class RequestMemoryPool {
   static constexpr int64_t kDefaultQueuedMaxRequestBytes = 256LL << 20;
 
   // `capacity` > 0 bytes.
-  explicit RequestMemoryPool(int64_t capacity) : capacity_(capacity), available_(capacity) {}
+  explicit RequestMemoryPool(int64_t capacity)
+      : capacity_(capacity), available_(capacity), low_water_(capacity) {}
   RequestMemoryPool(const RequestMemoryPool&) = delete;
   RequestMemoryPool& operator=(const RequestMemoryPool&) = delete;
 
   // Takes `bytes` if any are available (possibly overdrawing); false when exhausted.
   bool TryAllocate(int64_t bytes);
   // Takes `bytes` whatever is left (decoded state of a request already admitted).
-  void ForceAllocate(int64_t bytes) { available_.fetch_sub(bytes, std::memory_order_relaxed); }
+  void ForceAllocate(int64_t bytes) {
+    NoteLow(available_.fetch_sub(bytes, std::memory_order_relaxed) - bytes);
+  }
   // Gives `bytes` back; when that ends an exhaustion, calls every listener.
   void Release(int64_t bytes) EXCLUDES(mu_);
 
@@ -59,10 +62,23 @@ class RequestMemoryPool {
   void AddPartial(int64_t bytes) { partial_.fetch_add(bytes, std::memory_order_relaxed); }
   int64_t partial() const { return partial_.load(std::memory_order_relaxed); }
   bool Stuck() const { return exhausted() && partial() >= capacity_; }
+  // One frame at a time completes beyond a stuck pool (the relief): a network thread that finds
+  // the pool stuck takes it with TryStartRelief, and the connection it resumes gives it back
+  // with EndRelief once that frame is complete (or the connection is gone). Until then the
+  // relieved frame's own bytes keep the pool looking stuck, and granting another frame on
+  // every look would let memory grow without bound.
+  bool TryStartRelief() {
+    bool expected = false;
+    return relief_.compare_exchange_strong(expected, true, std::memory_order_acq_rel);
+  }
+  void EndRelief() { relief_.store(false, std::memory_order_release); }
+  bool relief_in_progress() const { return relief_.load(std::memory_order_acquire); }
 
   int64_t capacity() const { return capacity_; }
   int64_t available() const { return available_.load(std::memory_order_relaxed); }
   bool exhausted() const { return available() <= 0; }
+  // The least `available` has been (how far the pool was overdrawn at worst; tests, stats).
+  int64_t low_water() const { return low_water_.load(std::memory_order_relaxed); }
   // How many times a connection was muted for want of memory.
   int64_t mutes() const { return mutes_.load(std::memory_order_relaxed); }
 
@@ -71,6 +87,13 @@ class RequestMemoryPool {
   std::atomic<int64_t> available_;
   std::atomic<int64_t> mutes_{0};
   std::atomic<int64_t> partial_{0};
+  std::atomic<bool> relief_{false};
+  std::atomic<int64_t> low_water_;
+  void NoteLow(int64_t now) {
+    int64_t low = low_water_.load(std::memory_order_relaxed);
+    while (now < low && !low_water_.compare_exchange_weak(low, now, std::memory_order_relaxed)) {
+    }
+  }
   Mutex mu_;
   std::vector<std::function<void()>> listeners_ GUARDED_BY(mu_);
 };

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <pthread.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -80,7 +81,7 @@ void Processor::ArmStuckCheck() {
     // Drop the waiters that closed meanwhile.
     std::erase_if(memory_waiters_, [this](uint64_t id) { return !connections_.count(id); });
     if (memory_waiters_.empty()) return;
-    if (state_->pool.Stuck()) {
+    if (state_->pool.Stuck() && state_->pool.TryStartRelief()) {
       // Every byte in use belongs to a frame still arriving, all muted: none would ever finish.
       // The longest waiter completes its frame regardless, and its request then gives back.
       const uint64_t id = memory_waiters_.front();
@@ -98,6 +99,12 @@ void Processor::ArmStuckCheck() {
 void Processor::ResumeMemoryWaiters() {
   std::vector<uint64_t> waiters;
   waiters.swap(memory_waiters_);
+  // Small frames first (in their order), then the rest in theirs: a large frame takes all
+  // that a release gave back, and small requests would otherwise queue behind every one.
+  std::stable_partition(waiters.begin(), waiters.end(), [this](uint64_t id) {
+    auto it = connections_.find(id);
+    return it != connections_.end() && it->second->WaitingForSmallFrame();
+  });
   for (size_t i = 0; i < waiters.size(); ++i) {
     if (state_->pool.exhausted()) {
       // Still none: the rest keep waiting, in order.

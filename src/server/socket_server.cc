@@ -48,6 +48,7 @@ class SocketServer::Impl {
     s.throttled = state_.throttled.load();
     s.memory_mutes = state_.pool.mutes();
     s.request_memory_available = state_.pool.available();
+    s.request_memory_low_water = state_.pool.low_water();
     return s;
   }
 

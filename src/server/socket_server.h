@@ -115,6 +115,7 @@ class SocketServer {
     int64_t throttled = 0;         // held back by a connection creation rate
     int64_t memory_mutes = 0;      // times a connection was muted for want of request memory
     int64_t request_memory_available = 0;  // bytes left in the request memory pool
+    int64_t request_memory_low_water = 0;  // the least it has been (below 0: overdrawn)
     size_t queued_requests = 0;            // in the RequestQueue
     size_t waiting_requests = 0;           // waiting for room in it
   };
