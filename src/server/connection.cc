@@ -303,7 +303,10 @@ bool Connection::Consume(const uint8_t* data, size_t n) {
     if (frame_.size() == static_cast<size_t>(frame_size_)) {
       frame_charge_->MarkComplete();
       overdraft_ = false;
-      EndRelief();
+      if (relief_) {  // the request now holds the relief until it gives its bytes back
+        relief_ = false;
+        frame_charge_->HoldRelief();
+      }
       pending_bytes_ += frame_.size();
       pending_.push_back(Frame{std::move(frame_), WallClockMs(), std::move(frame_charge_)});
       frame_ = {};

@@ -63,10 +63,10 @@ class RequestMemoryPool {
   int64_t partial() const { return partial_.load(std::memory_order_relaxed); }
   bool Stuck() const { return exhausted() && partial() >= capacity_; }
   // One frame at a time completes beyond a stuck pool (the relief): a network thread that finds
-  // the pool stuck takes it with TryStartRelief, and the connection it resumes gives it back
-  // with EndRelief once that frame is complete (or the connection is gone). Until then the
-  // relieved frame's own bytes keep the pool looking stuck, and granting another frame on
-  // every look would let memory grow without bound.
+  // the pool stuck takes it with TryStartRelief, and it is given back with EndRelief when the
+  // relieved request has given its bytes back (its MemoryCharge is gone) or its connection
+  // closed first. Granting another frame on every look, or as soon as the frame was complete,
+  // let memory grow by a frame per relief while requests were slow to finish.
   bool TryStartRelief() {
     bool expected = false;
     return relief_.compare_exchange_strong(expected, true, std::memory_order_acq_rel);
@@ -111,7 +111,10 @@ class MemoryCharge {
     const int64_t bytes = bytes_.load(std::memory_order_relaxed);
     if (partial_) pool_->AddPartial(-bytes);
     pool_->Release(bytes);
+    if (relief_) pool_->EndRelief();
   }
+  // This charge's request holds the pool's relief: given back when the charge is released.
+  void HoldRelief() { relief_ = true; }
   // The frame is complete: its bytes now belong to a request that will finish.
   void MarkComplete() {
     if (pool_ != nullptr && partial_) pool_->AddPartial(-bytes_.load(std::memory_order_relaxed));
@@ -137,6 +140,7 @@ class MemoryCharge {
   RequestMemoryPool* const pool_;
   std::atomic<int64_t> bytes_;
   bool partial_;  // touched only by the receiving connection's thread
+  bool relief_ = false;
 };
 
 }  // namespace seglog

@@ -61,6 +61,21 @@ TEST(RequestMemoryPool, StuckWhenFramesStillArrivingFillIt) {
   EXPECT_EQ(pool.partial(), 0);
 }
 
+TEST(RequestMemoryPool, OneReliefAtATimeHeldUntilItsRequestGivesItsBytesBack) {
+  RequestMemoryPool pool(100);
+  ASSERT_TRUE(pool.TryStartRelief());
+  EXPECT_FALSE(pool.TryStartRelief());
+  {
+    MemoryCharge charge(&pool, 0, /*partial=*/true);
+    charge.MarkComplete();
+    charge.HoldRelief();
+    EXPECT_TRUE(pool.relief_in_progress());  // complete, but its request still holds bytes
+  }
+  EXPECT_FALSE(pool.relief_in_progress());
+  EXPECT_TRUE(pool.TryStartRelief());
+  pool.EndRelief();
+}
+
 TEST(RequestMemoryPool, ConcurrentChargesBalance) {
   RequestMemoryPool pool(1 << 20);
   std::vector<std::thread> threads;
