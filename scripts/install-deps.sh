@@ -10,7 +10,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libxxhash-dev libre2-dev
   kcat python3-venv
-  libssl-dev libcurl4-openssl-dev libcpp-httplib-dev
+  libssl-dev libcurl4-openssl-dev libcpp-httplib-dev prometheus-cpp-dev
   gnuplot-nox python3
   clang-14 libclang-rt-14-dev clang-format
   openjdk-17-jdk-headless maven

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # The main job: installs what is missing, builds seglog (release), and starts the broker -
 # `seglog serve` on ./data at 127.0.0.1:9092 - printing how to connect with Kafka's console
-# tools and kcat. Stop it with Ctrl-C (a clean shutdown). Environment: SEGLOG_LOG_DIR (default
-# ./data), SEGLOG_PORT (default 9092).
+# tools and kcat, with Prometheus metrics on 127.0.0.1:9093/metrics. Stop it with Ctrl-C (a
+# clean shutdown). Environment: SEGLOG_LOG_DIR (default ./data), SEGLOG_PORT (default 9092),
+# SEGLOG_HTTP_PORT (default 9093).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 cmake --preset release >/dev/null
 cmake --build --preset release --target seglog
 port="${SEGLOG_PORT:-9092}"
+http_port="${SEGLOG_HTTP_PORT:-9093}"
 dir="${SEGLOG_LOG_DIR:-./data}"
 cat <<MSG
 seglog serve: a single Kafka broker on 127.0.0.1:$port over $dir. In another shell:
@@ -23,6 +25,11 @@ or with Kafka 4.4.0's own tools (fetched into ~/.cache/seglog by the test comman
   interop/kafka/oracle.sh kafka-class org.apache.kafka.tools.consumer.ConsoleConsumer \\
       --bootstrap-server 127.0.0.1:$port --topic demo --partition 0 --offset earliest
 
+Metrics, under the names Kafka's dashboards use (Prometheus text):
+
+  curl -s http://127.0.0.1:$http_port/metrics | grep brokertopicmetrics
+
 MSG
 exec ./build/release/cli/seglog serve --log-dir "$dir" \
-  --override "listeners=PLAINTEXT://127.0.0.1:$port"
+  --override "listeners=PLAINTEXT://127.0.0.1:$port" \
+  --override "http.listener=127.0.0.1:$http_port"

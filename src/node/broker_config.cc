@@ -7,6 +7,7 @@
 
 #include "base/config_values.h"
 #include "base/properties.h"
+#include "http/http_server.h"
 #include "io/atomic_file.h"
 #include "io/env.h"
 #include "security/standard_authorizer.h"
@@ -24,6 +25,10 @@ const ConfigSetters<C>& NodeSetters() {
       {"auto.create.topics.enable", SetConfigBool<C, &C::auto_create_topics_enable>},
       {"delete.topic.enable", SetConfigBool<C, &C::delete_topic_enable>},
       {"fetch.max.bytes", SetConfigInt<C, int32_t, &C::fetch_max_bytes, 1024>},
+      {"http.listener",
+       [](C* c, const std::string&, const std::string& v) {
+         return ParseHttpListener(v, &c->http_host, &c->http_port);
+       }},
       {"controller.quota.window.num", SetConfigInt<C, int32_t, &C::controller_quota_window_num, 1>},
       {"controller.quota.window.size.seconds",
        SetConfigInt<C, int32_t, &C::controller_quota_window_size_seconds, 1>},

@@ -31,6 +31,9 @@ struct BrokerConfig : LogManagerConfig {
   int32_t controller_quota_window_num = 11;          // controller.quota.window.num
   int32_t controller_quota_window_size_seconds = 1;  // controller.quota.window.size.seconds
   int16_t default_replication_factor = 1;            // must be 1: one node holds every replica
+  // http.listener=HOST:PORT (seglog's own): /metrics and the console; port -1: off.
+  std::string http_host;
+  int http_port = -1;
   // listeners (where to accept connections, PLAINTEXT only; listeners named in
   // controller.listener.names are left out: there is no KRaft controller) and
   // advertised.listeners (what Metadata tells clients; `listeners` when not set).

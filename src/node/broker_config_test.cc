@@ -272,3 +272,25 @@ TEST(BrokerConfigTest, AnAuthorizerIsKafkasStandardAuthorizerOnAnyListener) {
 
 }  // namespace
 }  // namespace seglog
+
+namespace seglog {
+namespace {
+
+TEST(BrokerConfigTest, HttpListenerIsOffUnlessSetAndMustBeHostAndPort) {
+  auto off = BrokerConfig::FromProperties({{"log.dirs", "/tmp/x"}, {"node.id", "1"}});
+  ASSERT_TRUE(off.ok()) << off.status().ToString();
+  EXPECT_EQ(off->http_port, -1);
+  auto on = BrokerConfig::FromProperties(
+      {{"log.dirs", "/tmp/x"}, {"node.id", "1"}, {"http.listener", "127.0.0.1:9093"}});
+  ASSERT_TRUE(on.ok()) << on.status().ToString();
+  EXPECT_EQ(on->http_host, "127.0.0.1");
+  EXPECT_EQ(on->http_port, 9093);
+  auto bad = BrokerConfig::FromProperties(
+      {{"log.dirs", "/tmp/x"}, {"node.id", "1"}, {"http.listener", "9093"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().ToString().find("http.listener must be HOST:PORT"), std::string::npos)
+      << bad.status().ToString();
+}
+
+}  // namespace
+}  // namespace seglog

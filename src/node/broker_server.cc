@@ -7,6 +7,7 @@
 #include "base/scheduler.h"
 #include "group/group_coordinator.h"
 #include "manager/log_manager.h"
+#include "node/node_metrics.h"
 #include "remote/tiered_storage.h"
 #include "server/broker.h"
 #include "server/broker_context.h"
@@ -118,6 +119,9 @@ Status BrokerServer::StartAll() {
   mutation_options.window_ms = int64_t{config_.controller_quota_window_size_seconds} * 1000;
   ctx.mutation_quotas =
       std::make_shared<ControllerMutationQuotaManager>(mutation_options, resolve_quota);
+  metrics_ = std::make_shared<BrokerMetrics>();
+  metrics_->AddCollector(LogGaugesCollector(logs));
+  ctx.metrics = metrics_;
   broker_ = std::make_unique<Broker>(ctx);
   // Transactions the last run left prepared get their markers now, before clients connect.
   txns_->Start(broker_->MarkerWriter());
@@ -136,6 +140,21 @@ Status BrokerServer::StartAll() {
   if (advertised.port == 0) ctx.advertised_port->store(server_->port(advertised.name));
   for (auto& [name, endpoint] : ctx.other_listeners) {
     if (endpoint.port->load() == 0) endpoint.port->store(server_->port(name));
+  }
+  if (config_.http_port >= 0) {
+    HttpServerOptions http;
+    http.host = config_.http_host;
+    http.port = config_.http_port;
+    http.logger = logger;
+    std::shared_ptr<BrokerMetrics> metrics = metrics_;
+    SEGLOG_ASSIGN_OR_RETURN(
+        http_, HttpServer::Start(http, {{"/metrics", [metrics](const HttpRequest&) {
+                                           HttpResponse r;
+                                           r.content_type =
+                                               "text/plain; version=0.0.4; charset=utf-8";
+                                           r.body = metrics->Scrape();
+                                           return r;
+                                         }}}));
   }
   started_ = true;
   logger.Info(fmt::format(
@@ -158,6 +177,7 @@ Status BrokerServer::Shutdown() {
   if (broker_) broker_->Shutdown();  // parked fetches are answered first,
   if (groups_) groups_->Shutdown();  // and joins waiting for a rebalance ...
   if (server_) server_->Shutdown();  // ... then in-flight requests finish, connections close
+  if (http_) http_->Stop();          // no scrape reads the logs once they close
   if (tiered_) tiered_->Shutdown();  // a copy in progress finishes; no new pass starts
   if (logs_) shutdown_status_ = logs_->Shutdown();
   if (scheduler_) scheduler_->Shutdown();

@@ -22,6 +22,8 @@
 #include <memory>
 #include <string>
 
+#include "http/http_server.h"
+#include "metrics/broker_metrics.h"
 #include "node/broker_config.h"
 #include "seglog/logger.h"
 #include "seglog/result.h"
@@ -57,6 +59,8 @@ class BrokerServer {
 
   // The port the first listener bound (the configured one, or the one picked for port 0).
   int port() const;
+  // The HTTP listener's port (http.listener; its port when that was 0), -1 when off.
+  int http_port() const { return http_ != nullptr ? http_->port() : -1; }
   const std::string& cluster_id() const;
 
   // Stops everything that was started, in the order above. The second call does nothing and
@@ -78,6 +82,8 @@ class BrokerServer {
   std::unique_ptr<Broker> broker_;
   std::unique_ptr<RequestHandler> front_;
   std::unique_ptr<SocketServer> server_;
+  std::shared_ptr<BrokerMetrics> metrics_;
+  std::unique_ptr<HttpServer> http_;  // http.listener, when set
   int port_ = 0;
   bool started_ = false;
   bool shut_down_ = false;

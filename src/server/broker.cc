@@ -106,6 +106,7 @@ void Broker::Handle(const RequestContext& rc, std::vector<uint8_t> frame, Respon
   }
   ProtocolReader reader(frame);
   protocol::RequestHeaderData header;
+  if (ctx_.metrics != nullptr) ctx_.metrics->RecordRequest(ApiName(api_key), version);
   Status hs = header.Decode(&reader, protocol::RequestHeaderVersion(api_key, version));
   if (!hs.ok()) {
     close("Error parsing request header: " + hs.ToString());
@@ -164,6 +165,7 @@ void Broker::ServeFetch(ApiCall& call) {
   if (read.has_error || read.bytes >= request->min_bytes || request->max_wait_ms <= 0 ||
       read.bytes >= request->max_bytes) {
     const int64_t throttle = FetchThrottleMs(user, client_id, &read, call.RequestThrottleMs());
+    CountFetch(read);
     SendResponse(ctx_, static_cast<int16_t>(ApiKey::kFetch), version, correlation_id, read.response,
                  call.respond, throttle);
     return;
@@ -179,10 +181,34 @@ void Broker::ServeFetch(ApiCall& call) {
                       return false;
                     }
                     const int64_t throttle = FetchThrottleMs(user, client_id, &again, 0);
+                    CountFetch(again);
                     SendResponse(ctx_, static_cast<int16_t>(ApiKey::kFetch), version,
                                  correlation_id, again.response, *shared_respond, throttle);
                     return true;
                   });
+}
+
+void Broker::CountFetch(const FetchRead& read) const {
+  if (ctx_.metrics == nullptr) return;
+  for (const auto& t : read.response.responses) {
+    std::string name = t.topic;
+    if (name.empty()) name = TopicNameForId(ctx_, t.topic_id).value_or("");
+    if (name.empty()) continue;
+    for (const auto& p : t.partitions) {
+      // Kafka counts the partitions its ReplicaManager reads: not those of unknown or
+      // unauthorized topics, and not leadership errors; any other error is a failed fetch.
+      const int16_t e = p.error_code;
+      if (e == kafka_error::kUnknownTopicOrPartition || e == kafka_error::kUnknownTopicId ||
+          e == kafka_error::kTopicAuthorizationFailed) {
+        continue;
+      }
+      const bool failed = e != kafka_error::kNone && e != kafka_error::kNotLeaderOrFollower &&
+                          e != kafka_error::kFencedLeaderEpoch &&
+                          e != kafka_error::kUnknownLeaderEpoch;
+      const int64_t bytes = p.records.has_value() ? p.records->size_bytes() : 0;
+      ctx_.metrics->RecordFetch(name, bytes, failed);
+    }
+  }
 }
 
 void Broker::ParkRemoteFetch(ApiCall& call, FetchRead read, const std::string& user,
@@ -205,6 +231,7 @@ void Broker::ParkRemoteFetch(ApiCall& call, FetchRead read, const std::string& u
         if (done) CompleteRemoteFetch(ctx_, std::move(*done), shared_read.get());
         const int64_t throttle =
             FetchThrottleMs(user, client_id, shared_read.get(), request_throttle);
+        CountFetch(*shared_read);
         SendResponse(ctx_, static_cast<int16_t>(ApiKey::kFetch), version, correlation_id,
                      shared_read->response, *shared_respond, throttle);
         shared_read->remote_records.clear();  // the response holds a copy

@@ -61,6 +61,8 @@ class Broker : public RequestHandler {
  private:
   // A fetch's quotas: records its bytes against the client's consumer_byte_rate and, when it
   // (or the request quota's `request_throttle_ms`) throttles, empties the response.
+  // Counts a Fetch response's partitions in the broker's topic metrics.
+  void CountFetch(const FetchRead& read) const;
   int64_t FetchThrottleMs(const std::string& user, const std::string& client_id, FetchRead* read,
                           int64_t request_throttle_ms);
   // A fetch with a partition below its tiered log's local log start: parked for at most

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "manager/log_manager.h"
+#include "metrics/broker_metrics.h"
 #include "security/standard_authorizer.h"
 #include "seglog/logger.h"
 #include "seglog/result.h"
@@ -73,6 +74,8 @@ struct BrokerContext {
   std::shared_ptr<ClientQuotaManager> quotas;
   // controller_mutation_rate quotas (controller_mutation_quota.h); null: none are enforced.
   std::shared_ptr<ControllerMutationQuotaManager> mutation_quotas;
+  // The metrics /metrics serves (metrics/broker_metrics.h); null: none are counted.
+  std::shared_ptr<BrokerMetrics> metrics;
   int32_t num_partitions = 1;  // num.partitions: a new topic's default
   // A producer id never handed out before (persisted blocks, so never again after a restart).
   std::function<Result<int64_t>()> next_producer_id;

@@ -204,6 +204,7 @@ protocol::ProduceResponseData HandleProduce(const BrokerContext& ctx, const Requ
         int16_t code = e.error_code;
         if (code == kafka_error::kUnknownServerError) code = kafka_error::FromStatus(info.status());
         fail(code);
+        if (ctx.metrics != nullptr) ctx.metrics->RecordProduce(tp.topic, 0, 0, /*failed=*/true);
         if (!e.record_errors.empty()) {
           for (const RecordError& re : e.record_errors) {
             auto& out = pr.record_errors.emplace_back();
@@ -215,6 +216,10 @@ protocol::ProduceResponseData HandleProduce(const BrokerContext& ctx, const Requ
         ctx.logger.Info(fmt::format("Error processing append operation on partition {}: {}",
                                     tp.ToString(), info.status().ToString()));
         continue;
+      }
+      if (ctx.metrics != nullptr) {
+        ctx.metrics->RecordProduce(tp.topic, info.value().duplicate ? 0 : info.value().record_count,
+                                   static_cast<int64_t>(bytes.size()), /*failed=*/false);
       }
       // A retried batch (LogAppendInfo::duplicate) is answered with its original offsets.
       pr.base_offset = info.value().first_offset;

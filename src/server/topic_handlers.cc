@@ -495,6 +495,7 @@ protocol::DeleteTopicsResponseData HandleDeleteTopics(const BrokerContext& ctx,
       return;
     }
     ctx.logger.Info(fmt::format("Deleted topic {}", *name));
+    if (ctx.metrics != nullptr) ctx.metrics->RemoveTopic(*name);
     if (ctx.groups != nullptr) ctx.groups->OnTopicDeleted(*name);  // its committed offsets go
   };
   if (version >= 6) {

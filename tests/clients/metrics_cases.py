@@ -1,0 +1,124 @@
+"""/metrics on the HTTP listener (issue 30): after kcat produces and consumes, the broker's
+metrics under the JMX exporter's Kafka names hold exactly what happened (records and bytes in
+per topic and for all topics, bytes out, log sizes and offsets, partition counts), in
+Prometheus' text format; a deleted topic's series go; unknown paths are 404 and other methods
+405."""
+import re
+import urllib.error
+import urllib.request
+
+from harness import check, free_port, kafka_tool, run
+
+SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$')
+LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)",?')
+
+
+def unescape(v):
+    return re.sub(r'\\(.)', lambda m: {"n": "\n"}.get(m.group(1), m.group(1)), v)
+
+
+def parse(text):
+    """({(name, frozenset of label pairs): value}, {family: type}) of Prometheus text."""
+    samples, types = {}, {}
+    for line in text.splitlines():
+        if line.startswith("# TYPE "):
+            _, _, name, kind = line.split(" ", 3)
+            types[name] = kind
+            continue
+        if not line or line.startswith("#"):
+            continue
+        m = SAMPLE.match(line)
+        check(m is not None, f"not a Prometheus sample line: {line!r}")
+        labels = frozenset((k, unescape(v)) for k, v in LABEL.findall(m.group(3) or ""))
+        key = (m.group(1), labels)
+        check(key not in samples, f"a series twice: {line}")
+        samples[key] = float(m.group(4))
+    return samples, types
+
+
+def scrape(port):
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as r:
+        check(r.status == 200, f"/metrics answered {r.status}")
+        ctype = r.headers.get("Content-Type", "")
+        check(ctype.startswith("text/plain; version=0.0.4"), f"Content-Type {ctype}")
+        return parse(r.read().decode())
+
+
+def value(samples, name, **labels):
+    key = (name, frozenset(labels.items()))
+    check(key in samples, f"no series {name}{labels}")
+    return samples[key]
+
+
+def status_of(port, path, method="GET"):
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method=method,
+                                 data=b"x" if method == "POST" else None)
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status
+    except urllib.error.HTTPError as e:
+        return e.code
+
+
+def kcat(*args, input=None):
+    return run(["kcat", *args], input=input, timeout=60)
+
+
+def metrics_endpoint(ctx):
+    b, port = ctx.broker, ctx.http_port
+    sent = {"orders": 100, "audit": 20}
+    for topic, n in sent.items():
+        kcat("-b", b.bootstrap, "-P", "-t", topic, "-K", ":",
+             input="".join(f"k{i}:{topic}-value-{i}\n" for i in range(n)))
+        got = kcat("-b", b.bootstrap, "-C", "-t", topic, "-o", "beginning", "-e", "-q",
+                   "-f", "%s\n").stdout.splitlines()
+        check(got == [f"{topic}-value-{i}" for i in range(n)], f"{topic}: read back {got[:3]}...")
+    samples, types = scrape(port)
+    for topic, n in sent.items():
+        got = value(samples, "kafka_server_brokertopicmetrics_messagesin_total", topic=topic)
+        check(got == n, f"messagesin {topic}: {got}, produced {n}")
+        size = value(samples, "kafka_log_log_size", topic=topic, partition="0")
+        bytes_in = value(samples, "kafka_server_brokertopicmetrics_bytesin_total", topic=topic)
+        check(bytes_in == size and size > 0, f"{topic}: bytesin {bytes_in}, log size {size}")
+        bytes_out = value(samples, "kafka_server_brokertopicmetrics_bytesout_total", topic=topic)
+        check(bytes_out >= size, f"{topic}: bytesout {bytes_out} after reading all {size}")
+        check(value(samples, "kafka_log_log_logendoffset", topic=topic, partition="0") == n,
+              f"{topic}: log end offset")
+    check(value(samples, "kafka_server_brokertopicmetrics_messagesin_total") == sum(sent.values()),
+          "messagesin for all topics")
+    partitions = sum(1 for (name, _) in samples if name == "kafka_log_log_size")
+    check(value(samples, "kafka_server_replicamanager_partitioncount") == partitions >= 2,
+          f"partitioncount vs {partitions} log sizes")
+    check(value(samples, "kafka_controller_kafkacontroller_activecontrollercount") == 1,
+          "active controller")
+    produces = sum(v for (name, labels), v in samples.items()
+                   if name == "kafka_network_requestmetrics_requests_total" and
+                   ("request", "Produce") in labels)
+    check(produces >= 2, f"{produces} Produce requests counted")
+    check(types.get("kafka_server_brokertopicmetrics_messagesin_total") == "counter" and
+          types.get("kafka_log_log_size") == "gauge", f"types: {types}")
+    # A deleted topic's series go; the all-topics totals stay.
+    kafka_tool("org.apache.kafka.tools.TopicCommand", "--bootstrap-server", b.bootstrap,
+               "--delete", "--topic", "audit")
+    samples, _ = scrape(port)
+    check(not any(("topic", "audit") in labels for (_, labels) in samples),
+          "series of the deleted topic remain")
+    check(value(samples, "kafka_server_brokertopicmetrics_messagesin_total") == sum(sent.values()),
+          "messagesin for all topics after the delete")
+    for path, method, want in [("/nope", "GET", 404), ("/metrics", "POST", 405),
+                               ("/metrics/../etc", "GET", 404)]:
+        got = status_of(port, path, method)
+        check(got == want, f"{method} {path}: {got}, expected {want}")
+    print(f"/metrics: {len(samples)} series; messagesin, bytesin = log size, bytesout, offsets "
+          "and partition counts as produced and consumed")
+    ctx.expect_records = None
+
+
+def _setup(ctx):
+    ctx.http_port = free_port()
+    ctx.broker.overrides.append(f"http.listener=127.0.0.1:{ctx.http_port}")
+
+
+metrics_endpoint.setup = _setup
+
+CASES = [metrics_endpoint]
