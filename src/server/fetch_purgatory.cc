@@ -138,7 +138,10 @@ void FetchPurgatory::Run() {
       if (deadlines_.empty()) {
         cv_.wait(l);
       } else {
-        cv_.wait_until(l, deadlines_.begin()->first);
+        // A copy: the map's node may be erased (a connection dropped) while this waits, and
+        // wait_until reads the time again when it wakes.
+        const auto next = deadlines_.begin()->first;
+        cv_.wait_until(l, next);
       }
       continue;
     }
