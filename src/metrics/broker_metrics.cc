@@ -82,20 +82,22 @@ void BrokerMetrics::RecordFetch(const std::string& topic, int64_t bytes, bool fa
   }
 }
 
+void BrokerMetrics::CountRequest(const std::string& name, int16_t version) {
+  auto key = std::make_pair(name, version);
+  auto it = requests_by_key_.find(key);
+  if (it == requests_by_key_.end()) {
+    it =
+        requests_by_key_
+            .emplace(key, &requests_.Add({{"request", name}, {"version", std::to_string(version)}}))
+            .first;
+  }
+  it->second->Increment();
+}
+
 void BrokerMetrics::RecordRequest(const std::string& name, int16_t version) {
   MutexLock lock(&mu_);
-  auto count = [&](const std::string& n) {
-    auto key = std::make_pair(n, version);
-    auto it = requests_by_key_.find(key);
-    if (it == requests_by_key_.end()) {
-      it = requests_by_key_
-               .emplace(key, &requests_.Add({{"request", n}, {"version", std::to_string(version)}}))
-               .first;
-    }
-    it->second->Increment();
-  };
-  count(name);
-  if (name == "Fetch") count("FetchConsumer");
+  CountRequest(name, version);
+  if (name == "Fetch") CountRequest("FetchConsumer", version);
 }
 
 void BrokerMetrics::RemoveTopic(const std::string& topic) {

@@ -65,6 +65,7 @@ class BrokerMetrics {
     prometheus::Counter* failed_fetch;
   };
   TopicCounters& ForTopic(const std::string& topic) REQUIRES(mu_);
+  void CountRequest(const std::string& name, int16_t version) REQUIRES(mu_);
   TopicCounters MakeCounters(const std::map<std::string, std::string>& labels);
 
   std::shared_ptr<prometheus::Registry> registry_;
