@@ -100,7 +100,19 @@ stage "install: examples/embed against the installed package (CMake and pkg-conf
 bash scripts/check_install.sh build/release
 
 stage "release: every test (unit + interop)"
-tests release
+# The abuse cases judge an honest client's p99 latency under attack against its unloaded p99 on
+# this 2-core machine; a process of an earlier test still exiting can spoil one measurement. If
+# abuse cases are the only failures they run once more, alone, and must pass then (the log says
+# so). Any other failure fails the stage at once.
+if ! tests release; then
+  failed=build/release/Testing/Temporary/LastTestsFailed.log
+  if [ -s "$failed" ] && ! grep -qv ':abuse\.' "$failed"; then
+    echo "   only abuse cases failed ($(cut -d: -f2 "$failed" | tr '\n' ' ')): running them once more"
+    tests release --rerun-failed
+  else
+    exit 1
+  fi
+fi
 if command -v ccache >/dev/null; then
   echo "   ccache: $(ccache --print-stats | awk -F'\t' '$1 ~ /^(direct_cache_hit|preprocessed_cache_hit|cache_miss)$/ {printf "%s=%s ", $1, $2}')"
 fi
