@@ -119,9 +119,13 @@ Status BrokerServer::StartAll() {
   mutation_options.window_ms = int64_t{config_.controller_quota_window_size_seconds} * 1000;
   ctx.mutation_quotas =
       std::make_shared<ControllerMutationQuotaManager>(mutation_options, resolve_quota);
-  metrics_ = std::make_shared<BrokerMetrics>();
-  metrics_->AddCollector(LogGaugesCollector(logs));
-  ctx.metrics = metrics_;
+  // Counted only when something serves them: without http.listener the produce and fetch
+  // paths take no metrics lock at all.
+  if (config_.http_port >= 0) {
+    metrics_ = std::make_shared<BrokerMetrics>();
+    metrics_->AddCollector(LogGaugesCollector(logs));
+    ctx.metrics = metrics_;
+  }
   broker_ = std::make_unique<Broker>(ctx);
   // Transactions the last run left prepared get their markers now, before clients connect.
   txns_->Start(broker_->MarkerWriter());
