@@ -3,42 +3,70 @@
 
 #include <prometheus/text_serializer.h>
 
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
 #include <utility>
 
 namespace seglog {
 
 namespace {
 
-prometheus::Family<prometheus::Counter>& CounterFamily(prometheus::Registry& r,
-                                                       const std::string& name,
-                                                       const std::string& help) {
+prometheus::Family<prometheus::Counter>& RegisterCounter(prometheus::Registry& r,
+                                                         const std::string& name,
+                                                         const std::string& help) {
   return prometheus::BuildCounter().Name(name).Help(help).Register(r);
+}
+
+// The phases' names under kafka.network:type=RequestMetrics, as the exporter lowercases them.
+constexpr std::array<const char*, BrokerMetrics::kPhases> kPhaseNames = {
+    "totaltimems",  "requestqueuetimems",  "localtimems",
+    "remotetimems", "responsequeuetimems", "responsesendtimems"};
+constexpr std::array<const char*, BrokerMetrics::kPhases> kPhaseHelp = {
+    "Request total time: read complete to response written (TotalTimeMs)",
+    "Time waiting for a request handler (RequestQueueTimeMs)",
+    "Time in the request handler (LocalTimeMs)",
+    "Time parked waiting, e.g. a fetch's max.wait.ms (RemoteTimeMs)",
+    "Time the answer waited for its network thread (ResponseQueueTimeMs)",
+    "Time writing the response (ResponseSendTimeMs)"};
+
+// Yammer's snapshot percentiles, as the exporter labels them, with the sketch's error bound.
+const prometheus::Summary::Quantiles& LatencyQuantiles() {
+  static const prometheus::Summary::Quantiles q = {{0.50, 0.01},  {0.75, 0.01},  {0.95, 0.005},
+                                                   {0.98, 0.002}, {0.99, 0.001}, {0.999, 0.0001}};
+  return q;
+}
+
+std::string QuantileLabel(double q) {
+  // "0.50", "0.75", "0.95", "0.98", "0.99", "0.999": the exporter's spelling.
+  return q == 0.999 ? "0.999" : fmt::format("{:.2f}", q);
 }
 
 }  // namespace
 
 BrokerMetrics::BrokerMetrics()
     : registry_(std::make_shared<prometheus::Registry>()),
-      messages_in_(CounterFamily(*registry_, "kafka_server_brokertopicmetrics_messagesin_total",
-                                 "Records appended by clients (MessagesInPerSec)")),
-      bytes_in_(CounterFamily(*registry_, "kafka_server_brokertopicmetrics_bytesin_total",
-                              "Bytes appended by clients (BytesInPerSec)")),
-      bytes_out_(CounterFamily(*registry_, "kafka_server_brokertopicmetrics_bytesout_total",
-                               "Record bytes sent to consumers (BytesOutPerSec)")),
-      total_produce_(CounterFamily(*registry_,
-                                   "kafka_server_brokertopicmetrics_totalproducerequests_total",
-                                   "Partitions of Produce requests (TotalProduceRequestsPerSec)")),
-      failed_produce_(CounterFamily(*registry_,
-                                    "kafka_server_brokertopicmetrics_failedproducerequests_total",
-                                    "Partitions of Produce requests that failed")),
-      total_fetch_(CounterFamily(*registry_,
-                                 "kafka_server_brokertopicmetrics_totalfetchrequests_total",
-                                 "Partitions of consumers' Fetch requests")),
-      failed_fetch_(CounterFamily(*registry_,
-                                  "kafka_server_brokertopicmetrics_failedfetchrequests_total",
-                                  "Partitions of consumers' Fetch requests that failed")),
-      requests_(CounterFamily(*registry_, "kafka_network_requestmetrics_requests_total",
-                              "Requests by API and version (RequestsPerSec)")),
+      messages_in_(RegisterCounter(*registry_, "kafka_server_brokertopicmetrics_messagesin_total",
+                                   "Records appended by clients (MessagesInPerSec)")),
+      bytes_in_(RegisterCounter(*registry_, "kafka_server_brokertopicmetrics_bytesin_total",
+                                "Bytes appended by clients (BytesInPerSec)")),
+      bytes_out_(RegisterCounter(*registry_, "kafka_server_brokertopicmetrics_bytesout_total",
+                                 "Record bytes sent to consumers (BytesOutPerSec)")),
+      total_produce_(
+          RegisterCounter(*registry_, "kafka_server_brokertopicmetrics_totalproducerequests_total",
+                          "Partitions of Produce requests (TotalProduceRequestsPerSec)")),
+      failed_produce_(RegisterCounter(*registry_,
+                                      "kafka_server_brokertopicmetrics_failedproducerequests_total",
+                                      "Partitions of Produce requests that failed")),
+      total_fetch_(RegisterCounter(*registry_,
+                                   "kafka_server_brokertopicmetrics_totalfetchrequests_total",
+                                   "Partitions of consumers' Fetch requests")),
+      failed_fetch_(RegisterCounter(*registry_,
+                                    "kafka_server_brokertopicmetrics_failedfetchrequests_total",
+                                    "Partitions of consumers' Fetch requests that failed")),
+      requests_(RegisterCounter(*registry_, "kafka_network_requestmetrics_requests_total",
+                                "Requests by API and version (RequestsPerSec)")),
       all_topics_(MakeCounters({})) {}
 
 BrokerMetrics::TopicCounters BrokerMetrics::MakeCounters(
@@ -100,6 +128,48 @@ void BrokerMetrics::RecordRequest(const std::string& name, int16_t version) {
   if (name == "Fetch") CountRequest("FetchConsumer", version);
 }
 
+void BrokerMetrics::RecordRequestTimes(const std::string& name, const PhaseMs& ms) {
+  RequestTimers* timers;
+  {
+    MutexLock lock(&timers_mu_);
+    std::unique_ptr<RequestTimers>& slot = timers_[name];
+    if (slot == nullptr) {
+      slot = std::make_unique<RequestTimers>();
+      for (auto& p : slot->phases) {
+        // Five minutes in five buckets: about what Yammer's decaying reservoir remembers.
+        p = std::make_unique<prometheus::Summary>(LatencyQuantiles(), std::chrono::minutes(5), 5);
+      }
+    }
+    timers = slot.get();  // never removed, so stable once made
+  }
+  for (int i = 0; i < kPhases; ++i) timers->phases[i]->Observe(ms[i]);
+}
+
+std::vector<prometheus::MetricFamily> BrokerMetrics::CollectRequestTimes() const {
+  std::vector<std::pair<std::string, const RequestTimers*>> all;
+  {
+    MutexLock lock(&timers_mu_);
+    for (const auto& [name, t] : timers_) all.emplace_back(name, t.get());
+  }
+  std::vector<prometheus::MetricFamily> out;
+  for (int i = 0; i < kPhases; ++i) {
+    std::vector<std::pair<std::map<std::string, std::string>, double>> quantiles, counts;
+    for (const auto& [name, t] : all) {
+      prometheus::ClientMetric m = t->phases[i]->Collect();
+      counts.push_back({{{"request", name}}, static_cast<double>(m.summary.sample_count)});
+      for (const auto& q : m.summary.quantile) {
+        // An empty window has no quantiles (NaN): Yammer reports 0 then.
+        quantiles.push_back({{{"request", name}, {"quantile", QuantileLabel(q.quantile)}},
+                             std::isnan(q.value) ? 0.0 : q.value});
+      }
+    }
+    const std::string family = fmt::format("kafka_network_requestmetrics_{}", kPhaseNames[i]);
+    out.push_back(GaugeFamily(family, kPhaseHelp[i], quantiles));
+    out.push_back(CounterFamily(family + "_count", kPhaseHelp[i], counts));
+  }
+  return out;
+}
+
 void BrokerMetrics::RemoveTopic(const std::string& topic) {
   MutexLock lock(&mu_);
   auto it = topics_.find(topic);
@@ -127,6 +197,7 @@ std::string BrokerMetrics::Scrape() const {
     MutexLock lock(&mu_);
     collectors = collectors_;
   }
+  for (auto& f : CollectRequestTimes()) families.push_back(std::move(f));
   for (const Collector& c : collectors) {
     std::vector<prometheus::MetricFamily> more = c();
     for (auto& f : more) families.push_back(std::move(f));
@@ -134,20 +205,40 @@ std::string BrokerMetrics::Scrape() const {
   return prometheus::TextSerializer().Serialize(families);
 }
 
-prometheus::MetricFamily GaugeFamily(
-    const std::string& name, const std::string& help,
+namespace {
+
+prometheus::MetricFamily SampleFamily(
+    const std::string& name, const std::string& help, prometheus::MetricType type,
     const std::vector<std::pair<std::map<std::string, std::string>, double>>& samples) {
   prometheus::MetricFamily f;
   f.name = name;
   f.help = help;
-  f.type = prometheus::MetricType::Gauge;
+  f.type = type;
   for (const auto& [labels, value] : samples) {
     prometheus::ClientMetric m;
     for (const auto& [k, v] : labels) m.label.push_back({k, v});
-    m.gauge.value = value;
+    if (type == prometheus::MetricType::Counter) {
+      m.counter.value = value;
+    } else {
+      m.gauge.value = value;
+    }
     f.metric.push_back(std::move(m));
   }
   return f;
+}
+
+}  // namespace
+
+prometheus::MetricFamily CounterFamily(
+    const std::string& name, const std::string& help,
+    const std::vector<std::pair<std::map<std::string, std::string>, double>>& samples) {
+  return SampleFamily(name, help, prometheus::MetricType::Counter, samples);
+}
+
+prometheus::MetricFamily GaugeFamily(
+    const std::string& name, const std::string& help,
+    const std::vector<std::pair<std::map<std::string, std::string>, double>>& samples) {
+  return SampleFamily(name, help, prometheus::MetricType::Gauge, samples);
 }
 
 }  // namespace seglog

@@ -8,6 +8,10 @@
 //   name and version.
 // - Read when scraped: the collectors added by the node (log sizes and offsets, partition and
 //   controller gauges), which look at the logs only then.
+// - Request latencies (RequestMetrics' TotalTimeMs and its phases, by request name): each
+//   phase a sliding five-minute quantile sketch (prometheus-cpp's Summary, in place of
+//   Yammer's exponentially decaying reservoir), exported as the JMX exporter exports a Yammer
+//   histogram: a gauge per quantile 0.50 ... 0.999 and a `_count` counter, no `_sum`.
 //
 // Thread safety: thread-safe. Record* may be called from any thread; topics' counters are
 // found and counted under a mutex of the object's (not held while the collectors run).
@@ -18,7 +22,9 @@
 #include <prometheus/family.h>
 #include <prometheus/metric_family.h>
 #include <prometheus/registry.h>
+#include <prometheus/summary.h>
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -47,12 +53,17 @@ class BrokerMetrics {
   // One request of API `name` ("Produce") at `version`; a consumer's Fetch also counts as
   // "FetchConsumer", as Kafka's RequestChannel counts it.
   void RecordRequest(const std::string& name, int16_t version) EXCLUDES(mu_);
+  // Kafka's RequestMetrics phases, in milliseconds (see server/request_times.h).
+  enum Phase { kTotal, kRequestQueue, kLocal, kRemote, kResponseQueue, kResponseSend, kPhases };
+  using PhaseMs = std::array<double, kPhases>;
+  // One request of `name` answered, with its phase times.
+  void RecordRequestTimes(const std::string& name, const PhaseMs& ms) EXCLUDES(timers_mu_);
   // A deleted topic's counters go, as Kafka removes its topic metrics.
   void RemoveTopic(const std::string& topic) EXCLUDES(mu_);
 
   void AddCollector(Collector collector) EXCLUDES(mu_);
   // Every metric, in Prometheus' text format (version 0.0.4).
-  std::string Scrape() const EXCLUDES(mu_);
+  std::string Scrape() const EXCLUDES(mu_, timers_mu_);
 
  private:
   struct TopicCounters {
@@ -83,10 +94,23 @@ class BrokerMetrics {
   std::map<std::string, TopicCounters> topics_ GUARDED_BY(mu_);
   std::map<std::pair<std::string, int16_t>, prometheus::Counter*> requests_by_key_ GUARDED_BY(mu_);
   std::vector<Collector> collectors_ GUARDED_BY(mu_);
+
+  // One request name's phase sketches; each Summary locks itself.
+  struct RequestTimers {
+    std::array<std::unique_ptr<prometheus::Summary>, kPhases> phases;
+  };
+  std::vector<prometheus::MetricFamily> CollectRequestTimes() const EXCLUDES(timers_mu_);
+  mutable Mutex timers_mu_;
+  std::map<std::string, std::unique_ptr<RequestTimers>> timers_ GUARDED_BY(timers_mu_);
 };
 
 // A gauge family with one sample per label set, for collectors.
 prometheus::MetricFamily GaugeFamily(
+    const std::string& name, const std::string& help,
+    const std::vector<std::pair<std::map<std::string, std::string>, double>>& samples);
+
+// A counter family with one sample per label set, for collectors.
+prometheus::MetricFamily CounterFamily(
     const std::string& name, const std::string& help,
     const std::vector<std::pair<std::map<std::string, std::string>, double>>& samples);
 

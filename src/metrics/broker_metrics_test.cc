@@ -93,5 +93,48 @@ TEST(BrokerMetrics, CountsFromManyThreadsWhileTopicsComeAndGo) {
   EXPECT_THAT(m.Scrape(), HasSubstr("kafka_server_brokertopicmetrics_messagesin_total 8000\n"));
 }
 
+TEST(BrokerMetrics, RequestTimesAsTheExporterExportsAYammerHistogram) {
+  BrokerMetrics m;
+  BrokerMetrics::PhaseMs ms{};
+  // 1000 Produce requests taking 1..1000 ms in total, 0.5 ms of it queued each.
+  for (int i = 1; i <= 1000; ++i) {
+    ms[BrokerMetrics::kTotal] = i;
+    ms[BrokerMetrics::kRequestQueue] = 0.5;
+    m.RecordRequestTimes("Produce", ms);
+  }
+  ms[BrokerMetrics::kTotal] = 7;
+  m.RecordRequestTimes("Metadata", ms);
+  const std::string text = m.Scrape();
+  EXPECT_THAT(text, HasSubstr("# TYPE kafka_network_requestmetrics_totaltimems gauge\n"));
+  EXPECT_THAT(text, HasSubstr("# TYPE kafka_network_requestmetrics_totaltimems_count counter\n"));
+  EXPECT_THAT(
+      text,
+      HasSubstr("kafka_network_requestmetrics_totaltimems_count{request=\"Produce\"} 1000\n"));
+  EXPECT_THAT(
+      text,
+      HasSubstr(
+          "kafka_network_requestmetrics_totaltimems{quantile=\"0.999\",request=\"Metadata\"} 7\n"));
+  // The quantiles of 1..1000 within the sketch's error bounds.
+  auto quantile = [&](const std::string& family, const std::string& q) {
+    const std::string key = family + "{quantile=\"" + q + "\",request=\"Produce\"} ";
+    const size_t at = text.find(key);
+    EXPECT_NE(at, std::string::npos) << key;
+    return at == std::string::npos ? -1.0 : std::stod(text.substr(at + key.size()));
+  };
+  EXPECT_NEAR(quantile("kafka_network_requestmetrics_totaltimems", "0.50"), 500, 10);
+  EXPECT_NEAR(quantile("kafka_network_requestmetrics_totaltimems", "0.75"), 750, 10);
+  EXPECT_NEAR(quantile("kafka_network_requestmetrics_totaltimems", "0.99"), 990, 2);
+  EXPECT_NEAR(quantile("kafka_network_requestmetrics_totaltimems", "0.999"), 999, 1);
+  EXPECT_EQ(quantile("kafka_network_requestmetrics_requestqueuetimems", "0.50"), 0.5);
+  EXPECT_EQ(quantile("kafka_network_requestmetrics_remotetimems", "0.99"), 0);
+  for (const char* phase : {"localtimems", "responsequeuetimems", "responsesendtimems"}) {
+    EXPECT_THAT(text, HasSubstr(std::string("kafka_network_requestmetrics_") + phase +
+                                "_count{request=\"Produce\"} 1000\n"));
+  }
+  // No summary type, no _sum: what the exporter gives.
+  EXPECT_THAT(text, Not(HasSubstr("summary")));
+  EXPECT_THAT(text, Not(HasSubstr("_sum")));
+}
+
 }  // namespace
 }  // namespace seglog

@@ -7,6 +7,7 @@
 #include "base/scheduler.h"
 #include "group/group_coordinator.h"
 #include "manager/log_manager.h"
+#include "metrics/process_metrics.h"
 #include "node/node_metrics.h"
 #include "remote/tiered_storage.h"
 #include "server/broker.h"
@@ -124,6 +125,7 @@ Status BrokerServer::StartAll() {
   if (config_.http_port >= 0) {
     metrics_ = std::make_shared<BrokerMetrics>();
     metrics_->AddCollector(LogGaugesCollector(logs));
+    metrics_->AddCollector(ProcessCollector());
     ctx.metrics = metrics_;
   }
   broker_ = std::make_unique<Broker>(ctx);
@@ -138,8 +140,10 @@ Status BrokerServer::StartAll() {
   so.scram_credentials = [logs](const std::string& user, ScramMechanism m) {
     return logs->metadata()->ScramCredentialOf(user, m);
   };
+  if (metrics_) so.request_observer = RequestTimesObserver(metrics_);
   if (options_.front) front_ = options_.front(broker_.get());
   SEGLOG_ASSIGN_OR_RETURN(server_, SocketServer::Start(so, front_ ? front_.get() : broker_.get()));
+  if (metrics_) metrics_->AddCollector(SocketServerCollector(server_.get()));
   port_ = server_->port();
   if (advertised.port == 0) ctx.advertised_port->store(server_->port(advertised.name));
   for (auto& [name, endpoint] : ctx.other_listeners) {

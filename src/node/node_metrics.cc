@@ -1,6 +1,11 @@
 // The node's scrape-time metrics; see node_metrics.h.
 #include "node/node_metrics.h"
 
+#include "base/mutex.h"
+#include "server/api_table.h"
+
+#include <algorithm>
+#include <memory>
 #include <set>
 #include <string>
 #include <utility>
@@ -58,6 +63,100 @@ BrokerMetrics::Collector LogGaugesCollector(const LogManager* logs) {
     // Kafka's BrokerState: 3 is RUNNING.
     out.push_back(GaugeFamily("kafka_server_kafkaserver_brokerstate", "", {{{}, 3}}));
     return out;
+  };
+}
+
+double IdleFraction(int64_t busy_ns, int64_t elapsed_ns, int threads) {
+  if (elapsed_ns <= 0 || threads <= 0) return 1.0;
+  const double busy = static_cast<double>(busy_ns) /
+                      (static_cast<double>(elapsed_ns) * static_cast<double>(threads));
+  return std::clamp(1.0 - busy, 0.0, 1.0);
+}
+
+namespace {
+
+// The window the idle fractions are measured over: from a snapshot at least 10 s old.
+// Thread safety: thread-safe.
+class IdleWindow {
+ public:
+  struct Point {
+    int64_t at_ns = 0;
+    int64_t handler_idle_ns = 0;
+    int64_t network_cpu_ns = 0;
+  };
+  explicit IdleWindow(Point start) : older_(start), newer_(start) {}
+
+  // The point to measure from, for a scrape at `now`; keeps `now` for later scrapes.
+  Point Since(const Point& now) EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
+    constexpr int64_t kMinWindowNs = 10'000'000'000;
+    if (now.at_ns - newer_.at_ns >= kMinWindowNs) {
+      older_ = newer_;
+      newer_ = now;
+    }
+    return now.at_ns - older_.at_ns > 0 ? older_ : Point{};
+  }
+
+ private:
+  Mutex mu_;
+  Point older_ GUARDED_BY(mu_);
+  Point newer_ GUARDED_BY(mu_);
+};
+
+}  // namespace
+
+BrokerMetrics::Collector SocketServerCollector(const SocketServer* server) {
+  const SocketServer::Stats first = server->stats();
+  auto window = std::make_shared<IdleWindow>(IdleWindow::Point{first.started_ns, 0, 0});
+  return [server, window] {
+    using Samples = std::vector<std::pair<std::map<std::string, std::string>, double>>;
+    const SocketServer::Stats s = server->stats();
+    const IdleWindow::Point now{MonotonicNs(), s.handler_idle_ns, s.network_cpu_ns};
+    const IdleWindow::Point from = window->Since(now);
+    const int64_t elapsed = now.at_ns - from.at_ns;
+    const double network_idle =
+        IdleFraction(now.network_cpu_ns - from.network_cpu_ns, elapsed, s.num_network_threads);
+    // The handlers' busy time is what they did not spend waiting for a request.
+    const int64_t handler_busy =
+        elapsed * s.num_io_threads - (now.handler_idle_ns - from.handler_idle_ns);
+    const double handler_idle = IdleFraction(handler_busy, elapsed, s.num_io_threads);
+    Samples connections;
+    for (const auto& c : s.connections_by_listener) {
+      connections.push_back(
+          {{{"listener", c.listener}, {"networkProcessor", std::to_string(c.network_processor)}},
+           static_cast<double>(c.count)});
+    }
+    std::vector<prometheus::MetricFamily> out;
+    out.push_back(GaugeFamily("kafka_server_socket_server_metrics_connection_count",
+                              "Open connections by listener and network thread", connections));
+    // Both spellings in use: Strimzi's rules and the standard ones.
+    out.push_back(GaugeFamily("kafka_network_socketserver_networkprocessoravgidle_percent",
+                              "Mean idle fraction of the network threads", {{{}, network_idle}}));
+    out.push_back(GaugeFamily("kafka_network_socketserver_networkprocessoravgidlepercent",
+                              "Mean idle fraction of the network threads", {{{}, network_idle}}));
+    out.push_back(GaugeFamily("kafka_server_kafkarequesthandlerpool_requesthandleravgidle_percent",
+                              "Mean idle fraction of the request handler threads",
+                              {{{}, handler_idle}}));
+    out.push_back(GaugeFamily("kafka_network_requestchannel_requestqueuesize",
+                              "Requests waiting for a request handler thread",
+                              {{{}, static_cast<double>(s.queued_requests + s.waiting_requests)}}));
+    return out;
+  };
+}
+
+RequestObserver RequestTimesObserver(std::shared_ptr<BrokerMetrics> metrics) {
+  return [metrics](const RequestTimes& t) {
+    constexpr double kNsPerMs = 1e6;
+    BrokerMetrics::PhaseMs ms{};
+    ms[BrokerMetrics::kTotal] = static_cast<double>(t.total_ns) / kNsPerMs;
+    ms[BrokerMetrics::kRequestQueue] = static_cast<double>(t.request_queue_ns) / kNsPerMs;
+    ms[BrokerMetrics::kLocal] = static_cast<double>(t.local_ns) / kNsPerMs;
+    ms[BrokerMetrics::kRemote] = static_cast<double>(t.remote_ns) / kNsPerMs;
+    ms[BrokerMetrics::kResponseQueue] = static_cast<double>(t.response_queue_ns) / kNsPerMs;
+    ms[BrokerMetrics::kResponseSend] = static_cast<double>(t.response_send_ns) / kNsPerMs;
+    const std::string name = ApiName(t.api_key);
+    metrics->RecordRequestTimes(name, ms);
+    if (name == "Fetch") metrics->RecordRequestTimes("FetchConsumer", ms);
   };
 }
 

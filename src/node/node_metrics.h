@@ -8,11 +8,26 @@
 
 #include "manager/log_manager.h"
 #include "metrics/broker_metrics.h"
+#include "server/socket_server.h"
 
 namespace seglog {
 
 // A collector over `logs` (which must outlive it).
 BrokerMetrics::Collector LogGaugesCollector(const LogManager* logs);
+
+// A collector over `server`'s stats (which must outlive it): connections per listener and
+// network thread (socket-server-metrics connection-count), the request queue's size, and the
+// network and request handler threads' idle fractions (NetworkProcessorAvgIdlePercent,
+// RequestHandlerAvgIdlePercent), each over the time since the scrape before the last one at
+// least 10 s old (about Kafka's one-minute rates), since the start before that.
+BrokerMetrics::Collector SocketServerCollector(const SocketServer* server);
+
+// The observer that counts each answered request's phase times in `metrics` under its API's
+// name (and a consumer's Fetch also as "FetchConsumer", as Kafka names it).
+RequestObserver RequestTimesObserver(std::shared_ptr<BrokerMetrics> metrics);
+
+// Idle fraction over a window: `busy_ns` of `threads` threads' work in `elapsed_ns`.
+double IdleFraction(int64_t busy_ns, int64_t elapsed_ns, int threads);
 
 }  // namespace seglog
 

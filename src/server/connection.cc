@@ -308,7 +308,8 @@ bool Connection::Consume(const uint8_t* data, size_t n) {
         frame_charge_->HoldRelief();
       }
       pending_bytes_ += frame_.size();
-      pending_.push_back(Frame{std::move(frame_), WallClockMs(), std::move(frame_charge_)});
+      pending_.push_back(
+          Frame{std::move(frame_), WallClockMs(), MonotonicNs(), std::move(frame_charge_)});
       frame_ = {};
       frame_charge_ = nullptr;
       size_have_ = 0;
@@ -388,6 +389,13 @@ void Connection::MaybeDispatch() {
   }
   in_progress_ = true;
   request_charge_ = frame.charge;
+  stamps_ = nullptr;
+  if (state_->options.request_observer && frame.bytes.size() >= 4) {
+    stamps_ = std::make_shared<RequestStamps>();
+    times_.api_key = LoadBEInt16(frame.bytes.data());
+    times_.version = LoadBEInt16(frame.bytes.data() + 2);
+    request_received_ns_ = frame.received_ns;
+  }
   RequestContext context{id_,         client_address_, listener_->name,     frame.received_ms,
                          principal(), client_host_,    listener_->protocol, frame.charge};
   std::weak_ptr<Connection> weak = weak_from_this();
@@ -400,16 +408,18 @@ void Connection::MaybeDispatch() {
     };
     auto slot = std::make_shared<InlineAnswer>();
     const std::thread::id self_thread = std::this_thread::get_id();
-    Responder responder(
-        [mailbox = processor_->mailbox(), weak, slot, self_thread](Response response) mutable {
-          if (std::this_thread::get_id() == self_thread && slot->handling) {
-            slot->response = std::move(response);
-            return;
-          }
-          mailbox->Post([weak, response = std::move(response)]() mutable {
-            if (auto c = weak.lock()) c->OnAnswer(std::move(response));
-          });
-        });
+    if (stamps_) RequestStamps::Stamp(&stamps_->dequeued_ns, MonotonicNs());
+    Responder responder([mailbox = processor_->mailbox(), weak, slot, self_thread,
+                         stamps = stamps_](Response response) mutable {
+      if (stamps) RequestStamps::Stamp(&stamps->answered_ns, MonotonicNs());
+      if (std::this_thread::get_id() == self_thread && slot->handling) {
+        slot->response = std::move(response);
+        return;
+      }
+      mailbox->Post([weak, response = std::move(response)]() mutable {
+        if (auto c = weak.lock()) c->OnAnswer(std::move(response));
+      });
+    });
     try {
       state_->handler->Handle(context, std::move(frame.bytes), std::move(responder));
     } catch (const std::bad_alloc&) {
@@ -421,16 +431,18 @@ void Connection::MaybeDispatch() {
                       client_host_, channel_id_));
     }
     slot->handling = false;
+    if (stamps_) RequestStamps::Stamp(&stamps_->local_done_ns, MonotonicNs());
     if (slot->response.has_value()) OnAnswer(std::move(*slot->response));
     return;
   }
-  Responder responder([mailbox = processor_->mailbox(), weak](Response response) {
+  Responder responder([mailbox = processor_->mailbox(), weak, stamps = stamps_](Response response) {
+    if (stamps) RequestStamps::Stamp(&stamps->answered_ns, MonotonicNs());
     mailbox->Post([weak, response = std::move(response)]() mutable {
       if (auto c = weak.lock()) c->OnAnswer(std::move(response));
     });
   });
   state_->queue.Push(
-      QueuedRequest{std::move(context), std::move(frame.bytes), std::move(responder)});
+      QueuedRequest{std::move(context), std::move(frame.bytes), std::move(responder), stamps_});
 }
 
 void Connection::OnAnswer(Response response) {
@@ -441,6 +453,7 @@ void Connection::OnAnswer(Response response) {
                              channel_id_));
     return;
   }
+  answer_taken_ns_ = MonotonicNs();
   switch (response.action) {
     case Response::Action::kNoResponse:
       response_.throttle_ms = response.throttle_ms;
@@ -480,6 +493,13 @@ void Connection::OnAnswer(Response response) {
 }
 
 void Connection::RequestDone() {
+  if (stamps_) {
+    RequestTimes t = stamps_->Times(request_received_ns_, answer_taken_ns_, MonotonicNs());
+    t.api_key = times_.api_key;
+    t.version = times_.version;
+    stamps_ = nullptr;
+    state_->options.request_observer(t);
+  }
   in_progress_ = false;
   writing_ = false;
   const int64_t throttle_ms = response_.throttle_ms;

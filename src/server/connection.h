@@ -39,6 +39,7 @@
 #include "server/asio.h"
 
 #include "server/asio_ssl.h"
+#include "server/request_times.h"
 #include "server/sasl_authenticator.h"
 #include "server/server_state.h"
 
@@ -74,11 +75,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool WaitingForSmallFrame() const;
 
   uint64_t id() const { return id_; }
+  const std::string& listener_name() const { return listener_->name; }
 
  private:
   struct Frame {
     std::vector<uint8_t> bytes;
     int64_t received_ms;
+    int64_t received_ns;                   // MonotonicNs(), for the request's phase times
     std::shared_ptr<MemoryCharge> charge;  // its bytes in the request memory pool
   };
 
@@ -152,6 +155,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool throttled_ = false;
   asio::steady_timer throttle_timer_;
   std::shared_ptr<MemoryCharge> request_charge_;  // the request in progress's pool bytes
+  // The request in progress's phase times, when the server has a request observer.
+  std::shared_ptr<RequestStamps> stamps_;
+  RequestTimes times_;  // its api key and version
+  int64_t request_received_ns_ = 0;
+  int64_t answer_taken_ns_ = 0;  // the network thread took its answer
   Response response_;
   size_t next_chunk_ = 0;
   int64_t file_sent_ = 0;   // of the FileSlice chunk being sent

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 #include <pthread.h>
+#include <time.h>
 
 #include <algorithm>
 #include <string>
@@ -54,12 +55,30 @@ void Processor::Adopt(asio::ip::tcp::socket socket, const ListenerRuntime* liste
         auto c = std::make_shared<Connection>(this, state_, std::move(socket), id, listener,
                                               std::move(address));
         connections_.emplace(id, c);
+        state_->CountListenerConnection(listener->name, id_, +1);
         c->Start();
         if (draining_) c->Drain();
       });
 }
 
-void Processor::Remove(uint64_t connection_id) { connections_.erase(connection_id); }
+void Processor::Remove(uint64_t connection_id) {
+  auto it = connections_.find(connection_id);
+  if (it == connections_.end()) return;
+  state_->CountListenerConnection(it->second->listener_name(), id_, -1);
+  connections_.erase(it);
+}
+
+int64_t Processor::CpuNs() const {
+  // The network thread's CPU time: what it did not spend waiting in epoll.
+  if (!thread_.joinable()) return 0;
+  clockid_t clock;
+  if (pthread_getcpuclockid(const_cast<std::thread&>(thread_).native_handle(), &clock) != 0) {
+    return 0;
+  }
+  timespec ts{};
+  if (clock_gettime(clock, &ts) != 0) return 0;
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
 
 void Processor::WaitForMemory(uint64_t connection_id) {
   memory_waiters_.push_back(connection_id);

@@ -43,6 +43,9 @@ class Processor {
   // Network thread only: the connection waits for the request memory pool; it is resumed
   // (Connection::ResumeAfterMemory) when the pool has bytes again.
   void WaitForMemory(uint64_t connection_id);
+  // CPU time the network thread has used (0 before Start or if the clock cannot be read).
+  // Any thread, while the processor is started.
+  int64_t CpuNs() const;
 
  private:
   void ResumeMemoryWaiters();

@@ -14,11 +14,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "base/mutex.h"
 #include "server/request_handler.h"
+#include "server/request_times.h"
 
 namespace seglog {
 
@@ -26,6 +28,8 @@ struct QueuedRequest {
   RequestContext context;
   std::vector<uint8_t> frame;
   Responder responder;
+  // Its phase times, when the server takes them (request_times.h); null otherwise.
+  std::shared_ptr<RequestStamps> stamps;
 };
 
 class RequestQueue {

@@ -19,7 +19,8 @@ QueuedRequest Request(uint64_t id, Recorder* r) {
   return QueuedRequest{RequestContext{id, "127.0.0.1:1", "PLAINTEXT", 0, "User:ANONYMOUS",
                                       "127.0.0.1", "PLAINTEXT", nullptr},
                        {},
-                       r->Make()};
+                       r->Make(),
+                       nullptr};
 }
 
 TEST(RequestQueueTest, FullQueueLinesRequestsUpInArrivalOrder) {

@@ -11,9 +11,11 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include "server/asio.h"
 
 #include "base/mutex.h"
@@ -86,6 +88,37 @@ struct ServerState {
   std::atomic<int64_t> throttled{0};  // connections held back by a creation rate
   // Changed under `mu` when decremented (so Shutdown's wait sees it); read anywhere.
   std::atomic<int64_t> open_connections{0};
+  // Request handler threads' time waiting for a request, summed over finished waits (ns),
+  // and when each thread's current wait began (-1: handling a request).
+  std::atomic<int64_t> handler_idle_ns{0};
+  std::unique_ptr<std::atomic<int64_t>[]> handler_waiting_since {
+    std::make_unique<std::atomic<int64_t>[]>(
+        static_cast<size_t>(std::max(0, options.num_io_threads)))
+  };
+  // All handler threads' waiting time up to `now`, the current waits included.
+  int64_t HandlerIdleNs(int64_t now) const {
+    int64_t ns = handler_idle_ns.load(std::memory_order_relaxed);
+    for (int i = 0; i < options.num_io_threads; ++i) {
+      const int64_t since = handler_waiting_since[i].load(std::memory_order_relaxed);
+      if (since > 0 && now > since) ns += now - since;  // 0: not started, -1: busy
+    }
+    return ns;
+  }
+
+  // A connection of `listener` opened (+1) or closed (-1) on network thread `processor`.
+  void CountListenerConnection(const std::string& listener, int processor, int delta)
+      EXCLUDES(counts_mu) {
+    MutexLock lock(&counts_mu);
+    by_listener[{listener, processor}] += delta;
+  }
+  std::map<std::pair<std::string, int>, int64_t> ListenerConnectionCounts() const
+      EXCLUDES(counts_mu) {
+    MutexLock lock(&counts_mu);
+    return by_listener;
+  }
+
+  mutable Mutex counts_mu;
+  std::map<std::pair<std::string, int>, int64_t> by_listener GUARDED_BY(counts_mu);
   Mutex mu;
   CondVar all_closed{&mu};
 };

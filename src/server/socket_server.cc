@@ -49,6 +49,14 @@ class SocketServer::Impl {
     s.memory_mutes = state_.pool.mutes();
     s.request_memory_available = state_.pool.available();
     s.request_memory_low_water = state_.pool.low_water();
+    for (const auto& [key, count] : state_.ListenerConnectionCounts()) {
+      s.connections_by_listener.push_back({key.first, key.second, count});
+    }
+    s.handler_idle_ns = state_.HandlerIdleNs(MonotonicNs());
+    s.num_io_threads = state_.options.num_io_threads;
+    s.num_network_threads = state_.options.num_network_threads;
+    s.started_ns = started_ns_;
+    s.network_cpu_ns = NetworkCpuNs();
     return s;
   }
 
@@ -97,6 +105,15 @@ class SocketServer::Impl {
   std::multimap<std::chrono::steady_clock::time_point, asio::ip::tcp::socket> delayed_close_;
   asio::steady_timer delayed_close_timer_{accept_io_};
   std::atomic<bool> accepting_{true};
+  int64_t started_ns_ = 0;  // set before Start returns
+  // Held while Shutdown clears processors_ and while stats() reads their CPU time.
+  mutable Mutex processors_mu_;
+  int64_t NetworkCpuNs() const EXCLUDES(processors_mu_) {
+    MutexLock lock(&processors_mu_);
+    int64_t ns = 0;
+    for (const auto& p : processors_) ns += p->CpuNs();
+    return ns;
+  }
   Mutex shutdown_mu_;
   bool shut_down_ GUARDED_BY(shutdown_mu_) = false;
 };
@@ -201,6 +218,7 @@ void SocketServer::Impl::StartThreads() {
   // sendfile(2) to a socket the client closed raises SIGPIPE, which would end the process;
   // the JVM ignores it for Kafka, and so does a seglog server.
   std::signal(SIGPIPE, SIG_IGN);
+  started_ns_ = MonotonicNs();
   for (int i = 0; i < state_.options.num_network_threads; ++i) {
     processors_.push_back(std::make_unique<Processor>(i, &state_));
     processors_.back()->Start();
@@ -209,7 +227,15 @@ void SocketServer::Impl::StartThreads() {
     io_threads_.emplace_back([this, i] {
       pthread_setname_np(pthread_self(), ("seglog-io-" + std::to_string(i)).substr(0, 15).c_str());
       // Kafka's KafkaRequestHandler: take a request, hand it to the broker, repeat.
+      std::atomic<int64_t>& waiting_since = state_.handler_waiting_since[i];
+      int64_t wait_start = MonotonicNs();
+      waiting_since.store(wait_start, std::memory_order_relaxed);
       while (std::optional<QueuedRequest> r = state_.queue.Pop()) {
+        const int64_t taken = MonotonicNs();
+        waiting_since.store(-1, std::memory_order_relaxed);
+        state_.handler_idle_ns.fetch_add(taken - wait_start, std::memory_order_relaxed);
+        std::shared_ptr<RequestStamps> stamps = std::move(r->stamps);
+        if (stamps) RequestStamps::Stamp(&stamps->dequeued_ns, taken);
         try {
           state_.handler->Handle(r->context, std::move(r->frame), std::move(r->responder));
         } catch (const std::bad_alloc&) {
@@ -218,7 +244,11 @@ void SocketServer::Impl::StartThreads() {
           state_.Warn(fmt::format("Out of memory handling a request from {}; closing connection",
                                   r->context.client_address));
         }
+        wait_start = MonotonicNs();
+        if (stamps) RequestStamps::Stamp(&stamps->local_done_ns, wait_start);
+        waiting_since.store(wait_start, std::memory_order_relaxed);
       }
+      waiting_since.store(-1, std::memory_order_relaxed);
     });
   }
   for (auto& l : listeners_) Accept(l.get());
@@ -403,8 +433,11 @@ void SocketServer::Impl::Shutdown() {
   io_threads_.clear();
   // 4. Close what is left and join the network threads.
   state_.Info("Shutting down socket server");
-  for (auto& p : processors_) p->Stop();
-  processors_.clear();
+  {
+    MutexLock lock(&processors_mu_);  // no CPU time is read from a thread being joined
+    for (auto& p : processors_) p->Stop();
+    processors_.clear();
+  }
   state_.Info("Shutdown completed");
 }
 

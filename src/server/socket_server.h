@@ -42,6 +42,7 @@
 #include "server/listener_config.h"
 #include "server/listener_security.h"
 #include "server/request_handler.h"
+#include "server/request_times.h"
 
 namespace seglog {
 
@@ -94,6 +95,8 @@ struct SocketServerOptions {
   // ip entity's; nullopt: none). Called by the acceptor thread; must be thread-safe. Null: no
   // ip quotas.
   std::function<std::optional<double>(const std::string& address)> ip_connection_rate;
+  // Receives each answered request's phase times (request_times.h). Null: none are taken.
+  RequestObserver request_observer;
   // Receives the server's log lines, in Kafka's words, with their levels. Called from the
   // server's threads; must be thread-safe. Default: no logging.
   Logger logger;
@@ -118,6 +121,21 @@ class SocketServer {
     int64_t request_memory_low_water = 0;  // the least it has been (below 0: overdrawn)
     size_t queued_requests = 0;            // in the RequestQueue
     size_t waiting_requests = 0;           // waiting for room in it
+    // Open connections by listener and network thread (Kafka's socket-server-metrics
+    // connection-count{listener,networkProcessor}); only pairs that had a connection.
+    struct ListenerConnections {
+      std::string listener;
+      int network_processor = 0;
+      int64_t count = 0;
+    };
+    std::vector<ListenerConnections> connections_by_listener;
+    // Since the server started: nanoseconds the request handler threads spent waiting for a
+    // request (summed over the threads), and the network threads' CPU time (summed).
+    int64_t handler_idle_ns = 0;
+    int64_t network_cpu_ns = 0;
+    int num_io_threads = 0;
+    int num_network_threads = 0;
+    int64_t started_ns = 0;  // MonotonicNs() when the threads started
   };
 
   // Binds every listener and starts the threads. `handler` must outlive the server.

@@ -228,6 +228,99 @@ class DelayedAnswers {
   std::vector<std::thread> threads_;
 };
 
+// Each answered request's phases reach the observer: a request parked 200 ms by its handler
+// shows it as remote time, one sleeping 100 ms in its handler as local time, and their api
+// key and version are the frame's.
+TEST_F(SocketServerTest, RequestObserverSeesEachRequestsPhases) {
+  std::mutex mu;
+  std::vector<RequestTimes> seen;
+  std::vector<std::thread> parked;
+  FnHandler& h = *MakeHandler([&](const RequestContext&, std::vector<uint8_t> f, Responder r) {
+    if (f[1] == 1) {  // api key 1: answered 200 ms later from another thread
+      auto shared = std::make_shared<Responder>(std::move(r));
+      std::lock_guard<std::mutex> lock(mu);
+      parked.emplace_back([shared] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        shared->Send(Text("late"));
+      });
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    r.Send(Text("slow"));
+  });
+  SocketServerOptions o = Options();
+  o.request_observer = [&](const RequestTimes& t) {
+    std::lock_guard<std::mutex> lock(mu);
+    seen.push_back(t);
+  };
+  StartServer(std::move(o), &h);
+  auto c = Connect();
+  ASSERT_NE(c, nullptr);
+  // api key 1 v4, then api key 3 v12 (the header's first four bytes).
+  ASSERT_TRUE(c->SendFrame(std::string("\x00\x01\x00\x04xxxx", 8)));
+  EXPECT_EQ(c->ReadFrameString(), "late");
+  ASSERT_TRUE(c->SendFrame(std::string("\x00\x03\x00\x0cxxxx", 8)));
+  EXPECT_EQ(c->ReadFrameString(), "slow");
+  ASSERT_TRUE(Eventually([&] {
+    std::lock_guard<std::mutex> lock(mu);
+    return seen.size() == 2;
+  }));
+  std::lock_guard<std::mutex> lock(mu);
+  for (auto& t : parked) t.join();
+  constexpr int64_t kMs = 1'000'000;
+  EXPECT_EQ(seen[0].api_key, 1);
+  EXPECT_EQ(seen[0].version, 4);
+  EXPECT_GE(seen[0].remote_ns, 190 * kMs);
+  EXPECT_LT(seen[0].local_ns, 100 * kMs);
+  EXPECT_EQ(seen[1].api_key, 3);
+  EXPECT_EQ(seen[1].version, 12);
+  EXPECT_GE(seen[1].local_ns, 95 * kMs);
+  EXPECT_LT(seen[1].remote_ns, 50 * kMs);
+  for (const RequestTimes& t : seen) {
+    const int64_t sum =
+        t.request_queue_ns + t.local_ns + t.remote_ns + t.response_queue_ns + t.response_send_ns;
+    EXPECT_EQ(t.total_ns, sum);
+  }
+}
+
+TEST_F(SocketServerTest, StatsCountConnectionsPerListenerAndThreadsIdle) {
+  FnHandler& h = *MakeHandler(Echo);
+  SocketServerOptions o = Options();
+  o.listeners.push_back({"INTERNAL", "127.0.0.1", 0});
+  StartServer(std::move(o), &h);
+  auto a = TestClient::Connect(server_->port("PLAINTEXT"));
+  auto b = TestClient::Connect(server_->port("PLAINTEXT"));
+  auto c = TestClient::Connect(server_->port("INTERNAL"));
+  ASSERT_TRUE(a && b && c);
+  for (auto* client : {a.get(), b.get(), c.get()}) {
+    ASSERT_TRUE(client->SendFrame("x"));
+    EXPECT_EQ(client->ReadFrameString(), "echo:x");
+  }
+  auto count = [&](const std::string& listener) {
+    int64_t n = 0;
+    for (const auto& l : server_->stats().connections_by_listener) {
+      if (l.listener == listener) n += l.count;
+      EXPECT_GE(l.network_processor, 0);
+      EXPECT_LT(l.network_processor, 2);
+    }
+    return n;
+  };
+  EXPECT_EQ(count("PLAINTEXT"), 2);
+  EXPECT_EQ(count("INTERNAL"), 1);
+  b.reset();
+  EXPECT_TRUE(Eventually([&] { return count("PLAINTEXT") == 1; }));
+  EXPECT_EQ(count("INTERNAL"), 1);
+  // Four handler threads that did almost nothing have been idle almost all the time.
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const SocketServer::Stats s = server_->stats();
+  const int64_t elapsed = MonotonicNs() - s.started_ns;
+  EXPECT_EQ(s.num_io_threads, 4);
+  EXPECT_GT(s.handler_idle_ns, 4 * elapsed * 8 / 10);
+  EXPECT_LE(s.handler_idle_ns, 4 * elapsed);
+  EXPECT_GE(s.network_cpu_ns, 0);
+  EXPECT_LT(s.network_cpu_ns, 2 * elapsed);
+}
+
 TEST_F(SocketServerTest, PipelinedRequestsAreHandledOneAtATimeAndAnsweredInOrder) {
   constexpr int kConnections = 3;
   constexpr int kRequests = 100;

@@ -4,6 +4,8 @@ per topic and for all topics, bytes out, log sizes and offsets, partition counts
 Prometheus' text format; a deleted topic's series go; unknown paths are 404 and other methods
 405."""
 import re
+import subprocess
+import time
 import urllib.error
 import urllib.request
 
@@ -95,6 +97,39 @@ def metrics_endpoint(ctx):
                    if name == "kafka_network_requestmetrics_requests_total" and
                    ("request", "Produce") in labels)
     check(produces >= 2, f"{produces} Produce requests counted")
+    # Latency histograms as the exporter gives Yammer's: a gauge per quantile, a _count.
+    produce_count = value(samples, "kafka_network_requestmetrics_totaltimems_count",
+                          request="Produce")
+    check(produce_count == produces, f"totaltimems_count {produce_count} vs {produces} Produce")
+    qs = [value(samples, "kafka_network_requestmetrics_totaltimems", request="Produce",
+                quantile=q) for q in ("0.50", "0.75", "0.95", "0.98", "0.99", "0.999")]
+    check(all(0 < a <= b < 10000 for a, b in zip(qs, qs[1:])), f"Produce quantiles {qs}")
+    for phase in ("requestqueuetimems", "localtimems", "remotetimems", "responsequeuetimems",
+                  "responsesendtimems"):
+        check(value(samples, f"kafka_network_requestmetrics_{phase}_count",
+                    request="FetchConsumer") >= 2, f"{phase} of consumer fetches")
+    for name in ("kafka_network_socketserver_networkprocessoravgidle_percent",
+                 "kafka_server_kafkarequesthandlerpool_requesthandleravgidle_percent"):
+        idle = value(samples, name)
+        check(0.5 < idle <= 1, f"{name} {idle} on a broker that is mostly waiting")
+    check(value(samples, "process_resident_memory_bytes") > 1 << 20, "process RSS")
+    # A connection held open is counted under its listener and network thread.
+    held = subprocess.Popen(["kcat", "-b", b.bootstrap, "-C", "-t", "orders", "-q"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            s2, _ = scrape(port)
+            open_now = sum(v for (name, labels), v in s2.items()
+                           if name == "kafka_server_socket_server_metrics_connection_count" and
+                           ("listener", "PLAINTEXT") in labels)
+            if open_now >= 1 or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        check(open_now >= 1, f"connection_count {open_now} while a consumer is connected")
+    finally:
+        held.terminate()
+        held.wait(timeout=10)
     check(types.get("kafka_server_brokertopicmetrics_messagesin_total") == "counter" and
           types.get("kafka_log_log_size") == "gauge", f"types: {types}")
     # A deleted topic's series go; the all-topics totals stay.

@@ -1,0 +1,43 @@
+#include "node/node_metrics.h"
+
+#include <gtest/gtest.h>
+
+namespace seglog {
+namespace {
+
+TEST(IdleFraction, BusyTimeOverThreadsAndElapsed) {
+  EXPECT_DOUBLE_EQ(IdleFraction(0, 1000, 4), 1.0);
+  EXPECT_DOUBLE_EQ(IdleFraction(1000, 1000, 4), 0.75);  // one of four threads busy throughout
+  EXPECT_DOUBLE_EQ(IdleFraction(4000, 1000, 4), 0.0);
+  EXPECT_DOUBLE_EQ(IdleFraction(5000, 1000, 4), 0.0);  // clock skew: never below 0
+  EXPECT_DOUBLE_EQ(IdleFraction(-10, 1000, 4), 1.0);   // nor above 1
+  EXPECT_DOUBLE_EQ(IdleFraction(10, 0, 4), 1.0);       // no window yet
+  EXPECT_DOUBLE_EQ(IdleFraction(10, 1000, 0), 1.0);
+}
+
+TEST(RequestTimesObserver, CountsFetchAlsoAsFetchConsumer) {
+  auto metrics = std::make_shared<BrokerMetrics>();
+  RequestObserver observe = RequestTimesObserver(metrics);
+  RequestTimes t;
+  t.api_key = 1;  // Fetch
+  t.total_ns = 3'000'000;
+  t.remote_ns = 2'000'000;
+  observe(t);
+  t.api_key = 0;  // Produce
+  observe(t);
+  const std::string text = metrics->Scrape();
+  for (const char* request : {"Fetch", "FetchConsumer", "Produce"}) {
+    EXPECT_NE(text.find(std::string("kafka_network_requestmetrics_totaltimems_count{request=\"") +
+                        request + "\"} 1\n"),
+              std::string::npos)
+        << request;
+    EXPECT_NE(text.find(std::string("kafka_network_requestmetrics_remotetimems{quantile=\"0.50\","
+                                    "request=\"") +
+                        request + "\"} 2\n"),
+              std::string::npos)
+        << request;
+  }
+}
+
+}  // namespace
+}  // namespace seglog
