@@ -159,6 +159,10 @@ struct LogOptions {
   // append, flush, roll and read fails - and the owner takes the whole log directory offline
   // (an fsync failure is never retried: the page cache may have dropped the data).
   std::function<void(const Status&)> on_storage_failure;
+  // Called after each flush that synced something, with how long the syncs took in
+  // nanoseconds (Kafka's LogFlushStats timer), with only the log's flush lock held (not the
+  // append lock); must return promptly. Optional.
+  std::function<void(int64_t flush_ns)> on_flush;
   // Shared by the logs of one log directory: a failed sync in any of them sets it, and then
   // all of them refuse work (Kafka takes the whole directory offline). Optional.
   std::shared_ptr<std::atomic<bool>> directory_offline;

@@ -344,6 +344,7 @@ std::vector<GroupCoordinator::ListedGroup> GroupCoordinator::ListGroups(
     const std::vector<std::string>& states_filter, const std::vector<std::string>& types_filter) {
   return core_->ListGroups(states_filter, types_filter);
 }
+int64_t GroupCoordinator::NumOffsets() { return core_->NumOffsets(); }
 std::optional<protocol::DescribeGroupsResponseData::DescribedGroup> GroupCoordinator::DescribeGroup(
     const std::string& group_id, int16_t* error) {
   return core_->DescribeGroup(group_id, error);

@@ -205,6 +205,8 @@ class GroupCoordinator {
   };
   std::vector<ListedGroup> ListGroups(const std::vector<std::string>& states_filter,
                                       const std::vector<std::string>& types_filter);
+  // Committed offsets held, over every group (GroupMetadataManager's NumOffsets).
+  int64_t NumOffsets();
   // DescribeGroups of one group: found (its state and members) or not (nullopt; *error is then
   // 0 for an unknown group, or the coordinator's error).
   std::optional<protocol::DescribeGroupsResponseData::DescribedGroup> DescribeGroup(

@@ -36,6 +36,15 @@ auto GroupCoordinator::Core::ListGroups(const std::vector<std::string>& states_f
   return out;
 }
 
+int64_t GroupCoordinator::Core::NumOffsets() {
+  int64_t n = 0;
+  for (auto& sp : shards_) {
+    MutexLock l(&sp->mu);
+    for (const auto& [group, offsets] : sp->offsets) n += static_cast<int64_t>(offsets.size());
+  }
+  return n;
+}
+
 auto GroupCoordinator::Core::DescribeGroup(const std::string& group_id, int16_t* error)
     -> std::optional<protocol::DescribeGroupsResponseData::DescribedGroup> {
   *error = ke::kNone;

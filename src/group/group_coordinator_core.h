@@ -499,6 +499,8 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
 
   // ---- Listing, describing, deleting ----
 
+  // Committed offsets held, over every group (GroupMetadataManager's NumOffsets).
+  int64_t NumOffsets();
   std::vector<ListedGroup> ListGroups(const std::vector<std::string>& states_filter,
                                       const std::vector<std::string>& types_filter);
 

@@ -643,6 +643,7 @@ Status Log::Flush(int64_t offset) {
       to_sync.push_back(it->second);
     }
   }
+  const auto sync_start = std::chrono::steady_clock::now();
   for (const std::shared_ptr<LogSegment>& seg : to_sync) {
     Status s = seg->Flush();
     if (s.ok()) continue;
@@ -658,6 +659,11 @@ Status Log::Flush(int64_t offset) {
     if (Status s = SyncProducerSnapshot(options_.env, dir_, snapshot_offset); !s.ok()) {
       return SyncFailed(s);
     }
+  }
+  if (options_.on_flush) {
+    options_.on_flush(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now() - sync_start)
+                          .count());
   }
   MutexLock lock(&st.append_mu);
   st.recovery_point = std::max(st.recovery_point, std::min(offset, end));

@@ -60,6 +60,7 @@ Result<std::unique_ptr<LogManager>> LogManager::OpenDirs(const LogManagerConfig&
     o.log_options.env = env;
     o.node_id = config.node_id;
     o.log_options.scheduler = scheduler;
+    o.log_options.on_flush = [manager = m.get()](int64_t ns) { manager->OnFlush(ns); };
     o.log_options.clock = [scheduler] { return scheduler->NowMs(); };
     o.log_options.logger = m->logger_;
     o.log_options.producer_id_expiration_ms = config.producer_id_expiration_ms;
@@ -690,6 +691,12 @@ Result<bool> LogManager::CleanOne(int id, const LogRef& ref, bool force, int64_t
   cleaner.SetIoLimit(config_.log_cleaner_io_max_bytes_per_second);
   auto cleaned = cleaner.Clean(*ref.log, name, *range, now);
   if (!cleaned.ok()) return cleaned.status();
+  {
+    const CleanerStats& st = cleaned->stats;
+    MutexLock l(&mu_);
+    last_rounds_[id] = CleanerRound{st.map_utilization, st.bytes_read + st.map_bytes_read,
+                                    st.bytes_written, st.total_seconds};
+  }
   SEGLOG_RETURN_IF_ERROR(ref.dir->SetCleanerCheckpoint(ref.tp, cleaned->end_offset));
   return true;
 }
@@ -724,6 +731,10 @@ Result<bool> LogManager::RunCleanerRound(int id) {
       best = Candidate{ref, range->cleanable_ratio(), *range};
     }
   }
+  {
+    MutexLock l(&mu_);
+    last_max_dirty_ratio_ = best ? best->ratio : 0;
+  }
   bool cleaned = false;
   if (best && BeginCleaning(best->ref.tp)) {
     // The range this round measured, not a second computation of it (same now).
@@ -736,6 +747,10 @@ Result<bool> LogManager::RunCleanerRound(int id) {
   for (const LogRef& ref : logs) {
     if (!ref.log->config().cleanup_compact) continue;
     (void)ref.log->DeleteOldSegments();
+  }
+  {
+    MutexLock l(&mu_);
+    last_cleaner_run_ms_ = scheduler_->NowMs();
   }
   return cleaned;
 }
@@ -810,6 +825,45 @@ Status LogManager::Shutdown() {
   }
   logger_.Info("Shutdown complete.");
   return first;
+}
+
+LogManager::CleanerMetrics LogManager::cleaner_metrics() const {
+  CleanerMetrics out;
+  std::set<std::string> uncleanable;
+  {
+    MutexLock l(&mu_);
+    int64_t read = 0, written = 0;
+    for (const auto& [id, round] : last_rounds_) {
+      out.max_buffer_utilization_percent =
+          std::max(out.max_buffer_utilization_percent, 100 * round.buffer_utilization);
+      out.max_clean_time_secs = std::max(out.max_clean_time_secs, round.seconds);
+      read += round.bytes_read;
+      written += round.bytes_written;
+    }
+    // Kafka's cleaner-recopy-percent: of the bytes the last rounds read, the share written.
+    out.cleaner_recopy_percent = read > 0 ? 100.0 * static_cast<double>(written) / read : 0;
+    out.max_dirty_percent = 100 * last_max_dirty_ratio_;
+    out.last_run_ms = last_cleaner_run_ms_;
+    uncleanable = uncleanable_;
+  }
+  for (const std::unique_ptr<LogDirectory>& d : dirs_) out.uncleanable_by_dir[d->dir()] = {0, 0};
+  for (const LogRef& ref : AllLogs()) {
+    if (!uncleanable.count(PartitionDirName(ref.tp))) continue;
+    auto& [count, bytes] = out.uncleanable_by_dir[ref.dir->dir()];
+    ++count;
+    bytes += ref.log->size_in_bytes();
+  }
+  return out;
+}
+
+void LogManager::SetFlushObserver(std::function<void(int64_t flush_ns)> observer) {
+  MutexLock l(&flush_mu_);
+  flush_observer_ = std::move(observer);
+}
+
+void LogManager::OnFlush(int64_t ns) {
+  MutexLock l(&flush_mu_);
+  if (flush_observer_) flush_observer_(ns);
 }
 
 }  // namespace seglog

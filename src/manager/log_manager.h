@@ -238,6 +238,21 @@ class LogManager {
   // Stops the tasks and closes every directory cleanly.
   Status Shutdown() EXCLUDES(mu_);
 
+  // The log cleaner's state, as Kafka's LogCleaner and LogCleanerManager gauges report it.
+  struct CleanerMetrics {
+    double max_buffer_utilization_percent = 0;  // of the last rounds, the fullest offset map
+    double cleaner_recopy_percent = 0;          // bytes written / read by the last rounds
+    double max_clean_time_secs = 0;             // the longest of the last rounds
+    double max_dirty_percent = 0;               // the dirtiest log when a round last chose
+    int64_t last_run_ms = -1;                   // when a round last ended (-1: never)
+    // Uncleanable partitions per log directory (path), and their logs' bytes.
+    std::map<std::string, std::pair<int64_t, int64_t>> uncleanable_by_dir;
+  };
+  CleanerMetrics cleaner_metrics() const EXCLUDES(mu_);
+  // Receives the duration (ns) of every log flush that synced something (LogFlushStats).
+  // Thread-safe; the observer is called on flushing threads and must return promptly.
+  void SetFlushObserver(std::function<void(int64_t flush_ns)> observer) EXCLUDES(flush_mu_);
+
  private:
   LogManager(LogManagerConfig config, Scheduler* scheduler, Logger logger, Env* env)
       : config_(std::move(config)),
@@ -353,6 +368,19 @@ class LogManager {
   std::map<int, std::unique_ptr<CleanerSlot>> cleaner_slots_ GUARDED_BY(mu_);
   std::set<std::string> uncleanable_ GUARDED_BY(mu_);  // partition dir names
   std::set<std::string> cleaning_ GUARDED_BY(mu_);     // partition dir names
+  // Each cleaner thread's last round (by id), for cleaner_metrics().
+  struct CleanerRound {
+    double buffer_utilization = 0;
+    int64_t bytes_read = 0;
+    int64_t bytes_written = 0;
+    double seconds = 0;
+  };
+  std::map<int, CleanerRound> last_rounds_ GUARDED_BY(mu_);
+  double last_max_dirty_ratio_ GUARDED_BY(mu_) = 0;
+  int64_t last_cleaner_run_ms_ GUARDED_BY(mu_) = -1;
+  void OnFlush(int64_t ns) EXCLUDES(flush_mu_);
+  mutable Mutex flush_mu_;
+  std::function<void(int64_t)> flush_observer_ GUARDED_BY(flush_mu_);
 };
 
 }  // namespace seglog

@@ -199,6 +199,44 @@ TEST_F(LogManagerFaultTest, ACleanerSwapWhoseRenameFailsTakesTheLogOffline) {
   EXPECT_EQ((*m->GetLog({"cmp", 0}))->log_end_offset(), 10);
 }
 
+// What the cleaner and flush metrics read: a round that cleans 10 values of one key down to
+// one reports the bytes it copied and its map's use; a failed round makes its partition
+// uncleanable, counted under its directory; each flush that synced something is observed.
+TEST_F(LogManagerFaultTest, CleanerMetricsAndFlushObserver) {
+  auto m = Open(&env_);
+  std::vector<int64_t> flushes;
+  m->SetFlushObserver([&](int64_t ns) { flushes.push_back(ns); });
+  EXPECT_EQ(m->cleaner_metrics().last_run_ms, -1);
+  ASSERT_TRUE(m->CreateTopic("cmp", 1, {{"cleanup.policy", "compact"}}).ok());
+  Append(m.get(), {"cmp", 0}, 10, 100, /*one_key=*/true);
+  std::shared_ptr<Log> log = *m->GetLog({"cmp", 0});
+  ASSERT_TRUE(log->Roll().ok());
+  ASSERT_TRUE(log->Flush(log->log_end_offset()).ok());
+  ASSERT_EQ(flushes.size(), 1u);
+  EXPECT_GE(flushes[0], 0);
+  ASSERT_TRUE(log->Flush(log->log_end_offset()).ok());  // nothing left to sync
+  EXPECT_EQ(flushes.size(), 1u);
+  ASSERT_TRUE(m->RunCleanerRound(0).ok());
+  LogManager::CleanerMetrics c = m->cleaner_metrics();
+  EXPECT_GE(c.last_run_ms, kT0);
+  EXPECT_GT(c.max_dirty_percent, 50);  // 10 records, all of them dirty
+  EXPECT_GT(c.max_buffer_utilization_percent, 0);
+  // One batch of ten written back of the ten read (and read again to build the map).
+  EXPECT_GT(c.cleaner_recopy_percent, 0);
+  EXPECT_LT(c.cleaner_recopy_percent, 20);
+  ASSERT_EQ(c.uncleanable_by_dir.size(), 1u);
+  EXPECT_EQ(c.uncleanable_by_dir.begin()->second.first, 0);
+  ASSERT_TRUE(m->CreateTopic("bad", 1, {{"cleanup.policy", "compact"}}).ok());
+  Append(m.get(), {"bad", 0}, 10, 100, /*one_key=*/true);
+  std::shared_ptr<Log> bad = *m->GetLog({"bad", 0});
+  ASSERT_TRUE(bad->Roll().ok());
+  env_.Fail(EnvOp::kOpen, "bad-0/00000000000000000000.log.cleaned", EIO, 1);
+  (void)m->RunCleanerRound(0);
+  c = m->cleaner_metrics();
+  EXPECT_EQ(c.uncleanable_by_dir.begin()->second.first, 1);
+  EXPECT_EQ(c.uncleanable_by_dir.begin()->second.second, bad->size_in_bytes());
+}
+
 // A move between log directories whose swap fails at its first rename (the old log to -delete):
 // the partition keeps no log until the next open, which finds the old log and the copy and undoes
 // the move - nothing is lost. (A failure of the last rename leaves only the complete copy, which

@@ -67,7 +67,8 @@ BrokerMetrics::BrokerMetrics()
                                     "Partitions of consumers' Fetch requests that failed")),
       requests_(RegisterCounter(*registry_, "kafka_network_requestmetrics_requests_total",
                                 "Requests by API and version (RequestsPerSec)")),
-      all_topics_(MakeCounters({})) {}
+      all_topics_(MakeCounters({})),
+      log_flush_(LatencyQuantiles(), std::chrono::minutes(5), 5) {}
 
 BrokerMetrics::TopicCounters BrokerMetrics::MakeCounters(
     const std::map<std::string, std::string>& labels) {
@@ -145,6 +146,33 @@ void BrokerMetrics::RecordRequestTimes(const std::string& name, const PhaseMs& m
   for (int i = 0; i < kPhases; ++i) timers->phases[i]->Observe(ms[i]);
 }
 
+void BrokerMetrics::RecordLogFlush(double ms) { log_flush_.Observe(ms); }
+
+namespace {
+
+// A sketch as the exporter exports a Yammer timer: quantile gauges and a _count counter.
+void AddTimerFamilies(
+    const std::string& family, const std::string& help,
+    const std::vector<std::pair<std::map<std::string, std::string>, const prometheus::Summary*>>&
+        timers,
+    std::vector<prometheus::MetricFamily>* out) {
+  std::vector<std::pair<std::map<std::string, std::string>, double>> quantiles, counts;
+  for (const auto& [labels, timer] : timers) {
+    prometheus::ClientMetric m = timer->Collect();
+    counts.push_back({labels, static_cast<double>(m.summary.sample_count)});
+    for (const auto& q : m.summary.quantile) {
+      std::map<std::string, std::string> with_quantile = labels;
+      with_quantile["quantile"] = QuantileLabel(q.quantile);
+      // An empty window has no quantiles (NaN): Yammer reports 0 then.
+      quantiles.push_back({with_quantile, std::isnan(q.value) ? 0.0 : q.value});
+    }
+  }
+  out->push_back(GaugeFamily(family, help, quantiles));
+  out->push_back(CounterFamily(family + "_count", help, counts));
+}
+
+}  // namespace
+
 std::vector<prometheus::MetricFamily> BrokerMetrics::CollectRequestTimes() const {
   std::vector<std::pair<std::string, const RequestTimers*>> all;
   {
@@ -153,20 +181,14 @@ std::vector<prometheus::MetricFamily> BrokerMetrics::CollectRequestTimes() const
   }
   std::vector<prometheus::MetricFamily> out;
   for (int i = 0; i < kPhases; ++i) {
-    std::vector<std::pair<std::map<std::string, std::string>, double>> quantiles, counts;
-    for (const auto& [name, t] : all) {
-      prometheus::ClientMetric m = t->phases[i]->Collect();
-      counts.push_back({{{"request", name}}, static_cast<double>(m.summary.sample_count)});
-      for (const auto& q : m.summary.quantile) {
-        // An empty window has no quantiles (NaN): Yammer reports 0 then.
-        quantiles.push_back({{{"request", name}, {"quantile", QuantileLabel(q.quantile)}},
-                             std::isnan(q.value) ? 0.0 : q.value});
-      }
-    }
-    const std::string family = fmt::format("kafka_network_requestmetrics_{}", kPhaseNames[i]);
-    out.push_back(GaugeFamily(family, kPhaseHelp[i], quantiles));
-    out.push_back(CounterFamily(family + "_count", kPhaseHelp[i], counts));
+    std::vector<std::pair<std::map<std::string, std::string>, const prometheus::Summary*>> timers;
+    for (const auto& [name, t] : all) timers.push_back({{{"request", name}}, t->phases[i].get()});
+    AddTimerFamilies(fmt::format("kafka_network_requestmetrics_{}", kPhaseNames[i]), kPhaseHelp[i],
+                     timers, &out);
   }
+  AddTimerFamilies("kafka_log_logflushstats_logflushrateandtimems",
+                   "Log flush durations (LogFlushStats LogFlushRateAndTimeMs)", {{{}, &log_flush_}},
+                   &out);
   return out;
 }
 

@@ -58,6 +58,8 @@ class BrokerMetrics {
   using PhaseMs = std::array<double, kPhases>;
   // One request of `name` answered, with its phase times.
   void RecordRequestTimes(const std::string& name, const PhaseMs& ms) EXCLUDES(timers_mu_);
+  // One log flush that synced something, taking `ms` (LogFlushStats' LogFlushRateAndTimeMs).
+  void RecordLogFlush(double ms);
   // A deleted topic's counters go, as Kafka removes its topic metrics.
   void RemoveTopic(const std::string& topic) EXCLUDES(mu_);
 
@@ -100,6 +102,7 @@ class BrokerMetrics {
     std::array<std::unique_ptr<prometheus::Summary>, kPhases> phases;
   };
   std::vector<prometheus::MetricFamily> CollectRequestTimes() const EXCLUDES(timers_mu_);
+  prometheus::Summary log_flush_;  // locks itself
   mutable Mutex timers_mu_;
   std::map<std::string, std::unique_ptr<RequestTimers>> timers_ GUARDED_BY(timers_mu_);
 };

@@ -126,6 +126,12 @@ Status BrokerServer::StartAll() {
     metrics_ = std::make_shared<BrokerMetrics>();
     metrics_->AddCollector(LogGaugesCollector(logs));
     metrics_->AddCollector(ProcessCollector());
+    metrics_->AddCollector(CleanerCollector(logs));
+    metrics_->AddCollector(GroupCollector(groups_.get()));
+    if (tiered_) metrics_->AddCollector(TieredCollector(tiered_->manager()));
+    std::shared_ptr<BrokerMetrics> flushes = metrics_;
+    logs->SetFlushObserver(
+        [flushes](int64_t ns) { flushes->RecordLogFlush(static_cast<double>(ns) / 1e6); });
     ctx.metrics = metrics_;
   }
   broker_ = std::make_unique<Broker>(ctx);

@@ -1,10 +1,12 @@
 // The node's scrape-time metrics; see node_metrics.h.
 #include "node/node_metrics.h"
 
+#include "base/clock.h"
 #include "base/mutex.h"
 #include "server/api_table.h"
 
 #include <algorithm>
+#include <cctype>
 #include <memory>
 #include <set>
 #include <string>
@@ -63,6 +65,102 @@ BrokerMetrics::Collector LogGaugesCollector(const LogManager* logs) {
     // Kafka's BrokerState: 3 is RUNNING.
     out.push_back(GaugeFamily("kafka_server_kafkaserver_brokerstate", "", {{{}, 3}}));
     return out;
+  };
+}
+
+BrokerMetrics::Collector CleanerCollector(const LogManager* logs) {
+  return [logs] {
+    using Samples = std::vector<std::pair<std::map<std::string, std::string>, double>>;
+    const LogManager::CleanerMetrics c = logs->cleaner_metrics();
+    std::vector<prometheus::MetricFamily> out;
+    out.push_back(GaugeFamily("kafka_log_logcleaner_max_buffer_utilization_percent", "",
+                              {{{}, c.max_buffer_utilization_percent}}));
+    out.push_back(GaugeFamily("kafka_log_logcleaner_cleaner_recopy_percent", "",
+                              {{{}, c.cleaner_recopy_percent}}));
+    out.push_back(
+        GaugeFamily("kafka_log_logcleaner_max_clean_time_secs", "", {{{}, c.max_clean_time_secs}}));
+    out.push_back(GaugeFamily("kafka_log_logcleaner_deadthreadcount", "", {{{}, 0}}));
+    out.push_back(GaugeFamily("kafka_log_logcleanermanager_max_dirty_percent", "",
+                              {{{}, c.max_dirty_percent}}));
+    const double since = c.last_run_ms < 0 ? 0 : static_cast<double>(WallClockMs() - c.last_run_ms);
+    out.push_back(
+        GaugeFamily("kafka_log_logcleanermanager_time_since_last_run_ms", "", {{{}, since}}));
+    Samples count, bytes;
+    for (const auto& [dir, cb] : c.uncleanable_by_dir) {
+      // JMX quotes a path-valued key, and the exporter keeps the quotes.
+      const std::map<std::string, std::string> labels = {{"logDirectory", "\"" + dir + "\""}};
+      count.emplace_back(labels, static_cast<double>(cb.first));
+      bytes.emplace_back(labels, static_cast<double>(cb.second));
+    }
+    out.push_back(
+        GaugeFamily("kafka_log_logcleanermanager_uncleanable_partitions_count", "", count));
+    out.push_back(GaugeFamily("kafka_log_logcleanermanager_uncleanable_bytes", "", bytes));
+    return out;
+  };
+}
+
+BrokerMetrics::Collector GroupCollector(GroupCoordinator* groups) {
+  return [groups] {
+    using Samples = std::vector<std::pair<std::map<std::string, std::string>, double>>;
+    std::map<std::string, double> classic_by_state = {{"PreparingRebalance", 0},
+                                                      {"CompletingRebalance", 0},
+                                                      {"Stable", 0},
+                                                      {"Dead", 0},
+                                                      {"Empty", 0}};
+    // Kafka's state tags, as its ConsumerGroupState and ClassicGroupState print them.
+    std::map<std::string, double> consumer_by_state = {
+        {"Empty", 0}, {"Assigning", 0}, {"Reconciling", 0}, {"Stable", 0}, {"Dead", 0}};
+    double classic = 0, consumer = 0;
+    for (const GroupCoordinator::ListedGroup& g : groups->ListGroups({}, {})) {
+      if (g.type == "classic") {
+        ++classic;
+        ++classic_by_state[g.state];
+      } else {
+        ++consumer;
+        ++consumer_by_state[g.state];
+      }
+    }
+    const double offsets = static_cast<double>(groups->NumOffsets());
+    std::vector<prometheus::MetricFamily> out;
+    const std::string yammer = "kafka_coordinator_group_groupmetadatamanager_";
+    out.push_back(GaugeFamily(yammer + "numgroups", "Classic groups", {{{}, classic}}));
+    out.push_back(GaugeFamily(yammer + "numoffsets", "Committed offsets", {{{}, offsets}}));
+    for (const auto& [state, n] : classic_by_state) {
+      std::string name = yammer + "numgroups";
+      for (char ch : state) name += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      out.push_back(GaugeFamily(name, "", {{{}, n}}));
+    }
+    const std::string km = "kafka_server_group_coordinator_metrics_";
+    out.push_back(GaugeFamily(
+        km + "group_count", "Groups by rebalance protocol",
+        {{{{"protocol", "classic"}}, classic}, {{{"protocol", "consumer"}}, consumer}}));
+    Samples consumer_states, classic_states;
+    for (const auto& [state, n] : consumer_by_state)
+      consumer_states.push_back({{{"state", state}}, n});
+    for (const auto& [state, n] : classic_by_state)
+      classic_states.push_back({{{"state", state}}, n});
+    out.push_back(GaugeFamily(km + "consumer_group_count", "", consumer_states));
+    out.push_back(GaugeFamily(km + "classic_group_count", "", classic_states));
+    out.push_back(GaugeFamily(km + "offset_count", "", {{{}, offsets}}));
+    return out;
+  };
+}
+
+BrokerMetrics::Collector TieredCollector(const RemoteLogManager* remote) {
+  return [remote] {
+    const RemoteLogManagerStats s = remote->stats();
+    const std::string p = "kafka_server_brokertopicmetrics_";
+    auto counter = [](const std::string& name, int64_t v) {
+      return CounterFamily(name, "", {{{}, static_cast<double>(v)}});
+    };
+    return std::vector<prometheus::MetricFamily>{
+        counter(p + "remotecopybytes_total", s.bytes_copied),
+        counter(p + "remotecopyrequests_total", s.segments_copied),
+        counter(p + "remotecopyerrors_total", s.copy_failures),
+        counter(p + "remotedeleterequests_total", s.segments_deleted),
+        counter(p + "remotedeleteerrors_total", s.delete_failures),
+        counter(p + "remotefetchrequests_total", s.remote_reads),
+        counter(p + "remotefetcherrors_total", s.remote_read_failures)};
   };
 }
 

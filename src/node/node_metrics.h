@@ -6,14 +6,28 @@
 #ifndef SEGLOG_NODE_NODE_METRICS_H_
 #define SEGLOG_NODE_NODE_METRICS_H_
 
+#include "group/group_coordinator.h"
 #include "manager/log_manager.h"
 #include "metrics/broker_metrics.h"
+#include "remote/remote_log_manager.h"
 #include "server/socket_server.h"
 
 namespace seglog {
 
 // A collector over `logs` (which must outlive it).
 BrokerMetrics::Collector LogGaugesCollector(const LogManager* logs);
+
+// The log cleaner's gauges (LogCleaner, LogCleanerManager) from `logs`; LogFlushStats is
+// counted by the flush observer the node sets on `logs`.
+BrokerMetrics::Collector CleanerCollector(const LogManager* logs);
+
+// The group coordinator's gauges: GroupMetadataManager's (NumGroups, NumOffsets, classic
+// groups by state) and group-coordinator-metrics' (group-count by protocol, consumer and
+// classic group counts by state, offset-count).
+BrokerMetrics::Collector GroupCollector(GroupCoordinator* groups);
+
+// Tiered storage's counters over all topics (the remote* BrokerTopicMetrics).
+BrokerMetrics::Collector TieredCollector(const RemoteLogManager* remote);
 
 // A collector over `server`'s stats (which must outlive it): connections per listener and
 // network thread (socket-server-metrics connection-count), the request queue's size, and the

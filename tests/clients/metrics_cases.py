@@ -130,6 +130,29 @@ def metrics_endpoint(ctx):
     finally:
         held.terminate()
         held.wait(timeout=10)
+    # A group that committed its offsets, as both coordinator metric sets count it.
+    from confluent_kafka import Consumer
+    consumer = Consumer({"bootstrap.servers": b.bootstrap, "group.id": "metrics-group",
+                         "auto.offset.reset": "earliest", "enable.auto.commit": False})
+    consumer.subscribe(["orders"])
+    got, deadline = 0, time.monotonic() + 30
+    while got < sent["orders"] and time.monotonic() < deadline:
+        got += len(consumer.consume(100, timeout=1))
+    consumer.commit(asynchronous=False)
+    consumer.close()
+    check(got == sent["orders"], f"group consumer read {got}")
+    s3, _ = scrape(port)
+    check(value(s3, "kafka_coordinator_group_groupmetadatamanager_numoffsets") >= 1,
+          "numoffsets after a commit")
+    check(value(s3, "kafka_server_group_coordinator_metrics_group_count",
+                protocol="classic") >= 1, "classic group count")
+    check(value(s3, "kafka_coordinator_group_groupmetadatamanager_numgroupsempty") >= 1,
+          "the closed group is Empty")
+    check(value(s3, "kafka_network_requestmetrics_totaltimems_count",
+                request="OffsetCommit") >= 1, "OffsetCommit timed")
+    check(value(s3, "kafka_log_logflushstats_logflushrateandtimems_count") >= 0 and
+          ("kafka_log_logcleaner_cleaner_recopy_percent", frozenset()) in s3,
+          "flush and cleaner families present")
     check(types.get("kafka_server_brokertopicmetrics_messagesin_total") == "counter" and
           types.get("kafka_log_log_size") == "gauge", f"types: {types}")
     # A deleted topic's series go; the all-topics totals stay.
