@@ -9,7 +9,7 @@ PACKAGES=(
   libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev libasio-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libxxhash-dev libre2-dev
-  kcat python3-venv
+  kcat python3-venv prometheus
   libssl-dev libcurl4-openssl-dev libcpp-httplib-dev prometheus-cpp-dev
   gnuplot-nox python3
   clang-14 libclang-rt-14-dev clang-format

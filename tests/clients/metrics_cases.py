@@ -3,10 +3,13 @@ metrics under the JMX exporter's Kafka names hold exactly what happened (records
 per topic and for all topics, bytes out, log sizes and offsets, partition counts), in
 Prometheus' text format; a deleted topic's series go; unknown paths are 404 and other methods
 405."""
+import json
+import os
 import re
 import subprocess
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 from harness import check, free_port, kafka_tool, run
@@ -179,4 +182,116 @@ def _setup(ctx):
 
 metrics_endpoint.setup = _setup
 
-CASES = [metrics_endpoint]
+
+def _prometheus_query(prom_port, query, at=None):
+    params = {"query": query}
+    if at is not None:
+        params["time"] = f"{at:.3f}"
+    url = (f"http://127.0.0.1:{prom_port}/api/v1/query?" + urllib.parse.urlencode(params))
+    with urllib.request.urlopen(url, timeout=10) as r:
+        body = json.loads(r.read())
+    check(body.get("status") == "success", f"PromQL {query}: {body}")
+    return {tuple(sorted(x["metric"].items())): float(x["value"][1])
+            for x in body["data"]["result"]}
+
+
+def prometheus_scrape(ctx):
+    """A real Prometheus server (Debian's) scrapes /metrics every second while a producer sends
+    two topics at known rates; PromQL over what it stored gives those per-topic rates, the
+    totals, and the latency quantiles."""
+    b, port = ctx.broker, ctx.http_port
+    prom_port = free_port()
+    work = os.path.join(ctx.ws.dir, "prometheus")
+    os.makedirs(work)
+    with open(os.path.join(work, "prometheus.yml"), "w") as f:
+        f.write(f"""global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: seglog
+    static_configs:
+      - targets: ["127.0.0.1:{port}"]
+""")
+    prom = subprocess.Popen(
+        ["prometheus", f"--config.file={work}/prometheus.yml",
+         f"--storage.tsdb.path={work}/data", f"--web.listen-address=127.0.0.1:{prom_port}",
+         "--storage.tsdb.retention.time=1h"],
+        stdout=open(os.path.join(work, "prometheus.log"), "w"), stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while True:  # ready, and has scraped seglog once
+            try:
+                if _prometheus_query(prom_port, 'up{job="seglog"} == 1'):
+                    break
+            except (OSError, ValueError):
+                pass
+            check(time.monotonic() < deadline and prom.poll() is None,
+                  "prometheus did not scrape seglog within 60 s")
+            time.sleep(0.5)
+        from confluent_kafka import Producer
+        producer = Producer({"bootstrap.servers": b.bootstrap, "linger.ms": 5})
+        rates = {"fast": 200, "slow": 50}  # records per second
+        seconds = 14
+        sent = {t: 0 for t in rates}
+        start = time.time()
+        for tick in range(seconds * 10):  # every 100 ms, a tenth of each topic's rate
+            for topic, rate in rates.items():
+                for _ in range(rate // 10):
+                    producer.produce(topic, value=b"x" * 100)
+                    sent[topic] += 1
+            producer.poll(0)
+            pause = start + (tick + 1) / 10 - time.time()
+            if pause > 0:
+                time.sleep(pause)
+        check(producer.flush(30) == 0, "producer could not deliver everything")
+        end = time.time()
+        time.sleep(3)  # a few more scrapes after the last record
+        # The counters as Prometheus stored them: exactly what was produced.
+        for topic, n in sent.items():
+            got = _prometheus_query(
+                prom_port, f'kafka_server_brokertopicmetrics_messagesin_total{{topic="{topic}"}}')
+            check(len(got) == 1 and list(got.values())[0] == n, f"{topic}: stored {got}, sent {n}")
+        # PromQL per-topic rates over the middle of the run, against the rates sent.
+        mid = start + seconds / 2 + 1
+        by_topic = _prometheus_query(
+            prom_port,
+            'sum by (topic) (rate(kafka_server_brokertopicmetrics_messagesin_total'
+            '{topic!=""}[6s]))', at=mid)
+        got = {dict(k)["topic"]: v for k, v in by_topic.items()}
+        for topic, rate in rates.items():
+            check(topic in got and abs(got[topic] - rate) <= 0.25 * rate,
+                  f"PromQL rate of {topic}: {got.get(topic)}, sent at {rate}/s")
+        total = _prometheus_query(
+            prom_port, 'rate(kafka_server_brokertopicmetrics_messagesin_total{topic=""}[6s])',
+            at=mid)
+        check(len(total) == 1 and abs(list(total.values())[0] - sum(rates.values())) <=
+              0.25 * sum(rates.values()), f"PromQL all-topics rate {total}")
+        bytes_rate = _prometheus_query(
+            prom_port,
+            'rate(kafka_server_brokertopicmetrics_bytesin_total{topic="fast"}[6s])', at=mid)
+        per_record = list(bytes_rate.values())[0] / rates["fast"] if bytes_rate else 0
+        check(100 < per_record < 400, f"bytes in per record of fast: {per_record}")
+        p99 = _prometheus_query(
+            prom_port, 'kafka_network_requestmetrics_totaltimems{request="Produce",'
+            'quantile="0.99"}', at=end)
+        check(len(p99) == 1 and 0 < list(p99.values())[0] < 5000, f"Produce p99 {p99}")
+        produced = _prometheus_query(
+            prom_port, 'increase(kafka_network_requestmetrics_totaltimems_count'
+            '{request="Produce"}[10s])', at=mid + 3)
+        check(len(produced) == 1 and list(produced.values())[0] > 10,
+              f"Produce requests counted by Prometheus: {produced}")
+        print(f"prometheus {prom_port} scraped /metrics; PromQL rates {got} "
+              f"(sent {rates}), all topics {list(total.values())[0]:.1f}/s, "
+              f"Produce p99 {list(p99.values())[0]:.2f} ms")
+    finally:
+        prom.terminate()
+        try:
+            prom.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            prom.kill()
+    ctx.expect_records = None
+
+
+prometheus_scrape.setup = _setup
+
+CASES = [metrics_endpoint, prometheus_scrape]

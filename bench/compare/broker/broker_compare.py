@@ -117,6 +117,11 @@ def wait_bounded(proc, timeout, what):
 
 
 class SeglogBroker:
+    # --metrics: the seglog under test serves /metrics (http.listener) and is scraped every
+    # SCRAPE_SECONDS while it runs, as Prometheus would; the baseline has no HTTP listener.
+    METRICS = False
+    SCRAPE_SECONDS = 5
+
     def __init__(self, binary, workdir, name="seglog"):
         self.name = name
         self.binary = binary
@@ -124,6 +129,9 @@ class SeglogBroker:
         self.data = os.path.join(workdir, "data")
         self.port = free_port()
         self.proc = None
+        self.http_port = free_port() if (SeglogBroker.METRICS and name == "seglog") else None
+        self.scraper = None
+        self.scrapes = 0
 
     @property
     def bootstrap(self):
@@ -132,25 +140,51 @@ class SeglogBroker:
     def start(self, timeout=30):
         os.makedirs(self.workdir, exist_ok=True)
         out = open(os.path.join(self.workdir, "serve.log"), "w")
-        self.proc = subprocess.Popen(
-            [self.binary, "serve", "--log-dir", self.data,
-             "--override", f"listeners=PLAINTEXT://127.0.0.1:{self.port}"],
-            stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        cmd = [self.binary, "serve", "--log-dir", self.data,
+               "--override", f"listeners=PLAINTEXT://127.0.0.1:{self.port}"]
+        if self.http_port is not None:
+            cmd += ["--override", f"http.listener=127.0.0.1:{self.http_port}"]
+        self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL)
         out.close()
         deadline = time.time() + timeout
         while time.time() < deadline:
             if self.proc.poll() is not None:
                 raise BenchError(f"seglog serve exited {self.proc.returncode}; see {self.workdir}/serve.log")
             if listening(self.port):
+                if self.http_port is not None:
+                    self._start_scraper()
                 return
             time.sleep(0.1)
         raise BenchError(f"seglog serve not listening after {timeout}s")
+
+    def _start_scraper(self):
+        import threading
+        import urllib.request
+        stop = threading.Event()
+
+        def loop():
+            while not stop.wait(SeglogBroker.SCRAPE_SECONDS):
+                try:
+                    with urllib.request.urlopen(
+                            f"http://127.0.0.1:{self.http_port}/metrics", timeout=10) as r:
+                        r.read()
+                    self.scrapes += 1
+                except OSError:
+                    pass
+        t = threading.Thread(target=loop, daemon=True)
+        t.start()
+        self.scraper = (stop, t)
 
     @property
     def pid(self):
         return self.proc.pid
 
     def stop(self, timeout=60):
+        if self.scraper is not None:
+            self.scraper[0].set()
+            self.scraper[1].join(timeout=15)
+            self.scraper = None
         if self.proc is None or self.proc.poll() is not None:
             self.proc = None
             return
@@ -810,6 +844,9 @@ def main():
     ap.add_argument("--quick", action="store_true", help="smoke check: --records 20000 --rounds 1")
     ap.add_argument("--configs", default=",".join(CONFIGS), help="comma list of " + ", ".join(CONFIGS))
     ap.add_argument("--seglog", default=os.environ.get("SEGLOG", os.path.join(ROOT, "build/release/cli/seglog")))
+    ap.add_argument("--metrics", action="store_true",
+                    help="the seglog under test serves /metrics and is scraped every 5 s (the "
+                         "cost of metrics: pass the same binary as --baseline)")
     ap.add_argument("--baseline", default=None,
                     help="another seglog binary to compare with instead of Kafka (before/after a "
                          "change in one run: its results are named 'baseline')")
@@ -844,6 +881,7 @@ def main():
             ap.error(f"no seglog binary at {args.baseline}")
         global OTHER
         OTHER = "baseline"
+    SeglogBroker.METRICS = args.metrics
     if args.floor and not os.access(args.floor, os.X_OK):
         ap.error(f"no null broker at {args.floor} (build: ninja -C build/release seglog_null_broker)")
     if args.records < 1 or args.rounds < 1:
@@ -867,6 +905,7 @@ def main():
         "filesystem": subprocess.run(["df", "-T", args.work_dir], capture_output=True,
                                      text=True).stdout.splitlines()[-1].split()[:2],
         "settings": {"records": args.records, "rounds": args.rounds, "record_size": 1024,
+                     "metrics": args.metrics,
                      "throughput": args.throughput,
                      "producer_warmup_records": args.producer_warmup_records, "warmup_records": args.warmup_records,
                      "probe_records": args.probe_records,
