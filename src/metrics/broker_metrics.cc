@@ -31,11 +31,16 @@ constexpr std::array<const char*, BrokerMetrics::kPhases> kPhaseHelp = {
     "Time the answer waited for its network thread (ResponseQueueTimeMs)",
     "Time writing the response (ResponseSendTimeMs)"};
 
-// Yammer's snapshot percentiles, as the exporter labels them, with the sketch's error bound.
-const prometheus::Summary::Quantiles& LatencyQuantiles() {
-  static const prometheus::Summary::Quantiles q = {{0.50, 0.01},  {0.75, 0.01},  {0.95, 0.005},
-                                                   {0.98, 0.002}, {0.99, 0.001}, {0.999, 0.0001}};
+// Yammer's snapshot percentiles, as the exporter labels them.
+const std::vector<double>& LatencyQuantiles() {
+  static const std::vector<double> q = {0.50, 0.75, 0.95, 0.98, 0.99, 0.999};
   return q;
+}
+
+int64_t SteadyMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 
 std::string QuantileLabel(double q) {
@@ -67,8 +72,7 @@ BrokerMetrics::BrokerMetrics()
                                     "Partitions of consumers' Fetch requests that failed")),
       requests_(RegisterCounter(*registry_, "kafka_network_requestmetrics_requests_total",
                                 "Requests by API and version (RequestsPerSec)")),
-      all_topics_(MakeCounters({})),
-      log_flush_(LatencyQuantiles(), std::chrono::minutes(5), 5) {}
+      all_topics_(MakeCounters({})) {}
 
 BrokerMetrics::TopicCounters BrokerMetrics::MakeCounters(
     const std::map<std::string, std::string>& labels) {
@@ -134,37 +138,32 @@ void BrokerMetrics::RecordRequestTimes(const std::string& name, const PhaseMs& m
   {
     MutexLock lock(&timers_mu_);
     std::unique_ptr<RequestTimers>& slot = timers_[name];
-    if (slot == nullptr) {
-      slot = std::make_unique<RequestTimers>();
-      for (auto& p : slot->phases) {
-        // Five minutes in five buckets: about what Yammer's decaying reservoir remembers.
-        p = std::make_unique<prometheus::Summary>(LatencyQuantiles(), std::chrono::minutes(5), 5);
-      }
-    }
+    if (slot == nullptr) slot = std::make_unique<RequestTimers>();
     timers = slot.get();  // never removed, so stable once made
   }
-  for (int i = 0; i < kPhases; ++i) timers->phases[i]->Observe(ms[i]);
+  const int64_t now = SteadyMs();
+  for (int i = 0; i < kPhases; ++i) timers->phases[i].Record(ms[i], now);
 }
 
-void BrokerMetrics::RecordLogFlush(double ms) { log_flush_.Observe(ms); }
+void BrokerMetrics::RecordLogFlush(double ms) { log_flush_.Record(ms, SteadyMs()); }
 
 namespace {
 
-// A sketch as the exporter exports a Yammer timer: quantile gauges and a _count counter.
+// A histogram as the exporter exports a Yammer histogram: quantile gauges, a _count counter.
 void AddTimerFamilies(
     const std::string& family, const std::string& help,
-    const std::vector<std::pair<std::map<std::string, std::string>, const prometheus::Summary*>>&
+    const std::vector<std::pair<std::map<std::string, std::string>, const WindowedHistogram*>>&
         timers,
     std::vector<prometheus::MetricFamily>* out) {
   std::vector<std::pair<std::map<std::string, std::string>, double>> quantiles, counts;
+  const int64_t now = SteadyMs();
   for (const auto& [labels, timer] : timers) {
-    prometheus::ClientMetric m = timer->Collect();
-    counts.push_back({labels, static_cast<double>(m.summary.sample_count)});
-    for (const auto& q : m.summary.quantile) {
+    const WindowedHistogram::Snapshot snap = timer->Take(LatencyQuantiles(), now);
+    counts.push_back({labels, static_cast<double>(snap.total_count)});
+    for (size_t i = 0; i < LatencyQuantiles().size(); ++i) {
       std::map<std::string, std::string> with_quantile = labels;
-      with_quantile["quantile"] = QuantileLabel(q.quantile);
-      // An empty window has no quantiles (NaN): Yammer reports 0 then.
-      quantiles.push_back({with_quantile, std::isnan(q.value) ? 0.0 : q.value});
+      with_quantile["quantile"] = QuantileLabel(LatencyQuantiles()[i]);
+      quantiles.push_back({with_quantile, snap.quantiles[i]});
     }
   }
   out->push_back(GaugeFamily(family, help, quantiles));
@@ -181,8 +180,8 @@ std::vector<prometheus::MetricFamily> BrokerMetrics::CollectRequestTimes() const
   }
   std::vector<prometheus::MetricFamily> out;
   for (int i = 0; i < kPhases; ++i) {
-    std::vector<std::pair<std::map<std::string, std::string>, const prometheus::Summary*>> timers;
-    for (const auto& [name, t] : all) timers.push_back({{{"request", name}}, t->phases[i].get()});
+    std::vector<std::pair<std::map<std::string, std::string>, const WindowedHistogram*>> timers;
+    for (const auto& [name, t] : all) timers.push_back({{{"request", name}}, &t->phases[i]});
     AddTimerFamilies(fmt::format("kafka_network_requestmetrics_{}", kPhaseNames[i]), kPhaseHelp[i],
                      timers, &out);
   }

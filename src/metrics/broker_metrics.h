@@ -8,10 +8,10 @@
 //   name and version.
 // - Read when scraped: the collectors added by the node (log sizes and offsets, partition and
 //   controller gauges), which look at the logs only then.
-// - Request latencies (RequestMetrics' TotalTimeMs and its phases, by request name): each
-//   phase a sliding five-minute quantile sketch (prometheus-cpp's Summary, in place of
-//   Yammer's exponentially decaying reservoir), exported as the JMX exporter exports a Yammer
-//   histogram: a gauge per quantile 0.50 ... 0.999 and a `_count` counter, no `_sum`.
+// - Request latencies (RequestMetrics' TotalTimeMs and its phases, by request name) and log
+//   flush times: each a WindowedHistogram (about the last five minutes, as Yammer's decaying
+//   reservoir), exported as the JMX exporter exports a Yammer histogram: a gauge per quantile
+//   0.50 ... 0.999 and a `_count` counter, no `_sum`.
 //
 // Thread safety: thread-safe. Record* may be called from any thread; topics' counters are
 // found and counted under a mutex of the object's (not held while the collectors run).
@@ -22,7 +22,6 @@
 #include <prometheus/family.h>
 #include <prometheus/metric_family.h>
 #include <prometheus/registry.h>
-#include <prometheus/summary.h>
 
 #include <array>
 #include <cstdint>
@@ -33,6 +32,7 @@
 #include <vector>
 
 #include "base/mutex.h"
+#include "metrics/windowed_histogram.h"
 
 namespace seglog {
 
@@ -97,12 +97,12 @@ class BrokerMetrics {
   std::map<std::pair<std::string, int16_t>, prometheus::Counter*> requests_by_key_ GUARDED_BY(mu_);
   std::vector<Collector> collectors_ GUARDED_BY(mu_);
 
-  // One request name's phase sketches; each Summary locks itself.
+  // One request name's phase histograms (thread-safe themselves).
   struct RequestTimers {
-    std::array<std::unique_ptr<prometheus::Summary>, kPhases> phases;
+    std::array<WindowedHistogram, kPhases> phases;
   };
   std::vector<prometheus::MetricFamily> CollectRequestTimes() const EXCLUDES(timers_mu_);
-  prometheus::Summary log_flush_;  // locks itself
+  WindowedHistogram log_flush_;  // thread-safe itself
   mutable Mutex timers_mu_;
   std::map<std::string, std::unique_ptr<RequestTimers>> timers_ GUARDED_BY(timers_mu_);
 };

@@ -128,6 +128,7 @@ Status BrokerServer::StartAll() {
     metrics_->AddCollector(ProcessCollector());
     metrics_->AddCollector(CleanerCollector(logs));
     metrics_->AddCollector(GroupCollector(groups_.get()));
+    metrics_->AddCollector(TransactionCollector(txns_.get()));
     if (tiered_) metrics_->AddCollector(TieredCollector(tiered_->manager()));
     std::shared_ptr<BrokerMetrics> flushes = metrics_;
     logs->SetFlushObserver(

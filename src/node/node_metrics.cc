@@ -146,6 +146,22 @@ BrokerMetrics::Collector GroupCollector(GroupCoordinator* groups) {
   };
 }
 
+BrokerMetrics::Collector TransactionCollector(TransactionCoordinator* txns) {
+  return [txns] {
+    std::map<std::string, double> by_state;
+    for (const char* state :
+         {"Empty", "Ongoing", "PrepareCommit", "PrepareAbort", "CompleteCommit", "CompleteAbort"}) {
+      by_state[state] = 0;
+    }
+    const protocol::ListTransactionsResponseData listed = txns->List({});
+    for (const auto& t : listed.transaction_states) ++by_state[t.transaction_state];
+    std::vector<std::pair<std::map<std::string, std::string>, double>> samples;
+    for (const auto& [state, n] : by_state) samples.push_back({{{"state", state}}, n});
+    return std::vector<prometheus::MetricFamily>{
+        GaugeFamily("seglog_transactions", "Transactional ids by state", samples)};
+  };
+}
+
 BrokerMetrics::Collector TieredCollector(const RemoteLogManager* remote) {
   return [remote] {
     const RemoteLogManagerStats s = remote->stats();
@@ -238,6 +254,21 @@ BrokerMetrics::Collector SocketServerCollector(const SocketServer* server) {
     out.push_back(GaugeFamily("kafka_network_requestchannel_requestqueuesize",
                               "Requests waiting for a request handler thread",
                               {{{}, static_cast<double>(s.queued_requests + s.waiting_requests)}}));
+    // seglog's own, for what Kafka has no name for.
+    out.push_back(CounterFamily("seglog_connections_accepted_total", "Connections accepted",
+                                {{{}, static_cast<double>(s.accepted)}}));
+    out.push_back(CounterFamily("seglog_connections_rejected_total",
+                                "Connections closed at accept: max.connections.per.ip",
+                                {{{}, static_cast<double>(s.rejected)}}));
+    out.push_back(CounterFamily("seglog_connections_throttled_total",
+                                "Connections held back by a connection creation rate",
+                                {{{}, static_cast<double>(s.throttled)}}));
+    out.push_back(CounterFamily("seglog_request_memory_mutes_total",
+                                "Connections muted for want of request memory",
+                                {{{}, static_cast<double>(s.memory_mutes)}}));
+    out.push_back(GaugeFamily("seglog_request_memory_available_bytes",
+                              "Bytes left in the request memory pool (queued.max.request.bytes)",
+                              {{{}, static_cast<double>(s.request_memory_available)}}));
     return out;
   };
 }

@@ -11,6 +11,7 @@
 #include "metrics/broker_metrics.h"
 #include "remote/remote_log_manager.h"
 #include "server/socket_server.h"
+#include "txn/transaction_coordinator.h"
 
 namespace seglog {
 
@@ -25,6 +26,9 @@ BrokerMetrics::Collector CleanerCollector(const LogManager* logs);
 // groups by state) and group-coordinator-metrics' (group-count by protocol, consumer and
 // classic group counts by state, offset-count).
 BrokerMetrics::Collector GroupCollector(GroupCoordinator* groups);
+
+// Transactional ids by state (seglog_transactions{state}): Kafka exports no such count.
+BrokerMetrics::Collector TransactionCollector(TransactionCoordinator* txns);
 
 // Tiered storage's counters over all topics (the remote* BrokerTopicMetrics).
 BrokerMetrics::Collector TieredCollector(const RemoteLogManager* remote);

@@ -156,6 +156,20 @@ def metrics_endpoint(ctx):
     check(value(s3, "kafka_log_logflushstats_logflushrateandtimems_count") >= 0 and
           ("kafka_log_logcleaner_cleaner_recopy_percent", frozenset()) in s3,
           "flush and cleaner families present")
+    # A transaction open, then committed: seglog_transactions by state.
+    from confluent_kafka import Producer
+    txp = Producer({"bootstrap.servers": b.bootstrap, "transactional.id": "metrics-txn"})
+    txp.init_transactions(30)
+    txp.begin_transaction()
+    txp.produce("orders", value=b"in a transaction")
+    txp.flush(30)
+    s4, _ = scrape(port)
+    check(value(s4, "seglog_transactions", state="Ongoing") == 1, "one Ongoing transaction")
+    txp.commit_transaction(30)
+    s4, _ = scrape(port)
+    check(value(s4, "seglog_transactions", state="Ongoing") == 0 and
+          value(s4, "seglog_transactions", state="CompleteCommit") == 1, "the committed one")
+    check(value(s4, "seglog_connections_accepted_total") >= 4, "accepted connections")
     check(types.get("kafka_server_brokertopicmetrics_messagesin_total") == "counter" and
           types.get("kafka_log_log_size") == "gauge", f"types: {types}")
     # A deleted topic's series go; the all-topics totals stay.
@@ -164,8 +178,9 @@ def metrics_endpoint(ctx):
     samples, _ = scrape(port)
     check(not any(("topic", "audit") in labels for (_, labels) in samples),
           "series of the deleted topic remain")
-    check(value(samples, "kafka_server_brokertopicmetrics_messagesin_total") == sum(sent.values()),
-          "messagesin for all topics after the delete")
+    # (and the one transactional record since)
+    check(value(samples, "kafka_server_brokertopicmetrics_messagesin_total") ==
+          sum(sent.values()) + 1, "messagesin for all topics after the delete")
     for path, method, want in [("/nope", "GET", 404), ("/metrics", "POST", 405),
                                ("/metrics/../etc", "GET", 404)]:
         got = status_of(port, path, method)
