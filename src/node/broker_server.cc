@@ -125,6 +125,21 @@ Status BrokerServer::StartAll() {
     metrics_ = std::make_shared<BrokerMetrics>();
     metrics_->AddCollector(LogGaugesCollector(logs));
     ctx.metrics = metrics_;
+    // KIP-714 client telemetry: pushed client metrics go to /metrics.
+    auto telemetry_options = ClientMetricsManager::OptionsFromProperties(config_.properties);
+    SEGLOG_RETURN_IF_ERROR(telemetry_options.status());
+    ctx.telemetry = std::make_shared<ClientMetricsManager>(*telemetry_options);
+    for (const auto& [name, configs] :
+         logs->metadata() != nullptr
+             ? logs->metadata()->ClientMetricsConfigs()
+             : std::map<std::string, std::map<std::string, std::string>>{}) {
+      if (Status s = ctx.telemetry->UpdateSubscription(name, configs); !s.ok()) {
+        logger.Warn(
+            fmt::format("Client metrics subscription {} is ignored: {}", name, s.ToString()));
+      }
+    }
+    metrics_->AddCollector(
+        [telemetry = ctx.telemetry, c = context_.get()] { return telemetry->Collect(c->NowMs()); });
   }
   broker_ = std::make_unique<Broker>(ctx);
   // Transactions the last run left prepared get their markers now, before clients connect.
