@@ -126,9 +126,9 @@ Status BrokerServer::StartAll() {
     metrics_->AddCollector(LogGaugesCollector(logs));
     ctx.metrics = metrics_;
     // KIP-714 client telemetry: pushed client metrics go to /metrics.
-    auto telemetry_options = ClientMetricsManager::OptionsFromProperties(config_.properties);
-    SEGLOG_RETURN_IF_ERROR(telemetry_options.status());
-    ctx.telemetry = std::make_shared<ClientMetricsManager>(*telemetry_options);
+    ClientMetricsManager::Options telemetry_options;
+    telemetry_options.telemetry_max_bytes = config_.telemetry_max_bytes;
+    ctx.telemetry = std::make_shared<ClientMetricsManager>(telemetry_options);
     for (const auto& [name, configs] :
          logs->metadata() != nullptr
              ? logs->metadata()->ClientMetricsConfigs()

@@ -4,8 +4,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
-#include <climits>
 #include <set>
 
 #include "base/crc32c.h"
@@ -45,22 +43,6 @@ std::string PromName(const std::string& s) {
 }
 
 }  // namespace
-
-Result<ClientMetricsManager::Options> ClientMetricsManager::OptionsFromProperties(
-    const std::map<std::string, std::string>& props) {
-  Options o;
-  auto it = props.find("telemetry.max.bytes");
-  if (it == props.end()) return o;
-  const std::string& v = it->second;
-  int64_t n = 0;
-  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-  if (v.empty() || ec != std::errc() || end != v.data() + v.size() || n < 1 || n > INT32_MAX) {
-    return Status::InvalidArgument(
-        fmt::format("Invalid value {} for configuration telemetry.max.bytes", v));
-  }
-  o.telemetry_max_bytes = static_cast<int32_t>(n);
-  return o;
-}
 
 ClientMetricsManager::ClientMetricsManager(Options options) : options_(options) {}
 

@@ -86,10 +86,6 @@ class ClientMetricsManager {
   static constexpr int16_t kUnknownSubscriptionId = 117;
   static constexpr int16_t kTelemetryTooLarge = 118;
 
-  // The options a broker's settings give: telemetry.max.bytes (default 1048576, at least 1);
-  // InvalidArgument for a value that is not such an integer.
-  static Result<Options> OptionsFromProperties(const std::map<std::string, std::string>& props);
-
   explicit ClientMetricsManager(Options options);
   ClientMetricsManager() : ClientMetricsManager(Options{}) {}
 
