@@ -3,11 +3,14 @@
 lists it back; a Java producer (ProducerPerformance, enable.metrics.push's default) then pushes
 its metrics, which /metrics shows under the client's instance id with a plausible record send
 total; once the subscription is deleted, a new producer's metrics are no longer pushed."""
+import os
 import re
 import time
 
-from harness import check, free_port, kafka_tool
+from harness import ORACLE, check, free_port, java_helper, kafka_tool, run
 from metrics_cases import scrape
+
+KAFKA_BROKER_SH = os.path.join(os.path.dirname(ORACLE), "broker", "broker.sh")
 
 CMD = "org.apache.kafka.tools.ClientMetricsCommand"
 SEND_TOTAL = "seglog_client_telemetry_org_apache_kafka_producer_record_send_total"
@@ -97,3 +100,38 @@ def _setup(ctx):
 client_telemetry_java.setup = _setup
 
 CASES = [client_telemetry_java]
+
+
+def telemetry_answers_match_kafka(ctx):
+    """The same GetTelemetrySubscriptions / PushTelemetry sequence (java/CompareTelemetry.java:
+    a new client, a Get within the interval, pushes with a zero id, a wrong subscription id, too
+    soon, an unknown codec, over telemetry.max.bytes, undecodable payloads, a valid one, a
+    terminating one and one after it) against Kafka 4.4.0, with a telemetry reporter plugin
+    (java/TelemetrySink.java), and against seglog: the same answers line by line."""
+    wd = os.path.join(ctx.ws.dir, "kafka")
+    os.makedirs(wd, exist_ok=True)
+    extra = os.path.join(ctx.ws.dir, "kafka-extra.properties")
+    with open(extra, "w") as f:
+        f.write("metric.reporters=TelemetrySink\n")
+    cp = java_helper("CompareTelemetry")[3]
+    env = dict(os.environ, KAFKA_BROKER_PORT=str(free_port()),
+               KAFKA_CONTROLLER_PORT=str(free_port()), KAFKA_EXTRA_PROPERTIES=extra,
+               KAFKA_EXTRA_CLASSPATH=cp)
+    run(["bash", KAFKA_BROKER_SH, "start", wd], env=env, timeout=300)
+    try:
+        kafka = run(java_helper("CompareTelemetry", f"127.0.0.1:{env['KAFKA_BROKER_PORT']}"),
+                    timeout=120).stdout.strip().splitlines()
+    finally:
+        run(["bash", KAFKA_BROKER_SH, "stop", wd], env=env, timeout=120, ok=False)
+    seglog = run(java_helper("CompareTelemetry", ctx.broker.bootstrap),
+                 timeout=120).stdout.strip().splitlines()
+    print("\n".join(f"kafka:  {k}\nseglog: {s}" for k, s in zip(kafka, seglog)))
+    check(len(kafka) == len(seglog) == 13, f"{len(kafka)} and {len(seglog)} answers")
+    diff = [(k, s) for k, s in zip(kafka, seglog) if k != s]
+    check(not diff, f"Kafka and seglog answer differently: {diff}")
+    ctx.expect_records = None
+
+
+telemetry_answers_match_kafka.setup = _setup
+
+CASES.append(telemetry_answers_match_kafka)
