@@ -305,6 +305,24 @@ std::map<std::string, std::string> MetadataStore::BrokerConfigs(const std::strin
   return found != nullptr ? *found : std::map<std::string, std::string>{};
 }
 
+Status MetadataStore::AlterClientMetricsConfig(const std::string& name,
+                                               const std::map<std::string, std::string>& next) {
+  MutexLock l(&mu_);
+  if (log_ == nullptr) return Status::FailedPrecondition("the metadata store is closed");
+  return AlterConfigsLocked(kConfigResourceClientMetrics, name, next);
+}
+
+std::map<std::string, std::map<std::string, std::string>> MetadataStore::ClientMetricsConfigs()
+    const {
+  MutexLock l(&mu_);
+  std::map<std::string, std::map<std::string, std::string>> out;
+  if (log_ == nullptr) return out;
+  for (const auto& [key, configs] : log_->image().configs()) {
+    if (key.first == kConfigResourceClientMetrics && !configs.empty()) out[key.second] = configs;
+  }
+  return out;
+}
+
 Status MetadataStore::AlterConfigsLocked(int8_t type, const std::string& name,
                                          const std::map<std::string, std::string>& next) {
   static const std::map<std::string, std::string> kNone;

@@ -15,6 +15,8 @@
 //                    seglog removes them explicitly)
 //   AlterTopicConfig a ConfigRecord per changed key (null: removed); nothing when nothing changes
 //   AlterBrokerConfig the same for a BROKER resource: "" the cluster-wide defaults, else a node
+//   AlterClientMetricsConfig the same for a CLIENT_METRICS resource (16), a client metrics
+//                    subscription
 //   producer ids     ProducerIdsRecord{node, -1, end of the new block}, once a block of 1000
 //   CreateAcls       an AccessControlEntryRecord per new ACL (a fresh id), none for one that
 //                    exists already
@@ -117,6 +119,12 @@ class MetadataStore {
   Status AlterBrokerConfig(const std::string& name, const std::map<std::string, std::string>& next)
       EXCLUDES(mu_);
   std::map<std::string, std::string> BrokerConfigs(const std::string& name) const EXCLUDES(mu_);
+  // The same for a CLIENT_METRICS resource (a KIP-714 subscription; empty `next`: removed), and
+  // every subscription's configs by name.
+  Status AlterClientMetricsConfig(const std::string& name,
+                                  const std::map<std::string, std::string>& next) EXCLUDES(mu_);
+  std::map<std::string, std::map<std::string, std::string>> ClientMetricsConfigs() const
+      EXCLUDES(mu_);
   // ACLs (Kafka's AclControlManager). Every ACL, by id.
   std::map<Uuid, AclBinding> Acls() const EXCLUDES(mu_);
   // A status per ACL, in order: InvalidArgument in Kafka's words for a resource type, pattern,

@@ -330,3 +330,32 @@ TEST_F(MetadataStoreTest, ClientQuotasAreRecordsThatSurviveARestart) {
 
 }  // namespace
 }  // namespace seglog
+
+namespace seglog {
+namespace {
+
+// KIP-714 subscriptions are CLIENT_METRICS (16) ConfigRecords, kept across a restart and removed
+// with null values, as Kafka's controller keeps them.
+TEST_F(MetadataStoreTest, ClientMetricsSubscriptionsAreConfigRecordsOfType16) {
+  {
+    auto m = Open();
+    ASSERT_NE(m->metadata(), nullptr);
+    ASSERT_TRUE(m->metadata()
+                    ->AlterClientMetricsConfig(
+                        "sub", {{"metrics", "org.apache.kafka.producer."}, {"interval.ms", "1000"}})
+                    .ok());
+    ASSERT_TRUE(m->metadata()->AlterClientMetricsConfig("gone", {{"metrics", "*"}}).ok());
+    ASSERT_TRUE(m->metadata()->AlterClientMetricsConfig("gone", {}).ok());
+    EXPECT_TRUE(m->metadata()->BrokerConfigs("sub").empty());  // not a BROKER resource
+    ASSERT_TRUE(m->Shutdown().ok());
+  }
+  auto m = Open();
+  const auto subs = m->metadata()->ClientMetricsConfigs();
+  ASSERT_EQ(subs.size(), 1u);
+  EXPECT_EQ(subs.at("sub"),
+            (std::map<std::string, std::string>{{"interval.ms", "1000"},
+                                                {"metrics", "org.apache.kafka.producer."}}));
+}
+
+}  // namespace
+}  // namespace seglog

@@ -25,6 +25,7 @@ const ConfigSetters<C>& NodeSetters() {
       {"auto.create.topics.enable", SetConfigBool<C, &C::auto_create_topics_enable>},
       {"delete.topic.enable", SetConfigBool<C, &C::delete_topic_enable>},
       {"fetch.max.bytes", SetConfigInt<C, int32_t, &C::fetch_max_bytes, 1024>},
+      {"telemetry.max.bytes", SetConfigInt<C, int32_t, &C::telemetry_max_bytes, 1>},
       {"http.listener",
        [](C* c, const std::string&, const std::string& v) {
          return ParseHttpListener(v, &c->http_host, &c->http_port);

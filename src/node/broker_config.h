@@ -31,6 +31,8 @@ struct BrokerConfig : LogManagerConfig {
   int32_t controller_quota_window_num = 11;          // controller.quota.window.num
   int32_t controller_quota_window_size_seconds = 1;  // controller.quota.window.size.seconds
   int16_t default_replication_factor = 1;            // must be 1: one node holds every replica
+  // telemetry.max.bytes: the most a KIP-714 push's metrics may be, compressed or inflated.
+  int32_t telemetry_max_bytes = 1024 * 1024;
   // http.listener=HOST:PORT (seglog's own): /metrics and the console; port -1: off.
   std::string http_host;
   int http_port = -1;

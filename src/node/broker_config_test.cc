@@ -294,3 +294,24 @@ TEST(BrokerConfigTest, HttpListenerIsOffUnlessSetAndMustBeHostAndPort) {
 
 }  // namespace
 }  // namespace seglog
+
+namespace seglog {
+namespace {
+
+// telemetry.max.bytes bounds a KIP-714 push (Kafka's default 1 MiB, at least 1); it is used, so
+// not listed as ignored.
+TEST(BrokerConfigTest, TelemetryMaxBytes) {
+  auto d = BrokerConfig::FromProperties({});
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->telemetry_max_bytes, 1048576);
+  auto set = BrokerConfig::FromProperties({{"telemetry.max.bytes", "2048"}});
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  EXPECT_EQ(set->telemetry_max_bytes, 2048);
+  EXPECT_TRUE(std::find(set->ignored.begin(), set->ignored.end(), "telemetry.max.bytes") ==
+              set->ignored.end());
+  EXPECT_FALSE(BrokerConfig::FromProperties({{"telemetry.max.bytes", "0"}}).ok());
+  EXPECT_FALSE(BrokerConfig::FromProperties({{"telemetry.max.bytes", "x"}}).ok());
+}
+
+}  // namespace
+}  // namespace seglog

@@ -134,6 +134,21 @@ Status BrokerServer::StartAll() {
     logs->SetFlushObserver(
         [flushes](int64_t ns) { flushes->RecordLogFlush(static_cast<double>(ns) / 1e6); });
     ctx.metrics = metrics_;
+    // KIP-714 client telemetry: pushed client metrics go to /metrics.
+    ClientMetricsManager::Options telemetry_options;
+    telemetry_options.telemetry_max_bytes = config_.telemetry_max_bytes;
+    ctx.telemetry = std::make_shared<ClientMetricsManager>(telemetry_options);
+    for (const auto& [name, configs] :
+         logs->metadata() != nullptr
+             ? logs->metadata()->ClientMetricsConfigs()
+             : std::map<std::string, std::map<std::string, std::string>>{}) {
+      if (Status s = ctx.telemetry->UpdateSubscription(name, configs); !s.ok()) {
+        logger.Warn(
+            fmt::format("Client metrics subscription {} is ignored: {}", name, s.ToString()));
+      }
+    }
+    metrics_->AddCollector(
+        [telemetry = ctx.telemetry, c = context_.get()] { return telemetry->Collect(c->NowMs()); });
   }
   broker_ = std::make_unique<Broker>(ctx);
   // Transactions the last run left prepared get their markers now, before clients connect.

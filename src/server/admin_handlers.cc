@@ -360,7 +360,7 @@ protocol::ListConfigResourcesResponseData HandleListConfigResources(
       return resp;
     }
   }
-  // Kafka's order: groups with configs, client metrics subscriptions (seglog has neither yet),
+  // Kafka's order: groups with configs (seglog has none yet), client metrics subscriptions,
   // this node's loggers, this node, then every topic.
   auto add = [&](int8_t type, const std::string& name) {
     if (!wanted.count(type)) return;
@@ -368,6 +368,11 @@ protocol::ListConfigResourcesResponseData HandleListConfigResources(
     r.resource_name = name;
     r.resource_type = type;
   };
+  if (ctx.logs->metadata() != nullptr) {
+    for (const auto& [name, configs] : ctx.logs->metadata()->ClientMetricsConfigs()) {
+      add(kClientMetrics, name);
+    }
+  }
   add(kBrokerLogger, std::to_string(ctx.node_id));
   add(kBroker, std::to_string(ctx.node_id));
   for (const std::string& topic : ctx.logs->ListTopics()) add(kTopic, topic);

@@ -57,6 +57,11 @@ void Mutating(ApiCall& c) {
 void ApiVersions(ApiCall& c) {
   auto req = c.Parse<protocol::ApiVersionsRequestData>();
   if (!req.ok()) return c.ParseFailed(req.status());
+  // The client software KIP-714 subscriptions match (Kafka's ClientInformation, from v3).
+  if (c.ctx().telemetry != nullptr && c.version >= 3) {
+    c.ctx().telemetry->SetClientSoftware(c.rc.connection_id, req->client_software_name,
+                                         req->client_software_version);
+  }
   c.Reply(HandleApiVersions(c.ctx(), *req, c.version));
 }
 
@@ -160,6 +165,19 @@ void ConsumerGroupHeartbeat(ApiCall& c) {
   c.Reply(HandleConsumerGroupHeartbeat(c.ctx(), c.rc, ClientOf(c), *req, c.version));
 }
 
+// KIP-714: served only with a telemetry manager, as Kafka enables the two APIs only with a
+// telemetry exporter; otherwise refused as any API that is not enabled.
+template <typename Request, auto Handler>
+void Telemetry(ApiCall& c) {
+  if (c.ctx().telemetry == nullptr) {
+    return c.Close(fmt::format("Received request api key {} with version {} which is not enabled",
+                               ApiName(c.api_key), c.version));
+  }
+  auto req = c.Parse<Request>();
+  if (!req.ok()) return c.ParseFailed(req.status());
+  c.Reply(Handler(c.ctx(), c.rc, c.client_id(), *req, c.version));
+}
+
 void WriteTxnMarkers(ApiCall& c) {
   auto req = c.Parse<protocol::WriteTxnMarkersRequestData>();
   if (!req.ok()) return c.ParseFailed(req.status());
@@ -248,6 +266,10 @@ const std::vector<ServedApi> kTable = {
     {{Key(ApiKey::kConsumerGroupHeartbeat), 0, 1, 0}, kHandler, &ConsumerGroupHeartbeat},
     {{Key(ApiKey::kConsumerGroupDescribe), 0, 1, 0}, kHandler,
      SEGLOG_UNARY(ConsumerGroupDescribe)},
+    {{Key(ApiKey::kGetTelemetrySubscriptions), 0, 0, 0}, kHandler,
+     &Telemetry<protocol::GetTelemetrySubscriptionsRequestData, HandleGetTelemetrySubscriptions>},
+    {{Key(ApiKey::kPushTelemetry), 0, 0, 0}, kHandler,
+     &Telemetry<protocol::PushTelemetryRequestData, HandlePushTelemetry>},
     {{Key(ApiKey::kListConfigResources), 0, 1, 0}, kHandler, SEGLOG_UNARY(ListConfigResources)},
     {{Key(ApiKey::kDescribeTopicPartitions), 0, 0, 0}, kHandler,
      SEGLOG_UNARY(DescribeTopicPartitions)},

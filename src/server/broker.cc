@@ -36,6 +36,7 @@ TransactionCoordinator::MarkerWriter Broker::MarkerWriter() {
 
 void Broker::OnConnectionClosed(uint64_t connection_id) {
   purgatory_.DropConnection(connection_id);
+  if (ctx_.telemetry != nullptr) ctx_.telemetry->ConnectionClosed(connection_id);
 }
 
 bool Broker::HandlesInline(const std::vector<uint8_t>& frame) const {

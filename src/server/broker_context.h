@@ -23,6 +23,7 @@
 #include "seglog/result.h"
 #include "server/client_quota_manager.h"
 #include "server/controller_mutation_quota.h"
+#include "telemetry/client_metrics_manager.h"
 
 namespace seglog {
 
@@ -76,6 +77,11 @@ struct BrokerContext {
   std::shared_ptr<ControllerMutationQuotaManager> mutation_quotas;
   // The metrics /metrics serves (metrics/broker_metrics.h); null: none are counted.
   std::shared_ptr<BrokerMetrics> metrics;
+  // KIP-714 client telemetry (telemetry/client_metrics_manager.h): set when pushed metrics have
+  // somewhere to go (the HTTP listener's /metrics), as Kafka serves GetTelemetrySubscriptions
+  // and PushTelemetry only with a telemetry exporter; null: neither is advertised or served.
+  // CLIENT_METRICS subscriptions are stored either way.
+  std::shared_ptr<ClientMetricsManager> telemetry;
   int32_t num_partitions = 1;  // num.partitions: a new topic's default
   // A producer id never handed out before (persisted blocks, so never again after a restart).
   std::function<Result<int64_t>()> next_producer_id;

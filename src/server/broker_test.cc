@@ -52,6 +52,7 @@
 #include "protocol/generated/fetch_response.h"
 #include "protocol/generated/find_coordinator_request.h"
 #include "protocol/generated/find_coordinator_response.h"
+#include "protocol/generated/get_telemetry_subscriptions_request.h"
 #include "protocol/generated/heartbeat_request.h"
 #include "protocol/generated/heartbeat_response.h"
 #include "protocol/generated/init_producer_id_request.h"
@@ -78,6 +79,7 @@
 #include "protocol/generated/offset_fetch_response.h"
 #include "protocol/generated/produce_request.h"
 #include "protocol/generated/produce_response.h"
+#include "protocol/generated/push_telemetry_request.h"
 #include "protocol/generated/remove_raft_voter_request.h"
 #include "protocol/generated/remove_raft_voter_response.h"
 #include "protocol/generated/request_header.h"
@@ -395,6 +397,17 @@ TEST_F(BrokerDispatchTest, Librdkafka216MetadataWithTrailingBytesIsAnswered) {
   frame.resize(frame.size() - 5);
   EXPECT_EQ(Call(frame).action, Response::Action::kCloseConnection);
   EXPECT_TRUE(Logged("Error getting request for apiKey: Metadata, apiVersion: 13"));
+}
+
+// Without a telemetry manager (no http.listener) KIP-714's APIs are not enabled, as on a Kafka
+// broker without a telemetry reporter: the connection is closed.
+TEST_F(BrokerDispatchTest, TelemetryApisAreNotEnabledWithoutAManager) {
+  EXPECT_EQ(Call(Frame(71, 0, GetTelemetrySubscriptionsRequestData{})).action,
+            Response::Action::kCloseConnection);
+  EXPECT_TRUE(Logged("GetTelemetrySubscriptions with version 0 which is not enabled"));
+  EXPECT_EQ(Call(Frame(72, 0, PushTelemetryRequestData{})).action,
+            Response::Action::kCloseConnection);
+  EXPECT_TRUE(Logged("PushTelemetry with version 0 which is not enabled"));
 }
 
 // Kafka's DescribeAclsRequest refuses a filter with an UNKNOWN (0) element by closing the

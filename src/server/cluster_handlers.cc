@@ -43,6 +43,12 @@ protocol::ApiVersionsResponseData HandleApiVersions(const BrokerContext& ctx,
   }
   AddFeatures(ctx, version, &resp);
   for (const ServedVersions& s : ServedApis()) {
+    // KIP-714's APIs only when pushed metrics have somewhere to go (Kafka: a telemetry exporter).
+    if (ctx.telemetry == nullptr &&
+        (s.api_key == protocol::GetTelemetrySubscriptionsRequestData::kApiKey ||
+         s.api_key == protocol::PushTelemetryRequestData::kApiKey)) {
+      continue;
+    }
     protocol::ApiVersionsResponseData::ApiVersion v;
     v.api_key = s.api_key;
     v.min_version = s.min_version;

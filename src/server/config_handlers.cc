@@ -19,6 +19,7 @@
 #include "server/authorization.h"
 #include "server/generated/broker_config_defs.h"
 #include "server/handlers.h"
+#include "telemetry/client_metrics_config.h"
 
 namespace seglog {
 
@@ -386,6 +387,46 @@ ApiError ApplyBrokerConfigs(const BrokerContext& ctx, const std::string& name,
                            name, s.message()));
 }
 
+// A CLIENT_METRICS resource's configs as the metadata log holds them (none: empty).
+std::map<std::string, std::string> ClientMetricsConfigs(const BrokerContext& ctx,
+                                                        const std::string& name) {
+  if (ctx.logs->metadata() == nullptr) return {};
+  auto all = ctx.logs->metadata()->ClientMetricsConfigs();
+  auto it = all.find(name);
+  return it != all.end() ? it->second : std::map<std::string, std::string>{};
+}
+
+// Validates a client metrics subscription's new configs as Kafka's controller does
+// (ClientMetricsConfigs.validate: INVALID_REQUEST or INVALID_CONFIG) and, unless
+// `validate_only`, records them (none left: the subscription is gone) and applies them.
+ApiError ApplyClientMetricsConfigs(const BrokerContext& ctx, const std::string& name,
+                                   const std::map<std::string, std::string>& next,
+                                   bool validate_only) {
+  Result<ClientMetricsSubscription> parsed = ClientMetricsSubscription::Parse(name, next);
+  if (!parsed.ok()) {
+    const Status& s = parsed.status();
+    return Error(s.code() == Status::Code::kInvalidArgument ? kafka_error::kInvalidRequest
+                                                            : kafka_error::kInvalidConfig,
+                 std::string(s.message()));
+  }
+  if (validate_only) return {};
+  if (ctx.logs->metadata() == nullptr) {
+    return Error(kafka_error::kInvalidRequest, "There is no metadata log to keep subscriptions");
+  }
+  Status s = ctx.logs->metadata()->AlterClientMetricsConfig(name, next);
+  if (!s.ok()) return Error(kafka_error::FromStatus(s), kafka_error::MessageOf(s));
+  std::vector<std::string> shown;
+  for (const auto& [k, v] : next) shown.push_back(fmt::format("{}={}", k, v));
+  ctx.logger.Info(
+      fmt::format("Client metrics subscription {} is now {{{}}}", name, fmt::join(shown, ", ")));
+  if (ctx.telemetry != nullptr) {
+    if (Status u = ctx.telemetry->UpdateSubscription(name, next); !u.ok()) {
+      return Error(kafka_error::kInvalidConfig, std::string(u.message()));
+    }
+  }
+  return {};
+}
+
 // Validates the topic's new overrides and, unless `validate_only`, stores them.
 ApiError ApplyTopicConfigs(const BrokerContext& ctx, const std::string& topic,
                            const std::map<std::string, std::string>& current,
@@ -497,6 +538,22 @@ protocol::DescribeConfigsResponseData HandleDescribeConfigs(
     } else if (resource.resource_type == kBrokerLoggerResource) {
       e = CheckBrokerLogger(ctx, resource.resource_name);
       if (e.ok()) DescribeBrokerLoggers(req, resource, version, &r);
+    } else if (resource.resource_type == kClientMetricsResource) {
+      // Kafka's ConfigHelper: every stored value (whatever keys were asked for),
+      // CLIENT_METRICS_CONFIG (7), no type.
+      if (resource.resource_name.empty()) {
+        e = Error(kafka_error::kInvalidRequest,
+                  "Client metrics subscription name must not be empty");
+      } else {
+        for (const auto& [name, value] : ClientMetricsConfigs(ctx, resource.resource_name)) {
+          auto& c = r.configs.emplace_back();
+          c.name = name;
+          c.value = value;
+          c.config_source = 7;
+          c.is_sensitive = false;
+          c.read_only = false;
+        }
+      }
     } else {
       e = Error(
           kafka_error::kInvalidRequest,
@@ -549,6 +606,12 @@ Response AlterResources(const BrokerContext& ctx, const RequestContext& rc, cons
         e = next_configs(resource, ctx.logs->DynamicBrokerConfigs(resource.resource_name), &next);
       }
       if (e.ok()) e = ApplyBrokerConfigs(ctx, resource.resource_name, next, req.validate_only);
+    } else if (resource.resource_type == kClientMetricsResource) {
+      std::map<std::string, std::string> next;
+      e = next_configs(resource, ClientMetricsConfigs(ctx, resource.resource_name), &next);
+      if (e.ok()) {
+        e = ApplyClientMetricsConfigs(ctx, resource.resource_name, next, req.validate_only);
+      }
     } else {
       e = Error(
           kafka_error::kInvalidRequest,
@@ -618,6 +681,25 @@ protocol::IncrementalAlterConfigsResponseData HandleIncrementalAlterConfigs(
             case kAppend:
             case kSubtract: {
               const char* op = c.config_operation == kAppend ? "APPEND" : "SUBTRACT";
+              if (resource.resource_type == kClientMetricsResource) {
+                // metrics and match are LISTs (Kafka's ClientMetricsConfigs).
+                if (c.name != "metrics" && c.name != "match") {
+                  e = Error(
+                      kafka_error::kInvalidConfig,
+                      fmt::format("Can't {} to key {} because its type is not LIST.", op, c.name));
+                  break;
+                }
+                auto at_key = next.find(c.name);
+                std::vector<std::string> items =
+                    SplitConfigList(at_key != next.end() ? at_key->second : "");
+                for (const std::string& v : SplitConfigList(c.value.value_or(""))) {
+                  auto at = std::find(items.begin(), items.end(), v);
+                  if (c.config_operation == kAppend && at == items.end()) items.push_back(v);
+                  if (c.config_operation == kSubtract && at != items.end()) items.erase(at);
+                }
+                next[c.name] = Join(items);
+                break;
+              }
               if (def == nullptr) {
                 e = Error(
                     kafka_error::kInvalidConfig,

@@ -78,6 +78,8 @@
 #include "protocol/generated/end_txn_response.h"
 #include "protocol/generated/find_coordinator_request.h"
 #include "protocol/generated/find_coordinator_response.h"
+#include "protocol/generated/get_telemetry_subscriptions_request.h"
+#include "protocol/generated/get_telemetry_subscriptions_response.h"
 #include "protocol/generated/heartbeat_request.h"
 #include "protocol/generated/heartbeat_response.h"
 #include "protocol/generated/incremental_alter_configs_request.h"
@@ -110,6 +112,8 @@
 #include "protocol/generated/offset_for_leader_epoch_response.h"
 #include "protocol/generated/produce_request.h"
 #include "protocol/generated/produce_response.h"
+#include "protocol/generated/push_telemetry_request.h"
+#include "protocol/generated/push_telemetry_response.h"
 #include "protocol/generated/remove_raft_voter_request.h"
 #include "protocol/generated/remove_raft_voter_response.h"
 #include "protocol/generated/sync_group_request.h"
@@ -289,7 +293,8 @@ protocol::WriteTxnMarkersResponseData HandleWriteTxnMarkers(
     const BrokerContext& ctx, const RequestContext& rc,
     const protocol::WriteTxnMarkersRequestData& req, int16_t version,
     const TransactionCoordinator::MarkerWriter& write);
-// The config resources there are: this node's loggers, this node, every topic.
+// The config resources there are: client metrics subscriptions, this node's loggers, this node,
+// every topic.
 protocol::ListConfigResourcesResponseData HandleListConfigResources(
     const BrokerContext& ctx, const RequestContext& rc,
     const protocol::ListConfigResourcesRequestData& req, int16_t version);
@@ -362,6 +367,14 @@ protocol::OffsetDeleteResponseData HandleOffsetDelete(const BrokerContext& ctx,
                                                       const RequestContext& rc,
                                                       const protocol::OffsetDeleteRequestData& req,
                                                       int16_t version);
+// KIP-714 client telemetry (telemetry_handlers.cc), answered by ctx.telemetry, which must be
+// set (the APIs are not served without it). `client_id`: the request header's.
+protocol::GetTelemetrySubscriptionsResponseData HandleGetTelemetrySubscriptions(
+    const BrokerContext& ctx, const RequestContext& rc, const std::string& client_id,
+    const protocol::GetTelemetrySubscriptionsRequestData& req, int16_t version);
+protocol::PushTelemetryResponseData HandlePushTelemetry(
+    const BrokerContext& ctx, const RequestContext& rc, const std::string& client_id,
+    const protocol::PushTelemetryRequestData& req, int16_t version);
 // KIP-848's consumer groups.
 protocol::ConsumerGroupHeartbeatResponseData HandleConsumerGroupHeartbeat(
     const BrokerContext& ctx, const RequestContext& rc, const GroupClient& client,

@@ -15,6 +15,7 @@
 #
 # Environment: KAFKA_BROKER_PORT (19092), KAFKA_CONTROLLER_PORT (19093),
 #              KAFKA_START_TIMEOUT (120 s), KAFKA_STOP_TIMEOUT (90 s),
+#              KAFKA_EXTRA_CLASSPATH (appended to the broker's classpath: plugins),
 #              KAFKA_EXTRA_PROPERTIES (a file of settings appended to server.properties,
 #              overriding the ones above; none by default).
 # Jars come from interop/kafka/oracle.sh (cache ${SEGLOG_CACHE:-$HOME/.cache/seglog}/kafka-4.4.0).
@@ -35,7 +36,11 @@ log() { echo "broker.sh: $*" >&2; }
 # prints "<classes>:<kafka classpath>".
 broker_classes() { "$ORACLE" classpath-with broker "$SRC_DIR"; }
 # The Kafka jars (+ oracle classes); fetched and compiled on demand.
-kafka_cp() { "$ORACLE" classpath; }
+kafka_cp() {
+    local cp
+    cp="$("$ORACLE" classpath)" || return 1
+    echo "${cp}${KAFKA_EXTRA_CLASSPATH:+:$KAFKA_EXTRA_CLASSPATH}"
+}
 
 abs_dir() { mkdir -p -- "$1" && (cd -- "$1" && pwd -P); }
 
