@@ -325,7 +325,7 @@
 
     // ---- lookups ----
     function step(kind, attrs, text) {
-      const a = Object.assign({ class: "step " + kind, "data-kind": kind }, attrs || {});
+      const a = Object.assign({ class: "step", "data-kind": kind }, attrs || {});
       const li = el("li", a, text);
       stepsBox.appendChild(li);
       li.scrollIntoView({ block: "nearest" });
