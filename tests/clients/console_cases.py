@@ -209,7 +209,8 @@ def produce(b, rounds, start=0):
 
 def web_console_in_chromium(ctx):
     from confluent_kafka import Consumer, Producer, TopicPartition
-    from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic
+    from confluent_kafka.admin import (AdminClient, AlterConfigOpType, ConfigEntry,
+                                       ConfigResource, NewTopic)
     b = ctx.broker
     seglog = b.seglog
     data = b.data_dir
@@ -359,14 +360,17 @@ def web_console_in_chromium(ctx):
         browser.wait("return document.getElementById('log-end-offset').textContent === '800'",
                      "the log end offset 800 on the page", 15)
         browser.wait("return document.querySelector('#events li.roll') !== null", "a roll event", 10)
+        roll = browser.js("return document.querySelector('#events li.roll').textContent")
+        check("by size" in roll, f"the roll event: {roll}")
         files = log_files(data)
         browser.wait("return Array.from(document.querySelectorAll('#segments .segment[id]'))"
                      f".map(s => Number(s.dataset.baseOffset)).join() === '{','.join(map(str, files))}'",
                      f"the segments after the appends ({files})", 10)
         print(f"live: log end offset {before} -> 800, segments {files}")
         # Retention as it happens: retention.bytes deletes the oldest segments.
-        res = ConfigResource("topic", "orders", set_config={"retention.bytes": "12000"})
-        for f in admin.alter_configs([res]).values():
+        res = ConfigResource("topic", "orders", incremental_configs=[ConfigEntry(
+            "retention.bytes", "12000", incremental_operation=AlterConfigOpType.SET)])
+        for f in admin.incremental_alter_configs([res]).values():
             f.result(timeout=30)
         browser.wait("return document.querySelector('#events li.delete') !== null",
                      "a retention event", 20)
@@ -378,6 +382,8 @@ def web_console_in_chromium(ctx):
         browser.wait("return Array.from(document.querySelectorAll('#segments .segment[id]'))"
                      f".map(s => Number(s.dataset.baseOffset)).join() === '{','.join(map(str, after))}'",
                      f"the segments after retention ({after})", 10)
+        check(browser.js("return document.getElementById('settings').textContent")
+              .find("segment.bytes4,096") >= 0, "retention.bytes changed the other settings")
         start = browser.js("return document.getElementById('log-start-offset').textContent")
         check(start == str(after[0]), f"log start offset on the page {start}, first file {after[0]}")
         browser.driver.save_screenshot(os.path.join(art, "partition-page-retention.png"))

@@ -105,11 +105,13 @@
       const now = Date.now();
       for (const s of next.segments) {
         if (!before.has(s.base_offset) && s.base_offset > prev.segments[prev.segments.length - 1].base_offset) {
-          const old = before.get(prev.segments[prev.segments.length - 1].base_offset);
-          const why = old && old.size > 0 && old.size + 100 > next.config["segment.bytes"] ? "by size" :
-            "by time or on request";
+          // The segment that was active, as it closed.
+          const old = after.get(prev.segments[prev.segments.length - 1].base_offset);
+          const closed = old ? old.size : 0;
+          const why = closed * 2 > next.config["segment.bytes"] ? "by size (the next batch would not fit)" :
+            "by time (segment.ms) or on request";
           event("rolled " + why + ": new active segment " + fileName(s.base_offset) + ".log at offset " +
-            fmtInt(s.base_offset) + " (the old one closed at " + fmtBytes(old ? old.size : 0) + ")", "roll");
+            fmtInt(s.base_offset) + " (the old one closed at " + fmtBytes(closed) + ")", "roll");
           fresh.set(s.base_offset, now + 3000);
         }
       }
