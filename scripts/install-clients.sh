@@ -8,7 +8,9 @@
 # moto's server mode (PyPI), the second S3-compatible server those tests start
 # (src/remote/testing/moto_server.h: <venv>/bin/moto_server): moto[s3] with the two Flask
 # packages its server needs, pinned - the moto[server] extra would add ~180 MB and a minute of
-# other AWS services' dependencies that an S3 server never loads.
+# other AWS services' dependencies that an S3 server never loads. Selenium and Pillow drive
+# Debian's chromium (install-deps.sh) in the web console's browser test and compare its
+# screenshots (tests/clients/console_cases.py).
 # A change of the pins reinstalls into the existing venv: pip keeps what is already at its pinned
 # version, so only the changed packages are fetched (a fresh venv takes ~40 s, half of it moto
 # and boto; an unchanged one a few seconds).
@@ -39,7 +41,7 @@ if [[ ! -x "$FRANZGO_BIN" ]]; then
 fi
 ln -sfn "$FRANZGO_BIN" "$CACHE/bin/franzgo"
 VENV="$CACHE/venv"
-PINS="confluent-kafka==2.16.1 kafka-python==3.0.12 python-snappy==0.7.3 cramjam==2.14.0 lz4==4.4.5 zstandard==0.25.0 moto[s3]==5.2.5 flask==3.1.3 flask-cors==6.0.5"
+PINS="confluent-kafka==2.16.1 kafka-python==3.0.12 python-snappy==0.7.3 cramjam==2.14.0 lz4==4.4.5 zstandard==0.25.0 moto[s3]==5.2.5 flask==3.1.3 flask-cors==6.0.5 selenium==4.51.0 pillow==13.0.0"
 STAMP="$VENV/.pins"
 if [[ -x "$VENV/bin/python" && -f "$STAMP" && "$(cat "$STAMP")" == "$PINS" ]]; then
   exit 0
@@ -50,6 +52,6 @@ python3 -m venv "$VENV"
 # Split on spaces without globbing ("moto[s3]" is a glob pattern to an unquoted expansion).
 read -ra PIN_LIST <<<"$PINS"
 "$VENV/bin/pip" install -q --disable-pip-version-check "${PIN_LIST[@]}"
-"$VENV/bin/python" -c "import confluent_kafka, kafka, snappy, lz4, zstandard, moto.server"
+"$VENV/bin/python" -c "import confluent_kafka, kafka, snappy, lz4, zstandard, moto.server, selenium, PIL"
 test -x "$VENV/bin/moto_server"
 echo "$PINS" > "$STAMP"

@@ -12,6 +12,7 @@ PACKAGES=(
   kcat python3-venv prometheus
   libssl-dev libcurl4-openssl-dev libcpp-httplib-dev prometheus-cpp-dev
   gnuplot-nox python3
+  chromium chromium-driver fonts-dejavu-core
   clang-14 libclang-rt-14-dev clang-format
   openjdk-17-jdk-headless maven
 )

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job: installs what is missing, builds seglog (release), and starts the broker -
 # `seglog serve` on ./data at 127.0.0.1:9092 - printing how to connect with Kafka's console
-# tools and kcat, with Prometheus metrics on 127.0.0.1:9093/metrics. Stop it with Ctrl-C (a
+# tools and kcat, with Prometheus metrics on 127.0.0.1:9093/metrics and the read-only web
+# console on http://127.0.0.1:9093/ (docs/operations.md, "Web console"). Stop it with Ctrl-C (a
 # clean shutdown). Environment: SEGLOG_LOG_DIR (default ./data), SEGLOG_PORT (default 9092),
 # SEGLOG_HTTP_PORT (default 9093).
 set -euo pipefail
@@ -28,6 +29,10 @@ or with Kafka 4.4.0's own tools (fetched into ~/.cache/seglog by the test comman
 Metrics, under the names Kafka's dashboards use (Prometheus text):
 
   curl -s http://127.0.0.1:$http_port/metrics | grep brokertopicmetrics
+
+Web console (read-only): open http://127.0.0.1:$http_port/ in a browser. A partition's page,
+e.g. http://127.0.0.1:$http_port/partition?topic=demo&partition=0, draws its segments and
+indexes as they fill, roll and are deleted, and animates offset and timestamp lookups.
 
 MSG
 exec ./build/release/cli/seglog serve --log-dir "$dir" \

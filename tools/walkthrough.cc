@@ -8,6 +8,7 @@
 #include <sstream>
 #include <vector>
 
+#include "console/lookup_trace.h"
 #include "io/file_names.h"
 #include "record/batch_walker.h"
 #include "seglog/log.h"
@@ -76,6 +77,66 @@ Status ProduceExampleOne(LogManager& m, const std::string& dir, int64_t t0, std:
   return Status::OK();
 }
 
+// A traced lookup as text: the steps the web console's partition page animates
+// (console/lookup_trace.h), on the same files.
+void PrintSearch(const IndexSearch& s, const char* key, const char* value, std::ostream& out) {
+  out << fmt::format("  binary search of {} ({} entries, warm section from slot {}):\n", s.file,
+                     s.entries, s.warm_first_slot);
+  for (const IndexProbe& p : s.probes) {
+    out << fmt::format("    {} slot {}: {} {} -> {} {} ({} the target)\n", p.phase, p.slot, key,
+                       p.key, value, p.value, p.comparison);
+  }
+  out << fmt::format("  entry: {} {} -> {} {}{}\n", key, s.key, value, s.value,
+                     s.slot < 0 ? " (none: the segment's start)" : "");
+}
+
+void PrintScan(const SegmentVisit& v, std::ostream& out) {
+  out << fmt::format("  scan {} from position {}:\n", v.log_file, v.scan_from);
+  for (const ScanStep& st : v.scan) {
+    out << fmt::format("    batch at {} ({} B, offsets {}-{}, max timestamp {}){}\n", st.position,
+                       st.size, st.base_offset, st.last_offset, st.max_timestamp,
+                       st.match ? ": stop" : "");
+  }
+  if (v.scan_omitted > 0) out << fmt::format("    ({} batch headers not shown)\n", v.scan_omitted);
+}
+
+Status PrintTracedLookups(Log& log, int64_t offset, int64_t timestamp, int64_t t0,
+                          std::ostream& out) {
+  SEGLOG_ASSIGN_OR_RETURN(OffsetLookupTrace t, TraceOffsetLookup(log, offset));
+  out << fmt::format(
+      "\n=== offset {} step by step (what the web console's partition page animates)\n", offset);
+  out << fmt::format("floor segment: {} (the largest base offset <= {} of {})\n",
+                     t.floor_base_offset, offset, fmt::join(t.segment_bases, ", "));
+  for (const SegmentVisit& v : t.visits) {
+    PrintSearch(v.offset_index, "offset", "position", out);
+    PrintScan(v, out);
+  }
+  if (t.found) {
+    out << fmt::format("found: offset {} in segment {}, batch at position {}\n", offset,
+                       t.found->segment_base_offset, t.found->position);
+  } else {
+    out << "not found: " << t.note << "\n";
+  }
+  SEGLOG_ASSIGN_OR_RETURN(TimestampLookupTrace tt, TraceTimestampLookup(log, timestamp));
+  out << fmt::format("\n=== timestamp t0 + {} ms step by step\n", timestamp - t0);
+  for (const auto& c : tt.checks) {
+    out << fmt::format("segment {}: largest timestamp t0 + {} ms{}\n", c.base_offset,
+                       c.largest_timestamp - t0, c.chosen ? ": the first >= target" : "");
+  }
+  if (tt.visit) {
+    PrintSearch(*tt.visit->time_index, "timestamp", "offset", out);
+    PrintSearch(tt.visit->offset_index, "offset", "position", out);
+    PrintScan(*tt.visit, out);
+  }
+  if (tt.found) {
+    out << fmt::format("found: offset {} (t0 + {} ms)\n", tt.found->offset,
+                       tt.found->timestamp - t0);
+  } else {
+    out << "not found: " << tt.note << "\n";
+  }
+  return Status::OK();
+}
+
 // The read half, as consume and get-offsets read: on a read-only node.
 Status ReadExampleOne(LogManager& m, int64_t t0, std::ostream& out) {
   SEGLOG_ASSIGN_OR_RETURN(std::shared_ptr<Log> log, m.GetLog({kTopic, 0}));
@@ -98,6 +159,8 @@ Status ReadExampleOne(LogManager& m, int64_t t0, std::ostream& out) {
                             log->FetchOffsetByTimestamp(ts));
     out << fmt::format("{}: offset {}\n", name, found ? found->offset : -1);
   }
+
+  SEGLOG_RETURN_IF_ERROR(PrintTracedLookups(*log, 5000, t0 + 5000, t0, out));
 
   out << "\n=== consume from offset 11995\n";
   SEGLOG_ASSIGN_OR_RETURN(FetchDataInfo fetch, log->Read(11995, 1 << 20));

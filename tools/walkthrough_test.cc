@@ -37,9 +37,23 @@ TEST(WalkthroughTest, ReproducesSeedExampleOneNumbers) {
            "t0 + 5000 ms: offset 5000\n",
            "max-timestamp: offset 11999\n",
            "Offset:11999\tk-011999\tvvvvvvvvvv...",
+           // The traced lookups (console/lookup_trace.h) end where the log's own do.
+           "floor segment: 3830 (the largest base offset <= 5000 of 0, 3830, 7660, 11490)\n",
+           "  binary search of 00000000000000003830.index (",
+           "found: offset 5000 in segment 3830, batch at position ",
+           "segment 3830: largest timestamp t0 + 7659 ms: the first >= target\n",
+           "  binary search of 00000000000000003830.timeindex (",
+           "found: offset 5000 (t0 + 5000 ms)\n",
        }) {
     EXPECT_NE(text.find(line), std::string::npos) << "missing: " << line << "\n" << text;
   }
+  // The traced offset lookup finds the batch the log's lookup printed.
+  const size_t at = text.find("target 5000 -> segment 3830, batch at position ");
+  ASSERT_NE(at, std::string::npos);
+  const std::string position = text.substr(at + 47, text.find(' ', at + 47) - (at + 47));
+  EXPECT_NE(text.find("found: offset 5000 in segment 3830, batch at position " + position + "\n"),
+            std::string::npos)
+      << position;
   // Running it again replaces the partition with a fresh run.
   std::ostringstream again;
   ASSERT_TRUE(RunWalkthrough(tmp.path(), again).ok());

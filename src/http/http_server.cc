@@ -98,8 +98,11 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions options,
     });
   }
   // Anything else: a plain answer, never the library's page (which echoes nothing, but say it
-  // in our words). Methods other than GET/HEAD on any path are 405.
+  // in our words). Methods other than GET/HEAD on any path are 405. The library calls this for
+  // every status >= 400, also one a handler answered with its own body (the console's 404 and
+  // 400 pages): that body stays.
   svr.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return;
     if (req.method != "GET" && req.method != "HEAD" && res.status == 404) res.status = 405;
     res.set_content(fmt::format("{} {}\n", res.status, Reason(res.status)),
                     "text/plain; charset=utf-8");

@@ -62,6 +62,32 @@ TEST(HttpServer, ServesRoutesAndRefusesTheRest) {
   EXPECT_EQ(del->status, 405);
 }
 
+TEST(HttpServer, AHandlersOwnErrorPageIsKept) {
+  auto s = Serve({{"/page", [](const HttpRequest& r) {
+                     HttpResponse out;
+                     out.status = r.params.count("bad") ? 400 : 404;
+                     out.content_type = "text/html; charset=utf-8";
+                     out.body = r.params.count("empty") ? "" : "<p>no such page</p>";
+                     return out;
+                   }}});
+  ASSERT_NE(s, nullptr);
+  httplib::Client c("127.0.0.1", s->port());
+  auto r = c.Get("/page");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
+  EXPECT_EQ(r->body, "<p>no such page</p>");
+  EXPECT_EQ(r->get_header_value("Content-Type"), "text/html; charset=utf-8");
+  r = c.Get("/page?bad=1");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+  EXPECT_EQ(r->body, "<p>no such page</p>");
+  // Without a body of its own, the server's plain answer.
+  r = c.Get("/page?empty=1");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
+  EXPECT_EQ(r->body, "404 Not Found\n");
+}
+
 TEST(HttpServer, RefusesBodiesPastTheLimitAndHugeLines) {
   HttpServerOptions o;
   o.max_request_bytes = 1024;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "base/scheduler.h"
+#include "console/web_console.h"
 #include "group/group_coordinator.h"
 #include "manager/log_manager.h"
 #include "metrics/process_metrics.h"
@@ -177,14 +178,19 @@ Status BrokerServer::StartAll() {
     http.port = config_.http_port;
     http.logger = logger;
     std::shared_ptr<BrokerMetrics> metrics = metrics_;
-    SEGLOG_ASSIGN_OR_RETURN(
-        http_, HttpServer::Start(http, {{"/metrics", [metrics](const HttpRequest&) {
-                                           HttpResponse r;
-                                           r.content_type =
-                                               "text/plain; version=0.0.4; charset=utf-8";
-                                           r.body = metrics->Scrape();
-                                           return r;
-                                         }}}));
+    std::map<std::string, HttpHandler> routes = {{"/metrics", [metrics](const HttpRequest&) {
+                                                    HttpResponse r;
+                                                    r.content_type =
+                                                        "text/plain; version=0.0.4; charset=utf-8";
+                                                    r.body = metrics->Scrape();
+                                                    return r;
+                                                  }}};
+    // The read-only web console (src/console): its pages and JSON beside /metrics.
+    WebConsoleSources console{
+        logs_.get(), groups_.get(), txns_.get(), config_.node_id, ctx.cluster_id, {}, ctx.clock};
+    for (const ListenerEndpoint& l : config_.listeners) console.listeners.push_back(l.ToString());
+    routes.merge(WebConsole::Routes(std::make_shared<WebConsole>(std::move(console))));
+    SEGLOG_ASSIGN_OR_RETURN(http_, HttpServer::Start(http, std::move(routes)));
   }
   started_ = true;
   logger.Info(fmt::format(

@@ -2974,11 +2974,13 @@ def tiered_storage_faults(ctx):
 import acl_matrix  # noqa: E402
 import quota_cases  # noqa: E402
 import metrics_cases  # noqa: E402
+import console_cases  # noqa: E402
 import quota_throttle_cases  # noqa: E402
 import security_cases  # noqa: E402
 import telemetry_cases  # noqa: E402
 for _fn in (security_cases.CASES + acl_matrix.CASES + quota_cases.CASES +
-            quota_throttle_cases.CASES + metrics_cases.CASES + telemetry_cases.CASES):
+            quota_throttle_cases.CASES + metrics_cases.CASES + telemetry_cases.CASES +
+            console_cases.CASES):
     case(_fn)
 
 
