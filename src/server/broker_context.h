@@ -76,6 +76,9 @@ struct BrokerContext {
   std::shared_ptr<ControllerMutationQuotaManager> mutation_quotas;
   // The metrics /metrics serves (metrics/broker_metrics.h); null: none are counted.
   std::shared_ptr<BrokerMetrics> metrics;
+  // The named loggers the BROKER_LOGGER resource describes and changes
+  // (base/logger_registry.h); null: the process's LoggerRegistry::Global().
+  LoggerRegistry* loggers = nullptr;
   int32_t num_partitions = 1;  // num.partitions: a new topic's default
   // A producer id never handed out before (persisted blocks, so never again after a restart).
   std::function<Result<int64_t>()> next_producer_id;
