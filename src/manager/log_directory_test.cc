@@ -138,7 +138,10 @@ TEST(LogDirectoryTest, LoadAllRecoversEveryPartitionInParallelWithProgress) {
   }
   EXPECT_EQ(completed, 6);
   EXPECT_EQ(recovered_partitions.size(), 6u);  // each from its recovery point (0: none saved)
-  EXPECT_THAT(lines.front(), HasSubstr("after an unclean shutdown"));
+  EXPECT_EQ(lines[0], "Attempting recovery for all logs in " + tmp.path() +
+                          " since no clean shutdown file was found");
+  EXPECT_EQ(lines[1],
+            "Recovering 6 logs from " + tmp.path() + " since no clean shutdown file was found");
   EXPECT_THAT(lines.back(), HasSubstr("Loaded 6 logs"));
   Log* t3 = (*d)->logs().at({"t", 3}).get();
   EXPECT_EQ(t3->log_end_offset(), 78);  // the torn last batch (2 records) is cut
