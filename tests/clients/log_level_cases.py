@@ -2,8 +2,8 @@
 the broker's loggers (--entity-type broker-loggers), sets kafka.log.LogCleaner to DEBUG, and the
 broker's log holds the cleaner's DEBUG lines from then on and none before; a bad level and an
 unknown logger are refused with Kafka's messages; --delete-config returns the logger to root's
-level and the DEBUG lines stop. A level given at start (log4j.logger.<name> in
-server.properties) is in force from the first line."""
+level and the DEBUG lines stop. Levels given at start (log4j.rootLogger and
+log4j.logger.<name> in server.properties) are in force from the first line."""
 import re
 import time
 
@@ -70,9 +70,11 @@ def broker_loggers_kafka_configs(ctx):
     p = configs(b, "--alter", "--add-config", "kafka.log.LogCleaner=LOUD", ok=False)
     check(p.returncode != 0 and "Cannot set the log level of kafka.log.LogCleaner to LOUD as it "
           "is not a supported log level." in p.stdout + p.stderr, p.stdout + p.stderr)
+    # ConfigCommand checks the name against the described loggers before it asks the broker
+    # (the broker's own refusal, "Logger ... does not exist!", is in config_handlers_test.cc).
     p = configs(b, "--alter", "--add-config", "kafka.nope.Nothing=DEBUG", ok=False)
-    check(p.returncode != 0 and "Logger kafka.nope.Nothing does not exist!" in p.stdout + p.stderr,
-          p.stdout + p.stderr)
+    check(p.returncode != 0 and "Invalid broker logger(s): kafka.nope.Nothing" in
+          p.stdout + p.stderr, p.stdout + p.stderr)
     p = configs(b, "--alter", "--delete-config", "root", ok=False)
     check(p.returncode != 0 and "Removing the log level of the root logger is not allowed" in
           p.stdout + p.stderr, p.stdout + p.stderr)
@@ -106,16 +108,25 @@ def broker_log_level_at_start(ctx):
                "--partitions", "1", "--config", "cleanup.policy=compact")
     wait_for(lambda: CLEANER_DEBUG.search(b.log()), 10, "a cleaner DEBUG line (set at start)")
     levels, out = described(b)
-    check(levels.get("kafka.log.LogCleaner") == "DEBUG" and levels.get("root") == "WARN",
-          f"levels given at start:\n{out}")
-    # root at WARN: the INFO lines of the start (LogManager's "Loading logs ...") are gone.
-    check("INFO Loading logs from log dirs" not in b.log(), "INFO lines with root at WARN")
+    check(levels.get("kafka.log.LogCleaner") == "DEBUG" and levels.get("root") == "INFO" and
+          levels.get("kafka.server.KafkaApis") == "WARN", f"levels given at start:\n{out}")
+    # KafkaApis at WARN: its INFO line for an altered topic config is not written; the same
+    # change with the logger back at INFO is.
+    alter = ["--bootstrap-server", b.bootstrap, "--alter", "--entity-type", "topics",
+             "--entity-name", "compacted", "--add-config"]
+    kafka_tool(C, *alter, "retention.ms=3600000")
+    check("Altered the configs of topic compacted" not in b.log(), "an INFO line at WARN")
+    configs(b, "--alter", "--delete-config", "kafka.server.KafkaApis")
+    kafka_tool(C, *alter, "retention.ms=7200000")
+    wait_for(lambda: "INFO Altered the configs of topic compacted" in b.log(), 10,
+             "KafkaApis' INFO line once its level is unset")
     ctx.expect_records = None
 
 
 def _setup_start(ctx):
-    ctx.broker.overrides += ["log.cleaner.backoff.ms=200", "log4j.rootLogger=WARN",
-                             "log4j.logger.kafka.log.LogCleaner=DEBUG"]
+    ctx.broker.overrides += ["log.cleaner.backoff.ms=200", "log4j.rootLogger=info, stdout",
+                             "log4j.logger.kafka.log.LogCleaner=DEBUG",
+                             "log4j.logger.kafka.server.KafkaApis=WARN"]
 
 
 broker_log_level_at_start.setup = _setup_start
