@@ -48,9 +48,9 @@ enum class LogLevel { kTrace, kDebug, kInfo, kWarn, kError, kFatal, kOff };
 std::string_view LogLevelName(LogLevel level);
 // The level of one of those names, exactly (upper case, as Kafka's LogLevelConfig checks them).
 std::optional<LogLevel> ParseLogLevel(std::string_view name);
-// The names Kafka lists when it refuses a level, sorted: "DEBUG, ERROR, FATAL, INFO, OFF, TRACE,
-// WARN".
-inline constexpr std::string_view kValidLogLevels = "DEBUG, ERROR, FATAL, INFO, OFF, TRACE, WARN";
+// The levels Kafka 4.4 accepts at run time (BROKER_LOGGER), as it lists them when it refuses one,
+// sorted. OFF is not among them (a start-time level may be OFF).
+inline constexpr std::string_view kValidLogLevels = "DEBUG, ERROR, FATAL, INFO, TRACE, WARN";
 
 class LoggerRegistry;
 

@@ -113,8 +113,8 @@ Status LoggerRegistry::Configure(const std::map<std::string, std::string>& props
     std::optional<LogLevel> level = ConfiguredLevel(value);
     if (!level) {
       return Status::InvalidArgument(
-          fmt::format("Invalid value {} for configuration {}: the level must be one of {}", value,
-                      key, kValidLogLevels));
+          fmt::format("Invalid value {} for configuration {}: the level must be one of {}, OFF",
+                      value, key, kValidLogLevels));
     }
     std::string name = key == kRootKey ? std::string(kRoot) : key.substr(kLoggerKeyPrefix.size());
     levels.emplace_back(std::move(name), *level);

@@ -61,7 +61,7 @@ Result<std::unique_ptr<LogManager>> LogManager::OpenDirs(const LogManagerConfig&
     o.node_id = config.node_id;
     o.log_options.scheduler = scheduler;
     o.log_options.clock = [scheduler] { return scheduler->NowMs(); };
-    o.log_options.logger = m->logger_.Named("kafka.log.UnifiedLog");
+    o.log_options.logger = m->logger_.Named("org.apache.kafka.storage.internals.log.UnifiedLog");
     o.log_options.producer_id_expiration_ms = config.producer_id_expiration_ms;
     o.log_options.remote_storage_system_enable = config.remote_storage_system_enable;
     // All directories share one cluster id.

@@ -244,7 +244,7 @@ class LogManager {
   LogManager(LogManagerConfig config, Scheduler* scheduler, Logger logger, Env* env)
       : config_(std::move(config)),
         scheduler_(scheduler),
-        logger_(logger.Named("kafka.log.LogManager")),
+        logger_(logger.Named("org.apache.kafka.storage.internals.log.LogManager")),
         cleaner_logger_(logger.Named("kafka.log.LogCleaner")),
         env_(env),
         effective_(std::make_shared<const LogManagerConfig>(config_)) {}
@@ -306,7 +306,7 @@ class LogManager {
 
   const LogManagerConfig config_;
   Scheduler* const scheduler_;
-  const Logger logger_;          // kafka.log.LogManager
+  const Logger logger_;          // org.apache.kafka.storage.internals.log.LogManager
   const Logger cleaner_logger_;  // kafka.log.LogCleaner
   bool read_only_ = false;       // set by OpenReadOnly before the manager is shared
   Env* const env_;

@@ -49,15 +49,15 @@ Status BrokerServer::StartAll() {
   // be set as an operator sets Kafka's (log4j.logger.<name> at start, kafka-configs.sh
   // --entity-type broker-loggers at run time; base/logger_registry.h).
   SEGLOG_RETURN_IF_ERROR(LoggerRegistry::Global().Configure(config_.properties));
-  LoggerRegistry::Global().Register("kafka");
   const Logger logger = options_.logger.Named("kafka.server.BrokerServer");
   scheduler_ = std::make_unique<ThreadScheduler>(config_.background_threads);
   SEGLOG_ASSIGN_OR_RETURN(logs_, LogManager::Open(config_, scheduler_.get(), logger));
   for (const std::string& k : config_.ignored) logger.Info("Ignoring broker setting " + k);
   logs_->StartTasks();
   SEGLOG_ASSIGN_OR_RETURN(
-      groups_, GroupCoordinator::Open(config_.group, logs_.get(), scheduler_.get(),
-                                      logger.Named("kafka.coordinator.group.GroupCoordinator")));
+      groups_, GroupCoordinator::Open(
+                   config_.group, logs_.get(), scheduler_.get(),
+                   logger.Named("org.apache.kafka.coordinator.group.GroupCoordinatorService")));
   SEGLOG_ASSIGN_OR_RETURN(
       txns_, TransactionCoordinator::Open(
                  config_.txn, logs_.get(), scheduler_.get(),
@@ -65,8 +65,9 @@ Status BrokerServer::StartAll() {
   // Tiered storage (remote.log.storage.system.enable): the S3 store, __remote_log_metadata,
   // the index cache and the remote log manager's passes.
   if (config_.remote_storage_system_enable) {
-    auto opened = TieredStorage::Open(config_.remote, logs_.get(), /*start_tasks=*/true,
-                                      logger.Named("kafka.log.remote.RemoteLogManager"));
+    auto opened = TieredStorage::Open(
+        config_.remote, logs_.get(), /*start_tasks=*/true,
+        logger.Named("org.apache.kafka.server.log.remote.storage.RemoteLogManager"));
     if (!opened.ok()) return opened.status().WithContext("tiered storage");
     tiered_ = std::move(*opened);
     logger.Info("Tiered storage enabled: remote log manager started");
@@ -159,7 +160,7 @@ Status BrokerServer::StartAll() {
     HttpServerOptions http;
     http.host = config_.http_host;
     http.port = config_.http_port;
-    http.logger = logger.Named("kafka.server.HttpServer");
+    http.logger = logger.Named("seglog.http.HttpServer");
     std::shared_ptr<BrokerMetrics> metrics = metrics_;
     SEGLOG_ASSIGN_OR_RETURN(
         http_, HttpServer::Start(http, {{"/metrics", [metrics](const HttpRequest&) {

@@ -351,10 +351,10 @@ void DescribeBrokerLoggers(
 
 // IncrementalAlterConfigs on BROKER_LOGGER (Kafka's RuntimeLoggerManager): the name must be
 // this node; every operation is checked before any applies: SET a registered logger to one
-// of Kafka's levels (INVALID_CONFIG otherwise), DELETE a registered logger's own level so it
-// inherits again (root's cannot be: INVALID_REQUEST), APPEND and SUBTRACT refused
-// (INVALID_REQUEST). Unless `validate_only`, the changes take effect at once, each logged at
-// WARN as Kafka logs them. Levels set at run time last until the broker stops.
+// of Kafka 4.4's levels - TRACE to FATAL, not OFF, upper case - (INVALID_CONFIG otherwise), DELETE
+// a registered logger's own level so it inherits again (root's cannot be: INVALID_REQUEST), APPEND
+// and SUBTRACT refused (INVALID_REQUEST). Unless `validate_only`, the changes take effect at once,
+// each logged at WARN as Kafka logs them. Levels set at run time last until the broker stops.
 ApiError AlterBrokerLoggers(
     const BrokerContext& ctx,
     const protocol::IncrementalAlterConfigsRequestData::AlterConfigsResource& resource,
@@ -396,7 +396,7 @@ ApiError AlterBrokerLoggers(
           break;
         }
         std::optional<LogLevel> level = ParseLogLevel(*c.value);
-        if (!level) {
+        if (!level || *level == LogLevel::kOff) {
           return Error(kafka_error::kInvalidConfig,
                        fmt::format("Cannot set the log level of {} to {} as it is not a "
                                    "supported log level. Valid log levels are {}",

@@ -478,12 +478,17 @@ TEST_F(ConfigHandlersTest, BrokerLoggerChangesAreCheckedAsKafkaChecksThem) {
        {"kafka.log.LogCleaner", 0, "LOUD"},
        ke::kInvalidConfig,
        "Cannot set the log level of kafka.log.LogCleaner to LOUD as it is not a supported log "
-       "level. Valid log levels are DEBUG, ERROR, FATAL, INFO, OFF, TRACE, WARN"},
+       "level. Valid log levels are DEBUG, ERROR, FATAL, INFO, TRACE, WARN"},
       {"1",
        {"kafka.log.LogCleaner", 0, "debug"},
        ke::kInvalidConfig,
        "Cannot set the log level of kafka.log.LogCleaner to debug as it is not a supported log "
-       "level. Valid log levels are DEBUG, ERROR, FATAL, INFO, OFF, TRACE, WARN"},
+       "level. Valid log levels are DEBUG, ERROR, FATAL, INFO, TRACE, WARN"},
+      {"1",
+       {"root", 0, "OFF"},
+       ke::kInvalidConfig,
+       "Cannot set the log level of root to OFF as it is not a supported log level. Valid log "
+       "levels are DEBUG, ERROR, FATAL, INFO, TRACE, WARN"},
       {"1", {"kafka.nope", 0, "DEBUG"}, ke::kInvalidConfig, "Logger kafka.nope does not exist!"},
       {"1",
        {"kafka.nope", 1, std::nullopt},

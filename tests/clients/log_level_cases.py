@@ -42,8 +42,12 @@ def broker_loggers_kafka_configs(ctx):
     kafka_tool(T, "--bootstrap-server", b.bootstrap, "--create", "--topic", "compacted",
                "--partitions", "1", "--config", "cleanup.policy=compact")
     levels, out = described(b)
-    for name in ("root", "kafka.log.LogCleaner", "kafka.log.LogManager", "kafka.server.KafkaApis",
-                 "kafka.network.SocketServer"):
+    # Kafka 4.4.0's names for the same work.
+    for name in ("root", "kafka.log.LogCleaner", "org.apache.kafka.storage.internals.log.LogManager",
+                 "kafka.server.KafkaApis", "kafka.network.SocketServer", "kafka.server.BrokerServer",
+                 "org.apache.kafka.storage.internals.log.UnifiedLog",
+                 "org.apache.kafka.coordinator.group.GroupCoordinatorService",
+                 "kafka.coordinator.transaction.TransactionCoordinator"):
         check(levels.get(name) == "INFO", f"{name} is not described at INFO:\n{out}")
     # The cleaner measures the compacted log every log.cleaner.backoff.ms (200 ms here), at
     # DEBUG: nothing of it at INFO.
@@ -60,7 +64,8 @@ def broker_loggers_kafka_configs(ctx):
           "no WARN line for the change")
     levels, out = described(b)
     check(levels.get("kafka.log.LogCleaner") == "DEBUG" and levels.get("root") == "INFO" and
-          levels.get("kafka.log.LogManager") == "INFO", f"described after SET:\n{out}")
+          levels.get("org.apache.kafka.storage.internals.log.LogManager") == "INFO",
+          f"described after SET:\n{out}")
     # Only that logger: no DEBUG line of another component.
     others = [l for l in b.log()[set_at:].splitlines()
               if " DEBUG " in l and not CLEANER_DEBUG.search(l + "\n")]
@@ -70,6 +75,11 @@ def broker_loggers_kafka_configs(ctx):
     p = configs(b, "--alter", "--add-config", "kafka.log.LogCleaner=LOUD", ok=False)
     check(p.returncode != 0 and "Cannot set the log level of kafka.log.LogCleaner to LOUD as it "
           "is not a supported log level." in p.stdout + p.stderr, p.stdout + p.stderr)
+    # Kafka 4.4.0 takes TRACE to FATAL at run time, not OFF (a log4j level all the same).
+    p = configs(b, "--alter", "--add-config", "root=OFF", ok=False)
+    check(p.returncode != 0 and "Cannot set the log level of root to OFF as it is not a supported "
+          "log level. Valid log levels are DEBUG, ERROR, FATAL, INFO, TRACE, WARN" in
+          p.stdout + p.stderr, p.stdout + p.stderr)
     # ConfigCommand checks the name against the described loggers before it asks the broker
     # (the broker's own refusal, "Logger ... does not exist!", is in config_handlers_test.cc).
     p = configs(b, "--alter", "--add-config", "kafka.nope.Nothing=DEBUG", ok=False)
