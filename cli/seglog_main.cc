@@ -261,7 +261,7 @@ int main(int argc, char** argv) {
     const std::optional<seglog::LogLevel> level = seglog::ParseLogLevel(upper);
     if (!level) {
       std::cerr << "seglog: --log-level " << log_level << ": not one of " << seglog::kValidLogLevels
-                << "\n";
+                << ", OFF\n";
       return 1;
     }
     (void)seglog::LoggerRegistry::Global().SetLevel(seglog::LoggerRegistry::kRoot, *level);
