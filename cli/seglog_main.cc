@@ -2,18 +2,23 @@
 // function in tools/ that does the work.
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <cctype>
 #include <csignal>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "base/logger_registry.h"
 #include "tools/check.h"
 #include "tools/consume.h"
 #include "tools/dump_log.h"
 #include "tools/format.h"
 #include "tools/manage.h"
 #include "tools/produce.h"
+#include "tools/progress_reporter.h"
 #include "tools/recover.h"
 #include "tools/serve.h"
 #include "tools/walkthrough.h"
@@ -33,6 +38,22 @@ bool SplitConfig(const std::string& kv, std::map<std::string, std::string>* out)
 int main(int argc, char** argv) {
   CLI::App app{"seglog: Kafka's partition log storage, byte-compatible with Kafka 4.x"};
   app.require_subcommand(1);
+  std::string log_level;
+  app.add_option("--log-level", log_level,
+                 "root's log level for the lines of the storage engine (TRACE, DEBUG, INFO, WARN, "
+                 "ERROR, FATAL, OFF); a broker's own come from server.properties "
+                 "(log4j.rootLogger, log4j.logger.<name>)");
+  // recover, check, dump-log and clean draw one progress line on stderr when it is a terminal.
+  seglog::ProgressMode progress_mode = seglog::ProgressMode::kAuto;
+  auto progress_flags = [&progress_mode](CLI::App* c) {
+    c->add_flag_callback(
+        "--progress", [&progress_mode] { progress_mode = seglog::ProgressMode::kOn; },
+        "Draw a progress line on stderr (bytes and segments done, rate, time left) even when it "
+        "is not a terminal");
+    c->add_flag_callback(
+        "--no-progress", [&progress_mode] { progress_mode = seglog::ProgressMode::kOff; },
+        "Never draw the progress line (default: only when stderr is a terminal)");
+  };
 
   std::vector<std::string> files;
   seglog::DumpLogOptions dump_options;
@@ -55,6 +76,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   dump->add_option("--max-bytes", dump_options.max_bytes, "Only read this many bytes of each .log")
       ->capture_default_str();
+  progress_flags(dump);
 
   std::string log_dir = "./data";
   auto* walk = app.add_subcommand("walkthrough", "Example 1 of the seeds, step by step");
@@ -129,6 +151,7 @@ int main(int argc, char** argv) {
                   "remote.log.storage.system.enable=true in --server-config)");
   check->add_option("--server-config", ko.server_config,
                     "The node's server.properties (remote.log.* and rsm.config.* settings)");
+  progress_flags(check);
 
   seglog::RecoverOptions ro;
   auto* recover = app.add_subcommand(
@@ -138,6 +161,7 @@ int main(int argc, char** argv) {
   recover->add_option("--log-dir", ro.log_dir, "Log directory")->required();
   recover->add_option("--threads", ro.threads, "num.recovery.threads.per.data.dir")
       ->capture_default_str();
+  progress_flags(recover);
   produce
       ->add_option("--recovery-threads", po.recovery_threads,
                    "Threads that recover the directory after an unclean shutdown")
@@ -187,6 +211,7 @@ int main(int argc, char** argv) {
   node_options(clean, &clo.node);
   clean->add_option("--topic", clo.topic, "Topic")->required();
   clean->add_option("--partition", clo.partition, "Partition (default: all)");
+  progress_flags(clean);
 
   seglog::NodeOptions rto;
   std::vector<std::string> task_names;
@@ -230,9 +255,34 @@ int main(int argc, char** argv) {
 
   CLI11_PARSE(app, argc, argv);
 
+  if (!log_level.empty()) {
+    std::string upper = log_level;
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const std::optional<seglog::LogLevel> level = seglog::ParseLogLevel(upper);
+    if (!level) {
+      std::cerr << "seglog: --log-level " << log_level << ": not one of " << seglog::kValidLogLevels
+                << ", OFF\n";
+      return 1;
+    }
+    (void)seglog::LoggerRegistry::Global().SetLevel(seglog::LoggerRegistry::kRoot, *level);
+  }
+  // The progress line of the subcommand that runs (quiet unless wanted).
+  const char* progress_label = *dump      ? "dump-log"
+                               : *check   ? "check"
+                               : *recover ? "recover"
+                               : *clean   ? "clean"
+                                          : "";
+  seglog::ProgressReporter::Options progress_options;
+  progress_options.label = progress_label;
+  progress_options.enabled =
+      *progress_label != '\0' && seglog::ProgressWanted(progress_mode, /*streams_stdout=*/!*check);
+  seglog::ProgressReporter progress(std::move(progress_options));
+  dump_options.progress = ko.progress = ro.progress = clo.progress = progress.Callback();
+
   seglog::Status s;
   if (*dump) {
     s = seglog::DumpFiles(files, dump_options, std::cout, std::cerr);
+    progress.Finish();
     if (!s.ok()) {
       // As DumpLogSegments does when it fails: the error's message alone (for a failed sanity
       // check, the text of Kafka's CorruptIndexException), then exit status 1.
@@ -327,9 +377,11 @@ int main(int argc, char** argv) {
     s = seglog::RecoverLogDir(ro, std::cout).status();
   } else if (*check) {
     auto problems = seglog::CheckLogDir(ko, std::cout);
+    progress.Finish();
     if (problems.ok() && *problems > 0) return 1;
     s = problems.status();
   }
+  progress.Finish();
   if (!s.ok()) {
     std::cerr << "seglog: " << s.ToString() << "\n";
     return 1;

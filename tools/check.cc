@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <vector>
@@ -55,8 +56,9 @@ class PartitionChecker {
  public:
   // `recover_from`: the recovery point an open would recover from (after an unclean
   // shutdown), or nullopt (after a clean one).
-  PartitionChecker(std::string dir, PartitionResult* r, std::optional<int64_t> recover_from)
-      : dir_(std::move(dir)), r_(r), recover_from_(recover_from) {}
+  PartitionChecker(std::string dir, PartitionResult* r, std::optional<int64_t> recover_from,
+                   const ProgressCallback& progress)
+      : dir_(std::move(dir)), r_(r), recover_from_(recover_from), progress_(progress) {}
 
   Status Run() {
     SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> names, ListDirectory(dir_));
@@ -114,6 +116,11 @@ class PartitionChecker {
       if (recovered) ++r_->segments_to_recover;
       bool cut = false;
       SEGLOG_RETURN_IF_ERROR(CheckSegment(bases[i], last, recovered, &cut));
+      if (progress_) {
+        std::error_code ec;
+        const auto size = std::filesystem::file_size(LogFilePath(dir_, bases[i]), ec);
+        progress_({.bytes = ec ? 0 : static_cast<int64_t>(size), .segments = 1});
+      }
       if (cut && !last) {
         Note(fmt::format("recovery then removes the {} later segment(s), from {} on",
                          bases.size() - i - 1, LogFilePath(dir_, bases[i + 1])));
@@ -329,7 +336,22 @@ class PartitionChecker {
   std::string dir_;
   PartitionResult* r_;
   const std::optional<int64_t> recover_from_;
+  const ProgressCallback& progress_;
 };
+
+// The .log files of `dir` and their bytes, for a progress total.
+ProgressStep LogFilesIn(const std::string& dir) {
+  ProgressStep total;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    if (e.path().extension() != ".log") continue;
+    std::error_code size_ec;
+    const auto size = e.file_size(size_ec);
+    total.add_bytes_total += size_ec ? 0 : static_cast<int64_t>(size);
+    ++total.add_segments_total;
+  }
+  return total;
+}
 
 }  // namespace
 
@@ -373,14 +395,18 @@ Result<int64_t> CheckLogDir(const CheckOptions& o, std::ostream& out) {
   }
   std::map<std::string, PartitionResult> results;             // by partition dir name
   std::map<std::string, std::pair<int64_t, int64_t>> ranges;  // "topic partition" -> [start, end)
+  if (o.progress) {
+    for (const auto& [name, from] : recover_from) o.progress(LogFilesIn(o.log_dir + "/" + name));
+  }
   for (const auto& [name, from] : recover_from) {
     auto tp = ParsePartitionDirName(name);
     PartitionResult& r = results[name];
-    PartitionChecker checker(o.log_dir + "/" + name, &r, from);
+    PartitionChecker checker(o.log_dir + "/" + name, &r, from, o.progress);
     Status s = checker.Run();
     if (!s.ok()) r.problems.push_back(s.ToString());
     ranges[tp->topic + " " + std::to_string(tp->partition)] = {r.first_offset, r.next_offset};
   }
+  if (o.progress) o.progress({.done = true});
   int64_t problems = 0;
   // Root checkpoints.
   for (const char* cp : {kRecoveryPointCheckpointFile, kLogStartOffsetCheckpointFile,

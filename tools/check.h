@@ -37,6 +37,7 @@
 #include <ostream>
 #include <string>
 
+#include "base/progress.h"
 #include "seglog/result.h"
 
 namespace seglog {
@@ -51,6 +52,8 @@ struct CheckOptions {
   std::string server_config = {};
   // Tests: the remote tier's store instead of the configured S3 one.
   RemoteStorageManager* rsm_for_tests = nullptr;
+  // Told the .log bytes and segments to check first, then each segment as it is checked.
+  ProgressCallback progress = {};
 };
 
 // Prints one line per partition ("<partition>: OK ..." or its problems) and a summary, then

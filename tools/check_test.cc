@@ -14,6 +14,7 @@
 #include "tests/support/batches.h"
 #include "tests/support/files.h"
 #include "tools/produce.h"
+#include "tools/progress_reporter.h"
 
 namespace seglog {
 namespace {
@@ -51,6 +52,60 @@ TEST_F(CheckTest, AHealthyDirectoryPasses) {
   auto [problems, text] = Check();
   EXPECT_EQ(problems, 0) << text;
   EXPECT_THAT(text, HasSubstr("t-0: OK (3 segment(s), 900 batch(es), offsets 0 to 8999)"));
+}
+
+// The progress line: every partition's .log bytes as the total (t-0's three segments and the
+// metadata log's one), one redraw per segment (the fake clock moves 300 ms a call), finished
+// before the results are printed.
+TEST_F(CheckTest, ProgressCountsEverySegmentAndItsBytes) {
+  int64_t now = 0;
+  std::ostringstream drawn;
+  ProgressReporter reporter(
+      {.label = "check", .enabled = true, .out = &drawn, .interval_ms = 200, .now_ms = [&now] {
+         return now += 300;
+       }});
+  int64_t log_bytes = 0, log_segments = 0, partitions = 0;
+  for (const auto& d : std::filesystem::directory_iterator(tmp_.path())) {
+    if (!d.is_directory()) continue;
+    ++partitions;
+    for (const auto& e : std::filesystem::directory_iterator(d.path())) {
+      if (e.path().extension() != ".log") continue;
+      log_bytes += static_cast<int64_t>(e.file_size());
+      ++log_segments;
+    }
+  }
+  ASSERT_EQ(log_segments, 4);  // t-0's 3 and the metadata log's
+  CheckOptions o{tmp_.path(), ""};
+  ProgressStep seen;
+  bool done = false;
+  int64_t calls = 0;
+  o.progress = [&](const ProgressStep& step) {
+    ++calls;
+    EXPECT_FALSE(done) << "a step after done";
+    seen.bytes += step.bytes;
+    seen.segments += step.segments;
+    seen.add_bytes_total += step.add_bytes_total;
+    seen.add_segments_total += step.add_segments_total;
+    done |= step.done;
+    reporter.Add(step);
+  };
+  std::ostringstream out;
+  auto problems = CheckLogDir(o, out);
+  ASSERT_TRUE(problems.ok()) << problems.status().ToString();
+  ASSERT_EQ(*problems, 0) << out.str();
+  EXPECT_EQ(seen.add_segments_total, log_segments);
+  EXPECT_EQ(seen.segments, log_segments);
+  EXPECT_EQ(seen.add_bytes_total, log_bytes);
+  EXPECT_EQ(seen.bytes, log_bytes);
+  EXPECT_TRUE(done);
+  EXPECT_EQ(calls, partitions + log_segments + 1);  // the totals, each segment, done
+  const std::string text = drawn.str();
+  EXPECT_THAT(text, HasSubstr("\rcheck: 1/4 segments, "));
+  EXPECT_THAT(text, HasSubstr(" left"));
+  EXPECT_THAT(text, HasSubstr("\rcheck: 4/4 segments, "));
+  EXPECT_THAT(text, HasSubstr("(100%)"));
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;
+  EXPECT_EQ(text.back(), '\n');
 }
 
 // Files waiting for a delayed deletion, or left by an interrupted clean, are normal states of

@@ -463,6 +463,7 @@ Status DumpLogBatches(const JavaFile& file, std::span<const uint8_t> bytes,
                    ? DumpLegacyBatch(file, walker, deep, options, &last_offset, out, reports)
                    : DumpV2Batch(file, walker, deep, options, &last_offset, out, reports);
     if (!s.ok()) return s;
+    if (options.progress) options.progress({.bytes = walker.current().size_in_bytes()});
   }
   if (!walker.status().ok()) return walker.status().WithContext(file.path());
   if (walker.trailing_bytes() > 0 && options.max_bytes == kJavaIntMax) {
@@ -750,6 +751,18 @@ Status DumpProducerSnapshot(const JavaFile& file, std::ostream& out) {
 Status DumpFiles(std::span<const std::string> paths, const DumpLogOptions& options,
                  std::ostream& out, std::ostream& err) {
   Reports reports;
+  if (options.progress) {
+    ProgressStep total;
+    for (const std::string& path : paths) {
+      if (path.size() < 4 || path.compare(path.size() - 4, 4, ".log") != 0) continue;
+      std::error_code ec;
+      const auto size = std::filesystem::file_size(path, ec);
+      if (ec) continue;
+      total.add_bytes_total += std::min<int64_t>(static_cast<int64_t>(size), options.max_bytes);
+      ++total.add_segments_total;
+    }
+    options.progress(total);
+  }
   for (const std::string& path : paths) {
     const JavaFile file(path);
     out << "Dumping " << file.path() << "\n";
@@ -773,6 +786,7 @@ Status DumpFiles(std::span<const std::string> paths, const DumpLogOptions& optio
       err << "Ignoring unknown file " << file.path() << "\n";
     }
     if (!s.ok()) return s;
+    if (options.progress && suffix == ".log") options.progress({.segments = 1});
   }
   reports.Print(err);
   return Status::OK();

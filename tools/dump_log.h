@@ -23,6 +23,7 @@
 #include <span>
 #include <string>
 
+#include "base/progress.h"
 #include "seglog/status.h"
 
 namespace seglog {
@@ -40,6 +41,9 @@ struct DumpLogOptions {
   // .log files: only this many bytes are read; any value but the default also suppresses the
   // "Found N invalid bytes" line (Kafka's --max-bytes).
   int32_t max_bytes = std::numeric_limits<int32_t>::max();
+  // Told the bytes and count of the .log files to dump first, then each batch's bytes and each
+  // file as it is done (a terminal's progress line: tools/progress_reporter.h).
+  ProgressCallback progress = {};
 };
 
 // Dumps every file in `paths`, in order, as DumpLogSegments --files a,b,c does. Stops at the

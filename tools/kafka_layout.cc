@@ -46,6 +46,8 @@ class KafkaLevelFlag final : public spdlog::custom_flag_formatter {
 
 spdlog::level::level_enum SpdlogLevel(LogLevel level) {
   switch (level) {
+    case LogLevel::kTrace:
+      return spdlog::level::trace;
     case LogLevel::kDebug:
       return spdlog::level::debug;
     case LogLevel::kInfo:
@@ -54,6 +56,10 @@ spdlog::level::level_enum SpdlogLevel(LogLevel level) {
       return spdlog::level::warn;
     case LogLevel::kError:
       return spdlog::level::err;
+    case LogLevel::kFatal:
+      return spdlog::level::critical;
+    case LogLevel::kOff:
+      return spdlog::level::off;
   }
   return spdlog::level::info;
 }

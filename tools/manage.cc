@@ -120,7 +120,7 @@ Status DeleteRecordsCommand(const DeleteRecordsOptions& o, std::ostream& out) {
 
 Status Clean(const CleanOptions& o, std::ostream& out) {
   SEGLOG_ASSIGN_OR_RETURN(OneShotNode s, OpenOneShot(o.node, out));
-  auto n = s.manager->CleanNow(o.topic, o.partition);
+  auto n = s.manager->CleanNow(o.topic, o.partition, o.progress);
   if (n.ok()) out << fmt::format("cleaned {} partition(s) of {}\n", *n, o.topic);
   return FinishNode(s, n.status());
 }

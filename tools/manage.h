@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "base/progress.h"
 #include "seglog/result.h"
 #include "tools/node.h"
 
@@ -47,7 +48,8 @@ Status DeleteRecordsCommand(const DeleteRecordsOptions& options, std::ostream& o
 struct CleanOptions {
   NodeOptions node;
   std::string topic;
-  int32_t partition = -1;  // -1: every partition of the topic
+  int32_t partition = -1;          // -1: every partition of the topic
+  ProgressCallback progress = {};  // the rounds' bytes and segments (base/progress.h)
 };
 // Cleans a compacted topic's partitions now (a cleaner round each, whatever the dirty ratio).
 Status Clean(const CleanOptions& options, std::ostream& out);

@@ -276,8 +276,24 @@ TEST_F(ManageTest, CleanCompactsATopicNow) {
   CleanOptions c;
   c.node = Node();
   c.topic = "table";
+  // The round's progress: the dirty section's segments for the map, then the segments copied,
+  // each counted once, and every byte of them read.
+  ProgressStep seen;
+  int64_t steps = 0;
+  c.progress = [&](const ProgressStep& s) {
+    ++steps;
+    seen.bytes += s.bytes;
+    seen.segments += s.segments;
+    seen.add_bytes_total += s.add_bytes_total;
+    seen.add_segments_total += s.add_segments_total;
+  };
   std::ostringstream out;
   ASSERT_TRUE(Clean(c, out).ok());
+  EXPECT_GT(seen.add_segments_total, 2);
+  EXPECT_EQ(seen.segments, seen.add_segments_total);
+  EXPECT_GT(seen.add_bytes_total, 0);
+  EXPECT_EQ(seen.bytes, seen.add_bytes_total);
+  EXPECT_EQ(steps, 2 + seen.segments);  // two totals, then one step a segment
   EXPECT_THAT(out.str(), HasSubstr("Cleaner 0: Beginning cleaning of log table-0"));
   EXPECT_THAT(out.str(), HasSubstr("cleaned 1 partition(s) of table"));
   ConsumeOptions co;

@@ -18,10 +18,13 @@ Result<RecoverResult> RecoverLogDir(const RecoverOptions& o, std::ostream& out) 
   for (const std::string& w : dir->warnings()) out << "WARN " << w << "\n";
   RecoverResult r;
   r.had_clean_shutdown = dir->had_clean_shutdown();
-  SEGLOG_RETURN_IF_ERROR(dir->LoadAll(o.threads, [&out](const std::string& line) {
-    out << line << "\n";
-    out.flush();
-  }));
+  SEGLOG_RETURN_IF_ERROR(dir->LoadAll(
+      o.threads,
+      [&out](const std::string& line) {
+        out << line << "\n";
+        out.flush();
+      },
+      {}, o.progress));
   for (const auto& [tp, log] : dir->logs()) {
     ++r.partitions;
     r.segments_recovered += log->load_report().segments_recovered;

@@ -11,6 +11,7 @@
 #include <ostream>
 #include <string>
 
+#include "base/progress.h"
 #include "seglog/result.h"
 
 namespace seglog {
@@ -18,6 +19,8 @@ namespace seglog {
 struct RecoverOptions {
   std::string log_dir;
   int threads = 2;  // num.recovery.threads.per.data.dir (Kafka 4.x default 2)
+  // Told the .log bytes and segments to load first, then each partition's as it is loaded.
+  ProgressCallback progress = {};
 };
 
 struct RecoverResult {

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 
 #include "io/file.h"
@@ -58,8 +59,28 @@ TEST(RecoverTest, RecoversAnUncleanDirectoryAndShutsItDownCleanly) {
   std::filesystem::resize_file(log1, size1 - 7);
 
   std::ostringstream out;
-  auto r = RecoverLogDir({tmp.path(), 2}, out);
+  // Progress: both partitions' .log bytes up front, then each partition's from its thread.
+  RecoverOptions ro{tmp.path(), 2};
+  std::mutex mu;
+  ProgressStep seen;
+  int64_t steps = 0;
+  ro.progress = [&](const ProgressStep& s) {
+    std::lock_guard<std::mutex> lock(mu);
+    ++steps;
+    seen.bytes += s.bytes;
+    seen.segments += s.segments;
+    seen.add_bytes_total += s.add_bytes_total;
+    seen.add_segments_total += s.add_segments_total;
+  };
+  const int64_t log_bytes = static_cast<int64_t>(
+      size1 - 7 + std::filesystem::file_size(LogFilePath(tmp.path() + "/orders-0", 0)));
+  auto r = RecoverLogDir(ro, out);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(steps, 3);
+  EXPECT_EQ(seen.add_segments_total, 2);
+  EXPECT_EQ(seen.segments, 2);
+  EXPECT_EQ(seen.add_bytes_total, log_bytes);  // as found, before the cut
+  EXPECT_EQ(seen.bytes, log_bytes);
   EXPECT_FALSE(r->had_clean_shutdown);
   EXPECT_EQ(r->partitions, 2);
   EXPECT_EQ(r->segments_recovered, 2);

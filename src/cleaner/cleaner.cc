@@ -406,6 +406,11 @@ class CleaningRound {
         GroupBySize(to_clean, all_,
                     GroupLimits{config_.SegmentSize(), config_.segment_index_bytes,
                                 range_.first_uncleanable_offset}));
+    if (progress) {
+      ProgressStep total{.add_segments_total = static_cast<int64_t>(to_clean.size())};
+      for (const SegmentPtr& seg : to_clean) total.add_bytes_total += seg->size();
+      progress(total);
+    }
     for (const std::vector<SegmentPtr>& group : groups) SEGLOG_RETURN_IF_ERROR(CleanGroup(group));
     out_.stats.total_seconds = static_cast<double>(MonotonicMs() - t0_) / 1000.0;
     Report();
@@ -413,8 +418,17 @@ class CleaningRound {
   }
 
   int64_t producer_id_expiration_ms = 86400000;
+  ProgressCallback progress;
 
  private:
+  // Reports the bytes read since the last report, and `segments` done.
+  void Progress(int64_t segments) {
+    if (!progress) return;
+    const int64_t read = out_.stats.map_bytes_read + out_.stats.bytes_read;
+    progress({.bytes = read - reported_bytes_, .segments = segments});
+    reported_bytes_ = read;
+  }
+
   void Info(const std::string& line) const {
     if (info_) info_.Info(fmt::format("Cleaner {}: {}", id_, line));
   }
@@ -450,6 +464,11 @@ class CleaningRound {
         const std::vector<AbortedTxn> aborted,
         CollectAborted(all_, range_.first_dirty_offset, range_.first_uncleanable_offset));
     txns.AddAborted(aborted);
+    if (progress) {
+      ProgressStep total{.add_segments_total = static_cast<int64_t>(dirty.size())};
+      for (const SegmentPtr& seg : dirty) total.add_bytes_total += seg->size();
+      progress(total);
+    }
     bool full = false;
     for (size_t i = 0; i < dirty.size() && !full; ++i) {
       const SegmentPtr& seg = dirty[i];
@@ -477,6 +496,7 @@ class CleaningRound {
         }
       }
       SEGLOG_RETURN_IF_ERROR(w.status());
+      Progress(1);
       if (!full) {
         const int64_t next =
             i + 1 < dirty.size() ? dirty[i + 1]->base_offset() : range_.first_uncleanable_offset;
@@ -537,6 +557,7 @@ class CleaningRound {
         if (chunk_.size() >= (1u << 20)) SEGLOG_RETURN_IF_ERROR(WriteChunk());
       }
       SEGLOG_RETURN_IF_ERROR(w.status());
+      Progress(1);
     }
     SEGLOG_RETURN_IF_ERROR(WriteChunk());
     copy_txns_.set_output(nullptr);
@@ -746,6 +767,7 @@ class CleaningRound {
   const int id_;
   SkimpyOffsetMap* const map_;
   const Logger& info_;
+  int64_t reported_bytes_ = 0;  // map and copy bytes read, as last reported to `progress`
   const double io_limit_;
   const std::function<void(int64_t)>& sleep_ms_;
   Log& log_;
@@ -782,6 +804,7 @@ Result<Cleaner::Result_> Cleaner::Clean(Log& log, const std::string& name, const
                                         int64_t now) {
   CleaningRound round(id_, map_, logger_, io_limit_, sleep_ms_, log, name, range, now);
   round.producer_id_expiration_ms = producer_id_expiration_ms_;
+  round.progress = progress_;
   return round.Run();
 }
 

@@ -23,6 +23,7 @@
 #include <optional>
 #include <string>
 
+#include "base/progress.h"
 #include "cleaner/skimpy_offset_map.h"
 #include "seglog/log.h"
 #include "seglog/logger.h"
@@ -81,6 +82,9 @@ class Cleaner {
   // log.cleaner.io.max.bytes.per.second: reads and writes of a round are paced to this rate by
   // sleeping (`sleep_ms` is injectable for tests). Default: unlimited.
   void SetIoLimit(double bytes_per_second, std::function<void(int64_t)> sleep_ms = {});
+  // Told the bytes and segments a round reads (the dirty section for the map, then the
+  // segments it copies) as it learns them, and each segment and its bytes as they are read.
+  void SetProgress(ProgressCallback progress) { progress_ = std::move(progress); }
 
   struct Result_ {
     int64_t end_offset = 0;  // the new first dirty offset (cleaner-offset-checkpoint)
@@ -97,6 +101,7 @@ class Cleaner {
   const int64_t producer_id_expiration_ms_;
   double io_limit_ = 0;  // bytes per second; 0: none
   std::function<void(int64_t)> sleep_ms_;
+  ProgressCallback progress_;
 };
 
 }  // namespace seglog

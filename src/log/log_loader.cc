@@ -307,13 +307,32 @@ class LogLoader {
   // is recovered, and a cut in one removes every later segment (Kafka deletes them; seglog
   // quarantines their files); a segment recovered only for a missing index stops nothing.
   Status Recover() {
+    auto unflushed = [&](auto it) {
+      auto next = std::next(it);
+      return !options_.had_clean_shutdown &&
+             RecoveredAfterUncleanShutdown(
+                 next == out_.segments.end() ? std::nullopt : std::optional<int64_t>(next->first),
+                 options_.recovery_point);
+    };
+    // Kafka's LogLoader line before each segment recovered after an unclean shutdown:
+    // "[LogLoader partition=t-0, dir=/data] Recovering unflushed segment 0. 0/2 recovered for
+    // t-0."
+    int64_t to_recover = 0, recovered = 0;
+    for (auto it = out_.segments.begin(); it != out_.segments.end(); ++it) {
+      to_recover += unflushed(it) ? 1 : 0;
+    }
+    const size_t slash = dir_.find_last_of('/');
+    const std::string partition = slash == std::string::npos ? dir_ : dir_.substr(slash + 1);
+    const std::string parent = slash == std::string::npos ? "." : dir_.substr(0, slash);
     for (auto it = out_.segments.begin(); it != out_.segments.end(); ++it) {
       auto next = std::next(it);
-      const bool after_recovery_point =
-          !options_.had_clean_shutdown &&
-          RecoveredAfterUncleanShutdown(
-              next == out_.segments.end() ? std::nullopt : std::optional<int64_t>(next->first),
-              options_.recovery_point);
+      const bool after_recovery_point = unflushed(it);
+      if (after_recovery_point) {
+        out_.report.actions.push_back(fmt::format(
+            "[LogLoader partition={}, dir={}] Recovering unflushed segment {}. {}/{} recovered "
+            "for {}.",
+            partition, parent, it->first, recovered++, to_recover, partition));
+      }
       // Kafka's sanityCheck of every segment's transaction index at load.
       Status txn = it->second->txn_index().SanityCheck(
           next == out_.segments.end() ? std::nullopt : std::optional<int64_t>(next->first));

@@ -155,7 +155,8 @@ Result<std::shared_ptr<Log>> LogDirectory::GetLog(const TopicPartition& tp, cons
   return log;
 }
 
-Status LogDirectory::LoadAll(int threads, const Logger& logger, const ConfigFor& config_for) {
+Status LogDirectory::LoadAll(int threads, const Logger& logger, const ConfigFor& config_for,
+                             const ProgressCallback& progress) {
   const int64_t start = MonotonicMs();
   SEGLOG_ASSIGN_OR_RETURN(TopicMap topics, LoadTopics(env(), dir_));
   SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> names, env()->ListDirectory(dir_));
@@ -166,6 +167,7 @@ Status LogDirectory::LoadAll(int threads, const Logger& logger, const ConfigFor&
     LogOptions options;
     std::unique_ptr<Log> log;
     Status status;
+    ProgressStep size;  // its .log files, for `progress`
   };
   std::vector<Job> jobs;
   const LogMap already = logs();
@@ -177,19 +179,51 @@ Status LogDirectory::LoadAll(int threads, const Logger& logger, const ConfigFor&
     SEGLOG_ASSIGN_OR_RETURN(LogConfig config,
                             config_for ? config_for(tp.topic, md) : TopicConfig(md));
     LogOptions o = OptionsFor(tp, md.topic_id);
-    jobs.push_back(Job{tp, std::move(config), std::move(o), nullptr, Status::OK()});
+    jobs.push_back(Job{tp, std::move(config), std::move(o), nullptr, Status::OK(), {}});
+  }
+  if (progress) {
+    ProgressStep total;
+    for (Job& job : jobs) {
+      const std::string path = dir_ + "/" + PartitionDirName(job.tp);
+      auto files = env()->ListDirectory(path);
+      if (!files.ok()) continue;
+      for (const std::string& f : *files) {
+        if (f.size() < 4 || f.compare(f.size() - 4, 4, ".log") != 0) continue;
+        auto st = env()->Stat(path + "/" + f);
+        job.size.bytes += st.ok() ? st->size : 0;
+        ++job.size.segments;
+      }
+      total.add_bytes_total += job.size.bytes;
+      total.add_segments_total += job.size.segments;
+    }
+    progress(total);
   }
   Mutex progress_mu;
   int done = 0;
   auto say = [&](const std::string& line) { logger.Info(line); };
-  say(fmt::format("Loading {} logs from {} with {} thread(s) after {} shutdown", jobs.size(), dir_,
-                  std::max(1, threads), had_clean_shutdown_ ? "a clean" : "an unclean"));
+  // Kafka's LogManager words.
+  say(had_clean_shutdown_
+          ? fmt::format("Skipping recovery for all logs in {} since clean shutdown file was found",
+                        dir_)
+          : fmt::format("Attempting recovery for all logs in {} since no clean shutdown file was "
+                        "found",
+                        dir_));
+  if (jobs.empty()) {
+    say(fmt::format("No logs found to be loaded in {}", dir_));
+  } else if (had_clean_shutdown_) {
+    say(fmt::format("Skipping recovery of {} logs from {} since clean shutdown file was found",
+                    jobs.size(), dir_));
+  } else {
+    say(fmt::format("Recovering {} logs from {} since no clean shutdown file was found",
+                    jobs.size(), dir_));
+  }
   std::atomic<size_t> next{0};
   auto work = [&] {
     for (size_t i = next++; i < jobs.size(); i = next++) {
       Job& job = jobs[i];
       const int64_t t0 = MonotonicMs();
       auto log = Log::Open(dir_ + "/" + PartitionDirName(job.tp), job.config, job.options);
+      if (progress) progress(job.size);
       MutexLock l(&progress_mu);
       ++done;
       if (!log.ok()) {
@@ -223,7 +257,8 @@ Status LogDirectory::LoadAll(int threads, const Logger& logger, const ConfigFor&
   }
   if (!first_error.ok()) return first_error;
   loaded_all_ = true;
-  say(fmt::format("Loaded {} logs in {} ms", jobs.size(), MonotonicMs() - start));
+  say(fmt::format("Loaded {} logs in {}ms{}", jobs.size(), MonotonicMs() - start,
+                  had_clean_shutdown_ ? "" : fmt::format(" (unclean log dirs = [{}])", dir_)));
   return Status::OK();
 }
 

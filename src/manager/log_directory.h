@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "base/mutex.h"
+#include "base/progress.h"
 #include "log/checkpoint_file.h"
 #include "manager/log_dir_lock.h"
 #include "manager/meta_properties.h"
@@ -98,8 +99,10 @@ class LogDirectory {
   // defaults).
   using ConfigFor =
       std::function<Result<LogConfig>(const std::string& topic, const TopicMetadata&)>;
-  Status LoadAll(int threads, const Logger& logger = {}, const ConfigFor& config_for = {})
-      EXCLUDES(mu_);
+  // `progress` is told the .log bytes and segments of the partitions to load first, then each
+  // partition's as it is loaded (from the loading threads).
+  Status LoadAll(int threads, const Logger& logger = {}, const ConfigFor& config_for = {},
+                 const ProgressCallback& progress = {}) EXCLUDES(mu_);
 
   // Flushes every open log to its end and writes recovery-point-offset-checkpoint.
   Status CheckpointRecoveryPoints() EXCLUDES(mu_, checkpoint_mu_);

@@ -62,7 +62,7 @@ Result<std::unique_ptr<LogManager>> LogManager::OpenDirs(const LogManagerConfig&
     o.log_options.scheduler = scheduler;
     o.log_options.on_flush = [manager = m.get()](int64_t ns) { manager->OnFlush(ns); };
     o.log_options.clock = [scheduler] { return scheduler->NowMs(); };
-    o.log_options.logger = m->logger_;
+    o.log_options.logger = m->logger_.Named("org.apache.kafka.storage.internals.log.UnifiedLog");
     o.log_options.producer_id_expiration_ms = config.producer_id_expiration_ms;
     o.log_options.remote_storage_system_enable = config.remote_storage_system_enable;
     // All directories share one cluster id.
@@ -661,19 +661,31 @@ void LogManager::EndCleaning(const TopicPartition& tp, const Status& result, int
     return;
   }
   uncleanable_.insert(name);
-  logger_.Info(fmt::format(
+  cleaner_logger_.Info(fmt::format(
       "Cleaner {}: Unexpected exception thrown when cleaning log {}. Marking its partition ({}) "
       "as uncleanable: {}",
       id, log.dir(), name, result.ToString()));
 }
 
+void LogManager::DebugCleanableRange(const std::string& name, std::optional<int64_t> checkpoint,
+                                     int64_t now, const LogToClean& range) const {
+  if (!cleaner_logger_.IsEnabled(LogLevel::kDebug)) return;
+  cleaner_logger_.Debug(fmt::format(
+      "Finding range of cleanable offsets for log={}. Last clean offset={} now={} => "
+      "firstDirtyOffset={} firstUncleanableOffset={} cleanableBytes={}",
+      name, checkpoint ? fmt::format("Optional[{}]", *checkpoint) : "Optional.empty", now,
+      range.first_dirty_offset, range.first_uncleanable_offset, range.cleanable_bytes));
+}
+
 Result<bool> LogManager::CleanOne(int id, const LogRef& ref, bool force, int64_t now,
-                                  std::optional<LogToClean> computed) {
+                                  std::optional<LogToClean> computed,
+                                  const ProgressCallback& progress) {
   const std::string name = PartitionDirName(ref.tp);
   Result<LogToClean> range =
       computed ? Result<LogToClean>(*computed)
                : CleanableRange(*ref.log, ref.dir->CleanerCheckpoint(ref.tp), now);
   if (!range.ok()) return range.status();
+  if (!computed) DebugCleanableRange(name, ref.dir->CleanerCheckpoint(ref.tp), now, *range);
   if (range->checkpoint_reset) {
     SEGLOG_RETURN_IF_ERROR(ref.dir->SetCleanerCheckpoint(ref.tp, range->first_dirty_offset));
   }
@@ -687,8 +699,9 @@ Result<bool> LogManager::CleanOne(int id, const LogRef& ref, bool force, int64_t
     slot->map = std::make_unique<SkimpyOffsetMap>(config_.log_cleaner_dedupe_buffer_size / threads,
                                                   config_.log_cleaner_io_buffer_load_factor);
   }
-  Cleaner cleaner(id, slot->map.get(), logger_);
+  Cleaner cleaner(id, slot->map.get(), cleaner_logger_);
   cleaner.SetIoLimit(config_.log_cleaner_io_max_bytes_per_second);
+  cleaner.SetProgress(progress);
   auto cleaned = cleaner.Clean(*ref.log, name, *range, now);
   if (!cleaned.ok()) return cleaned.status();
   {
@@ -725,7 +738,9 @@ Result<bool> LogManager::RunCleanerRound(int id) {
         skip.count(PartitionDirName(ref.tp))) {
       continue;
     }
-    auto range = CleanableRange(*ref.log, ref.dir->CleanerCheckpoint(ref.tp), now);
+    const std::optional<int64_t> checkpoint = ref.dir->CleanerCheckpoint(ref.tp);
+    auto range = CleanableRange(*ref.log, checkpoint, now);
+    if (range.ok()) DebugCleanableRange(PartitionDirName(ref.tp), checkpoint, now, *range);
     if (!range.ok() || !range->Eligible(ref.log->config().min_cleanable_dirty_ratio)) continue;
     if (!best || range->cleanable_ratio() > best->ratio) {
       best = Candidate{ref, range->cleanable_ratio(), *range};
@@ -755,7 +770,8 @@ Result<bool> LogManager::RunCleanerRound(int id) {
   return cleaned;
 }
 
-Result<int> LogManager::CleanNow(const std::string& topic, int32_t partition) {
+Result<int> LogManager::CleanNow(const std::string& topic, int32_t partition,
+                                 const ProgressCallback& progress) {
   SEGLOG_RETURN_IF_ERROR(CheckWritable("clean"));
   SEGLOG_ASSIGN_OR_RETURN(const TopicMetadata md, FindTopic(topic));
   const int32_t partitions = md.partitions;
@@ -772,7 +788,7 @@ Result<int> LogManager::CleanNow(const std::string& topic, int32_t partition) {
           PartitionDirName({topic, p}), ref.log->config().cleanup_delete ? "delete" : "none"));
     }
     if (!BeginCleaning(ref.tp)) continue;  // a cleaner thread has it now
-    auto done = CleanOne(0, ref, /*force=*/true, scheduler_->NowMs());
+    auto done = CleanOne(0, ref, /*force=*/true, scheduler_->NowMs(), std::nullopt, progress);
     EndCleaning(ref.tp, done.status(), 0, *ref.log);
     SEGLOG_RETURN_IF_ERROR(done.status());
     cleaned += *done ? 1 : 0;

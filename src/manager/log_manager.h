@@ -49,6 +49,7 @@
 #include <vector>
 
 #include "base/mutex.h"
+#include "base/progress.h"
 #include "base/scheduler.h"
 #include "cleaner/cleaner.h"
 #include "manager/log_directory.h"
@@ -233,7 +234,8 @@ class LogManager {
   Result<bool> RunCleanerRound(int id) EXCLUDES(mu_);
   // Cleans the given partitions now (all of the topic's with -1) if they have anything to
   // clean, whatever their dirty ratio (`seglog clean`). Returns how many were cleaned.
-  Result<int> CleanNow(const std::string& topic, int32_t partition) EXCLUDES(mu_);
+  Result<int> CleanNow(const std::string& topic, int32_t partition,
+                       const ProgressCallback& progress = {}) EXCLUDES(mu_);
 
   // Stops the tasks and closes every directory cleanly.
   Status Shutdown() EXCLUDES(mu_);
@@ -257,7 +259,8 @@ class LogManager {
   LogManager(LogManagerConfig config, Scheduler* scheduler, Logger logger, Env* env)
       : config_(std::move(config)),
         scheduler_(scheduler),
-        logger_(std::move(logger)),
+        logger_(logger.Named("org.apache.kafka.storage.internals.log.LogManager")),
+        cleaner_logger_(logger.Named("kafka.log.LogCleaner")),
         env_(env),
         effective_(std::make_shared<const LogManagerConfig>(config_)) {}
   static Result<std::unique_ptr<LogManager>> OpenDirs(const LogManagerConfig& config,
@@ -318,8 +321,9 @@ class LogManager {
 
   const LogManagerConfig config_;
   Scheduler* const scheduler_;
-  const Logger logger_;
-  bool read_only_ = false;  // set by OpenReadOnly before the manager is shared
+  const Logger logger_;          // org.apache.kafka.storage.internals.log.LogManager
+  const Logger cleaner_logger_;  // kafka.log.LogCleaner
+  bool read_only_ = false;       // set by OpenReadOnly before the manager is shared
   Env* const env_;
   Mutex admin_mu_ ACQUIRED_BEFORE(mu_);
   mutable Mutex mu_;
@@ -352,8 +356,12 @@ class LogManager {
   // Cleans one log, which the caller has marked in progress, when it is eligible (always when
   // `force` and anything is cleanable), as of `now`. `computed`: its cleanable range as of
   // `now`, when the caller has just measured it; else measured here. Runs without mu_.
+  // Kafka's LogCleanerManager line at DEBUG for each compacted log measured.
+  void DebugCleanableRange(const std::string& name, std::optional<int64_t> checkpoint, int64_t now,
+                           const LogToClean& range) const;
   Result<bool> CleanOne(int id, const LogRef& ref, bool force, int64_t now,
-                        std::optional<LogToClean> computed = std::nullopt) EXCLUDES(mu_);
+                        std::optional<LogToClean> computed = std::nullopt,
+                        const ProgressCallback& progress = {}) EXCLUDES(mu_);
   // Marks the partition as being cleaned (Kafka's LogCleaningInProgress); false if it is.
   bool BeginCleaning(const TopicPartition& tp) EXCLUDES(mu_);
   void EndCleaning(const TopicPartition& tp, const Status& result, int id, const Log& log)

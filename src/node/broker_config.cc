@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "base/config_values.h"
+#include "base/logger_registry.h"
 #include "base/properties.h"
 #include "http/http_server.h"
 #include "io/atomic_file.h"
@@ -98,8 +99,12 @@ Result<BrokerConfig> BrokerConfig::FromProperties(const std::map<std::string, st
   // Each layer's keys, offered to each in turn; storage parses its own first.
   auto layers = [&c, any_secure](const std::string& k,
                                  const std::string& v) -> std::optional<Status> {
-    if (IsListenerConfigKey(k)) return Status::OK();                  // read together below
-    if (IsAuthorizerKey(k)) return Status::OK();                      // checked together below
+    if (IsListenerConfigKey(k)) return Status::OK();  // read together below
+    if (IsAuthorizerKey(k)) return Status::OK();      // checked together below
+    if (LoggerRegistry::IsLevelKey(k)) {              // log levels, applied as the broker starts
+      LoggerRegistry check;
+      return check.Configure({{k, v}});
+    }
     if (any_secure && IsListenerSecurityKey(k)) return Status::OK();  // read below
     if (auto s = SetConfigKey(NodeSetters(), &c, k, v)) return s;
     if (auto s = c.socket.Set(k, v)) return s;

@@ -4,6 +4,8 @@
 // listeners and the socket server (src/server), the group and transaction coordinators,
 // tiered storage, and the node's own (auto.create.topics.enable, default.replication.factor). A
 // Kafka broker's keys no layer uses are listed in `ignored`; any other key is an error naming it.
+// Log levels, which Kafka keeps in its log4j file, are read here in log4j's form
+// (log4j.rootLogger=LEVEL, log4j.logger.<name>=LEVEL; base/logger_registry.h).
 //
 // Thread safety: a value type.
 #ifndef SEGLOG_NODE_BROKER_CONFIG_H_

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "base/logger_registry.h"
 #include "base/scheduler.h"
 #include "console/web_console.h"
 #include "group/group_coordinator.h"
@@ -46,19 +47,29 @@ Result<std::unique_ptr<BrokerServer>> BrokerServer::Start(const BrokerConfig& co
 }
 
 Status BrokerServer::StartAll() {
-  const Logger& logger = options_.logger;
+  // Each component logs under the name of Kafka's class doing the same work, so its level can
+  // be set as an operator sets Kafka's (log4j.logger.<name> at start, kafka-configs.sh
+  // --entity-type broker-loggers at run time; base/logger_registry.h).
+  SEGLOG_RETURN_IF_ERROR(LoggerRegistry::Global().Configure(config_.properties));
+  const Logger logger = options_.logger.Named("kafka.server.BrokerServer");
   scheduler_ = std::make_unique<ThreadScheduler>(config_.background_threads);
   SEGLOG_ASSIGN_OR_RETURN(logs_, LogManager::Open(config_, scheduler_.get(), logger));
   for (const std::string& k : config_.ignored) logger.Info("Ignoring broker setting " + k);
   logs_->StartTasks();
   SEGLOG_ASSIGN_OR_RETURN(
-      groups_, GroupCoordinator::Open(config_.group, logs_.get(), scheduler_.get(), logger));
+      groups_, GroupCoordinator::Open(
+                   config_.group, logs_.get(), scheduler_.get(),
+                   logger.Named("org.apache.kafka.coordinator.group.GroupCoordinatorService")));
   SEGLOG_ASSIGN_OR_RETURN(
-      txns_, TransactionCoordinator::Open(config_.txn, logs_.get(), scheduler_.get(), logger));
+      txns_, TransactionCoordinator::Open(
+                 config_.txn, logs_.get(), scheduler_.get(),
+                 logger.Named("kafka.coordinator.transaction.TransactionCoordinator")));
   // Tiered storage (remote.log.storage.system.enable): the S3 store, __remote_log_metadata,
   // the index cache and the remote log manager's passes.
   if (config_.remote_storage_system_enable) {
-    auto opened = TieredStorage::Open(config_.remote, logs_.get(), /*start_tasks=*/true, logger);
+    auto opened = TieredStorage::Open(
+        config_.remote, logs_.get(), /*start_tasks=*/true,
+        logger.Named("org.apache.kafka.server.log.remote.storage.RemoteLogManager"));
     if (!opened.ok()) return opened.status().WithContext("tiered storage");
     tiered_ = std::move(*opened);
     logger.Info("Tiered storage enabled: remote log manager started");
@@ -89,7 +100,7 @@ Status BrokerServer::StartAll() {
   ctx.auto_create_topics = config_.auto_create_topics_enable;
   ctx.delete_topic_enable = config_.delete_topic_enable;
   ctx.num_partitions = config_.num_partitions;
-  ctx.logger = logger;
+  ctx.logger = logger.Named("kafka.server.KafkaApis");
   ThreadScheduler* scheduler = scheduler_.get();
   ctx.clock = [scheduler] { return scheduler->NowMs(); };
   const ListenerEndpoint advertised = config_.advertised_listeners.empty()
@@ -156,7 +167,7 @@ Status BrokerServer::StartAll() {
   txns_->Start(broker_->MarkerWriter());
 
   SocketServerOptions so = config_.SocketServer();
-  so.logger = logger;
+  so.logger = logger.Named("kafka.network.SocketServer");
   so.ip_connection_rate = [logs](const std::string& address) {
     return logs->metadata()->ClientQuotas()->IpConnectionRate(address);
   };
@@ -176,7 +187,7 @@ Status BrokerServer::StartAll() {
     HttpServerOptions http;
     http.host = config_.http_host;
     http.port = config_.http_port;
-    http.logger = logger;
+    http.logger = logger.Named("seglog.http.HttpServer");
     std::shared_ptr<BrokerMetrics> metrics = metrics_;
     std::map<std::string, HttpHandler> routes = {{"/metrics", [metrics](const HttpRequest&) {
                                                     HttpResponse r;

@@ -82,6 +82,9 @@ struct BrokerContext {
   // and PushTelemetry only with a telemetry exporter; null: neither is advertised or served.
   // CLIENT_METRICS subscriptions are stored either way.
   std::shared_ptr<ClientMetricsManager> telemetry;
+  // The named loggers the BROKER_LOGGER resource describes and changes
+  // (base/logger_registry.h); null: the process's LoggerRegistry::Global().
+  LoggerRegistry* loggers = nullptr;
   int32_t num_partitions = 1;  // num.partitions: a new topic's default
   // A producer id never handed out before (persisted blocks, so never again after a restart).
   std::function<Result<int64_t>()> next_producer_id;

@@ -13,7 +13,9 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <type_traits>
 
+#include "base/logger_registry.h"
 #include "log/topic_config_defs.h"
 #include "protocol/kafka_error.h"
 #include "server/authorization.h"
@@ -326,19 +328,108 @@ ApiError CheckBrokerLogger(const BrokerContext& ctx, const std::string& name) {
   return {};
 }
 
-// The node's loggers: seglog has one, "root", which logs at INFO and cannot be changed while it
-// runs (so read-only, where Kafka's log4j loggers are not). As Kafka: source
-// DYNAMIC_BROKER_LOGGER_CONFIG, no synonyms, type UNKNOWN, empty documentation.
+LoggerRegistry& Loggers(const BrokerContext& ctx) {
+  return ctx.loggers != nullptr ? *ctx.loggers : LoggerRegistry::Global();
+}
+
+// The node's loggers (base/logger_registry.h): every registered name with its effective level,
+// root first. As Kafka: source DYNAMIC_BROKER_LOGGER_CONFIG, not read-only, no synonyms, type
+// UNKNOWN, empty documentation.
 void DescribeBrokerLoggers(
-    const protocol::DescribeConfigsRequestData& req,
+    const BrokerContext& ctx, const protocol::DescribeConfigsRequestData& req,
     const protocol::DescribeConfigsRequestData::DescribeConfigsResource& resource, int16_t version,
     Resp::DescribeConfigsResult* out) {
   constexpr int8_t kDynamicBrokerLoggerConfig = 6;
-  if (!Wanted(resource.configuration_keys, "root")) return;
-  auto e = Entry("root", "INFO", kDynamicBrokerLoggerConfig, static_cast<ConfigType>(0),
-                 /*read_only=*/true, version);
-  if (version >= 3 && req.include_documentation) e.documentation = "";
-  out->configs.push_back(std::move(e));
+  for (const LoggerRegistry::Entry& logger : Loggers(ctx).Loggers()) {
+    if (!Wanted(resource.configuration_keys, logger.name)) continue;
+    auto e =
+        Entry(logger.name, std::string(LogLevelName(logger.effective)), kDynamicBrokerLoggerConfig,
+              static_cast<ConfigType>(0), /*read_only=*/false, version);
+    if (version >= 3 && req.include_documentation) e.documentation = "";
+    out->configs.push_back(std::move(e));
+  }
+}
+
+// IncrementalAlterConfigs on BROKER_LOGGER (Kafka's RuntimeLoggerManager): the name must be
+// this node; every operation is checked before any applies: SET a registered logger to one
+// of Kafka 4.4's levels - TRACE to FATAL, not OFF, upper case - (INVALID_CONFIG otherwise), DELETE
+// a registered logger's own level so it inherits again (root's cannot be: INVALID_REQUEST), APPEND
+// and SUBTRACT refused (INVALID_REQUEST). Unless `validate_only`, the changes take effect at once,
+// each logged at WARN as Kafka logs them. Levels set at run time last until the broker stops.
+ApiError AlterBrokerLoggers(
+    const BrokerContext& ctx,
+    const protocol::IncrementalAlterConfigsRequestData::AlterConfigsResource& resource,
+    bool validate_only) {
+  int32_t id = 0;
+  std::istringstream in(resource.resource_name);
+  if (!(in >> id) || !in.eof()) {
+    return Error(kafka_error::kInvalidRequest,
+                 fmt::format("Node id must be an integer, but it is: {}", resource.resource_name));
+  }
+  if (id != ctx.node_id) {
+    return Error(kafka_error::kInvalidRequest,
+                 fmt::format("Unexpected node id. Expected {}, but received {}", ctx.node_id,
+                             resource.resource_name));
+  }
+  LoggerRegistry& loggers = Loggers(ctx);
+  std::vector<std::pair<std::string, std::optional<LogLevel>>> changes;  // nullopt: unset
+  for (const auto& c : resource.configs) {
+    if (c.config_operation != kDelete && !c.value.has_value()) {
+      return Error(kafka_error::kInvalidRequest,
+                   fmt::format("Null value not supported for : {}", c.name));
+    }
+  }
+  for (const auto& c : resource.configs) {
+    switch (c.config_operation) {
+      case kSet:
+      case kDelete: {
+        if (!loggers.Exists(c.name)) {
+          return Error(kafka_error::kInvalidConfig,
+                       fmt::format("Logger {} does not exist!", c.name));
+        }
+        if (c.config_operation == kDelete) {
+          if (c.name == LoggerRegistry::kRoot) {
+            return Error(kafka_error::kInvalidRequest,
+                         fmt::format("Removing the log level of the {} logger is not allowed",
+                                     LoggerRegistry::kRoot));
+          }
+          changes.emplace_back(c.name, std::nullopt);
+          break;
+        }
+        std::optional<LogLevel> level = ParseLogLevel(*c.value);
+        if (!level || *level == LogLevel::kOff) {
+          return Error(kafka_error::kInvalidConfig,
+                       fmt::format("Cannot set the log level of {} to {} as it is not a "
+                                   "supported log level. Valid log levels are {}",
+                                   c.name, *c.value, kValidLogLevels));
+        }
+        changes.emplace_back(c.name, level);
+        break;
+      }
+      case kAppend:
+      case kSubtract:
+        return Error(kafka_error::kInvalidRequest,
+                     fmt::format("{} operation is not allowed for the BROKER_LOGGER resource",
+                                 c.config_operation == kAppend ? "APPEND" : "SUBTRACT"));
+      default:
+        return Error(kafka_error::kInvalidRequest,
+                     fmt::format("Unknown operation type {} is not allowed for the BROKER_LOGGER "
+                                 "resource",
+                                 static_cast<int>(c.config_operation)));
+    }
+  }
+  if (validate_only) return {};
+  for (const auto& [name, level] : changes) {
+    Status s = level ? loggers.SetLevel(name, *level) : loggers.Unset(name);
+    if (!s.ok()) {
+      ctx.logger.Error(fmt::format("Failed to update the log level of {}", name));
+      return Error(kafka_error::kInvalidConfig, std::string(s.message()));
+    }
+    ctx.logger.Warn(
+        level ? fmt::format("Updated the log level of {} to {}", name, LogLevelName(*level))
+              : fmt::format("Unset the log level of {}", name));
+  }
+  return {};
 }
 
 // Every resource may appear once (Kafka's ConfigAdminManager.preprocess).
@@ -537,7 +628,7 @@ protocol::DescribeConfigsResponseData HandleDescribeConfigs(
       if (e.ok()) DescribeBroker(ctx, req, resource, version, &r);
     } else if (resource.resource_type == kBrokerLoggerResource) {
       e = CheckBrokerLogger(ctx, resource.resource_name);
-      if (e.ok()) DescribeBrokerLoggers(req, resource, version, &r);
+      if (e.ok()) DescribeBrokerLoggers(ctx, req, resource, version, &r);
     } else if (resource.resource_type == kClientMetricsResource) {
       // Kafka's ConfigHelper: every stored value (whatever keys were asked for),
       // CLIENT_METRICS_CONFIG (7), no type.
@@ -611,6 +702,10 @@ Response AlterResources(const BrokerContext& ctx, const RequestContext& rc, cons
       e = next_configs(resource, ClientMetricsConfigs(ctx, resource.resource_name), &next);
       if (e.ok()) {
         e = ApplyClientMetricsConfigs(ctx, resource.resource_name, next, req.validate_only);
+      }
+    } else if (resource.resource_type == kBrokerLoggerResource && incremental) {
+      if constexpr (std::is_same_v<Request, protocol::IncrementalAlterConfigsRequestData>) {
+        e = AlterBrokerLoggers(ctx, resource, req.validate_only);
       }
     } else {
       e = Error(

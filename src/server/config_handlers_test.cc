@@ -4,8 +4,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "base/logger_registry.h"
+
 #include <filesystem>
 
+#include "base/logger_registry.h"
 #include "protocol/generated/api_messages.h"
 #include "protocol/kafka_error.h"
 #include "protocol/protocol_writer.h"
@@ -222,12 +225,15 @@ TEST_F(ConfigHandlersTest, DescribeConfigsDescribesTheBroker) {
   ASSERT_EQ(documented.results[0].configs.size(), 1u);
   EXPECT_THAT(documented.results[0].configs[0].documentation.value_or(""),
               HasSubstr("threads that the server uses for processing requests"));
-  // The node's loggers (BROKER_LOGGER): root, at INFO.
+  // The node's loggers (BROKER_LOGGER): root alone in a fresh registry, at INFO.
+  LoggerRegistry registry;
+  ctx_.loggers = &registry;
   auto loggers = HandleDescribeConfigs(ctx_, rc_, DescribeConfigsRequest(8, "1"), 4);
   ASSERT_EQ(loggers.results[0].configs.size(), 1u);
   EXPECT_EQ(loggers.results[0].configs[0].name, "root");
   EXPECT_EQ(loggers.results[0].configs[0].value, "INFO");
   EXPECT_EQ(loggers.results[0].configs[0].config_source, 6);
+  EXPECT_FALSE(loggers.results[0].configs[0].read_only);
   EXPECT_EQ(
       HandleDescribeConfigs(ctx_, rc_, DescribeConfigsRequest(8, ""), 4).results[0].error_message,
       "Broker id must not be empty");
@@ -409,6 +415,126 @@ TEST_F(ConfigHandlersTest, IncrementalAlterConfigsRefusesBadOperations) {
   EXPECT_THAT(resp.responses[0].error_message.value_or(""),
               HasSubstr("Cannot update these configs dynamically: Set(log.cleaner.threads)"));
   testing::ExpectEncodes(resp, p::ApiKey::kIncrementalAlterConfigs);
+}
+
+// ---- BROKER_LOGGER
+
+TEST_F(ConfigHandlersTest, BrokerLoggersAreDescribedAndChangedAtRunTime) {
+  LoggerRegistry registry;
+  ctx_.loggers = &registry;
+  std::vector<std::string> seen;
+  const Logger cleaner = Logger([&seen](LogLevel level, std::string_view line) {
+                           seen.push_back(fmt::format("{} {}", LogLevelName(level), line));
+                         }).Named("kafka.log.LogCleaner", &registry);
+  registry.Register("kafka.server.KafkaApis");
+  cleaner.Debug("before");
+  auto resp = HandleIncrementalAlterConfigs(
+      ctx_, rc_, IncrementalRequest(8, "1", {{"kafka.log.LogCleaner", 0, "DEBUG"}}), 1);
+  EXPECT_EQ(resp.responses[0].error_code, ke::kNone);
+  EXPECT_EQ(resp.responses[0].error_message, std::nullopt);
+  testing::ExpectEncodes(resp, p::ApiKey::kIncrementalAlterConfigs);
+  cleaner.Debug("after");
+  EXPECT_THAT(seen, ElementsAre("DEBUG after"));
+  auto described = HandleDescribeConfigs(ctx_, rc_, DescribeConfigsRequest(8, "1"), 4);
+  ASSERT_EQ(described.results[0].error_code, ke::kNone);
+  ASSERT_EQ(described.results[0].configs.size(), 3u);
+  EXPECT_EQ(described.results[0].configs[0].name, "root");
+  EXPECT_EQ(FindConfig(described.results[0], "kafka.log.LogCleaner")->value, "DEBUG");
+  EXPECT_EQ(FindConfig(described.results[0], "kafka.server.KafkaApis")->value, "INFO");
+  testing::ExpectEncodes(described, p::ApiKey::kDescribeConfigs);
+  // Only the keys asked for.
+  described = HandleDescribeConfigs(
+      ctx_, rc_, DescribeConfigsRequest(8, "1", std::vector<std::string>{"kafka.log.LogCleaner"}),
+      4);
+  ASSERT_EQ(described.results[0].configs.size(), 1u);
+  // root's level reaches those without their own; DELETE makes the cleaner inherit again.
+  resp = HandleIncrementalAlterConfigs(
+      ctx_, rc_,
+      IncrementalRequest(8, "1", {{"root", 0, "WARN"}, {"kafka.log.LogCleaner", 1, "ignored"}}), 1);
+  EXPECT_EQ(resp.responses[0].error_code, ke::kNone);
+  EXPECT_EQ(registry.EffectiveLevel("kafka.server.KafkaApis"), LogLevel::kWarn);
+  EXPECT_EQ(registry.EffectiveLevel("kafka.log.LogCleaner"), LogLevel::kWarn);
+  cleaner.Info("dropped");
+  EXPECT_EQ(seen.size(), 1u);
+  // validate_only changes nothing.
+  resp = HandleIncrementalAlterConfigs(
+      ctx_, rc_, IncrementalRequest(8, "1", {{"root", 0, "TRACE"}}, /*validate_only=*/true), 1);
+  EXPECT_EQ(resp.responses[0].error_code, ke::kNone);
+  EXPECT_EQ(registry.EffectiveLevel("root"), LogLevel::kWarn);
+}
+
+TEST_F(ConfigHandlersTest, BrokerLoggerChangesAreCheckedAsKafkaChecksThem) {
+  LoggerRegistry registry;
+  ctx_.loggers = &registry;
+  registry.Register("kafka.log.LogCleaner");
+  struct Case {
+    std::string node;
+    Op op;
+    int16_t code;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"1",
+       {"kafka.log.LogCleaner", 0, "LOUD"},
+       ke::kInvalidConfig,
+       "Cannot set the log level of kafka.log.LogCleaner to LOUD as it is not a supported log "
+       "level. Valid log levels are DEBUG, ERROR, FATAL, INFO, TRACE, WARN"},
+      {"1",
+       {"kafka.log.LogCleaner", 0, "debug"},
+       ke::kInvalidConfig,
+       "Cannot set the log level of kafka.log.LogCleaner to debug as it is not a supported log "
+       "level. Valid log levels are DEBUG, ERROR, FATAL, INFO, TRACE, WARN"},
+      {"1",
+       {"root", 0, "OFF"},
+       ke::kInvalidConfig,
+       "Cannot set the log level of root to OFF as it is not a supported log level. Valid log "
+       "levels are DEBUG, ERROR, FATAL, INFO, TRACE, WARN"},
+      {"1", {"kafka.nope", 0, "DEBUG"}, ke::kInvalidConfig, "Logger kafka.nope does not exist!"},
+      {"1",
+       {"kafka.nope", 1, std::nullopt},
+       ke::kInvalidConfig,
+       "Logger kafka.nope does not exist!"},
+      {"1",
+       {"root", 1, std::nullopt},
+       ke::kInvalidRequest,
+       "Removing the log level of the root logger is not allowed"},
+      {"1",
+       {"root", 2, "DEBUG"},
+       ke::kInvalidRequest,
+       "APPEND operation is not allowed for the BROKER_LOGGER resource"},
+      {"1",
+       {"root", 3, "DEBUG"},
+       ke::kInvalidRequest,
+       "SUBTRACT operation is not allowed for the BROKER_LOGGER resource"},
+      {"1",
+       {"root", 9, "DEBUG"},
+       ke::kInvalidRequest,
+       "Unknown operation type 9 is not allowed for the BROKER_LOGGER resource"},
+      {"1", {"root", 0, std::nullopt}, ke::kInvalidRequest, "Null value not supported for : root"},
+      {"2",
+       {"root", 0, "DEBUG"},
+       ke::kInvalidRequest,
+       "Unexpected node id. Expected 1, but received 2"},
+      {"x", {"root", 0, "DEBUG"}, ke::kInvalidRequest, "Node id must be an integer, but it is: x"},
+      {"", {"root", 0, "DEBUG"}, ke::kInvalidRequest, "Node id must be an integer, but it is: "},
+  };
+  for (const Case& c : cases) {
+    auto resp = HandleIncrementalAlterConfigs(ctx_, rc_, IncrementalRequest(8, c.node, {c.op}), 1);
+    EXPECT_EQ(resp.responses[0].error_code, c.code) << c.message;
+    EXPECT_EQ(resp.responses[0].error_message, c.message);
+  }
+  // A bad operation after a good one: nothing applies.
+  auto resp = HandleIncrementalAlterConfigs(
+      ctx_, rc_,
+      IncrementalRequest(8, "1", {{"kafka.log.LogCleaner", 0, "DEBUG"}, {"root", 0, "NOPE"}}), 1);
+  EXPECT_EQ(resp.responses[0].error_code, ke::kInvalidConfig);
+  EXPECT_EQ(registry.EffectiveLevel("kafka.log.LogCleaner"), LogLevel::kInfo);
+  EXPECT_EQ(registry.EffectiveLevel("root"), LogLevel::kInfo);
+  // The legacy AlterConfigs has no BROKER_LOGGER (Kafka: KIP-412 added it to the incremental
+  // API only).
+  auto legacy = HandleAlterConfigs(ctx_, rc_, AlterRequest(8, "1", {{"root", "DEBUG"}}), 1);
+  EXPECT_EQ(legacy.responses[0].error_code, ke::kInvalidRequest);
+  EXPECT_EQ(registry.EffectiveLevel("root"), LogLevel::kInfo);
 }
 
 // ---- Dynamic broker configs

@@ -2973,6 +2973,7 @@ def tiered_storage_faults(ctx):
 
 import acl_matrix  # noqa: E402
 import quota_cases  # noqa: E402
+import log_level_cases  # noqa: E402
 import metrics_cases  # noqa: E402
 import console_cases  # noqa: E402
 import quota_throttle_cases  # noqa: E402
@@ -2980,7 +2981,7 @@ import security_cases  # noqa: E402
 import telemetry_cases  # noqa: E402
 for _fn in (security_cases.CASES + acl_matrix.CASES + quota_cases.CASES +
             quota_throttle_cases.CASES + metrics_cases.CASES + telemetry_cases.CASES +
-            console_cases.CASES):
+            console_cases.CASES + log_level_cases.CASES):
     case(_fn)
 
 
@@ -3015,7 +3016,8 @@ def main():
         ctx.broker.start()
         ctx.broker.stop()
         restart = ctx.broker.log()[before:]
-        check("after a clean shutdown" in restart and "unclean" not in restart,
+        check("since clean shutdown file was found" in restart and "unclean" not in restart
+              and "no clean shutdown file" not in restart,
               f"restart after SIGTERM was not clean:\n{restart[-2000:]}")
         n = judge_directories(ctx.broker.seglog, ctx.ws.data, ctx.expect_records)
         for extra in ctx.broker.extra_dirs:  # the other log directories, when a case has them
