@@ -29,9 +29,9 @@ void BM_WindowedHistogramRecord(benchmark::State& state) {
 BENCHMARK(BM_WindowedHistogramRecord)->Arg(0)->Arg(100000)->Arg(1000000);
 
 void BM_SummaryObserve(benchmark::State& state) {
-  prometheus::Summary s({{0.50, 0.01}, {0.75, 0.01}, {0.95, 0.005}, {0.98, 0.002}, {0.99, 0.001},
-                         {0.999, 0.0001}},
-                        std::chrono::minutes(5), 5);
+  prometheus::Summary s(
+      {{0.50, 0.01}, {0.75, 0.01}, {0.95, 0.005}, {0.98, 0.002}, {0.99, 0.001}, {0.999, 0.0001}},
+      std::chrono::minutes(5), 5);
   std::mt19937_64 rng(1);
   for (int64_t i = 0; i < state.range(0); ++i) s.Observe(Latency(rng));
   for (auto _ : state) s.Observe(Latency(rng));
