@@ -18,6 +18,8 @@ struct ProgressStep {
   int64_t segments = 0;         // segments done since the last call
   int64_t add_bytes_total = 0;  // bytes of work discovered (added to the total)
   int64_t add_segments_total = 0;
+  int64_t logs = 0;  // partitions' logs done (log loading counts them)
+  int64_t add_logs_total = 0;
   bool done = false;  // the work is over (before its results are printed): finish the line
 };
 

@@ -193,8 +193,10 @@ Status LogDirectory::LoadAll(int threads, const Logger& logger, const ConfigFor&
         job.size.bytes += st.ok() ? st->size : 0;
         ++job.size.segments;
       }
+      job.size.logs = 1;
       total.add_bytes_total += job.size.bytes;
       total.add_segments_total += job.size.segments;
+      ++total.add_logs_total;
     }
     progress(total);
   }

@@ -19,10 +19,11 @@
 namespace seglog {
 
 Result<std::unique_ptr<LogManager>> LogManager::Open(const LogManagerConfig& config,
-                                                     Scheduler* scheduler, Logger logger,
-                                                     Env* env) {
-  SEGLOG_ASSIGN_OR_RETURN(std::unique_ptr<LogManager> m,
-                          OpenDirs(config, scheduler, std::move(logger), /*read_only=*/false, env));
+                                                     Scheduler* scheduler, Logger logger, Env* env,
+                                                     const LoadProgress& load_progress) {
+  SEGLOG_ASSIGN_OR_RETURN(
+      std::unique_ptr<LogManager> m,
+      OpenDirs(config, scheduler, std::move(logger), /*read_only=*/false, env, load_progress));
   SEGLOG_RETURN_IF_ERROR(m->SettleMetadataPartitions());
   return m;
 }
@@ -41,7 +42,8 @@ Status LogManager::CheckWritable(const char* what) const {
 
 Result<std::unique_ptr<LogManager>> LogManager::OpenDirs(const LogManagerConfig& config,
                                                          Scheduler* scheduler, Logger logger,
-                                                         bool read_only, Env* env) {
+                                                         bool read_only, Env* env,
+                                                         const LoadProgress& load_progress) {
   if (scheduler == nullptr) return Status::InvalidArgument("LogManager needs a scheduler");
   if (env == nullptr) env = Env::Default();
   std::unique_ptr<LogManager> m(new LogManager(config, scheduler, std::move(logger), env));
@@ -98,7 +100,11 @@ Result<std::unique_ptr<LogManager>> LogManager::OpenDirs(const LogManagerConfig&
         [&topics = known_topics, self](const std::string& topic, const TopicMetadata& md) {
           auto it = topics.find(topic);
           return self->StoredTopicConfig(it != topics.end() ? it->second.configs : md.configs);
-        }));
+        },
+        load_progress ? ProgressCallback([&load_progress, dir = d->dir()](const ProgressStep& s) {
+          load_progress(dir, s);
+        })
+                      : ProgressCallback()));
     if (read_only) continue;  // a read-only view deletes nothing
     SEGLOG_ASSIGN_OR_RETURN(std::vector<std::string> pending, d->PendingDeleteDirs());
     for (const std::string& p : pending) {

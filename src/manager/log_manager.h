@@ -69,9 +69,14 @@ class LogManager {
   // shutdown), and queues leftover -delete directories. `scheduler` runs the tasks (a
   // MockScheduler in tests) and supplies the clock; it must outlive the manager. All file and
   // directory operations go through `env` (nullptr: Env::Default()), which must outlive it too.
+  // `load_progress` hears, per log directory, the logs and segments to load and then each log
+  // as it is loaded (recovered), from the loading threads (Kafka's remainingLogsToRecover and
+  // remainingSegmentsToRecover gauges are made from it).
+  using LoadProgress = std::function<void(const std::string& dir, const ProgressStep& step)>;
   static Result<std::unique_ptr<LogManager>> Open(const LogManagerConfig& config,
                                                   Scheduler* scheduler, Logger logger = {},
-                                                  Env* env = nullptr);
+                                                  Env* env = nullptr,
+                                                  const LoadProgress& load_progress = {});
   // The same node, read-only, for the tools that read log directories (consume, get-offsets):
   // every directory opens with LogDirectoryOptions::read_only - no .lock (as Kafka's tools
   // read a live directory, a node may hold it meanwhile), nothing written, the clean-shutdown
@@ -265,7 +270,8 @@ class LogManager {
         effective_(std::make_shared<const LogManagerConfig>(config_)) {}
   static Result<std::unique_ptr<LogManager>> OpenDirs(const LogManagerConfig& config,
                                                       Scheduler* scheduler, Logger logger,
-                                                      bool read_only, Env* env);
+                                                      bool read_only, Env* env,
+                                                      const LoadProgress& load_progress = {});
   // At open, before the logs load: each <topic>-<p>.<uuid>-future directory (a move between
   // log directories, Kafka's AlterReplicaLogDirs, that a stop cut short) is settled. Beside its
   // partition's log (in any directory) it is renamed -delete, so the move is undone; without one

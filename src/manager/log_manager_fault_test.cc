@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <future>
 #include <map>
+#include <mutex>
 #include <thread>
 
 #include "io/atomic_file.h"
@@ -235,6 +236,39 @@ TEST_F(LogManagerFaultTest, CleanerMetricsAndFlushObserver) {
   c = m->cleaner_metrics();
   EXPECT_EQ(c.uncleanable_by_dir.begin()->second.first, 1);
   EXPECT_EQ(c.uncleanable_by_dir.begin()->second.second, bad->size_in_bytes());
+}
+
+// LogManager::Open tells its load progress per directory: the logs and segments to load, then
+// each log as it loads, so the counts come down to zero.
+TEST_F(LogManagerFaultTest, OpenReportsLoadProgressPerDirectory) {
+  {
+    auto m = Open(nullptr);
+    ASSERT_TRUE(m->CreateTopic("a", 3).ok());
+    Append(m.get(), {"a", 0}, 5);
+    ASSERT_TRUE((*m->GetLog({"a", 0}))->Roll().ok());
+    Append(m.get(), {"a", 0}, 5);
+    ASSERT_TRUE(m->Shutdown().ok());
+  }
+  auto config = LogManagerConfig::FromProperties({{"log.dirs", dir_.path()}});
+  ASSERT_TRUE(config.ok());
+  MockScheduler scheduler(kT0);
+  std::mutex mu;
+  std::map<std::string, std::pair<int64_t, int64_t>> remaining;  // logs, segments
+  int64_t calls = 0;
+  auto m = LogManager::Open(*config, &scheduler, {}, nullptr,
+                            [&](const std::string& dir, const ProgressStep& s) {
+                              std::lock_guard<std::mutex> l(mu);
+                              auto& [logs, segments] = remaining[dir];
+                              logs += s.add_logs_total - s.logs;
+                              segments += s.add_segments_total - s.segments;
+                              ++calls;
+                            });
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  ASSERT_EQ(remaining.size(), 1u);
+  EXPECT_EQ(remaining.begin()->first, dir_.path());
+  EXPECT_EQ(remaining.begin()->second, std::make_pair(int64_t{0}, int64_t{0}));
+  EXPECT_EQ(calls, 1 + 3);  // the totals, then each of a-0, a-1, a-2
+  ASSERT_TRUE((*m)->Shutdown().ok());
 }
 
 // A move between log directories whose swap fails at its first rename (the old log to -delete):

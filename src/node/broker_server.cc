@@ -53,7 +53,38 @@ Status BrokerServer::StartAll() {
   SEGLOG_RETURN_IF_ERROR(LoggerRegistry::Global().Configure(config_.properties));
   const Logger logger = options_.logger.Named("kafka.server.BrokerServer");
   scheduler_ = std::make_unique<ThreadScheduler>(config_.background_threads);
-  SEGLOG_ASSIGN_OR_RETURN(logs_, LogManager::Open(config_, scheduler_.get(), logger));
+  // With http.listener, /metrics answers while the logs load: Kafka's recovery gauges, so a
+  // long recovery after an unclean shutdown can be watched. The listener closes once they are
+  // loaded and opens again below with everything.
+  std::shared_ptr<RecoveryGauges> recovery;
+  std::unique_ptr<HttpServer> loading_http;
+  if (config_.http_port >= 0) {
+    recovery = std::make_shared<RecoveryGauges>();
+    auto loading_metrics = std::make_shared<BrokerMetrics>();
+    loading_metrics->AddCollector([recovery] { return recovery->Collect(); });
+    loading_metrics->AddCollector(ProcessCollector());
+    HttpServerOptions http;
+    http.host = config_.http_host;
+    http.port = config_.http_port;
+    http.logger = logger.Named("seglog.http.HttpServer");
+    SEGLOG_ASSIGN_OR_RETURN(
+        loading_http, HttpServer::Start(http, {{"/metrics", [loading_metrics](const HttpRequest&) {
+                                                  HttpResponse r;
+                                                  r.content_type =
+                                                      "text/plain; version=0.0.4; charset=utf-8";
+                                                  r.body = loading_metrics->Scrape();
+                                                  return r;
+                                                }}}));
+  }
+  SEGLOG_ASSIGN_OR_RETURN(
+      logs_,
+      LogManager::Open(config_, scheduler_.get(), logger, nullptr,
+                       recovery ? LogManager::LoadProgress(
+                                      [recovery](const std::string& dir, const ProgressStep& step) {
+                                        recovery->OnProgress(dir, step);
+                                      })
+                                : LogManager::LoadProgress()));
+  if (loading_http) loading_http->Stop();
   for (const std::string& k : config_.ignored) logger.Info("Ignoring broker setting " + k);
   logs_->StartTasks();
   SEGLOG_ASSIGN_OR_RETURN(

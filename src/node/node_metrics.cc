@@ -180,6 +180,33 @@ BrokerMetrics::Collector TieredCollector(const RemoteLogManager* remote) {
   };
 }
 
+void RecoveryGauges::OnProgress(const std::string& dir, const ProgressStep& step) {
+  MutexLock l(&mu_);
+  Remaining& r = dirs_[dir];
+  r.logs += step.add_logs_total - step.logs;
+  r.segments += step.add_segments_total - step.segments;
+}
+
+std::vector<prometheus::MetricFamily> RecoveryGauges::Collect() const {
+  std::vector<std::pair<std::map<std::string, std::string>, double>> logs, segments;
+  {
+    MutexLock l(&mu_);
+    for (const auto& [dir, r] : dirs_) {
+      // JMX quotes a path-valued key, and the exporter keeps the quotes.
+      const std::map<std::string, std::string> labels = {{"dir", "\"" + dir + "\""}};
+      logs.emplace_back(labels, static_cast<double>(r.logs));
+      segments.emplace_back(labels, static_cast<double>(r.segments));
+    }
+  }
+  return {
+      GaugeFamily("kafka_log_logmanager_remaininglogstorecover",
+                  "Logs still to load in the directory (remainingLogsToRecover)", logs),
+      GaugeFamily("kafka_log_logmanager_remainingsegmentstorecover",
+                  "Segments still to load in the directory (remainingSegmentsToRecover)", segments),
+      // Kafka's BrokerState 1: STARTING.
+      GaugeFamily("kafka_server_kafkaserver_brokerstate", "", {{{}, 1}})};
+}
+
 double IdleFraction(int64_t busy_ns, int64_t elapsed_ns, int threads) {
   if (elapsed_ns <= 0 || threads <= 0) return 1.0;
   const double busy = static_cast<double>(busy_ns) /

@@ -6,6 +6,8 @@
 #ifndef SEGLOG_NODE_NODE_METRICS_H_
 #define SEGLOG_NODE_NODE_METRICS_H_
 
+#include "base/mutex.h"
+#include "base/progress.h"
 #include "group/group_coordinator.h"
 #include "manager/log_manager.h"
 #include "metrics/broker_metrics.h"
@@ -32,6 +34,26 @@ BrokerMetrics::Collector TransactionCollector(TransactionCoordinator* txns);
 
 // Tiered storage's counters over all topics (the remote* BrokerTopicMetrics).
 BrokerMetrics::Collector TieredCollector(const RemoteLogManager* remote);
+
+// Kafka's LogManager recovery gauges while the logs load at start: per log directory, the logs
+// and segments still to load (remainingLogsToRecover, remainingSegmentsToRecover), fed by
+// LogManager::Open's load progress. Served by the HTTP listener the node opens for the loading
+// (with BrokerState 1, STARTING), so a long recovery can be watched; Kafka removes them once
+// loaded, and so does the node (the listener that serves afterwards has none).
+// Thread safety: thread-safe.
+class RecoveryGauges {
+ public:
+  void OnProgress(const std::string& dir, const ProgressStep& step) EXCLUDES(mu_);
+  std::vector<prometheus::MetricFamily> Collect() const EXCLUDES(mu_);
+
+ private:
+  struct Remaining {
+    int64_t logs = 0;
+    int64_t segments = 0;
+  };
+  mutable Mutex mu_;
+  std::map<std::string, Remaining> dirs_ GUARDED_BY(mu_);
+};
 
 // A collector over `server`'s stats (which must outlive it): connections per listener and
 // network thread (socket-server-metrics connection-count), the request queue's size, and the

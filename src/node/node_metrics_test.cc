@@ -15,6 +15,38 @@ TEST(IdleFraction, BusyTimeOverThreadsAndElapsed) {
   EXPECT_DOUBLE_EQ(IdleFraction(10, 1000, 0), 1.0);
 }
 
+TEST(RecoveryGauges, CountDownPerDirectoryAsLogsLoad) {
+  RecoveryGauges g;
+  ProgressStep total;
+  total.add_logs_total = 2;
+  total.add_segments_total = 5;
+  g.OnProgress("/d1", total);
+  ProgressStep empty;
+  g.OnProgress("/d2", empty);
+  auto value = [&](const std::string& family, const std::string& dir) {
+    for (const auto& f : g.Collect()) {
+      if (f.name != family) continue;
+      for (const auto& m : f.metric) {
+        if (m.label.size() == 1 && m.label[0].value == "\"" + dir + "\"") return m.gauge.value;
+      }
+    }
+    return -1.0;
+  };
+  EXPECT_EQ(value("kafka_log_logmanager_remaininglogstorecover", "/d1"), 2);
+  EXPECT_EQ(value("kafka_log_logmanager_remainingsegmentstorecover", "/d1"), 5);
+  EXPECT_EQ(value("kafka_log_logmanager_remaininglogstorecover", "/d2"), 0);
+  ProgressStep one;
+  one.logs = 1;
+  one.segments = 3;
+  g.OnProgress("/d1", one);
+  EXPECT_EQ(value("kafka_log_logmanager_remaininglogstorecover", "/d1"), 1);
+  EXPECT_EQ(value("kafka_log_logmanager_remainingsegmentstorecover", "/d1"), 2);
+  one.segments = 2;
+  g.OnProgress("/d1", one);
+  EXPECT_EQ(value("kafka_log_logmanager_remaininglogstorecover", "/d1"), 0);
+  EXPECT_EQ(value("kafka_log_logmanager_remainingsegmentstorecover", "/d1"), 0);
+}
+
 TEST(RequestTimesObserver, CountsFetchAlsoAsFetchConsumer) {
   auto metrics = std::make_shared<BrokerMetrics>();
   RequestObserver observe = RequestTimesObserver(metrics);

@@ -34,7 +34,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "clients"))
-from harness import Broker, Failure, Workspace, check  # noqa: E402
+from harness import Broker, Failure, Workspace, check, free_port  # noqa: E402
 import kafka_wire as kw  # noqa: E402
 
 MIB = 1 << 20
@@ -51,7 +51,8 @@ SIZES = {
                flood_conns=4, flood_topics=100,
                queued_conns=24, queued_requests=2, queued_request_mib=2,
                remote_partitions=6, remote_mib_per_partition=3, remote_conns=6,
-               remote_attack_s=8, remote_fetch_max_kib=1024),
+               remote_attack_s=8, remote_fetch_max_kib=1024,
+               http_slow_conns=40, http_garbage_conns=200, http_scrapers=2, http_s=10),
     "full": dict(honest_unloaded=2000, honest_loaded=10000, honest_rate=300,
                  conn_honest_unloaded=1000, conn_honest_loaded=3000,
                  fetch_topics=3_000_000, fetch_conns=4, fetch_hold_s=30,
@@ -62,7 +63,8 @@ SIZES = {
                  flood_conns=16, flood_topics=500,
                  queued_conns=128, queued_requests=4, queued_request_mib=4,
                  remote_partitions=16, remote_mib_per_partition=8, remote_conns=32,
-                 remote_attack_s=30, remote_fetch_max_kib=1024),
+                 remote_attack_s=30, remote_fetch_max_kib=1024,
+                 http_slow_conns=400, http_garbage_conns=2000, http_scrapers=4, http_s=60),
 }
 
 CASES = {}
@@ -1346,6 +1348,107 @@ def remote_fetch_size(ctx):
 
 
 # ---------------------------------------------------------------------------------------------
+# 13. the HTTP listener (/metrics and the console) attacked
+
+def http_status(port, raw, timeout=10):
+    """Sends `raw` bytes to the HTTP listener; the status code of the answer (0: none)."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+            s.sendall(raw)
+            data = b""
+            while b"\r\n" not in data:
+                chunk = s.recv(4096)
+                if not chunk:
+                    break
+                data += chunk
+    except OSError:
+        return 0
+    parts = data.split(b" ", 2)
+    return int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
+
+
+@case
+def http_listener(ctx):
+    """The HTTP listener (`http.listener`: /metrics and the web console) under slow clients
+    (`http_slow_conns` sending a request line one byte every half second), garbage
+    (`http_garbage_conns` connections of random bytes), oversized requests and heavy scrapers
+    of /metrics and the console's JSON, for `http_s` seconds: the Kafka listener's honest client
+    is unaffected, the broker's memory stays bounded, every refusal is the right status, and
+    /metrics answers once the attackers leave."""
+    size = ctx.size
+    http_port = free_port()
+
+    def attack(ctx, st):
+        import random
+        rng = random.Random(7)
+        wrong = []
+        slow = []
+        for _ in range(size["http_slow_conns"]):
+            try:
+                slow.append(socket.create_connection(("127.0.0.1", http_port), timeout=5))
+            except OSError:
+                break
+        ctx.note(http_slow_connections=len(slow))
+        line = b"GET /metrics HTTP/1.1\r\nHost: x\r\n" + b"X-Slow: " + b"a" * 4000
+        stop = time.time() + size["http_s"]
+        scraped = [0]
+
+        def scrape_loop():
+            while time.time() < stop:
+                for path in (b"/metrics", b"/api/partition?topic=honest&partition=0",
+                             b"/api/topics", b"/topics"):
+                    code = http_status(http_port, b"GET " + path + b" HTTP/1.1\r\nHost: x\r\n"
+                                       b"Connection: close\r\n\r\n")
+                    if code == 200:
+                        scraped[0] += 1
+        scrapers = [threading.Thread(target=scrape_loop, daemon=True)
+                    for _ in range(size["http_scrapers"])]
+        for t in scrapers:
+            t.start()
+        pos = 0
+        garbage_sent = 0
+        while time.time() < stop:
+            for c in slow:
+                try:
+                    c.send(line[pos:pos + 1])
+                except OSError:
+                    pass
+            pos = min(pos + 1, len(line) - 1)
+            # Garbage, and requests the listener must refuse with the right status.
+            for _ in range(max(1, size["http_garbage_conns"] // (2 * size["http_s"]))):
+                try:
+                    with socket.create_connection(("127.0.0.1", http_port), timeout=5) as g:
+                        g.sendall(rng.randbytes(rng.randint(1, 20000)))
+                    garbage_sent += 1
+                except OSError:
+                    pass
+            for raw, want in [
+                    (b"POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc", 405),
+                    (b"GET /nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 404),
+                    (b"GET /" + b"a" * 20000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414),
+                    (b"GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 10000000\r\n\r\n"
+                     + b"x" * 1000, 413)]:
+                got = http_status(http_port, raw)
+                if got != want and got != 0:  # 0: closed while busy, which is allowed
+                    wrong.append((raw[:30], got, want))
+            ctx.alive()
+            time.sleep(0.5)
+        for t in scrapers:
+            t.join(30)
+        for c in slow:
+            c.close()
+        ctx.note(http_garbage_connections=garbage_sent, http_good_scrapes=scraped[0])
+        check(not wrong, f"wrong statuses: {wrong[:5]}")
+        # The attackers gone, the listener serves again.
+        deadline = time.time() + 30
+        while http_status(http_port, b"GET /metrics HTTP/1.1\r\nHost: x\r\n"
+                          b"Connection: close\r\n\r\n") != 200:
+            check(time.time() < deadline, "/metrics does not answer after the attack")
+            time.sleep(0.5)
+
+    run_with_honest(ctx, [f"http.listener=127.0.0.1:{http_port}"], attack,
+                    growth_bound=lambda st: 64 * MIB)
+
 
 def main():
     ap = argparse.ArgumentParser()

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import subprocess
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -309,4 +310,61 @@ scrape_configs:
 
 prometheus_scrape.setup = _setup
 
-CASES = [metrics_endpoint, prometheus_scrape]
+
+def metrics_during_recovery(ctx):
+    """/metrics answers while the logs load after an unclean shutdown: Kafka's LogManager
+    recovery gauges count the directory's logs and segments down, with BrokerState 1
+    (STARTING); once loaded, the full /metrics has no recovery gauges and BrokerState 3."""
+    b, port = ctx.broker, ctx.http_port
+    topics = 60
+    for t in range(topics):  # 60 topics x 4 partitions, each with records: 240+ logs to load
+        kcat("-b", b.bootstrap, "-P", "-t", f"r{t}", "-p", "-1",
+             input="".join(f"v{i}\n" for i in range(20)))
+    b.kill()  # unclean: every log is recovered at the next start
+    seen, stop = [], threading.Event()
+
+    def poll():
+        while not stop.is_set():
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2) as r:
+                    samples, _ = parse(r.read().decode())
+                if any(n == "kafka_log_logmanager_remaininglogstorecover" for n, _ in samples):
+                    seen.append(samples)
+            except (OSError, ValueError):
+                pass
+            time.sleep(0.005)
+    poller = threading.Thread(target=poll, daemon=True)
+    poller.start()
+    try:
+        b.start()
+    finally:
+        stop.set()
+        poller.join(10)
+    check(seen, "no scrape during the logs' loading showed the recovery gauges")
+    data_dir = f'"{os.path.realpath(b.data_dir)}"'
+    remaining = [v for s in seen for (n, labels), v in s.items()
+                 if n == "kafka_log_logmanager_remaininglogstorecover"]
+    check(all(v >= 0 for v in remaining), f"remaining logs {remaining}")
+    dirs = {dict(labels).get("dir") for s in seen for (n, labels) in s
+            if n == "kafka_log_logmanager_remaininglogstorecover"}
+    check(dirs == {data_dir} or dirs == {f'"{b.data_dir}"'}, f"dir labels {dirs}")
+    check(all(s.get(("kafka_server_kafkaserver_brokerstate", frozenset())) == 1 for s in seen),
+          "BrokerState while loading")
+    check("Attempting recovery for all logs" in b.log(), "the restart did not recover")
+    samples, _ = scrape(port)
+    check(not any(n.startswith("kafka_log_logmanager_remaining") for n, _ in samples),
+          "recovery gauges after the load")
+    check(value(samples, "kafka_server_kafkaserver_brokerstate") == 3, "BrokerState running")
+    print(f"/metrics during recovery: {len(seen)} scrapes showed remaining logs "
+          f"{max(remaining):.0f} .. {min(remaining):.0f}")
+    ctx.expect_records = None
+
+
+def _setup_recovery(ctx):
+    _setup(ctx)
+    ctx.broker.overrides += ["num.partitions=4", "num.recovery.threads.per.data.dir=1"]
+
+
+metrics_during_recovery.setup = _setup_recovery
+
+CASES = [metrics_endpoint, prometheus_scrape, metrics_during_recovery]
