@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <deque>
 #include <filesystem>
 
 #include "index/mapped_index.h"
@@ -111,16 +112,35 @@ Status SearchTimeIndex(LogSegment& seg, int64_t target, IndexSearch* out) {
   return Status::OK();
 }
 
-// Keeps the first and the last steps of a long walk; the middle is counted.
-void Bound(std::vector<ScanStep>* steps, int* omitted) {
-  const size_t n = steps->size();
-  if (n <= static_cast<size_t>(kMaxScanSteps)) return;
-  const size_t head = kMaxScanSteps * 3 / 4;
-  const size_t tail = kMaxScanSteps - head;
-  *omitted = static_cast<int>(n - head - tail);
-  steps->erase(steps->begin() + static_cast<ptrdiff_t>(head),
-               steps->end() - static_cast<ptrdiff_t>(tail));
-}
+// The steps of a walk as it goes, bounded: the first and the last ones of a long walk are
+// kept, the middle only counted, so a walk over a whole segment holds kMaxScanSteps at most.
+class BoundedSteps {
+ public:
+  void Add(const ScanStep& step) {
+    if (head_.size() < kHead) {
+      head_.push_back(step);
+      return;
+    }
+    tail_.push_back(step);
+    if (tail_.size() > kTail) {
+      tail_.pop_front();
+      ++omitted_;
+    }
+  }
+  ScanStep& Last() { return tail_.empty() ? head_.back() : tail_.back(); }
+  void TakeInto(std::vector<ScanStep>* steps, int* omitted) {
+    *steps = std::move(head_);
+    steps->insert(steps->end(), tail_.begin(), tail_.end());
+    *omitted = omitted_;
+  }
+
+ private:
+  static constexpr size_t kHead = kMaxScanSteps * 3 / 4;
+  static constexpr size_t kTail = kMaxScanSteps - kHead;
+  std::vector<ScanStep> head_;
+  std::deque<ScanStep> tail_;
+  int omitted_ = 0;
+};
 
 SegmentVisit VisitOf(LogSegment& seg) {
   SegmentVisit v;
@@ -167,21 +187,22 @@ Result<OffsetLookupTrace> TraceOffsetLookup(Log& log, int64_t target) {
     v.scan_from = v.offset_index.value;
     SEGLOG_ASSIGN_OR_RETURN(std::shared_ptr<File> file, seg.log_file());
     FileBatchWalker w(*file, v.scan_from, seg.size());
+    BoundedSteps steps;
     while (w.Next()) {
       ScanStep step{w.current().position,    static_cast<int32_t>(w.current().size_in_bytes()),
                     w.current().base_offset, w.last_offset(),
                     w.max_timestamp(),       false};
       if (w.last_offset() >= target) {
         step.match = true;
-        v.scan.push_back(step);
+        steps.Add(step);
         t.found = BatchLocation{seg.base_offset(), step.position, step.size, step.base_offset,
                                 step.last_offset};
         break;
       }
-      v.scan.push_back(step);
+      steps.Add(step);
     }
     if (!w.status().ok()) return w.status();
-    Bound(&v.scan, &v.scan_omitted);
+    steps.TakeInto(&v.scan, &v.scan_omitted);
     t.visits.push_back(std::move(v));
     if (t.found) break;
   }
@@ -225,17 +246,18 @@ Result<TimestampLookupTrace> TraceTimestampLookup(Log& log, int64_t target) {
   v.scan_from = v.offset_index.value;
   SEGLOG_ASSIGN_OR_RETURN(std::shared_ptr<File> file, seg.log_file());
   FileBatchWalker w(*file, v.scan_from, seg.size());
+  BoundedSteps steps;
   std::vector<uint8_t> bytes;
   while (!t.found && w.Next()) {
     ScanStep step{w.current().position,    static_cast<int32_t>(w.current().size_in_bytes()),
                   w.current().base_offset, w.last_offset(),
                   w.max_timestamp(),       false};
     if (w.max_timestamp() < target) {
-      v.scan.push_back(step);
+      steps.Add(step);
       continue;
     }
     step.match = true;
-    v.scan.push_back(step);
+    steps.Add(step);
     SEGLOG_RETURN_IF_ERROR(w.ReadCurrent(&bytes));
     if (w.current().magic != kMagicV2) {
       return Status::Corruption(
@@ -264,10 +286,10 @@ Result<TimestampLookupTrace> TraceTimestampLookup(Log& log, int64_t target) {
     SEGLOG_RETURN_IF_ERROR(records.status());
     // No record of this batch qualified (all below the log start offset): the walk goes on,
     // as the segment's lookup does.
-    if (!t.found) v.scan.back().match = false;
+    if (!t.found) steps.Last().match = false;
   }
   if (!w.status().ok()) return w.status();
-  Bound(&v.scan, &v.scan_omitted);
+  steps.TakeInto(&v.scan, &v.scan_omitted);
   t.visit = std::move(v);
   if (!t.found) t.note = fmt::format("no record with a timestamp >= {}", target);
   return t;

@@ -60,6 +60,9 @@ std::optional<OffsetPosition> OffsetIndex::FetchUpperBoundOffset(int32_t start_p
 
 OffsetPosition OffsetIndex::EntryAt(int slot) const {
   ReaderMutexLock l(&remap_mu_);
+  // A reader of a live segment (the console) may ask after the index was closed, deleted or
+  // truncated under it: no mapping to read then.
+  if (slot < 0 || slot >= entries() || !CheckOpen().ok()) return {base_offset(), 0};
   return Parse(slot);
 }
 

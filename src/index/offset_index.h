@@ -50,7 +50,8 @@ class OffsetIndex final : public MappedIndex {
   // fetchUpperBoundOffset), if any.
   std::optional<OffsetPosition> FetchUpperBoundOffset(int32_t start_position,
                                                       int32_t fetch_size) const EXCLUDES(remap_mu_);
-  // REQUIRES: 0 <= slot < entries().
+  // The entry at `slot`; (base offset, 0) when there is none there (a slot outside
+  // [0, entries()), or an index closed or deleted meanwhile).
   OffsetPosition EntryAt(int slot) const EXCLUDES(remap_mu_);
   // The last entry, or (base offset, 0) when empty.
   OffsetPosition LastEntry() const EXCLUDES(remap_mu_);

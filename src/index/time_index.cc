@@ -33,6 +33,8 @@ TimestampOffset TimeIndex::LastEntry() const {
 
 TimestampOffset TimeIndex::EntryAt(int slot) const {
   ReaderMutexLock l(&remap_mu_);
+  // See OffsetIndex::EntryAt: the index may have been closed, deleted or truncated.
+  if (slot < 0 || slot >= entries() || !CheckOpen().ok()) return {-1, base_offset()};
   return Parse(slot);
 }
 

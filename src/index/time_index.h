@@ -44,6 +44,8 @@ class TimeIndex final : public MappedIndex {
       EXCLUDES(remap_mu_);
   // The entry with the largest timestamp <= target; (-1, base offset) when there is none.
   TimestampOffset Lookup(int64_t target_timestamp) const EXCLUDES(remap_mu_);
+  // The entry at `slot`; (-1, base offset) when there is none there (a slot outside
+  // [0, entries()), or an index closed or deleted meanwhile).
   TimestampOffset EntryAt(int slot) const EXCLUDES(remap_mu_);
   // The last entry, or (-1, base offset) when empty.
   TimestampOffset LastEntry() const EXCLUDES(remap_mu_);

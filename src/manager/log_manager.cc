@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <limits>
 #include <set>
@@ -713,8 +714,9 @@ Result<bool> LogManager::CleanOne(int id, const LogRef& ref, bool force, int64_t
   {
     const CleanerStats& st = cleaned->stats;
     MutexLock l(&mu_);
-    last_rounds_[id] = CleanerRound{st.map_utilization, st.bytes_read + st.map_bytes_read,
-                                    st.bytes_written, st.total_seconds};
+    // Kafka's recopy percent is of the copy phase's reads, not the map's.
+    last_rounds_[id] =
+        CleanerRound{st.map_utilization, st.bytes_read, st.bytes_written, st.total_seconds};
   }
   SEGLOG_RETURN_IF_ERROR(ref.dir->SetCleanerCheckpoint(ref.tp, cleaned->end_offset));
   return true;
@@ -737,6 +739,7 @@ Result<bool> LogManager::RunCleanerRound(int id) {
     LogToClean range;
   };
   std::optional<Candidate> best;
+  double dirtiest = 0;  // over every compacted log, eligible or not (Kafka's max-dirty-percent)
   const int64_t now = scheduler_->NowMs();
   const std::vector<LogRef> logs = AllLogs();
   for (const LogRef& ref : logs) {
@@ -747,6 +750,7 @@ Result<bool> LogManager::RunCleanerRound(int id) {
     const std::optional<int64_t> checkpoint = ref.dir->CleanerCheckpoint(ref.tp);
     auto range = CleanableRange(*ref.log, checkpoint, now);
     if (range.ok()) DebugCleanableRange(PartitionDirName(ref.tp), checkpoint, now, *range);
+    if (range.ok()) dirtiest = std::max(dirtiest, range->cleanable_ratio());
     if (!range.ok() || !range->Eligible(ref.log->config().min_cleanable_dirty_ratio)) continue;
     if (!best || range->cleanable_ratio() > best->ratio) {
       best = Candidate{ref, range->cleanable_ratio(), *range};
@@ -754,7 +758,7 @@ Result<bool> LogManager::RunCleanerRound(int id) {
   }
   {
     MutexLock l(&mu_);
-    last_max_dirty_ratio_ = best ? best->ratio : 0;
+    last_max_dirty_ratio_ = dirtiest;
   }
   bool cleaned = false;
   if (best && BeginCleaning(best->ref.tp)) {
@@ -857,14 +861,16 @@ LogManager::CleanerMetrics LogManager::cleaner_metrics() const {
     int64_t read = 0, written = 0;
     for (const auto& [id, round] : last_rounds_) {
       out.max_buffer_utilization_percent =
-          std::max(out.max_buffer_utilization_percent, 100 * round.buffer_utilization);
-      out.max_clean_time_secs = std::max(out.max_clean_time_secs, round.seconds);
+          std::max(out.max_buffer_utilization_percent, std::floor(100 * round.buffer_utilization));
+      out.max_clean_time_secs = std::max(out.max_clean_time_secs, std::floor(round.seconds));
       read += round.bytes_read;
       written += round.bytes_written;
     }
     // Kafka's cleaner-recopy-percent: of the bytes the last rounds read, the share written.
-    out.cleaner_recopy_percent = read > 0 ? 100.0 * static_cast<double>(written) / read : 0;
-    out.max_dirty_percent = 100 * last_max_dirty_ratio_;
+    // Whole percents, as Kafka's gauges report them.
+    out.cleaner_recopy_percent =
+        read > 0 ? std::floor(100.0 * static_cast<double>(written) / static_cast<double>(read)) : 0;
+    out.max_dirty_percent = std::floor(100 * last_max_dirty_ratio_);
     out.last_run_ms = last_cleaner_run_ms_;
     uncleanable = uncleanable_;
   }

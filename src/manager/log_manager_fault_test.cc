@@ -221,7 +221,8 @@ TEST_F(LogManagerFaultTest, CleanerMetricsAndFlushObserver) {
   LogManager::CleanerMetrics c = m->cleaner_metrics();
   EXPECT_GE(c.last_run_ms, kT0);
   EXPECT_GT(c.max_dirty_percent, 50);  // 10 records, all of them dirty
-  EXPECT_GT(c.max_buffer_utilization_percent, 0);
+  // A few keys fill under 1% of the map, and Kafka's gauges are whole percents.
+  EXPECT_EQ(c.max_buffer_utilization_percent, 0);
   // One batch of ten written back of the ten read (and read again to build the map).
   EXPECT_GT(c.cleaner_recopy_percent, 0);
   EXPECT_LT(c.cleaner_recopy_percent, 20);

@@ -28,10 +28,13 @@ WindowedHistogram::Slot& WindowedHistogram::SlotFor(int64_t now_ms) {
   const int64_t minute = now_ms / kSlotMs;
   Slot& slot = (*slots_)[static_cast<size_t>(minute % kSlots)];
   int64_t seen = slot.minute.load(std::memory_order_acquire);
-  if (seen != minute) {
-    // The first to see a new minute clears what the slot held five minutes ago.
-    if (slot.minute.compare_exchange_strong(seen, minute, std::memory_order_acq_rel)) {
+  // The first to see a new minute clears what the slot held five minutes ago. A recorder late
+  // by a whole cycle (an older minute) never takes the slot back: it counts into the current
+  // minute's, a value a few minutes late.
+  while (seen < minute) {
+    if (slot.minute.compare_exchange_weak(seen, minute, std::memory_order_acq_rel)) {
       for (auto& c : slot.counts) c.store(0, std::memory_order_relaxed);
+      break;
     }
   }
   return slot;

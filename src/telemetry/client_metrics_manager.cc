@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <set>
+#include <string_view>
 
 #include "base/crc32c.h"
 #include "record/compression.h"
@@ -42,6 +43,55 @@ std::string PromName(const std::string& s) {
   return out;
 }
 
+// A label value as Prometheus' text format takes it: valid UTF-8 (each byte of an invalid
+// sequence becomes U+FFFD; one bad value would make Prometheus refuse the whole scrape), at most
+// kMaxLabelBytes bytes (a client chooses its client id and attributes).
+constexpr size_t kMaxLabelBytes = 256;
+std::string LabelValue(std::string_view s) {
+  std::string out;
+  out.reserve(std::min(s.size(), kMaxLabelBytes));
+  size_t i = 0;
+  while (i < s.size() && out.size() < kMaxLabelBytes) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t len = c < 0x80           ? 1
+                 : (c >> 5) == 0x6  ? 2
+                 : (c >> 4) == 0xe  ? 3
+                 : (c >> 3) == 0x1e ? 4
+                                    : 0;
+    bool ok = len > 0 && i + len <= s.size();
+    for (size_t k = 1; ok && k < len; ++k) {
+      ok = (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
+    }
+    if (ok && len == 2 && c < 0xc2) ok = false;  // overlong
+    if (ok && len == 3) {
+      const auto c1 = static_cast<unsigned char>(s[i + 1]);
+      if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 >= 0xa0)) ok = false;  // overlong, surrogate
+    }
+    if (ok && len == 4) {
+      const auto c1 = static_cast<unsigned char>(s[i + 1]);
+      if ((c == 0xf0 && c1 < 0x90) || c > 0xf4 || (c == 0xf4 && c1 >= 0x90)) ok = false;
+    }
+    if (ok) {
+      if (out.size() + len > kMaxLabelBytes) break;
+      out.append(s.substr(i, len));
+      i += len;
+    } else {
+      if (out.size() + 3 > kMaxLabelBytes) break;
+      out += "\xEF\xBF\xBD";
+      ++i;
+    }
+  }
+  return out;
+}
+
+// The families the manager exports itself: a pushed metric may not take their names.
+bool ReservedName(const std::string& name) {
+  return name == "seglog_client_telemetry_pushes_total" ||
+         name == "seglog_client_telemetry_instances" ||
+         name == "seglog_client_telemetry_dropped_series_total" ||
+         name == "seglog_client_telemetry_errors_total";
+}
+
 }  // namespace
 
 ClientMetricsManager::ClientMetricsManager(Options options) : options_(options) {}
@@ -71,9 +121,33 @@ std::vector<std::string> ClientMetricsManager::SubscriptionNames() const {
   return out;
 }
 
+namespace {
+
+// Kafka's ApiVersionsRequest pattern for the software name and version,
+// [a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?, with a length bound of seglog's: what ApiVersions
+// would refuse is never kept (nor drawn as a label).
+bool ValidSoftwareToken(const std::string& s) {
+  auto alnum = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+  };
+  if (s.empty() || s.size() > 255 || !alnum(s.front()) || !alnum(s.back())) return false;
+  for (char c : s) {
+    if (!alnum(c) && c != '-' && c != '.') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 void ClientMetricsManager::SetClientSoftware(uint64_t connection_id, const std::string& name,
                                              const std::string& version) {
+  if (!ValidSoftwareToken(name) || !ValidSoftwareToken(version)) return;
   MutexLock l(&mu_);
+  // Bounded: an ApiVersions handled after its connection closed would otherwise leave an
+  // entry behind for good. Past the bound, the oldest connection's goes first.
+  if (software_.size() >= options_.max_instances && !software_.count(connection_id)) {
+    software_.erase(software_.begin());
+  }
   software_[connection_id] = {name, version};
 }
 
@@ -113,6 +187,10 @@ void ClientMetricsManager::Evaluate(Instance* instance) {
 }
 
 void ClientMetricsManager::Expire(int64_t now_ms) {
+  // A walk over every instance: at most once a second, not on every request.
+  if (expired_once_ && now_ms >= last_expire_ms_ && now_ms - last_expire_ms_ < 1000) return;
+  expired_once_ = true;
+  last_expire_ms_ = now_ms;
   for (auto it = instances_.begin(); it != instances_.end();) {
     if (now_ms - it->second.last_request_ms > ExpiryMs(it->second.push_interval_ms)) {
       connection_instance_.erase(it->second.connection_id);
@@ -267,9 +345,9 @@ ClientMetricsManager::PushAnswer ClientMetricsManager::Push(const Uuid& client_i
       return {};
     }
     client_labels = {{"client_instance_id", id_text},
-                     {"client_id", inst.client.client_id},
-                     {"client_software_name", inst.client.software_name},
-                     {"client_software_version", inst.client.software_version}};
+                     {"client_id", LabelValue(inst.client.client_id)},
+                     {"client_software_name", LabelValue(inst.client.software_name)},
+                     {"client_software_version", LabelValue(inst.client.software_version)}};
     push_interval_ms = inst.push_interval_ms;
   }
 
@@ -296,27 +374,48 @@ ClientMetricsManager::PushAnswer ClientMetricsManager::Push(const Uuid& client_i
   if (auto it = instances_.find(client_instance_id); it != instances_.end()) {
     it->second.last_error = 0;
   }
-  Pushed& p = pushed_[client_instance_id];
+  auto pit = pushed_.find(client_instance_id);
+  if (pit == pushed_.end()) {
+    // Kept only for a client that had series kept before, or has room now: a client making up
+    // a new instance id for every push adds nothing once the caps are reached.
+    if (pushed_.size() >= options_.max_instances || series_ >= options_.max_series) {
+      dropped_series_ += decoded->size();
+      return {};
+    }
+    pit = pushed_.emplace(client_instance_id, Pushed{}).first;
+  }
+  Pushed& p = pit->second;
   p.client_labels = client_labels;
   p.last_push_ms = now_ms;
   p.expiry_ms = ExpiryMs(push_interval_ms);
   ++p.pushes;
   for (const OtlpMetric& m : *decoded) {
     const std::string name = "seglog_client_telemetry_" + PromName(m.name);
+    if (ReservedName(name)) {
+      ++dropped_series_;
+      continue;
+    }
     const bool delta_counter =
         m.kind == OtlpMetric::Kind::kSum && m.monotonic && m.temporality == OtlpTemporality::kDelta;
     p.is_counter[name] = m.kind == OtlpMetric::Kind::kSum && m.monotonic;
     auto& family = p.series[name];
     for (const OtlpDataPoint& point : m.points) {
-      std::map<std::string, std::string> labels = client_labels;
+      // A series is keyed by its points' attributes; the client's labels are the Pushed's.
+      const bool full = series_ >= options_.max_series || p.count >= options_.max_series_per_client;
+      if (full && family.empty()) {
+        ++dropped_series_;
+        continue;
+      }
+      std::map<std::string, std::string> labels;
       for (const auto& [k, v] : point.attributes) {
         const std::string key = PromName(k);
-        if (key.rfind("__", 0) == 0) continue;  // reserved by Prometheus
-        labels.emplace(key, v);                 // the broker's labels win
+        if (key.rfind("__", 0) == 0) continue;        // reserved by Prometheus
+        if (client_labels.count(key) != 0) continue;  // the broker's labels win
+        labels.emplace(key, LabelValue(v));
       }
       auto found = family.find(labels);
       if (found == family.end()) {
-        if (series_ >= options_.max_series || p.count >= options_.max_series_per_client) {
+        if (full) {
           ++dropped_series_;
           continue;
         }
@@ -331,6 +430,7 @@ ClientMetricsManager::PushAnswer ClientMetricsManager::Push(const Uuid& client_i
       p.is_counter.erase(name);
     }
   }
+  if (p.count == 0) pushed_.erase(pit);  // nothing kept: no state for it
   return {};
 }
 
@@ -357,7 +457,9 @@ std::vector<prometheus::MetricFamily> ClientMetricsManager::Collect(int64_t now_
       }
       for (const auto& [labels, value] : series) {
         prometheus::ClientMetric m;
-        for (const auto& [k, v] : labels) m.label.push_back({k, v});
+        std::map<std::string, std::string> all = p.client_labels;
+        all.insert(labels.begin(), labels.end());
+        for (const auto& [k, v] : all) m.label.push_back({k, v});
         if (f.type == prometheus::MetricType::Counter) {
           m.counter.value = value;
         } else {

@@ -168,6 +168,8 @@ class ClientMetricsManager {
   std::map<uint64_t, Uuid> connection_instance_ GUARDED_BY(mu_);
   std::map<uint64_t, std::pair<std::string, std::string>> software_ GUARDED_BY(mu_);
   std::map<Uuid, Pushed> pushed_ GUARDED_BY(mu_);
+  bool expired_once_ GUARDED_BY(mu_) = false;
+  int64_t last_expire_ms_ GUARDED_BY(mu_) = 0;
   size_t series_ GUARDED_BY(mu_) = 0;
   uint64_t dropped_series_ GUARDED_BY(mu_) = 0;
   static constexpr std::array<int16_t, 6> kErrorCodes = {

@@ -231,5 +231,63 @@ TEST_F(ClientMetricsManagerTest, InstancesAreBounded) {
   EXPECT_EQ(bounded.InstanceCount(), 4u);
 }
 
+TEST_F(ClientMetricsManagerTest, PushedNamesAndLabelsCannotBreakTheScrape) {
+  Subscribe({{"metrics", "*"}, {"interval.ms", "1000"}});
+  auto a = m_.GetSubscriptions(Uuid{}, Caller(1, "bad\xc3"), 0);
+  const std::string id = a.client_instance_id.ToString();
+  auto body = otlp_test::MetricsData(
+      {otlp_test::Gauge("pushes.total", otlp_test::Point(1000, {})),
+       otlp_test::Gauge("ok.gauge",
+                        otlp_test::Point(7, {{"k", "\xff\xfe ok"}, {"client_id", "spoofed"}}))});
+  ASSERT_EQ(
+      m_.Push(a.client_instance_id, a.subscription_id, false, 0, body, Caller(1, "bad\xc3"), 1000)
+          .error_code,
+      0);
+  auto families = m_.Collect(1000);
+  int pushes_families = 0;
+  for (const auto& f : families) {
+    if (f.name == "seglog_client_telemetry_pushes_total") ++pushes_families;
+    if (f.name != "seglog_client_telemetry_ok_gauge") continue;
+    ASSERT_EQ(f.metric.size(), 1u);
+    std::map<std::string, std::string> labels;
+    for (const auto& l : f.metric[0].label) labels[l.name] = l.value;
+    EXPECT_EQ(labels["k"], "\xEF\xBF\xBD\xEF\xBF\xBD ok");  // invalid UTF-8 replaced
+    EXPECT_EQ(labels["client_id"], "bad\xEF\xBF\xBD");      // the broker's, sanitized
+  }
+  EXPECT_EQ(pushes_families, 1);  // the pushed "pushes.total" does not take the broker's name
+  EXPECT_EQ(Value(families, "seglog_client_telemetry_pushes_total", id), 1);
+  EXPECT_EQ(Value(families, "seglog_client_telemetry_ok_gauge", id), 7);
+}
+
+TEST_F(ClientMetricsManagerTest, SoftwareOutsideKafkasPatternIsNotKept) {
+  m_.SetClientSoftware(3, "bad name!", "1.0");
+  m_.SetClientSoftware(4, std::string(300, 'a'), "1.0");
+  m_.SetClientSoftware(5, "apache-kafka-java", "4.4.0");
+  Subscribe({{"metrics", "*"}, {"match", "client_software_name=unknown"}});
+  for (uint64_t c : {3, 4}) {
+    // Refused software is not kept: the client is "unknown", as Kafka names one without.
+    auto a = m_.GetSubscriptions(Uuid{}, Caller(c), 0);
+    EXPECT_FALSE(a.requested_metrics.empty()) << c;
+  }
+  EXPECT_TRUE(m_.GetSubscriptions(Uuid{}, Caller(5), 0).requested_metrics.empty());
+}
+
+TEST_F(ClientMetricsManagerTest, FreshInstanceIdsPastTheCapsKeepNothing) {
+  M::Options o;
+  o.max_series = 2;
+  M capped(o);
+  ASSERT_TRUE(capped.UpdateSubscription("sub", {{"metrics", "*"}}).ok());
+  for (uint64_t c = 1; c <= 50; ++c) {
+    auto a = capped.GetSubscriptions(Uuid{}, Caller(c), 0);
+    capped.Push(a.client_instance_id, a.subscription_id, false, 0, SendTotal(1), Caller(c), 1);
+  }
+  EXPECT_EQ(capped.SeriesCount(), 2u);
+  size_t pushed = 0;
+  for (const auto& f : capped.Collect(1)) {
+    if (f.name == "seglog_client_telemetry_pushes_total") pushed = f.metric.size();
+  }
+  EXPECT_EQ(pushed, 2u);  // only the instances whose series were kept
+}
+
 }  // namespace
 }  // namespace seglog
