@@ -636,13 +636,30 @@ protocol::DescribeConfigsResponseData HandleDescribeConfigs(
         e = Error(kafka_error::kInvalidRequest,
                   "Client metrics subscription name must not be empty");
       } else {
-        for (const auto& [name, value] : ClientMetricsConfigs(ctx, resource.resource_name)) {
+        std::map<std::string, std::string> stored =
+            ClientMetricsConfigs(ctx, resource.resource_name);
+        for (const auto& [name, value] : stored) {
           auto& c = r.configs.emplace_back();
           c.name = name;
           c.value = value;
           c.config_source = 7;
           c.is_sensitive = false;
           c.read_only = false;
+        }
+        // A key the subscription never set is described with its default, as Kafka 4.4.0
+        // does (kafka-client-metrics prints "match=" for a subscription made without
+        // --match: interop.security_takeover compares the two).
+        if (!stored.empty()) {
+          for (const auto& [name, value] : std::map<std::string, std::string>{
+                   {"interval.ms", "300000"}, {"match", ""}, {"metrics", ""}}) {
+            if (stored.count(name) != 0) continue;
+            auto& c = r.configs.emplace_back();
+            c.name = name;
+            c.value = value;
+            c.config_source = 7;  // CLIENT_METRICS_CONFIG, as Kafka describes every key
+            c.is_sensitive = false;
+            c.read_only = false;
+          }
         }
       }
     } else {

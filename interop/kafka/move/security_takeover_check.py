@@ -212,6 +212,25 @@ def quota_describe(c):
     return "".join(out)
 
 
+# KIP-714 client metrics subscriptions (issue 30) ride along too, with kafka-client-metrics
+# (ClientMetricsCommand): stored as CLIENT_METRICS config records, Kafka must describe what
+# seglog stored, and seglog what Kafka changed.
+CLIENT_METRICS = "org.apache.kafka.tools.ClientMetricsCommand"
+
+
+def client_metrics(c, *args):
+    p = tool(CLIENT_METRICS, "--bootstrap-server", c.bootstrap, "--command-config", c.admin(),
+             *args)
+    check(p.returncode == 0, f"kafka-client-metrics {args}: {p.stdout[-1500:]}{p.stderr[-1500:]}")
+    return p.stdout
+
+
+def subscriptions(c):
+    """The subscriptions as kafka-client-metrics --describe prints them, lines sorted."""
+    return sorted(line.strip() for line in client_metrics(c, "--describe").splitlines()
+                  if line.strip())
+
+
 def describe_lines(text):
     """kafka-configs --describe output as one list per call (its "$ kafka-configs" header, then
     its lines sorted), each line's "key=value, ..." list sorted too. The order kafka-configs prints is Java HashMap iteration order: of the admin
@@ -317,6 +336,15 @@ def main():
             check(want in quotas_seglog, f"seglog's quotas lack {want!r}:\n{quotas_seglog}")
         check("app-doomed" not in quotas_seglog and "request_percentage=50.5" not in quotas_seglog,
               f"a quota seglog deleted is still described:\n{quotas_seglog}")
+        client_metrics(c, "--alter", "--name", "producers", "--metrics",
+                       "org.apache.kafka.producer.", "--interval", "2000", "--match",
+                       "client_id=app-.*")
+        client_metrics(c, "--alter", "--name", "everything", "--metrics", "*")
+        client_metrics(c, "--delete", "--name", "everything")
+        subs_seglog = subscriptions(c)
+        check(any("producers" in l for l in subs_seglog) and
+              not any("everything" in l for l in subs_seglog),
+              f"seglog's subscriptions: {subs_seglog}")
         log(f"S1: {len(QUOTAS_S1)} quota entities set, one deleted, one key removed; "
             f"kafka-configs describes {quotas_seglog.count('Quota configs')} entities")
         seglog.stop()
@@ -339,6 +367,14 @@ def main():
         check("app-doomed" not in quotas_kafka and "request_percentage=50.5" not in quotas_kafka,
               f"a quota seglog deleted is back on Kafka:\n{quotas_kafka}")
         log(f"K: Kafka describes the same quotas ({quotas_kafka.count('Quota configs')} entities)")
+        subs_kafka = subscriptions(c)
+        check(subs_kafka == subs_seglog,
+              f"kafka-client-metrics describes differ:\nseglog: {subs_seglog}\nKafka: {subs_kafka}")
+        client_metrics(c, "--alter", "--name", "consumers", "--metrics",
+                       "org.apache.kafka.consumer.", "--interval", "5000")
+        client_metrics(c, "--alter", "--name", "producers", "--interval", "3000")
+        subs_kafka = subscriptions(c)
+        log(f"K: Kafka describes seglog's client metrics subscription, then adds and changes one")
         c.add_user("carol", "SCRAM-SHA-512", "carol-secret")
         c.acl("--add", "--allow-principal", "User:carol", "--operation", "Read", "--topic", TOPIC)
         for entity, configs in QUOTAS_K:
@@ -363,6 +399,10 @@ def main():
               "10.20.30.41" not in quotas_again,
               f"Kafka's quota changes are not on seglog:\n{quotas_again}")
         log(f"S2: seglog describes Kafka's quotas ({quotas_again.count('Quota configs')} entities)")
+        subs_again = subscriptions(c)
+        check(subs_again == subs_kafka,
+              f"subscriptions after Kafka:\nKafka: {subs_kafka}\nseglog: {subs_again}")
+        log(f"S2: seglog describes Kafka's subscriptions: {subs_again}")
         seglog.stop()
         ok = True
         print("security_takeover_check: passed")
