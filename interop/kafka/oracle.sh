@@ -48,7 +48,7 @@ MIRROR_JARS=(connect-mirror connect-mirror-client)
 # (kafka-storage's message/*.json), and KRaft's metadata records (kafka-metadata's
 # common/metadata/*.json). The coordinators' and kafka-metadata jars come with kafka_2.13 (the broker
 # depends on them), so pom.xml need not name them (it names kafka-storage); fetch checks they came.
-SCHEMA_JARS=(kafka-clients kafka-group-coordinator kafka-transaction-coordinator kafka-storage kafka-metadata)
+SCHEMA_JARS=(kafka-clients kafka-group-coordinator kafka-transaction-coordinator kafka-share-coordinator kafka-storage kafka-metadata)
 
 # has_schema_jars <dir>: every schema jar is in <dir>.
 has_schema_jars() {

@@ -14,6 +14,9 @@
 #include "protocol/generated/message_samples.h"
 #include "protocol/generated/offset_commit_key.h"
 #include "protocol/generated/offset_commit_value.h"
+#include "protocol/generated/share_snapshot_key.h"
+#include "protocol/generated/share_snapshot_value.h"
+#include "protocol/generated/share_update_value.h"
 #include "protocol/generated/transaction_log_key.h"
 #include "protocol/generated/transaction_log_value.h"
 
@@ -50,8 +53,8 @@ TEST(CoordinatorRecordsTest, EveryRecordTypeHasAKeyAndAValue) {
       EXPECT_EQ(info.highest_version, 0);
     }
   }
-  // 22 group record types (9 and 18 are retired) and TransactionLog.
-  EXPECT_EQ(seen.size(), 2u * 23u);
+  // 22 group record types (9 and 18 are retired), ShareSnapshot and ShareUpdate, TransactionLog.
+  EXPECT_EQ(seen.size(), 2u * 25u);
 }
 
 TEST(CoordinatorRecordsTest, TheTableDispatchesToTheSchemasStruct) {
@@ -92,6 +95,12 @@ TEST(CoordinatorRecordsTest, RecordTypesArePerCoordinator) {
   EXPECT_EQ(txn->name, "TransactionLogKey");
   EXPECT_EQ(FindCoordinatorRecord(Coordinator::kTransaction, 1, true), nullptr);
   EXPECT_EQ(FindCoordinatorRecord(Coordinator::kGroup, 18, false), nullptr);
+  const CoordinatorRecordInfo* snapshot = FindCoordinatorRecord(Coordinator::kShare, 0, false);
+  ASSERT_NE(snapshot, nullptr);
+  EXPECT_EQ(snapshot->name, "ShareSnapshotValue");
+  EXPECT_EQ(snapshot->lowest_flexible_version, 0);
+  EXPECT_EQ(ShareUpdateValue::kRecordType, static_cast<int16_t>(ShareRecordType::kShareUpdate));
+  EXPECT_EQ(FindCoordinatorRecord(Coordinator::kShare, 2, true), nullptr);
 
   EXPECT_EQ(OffsetCommitKey::kRecordType, static_cast<int16_t>(GroupRecordType::kOffsetCommit));
   EXPECT_EQ(TransactionLogValue::kRecordType,
@@ -132,6 +141,51 @@ TEST(CoordinatorRecordsTest, OffsetCommitKeyAndValueBytes) {
   const std::vector<uint8_t> want1 = {0, 0, 0, 0, 0, 0, 0, 5, 0, 1, 'm', 0, 0, 0,
                                       0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0,   0, 9};
   EXPECT_EQ(v1.bytes(), want1);
+}
+
+TEST(CoordinatorRecordsTest, ShareSnapshotKeyAndValueBytes) {
+  // __share_group_state's key (non-flexible: int16 string, 16-byte uuid, int32) and value
+  // (flexible: compact array, DeliveryCompleteCount as tag 0 only when it is not -1).
+  ShareSnapshotKey key;
+  key.group_id = "g";
+  key.topic_id = Uuid::FromHalves(1, 2);
+  key.partition = 3;
+  ProtocolWriter k;
+  ASSERT_TRUE(key.Encode(&k, 0).ok());
+  const std::vector<uint8_t> want_key = {0, 1, 'g', 0, 0, 0, 0, 0, 0, 0, 1, 0,
+                                         0, 0, 0,   0, 0, 0, 2, 0, 0, 0, 3};
+  EXPECT_EQ(k.bytes(), want_key);
+
+  ShareSnapshotValue value;
+  value.snapshot_epoch = 1;
+  value.state_epoch = 2;
+  value.leader_epoch = 3;
+  value.start_offset = 4;
+  value.create_timestamp = 5;
+  value.write_timestamp = 6;
+  value.state_batches.push_back({.first_offset = 4,
+                                 .last_offset = 7,
+                                 .delivery_state = 2,
+                                 .delivery_count = 1,
+                                 .unknown_tagged_fields = {}});
+  ProtocolWriter v;
+  ASSERT_TRUE(value.Encode(&v, 0).ok());
+  std::vector<uint8_t> want = {0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0,
+                               4, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 6,
+                               2,  // one batch
+                               0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 7, 2, 0, 1,
+                               0,   // the batch's tagged fields
+                               0};  // no tagged fields: DeliveryCompleteCount is -1
+  EXPECT_EQ(v.bytes(), want);
+  value.delivery_complete_count = 9;
+  ProtocolWriter tagged;
+  ASSERT_TRUE(value.Encode(&tagged, 0).ok());
+  want.back() = 1;                              // one tagged field
+  want.insert(want.end(), {0, 4, 0, 0, 0, 9});  // tag 0, 4 bytes, int32 9
+  EXPECT_EQ(tagged.bytes(), want);
+  auto parsed = ShareSnapshotValue::Parse(tagged.bytes(), 0);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(parsed.value(), value);
 }
 
 TEST(CoordinatorRecordsTest, TransactionLogValueTaggedFieldsHaveOnlyTaggedVersions) {

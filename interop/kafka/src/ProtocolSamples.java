@@ -30,6 +30,7 @@ public class ProtocolSamples {
     static final String CLIENTS_PACKAGE = "org.apache.kafka.common.message.";
     static final String[] RECORD_PACKAGES = {
         "org.apache.kafka.coordinator.group.generated.",
+        "org.apache.kafka.coordinator.share.generated.",
         "org.apache.kafka.coordinator.transaction.generated.",
     };
     // The remote log metadata records of __remote_log_metadata (kafka-storage).

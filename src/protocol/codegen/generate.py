@@ -2,9 +2,10 @@
 """Generates seglog's Kafka protocol messages from Kafka's own JSON schemas.
 
 Kafka defines every request, response and header in `common/message/*.json` inside the
-kafka-clients jar, and the records its coordinators keep in `__consumer_offsets` and
-`__transaction_state` ("coordinator-key" and "coordinator-value" schemas) in the same directory
-of the kafka-group-coordinator and kafka-transaction-coordinator jars, and the records the
+kafka-clients jar, and the records its coordinators keep in `__consumer_offsets`,
+`__share_group_state` and `__transaction_state` ("coordinator-key" and "coordinator-value"
+schemas) in the same directory of the kafka-group-coordinator, kafka-share-coordinator and
+kafka-transaction-coordinator jars, and the records the
 tiered storage's TopicBasedRemoteLogMetadataManager keeps in `__remote_log_metadata` ("metadata"
 schemas in `message/*.json` of the kafka-storage jar), and the records KRaft's controller keeps in
 `__cluster_metadata` ("metadata" schemas in `common/metadata/*.json` of the kafka-metadata jar).
@@ -24,7 +25,7 @@ metadata record types, and a record's JSON by apiKey) and, for tests only,
 message_samples.{h,cc} (a sample of every message at every version, for round trips).
 
     generate.py --jar kafka-clients-4.4.0.jar --jar kafka-group-coordinator-4.4.0.jar \
-        --jar kafka-transaction-coordinator-4.4.0.jar --jar kafka-storage-4.4.0.jar \
+        --jar kafka-share-coordinator-4.4.0.jar --jar kafka-transaction-coordinator-4.4.0.jar --jar kafka-storage-4.4.0.jar \
         --jar kafka-metadata-4.4.0.jar --out src/protocol/generated
 
 The framing of the remote log metadata records in their topic (a frame version, the apiKey and

@@ -48,6 +48,10 @@
 #include "protocol/generated/streams_group_current_member_assignment_value.h"
 #include "protocol/generated/streams_group_topology_key.h"
 #include "protocol/generated/streams_group_topology_value.h"
+#include "protocol/generated/share_snapshot_key.h"
+#include "protocol/generated/share_snapshot_value.h"
+#include "protocol/generated/share_update_key.h"
+#include "protocol/generated/share_update_value.h"
 #include "protocol/generated/transaction_log_key.h"
 #include "protocol/generated/transaction_log_value.h"
 
@@ -99,6 +103,10 @@ constexpr CoordinatorRecordInfo kRecords[] = {
     {Coordinator::kGroup, 22, false, "StreamsGroupCurrentMemberAssignmentValue", 0, 0, 0},
     {Coordinator::kGroup, 23, true, "StreamsGroupTopologyKey", 0, 0, 32767},
     {Coordinator::kGroup, 23, false, "StreamsGroupTopologyValue", 0, 0, 0},
+    {Coordinator::kShare, 0, true, "ShareSnapshotKey", 0, 0, 32767},
+    {Coordinator::kShare, 0, false, "ShareSnapshotValue", 0, 0, 0},
+    {Coordinator::kShare, 1, true, "ShareUpdateKey", 0, 0, 32767},
+    {Coordinator::kShare, 1, false, "ShareUpdateValue", 0, 0, 0},
     {Coordinator::kTransaction, 0, true, "TransactionLogKey", 0, 0, 32767},
     {Coordinator::kTransaction, 0, false, "TransactionLogValue", 0, 1, 1},
 };
@@ -204,6 +212,18 @@ Status RoundTripCoordinatorRecord(Coordinator coordinator, int16_t record_type, 
         case 23:
           return is_key ? RoundTripRecord<StreamsGroupTopologyKey>(version, body, encoded)
                         : RoundTripRecord<StreamsGroupTopologyValue>(version, body, encoded);
+        default:
+          break;
+      }
+      break;
+    case Coordinator::kShare:
+      switch (record_type) {
+        case 0:
+          return is_key ? RoundTripRecord<ShareSnapshotKey>(version, body, encoded)
+                        : RoundTripRecord<ShareSnapshotValue>(version, body, encoded);
+        case 1:
+          return is_key ? RoundTripRecord<ShareUpdateKey>(version, body, encoded)
+                        : RoundTripRecord<ShareUpdateValue>(version, body, encoded);
         default:
           break;
       }

@@ -25,7 +25,8 @@ namespace seglog::protocol {
 // The coordinators whose records Kafka's schemas define.
 enum class Coordinator : int8_t {
   kGroup = 0,  // kafka-group-coordinator-4.4.0.jar
-  kTransaction = 1,  // kafka-transaction-coordinator-4.4.0.jar
+  kShare = 1,  // kafka-share-coordinator-4.4.0.jar
+  kTransaction = 2,  // kafka-transaction-coordinator-4.4.0.jar
 };
 
 // The group coordinator's record types.
@@ -52,6 +53,12 @@ enum class GroupRecordType : int16_t {
   kStreamsGroupTargetAssignmentMember = 21,
   kStreamsGroupCurrentMemberAssignment = 22,
   kStreamsGroupTopology = 23,
+};
+
+// The share coordinator's record types.
+enum class ShareRecordType : int16_t {
+  kShareSnapshot = 0,
+  kShareUpdate = 1,
 };
 
 // The transaction coordinator's record types.

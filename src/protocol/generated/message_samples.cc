@@ -233,6 +233,10 @@
 #include "protocol/generated/share_group_target_assignment_member_value.h"
 #include "protocol/generated/share_group_target_assignment_metadata_key.h"
 #include "protocol/generated/share_group_target_assignment_metadata_value.h"
+#include "protocol/generated/share_snapshot_key.h"
+#include "protocol/generated/share_snapshot_value.h"
+#include "protocol/generated/share_update_key.h"
+#include "protocol/generated/share_update_value.h"
 #include "protocol/generated/snapshot_footer_record.h"
 #include "protocol/generated/snapshot_header_record.h"
 #include "protocol/generated/stop_replica_request.h"
@@ -800,6 +804,12 @@ void FillShareGroupTargetAssignmentMemberValue_TopicPartition(ShareGroupTargetAs
 void FillShareGroupTargetAssignmentMemberValue(ShareGroupTargetAssignmentMemberValue* out, int16_t version, uint32_t seed, int depth);
 void FillShareGroupTargetAssignmentMetadataKey(ShareGroupTargetAssignmentMetadataKey* out, int16_t version, uint32_t seed, int depth);
 void FillShareGroupTargetAssignmentMetadataValue(ShareGroupTargetAssignmentMetadataValue* out, int16_t version, uint32_t seed, int depth);
+void FillShareSnapshotKey(ShareSnapshotKey* out, int16_t version, uint32_t seed, int depth);
+void FillShareSnapshotValue_StateBatch(ShareSnapshotValue::StateBatch* out, int16_t version, uint32_t seed, int depth);
+void FillShareSnapshotValue(ShareSnapshotValue* out, int16_t version, uint32_t seed, int depth);
+void FillShareUpdateKey(ShareUpdateKey* out, int16_t version, uint32_t seed, int depth);
+void FillShareUpdateValue_StateBatch(ShareUpdateValue::StateBatch* out, int16_t version, uint32_t seed, int depth);
+void FillShareUpdateValue(ShareUpdateValue* out, int16_t version, uint32_t seed, int depth);
 void FillSnapshotFooterRecord(SnapshotFooterRecord* out, int16_t version, uint32_t seed, int depth);
 void FillSnapshotHeaderRecord(SnapshotHeaderRecord* out, int16_t version, uint32_t seed, int depth);
 void FillStopReplicaRequestData(StopReplicaRequestData* out, int16_t version, uint32_t seed, int depth);
@@ -11176,6 +11186,125 @@ void FillShareGroupTargetAssignmentMetadataValue(ShareGroupTargetAssignmentMetad
   if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
 }
 
+void FillShareSnapshotKey(ShareSnapshotKey* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->group_id = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->topic_id = SampleUuid((seed + 8u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->partition = static_cast<int32_t>((seed + 15u) * 2654435761u);
+  }
+}
+
+void FillShareSnapshotValue_StateBatch(ShareSnapshotValue::StateBatch* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->first_offset = static_cast<int64_t>((seed + 1u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->last_offset = static_cast<int64_t>((seed + 8u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->delivery_state = static_cast<int8_t>((seed + 15u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->delivery_count = static_cast<int16_t>((seed + 22u) * 2654435761u);
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillShareSnapshotValue(ShareSnapshotValue* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->snapshot_epoch = static_cast<int32_t>((seed + 1u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->state_epoch = static_cast<int32_t>((seed + 8u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->leader_epoch = static_cast<int32_t>((seed + 15u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->start_offset = static_cast<int64_t>((seed + 22u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->delivery_complete_count = static_cast<int32_t>((seed + 29u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->create_timestamp = static_cast<int64_t>((seed + 36u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->write_timestamp = static_cast<int64_t>((seed + 43u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->state_batches.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      ShareSnapshotValue::StateBatch elem{};
+      FillShareSnapshotValue_StateBatch(&elem, version, ((seed + 50u) + i), depth + 1);
+      out->state_batches.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillShareUpdateKey(ShareUpdateKey* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->group_id = "s" + std::to_string((seed + 1u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->topic_id = SampleUuid((seed + 8u));
+  }
+  if (version >= 0 && version <= 0) {
+    out->partition = static_cast<int32_t>((seed + 15u) * 2654435761u);
+  }
+}
+
+void FillShareUpdateValue_StateBatch(ShareUpdateValue::StateBatch* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->first_offset = static_cast<int64_t>((seed + 1u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->last_offset = static_cast<int64_t>((seed + 8u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->delivery_state = static_cast<int8_t>((seed + 15u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->delivery_count = static_cast<int16_t>((seed + 22u) * 2654435761u);
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
+void FillShareUpdateValue(ShareUpdateValue* out, int16_t version, uint32_t seed, int depth) {
+  (void)out; (void)version; (void)seed; (void)depth;
+  if (version >= 0 && version <= 0) {
+    out->snapshot_epoch = static_cast<int32_t>((seed + 1u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->leader_epoch = static_cast<int32_t>((seed + 8u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->start_offset = static_cast<int64_t>((seed + 15u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->delivery_complete_count = static_cast<int32_t>((seed + 22u) * 2654435761u);
+  }
+  if (version >= 0 && version <= 0) {
+    out->state_batches.clear();
+    for (uint32_t i = 0; i < (depth < 3 ? 2u : 0u); ++i) {
+      ShareUpdateValue::StateBatch elem{};
+      FillShareUpdateValue_StateBatch(&elem, version, ((seed + 29u) + i), depth + 1);
+      out->state_batches.push_back(std::move(elem));
+    }
+  }
+  if (version >= 0 && seed % 3 == 1) out->unknown_tagged_fields.push_back(RawTaggedField{1000u + seed % 7, {1, 2, static_cast<uint8_t>(seed)}});
+}
+
 void FillSnapshotFooterRecord(SnapshotFooterRecord* out, int16_t version, uint32_t seed, int depth) {
   (void)out; (void)version; (void)seed; (void)depth;
   if (version >= 0 && version <= 0) {
@@ -14318,6 +14447,14 @@ constexpr MessageCase kCases[] = {
      &EncodeSample<ShareGroupTargetAssignmentMetadataKey, &FillShareGroupTargetAssignmentMetadataKey>, &DecodeCheck<ShareGroupTargetAssignmentMetadataKey, &FillShareGroupTargetAssignmentMetadataKey>},
     {"ShareGroupTargetAssignmentMetadataValue", -1, false, 0, 0, 0,
      &EncodeSample<ShareGroupTargetAssignmentMetadataValue, &FillShareGroupTargetAssignmentMetadataValue>, &DecodeCheck<ShareGroupTargetAssignmentMetadataValue, &FillShareGroupTargetAssignmentMetadataValue>},
+    {"ShareSnapshotKey", -1, false, 0, 0, 32767,
+     &EncodeSample<ShareSnapshotKey, &FillShareSnapshotKey>, &DecodeCheck<ShareSnapshotKey, &FillShareSnapshotKey>},
+    {"ShareSnapshotValue", -1, false, 0, 0, 0,
+     &EncodeSample<ShareSnapshotValue, &FillShareSnapshotValue>, &DecodeCheck<ShareSnapshotValue, &FillShareSnapshotValue>},
+    {"ShareUpdateKey", -1, false, 0, 0, 32767,
+     &EncodeSample<ShareUpdateKey, &FillShareUpdateKey>, &DecodeCheck<ShareUpdateKey, &FillShareUpdateKey>},
+    {"ShareUpdateValue", -1, false, 0, 0, 0,
+     &EncodeSample<ShareUpdateValue, &FillShareUpdateValue>, &DecodeCheck<ShareUpdateValue, &FillShareUpdateValue>},
     {"SnapshotFooterRecord", -1, false, 0, 0, 0,
      &EncodeSample<SnapshotFooterRecord, &FillSnapshotFooterRecord>, &DecodeCheck<SnapshotFooterRecord, &FillSnapshotFooterRecord>},
     {"SnapshotHeaderRecord", -1, false, 0, 0, 0,

@@ -229,6 +229,10 @@ set(SEGLOG_PROTOCOL_GENERATED_SOURCES
   share_group_target_assignment_member_value.cc
   share_group_target_assignment_metadata_key.cc
   share_group_target_assignment_metadata_value.cc
+  share_snapshot_key.cc
+  share_snapshot_value.cc
+  share_update_key.cc
+  share_update_value.cc
   snapshot_footer_record.cc
   snapshot_header_record.cc
   stop_replica_request.cc
