@@ -24,7 +24,8 @@ OFFSETS_TOPIC = "__consumer_offsets"  # the group coordinator's compacted topic
 TRANSACTION_STATE_TOPIC = "__transaction_state"  # the transaction coordinator's
 # The coordinators' topics, each with the DumpLogSegments option that decodes its records.
 COORDINATOR_TOPICS = {OFFSETS_TOPIC: "--offsets-decoder",
-                      TRANSACTION_STATE_TOPIC: "--transaction-log-decoder"}
+                      TRANSACTION_STATE_TOPIC: "--transaction-log-decoder",
+                      "__share_group_state": "--share-group-state-decoder"}
 
 
 class Failure(Exception):
