@@ -110,6 +110,7 @@ Result<BrokerConfig> BrokerConfig::FromProperties(const std::map<std::string, st
     if (auto s = c.socket.Set(k, v)) return s;
     if (auto s = c.group.Set(k, v)) return s;
     if (auto s = c.txn.Set(k, v)) return s;
+    if (auto s = c.share.Set(k, v)) return s;
     return c.remote.Set(k, v);
   };
   LogManagerConfig::Parse(props, layers, &c, &errors);

@@ -22,6 +22,7 @@
 #include "seglog/result.h"
 #include "server/listener_config.h"
 #include "server/socket_server.h"
+#include "sharestate/share_coordinator_config.h"
 #include "txn/transaction_coordinator_config.h"
 
 namespace seglog {
@@ -48,6 +49,7 @@ struct BrokerConfig : LogManagerConfig {
   SocketServerOptions socket;
   GroupCoordinatorConfig group;
   TransactionCoordinatorConfig txn;
+  ShareCoordinatorConfig share;  // share.coordinator.*
   RemoteLogStorageConfig remote;
   // Every key as given (server.properties, then the overrides): what DescribeConfigs reports
   // as STATIC_BROKER_CONFIG.

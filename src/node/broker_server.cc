@@ -16,6 +16,7 @@
 #include "server/broker_context.h"
 #include "server/handlers.h"
 #include "server/socket_server.h"
+#include "sharestate/share_coordinator.h"
 #include "txn/transaction_coordinator.h"
 
 namespace seglog {
@@ -95,6 +96,21 @@ Status BrokerServer::StartAll() {
       txns_, TransactionCoordinator::Open(
                  config_.txn, logs_.get(), scheduler_.get(),
                  logger.Named("kafka.coordinator.transaction.TransactionCoordinator")));
+  {
+    LogManager* logs = logs_.get();
+    SEGLOG_ASSIGN_OR_RETURN(
+        share_state_,
+        ShareCoordinator::Open(
+            config_.share, logs, scheduler_.get(),
+            [logs](const Uuid& id) -> std::optional<int32_t> {
+              std::optional<std::string> name = logs->TopicNameForId(id.ToString());
+              if (!name) return std::nullopt;
+              std::optional<LogManager::TopicIdentity> t = logs->FindTopicIdentity(*name);
+              if (!t) return std::nullopt;
+              return t->partitions;
+            },
+            logger.Named("org.apache.kafka.coordinator.share.ShareCoordinatorService")));
+  }
   // Tiered storage (remote.log.storage.system.enable): the S3 store, __remote_log_metadata,
   // the index cache and the remote log manager's passes.
   if (config_.remote_storage_system_enable) {
@@ -111,6 +127,7 @@ Status BrokerServer::StartAll() {
   ctx.logs = logs_.get();
   ctx.groups = groups_.get();
   ctx.txns = txns_.get();
+  ctx.share_state = share_state_.get();
   ctx.remote = tiered_ ? tiered_->manager() : nullptr;
   ctx.static_configs = config_.properties;
   // authorizer.class.name: Kafka's StandardAuthorizer over the metadata log's ACLs, which every
@@ -196,6 +213,7 @@ Status BrokerServer::StartAll() {
   broker_ = std::make_unique<Broker>(ctx);
   // Transactions the last run left prepared get their markers now, before clients connect.
   txns_->Start(broker_->MarkerWriter());
+  share_state_->Start();
 
   SocketServerOptions so = config_.SocketServer();
   so.logger = logger.Named("kafka.network.SocketServer");
@@ -251,7 +269,8 @@ Status BrokerServer::Shutdown() {
   shut_down_ = true;
   if (started_)
     options_.logger.Info(fmt::format("[KafkaServer id={}] shutting down", config_.node_id));
-  if (txns_) txns_->Shutdown();      // no more markers,
+  if (txns_) txns_->Shutdown();  // no more markers,
+  if (share_state_) share_state_->Shutdown();
   if (broker_) broker_->Shutdown();  // parked fetches are answered first,
   if (groups_) groups_->Shutdown();  // and joins waiting for a rebalance ...
   if (server_) server_->Shutdown();  // ... then in-flight requests finish, connections close

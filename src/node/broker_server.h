@@ -35,6 +35,7 @@ namespace seglog {
 class Broker;
 class GroupCoordinator;
 class LogManager;
+class ShareCoordinator;
 class SocketServer;
 class ThreadScheduler;
 class TieredStorage;
@@ -77,6 +78,7 @@ class BrokerServer {
   std::unique_ptr<LogManager> logs_;
   std::unique_ptr<GroupCoordinator> groups_;
   std::unique_ptr<TransactionCoordinator> txns_;
+  std::unique_ptr<ShareCoordinator> share_state_;
   std::unique_ptr<TieredStorage> tiered_;
   std::unique_ptr<BrokerContext> context_;
   std::unique_ptr<Broker> broker_;

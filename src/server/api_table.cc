@@ -276,6 +276,13 @@ const std::vector<ServedApi> kTable = {
     {{Key(ApiKey::kAddRaftVoter), 0, 1, 0}, kHandler, SEGLOG_UNARY(AddRaftVoter)},
     {{Key(ApiKey::kRemoveRaftVoter), 0, 0, 0}, kHandler, SEGLOG_UNARY(RemoveRaftVoter)},
     {{Key(ApiKey::kUnregisterController), 0, 0, 0}, kHandler, SEGLOG_UNARY(UnregisterController)},
+    {{Key(ApiKey::kInitializeShareGroupState), 0, 0, 0}, kHandler,
+     SEGLOG_UNARY(InitializeShareGroupState)},
+    {{Key(ApiKey::kReadShareGroupState), 0, 0, 0}, kHandler, SEGLOG_UNARY(ReadShareGroupState)},
+    {{Key(ApiKey::kWriteShareGroupState), 0, 1, 0}, kHandler, SEGLOG_UNARY(WriteShareGroupState)},
+    {{Key(ApiKey::kDeleteShareGroupState), 0, 0, 0}, kHandler, SEGLOG_UNARY(DeleteShareGroupState)},
+    {{Key(ApiKey::kReadShareGroupStateSummary), 0, 1, 0}, kHandler,
+     SEGLOG_UNARY(ReadShareGroupStateSummary)},
     // clang-format on
 };
 

@@ -29,6 +29,7 @@ namespace seglog {
 
 class GroupCoordinator;
 class RemoteLogManager;
+class ShareCoordinator;
 class TransactionCoordinator;
 
 struct BrokerContext {
@@ -37,6 +38,8 @@ struct BrokerContext {
   GroupCoordinator* groups = nullptr;
   // The transaction coordinator; null: the transaction APIs answer COORDINATOR_NOT_AVAILABLE.
   TransactionCoordinator* txns = nullptr;
+  // The share coordinator (__share_group_state); null: its RPCs answer COORDINATOR_NOT_AVAILABLE.
+  ShareCoordinator* share_state = nullptr;
   // Tiered storage (remote.log.storage.system.enable): fetches below a log's local start and
   // timestamp lookups in remote segments go through it. Null: nothing is tiered.
   RemoteLogManager* remote = nullptr;

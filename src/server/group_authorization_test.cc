@@ -98,7 +98,11 @@ TEST_F(GroupAuthorizationTest, FindCoordinatorNeedsDescribeAndCreatesNothingWith
   req.key_type = 2;
   req.coordinator_keys = {"s1", "s2"};
   auto share = HandleFindCoordinator(ctx_, admin_, req, 6);
-  EXPECT_EQ(share.coordinators[0].error_code, ke::kCoordinatorNotAvailable);
+  EXPECT_EQ(share.coordinators[0].error_code, ke::kInvalidRequest);  // not group:topic-id:n
+  req.coordinator_keys = {"g:AAAAAAAAAAAAAAAAAAAAAQ:0"};
+  share = HandleFindCoordinator(ctx_, admin_, req, 6);
+  EXPECT_EQ(share.coordinators[0].error_code, ke::kCoordinatorNotAvailable);  // no coordinator
+  req.coordinator_keys = {"s1", "s2"};
   share = HandleFindCoordinator(ctx_, bob_, req, 6);
   ASSERT_EQ(share.coordinators.size(), 2u);
   for (const auto& k : share.coordinators) {

@@ -16,12 +16,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <set>
 
 #include "group/group_coordinator.h"
 #include "protocol/kafka_error.h"
 #include "server/authorization.h"
 #include "server/handlers.h"
+#include "sharestate/share_coordinator.h"
 
 namespace seglog {
 
@@ -49,6 +51,24 @@ std::optional<std::string> ErrorMessage(int16_t code) {
     default:
       return AuthorizationErrorMessage(code);  // nullopt for the others
   }
+}
+
+// Whether `key` is a share coordinator key Kafka's SharePartitionKey.getInstance accepts: at
+// least three ':'-separated parts, the last a partition number, the one before a topic id, and
+// a group id (the parts before, joined) that is not blank.
+bool ValidShareCoordinatorKey(const std::string& key) {
+  const size_t last = key.rfind(':');
+  if (last == std::string::npos || last == 0) return false;
+  const size_t topic = key.rfind(':', last - 1);
+  if (topic == std::string::npos) return false;
+  const std::string group = key.substr(0, topic);
+  if (group.find_first_not_of(" \t\n\r\f\v") == std::string::npos) return false;
+  if (!Uuid::Parse(key.substr(topic + 1, last - topic - 1)).ok()) return false;
+  std::string partition = key.substr(last + 1);
+  if (partition.size() > 1 && partition[0] == '+') partition.erase(0, 1);  // Integer.parseInt's
+  int32_t p = 0;
+  auto [end, ec] = std::from_chars(partition.data(), partition.data() + partition.size(), p);
+  return !partition.empty() && ec == std::errc() && end == partition.data() + partition.size();
 }
 
 // A topic's name and id as the metadata knows them; nullopt for an unknown topic.
@@ -101,7 +121,17 @@ p::FindCoordinatorResponseData HandleFindCoordinator(const BrokerContext& ctx,
         error = ke::kCoordinatorNotAvailable;
       }
     } else if (key_type == kShareKeyType && version >= 6) {
-      error = ke::kCoordinatorNotAvailable;  // no share coordinator yet
+      // "<group>:<topic id>:<partition>" as Kafka's SharePartitionKey.getInstance parses it.
+      if (!ValidShareCoordinatorKey(key)) {
+        ctx.logger.Error("Share coordinator key is invalid: " + key);
+        error = ke::kInvalidRequest;
+      } else if (ctx.share_state == nullptr) {
+        error = ke::kCoordinatorNotAvailable;
+      } else if (Status s = ctx.share_state->EnsureStateTopic(); !s.ok()) {
+        ctx.logger.Warn(fmt::format("Could not create the internal topic __share_group_state: {}",
+                                    s.ToString()));
+        error = ke::kCoordinatorNotAvailable;
+      }
     } else {
       error = ke::kInvalidRequest;
     }

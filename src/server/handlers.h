@@ -48,6 +48,8 @@
 #include "protocol/generated/delete_groups_response.h"
 #include "protocol/generated/delete_records_request.h"
 #include "protocol/generated/delete_records_response.h"
+#include "protocol/generated/delete_share_group_state_request.h"
+#include "protocol/generated/delete_share_group_state_response.h"
 #include "protocol/generated/delete_topics_request.h"
 #include "protocol/generated/delete_topics_response.h"
 #include "protocol/generated/describe_acls_request.h"
@@ -86,6 +88,8 @@
 #include "protocol/generated/incremental_alter_configs_response.h"
 #include "protocol/generated/init_producer_id_request.h"
 #include "protocol/generated/init_producer_id_response.h"
+#include "protocol/generated/initialize_share_group_state_request.h"
+#include "protocol/generated/initialize_share_group_state_response.h"
 #include "protocol/generated/join_group_request.h"
 #include "protocol/generated/join_group_response.h"
 #include "protocol/generated/leave_group_request.h"
@@ -114,6 +118,10 @@
 #include "protocol/generated/produce_response.h"
 #include "protocol/generated/push_telemetry_request.h"
 #include "protocol/generated/push_telemetry_response.h"
+#include "protocol/generated/read_share_group_state_request.h"
+#include "protocol/generated/read_share_group_state_response.h"
+#include "protocol/generated/read_share_group_state_summary_request.h"
+#include "protocol/generated/read_share_group_state_summary_response.h"
 #include "protocol/generated/remove_raft_voter_request.h"
 #include "protocol/generated/remove_raft_voter_response.h"
 #include "protocol/generated/sync_group_request.h"
@@ -124,6 +132,8 @@
 #include "protocol/generated/unregister_broker_response.h"
 #include "protocol/generated/unregister_controller_request.h"
 #include "protocol/generated/unregister_controller_response.h"
+#include "protocol/generated/write_share_group_state_request.h"
+#include "protocol/generated/write_share_group_state_response.h"
 #include "protocol/generated/write_txn_markers_request.h"
 #include "protocol/generated/write_txn_markers_response.h"
 #include "seglog/topic_partition.h"
@@ -400,6 +410,22 @@ protocol::EndTxnResponseData HandleEndTxn(const BrokerContext& ctx, const Reques
 protocol::TxnOffsetCommitResponseData HandleTxnOffsetCommit(
     const BrokerContext& ctx, const RequestContext& rc,
     const protocol::TxnOffsetCommitRequestData& req, int16_t version);
+// The share coordinator's RPCs (share_state_handlers.cc): CLUSTER_ACTION on the cluster.
+protocol::InitializeShareGroupStateResponseData HandleInitializeShareGroupState(
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::InitializeShareGroupStateRequestData& req, int16_t version);
+protocol::ReadShareGroupStateResponseData HandleReadShareGroupState(
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::ReadShareGroupStateRequestData& req, int16_t version);
+protocol::WriteShareGroupStateResponseData HandleWriteShareGroupState(
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::WriteShareGroupStateRequestData& req, int16_t version);
+protocol::DeleteShareGroupStateResponseData HandleDeleteShareGroupState(
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::DeleteShareGroupStateRequestData& req, int16_t version);
+protocol::ReadShareGroupStateSummaryResponseData HandleReadShareGroupStateSummary(
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::ReadShareGroupStateSummaryRequestData& req, int16_t version);
 protocol::DescribeTransactionsResponseData HandleDescribeTransactions(
     const BrokerContext& ctx, const RequestContext& rc,
     const protocol::DescribeTransactionsRequestData& req, int16_t version);

@@ -126,6 +126,14 @@ class ShareCoordinator::Core : public std::enable_shared_from_this<Core> {
     return topic_.PartitionFor(coordinator_key);
   }
 
+  Status EnsureStateTopic() {
+    return topic_.Ensure([this](int32_t p, std::shared_ptr<Log> log) {
+      Shard& s = *shards_[p];
+      MutexLock l(&s.mu);
+      s.log = std::move(log);
+    });
+  }
+
   // ---- the operations ----
 
   Outcome Initialize(const SharePartitionKey& key, int32_t state_epoch, int64_t start_offset) {
@@ -345,12 +353,7 @@ class ShareCoordinator::Core : public std::enable_shared_from_this<Core> {
   Outcome Enter(const SharePartitionKey& key, bool create, Shard** shard) {
     if (shut_down_.load()) return Fail(ke::kCoordinatorNotAvailable, kNotAvailable);
     if (create || !topic_.ready()) {
-      Status st = topic_.Ensure([this](int32_t p, std::shared_ptr<Log> log) {
-        Shard& s = *shards_[p];
-        MutexLock l(&s.mu);
-        s.log = std::move(log);
-      });
-      if (!st.ok()) {
+      if (Status st = EnsureStateTopic(); !st.ok()) {
         logger_.Error("Failed to create " + std::string(kShareGroupStateTopic) + ": " +
                       st.ToString());
         return Fail(ke::kCoordinatorNotAvailable, kNotAvailable);
@@ -551,6 +554,7 @@ ShareCoordinator::ShareCoordinator(std::shared_ptr<Core> core) : core_(std::move
 ShareCoordinator::~ShareCoordinator() { Shutdown(); }
 void ShareCoordinator::Start() { core_->Start(); }
 void ShareCoordinator::Shutdown() { core_->Shutdown(); }
+Status ShareCoordinator::EnsureStateTopic() { return core_->EnsureStateTopic(); }
 int32_t ShareCoordinator::PartitionFor(const SharePartitionKey& key) const {
   return core_->PartitionFor(key.CoordinatorKey());
 }

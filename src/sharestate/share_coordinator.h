@@ -76,6 +76,9 @@ class ShareCoordinator {
   // Later operations answer COORDINATOR_NOT_AVAILABLE ("Share coordinator is not available.").
   void Shutdown();
 
+  // Creates __share_group_state when it does not exist yet (FindCoordinator key type 2).
+  Status EnsureStateTopic();
+
   // The partition of __share_group_state that holds `key`'s state.
   int32_t PartitionFor(const SharePartitionKey& key) const;
   int32_t PartitionFor(std::string_view coordinator_key) const;
