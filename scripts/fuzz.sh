@@ -18,7 +18,7 @@ mkdir -p build/fuzz/artifacts build/fuzz/reports
 cmake --build --preset asan-ubsan --target record_batch_fuzzer segment_recovery_fuzzer \
   request_fuzzer offsets_record_fuzzer transaction_log_fuzzer remote_log_metadata_fuzzer \
   protocol_samples_dump remote_log_metadata_dump s3_response_fuzzer remote_indexes_fuzzer \
-  metadata_log_fuzzer sasl_fuzzer sasl_exchange_fuzzer otlp_metrics_fuzzer >build/fuzz/reports/build.txt 2>&1 ||
+  metadata_log_fuzzer sasl_fuzzer sasl_exchange_fuzzer otlp_metrics_fuzzer share_state_fuzzer >build/fuzz/reports/build.txt 2>&1 ||
   { tail -n 150 build/fuzz/reports/build.txt; echo "fuzz: the build failed" >&2; exit 1; }
 
 # run_target <name> <max_len> [corpus directories...]: fuzzes $bin/fuzz/<name>_fuzzer
@@ -52,10 +52,10 @@ mkdir -p build/fuzz/corpus/remote_log_metadata
 # __consumer_offsets records as read at load (every group coordinator record type) have no
 # seed corpus: the fuzzer puts its input behind a well-formed key of every type, and the values
 # are small structs it finds from scratch. __transaction_state records likewise
-# (transaction_log_fuzzer).
+# (transaction_log_fuzzer), and __share_group_state's (share_state_fuzzer).
 targets=("record_batch 300000" "segment_recovery 300000" "request 65536" "offsets_record 4096"
   "transaction_log 4096" "remote_log_metadata 4096" "s3_response 65536" "remote_indexes 65536"
-  "metadata_log 65536" "sasl 4096" "sasl_exchange 16384" "otlp_metrics 65536")
+  "metadata_log 65536" "sasl 4096" "sasl_exchange 16384" "otlp_metrics 65536" "share_state 4096")
 
 # S3's XML answers and the SegmentObjects custom metadata (s3_response_fuzzer): seeded with
 # real answers of versitygw and one record.
