@@ -43,6 +43,34 @@ Status SetAssignors(C* c, const std::string&, const std::string& v) {
   return Status::OK();
 }
 
+// "simple" (or Kafka's class name for it): the only share-group assignor.
+Status SetShareAssignors(C* c, const std::string&, const std::string& v) {
+  std::vector<std::string> names;
+  size_t start = 0;
+  while (start <= v.size()) {
+    size_t comma = v.find(',', start);
+    if (comma == std::string::npos) comma = v.size();
+    std::string name = v.substr(start, comma - start);
+    while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) {
+      name.pop_back();
+    }
+    while (!name.empty() && std::isspace(static_cast<unsigned char>(name.front()))) {
+      name.erase(name.begin());
+    }
+    if (name == "org.apache.kafka.coordinator.group.assignor.SimpleAssignor") name = "simple";
+    if (name != "simple") {
+      return Status::InvalidArgument(
+          fmt::format("Invalid value {} for configuration group.share.assignors: seglog has the "
+                      "assignor simple",
+                      v));
+    }
+    names.push_back(name);
+    start = comma + 1;
+  }
+  c->group_share_assignors = std::move(names);
+  return Status::OK();
+}
+
 Status SetMigrationPolicy(C* c, const std::string&, const std::string& v) {
   std::string p = v;
   for (char& ch : p) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
@@ -78,6 +106,37 @@ const ConfigSetters<C>& Setters() {
       {"group.consumer.max.size", SetConfigInt<C, int32_t, &C::group_consumer_max_size, 1>},
       {"group.consumer.assignors", SetAssignors},
       {"group.consumer.migration.policy", SetMigrationPolicy},
+      {"group.share.session.timeout.ms",
+       SetConfigInt<C, int32_t, &C::group_share_session_timeout_ms, 1>},
+      {"group.share.min.session.timeout.ms",
+       SetConfigInt<C, int32_t, &C::group_share_min_session_timeout_ms, 1>},
+      {"group.share.max.session.timeout.ms",
+       SetConfigInt<C, int32_t, &C::group_share_max_session_timeout_ms, 1>},
+      {"group.share.heartbeat.interval.ms",
+       SetConfigInt<C, int32_t, &C::group_share_heartbeat_interval_ms, 1>},
+      {"group.share.min.heartbeat.interval.ms",
+       SetConfigInt<C, int32_t, &C::group_share_min_heartbeat_interval_ms, 1>},
+      {"group.share.max.heartbeat.interval.ms",
+       SetConfigInt<C, int32_t, &C::group_share_max_heartbeat_interval_ms, 1>},
+      {"group.share.max.size", SetConfigInt<C, int32_t, &C::group_share_max_size, 1>},
+      {"group.share.assignors", SetShareAssignors},
+      {"group.share.assignment.interval.ms",
+       SetConfigInt<C, int32_t, &C::group_share_assignment_interval_ms, 0>},
+      {"group.share.assignor.offload.enable",
+       [](C* c, const std::string&, const std::string& v) {
+         std::string b = v;
+         for (char& ch : b) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+         if (b != "true" && b != "false") {
+           return Status::InvalidArgument(fmt::format(
+               "Invalid value {} for configuration group.share.assignor.offload.enable: Expected "
+               "value to be either true or false",
+               v));
+         }
+         c->group_share_assignor_offload_enable = b == "true";
+         return Status::OK();
+       }},
+      {"group.share.initialize.retry.interval.ms",
+       SetConfigInt<C, int32_t, &C::group_share_initialize_retry_interval_ms, 1>},
       {"offset.metadata.max.bytes",
        SetConfigInt<C, int32_t, &C::offset_metadata_max_bytes, INT32_MIN>},
       {"offsets.retention.minutes",
@@ -105,6 +164,27 @@ void GroupCoordinatorConfig::Validate(std::vector<std::string>* errors) const {
     errors->push_back(
         "group.consumer.heartbeat.interval.ms must be less than "
         "group.consumer.session.timeout.ms");
+  }
+  // GroupCoordinatorConfig's share-group checks (4.4.0): each setting within its bounds, and
+  // the heartbeat interval below the session timeout.
+  auto at_least = [errors](const char* a, int32_t x, const char* b, int32_t y) {
+    if (x < y) errors->push_back(fmt::format("{} must be greater than or equal to {}", a, b));
+  };
+  at_least("group.share.max.session.timeout.ms", group_share_max_session_timeout_ms,
+           "group.share.min.session.timeout.ms", group_share_min_session_timeout_ms);
+  at_least("group.share.session.timeout.ms", group_share_session_timeout_ms,
+           "group.share.min.session.timeout.ms", group_share_min_session_timeout_ms);
+  at_least("group.share.max.session.timeout.ms", group_share_max_session_timeout_ms,
+           "group.share.session.timeout.ms", group_share_session_timeout_ms);
+  at_least("group.share.max.heartbeat.interval.ms", group_share_max_heartbeat_interval_ms,
+           "group.share.min.heartbeat.interval.ms", group_share_min_heartbeat_interval_ms);
+  at_least("group.share.heartbeat.interval.ms", group_share_heartbeat_interval_ms,
+           "group.share.min.heartbeat.interval.ms", group_share_min_heartbeat_interval_ms);
+  at_least("group.share.max.heartbeat.interval.ms", group_share_max_heartbeat_interval_ms,
+           "group.share.heartbeat.interval.ms", group_share_heartbeat_interval_ms);
+  if (group_share_heartbeat_interval_ms >= group_share_session_timeout_ms) {
+    errors->push_back(
+        "group.share.heartbeat.interval.ms must be less than group.share.session.timeout.ms");
   }
 }
 
