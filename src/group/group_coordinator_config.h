@@ -49,11 +49,11 @@ struct GroupCoordinatorConfig {
   // whether the assignor runs on a background thread (accepted, ignored: seglog runs it in
   // the heartbeat); how long a share-partition initialization may stay unanswered before a
   // heartbeat asks again.
-  int32_t group_share_session_timeout_ms = 45000;        // group.share.session.timeout.ms
-  int32_t group_share_min_session_timeout_ms = 45000;    // group.share.min.session.timeout.ms
-  int32_t group_share_max_session_timeout_ms = 60000;    // group.share.max.session.timeout.ms
-  int32_t group_share_heartbeat_interval_ms = 5000;      // group.share.heartbeat.interval.ms
-  int32_t group_share_min_heartbeat_interval_ms = 5000;  // group.share.min.heartbeat.interval.ms
+  int32_t group_share_session_timeout_ms = 45000;         // group.share.session.timeout.ms
+  int32_t group_share_min_session_timeout_ms = 45000;     // group.share.min.session.timeout.ms
+  int32_t group_share_max_session_timeout_ms = 60000;     // group.share.max.session.timeout.ms
+  int32_t group_share_heartbeat_interval_ms = 5000;       // group.share.heartbeat.interval.ms
+  int32_t group_share_min_heartbeat_interval_ms = 5000;   // group.share.min.heartbeat.interval.ms
   int32_t group_share_max_heartbeat_interval_ms = 15000;  // ..max.heartbeat.interval.ms
   int32_t group_share_max_size = 200;                     // group.share.max.size, >= 1
   std::vector<std::string> group_share_assignors = {"simple"};  // group.share.assignors

@@ -71,8 +71,7 @@ void GroupCoordinator::Core::LoadShard(Shard& s) {
   std::vector<std::string> offset_groups = s.pending.Groups();
   for (const auto& [group, offsets] : s.offsets) offset_groups.push_back(group);
   for (const std::string& group : offset_groups) {
-    if (!s.groups.count(group) && !s.consumer_groups.count(group) &&
-        !s.share_groups.count(group)) {
+    if (!s.groups.count(group) && !s.consumer_groups.count(group) && !s.share_groups.count(group)) {
       s.groups[group] = std::make_unique<ClassicGroup>(group, scheduler_->NowMs());
     }
   }

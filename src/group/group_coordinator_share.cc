@@ -143,8 +143,7 @@ Resp GroupCoordinator::Core::ShareHeartbeatLocked(
   if (int16_t e = Unavailable(s); e != ke::kNone) return error(e);
   // Group types are exclusive (GroupMetadataManager.getOrMaybeCreateShareGroup, shareGroup).
   if (s.groups.count(req.group_id) || s.consumer_groups.count(req.group_id)) {
-    return error(ke::kGroupIdNotFound,
-                 fmt::format("Group {} is not a share group.", req.group_id));
+    return error(ke::kGroupIdNotFound, fmt::format("Group {} is not a share group.", req.group_id));
   }
   auto it = s.share_groups.find(req.group_id);
   const bool exists = it != s.share_groups.end() && !it->second->dead();

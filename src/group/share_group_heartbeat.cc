@@ -160,9 +160,9 @@ void MaybeInitializeSharePartitions(ShareGroup* group, const ShareGroupHeartbeat
       if (auto i = sp->initialized.find(t->id); i != sp->initialized.end()) {
         have.insert(i->second.partitions.begin(), i->second.partitions.end());
       }
-      if (auto i = sp->initializing.find(t->id); i != sp->initializing.end() &&
-                                                 ctx.now_ms - i->second.timestamp_ms <
-                                                     ctx.config->group_share_initialize_retry_interval_ms) {
+      if (auto i = sp->initializing.find(t->id);
+          i != sp->initializing.end() && ctx.now_ms - i->second.timestamp_ms <
+                                             ctx.config->group_share_initialize_retry_interval_ms) {
         have.insert(i->second.partitions.begin(), i->second.partitions.end());
       }
     }
@@ -233,8 +233,7 @@ ShareGroupHeartbeatResult ShareGroupHeartbeat(ShareGroup* group, bool exists, co
   if (req.member_epoch == kLeaveMemberEpoch) return Leave(group, exists, req, ctx);
   const bool joining = req.member_epoch == kJoinMemberEpoch;
   if (!joining && !exists) {
-    return Error(ke::kGroupIdNotFound,
-                 fmt::format("Share group {} not found.", group->group_id()));
+    return Error(ke::kGroupIdNotFound, fmt::format("Share group {} not found.", group->group_id()));
   }
   const ShareGroupMember* old = group->FindMember(req.member_id);
   if (old == nullptr &&
@@ -255,8 +254,7 @@ ShareGroupHeartbeatResult ShareGroupHeartbeat(ShareGroup* group, bool exists, co
                                "all its partitions and rejoin.",
                                req.member_epoch, old->member_epoch));
     }
-    if (req.member_epoch < old->member_epoch &&
-        req.member_epoch != old->previous_member_epoch) {
+    if (req.member_epoch < old->member_epoch && req.member_epoch != old->previous_member_epoch) {
       return Error(ke::kFencedMemberEpoch,
                    fmt::format("The share group member has a smaller member epoch ({}) than the "
                                "one known by the group coordinator ({}), and it does not match "

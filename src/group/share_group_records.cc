@@ -239,9 +239,8 @@ Result<LoadedShareGroupRecord> DecodeShareGroupRecord(
       if (value) {
         auto v = p::ShareGroupTargetAssignmentMetadataValue::Parse(value_body, 0);
         if (!v.ok()) return Corrupt("ShareGroupTargetAssignmentMetadataValue", v.status());
-        out.value =
-            LoadedShareGroupTargetAssignmentMetadata::Value{v->assignment_epoch,
-                                                            v->assignment_timestamp};
+        out.value = LoadedShareGroupTargetAssignmentMetadata::Value{v->assignment_epoch,
+                                                                    v->assignment_timestamp};
       }
       return LoadedShareGroupRecord(std::move(out));
     }
