@@ -325,7 +325,10 @@ ShareGroupHeartbeatResult ShareGroupHeartbeat(ShareGroup* group, bool exists, co
   r.response.member_id = after.member_id;
   r.response.member_epoch = after.member_epoch;
   r.response.heartbeat_interval_ms = config.group_share_heartbeat_interval_ms;
-  if (joining || before.assigned_partitions != after.assigned_partitions) {
+  // The assignment goes with a join, with a request that names its subscription, and when it
+  // changed (shareGroupHeartbeat, 4.4.0).
+  if (joining || req.subscribed_topic_names ||
+      before.assigned_partitions != after.assigned_partitions) {
     r.response.assignment = ResponseAssignment(after.assigned_partitions);
   }
   return r;
@@ -344,6 +347,13 @@ std::vector<OffsetsRecord> FenceShareGroupMember(ShareGroup* group, const std::s
   group->set_group_epoch(group->group_epoch() + 1);
   group->set_metadata_hash(MetadataHash(*group, ctx));
   records.push_back(ShareGroupMetadataRecord(id, group->group_epoch(), group->metadata_hash()));
+  if (group->members().empty()) {
+    // The last member: the (empty) target is at the new epoch, with no timestamp, so the
+    // next member's target is computed at once.
+    group->set_assignment_epoch(group->group_epoch());
+    group->set_assignment_timestamp_ms(0);
+    records.push_back(ShareGroupTargetAssignmentMetadataRecord(id, group->group_epoch(), 0));
+  }
   return records;
 }
 

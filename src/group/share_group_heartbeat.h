@@ -70,7 +70,8 @@ ShareGroupHeartbeatResult ShareGroupHeartbeat(ShareGroup* group, bool exists,
                                               const ShareGroupHeartbeatContext& ctx);
 
 // The member left or timed out (Kafka's shareGroupFenceMember): its tombstones (14, 13, 10)
-// and a group epoch bump (11). Empty when the member is not in the group.
+// and a group epoch bump (11); when it was the last member, the target metadata (12) at the
+// new epoch with timestamp 0. Empty when the member is not in the group.
 std::vector<OffsetsRecord> FenceShareGroupMember(ShareGroup* group, const std::string& member_id,
                                                  const ShareGroupHeartbeatContext& ctx);
 
