@@ -243,6 +243,12 @@ void GroupCoordinator::Core::OnTopicDeleted(const std::string& topic) {
         s.pending.RemovePartition(group_id, tp);
       }
     }
+    // Share groups forget the topic's share partitions (its share state goes with it).
+    for (auto& [group_id, g] : s.share_groups) {
+      if (std::optional<OffsetsRecord> r = ForgetDeletedShareTopic(g.get(), topic)) {
+        records.push_back(std::move(*r));
+      }
+    }
     (void)Append(s, records);
   }
 }

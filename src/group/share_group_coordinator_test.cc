@@ -327,6 +327,28 @@ TEST_F(ShareGroupCoordinatorTest, FailedInitializationIsAskedAgain) {
   EXPECT_EQ(admin_->inits.size(), 3u);
 }
 
+TEST_F(ShareGroupCoordinatorTest, DeletedTopicLeavesTheShareGroup) {
+  JoinAndSettle("m1");
+  const int64_t start = OffsetsLogEnd();
+  ASSERT_TRUE(logs_->DeleteTopic("t").ok());
+  coordinator_->OnTopicDeleted("t");
+  EXPECT_EQ(ShareRecordTypesSince(start), (std::vector<int>{15}));
+  // The next heartbeat takes the member's partitions away.
+  p::ShareGroupHeartbeatResponseData r = Heartbeat("m1", 2);
+  ASSERT_EQ(r.error_code, ke::kNone);
+  EXPECT_EQ(r.member_epoch, 3);
+  ASSERT_TRUE(r.assignment.has_value());
+  EXPECT_TRUE(Partitions(r).empty());
+  // A topic of that name created again is initialized afresh.
+  ASSERT_TRUE(logs_->CreateTopic("t", 2, {}).ok());
+  const size_t inits = admin_->inits.size();
+  r = Heartbeat("m1", 3);
+  ASSERT_EQ(admin_->inits.size(), inits + 1);
+  EXPECT_EQ(admin_->inits.back().topics.at(0).topic_id, TopicId("t"));
+  r = Heartbeat("m1", r.member_epoch);
+  EXPECT_EQ(Partitions(r), (std::set<int32_t>{0, 1}));
+}
+
 TEST_F(ShareGroupCoordinatorTest, RestartReplaysTheSameGroup) {
   JoinAndSettle("m1");
   JoinAndSettle("m2");

@@ -408,6 +408,34 @@ ShareStateDeletion PrepareShareStateDeletion(
   return out;
 }
 
+std::optional<OffsetsRecord> ForgetDeletedShareTopic(ShareGroup* group, const std::string& topic) {
+  if (!group->state_partitions()) return std::nullopt;
+  ShareGroupStatePartitions next = *group->state_partitions();
+  bool changed = false;
+  for (ShareStateTopics* topics : {&next.initializing, &next.initialized}) {
+    for (auto it = topics->begin(); it != topics->end();) {
+      if (it->second.name == topic) {
+        it = topics->erase(it);
+        changed = true;
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (auto it = next.deleting.begin(); it != next.deleting.end();) {
+    if (it->second == topic) {
+      it = next.deleting.erase(it);
+      changed = true;
+    } else {
+      ++it;
+    }
+  }
+  if (!changed) return std::nullopt;
+  OffsetsRecord record = ShareGroupStatePartitionMetadataRecord(group->group_id(), next);
+  group->set_state_partitions(std::move(next));
+  return record;
+}
+
 std::vector<OffsetsRecord> ShareGroupTombstones(const ShareGroup& group) {
   std::vector<OffsetsRecord> records;
   const std::string& id = group.group_id();

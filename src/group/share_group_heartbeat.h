@@ -95,6 +95,11 @@ ShareStateDeletion PrepareShareStateDeletion(
     ShareGroup* group,
     const std::function<std::optional<ConsumerGroupTopic>(const Uuid&)>& topic_by_id);
 
+// A topic was deleted (GroupMetadataManager.maybeCleanupShareGroupState): it leaves the
+// group's initializing, initialized and deleting topics (matched by name: the topic is gone;
+// its share state goes with it). The type-15 record, or nullopt when the group had none of it.
+std::optional<OffsetsRecord> ForgetDeletedShareTopic(ShareGroup* group, const std::string& topic);
+
 // The records that delete a group (ShareGroup.createGroupTombstoneRecords, 4.4.0): every
 // member's current assignment (14), every member's target (13), the target metadata (12),
 // every member's metadata (10), the share-partition metadata (15), the group epoch (11).

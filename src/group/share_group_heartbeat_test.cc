@@ -189,6 +189,33 @@ TEST_F(ShareGroupHeartbeatTest, AssignmentWaitsForTheInterval) {
   EXPECT_EQ(r.response.assignment->topic_partitions.at(0).partitions.size(), 1u);
 }
 
+TEST_F(ShareGroupHeartbeatTest, AssignmentGoesWithANamedSubscriptionAndLastLeaveResetsTarget) {
+  MarkInitialized({0, 1});
+  ASSERT_EQ(Beat(Request("a", 0, {{"t"}})).response.member_epoch, 1);
+  EXPECT_FALSE(Beat(Request("a", 1)).response.assignment.has_value());
+  // The same subscription named again: the assignment is sent, though unchanged.
+  ShareGroupHeartbeatResult r = Beat(Request("a", 1, {{"t"}}));
+  ASSERT_TRUE(r.response.assignment.has_value());
+  EXPECT_TRUE(r.records.empty());
+  // The last member leaves: the target metadata is at the new epoch, timestamp 0.
+  config_.group_share_assignment_interval_ms = 1000;
+  r = Beat(Request("a", -1));
+  ASSERT_EQ(r.response.error_code, ke::kNone);
+  EXPECT_EQ(group_.group_epoch(), 2);
+  EXPECT_EQ(group_.assignment_epoch(), 2);
+  EXPECT_EQ(group_.assignment_timestamp_ms(), 0);
+  std::vector<int16_t> types;
+  for (const OffsetsRecord& rec : r.records) {
+    types.push_back(static_cast<int16_t>(rec.value ? LoadBEInt16(rec.key.data())
+                                                   : -LoadBEInt16(rec.key.data())));
+  }
+  EXPECT_EQ(types, (std::vector<int16_t>{-14, -13, -10, 11, 12}));
+  // So a new member gets a target at once, within the interval.
+  r = Beat(Request("b", 0, {{"t"}}));
+  EXPECT_EQ(r.response.member_epoch, 3);
+  EXPECT_EQ(r.response.assignment->topic_partitions.at(0).partitions.size(), 2u);
+}
+
 TEST_F(ShareGroupHeartbeatTest, TombstonesFollowKafkasOrder) {
   MarkInitialized({0, 1});
   ASSERT_EQ(Beat(Request("a", 0, {{"t"}})).response.error_code, ke::kNone);
