@@ -122,6 +122,10 @@ const ConfigSetters<C>& Setters() {
       {"group.share.assignors", SetShareAssignors},
       {"group.share.assignment.interval.ms",
        SetConfigInt<C, int32_t, &C::group_share_assignment_interval_ms, 0>},
+      {"group.share.min.assignment.interval.ms",
+       SetConfigInt<C, int32_t, &C::group_share_min_assignment_interval_ms, 0>},
+      {"group.share.max.assignment.interval.ms",
+       SetConfigInt<C, int32_t, &C::group_share_max_assignment_interval_ms, 0>},
       {"group.share.assignor.offload.enable",
        [](C* c, const std::string&, const std::string& v) {
          std::string b = v;
@@ -165,27 +169,38 @@ void GroupCoordinatorConfig::Validate(std::vector<std::string>* errors) const {
         "group.consumer.heartbeat.interval.ms must be less than "
         "group.consumer.session.timeout.ms");
   }
-  // GroupCoordinatorConfig's share-group checks (4.4.0): each setting within its bounds, and
-  // the heartbeat interval below the session timeout.
-  auto at_least = [errors](const char* a, int32_t x, const char* b, int32_t y) {
-    if (x < y) errors->push_back(fmt::format("{} must be greater than or equal to {}", a, b));
+  // GroupCoordinatorConfig.verifyShareGroupConfigs (4.4.0), in its order and words.
+  auto check = [errors](bool ok, const char* format, const char* a, const char* b) {
+    if (!ok) errors->push_back(fmt::format(fmt::runtime(format), a, b));
   };
-  at_least("group.share.max.session.timeout.ms", group_share_max_session_timeout_ms,
-           "group.share.min.session.timeout.ms", group_share_min_session_timeout_ms);
-  at_least("group.share.session.timeout.ms", group_share_session_timeout_ms,
-           "group.share.min.session.timeout.ms", group_share_min_session_timeout_ms);
-  at_least("group.share.max.session.timeout.ms", group_share_max_session_timeout_ms,
-           "group.share.session.timeout.ms", group_share_session_timeout_ms);
-  at_least("group.share.max.heartbeat.interval.ms", group_share_max_heartbeat_interval_ms,
-           "group.share.min.heartbeat.interval.ms", group_share_min_heartbeat_interval_ms);
-  at_least("group.share.heartbeat.interval.ms", group_share_heartbeat_interval_ms,
-           "group.share.min.heartbeat.interval.ms", group_share_min_heartbeat_interval_ms);
-  at_least("group.share.max.heartbeat.interval.ms", group_share_max_heartbeat_interval_ms,
-           "group.share.heartbeat.interval.ms", group_share_heartbeat_interval_ms);
-  if (group_share_heartbeat_interval_ms >= group_share_session_timeout_ms) {
+  constexpr const char* kAtLeast = "{} must be greater than or equal to {}";
+  constexpr const char* kAtMost = "{} must be less than or equal to {}";
+  check(group_share_max_heartbeat_interval_ms >= group_share_min_heartbeat_interval_ms, kAtLeast,
+        "group.share.max.heartbeat.interval.ms", "group.share.min.heartbeat.interval.ms");
+  check(group_share_heartbeat_interval_ms >= group_share_min_heartbeat_interval_ms, kAtLeast,
+        "group.share.heartbeat.interval.ms", "group.share.min.heartbeat.interval.ms");
+  check(group_share_heartbeat_interval_ms <= group_share_max_heartbeat_interval_ms, kAtMost,
+        "group.share.heartbeat.interval.ms", "group.share.max.heartbeat.interval.ms");
+  check(group_share_max_session_timeout_ms >= group_share_min_session_timeout_ms, kAtLeast,
+        "group.share.max.session.timeout.ms", "group.share.min.session.timeout.ms");
+  check(group_share_session_timeout_ms >= group_share_min_session_timeout_ms, kAtLeast,
+        "group.share.session.timeout.ms", "group.share.min.session.timeout.ms");
+  check(group_share_session_timeout_ms <= group_share_max_session_timeout_ms, kAtMost,
+        "group.share.session.timeout.ms", "group.share.max.session.timeout.ms");
+  check(group_share_heartbeat_interval_ms < group_share_session_timeout_ms,
+        "{} must be less than {}", "group.share.heartbeat.interval.ms",
+        "group.share.session.timeout.ms");
+  if (group_share_assignors.size() != 1) {
     errors->push_back(
-        "group.share.heartbeat.interval.ms must be less than group.share.session.timeout.ms");
+        fmt::format("group.share.assignors must contain exactly one assignor, but found {}",
+                    group_share_assignors.size()));
   }
+  check(group_share_max_assignment_interval_ms >= group_share_min_assignment_interval_ms, kAtLeast,
+        "group.share.max.assignment.interval.ms", "group.share.min.assignment.interval.ms");
+  check(group_share_assignment_interval_ms >= group_share_min_assignment_interval_ms, kAtLeast,
+        "group.share.assignment.interval.ms", "group.share.min.assignment.interval.ms");
+  check(group_share_assignment_interval_ms <= group_share_max_assignment_interval_ms, kAtMost,
+        "group.share.assignment.interval.ms", "group.share.max.assignment.interval.ms");
 }
 
 }  // namespace seglog

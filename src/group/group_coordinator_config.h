@@ -57,8 +57,11 @@ struct GroupCoordinatorConfig {
   int32_t group_share_max_heartbeat_interval_ms = 15000;  // ..max.heartbeat.interval.ms
   int32_t group_share_max_size = 200;                     // group.share.max.size, >= 1
   std::vector<std::string> group_share_assignors = {"simple"};  // group.share.assignors
-  int32_t group_share_assignment_interval_ms = 1000;  // group.share.assignment.interval.ms
-  bool group_share_assignor_offload_enable = true;    // group.share.assignor.offload.enable
+  int32_t group_share_assignment_interval_ms = 1000;   // group.share.assignment.interval.ms
+  int32_t group_share_min_assignment_interval_ms = 0;  // group.share.min.assignment.interval.ms
+  // group.share.max.assignment.interval.ms
+  int32_t group_share_max_assignment_interval_ms = 15000;
+  bool group_share_assignor_offload_enable = true;  // group.share.assignor.offload.enable
   // group.share.initialize.retry.interval.ms
   int32_t group_share_initialize_retry_interval_ms = 30000;
 

@@ -229,3 +229,40 @@ TEST_F(ShareGroupHeartbeatTest, TombstonesFollowKafkasOrder) {
 
 }  // namespace
 }  // namespace seglog
+
+namespace seglog {
+namespace {
+
+TEST(ShareGroupConfigTest, KafkasNamesDefaultsAndChecks) {
+  GroupCoordinatorConfig c;
+  EXPECT_EQ(c.group_share_session_timeout_ms, 45000);
+  EXPECT_EQ(c.group_share_heartbeat_interval_ms, 5000);
+  EXPECT_EQ(c.group_share_max_size, 200);
+  EXPECT_EQ(c.group_share_assignment_interval_ms, 1000);
+  EXPECT_EQ(c.group_share_initialize_retry_interval_ms, 30000);
+  std::vector<std::string> errors;
+  c.Validate(&errors);
+  EXPECT_TRUE(errors.empty());
+  ASSERT_TRUE(c.Set("group.share.session.timeout.ms", "30000")->ok());
+  ASSERT_TRUE(c.Set("group.share.max.size", "3")->ok());
+  EXPECT_EQ(c.group_share_max_size, 3);
+  ASSERT_TRUE(
+      c.Set("group.share.assignors", "org.apache.kafka.coordinator.group.assignor.SimpleAssignor")
+          ->ok());
+  EXPECT_FALSE(c.Set("group.share.assignors", "uniform")->ok());
+  EXPECT_FALSE(c.Set("group.share.max.size", "0")->ok());
+  c.Validate(&errors);
+  EXPECT_EQ(errors, (std::vector<std::string>{
+                        "group.share.session.timeout.ms must be greater than or equal to "
+                        "group.share.min.session.timeout.ms"}));
+  errors.clear();
+  ASSERT_TRUE(c.Set("group.share.session.timeout.ms", "45000")->ok());
+  ASSERT_TRUE(c.Set("group.share.assignment.interval.ms", "20000")->ok());
+  c.Validate(&errors);
+  EXPECT_EQ(errors, (std::vector<std::string>{
+                        "group.share.assignment.interval.ms must be less than or equal to "
+                        "group.share.max.assignment.interval.ms"}));
+}
+
+}  // namespace
+}  // namespace seglog
