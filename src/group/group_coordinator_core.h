@@ -17,7 +17,9 @@
 //
 // Thread safety: thread-safe. Each shard's mutex guards its groups, offsets and timers; the
 // topic and the shards are fixed once open. share_hooks_mu_ guards the share-state admin and
-// listener pointers only (never held while calling them, nor with a shard's mutex).
+// listener pointers only: a leaf lock (it may be taken under a shard's mutex; nothing is taken
+// under it), never held while they are called - and they are called without any shard's
+// mutex held.
 #ifndef SEGLOG_GROUP_GROUP_COORDINATOR_CORE_H_
 #define SEGLOG_GROUP_GROUP_COORDINATOR_CORE_H_
 
