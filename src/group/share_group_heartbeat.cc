@@ -134,6 +134,20 @@ void UpdateTargetAssignment(ShareGroup* group, const ShareGroupHeartbeatContext&
       group->group_id(), group->assignment_epoch(), ctx.now_ms));
 }
 
+// The partitions of `target` whose topics `m` subscribes to (and that exist).
+TopicPartitions SubscribedOnly(const TopicPartitions& target, const ShareGroupMember& m,
+                               const ShareGroupHeartbeatContext& ctx) {
+  TopicIdSet ids;
+  for (const std::string& name : m.subscribed_topic_names) {
+    if (std::optional<ConsumerGroupTopic> t = ctx.topic_by_name(name)) ids.insert(t->id);
+  }
+  TopicPartitions out;
+  for (const auto& [topic, ps] : target) {
+    if (ids.count(topic) && !ps.empty()) out[topic] = ps;
+  }
+  return out;
+}
+
 Resp::Assignment ResponseAssignment(const TopicPartitions& tps) {
   Resp::Assignment a;
   for (const auto& [topic, partitions] : tps) {
@@ -303,15 +317,20 @@ ShareGroupHeartbeatResult ShareGroupHeartbeat(ShareGroup* group, bool exists, co
                                  config.group_share_assignment_interval_ms, ctx.now_ms)) {
     UpdateTargetAssignment(group, ctx, &r.records);
   }
-  // The member takes its target at once (ShareGroupAssignmentBuilder), unless it is at the
-  // target's epoch already.
+  // The member takes its target at once (maybeReconcile, ShareGroupAssignmentBuilder), unless
+  // it is at the target's epoch already and its subscription did not change; only the
+  // partitions of topics it subscribes to (filterAssignedPartitions: the target may be older
+  // than its subscription).
   ShareGroupMember after = *group->FindMember(m.member_id);
   const ShareGroupMember reconciled_from = after;
-  if (after.member_epoch != group->assignment_epoch()) {
-    after.previous_member_epoch = after.member_epoch;
-    after.member_epoch = group->assignment_epoch();
+  const bool subscription_changed = before.subscribed_topic_names != m.subscribed_topic_names;
+  if (after.member_epoch != group->assignment_epoch() || subscription_changed) {
+    if (after.member_epoch != group->assignment_epoch()) {
+      after.previous_member_epoch = after.member_epoch;
+      after.member_epoch = group->assignment_epoch();
+    }
     after.state = 0;
-    after.assigned_partitions = group->TargetOf(after.member_id);
+    after.assigned_partitions = SubscribedOnly(group->TargetOf(after.member_id), after, ctx);
   }
   if (after != reconciled_from) {
     r.records.push_back(ShareGroupCurrentMemberAssignmentRecord(group->group_id(), after));

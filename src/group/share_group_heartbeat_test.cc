@@ -216,6 +216,22 @@ TEST_F(ShareGroupHeartbeatTest, AssignmentGoesWithANamedSubscriptionAndLastLeave
   EXPECT_EQ(r.response.assignment->topic_partitions.at(0).partitions.size(), 2u);
 }
 
+TEST_F(ShareGroupHeartbeatTest, AnUnsubscribedTopicLeavesAtOnceBeforeTheNewTarget) {
+  config_.group_share_assignment_interval_ms = 1000;
+  MarkInitialized({0, 1});
+  ASSERT_EQ(Beat(Request("a", 0, {{"t"}})).response.member_epoch, 1);
+  ctx_.now_ms += 10;
+  // A subscription to another topic only, within the assignment interval: the target stays,
+  // but the member no longer has t's partitions.
+  ShareGroupHeartbeatResult r = Beat(Request("a", 1, {{"v"}}));
+  ASSERT_EQ(r.response.error_code, ke::kNone);
+  EXPECT_EQ(group_.assignment_epoch(), 1);
+  EXPECT_EQ(r.response.member_epoch, 1);
+  ASSERT_TRUE(r.response.assignment.has_value());
+  EXPECT_TRUE(r.response.assignment->topic_partitions.empty());
+  EXPECT_TRUE(group_.FindMember("a")->assigned_partitions.empty());
+}
+
 TEST_F(ShareGroupHeartbeatTest, TombstonesFollowKafkasOrder) {
   MarkInitialized({0, 1});
   ASSERT_EQ(Beat(Request("a", 0, {{"t"}})).response.error_code, ke::kNone);
