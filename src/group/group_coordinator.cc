@@ -57,7 +57,7 @@ Status GroupCoordinator::Core::Append(Shard& s, const std::vector<OffsetsRecord>
 
 void GroupCoordinator::Core::StartTimer(Shard& s, const std::string& key, int64_t delay_ms,
                                         Timer t) {
-  const bool retry = IsConsumerTimer(t.kind);
+  const bool retry = IsRetriedTimer(t.kind);
   Shard* sp = &s;
   // The timer's task pins this Core while it runs.
   s.timer.Schedule(&s.mu, key, delay_ms, retry, kConsumerFenceRetryBackoffMs,
@@ -70,6 +70,7 @@ void GroupCoordinator::Core::StartTimer(Shard& s, const std::string& key, int64_
 
 Status GroupCoordinator::Core::Fire(Shard& s, const Timer& t, Completions* done) {
   if (IsConsumerTimer(t.kind)) return FireConsumer(s, t, done);
+  if (t.kind == Timer::Kind::kShareSession) return FireShare(s, t, done);
   auto it = s.groups.find(t.group);
   if (it == s.groups.end()) return Status::OK();
   ClassicGroup& g = *it->second;
@@ -78,6 +79,7 @@ Status GroupCoordinator::Core::Fire(Shard& s, const Timer& t, Completions* done)
     case Timer::Kind::kConsumerRevocation:
     case Timer::Kind::kConsumerClassicJoin:
     case Timer::Kind::kConsumerClassicSync:
+    case Timer::Kind::kShareSession:
       break;  // handled above
     case Timer::Kind::kInitialJoin:
       if (!g.Is(ClassicGroupState::kPreparingRebalance)) break;
@@ -241,6 +243,12 @@ void GroupCoordinator::Core::OnTopicDeleted(const std::string& topic) {
         s.pending.RemovePartition(group_id, tp);
       }
     }
+    // Share groups forget the topic's share partitions (its share state goes with it).
+    for (auto& [group_id, g] : s.share_groups) {
+      if (std::optional<OffsetsRecord> r = ForgetDeletedShareTopic(g.get(), topic)) {
+        records.push_back(std::move(*r));
+      }
+    }
     (void)Append(s, records);
   }
 }
@@ -339,6 +347,20 @@ protocol::ConsumerGroupHeartbeatResponseData GroupCoordinator::ConsumerGroupHear
 protocol::ConsumerGroupDescribeResponseData::DescribedGroup GroupCoordinator::DescribeConsumerGroup(
     const std::string& group_id) {
   return core_->DescribeConsumerGroup(group_id);
+}
+protocol::ShareGroupHeartbeatResponseData GroupCoordinator::ShareGroupHeartbeat(
+    const Client& client, const protocol::ShareGroupHeartbeatRequestData& req) {
+  return core_->ShareGroupHeartbeat(client, req);
+}
+protocol::ShareGroupDescribeResponseData::DescribedGroup GroupCoordinator::DescribeShareGroup(
+    const std::string& group_id) {
+  return core_->DescribeShareGroup(group_id);
+}
+void GroupCoordinator::SetShareStateAdmin(std::shared_ptr<ShareStateAdmin> admin) {
+  core_->SetShareStateAdmin(std::move(admin));
+}
+void GroupCoordinator::SetShareGroupListener(std::shared_ptr<ShareGroupListener> listener) {
+  core_->SetShareGroupListener(std::move(listener));
 }
 std::vector<GroupCoordinator::ListedGroup> GroupCoordinator::ListGroups(
     const std::vector<std::string>& states_filter, const std::vector<std::string>& types_filter) {

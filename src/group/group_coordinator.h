@@ -1,6 +1,7 @@
 // GroupCoordinator: Kafka's group coordinator for one node - the classic group protocol
 // (JoinGroup, SyncGroup, Heartbeat, LeaveGroup), KIP-848's consumer groups
-// (ConsumerGroupHeartbeat, ConsumerGroupDescribe; consumer_group_heartbeat.h) beside them, and
+// (ConsumerGroupHeartbeat, ConsumerGroupDescribe; consumer_group_heartbeat.h) beside them,
+// KIP-932's share groups (ShareGroupHeartbeat, ShareGroupDescribe; share_group_heartbeat.h), and
 // committed offsets (OffsetCommit,
 // OffsetFetch, OffsetDelete; TxnOffsetCommit's pending offsets and the transaction markers of
 // __consumer_offsets), the groups' listing, description and deletion, all stored in the
@@ -43,6 +44,7 @@
 
 #include "base/uuid.h"
 #include "group/group_coordinator_config.h"
+#include "group/share_state_admin.h"
 #include "protocol/generated/consumer_group_describe_response.h"
 #include "protocol/generated/consumer_group_heartbeat_request.h"
 #include "protocol/generated/consumer_group_heartbeat_response.h"
@@ -51,6 +53,9 @@
 #include "protocol/generated/join_group_response.h"
 #include "protocol/generated/leave_group_request.h"
 #include "protocol/generated/leave_group_response.h"
+#include "protocol/generated/share_group_describe_response.h"
+#include "protocol/generated/share_group_heartbeat_request.h"
+#include "protocol/generated/share_group_heartbeat_response.h"
 #include "protocol/generated/sync_group_request.h"
 #include "protocol/generated/sync_group_response.h"
 #include "seglog/logger.h"
@@ -120,6 +125,26 @@ class GroupCoordinator {
   // group).
   protocol::ConsumerGroupDescribeResponseData::DescribedGroup DescribeConsumerGroup(
       const std::string& group_id);
+
+  // ShareGroupHeartbeat (KIP-932, v1): joins (epoch 0, the client's member id), heartbeats,
+  // leaves (-1); the answer carries the member's epoch and, when it changed, its assignment
+  // (only partitions whose share state exists). Partitions of the subscribed topics without
+  // share state are initialized through the ShareStateAdmin before it answers (then given at
+  // a later heartbeat). Errors as Kafka's: INVALID_REQUEST, GROUP_ID_NOT_FOUND ("Group X is not
+  // a share group." for another type), UNKNOWN_MEMBER_ID, FENCED_MEMBER_EPOCH,
+  // GROUP_MAX_SIZE_REACHED, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR ... The broker checks
+  // authorization and share.version before calling.
+  protocol::ShareGroupHeartbeatResponseData ShareGroupHeartbeat(
+      const Client& client, const protocol::ShareGroupHeartbeatRequestData& req);
+  // ShareGroupDescribe of one group (GROUP_ID_NOT_FOUND "Group X not found." / "Group X is not
+  // a share group."; INVALID_GROUP_ID for an empty id).
+  protocol::ShareGroupDescribeResponseData::DescribedGroup DescribeShareGroup(
+      const std::string& group_id);
+  // Who creates and deletes share state (the share coordinator) and who hears of members
+  // leaving (the broker's share sessions); see share_state_admin.h. Either may be null (the
+  // default): share state then needs nothing done, and nobody is told.
+  void SetShareStateAdmin(std::shared_ptr<ShareStateAdmin> admin);
+  void SetShareGroupListener(std::shared_ptr<ShareGroupListener> listener);
 
   // OffsetCommit of partitions whose topics the broker has checked exist. Each partition's
   // error_code is filled in (the group's error, OFFSET_METADATA_TOO_LARGE, or 0: committed).
@@ -201,7 +226,7 @@ class GroupCoordinator {
     std::string group_id;
     std::string protocol_type;
     std::string state;
-    std::string type;  // "classic" or "consumer"
+    std::string type;  // "classic", "consumer" or "share"
   };
   std::vector<ListedGroup> ListGroups(const std::vector<std::string>& states_filter,
                                       const std::vector<std::string>& types_filter);
@@ -212,7 +237,8 @@ class GroupCoordinator {
   std::optional<protocol::DescribeGroupsResponseData::DescribedGroup> DescribeGroup(
       const std::string& group_id, int16_t* error);
   // DeleteGroups of one group: the error code (GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP, or 0 with
-  // its offsets and metadata tombstoned).
+  // its offsets and metadata tombstoned). A share group's share state is deleted first
+  // (ShareStateAdmin::DeleteShareState; its failure is the group's error, nothing else goes).
   int16_t DeleteGroup(const std::string& group_id);
   // OffsetDelete: the group's error, or per partition 0 / GROUP_SUBSCRIBED_TO_TOPIC.
   struct DeleteOffsetsResult {

@@ -17,6 +17,7 @@ auto GroupCoordinator::Core::ListGroups(const std::vector<std::string>& states_f
   std::vector<ListedGroup> out;
   const bool classic = types.empty() || types.count("classic");
   const bool consumer = types.empty() || types.count("consumer");
+  const bool share = types.empty() || types.count("share");
   for (auto& sp : shards_) {
     MutexLock l(&sp->mu);
     if (Unavailable(*sp) != ke::kNone) continue;
@@ -31,6 +32,12 @@ auto GroupCoordinator::Core::ListGroups(const std::vector<std::string>& states_f
       const std::string state(ConsumerGroupStateName(g->state()));
       if (!states.empty() && !states.count(Lower(state))) continue;
       out.push_back({id, "consumer", state, "consumer"});
+    }
+    for (const auto& [id, g] : sp->share_groups) {
+      if (!share) break;
+      const std::string state(ShareGroupStateName(g->state()));
+      if (!states.empty() && !states.count(Lower(state))) continue;
+      out.push_back({id, "share", state, "share"});
     }
   }
   return out;
@@ -58,7 +65,7 @@ auto GroupCoordinator::Core::DescribeGroup(const std::string& group_id, int16_t*
     *error = e;
     return std::nullopt;
   }
-  if (s.consumer_groups.count(group_id)) {
+  if (s.consumer_groups.count(group_id) || s.share_groups.count(group_id)) {
     // DescribeGroups v6+ says so; the broker leaves the error out below v6 (a Dead row).
     protocol::DescribeGroupsResponseData::DescribedGroup d;
     d.group_id = group_id;
@@ -95,8 +102,16 @@ auto GroupCoordinator::Core::DescribeGroup(const std::string& group_id, int16_t*
 int16_t GroupCoordinator::Core::DeleteGroup(const std::string& group_id) {
   if (Status t = EnsureOffsetsTopic(); !t.ok()) return ke::kCoordinatorNotAvailable;
   Shard& s = ShardFor(group_id);
+  bool share = false;
+  {
+    MutexLock l(&s.mu);
+    share = FindShareGroup(s, group_id) != nullptr;
+  }
+  // A share group's share state is deleted first, without the shard's mutex.
+  if (share) return DeleteShareGroup(s, group_id);
   MutexLock l(&s.mu);
   if (int16_t e = Unavailable(s); e != ke::kNone) return e;
+  if (FindShareGroup(s, group_id) != nullptr) return ke::kNonEmptyGroup;  // created meanwhile
   auto cg = s.consumer_groups.find(group_id);
   auto it = s.groups.find(group_id);
   if (cg != s.consumer_groups.end()) {
@@ -106,30 +121,15 @@ int16_t GroupCoordinator::Core::DeleteGroup(const std::string& group_id) {
   } else if (!it->second->Is(ClassicGroupState::kEmpty)) {
     return ke::kNonEmptyGroup;
   }
-  std::vector<OffsetsRecord> records;
   size_t offsets = 0;
-  if (auto o = s.offsets.find(group_id); o != s.offsets.end()) {
-    for (const auto& [tp, c] : o->second) {
-      records.push_back(OffsetCommitTombstone(group_id, tp.first, tp.second));
-    }
-    offsets = o->second.size();
-  }
-  // Partitions with only a pending transactional offset get a tombstone too (Kafka's
-  // deleteAllOffsets), which drops the pending offsets.
-  const std::vector<OffsetPartitionKey> pending = s.pending.PartitionsOf(group_id);
-  for (const OffsetPartitionKey& tp : pending) {
-    if (HasCommittedOffset(s, group_id, tp)) continue;
-    records.push_back(OffsetCommitTombstone(group_id, tp.first, tp.second));
-    ++offsets;
-  }
+  std::vector<OffsetsRecord> records = GroupOffsetTombstones(s, group_id, &offsets);
   if (cg != s.consumer_groups.end()) {
     for (OffsetsRecord& r : ConsumerGroupTombstones(*cg->second)) records.push_back(std::move(r));
   } else {
     records.push_back(GroupMetadataTombstone(group_id));
   }
   if (Status w = Append(s, records); !w.ok()) return AppendErrorToClient(w);
-  s.offsets.erase(group_id);
-  for (const OffsetPartitionKey& tp : pending) s.pending.RemovePartition(group_id, tp);
+  DropGroupOffsets(s, group_id);
   if (cg != s.consumer_groups.end()) {
     s.consumer_groups.erase(cg);
   } else {
@@ -138,6 +138,34 @@ int16_t GroupCoordinator::Core::DeleteGroup(const std::string& group_id) {
   Info(fmt::format("The following groups were deleted: {}. A total of {} offsets were removed.",
                    group_id, offsets));
   return ke::kNone;
+}
+
+std::vector<OffsetsRecord> GroupCoordinator::Core::GroupOffsetTombstones(Shard& s,
+                                                                         const std::string& group,
+                                                                         size_t* count) {
+  std::vector<OffsetsRecord> records;
+  *count = 0;
+  if (auto o = s.offsets.find(group); o != s.offsets.end()) {
+    for (const auto& [tp, c] : o->second) {
+      records.push_back(OffsetCommitTombstone(group, tp.first, tp.second));
+    }
+    *count = o->second.size();
+  }
+  // Partitions with only a pending transactional offset get a tombstone too (Kafka's
+  // deleteAllOffsets), which drops the pending offsets.
+  for (const OffsetPartitionKey& tp : s.pending.PartitionsOf(group)) {
+    if (HasCommittedOffset(s, group, tp)) continue;
+    records.push_back(OffsetCommitTombstone(group, tp.first, tp.second));
+    ++*count;
+  }
+  return records;
+}
+
+void GroupCoordinator::Core::DropGroupOffsets(Shard& s, const std::string& group) {
+  s.offsets.erase(group);
+  for (const OffsetPartitionKey& tp : s.pending.PartitionsOf(group)) {
+    s.pending.RemovePartition(group, tp);
+  }
 }
 
 auto GroupCoordinator::Core::SubscribedTopics(const ClassicGroup& g)
@@ -171,6 +199,10 @@ auto GroupCoordinator::Core::DeleteOffsets(const std::string& group_id,
   MutexLock l(&s.mu);
   if (int16_t e = Unavailable(s); e != ke::kNone) {
     out.error_code = e;
+    return out;
+  }
+  if (s.share_groups.count(group_id)) {
+    out.error_code = ke::kGroupIdNotFound;  // ShareGroup.validateOffsetDelete
     return out;
   }
   auto it = s.groups.find(group_id);

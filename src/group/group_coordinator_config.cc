@@ -43,6 +43,34 @@ Status SetAssignors(C* c, const std::string&, const std::string& v) {
   return Status::OK();
 }
 
+// "simple" (or Kafka's class name for it): the only share-group assignor.
+Status SetShareAssignors(C* c, const std::string&, const std::string& v) {
+  std::vector<std::string> names;
+  size_t start = 0;
+  while (start <= v.size()) {
+    size_t comma = v.find(',', start);
+    if (comma == std::string::npos) comma = v.size();
+    std::string name = v.substr(start, comma - start);
+    while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) {
+      name.pop_back();
+    }
+    while (!name.empty() && std::isspace(static_cast<unsigned char>(name.front()))) {
+      name.erase(name.begin());
+    }
+    if (name == "org.apache.kafka.coordinator.group.assignor.SimpleAssignor") name = "simple";
+    if (name != "simple") {
+      return Status::InvalidArgument(
+          fmt::format("Invalid value {} for configuration group.share.assignors: seglog has the "
+                      "assignor simple",
+                      v));
+    }
+    names.push_back(name);
+    start = comma + 1;
+  }
+  c->group_share_assignors = std::move(names);
+  return Status::OK();
+}
+
 Status SetMigrationPolicy(C* c, const std::string&, const std::string& v) {
   std::string p = v;
   for (char& ch : p) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
@@ -78,6 +106,41 @@ const ConfigSetters<C>& Setters() {
       {"group.consumer.max.size", SetConfigInt<C, int32_t, &C::group_consumer_max_size, 1>},
       {"group.consumer.assignors", SetAssignors},
       {"group.consumer.migration.policy", SetMigrationPolicy},
+      {"group.share.session.timeout.ms",
+       SetConfigInt<C, int32_t, &C::group_share_session_timeout_ms, 1>},
+      {"group.share.min.session.timeout.ms",
+       SetConfigInt<C, int32_t, &C::group_share_min_session_timeout_ms, 1>},
+      {"group.share.max.session.timeout.ms",
+       SetConfigInt<C, int32_t, &C::group_share_max_session_timeout_ms, 1>},
+      {"group.share.heartbeat.interval.ms",
+       SetConfigInt<C, int32_t, &C::group_share_heartbeat_interval_ms, 1>},
+      {"group.share.min.heartbeat.interval.ms",
+       SetConfigInt<C, int32_t, &C::group_share_min_heartbeat_interval_ms, 1>},
+      {"group.share.max.heartbeat.interval.ms",
+       SetConfigInt<C, int32_t, &C::group_share_max_heartbeat_interval_ms, 1>},
+      {"group.share.max.size", SetConfigInt<C, int32_t, &C::group_share_max_size, 1>},
+      {"group.share.assignors", SetShareAssignors},
+      {"group.share.assignment.interval.ms",
+       SetConfigInt<C, int32_t, &C::group_share_assignment_interval_ms, 0>},
+      {"group.share.min.assignment.interval.ms",
+       SetConfigInt<C, int32_t, &C::group_share_min_assignment_interval_ms, 0>},
+      {"group.share.max.assignment.interval.ms",
+       SetConfigInt<C, int32_t, &C::group_share_max_assignment_interval_ms, 0>},
+      {"group.share.assignor.offload.enable",
+       [](C* c, const std::string&, const std::string& v) {
+         std::string b = v;
+         for (char& ch : b) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+         if (b != "true" && b != "false") {
+           return Status::InvalidArgument(fmt::format(
+               "Invalid value {} for configuration group.share.assignor.offload.enable: Expected "
+               "value to be either true or false",
+               v));
+         }
+         c->group_share_assignor_offload_enable = b == "true";
+         return Status::OK();
+       }},
+      {"group.share.initialize.retry.interval.ms",
+       SetConfigInt<C, int32_t, &C::group_share_initialize_retry_interval_ms, 1>},
       {"offset.metadata.max.bytes",
        SetConfigInt<C, int32_t, &C::offset_metadata_max_bytes, INT32_MIN>},
       {"offsets.retention.minutes",
@@ -106,6 +169,38 @@ void GroupCoordinatorConfig::Validate(std::vector<std::string>* errors) const {
         "group.consumer.heartbeat.interval.ms must be less than "
         "group.consumer.session.timeout.ms");
   }
+  // GroupCoordinatorConfig.verifyShareGroupConfigs (4.4.0), in its order and words.
+  auto check = [errors](bool ok, const char* format, const char* a, const char* b) {
+    if (!ok) errors->push_back(fmt::format(fmt::runtime(format), a, b));
+  };
+  constexpr const char* kAtLeast = "{} must be greater than or equal to {}";
+  constexpr const char* kAtMost = "{} must be less than or equal to {}";
+  check(group_share_max_heartbeat_interval_ms >= group_share_min_heartbeat_interval_ms, kAtLeast,
+        "group.share.max.heartbeat.interval.ms", "group.share.min.heartbeat.interval.ms");
+  check(group_share_heartbeat_interval_ms >= group_share_min_heartbeat_interval_ms, kAtLeast,
+        "group.share.heartbeat.interval.ms", "group.share.min.heartbeat.interval.ms");
+  check(group_share_heartbeat_interval_ms <= group_share_max_heartbeat_interval_ms, kAtMost,
+        "group.share.heartbeat.interval.ms", "group.share.max.heartbeat.interval.ms");
+  check(group_share_max_session_timeout_ms >= group_share_min_session_timeout_ms, kAtLeast,
+        "group.share.max.session.timeout.ms", "group.share.min.session.timeout.ms");
+  check(group_share_session_timeout_ms >= group_share_min_session_timeout_ms, kAtLeast,
+        "group.share.session.timeout.ms", "group.share.min.session.timeout.ms");
+  check(group_share_session_timeout_ms <= group_share_max_session_timeout_ms, kAtMost,
+        "group.share.session.timeout.ms", "group.share.max.session.timeout.ms");
+  check(group_share_heartbeat_interval_ms < group_share_session_timeout_ms,
+        "{} must be less than {}", "group.share.heartbeat.interval.ms",
+        "group.share.session.timeout.ms");
+  if (group_share_assignors.size() != 1) {
+    errors->push_back(
+        fmt::format("group.share.assignors must contain exactly one assignor, but found {}",
+                    group_share_assignors.size()));
+  }
+  check(group_share_max_assignment_interval_ms >= group_share_min_assignment_interval_ms, kAtLeast,
+        "group.share.max.assignment.interval.ms", "group.share.min.assignment.interval.ms");
+  check(group_share_assignment_interval_ms >= group_share_min_assignment_interval_ms, kAtLeast,
+        "group.share.assignment.interval.ms", "group.share.min.assignment.interval.ms");
+  check(group_share_assignment_interval_ms <= group_share_max_assignment_interval_ms, kAtMost,
+        "group.share.assignment.interval.ms", "group.share.max.assignment.interval.ms");
 }
 
 }  // namespace seglog

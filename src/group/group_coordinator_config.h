@@ -42,6 +42,28 @@ struct GroupCoordinatorConfig {
   // becomes a classic group again (downgrade). Empty groups convert whatever it says.
   bool group_consumer_migration_upgrade = true;
   bool group_consumer_migration_downgrade = true;
+  // KIP-932's share groups (ShareGroupHeartbeat): the members' session timeout and the
+  // heartbeat interval the coordinator tells them, each within its min/max settings; the most
+  // members a group may have; the assignors (only "simple", Kafka's SimpleAssignor); how often
+  // a group's target assignment may be computed again (0: at every heartbeat that needs it);
+  // whether the assignor runs on a background thread (accepted, ignored: seglog runs it in
+  // the heartbeat); how long a share-partition initialization may stay unanswered before a
+  // heartbeat asks again.
+  int32_t group_share_session_timeout_ms = 45000;         // group.share.session.timeout.ms
+  int32_t group_share_min_session_timeout_ms = 45000;     // group.share.min.session.timeout.ms
+  int32_t group_share_max_session_timeout_ms = 60000;     // group.share.max.session.timeout.ms
+  int32_t group_share_heartbeat_interval_ms = 5000;       // group.share.heartbeat.interval.ms
+  int32_t group_share_min_heartbeat_interval_ms = 5000;   // group.share.min.heartbeat.interval.ms
+  int32_t group_share_max_heartbeat_interval_ms = 15000;  // ..max.heartbeat.interval.ms
+  int32_t group_share_max_size = 200;                     // group.share.max.size, >= 1
+  std::vector<std::string> group_share_assignors = {"simple"};  // group.share.assignors
+  int32_t group_share_assignment_interval_ms = 1000;   // group.share.assignment.interval.ms
+  int32_t group_share_min_assignment_interval_ms = 0;  // group.share.min.assignment.interval.ms
+  // group.share.max.assignment.interval.ms
+  int32_t group_share_max_assignment_interval_ms = 15000;
+  bool group_share_assignor_offload_enable = true;  // group.share.assignor.offload.enable
+  // group.share.initialize.retry.interval.ms
+  int32_t group_share_initialize_retry_interval_ms = 30000;
 
   // Sets `key` when it is one of the settings above (the outcome of parsing `value`, in
   // Kafka's words); nullopt for any other key.

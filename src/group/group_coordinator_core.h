@@ -8,13 +8,18 @@
 //                                 LeaveGroup)
 //   group_coordinator_consumer.cc KIP-848's consumer groups (ConsumerGroupHeartbeat, classic
 //                                 members inside them, conversions, regular expressions)
+//   group_coordinator_share.cc    KIP-932's share groups (ShareGroupHeartbeat,
+//                                 ShareGroupDescribe, share-partition initialization)
 //   group_coordinator_offsets.cc  OffsetCommit, TxnOffsetCommit and its markers, OffsetFetch
 //   group_coordinator_admin.cc    ListGroups, DescribeGroups, DeleteGroups, OffsetDelete
 //
 // Internal to src/group: only those files include it.
 //
 // Thread safety: thread-safe. Each shard's mutex guards its groups, offsets and timers; the
-// topic and the shards are fixed once open.
+// topic and the shards are fixed once open. share_hooks_mu_ guards the share-state admin and
+// listener pointers only: a leaf lock (it may be taken under a shard's mutex; nothing is taken
+// under it), never held while they are called - and they are called without any shard's
+// mutex held.
 #ifndef SEGLOG_GROUP_GROUP_COORDINATOR_CORE_H_
 #define SEGLOG_GROUP_GROUP_COORDINATOR_CORE_H_
 
@@ -43,6 +48,10 @@
 #include "group/group_coordinator.h"
 #include "group/group_partitioner.h"
 #include "group/offsets_records.h"
+#include "group/share_group.h"
+#include "group/share_group_heartbeat.h"
+#include "group/share_group_records.h"
+#include "group/share_state_admin.h"
 #include "group/transactional_offsets.h"
 #include "manager/log_manager.h"
 #include "protocol/generated/consumer_protocol_subscription.h"
@@ -119,7 +128,8 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
       kConsumerSession,
       kConsumerRevocation,
       kConsumerClassicJoin,
-      kConsumerClassicSync
+      kConsumerClassicSync,
+      kShareSession  // a share group member's session timeout
     };
     Kind kind;
     std::string group;
@@ -140,6 +150,9 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     std::map<std::string, std::unique_ptr<ClassicGroup>> groups GUARDED_BY(mu);
     // KIP-848's groups; a group id is in `groups` or here, never both.
     std::map<std::string, std::unique_ptr<ConsumerGroup>> consumer_groups GUARDED_BY(mu);
+    // KIP-932's share groups. Invariant: a group id is in at most one of `groups`,
+    // `consumer_groups` and `share_groups`.
+    std::map<std::string, std::unique_ptr<ShareGroup>> share_groups GUARDED_BY(mu);
     // group -> (topic, partition) -> committed offset
     OffsetsByGroup offsets GUARDED_BY(mu);
     // TxnOffsetCommit's offsets until their transaction's marker (transactional_offsets.h).
@@ -254,6 +267,10 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
   static bool IsConsumerTimer(Timer::Kind kind) {
     return kind == Timer::Kind::kConsumerSession || kind == Timer::Kind::kConsumerRevocation ||
            kind == Timer::Kind::kConsumerClassicJoin || kind == Timer::Kind::kConsumerClassicSync;
+  }
+  // Timers whose failed write is tried again (the member stays until its removal is written).
+  static bool IsRetriedTimer(Timer::Kind kind) {
+    return IsConsumerTimer(kind) || kind == Timer::Kind::kShareSession;
   }
 
   // Schedules `t` on the shard's timer under `key`, replacing the key's timer. A consumer
@@ -497,6 +514,73 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
                                  const std::string& member_id,
                                  std::vector<CommitPartition>* partitions);
 
+  // ---- KIP-932 share groups (group_coordinator_share.cc) ----
+
+  static std::string ShareSessionKey(const std::string& group, const std::string& member) {
+    return fmt::format("share-session-{}-{}", group, member);
+  }
+  void StartShareSession(Shard& s, const std::string& group, const std::string& member)
+      REQUIRES(s.mu);
+
+  ShareGroup* FindShareGroup(Shard& s, const std::string& id) REQUIRES(s.mu) {
+    auto it = s.share_groups.find(id);
+    return it == s.share_groups.end() ? nullptr : it->second.get();
+  }
+  // The share group `id` of a record being loaded, created if new (it replaces a classic or
+  // consumer group of that id: the records say it became one).
+  ShareGroup& LoadedShareGroup(Shard& s, const std::string& id) REQUIRES(s.mu);
+  void ReplayShareGroup(Shard& s, const LoadedShareGroupRecord& rec) REQUIRES(s.mu);
+
+  ShareGroupHeartbeatContext ShareContext(const Client& client);
+
+  void SetShareStateAdmin(std::shared_ptr<ShareStateAdmin> admin) EXCLUDES(share_hooks_mu_) {
+    MutexLock l(&share_hooks_mu_);
+    share_admin_ = std::move(admin);
+  }
+  void SetShareGroupListener(std::shared_ptr<ShareGroupListener> listener)
+      EXCLUDES(share_hooks_mu_) {
+    MutexLock l(&share_hooks_mu_);
+    share_listener_ = std::move(listener);
+  }
+  std::shared_ptr<ShareStateAdmin> ShareAdmin() EXCLUDES(share_hooks_mu_) {
+    MutexLock l(&share_hooks_mu_);
+    return share_admin_;
+  }
+  std::shared_ptr<ShareGroupListener> ShareListener() EXCLUDES(share_hooks_mu_) {
+    MutexLock l(&share_hooks_mu_);
+    return share_listener_;
+  }
+  // Queues the listener's call for a member that left or was fenced (run after the unlock).
+  void NotifyShareMemberLeft(const std::string& group, const std::string& member,
+                             Completions* done);
+
+  protocol::ShareGroupHeartbeatResponseData ShareGroupHeartbeat(
+      const Client& client, const protocol::ShareGroupHeartbeatRequestData& req);
+
+  // The initialization a heartbeat asked for, run after its shard's mutex is released.
+  struct PendingShareInitialization {
+    std::string group;
+    int32_t state_epoch = 0;
+    ShareStateTopics topics;
+  };
+  protocol::ShareGroupHeartbeatResponseData ShareHeartbeatLocked(
+      Shard& s, const Client& client, const protocol::ShareGroupHeartbeatRequestData& req,
+      Completions* done, PendingShareInitialization* init) REQUIRES(s.mu);
+
+  // Calls the ShareStateAdmin (without the shard's mutex), then records the outcome: the
+  // partitions become initialized, or go back to uninitialized on a failure.
+  void InitializeShareState(Shard& s, const PendingShareInitialization& init) EXCLUDES(s.mu);
+
+  // A share member's session ran out: it is fenced.
+  Status FireShare(Shard& s, const Timer& t, Completions* done) REQUIRES(s.mu);
+
+  protocol::ShareGroupDescribeResponseData::DescribedGroup DescribeShareGroup(
+      const std::string& group_id);
+
+  // DeleteGroups of a share group (the shard's mutex is released around the share-state
+  // deletion, so the group is looked up again).
+  int16_t DeleteShareGroup(Shard& s, const std::string& group_id) EXCLUDES(s.mu);
+
   // ---- Listing, describing, deleting ----
 
   // Committed offsets held, over every group (GroupMetadataManager's NumOffsets).
@@ -508,6 +592,13 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
       const std::string& group_id, int16_t* error);
 
   int16_t DeleteGroup(const std::string& group_id);
+
+  // DeleteGroups' offsets part: the tombstones of every committed offset of `group` and of
+  // every partition with only a pending transactional one (`*count`: how many); once they are
+  // written, DropGroupOffsets forgets them.
+  std::vector<OffsetsRecord> GroupOffsetTombstones(Shard& s, const std::string& group,
+                                                   size_t* count) REQUIRES(s.mu);
+  void DropGroupOffsets(Shard& s, const std::string& group) REQUIRES(s.mu);
 
   // The topics a "consumer" group's members subscribe to, from their protocol metadata
   // (ConsumerProtocolSubscription); nullopt when some member's cannot be read (then every
@@ -536,6 +627,9 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
   std::vector<std::unique_ptr<Shard>> shards_;
   InternalTopic topic_;
   std::atomic<bool> shut_down_{false};
+  Mutex share_hooks_mu_;
+  std::shared_ptr<ShareStateAdmin> share_admin_ GUARDED_BY(share_hooks_mu_);
+  std::shared_ptr<ShareGroupListener> share_listener_ GUARDED_BY(share_hooks_mu_);
 };
 
 }  // namespace seglog

@@ -22,6 +22,8 @@ void GroupCoordinator::Core::CommitOffsets(int16_t version, const std::string& g
   MutexLock l(&s.mu);
   if (int16_t e = Unavailable(s); e != ke::kNone) return fail_all(e);
   const int64_t now = scheduler_->NowMs();
+  // ShareGroup.validateOffsetCommit: share groups have no committed offsets.
+  if (s.share_groups.count(group_id)) return fail_all(ke::kGroupIdNotFound);
   auto it = s.groups.find(group_id);
   ClassicGroup* g = nullptr;
   if (auto cg = s.consumer_groups.find(group_id); cg != s.consumer_groups.end()) {
@@ -96,6 +98,7 @@ int16_t GroupCoordinator::Core::ValidateTransactionalCommit(
     Shard& s, int16_t version, const std::string& group_id, int32_t generation,
     const std::string& member_id, const std::optional<std::string>& instance_id,
     const std::vector<CommitPartition>& partitions) {
+  if (s.share_groups.count(group_id)) return ke::kGroupIdNotFound;
   if (auto cg = s.consumer_groups.find(group_id); cg != s.consumer_groups.end()) {
     const ConsumerGroup& g = *cg->second;
     if (generation < 0 && g.members().empty()) return ke::kNone;  // an admin's commit
@@ -261,6 +264,10 @@ auto GroupCoordinator::Core::FetchOffsets(const std::string& group_id,
   MutexLock l(&s.mu);
   if (int16_t e = Unavailable(s); e != ke::kNone) {
     out.error_code = e;
+    return out;
+  }
+  if (s.share_groups.count(group_id)) {
+    out.error_code = ke::kGroupIdNotFound;  // ShareGroup.validateOffsetFetch
     return out;
   }
   if (auto cg = s.consumer_groups.find(group_id);
