@@ -6,9 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "share/share_partition.h"
@@ -16,7 +19,7 @@
 namespace seglog {
 namespace {
 
-constexpr int64_t kLogSize = 600;
+constexpr int64_t kLogSize = 3000;
 constexpr int64_t kLock = 1000;
 const std::vector<std::string> kMembers = {"m0", "m1", "m2"};
 
@@ -210,7 +213,7 @@ class Runner {
           [&member](const ModelRecord& record) { return record.member == member; });
       EXPECT_EQ(sp_.ReleaseMember(member).released, expected) << "step " << step;
     } else if (op < 95) {
-      int64_t log_start = model_.start + Random(6) - 1;
+      int64_t log_start = std::min(kLogSize, model_.start + Random(6) - 1);
       model_.UpdateLogStart(log_start);
       sp_.UpdateLogStart(log_start);
     } else {
@@ -287,6 +290,7 @@ class Runner {
       }
     }
     EXPECT_EQ(total, acquired.count);
+    records_acquired_ += total;
     // New offsets fetched but left AVAILABLE (record-limit mode) are cached too.
     if (sp_.EndOffset() > old_end || (was_empty && total > 0)) {
       int64_t from = was_empty ? sp_.StartOffset() : old_end + 1;
@@ -296,13 +300,41 @@ class Runner {
     }
   }
 
+  // An acquired offset of the model and its owner; none when nothing is acquired.
+  std::optional<std::pair<int64_t, std::string>> RandomAcquired() {
+    std::vector<int64_t> acquired;
+    for (const auto& [offset, record] : model_.cache) {
+      if (record.state == RecordState::kAcquired) acquired.push_back(offset);
+    }
+    if (acquired.empty()) return std::nullopt;
+    int64_t offset = acquired[Random(acquired.size())];
+    return std::make_pair(offset, model_.cache.at(offset).member);
+  }
+
   void DoAcknowledge() {
-    const std::string& member = Member();
+    std::string member = Member();
+    // Mostly what a well-behaved member sends: a run of its own acquired records.
+    std::optional<std::pair<int64_t, std::string>> owned;
+    if (Random(10) < 7) owned = RandomAcquired();
+    if (owned) member = owned->second;
     std::vector<AcknowledgementBatch> batches;
-    for (int64_t n = 1 + Random(3); n > 0; --n) {
+    for (int64_t n = Random(4) == 0 ? 2 + Random(2) : 1; n > 0; --n) {
       AcknowledgementBatch batch;
-      batch.first_offset = model_.start - 3 + Random(model_.end - model_.start + 8);
-      batch.last_offset = batch.first_offset + Random(6) - (Random(30) == 0 ? 3 : 0);
+      if (owned) {
+        batch.first_offset = owned->first;
+        batch.last_offset = owned->first;
+        int64_t length = Random(8);
+        while (length-- > 0) {
+          auto next = model_.cache.find(batch.last_offset + 1);
+          if (next == model_.cache.end() || next->second.member != member) break;
+          ++batch.last_offset;
+        }
+        if (Random(2) == 0) owned = RandomAcquired();
+        if (owned && owned->second != member) owned.reset();
+      } else {
+        batch.first_offset = model_.start - 3 + Random(model_.end - model_.start + 8);
+        batch.last_offset = batch.first_offset + Random(6) - (Random(30) == 0 ? 3 : 0);
+      }
       int64_t size = batch.last_offset - batch.first_offset + 1;
       int64_t kind = Random(20);
       int8_t bad = Random(10) == 0 ? 5 : -1;
@@ -321,6 +353,7 @@ class Runner {
     int16_t expected = model_.Acknowledge(member, batches, now_);
     ShareError error = sp_.Acknowledge(member, batches, now_);
     EXPECT_EQ(error.code(), expected) << error.message();
+    ++(error.ok() ? acks_applied_ : acks_refused_);
   }
 
   void Compare(int step) {
@@ -346,6 +379,9 @@ class Runner {
   }
 
   int64_t Delivered() const { return model_.start; }
+  int64_t acks_applied() const { return acks_applied_; }
+  int64_t acks_refused() const { return acks_refused_; }
+  int64_t records_acquired() const { return records_acquired_; }
 
  private:
   std::mt19937 rng_;
@@ -354,6 +390,9 @@ class Runner {
   SharePartition sp_;
   std::vector<FetchedBatch> log_;
   int64_t now_ = 0;
+  int64_t acks_applied_ = 0;
+  int64_t acks_refused_ = 0;
+  int64_t records_acquired_ = 0;
 };
 
 void RunSeed(uint32_t seed, const SharePartitionConfig& config, int steps) {
@@ -364,14 +403,26 @@ void RunSeed(uint32_t seed, const SharePartitionConfig& config, int steps) {
       FAIL() << "seed " << seed << " diverged at step " << step;
     }
   }
-  // The run made progress through the log.
+  // The run made progress through the log and took both paths of acknowledgements.
   EXPECT_GT(runner.Delivered(), 0) << "seed " << seed;
+  EXPECT_GT(runner.acks_applied(), steps / 20) << "seed " << seed;
+  EXPECT_GT(runner.acks_refused(), steps / 20) << "seed " << seed;
+  EXPECT_GT(runner.records_acquired(), steps / 10) << "seed " << seed;
+  std::printf(
+      "seed %u: start offset %lld, %lld acknowledgements applied, %lld refused, %lld records "
+      "acquired\n",
+      seed, static_cast<long long>(runner.Delivered()),
+      static_cast<long long>(runner.acks_applied()), static_cast<long long>(runner.acks_refused()),
+      static_cast<long long>(runner.records_acquired()));
 }
 
 TEST(SharePartitionModelTest, DefaultLimits) {
   SharePartitionConfig config;
   config.record_lock_duration_ms = kLock;
-  for (uint32_t seed : {1u, 2u, 3u}) RunSeed(seed, config, 3000);
+  for (uint32_t seed : {1u, 2u, 3u}) {
+    RunSeed(seed, config, 3000);
+    if (HasFailure()) break;
+  }
 }
 
 TEST(SharePartitionModelTest, LowDeliveryLimitAndFewLocks) {
@@ -379,7 +430,10 @@ TEST(SharePartitionModelTest, LowDeliveryLimitAndFewLocks) {
   config.record_lock_duration_ms = kLock;
   config.delivery_count_limit = 2;
   config.max_record_locks = 12;
-  for (uint32_t seed : {11u, 12u, 13u}) RunSeed(seed, config, 3000);
+  for (uint32_t seed : {11u, 12u, 13u}) {
+    RunSeed(seed, config, 3000);
+    if (HasFailure()) break;
+  }
 }
 
 TEST(SharePartitionModelTest, HighDeliveryLimitThrottles) {
@@ -387,7 +441,10 @@ TEST(SharePartitionModelTest, HighDeliveryLimitThrottles) {
   config.record_lock_duration_ms = kLock;
   config.delivery_count_limit = 10;
   config.max_record_locks = 40;
-  for (uint32_t seed : {21u, 22u}) RunSeed(seed, config, 3000);
+  for (uint32_t seed : {21u, 22u}) {
+    RunSeed(seed, config, 3000);
+    if (HasFailure()) break;
+  }
 }
 
 }  // namespace
