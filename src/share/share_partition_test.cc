@@ -241,6 +241,26 @@ TEST(SharePartitionTest, StaleAvailableRecordsMissingFromTheLogAreArchived) {
   EXPECT_FALSE(sp.StateOf(4).has_value());
 }
 
+TEST(SharePartitionTest, HoleInTheLogBetweenFetches) {
+  SharePartition sp = Fresh();
+  ASSERT_EQ(Acquire(sp, kM1, {{0, 9}}).count, 10);
+  // 10-14 were compacted away: the read from 10 returns the batch at 15.
+  ShareAcquiredRecords acquired = Acquire(sp, kM1, {{15, 19}});
+  EXPECT_EQ(acquired.records, (std::vector<AcquiredRecords>{{15, 19, 1}}));
+  EXPECT_EQ(sp.EndOffset(), 19);
+  EXPECT_EQ(sp.InFlightRecords(), 20);
+  EXPECT_FALSE(sp.StateOf(12).has_value());
+  // An acknowledgement inside the hole alone is past the records before it.
+  ExpectError(Acknowledge(sp, kM1, {Ack(10, 12, kAccept)}), share_error::kInvalidRequest,
+              "Batch record not found. The first offset in request is past acquired records.");
+  // Across it, the hole is skipped.
+  ASSERT_TRUE(Acknowledge(sp, kM1, {Ack(5, 17, kAccept)}).ok());
+  ExpectStates(sp, 15, 17, RecordState::kAcknowledged, 1);
+  ASSERT_TRUE(Acknowledge(sp, kM1, {Ack(0, 4, kAccept), Ack(18, 19, kRelease)}).ok());
+  EXPECT_EQ(sp.StartOffset(), 18);
+  EXPECT_EQ(sp.NextFetchOffset(), 18);
+}
+
 // --- throttling of records delivered many times --------------------------------------------------
 
 TEST(SharePartitionTest, ThrottlesRecordsPastHalfTheDeliveryLimit) {
