@@ -16,6 +16,10 @@ ShareFetchContext FailedContext(int16_t code) {
 
 }  // namespace
 
+bool IsValidShareMemberId(std::string_view member_id) {
+  return !member_id.empty() && member_id.size() <= 36;
+}
+
 int32_t NextShareSessionEpoch(int32_t epoch) {
   if (epoch < 0) return kFinalShareSessionEpoch;
   if (epoch == std::numeric_limits<int32_t>::max()) return 1;

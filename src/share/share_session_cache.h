@@ -27,6 +27,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/mutex.h"
@@ -43,6 +44,11 @@ struct TopicIdPartition {
   bool operator==(const TopicIdPartition&) const = default;
   auto operator<=>(const TopicIdPartition&) const = default;
 };
+
+// KafkaApis.isMemberIdValid (4.4.0): a share request's member id must be 1 to 36 characters
+// (it is not parsed as a Uuid); otherwise the request fails with INVALID_REQUEST "Invalid member
+// id in the request." before any session rule.
+bool IsValidShareMemberId(std::string_view member_id);
 
 // ShareRequestMetadata: the initial and final epochs, and the next epoch after `epoch`.
 inline constexpr int32_t kInitialShareSessionEpoch = 0;

@@ -41,6 +41,14 @@ TEST(ShareSessionEpochTest, NextEpochWrapsToOne) {
   EXPECT_EQ(NextShareSessionEpoch(-7), -1);
 }
 
+TEST(ShareSessionEpochTest, MemberIdIsOneToThirtySixCharacters) {
+  EXPECT_FALSE(IsValidShareMemberId(""));
+  EXPECT_TRUE(IsValidShareMemberId("m"));
+  EXPECT_TRUE(IsValidShareMemberId("AAAAAAAAAAAAAAAAAAAAAA"));  // a Kafka Uuid's text
+  EXPECT_TRUE(IsValidShareMemberId(std::string(36, 'x')));
+  EXPECT_FALSE(IsValidShareMemberId(std::string(37, 'x')));
+}
+
 TEST(ShareSessionCacheTest, OpenAtEpochZero) {
   ShareSessionCache cache;
   ShareFetchContext context = Fetch(cache, "m1", 0, {kP1, kP0});
