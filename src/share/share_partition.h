@@ -26,14 +26,15 @@
 //     messages; an acknowledgement that fails changes nothing (Kafka rolls the request back).
 //
 // Differences, on purpose:
-//   - NextFetchOffset() is always the first AVAILABLE offset (else EndOffset + 1). Kafka keeps a
-//     flag that is only set by releases and timeouts, and can skip AVAILABLE records left by
-//     throttling until the next release.
+//   - NextFetchOffset() scans for the first AVAILABLE offset each time; Kafka keeps a flag that
+//     says whether to scan (set by every path that makes records AVAILABLE), with the same answer.
 //   - UpdateLogStart() forgets every offset below the new start, acquired ones included (Kafka
 //     keeps acquired ones until their release archives them; acknowledgements of offsets below
 //     the start are ignored in both).
 //   - Offsets between persisted batches (Kafka's "gap window" after a load) are cached as
 //     AVAILABLE with delivery count 0 instead of being acquired as new batches.
+//   - Archiving AVAILABLE records that left the log (a fetch that starts past its fetch offset)
+//     moves SPSO at once; Kafka moves it at the next acknowledgement.
 //   - No read_committed filtering of aborted transactions yet (the caller's step).
 //
 // Thread safety: not thread-safe; the owner (the manager) holds one mutex per SharePartition.

@@ -5,8 +5,9 @@
 //
 // A session is keyed (group id, member id) and holds the partitions the member fetches, the
 // session epoch the next request must carry, and the connection that opened it. ShareFetch:
-//   epoch 0   opens a session, dropping the member's old one; acknowledgements in the same
-//             request are INVALID_REQUEST; a full cache is SHARE_SESSION_LIMIT_REACHED (133).
+//   epoch 0   opens a session, dropping the member's old one (its records stay acquired: the
+//             member is the same); acknowledgements in the same request are INVALID_REQUEST; a
+//             full cache is SHARE_SESSION_LIMIT_REACHED (133).
 //   epoch -1  closes the session after its acknowledgements (the caller then calls
 //             RemoveSession and releases the member's records); partitions to fetch are
 //             INVALID_REQUEST; no session is SHARE_SESSION_NOT_FOUND (122).
@@ -15,6 +16,10 @@
 // ShareAcknowledge: epoch 0 is INVALID_SHARE_SESSION_EPOCH; -1 needs the session and does not
 // advance it; others as ShareFetch, without partition changes.
 // Epochs advance by one and wrap from INT32_MAX to 1 (ShareRequestMetadata.nextEpoch).
+//
+// Not verified in the 4.4.0 bytecode: INVALID_REQUEST for epoch -1 with partitions to fetch
+// (from the design note; newContext's final path ignores them). Kafka maps a connection to the
+// last session it opened; here a connection owns every session it opened and still holds.
 //
 // Thread safety: thread-safe (one mutex).
 #ifndef SEGLOG_SHARE_SHARE_SESSION_CACHE_H_
