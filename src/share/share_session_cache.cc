@@ -35,7 +35,7 @@ ShareFetchContext ShareSessionCache::NewContext(const std::string& group_id,
   MutexLock lock(&mu_);
   SessionKey key{group_id, member_id};
   if (epoch == kFinalShareSessionEpoch) {
-    if (!to_fetch.empty()) return FailedContext(share_error::kInvalidRequest);
+    // Kafka 4.4.0's FinalContext ignores partitions to fetch (no error): nothing is fetched.
     auto it = sessions_.find(key);
     if (it == sessions_.end()) return FailedContext(share_error::kShareSessionNotFound);
     ShareFetchContext context;

@@ -9,17 +9,18 @@
 //             member is the same); acknowledgements in the same request are INVALID_REQUEST; a
 //             full cache is SHARE_SESSION_LIMIT_REACHED (133).
 //   epoch -1  closes the session after its acknowledgements (the caller then calls
-//             RemoveSession and releases the member's records); partitions to fetch are
-//             INVALID_REQUEST; no session is SHARE_SESSION_NOT_FOUND (122).
+//             RemoveSession and releases the member's records); nothing is fetched, partitions
+//             named to fetch are ignored (Kafka 4.4.0's newContext and FinalContext check
+//             nothing else; the design note's INVALID_REQUEST for them is not in the
+//             bytecode); no session is SHARE_SESSION_NOT_FOUND (122).
 //   other     must equal the session's epoch (else INVALID_SHARE_SESSION_EPOCH, 123; no session:
 //             122); adds Topics' partitions, removes ForgottenTopicsData's, advances the epoch.
 // ShareAcknowledge: epoch 0 is INVALID_SHARE_SESSION_EPOCH; -1 needs the session and does not
 // advance it; others as ShareFetch, without partition changes.
 // Epochs advance by one and wrap from INT32_MAX to 1 (ShareRequestMetadata.nextEpoch).
 //
-// Not verified in the 4.4.0 bytecode: INVALID_REQUEST for epoch -1 with partitions to fetch
-// (from the design note; newContext's final path ignores them). Kafka maps a connection to the
-// last session it opened; here a connection owns every session it opened and still holds.
+// Kafka maps a connection to the last session it opened; here a connection owns every session
+// it opened and still holds.
 //
 // Thread safety: thread-safe (one mutex).
 #ifndef SEGLOG_SHARE_SHARE_SESSION_CACHE_H_

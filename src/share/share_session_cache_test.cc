@@ -153,14 +153,18 @@ TEST(ShareSessionCacheTest, FinalEpochClosesAfterTheRequest) {
   EXPECT_EQ(cache.size(), 0u);
 }
 
-TEST(ShareSessionCacheTest, FinalEpochWithPartitionsToFetchIsInvalidRequest) {
+// Kafka 4.4.0 (newContext, FinalContext) does not refuse partitions to fetch at epoch -1; it
+// fetches nothing. docs/design/share_groups.md §1.4 said INVALID_REQUEST; the bytecode has no
+// such check.
+TEST(ShareSessionCacheTest, FinalEpochIgnoresPartitionsToFetch) {
   ShareSessionCache cache;
   ASSERT_TRUE(Fetch(cache, "m1", 0, {kP0}).error.ok());
-  EXPECT_EQ(Fetch(cache, "m1", -1, {kP0}).error.code(), share_error::kInvalidRequest);
-  EXPECT_EQ(Fetch(cache, "nobody", -1, {kP0}).error.code(), share_error::kInvalidRequest);
+  ShareFetchContext context = Fetch(cache, "m1", -1, {kP1}, {kP0});
+  ASSERT_TRUE(context.error.ok());
+  EXPECT_TRUE(context.is_final);
+  EXPECT_EQ(context.partitions, (Partitions{kP0}));  // the session is not updated
   EXPECT_EQ(cache.SessionEpoch("g", "m1"), 1);
-  // Forgotten partitions alone are allowed at -1.
-  EXPECT_TRUE(Fetch(cache, "m1", -1, {}, {kP0}).error.ok());
+  EXPECT_EQ(Fetch(cache, "nobody", -1, {kP0}).error.code(), share_error::kShareSessionNotFound);
 }
 
 TEST(ShareSessionCacheTest, EpochWrapsFromMaxToOne) {
