@@ -95,10 +95,13 @@ class Model {
       if (batch.last_offset < start) continue;
       if (copy.empty()) return share_error::kInvalidRecordState;
       int64_t first = std::max(batch.first_offset, start);
-      if (first > end) return share_error::kInvalidRequest;
-      if (batch.last_offset > end) return share_error::kInvalidRequest;
+      // The last offset must be cached (past the end or in a hole of the log: INVALID_REQUEST,
+      // "first/last offset in request is past acquired records").
+      if (copy.find(batch.last_offset) == copy.end()) return share_error::kInvalidRequest;
       for (int64_t offset = first; offset <= batch.last_offset; ++offset) {
-        ModelRecord& record = copy.at(offset);
+        auto cached = copy.find(offset);
+        if (cached == copy.end()) continue;  // a hole of the log the cache never held
+        ModelRecord& record = cached->second;
         if (record.state != RecordState::kAcquired || record.member != member) {
           return share_error::kInvalidRecordState;
         }
@@ -154,6 +157,17 @@ class Model {
     Advance();
   }
 
+  // A read from fetch_offset that returned its first batch at base_offset: cached AVAILABLE
+  // records between them left the log.
+  void ArchiveStale(int64_t fetch_offset, int64_t base_offset) {
+    if (cache.empty() || fetch_offset >= base_offset) return;
+    for (auto it = cache.lower_bound(fetch_offset); it != cache.end() && it->first < base_offset;
+         ++it) {
+      if (it->second.state == RecordState::kAvailable) it->second.state = RecordState::kArchived;
+    }
+    Advance();
+  }
+
   // What a restart from the persisted state brings back.
   void Restart() {
     for (auto& [offset, record] : cache) {
@@ -168,6 +182,7 @@ class Model {
       cache.erase(std::prev(cache.end()));
     }
     end = cache.empty() ? start : cache.rbegin()->first;
+    for (int64_t offset = start; offset <= end && !cache.empty(); ++offset) cache[offset];
     Advance();
   }
 
@@ -177,13 +192,15 @@ class Model {
 
 class Runner {
  public:
-  Runner(uint32_t seed, const SharePartitionConfig& config)
+  // holes: the log has offsets missing between batches (compaction), which leaves holes in the
+  // cache between fetches and archives records on a read that starts past them.
+  Runner(uint32_t seed, const SharePartitionConfig& config, bool holes)
       : rng_(seed), config_(config), model_(config), sp_(Create({0, 0, {}})) {
-    // The log: contiguous batches of 1-8 records.
+    // The log: batches of 1-8 records.
     for (int64_t base = 0; base < kLogSize;) {
       int64_t last = std::min<int64_t>(kLogSize - 1, base + Random(8));
       log_.push_back({base, last});
-      base = last + 1;
+      base = last + 1 + (holes && Random(4) == 0 ? 1 + Random(4) : 0);
     }
   }
 
@@ -242,6 +259,9 @@ class Runner {
     if (request.batches.empty()) return;
     int64_t fetched_first = request.batches.front().base_offset;
     int64_t fetched_last = request.batches.back().last_offset;
+    if (config_.max_record_locks > model_.InFlight() || fetch_offset <= model_.end) {
+      model_.ArchiveStale(fetch_offset, fetched_first);
+    }
 
     bool anything_available = false;
     for (int64_t offset = std::max(fetched_first, model_.start); offset <= fetched_last; ++offset) {
@@ -264,6 +284,7 @@ class Runner {
     }
     int32_t total = 0;
     int64_t previous_last = -1;
+    std::optional<int64_t> first_new;
     for (const AcquiredRecords& records : acquired.records) {
       ASSERT_LE(records.first_offset, records.last_offset);
       ASSERT_GT(records.first_offset, previous_last);
@@ -276,9 +297,8 @@ class Runner {
         if (it == model_.cache.end()) {
           ASSERT_TRUE(was_empty || offset > old_end) << offset;
           ASSERT_EQ(records.delivery_count, 1) << offset;
-          ModelRecord& record = model_.cache[offset];
-          record.count = 0;
-          it = model_.cache.find(offset);
+          if (!first_new) first_new = offset;
+          it = model_.cache.try_emplace(offset).first;
         } else {
           ASSERT_EQ(it->second.state, RecordState::kAvailable) << offset;
           ASSERT_EQ(records.delivery_count, it->second.count + 1) << offset;
@@ -291,11 +311,13 @@ class Runner {
     }
     EXPECT_EQ(total, acquired.count);
     records_acquired_ += total;
-    // New offsets fetched but left AVAILABLE (record-limit mode) are cached too.
-    if (sp_.EndOffset() > old_end || (was_empty && total > 0)) {
-      int64_t from = was_empty ? sp_.StartOffset() : old_end + 1;
-      for (int64_t offset = from; offset <= sp_.EndOffset(); ++offset) model_.cache[offset];
-      if (was_empty && total > 0) model_.start = sp_.StartOffset();
+    // New in-flight batches run from their first acquired offset to the new end offset, holes of
+    // the log inside them included; record-limit mode leaves their tail AVAILABLE.
+    if (first_new) {
+      for (int64_t offset = *first_new; offset <= sp_.EndOffset(); ++offset) {
+        model_.cache.try_emplace(offset);
+      }
+      if (was_empty) model_.start = *first_new;
       model_.end = sp_.EndOffset();
     }
   }
@@ -375,6 +397,11 @@ class Runner {
     }
     if (!model_.cache.empty()) {
       ASSERT_FALSE(sp_.StateOf(model_.end + 1).has_value()) << "step " << step;
+      for (int64_t offset = model_.start; offset <= model_.end; ++offset) {
+        if (model_.cache.count(offset) == 0) {
+          ASSERT_FALSE(sp_.StateOf(offset).has_value()) << "step " << step << " hole " << offset;
+        }
+      }
     }
   }
 
@@ -395,8 +422,8 @@ class Runner {
   int64_t records_acquired_ = 0;
 };
 
-void RunSeed(uint32_t seed, const SharePartitionConfig& config, int steps) {
-  Runner runner(seed, config);
+void RunSeed(uint32_t seed, const SharePartitionConfig& config, int steps, bool holes = false) {
+  Runner runner(seed, config, holes);
   for (int step = 0; step < steps; ++step) {
     runner.Step(step);
     if (::testing::Test::HasFatalFailure() || ::testing::Test::HasNonfatalFailure()) {
@@ -443,6 +470,16 @@ TEST(SharePartitionModelTest, HighDeliveryLimitThrottles) {
   config.max_record_locks = 40;
   for (uint32_t seed : {21u, 22u}) {
     RunSeed(seed, config, 3000);
+    if (HasFailure()) break;
+  }
+}
+
+TEST(SharePartitionModelTest, LogWithHoles) {
+  SharePartitionConfig config;
+  config.record_lock_duration_ms = kLock;
+  config.max_record_locks = 60;
+  for (uint32_t seed : {31u, 32u, 33u}) {
+    RunSeed(seed, config, 3000, /*holes=*/true);
     if (HasFailure()) break;
   }
 }
