@@ -703,4 +703,64 @@ std::optional<OffsetSnapshot> SharePartition::StateOf(int64_t offset) const {
   return snapshot;
 }
 
+Status SharePartition::CheckInvariants() const {
+  auto broken = [](const std::string& what) { return Status::FailedPrecondition(what); };
+  if (end_offset_ < start_offset_) {
+    return broken("end offset " + std::to_string(end_offset_) + " below start offset " +
+                  std::to_string(start_offset_));
+  }
+  if (cache_.empty()) {
+    if (end_offset_ != start_offset_) {
+      return broken("empty cache with start " + std::to_string(start_offset_) + " and end " +
+                    std::to_string(end_offset_));
+    }
+    return Status::OK();
+  }
+  if (cache_.begin()->first != start_offset_) {
+    return broken("first batch at " + std::to_string(cache_.begin()->first) + ", start offset " +
+                  std::to_string(start_offset_));
+  }
+  if (std::prev(cache_.end())->second.last_offset != end_offset_) {
+    return broken("last batch ends at " +
+                  std::to_string(std::prev(cache_.end())->second.last_offset) + ", end offset " +
+                  std::to_string(end_offset_));
+  }
+  int64_t previous_last = start_offset_ - 1;
+  auto check_state = [](const InFlightState& state, int64_t offset) -> std::string {
+    bool acquired = state.state == RecordState::kAcquired;
+    if (acquired != !state.member_id.empty() || acquired != (state.lock_deadline_ms >= 0)) {
+      return "offset " + std::to_string(offset) + " in state " +
+             std::string(RecordStateName(state.state)) + " has member '" + state.member_id +
+             "' and lock deadline " + std::to_string(state.lock_deadline_ms);
+    }
+    if (state.state == RecordState::kArchiving) {
+      return "offset " + std::to_string(offset) + " is ARCHIVING";
+    }
+    return "";
+  };
+  for (const auto& [first, batch] : cache_) {
+    if (first != batch.first_offset || batch.last_offset < first || first <= previous_last) {
+      return broken("batch keyed " + std::to_string(first) + " is [" +
+                    std::to_string(batch.first_offset) + ", " + std::to_string(batch.last_offset) +
+                    "] after offset " + std::to_string(previous_last));
+    }
+    previous_last = batch.last_offset;
+    if (!batch.split()) {
+      std::string problem = check_state(batch.whole, first);
+      if (!problem.empty()) return broken(problem);
+      continue;
+    }
+    if (static_cast<int64_t>(batch.offsets.size()) != batch.size()) {
+      return broken("batch at " + std::to_string(first) + " has " +
+                    std::to_string(batch.offsets.size()) + " offset states for " +
+                    std::to_string(batch.size()) + " offsets");
+    }
+    for (int64_t offset = first; offset <= batch.last_offset; ++offset) {
+      std::string problem = check_state(batch.At(offset), offset);
+      if (!problem.empty()) return broken(problem);
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace seglog

@@ -199,6 +199,11 @@ class SharePartition {
   // Number of cached in-flight batches (Kafka's cachedState size).
   size_t CachedBatchCount() const { return cache_.size(); }
 
+  // For tests: FailedPrecondition naming the first broken invariant of the cache (batches sorted
+  // and apart, the first at StartOffset(), none past EndOffset(), per-offset states sized to
+  // their batch, a member and a lock exactly on ACQUIRED records).
+  Status CheckInvariants() const;
+
  private:
   struct InFlightState {
     RecordState state = RecordState::kAvailable;

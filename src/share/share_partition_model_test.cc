@@ -379,6 +379,8 @@ class Runner {
   }
 
   void Compare(int step) {
+    Status invariants = sp_.CheckInvariants();
+    ASSERT_TRUE(invariants.ok()) << "step " << step << ": " << invariants.ToString();
     ASSERT_EQ(sp_.StartOffset(), model_.start) << "step " << step;
     ASSERT_EQ(sp_.EndOffset(), model_.end) << "step " << step;
     ASSERT_EQ(sp_.NextFetchOffset(), model_.NextFetch()) << "step " << step;

@@ -64,6 +64,8 @@ OffsetSnapshot At(const SharePartition& sp, int64_t offset) {
 
 void ExpectStates(const SharePartition& sp, int64_t first, int64_t last, RecordState state,
                   int32_t count, const std::string& member = "") {
+  Status invariants = sp.CheckInvariants();
+  EXPECT_TRUE(invariants.ok()) << invariants.ToString();
   for (int64_t offset = first; offset <= last; ++offset) {
     OffsetSnapshot snapshot = At(sp, offset);
     EXPECT_EQ(snapshot.state, state) << "offset " << offset;
