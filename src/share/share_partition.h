@@ -9,7 +9,8 @@
 //
 // Offsets below StartOffset() (the share-partition start offset, SPSO) are finished. The cache
 // holds [StartOffset(), EndOffset()] (EndOffset is the last offset fetched; when nothing is in
-// flight it equals StartOffset and is the next offset to fetch). Like Kafka's cachedState, the
+// flight it equals StartOffset and is the next offset to fetch), except offsets compaction
+// removed between two fetches, which it never held. Like Kafka's cachedState, the
 // cache is a sorted map of in-flight batches, each with one state for all its offsets until an
 // acquisition or acknowledgement covers part of it, then with a state per offset.
 //
