@@ -422,17 +422,44 @@ ShareError SharePartition::Acknowledge(std::string_view member_id,
     high = std::max(high, batch.last_offset);
   }
 
-  // All or nothing: keep the batches the request can touch, put them back on an error. The
+  // All or nothing: keep what the request can change - the whole state of each batch it
+  // touches, or the touched offsets' states of a split one - and put it back on an error. The
   // acknowledgement only changes states (and splits batches in place), never the keys.
-  std::vector<std::pair<int64_t, InFlightBatch>> saved;
+  struct Saved {
+    int64_t key;
+    bool was_split;
+    InFlightState whole;
+    int64_t from;                        // the first offset in `offsets`
+    std::vector<InFlightState> offsets;  // when was_split: [from, min(last, high)]
+  };
+  std::vector<Saved> saved;
   auto it = FloorEntry(low);
   if (it == cache_.end() || it->second.last_offset < low) it = cache_.lower_bound(low);
-  for (; it != cache_.end() && it->first <= high; ++it) saved.emplace_back(it->first, it->second);
+  for (; it != cache_.end() && it->first <= high; ++it) {
+    const InFlightBatch& batch = it->second;
+    Saved entry{it->first, batch.split(), batch.whole, 0, {}};
+    if (batch.split()) {
+      entry.from = std::max(batch.first_offset, low);
+      int64_t to = std::min(batch.last_offset, high);
+      entry.offsets.assign(batch.offsets.begin() + (entry.from - batch.first_offset),
+                           batch.offsets.begin() + (to - batch.first_offset + 1));
+    }
+    saved.push_back(std::move(entry));
+  }
 
   for (const AcknowledgementBatch& batch : batches) {
     ShareError error = AcknowledgeOne(member_id, batch, now_ms);
     if (!error.ok()) {
-      for (auto& [key, original] : saved) cache_[key] = std::move(original);
+      for (Saved& entry : saved) {
+        InFlightBatch& restored = cache_.at(entry.key);
+        if (!entry.was_split) {
+          restored.offsets.clear();
+          restored.whole = std::move(entry.whole);
+          continue;
+        }
+        std::move(entry.offsets.begin(), entry.offsets.end(),
+                  restored.offsets.begin() + (entry.from - restored.first_offset));
+      }
       return error;
     }
   }

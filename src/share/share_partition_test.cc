@@ -700,6 +700,40 @@ TEST(SharePartitionTest, UpdateLogStartInsideSplitBatchThenFinishedPrefix) {
   ExpectStates(sp, 7, 9, RecordState::kAcquired, 1, kM1);
 }
 
+// --- size ----------------------------------------------------------------------------------------
+
+TEST(SharePartitionTest, TwoThousandLocksOffsetByOffset) {
+  // The default in-flight limit, as single-record batches acknowledged out of order one by one.
+  SharePartition sp = Fresh();
+  std::vector<FetchedBatch> log;
+  for (int64_t offset = 0; offset < 2100; ++offset) log.push_back({offset, offset});
+  int32_t acquired = 0;
+  for (int round = 0; round < 30 && acquired < 2000; ++round) {
+    std::vector<FetchedBatch> read(log.begin() + sp.NextFetchOffset(), log.end());
+    acquired += Acquire(sp, kM1, read, 0, 100, ShareAcquireMode::kBatchOptimized, 1).count;
+  }
+  EXPECT_EQ(acquired, 2000);
+  EXPECT_EQ(sp.CachedBatchCount(), 2000u);
+  EXPECT_EQ(Acquire(sp, kM1, {{2000, 2000}}).count, 0);  // at the limit
+  for (int64_t i = 0; i < 2000; ++i) {
+    int64_t offset = (i * 7919) % 2000;  // every offset once, out of order
+    ASSERT_TRUE(Acknowledge(sp, kM1, {Ack(offset, offset, kAccept)}).ok()) << offset;
+  }
+  EXPECT_EQ(sp.StartOffset(), 2000);
+  EXPECT_EQ(sp.CachedBatchCount(), 0u);
+}
+
+TEST(SharePartitionTest, TwoThousandLocksInOneBatch) {
+  SharePartition sp = Fresh();
+  const std::string member(22, 'm');  // as long as a Kafka member id: no small-string storage
+  ASSERT_EQ(Acquire(sp, member, {{0, 1999}}).count, 2000);
+  for (int64_t i = 0; i < 2000; ++i) {
+    int64_t offset = (i * 7919) % 2000;
+    ASSERT_TRUE(Acknowledge(sp, member, {Ack(offset, offset, i % 2 ? kAccept : kReject)}).ok());
+  }
+  EXPECT_EQ(sp.StartOffset(), 2000);
+}
+
 // --- persisted state and restart
 // ------------------------------------------------------------------
 
