@@ -54,6 +54,9 @@ struct BrokerContext {
   bool transaction_partition_verification = true;
   // The finalized level of the transaction.version feature ApiVersions advertises (0: none).
   int16_t transaction_version = 0;
+  // The finalized share.version (KIP-932): 0 refuses the share group APIs with
+  // UNSUPPORTED_VERSION, as Kafka does; 1 and 2 serve them.
+  int16_t share_version = 0;
   int32_t node_id = 1;
   std::string cluster_id;
   // What Metadata and DescribeCluster tell clients to connect to.

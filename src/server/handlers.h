@@ -124,6 +124,10 @@
 #include "protocol/generated/read_share_group_state_summary_response.h"
 #include "protocol/generated/remove_raft_voter_request.h"
 #include "protocol/generated/remove_raft_voter_response.h"
+#include "protocol/generated/share_group_describe_request.h"
+#include "protocol/generated/share_group_describe_response.h"
+#include "protocol/generated/share_group_heartbeat_request.h"
+#include "protocol/generated/share_group_heartbeat_response.h"
 #include "protocol/generated/sync_group_request.h"
 #include "protocol/generated/sync_group_response.h"
 #include "protocol/generated/txn_offset_commit_request.h"
@@ -410,6 +414,13 @@ protocol::EndTxnResponseData HandleEndTxn(const BrokerContext& ctx, const Reques
 protocol::TxnOffsetCommitResponseData HandleTxnOffsetCommit(
     const BrokerContext& ctx, const RequestContext& rc,
     const protocol::TxnOffsetCommitRequestData& req, int16_t version);
+// KIP-932 membership (share_group_handlers.cc).
+protocol::ShareGroupHeartbeatResponseData HandleShareGroupHeartbeat(
+    const BrokerContext& ctx, const RequestContext& rc, const GroupClient& client,
+    const protocol::ShareGroupHeartbeatRequestData& req, int16_t version);
+protocol::ShareGroupDescribeResponseData HandleShareGroupDescribe(
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::ShareGroupDescribeRequestData& req, int16_t version);
 // The share coordinator's RPCs (share_state_handlers.cc): CLUSTER_ACTION on the cluster.
 protocol::InitializeShareGroupStateResponseData HandleInitializeShareGroupState(
     const BrokerContext& ctx, const RequestContext& rc,
