@@ -11,6 +11,7 @@
 #include "manager/log_manager.h"
 #include "metrics/process_metrics.h"
 #include "node/node_metrics.h"
+#include "node/share_state_persister.h"
 #include "remote/tiered_storage.h"
 #include "server/broker.h"
 #include "server/broker_context.h"
@@ -111,6 +112,8 @@ Status BrokerServer::StartAll() {
             },
             logger.Named("org.apache.kafka.coordinator.share.ShareCoordinatorService")));
   }
+  // Share groups initialize and delete their share-partitions' state through it.
+  groups_->SetShareStateAdmin(std::make_shared<SharePersister>(share_state_.get()));
   // Tiered storage (remote.log.storage.system.enable): the S3 store, __remote_log_metadata,
   // the index cache and the remote log manager's passes.
   if (config_.remote_storage_system_enable) {
