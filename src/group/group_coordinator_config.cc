@@ -97,6 +97,7 @@ const ConfigSetters<C>& Setters() {
 
 std::optional<Status> GroupCoordinatorConfig::Set(const std::string& key,
                                                   const std::string& value) {
+  if (auto s = streams.Set(key, value)) return s;
   return SetConfigKey(Setters(), this, key, value);
 }
 
@@ -106,6 +107,7 @@ void GroupCoordinatorConfig::Validate(std::vector<std::string>* errors) const {
         "group.consumer.heartbeat.interval.ms must be less than "
         "group.consumer.session.timeout.ms");
   }
+  streams.Validate(errors);
 }
 
 }  // namespace seglog

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "group/streams_group_config.h"
 #include "seglog/status.h"
 
 namespace seglog {
@@ -42,6 +43,9 @@ struct GroupCoordinatorConfig {
   // becomes a classic group again (downgrade). Empty groups convert whatever it says.
   bool group_consumer_migration_upgrade = true;
   bool group_consumer_migration_downgrade = true;
+
+  // KIP-1071's streams groups: the group.streams.* settings.
+  StreamsGroupConfig streams;
 
   // Sets `key` when it is one of the settings above (the outcome of parsing `value`, in
   // Kafka's words); nullopt for any other key.
