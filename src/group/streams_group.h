@@ -158,6 +158,17 @@ class StreamsGroup {
     configured_topology_ = std::move(c);
   }
 
+  // The member that asked the whole application to shut down (ShutdownApplication), if any:
+  // every member then gets the SHUTDOWN_APPLICATION status. Not persisted, as in Kafka.
+  const std::optional<std::string>& shutdown_request_member_id() const {
+    return shutdown_request_member_id_;
+  }
+  void set_shutdown_request_member_id(std::string id) { shutdown_request_member_id_ = id; }
+  // Moves when a member with a user endpoint gets new tasks (Kafka's endpoint information
+  // epoch; not persisted).
+  int32_t endpoint_information_epoch() const { return endpoint_information_epoch_; }
+  void set_endpoint_information_epoch(int32_t e) { endpoint_information_epoch_ = e; }
+
   StreamsGroupState state() const;
   bool dead() const { return dead_; }
   void MarkDead() { dead_ = true; }
@@ -194,6 +205,8 @@ class StreamsGroup {
   int32_t validated_topology_epoch_ = -1;
   std::map<std::string, std::string> last_assignment_configs_;
   bool dead_ = false;
+  std::optional<std::string> shutdown_request_member_id_;
+  int32_t endpoint_information_epoch_ = 0;
   std::optional<StreamsTopology> topology_;
   std::optional<ConfiguredStreamsTopology> configured_topology_;
   std::map<std::string, StreamsGroupMember> members_;
