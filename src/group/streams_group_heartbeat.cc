@@ -269,7 +269,17 @@ std::string NotAStreamsGroupMessage(const std::string& group_id) {
 }
 
 std::map<std::string, std::string> StreamsAssignmentConfigs(const GroupCoordinatorConfig& c) {
-  return {{"num.standby.replicas", std::to_string(c.streams.num_standby_replicas)}};
+  std::map<std::string, std::string> out{
+      {"num.standby.replicas", std::to_string(c.streams.num_standby_replicas)}};
+  if (!c.streams.rack_aware_assignment_tags.empty()) {
+    std::string tags;
+    for (const auto& t : c.streams.rack_aware_assignment_tags) {
+      if (!tags.empty()) tags += ",";
+      tags += t;
+    }
+    out["rack.aware.assignment.tags"] = tags;
+  }
+  return out;
 }
 
 std::vector<OffsetsRecord> FenceStreamsGroupMember(StreamsGroup* group,
@@ -294,12 +304,16 @@ std::vector<OffsetsRecord> StreamsGroupTombstones(const StreamsGroup& group) {
   const std::string& g = group.group_id();
   for (const auto& [id, m] : group.members()) {
     records.push_back(StreamsGroupCurrentMemberAssignmentTombstone(g, id));
+  }
+  for (const auto& [id, m] : group.members()) {
     records.push_back(StreamsGroupTargetAssignmentMemberTombstone(g, id));
-    records.push_back(StreamsGroupMemberMetadataTombstone(g, id));
   }
   records.push_back(StreamsGroupTargetAssignmentMetadataTombstone(g));
-  records.push_back(StreamsGroupTopologyTombstone(g));
+  for (const auto& [id, m] : group.members()) {
+    records.push_back(StreamsGroupMemberMetadataTombstone(g, id));
+  }
   records.push_back(StreamsGroupMetadataTombstone(g));
+  records.push_back(StreamsGroupTopologyTombstone(g));
   return records;
 }
 

@@ -87,12 +87,13 @@ std::vector<OffsetsRecord> FenceStreamsGroupMember(StreamsGroup* group,
                                                    const StreamsGroupHeartbeatContext& ctx);
 
 // The assignment configs a target is computed with (StreamsGroupMetadataValue's
-// LastAssignmentConfigs): num.standby.replicas.
+// LastAssignmentConfigs): num.standby.replicas, and rack.aware.assignment.tags (joined by
+// ",") when set.
 std::map<std::string, std::string> StreamsAssignmentConfigs(const GroupCoordinatorConfig& c);
 
-// The records that delete a group: for every member its current assignment (22), target (21)
-// and metadata (19) tombstones, then the target metadata (20), topology (23) and group
-// metadata (17) tombstones.
+// The records that delete a group, in Kafka's order (StreamsGroup.createGroupTombstoneRecords):
+// every member's current assignment (22), every member's target (21), the target metadata
+// (20), every member's metadata (19), the group metadata (17), the topology (23).
 std::vector<OffsetsRecord> StreamsGroupTombstones(const StreamsGroup& group);
 
 }  // namespace seglog

@@ -304,8 +304,18 @@ TEST_F(StreamsGroupHeartbeatTest, MaxSizeAndTombstones) {
   EXPECT_EQ(r.response.error_code, kafka_error::kGroupMaxSizeReached);
   EXPECT_EQ(r.response.error_message,
             "The streams group has reached its maximum capacity of 1 members.");
-  EXPECT_EQ(Types(StreamsGroupTombstones(group_)), (std::vector<int16_t>{22, 21, 19, 20, 23, 17}));
+  EXPECT_EQ(Types(StreamsGroupTombstones(group_)), (std::vector<int16_t>{22, 21, 20, 19, 17, 23}));
   for (const auto& t : StreamsGroupTombstones(group_)) EXPECT_FALSE(t.value.has_value());
+}
+
+TEST_F(StreamsGroupHeartbeatTest, AssignmentConfigs) {
+  EXPECT_EQ(StreamsAssignmentConfigs(config_),
+            (std::map<std::string, std::string>{{"num.standby.replicas", "0"}}));
+  config_.streams.num_standby_replicas = 1;
+  config_.streams.rack_aware_assignment_tags = {"zone", "rack"};
+  EXPECT_EQ(StreamsAssignmentConfigs(config_),
+            (std::map<std::string, std::string>{{"num.standby.replicas", "1"},
+                                                {"rack.aware.assignment.tags", "zone,rack"}}));
 }
 
 }  // namespace
