@@ -110,9 +110,10 @@ class Sticky {
       for (const auto& [sub, parts] : m.tasks.active) {
         for (int32_t p : parts) prev_active_.insert_or_assign(TaskId{sub, p}, member);
       }
-      auto offset_of = [&](const std::string& sub, int32_t p) -> int64_t {
-        auto s = m.task_offsets.find(sub);
-        if (s == m.task_offsets.end()) return 0;
+      const auto& offsets_of_member = m.task_offsets;
+      auto offset_of = [&offsets_of_member](const std::string& sub, int32_t p) -> int64_t {
+        auto s = offsets_of_member.find(sub);
+        if (s == offsets_of_member.end()) return 0;
         auto o = s->second.find(p);
         return o == s->second.end() ? 0 : o->second;
       };
