@@ -237,7 +237,7 @@ Result<StreamsGroupMember> ReconcileStreamsMember(const StreamsGroupMember& memb
 StreamsGroupState StreamsGroup::state() const {
   if (dead_) return StreamsGroupState::kDead;
   if (members_.empty()) return StreamsGroupState::kEmpty;
-  if (!topology_ || !configured_topology_ || !configured_topology_->ready()) {
+  if (!topology_ || topology_->epoch != validated_topology_epoch_) {
     return StreamsGroupState::kNotReady;
   }
   if (group_epoch_ > assignment_epoch_) return StreamsGroupState::kAssigning;
@@ -338,6 +338,8 @@ void StreamsGroup::RemoveMember(const std::string& member_id) {
     if (s != static_members_.end() && s->second == member_id) static_members_.erase(s);
   }
   members_.erase(it);
+  // As Kafka's maybeUpdateGroupState: an empty group forgets the shutdown request.
+  if (members_.empty()) shutdown_request_member_id_.reset();
 }
 
 const StreamsTasks& StreamsGroup::TargetOf(const std::string& member_id) const {

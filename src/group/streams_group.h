@@ -16,10 +16,10 @@
 //                     same process (as active, standby or warm-up)
 //
 // Group states (StreamsGroup.StreamsGroupState, printed "Empty", "NotReady", "Assigning",
-// "Reconciling", "Stable", "Dead"): Empty (no members), NotReady (no topology, or its
-// validation failed or left internal topics missing), Assigning (group epoch ahead of the
-// assignment epoch), Reconciling (a member not yet at the assignment epoch or not stable),
-// Stable.
+// "Reconciling", "Stable", "Dead"): Empty (no members), NotReady (no topology, or its epoch is
+// not the validated topology epoch: its validation failed or left internal topics missing),
+// Assigning (group epoch ahead of the assignment epoch), Reconciling (a member not yet at the
+// assignment epoch or not stable), Stable.
 //
 // Thread safety: not thread-safe; its GroupCoordinator shard's mutex guards it.
 #ifndef SEGLOG_GROUP_STREAMS_GROUP_H_
@@ -159,7 +159,8 @@ class StreamsGroup {
   }
 
   // The member that asked the whole application to shut down (ShutdownApplication), if any:
-  // every member then gets the SHUTDOWN_APPLICATION status. Not persisted, as in Kafka.
+  // every member then gets the SHUTDOWN_APPLICATION status. Not persisted, as in Kafka;
+  // forgotten when the group becomes empty.
   const std::optional<std::string>& shutdown_request_member_id() const {
     return shutdown_request_member_id_;
   }

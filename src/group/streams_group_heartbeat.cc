@@ -320,7 +320,6 @@ std::vector<OffsetsRecord> StreamsGroupTombstones(const StreamsGroup& group) {
 StreamsGroupHeartbeatResult StreamsGroupHeartbeat(StreamsGroup* group, bool group_exists,
                                                   int16_t version, const Request& req,
                                                   const StreamsGroupHeartbeatContext& ctx) {
-  (void)version;  // v1 adds only fields the response leaves at their defaults here
   StreamsGroupHeartbeatResult result;
   auto fail = [&](int16_t code, std::string message) {
     result.response = ErrorResponse(code, std::move(message));
@@ -503,9 +502,14 @@ StreamsGroupHeartbeatResult StreamsGroupHeartbeat(StreamsGroup* group, bool grou
   r.member_id = reconciled->member_id;
   r.member_epoch = reconciled->member_epoch;
   r.heartbeat_interval_ms = config.heartbeat_interval_ms;
-  r.acceptable_recovery_lag = config.acceptable_recovery_lag;
-  r.acceptable_recovery_lag_legacy =
-      static_cast<int32_t>(std::min<int64_t>(config.acceptable_recovery_lag, INT32_MAX));
+  // v0 carries the lag as an int32 (AcceptableRecoveryLagLegacy), v1 as an int64; each
+  // version refuses the other's field.
+  if (version == 0) {
+    r.acceptable_recovery_lag_legacy =
+        static_cast<int32_t>(std::min<int64_t>(config.acceptable_recovery_lag, INT32_MAX));
+  } else {
+    r.acceptable_recovery_lag = config.acceptable_recovery_lag;
+  }
   r.task_offset_interval_ms = config.task_offset_interval_ms;
   if (joining || tasks_changed) {
     const StreamsTasks tasks = reconciled->assigned_tasks.Tasks();

@@ -9,6 +9,7 @@
 #include "base/coding.h"
 #include "group/streams_group_records.h"
 #include "protocol/kafka_error.h"
+#include "protocol/protocol_writer.h"
 
 namespace seglog {
 namespace {
@@ -66,8 +67,10 @@ class StreamsGroupHeartbeatTest : public ::testing::Test {
     return r;
   }
 
-  StreamsGroupHeartbeatResult Run(const Request& r) {
-    auto result = StreamsGroupHeartbeat(&group_, exists_, 1, r, ctx_);
+  StreamsGroupHeartbeatResult Run(const Request& r, int16_t version = 1) {
+    auto result = StreamsGroupHeartbeat(&group_, exists_, version, r, ctx_);
+    protocol::ProtocolWriter w;
+    EXPECT_TRUE(result.response.Encode(&w, version).ok()) << "v" << version;
     if (result.response.error_code == 0) exists_ = true;
     return result;
   }
@@ -306,6 +309,16 @@ TEST_F(StreamsGroupHeartbeatTest, MaxSizeAndTombstones) {
             "The streams group has reached its maximum capacity of 1 members.");
   EXPECT_EQ(Types(StreamsGroupTombstones(group_)), (std::vector<int16_t>{22, 21, 20, 19, 17, 23}));
   for (const auto& t : StreamsGroupTombstones(group_)) EXPECT_FALSE(t.value.has_value());
+}
+
+TEST_F(StreamsGroupHeartbeatTest, RecoveryLagByVersion) {
+  topics_["app-store-changelog"] = 2;
+  auto r = Run(Join("m1", "p1"), 0);
+  EXPECT_EQ(r.response.acceptable_recovery_lag_legacy, 10000);
+  EXPECT_EQ(r.response.acceptable_recovery_lag, -1);
+  r = Run(Beat("m1", 1), 1);
+  EXPECT_EQ(r.response.acceptable_recovery_lag_legacy, 0);
+  EXPECT_EQ(r.response.acceptable_recovery_lag, 10000);
 }
 
 TEST_F(StreamsGroupHeartbeatTest, AssignmentConfigs) {

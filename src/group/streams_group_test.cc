@@ -45,11 +45,13 @@ TEST(StreamsGroupTest, GroupStates) {
   EXPECT_EQ(g.state(), StreamsGroupState::kEmpty);
   g.UpdateMember(Member("m", "p"));
   EXPECT_EQ(g.state(), StreamsGroupState::kNotReady);  // no topology
-  g.SetTopology(StreamsTopology{});
-  ConfiguredStreamsTopology missing = Ready();
-  missing.status = StreamsGroupStatus::kMissingInternalTopics;
-  g.SetConfiguredTopology(missing);
-  EXPECT_EQ(g.state(), StreamsGroupState::kNotReady);
+  StreamsTopology topology;
+  topology.epoch = 2;
+  g.SetTopology(topology);
+  EXPECT_EQ(g.state(), StreamsGroupState::kNotReady);  // not validated (-1)
+  g.set_validated_topology_epoch(1);
+  EXPECT_EQ(g.state(), StreamsGroupState::kNotReady);  // an older epoch was
+  g.set_validated_topology_epoch(2);
   g.SetConfiguredTopology(Ready());
   g.set_group_epoch(1);
   EXPECT_EQ(g.state(), StreamsGroupState::kAssigning);
@@ -57,6 +59,10 @@ TEST(StreamsGroupTest, GroupStates) {
   EXPECT_EQ(g.state(), StreamsGroupState::kReconciling);  // the member is at epoch 0
   g.UpdateMember(Member("m", "p", 1));
   EXPECT_EQ(g.state(), StreamsGroupState::kStable);
+  g.set_shutdown_request_member_id("m");
+  g.RemoveMember("m");
+  EXPECT_EQ(g.state(), StreamsGroupState::kEmpty);
+  EXPECT_FALSE(g.shutdown_request_member_id().has_value());
   g.MarkDead();
   EXPECT_EQ(g.state(), StreamsGroupState::kDead);
 }
