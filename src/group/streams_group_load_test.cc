@@ -9,7 +9,9 @@
 #include <map>
 #include <memory>
 
+#include "group/streams_group_describe.h"
 #include "group/streams_group_heartbeat.h"
+#include "protocol/protocol_writer.h"
 
 namespace seglog {
 namespace {
@@ -147,6 +149,38 @@ TEST(StreamsGroupLoadTest, RecordsOfHeartbeatsReplayToTheSameGroup) {
   ASSERT_EQ(shard.groups.size(), 1u);
   ExpectSameGroup(*shard.groups.at("app"), live);
   EXPECT_EQ(live.state(), StreamsGroupState::kStable);
+
+  // The description: state, epochs, the validated topology, members with their tasks.
+  const StreamsDescribedGroup d = DescribeStreamsGroup(live, "sticky");
+  EXPECT_EQ(d.group_state, "Stable");
+  EXPECT_EQ(d.group_epoch, live.group_epoch());
+  EXPECT_EQ(d.assignor_name, "sticky");
+  ASSERT_TRUE(d.topology.has_value());
+  ASSERT_EQ(d.topology->subtopologies->size(), 1u);
+  ASSERT_EQ((*d.topology->subtopologies)[0].state_changelog_topics.size(), 1u);
+  EXPECT_EQ((*d.topology->subtopologies)[0].state_changelog_topics[0].partitions, 4);
+  ASSERT_EQ(d.members.size(), 2u);
+  EXPECT_EQ(d.members[0].member_id, "m1");
+  EXPECT_EQ(d.members[0].user_endpoint->host, "h-p1");
+  EXPECT_EQ(d.members[0].client_tags[0].value, "a");
+  int active = 0;
+  int standby = 0;
+  for (const auto& m : d.members) {
+    for (const auto& t : m.assignment.active_tasks) active += static_cast<int>(t.partitions.size());
+    for (const auto& t : m.assignment.standby_tasks) {
+      standby += static_cast<int>(t.partitions.size());
+    }
+    EXPECT_EQ(m.assignment.active_tasks.size(), m.target_assignment.active_tasks.size());
+  }
+  EXPECT_EQ(active, 4);
+  EXPECT_EQ(standby, 4);  // one standby per task, on the other process
+  protocol::ProtocolWriter w;
+  protocol::StreamsGroupDescribeResponseData response;
+  response.groups.push_back(d);
+  response.groups.push_back(StreamsGroupNotFound("x", true));
+  EXPECT_TRUE(response.Encode(&w, 0).ok());
+  EXPECT_EQ(response.groups[1].error_message, "Group x is not a streams group.");
+  EXPECT_EQ(StreamsGroupNotFound("x", false).error_message, "Group x not found.");
 
   // The member leaves: its tombstones replay too.
   std::vector<OffsetsRecord> leave = FenceStreamsGroupMember(&live, "m2", ctx);
