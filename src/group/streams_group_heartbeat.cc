@@ -138,6 +138,21 @@ std::optional<HeartbeatError> CheckMemberEpoch(const StreamsGroupMember& m, cons
   return std::nullopt;
 }
 
+// throwIfStaticMemberIsUnknown and throwIfInstanceIdIsFenced.
+std::optional<HeartbeatError> CheckStaticMember(const StreamsGroupMember* m, const Request& req) {
+  if (m == nullptr) {
+    return HeartbeatError{kafka_error::kUnknownMemberId,
+                          fmt::format("Instance id {} is unknown.", *req.instance_id)};
+  }
+  if (m->member_id != req.member_id) {
+    return HeartbeatError{
+        kafka_error::kFencedInstanceId,
+        fmt::format("Static member {} with instance id {} was fenced by member {}.", req.member_id,
+                    *req.instance_id, m->member_id)};
+  }
+  return std::nullopt;
+}
+
 // throwIfRequestContainsInvalidTasks.
 std::optional<HeartbeatError> CheckTasks(
     const std::map<std::string, ConfiguredStreamsSubtopology>& subtopologies,
@@ -338,7 +353,14 @@ StreamsGroupHeartbeatResult StreamsGroupHeartbeat(StreamsGroup* group, bool grou
       return fail(kafka_error::kGroupIdNotFound,
                   fmt::format("Streams group {} not found.", group_id));
     }
-    const StreamsGroupMember* m = group->FindMember(req.member_id);
+    const StreamsGroupMember* m = nullptr;
+    if (req.instance_id) {
+      std::optional<std::string> id = group->StaticMemberId(*req.instance_id);
+      m = id ? group->FindMember(*id) : nullptr;
+      if (auto e = CheckStaticMember(m, req)) return fail(e->code, e->message);
+    } else {
+      m = group->FindMember(req.member_id);
+    }
     if (m == nullptr) {
       return fail(kafka_error::kUnknownMemberId,
                   fmt::format("Member {} is not a member of group {}.", req.member_id, group_id));
@@ -367,17 +389,56 @@ StreamsGroupHeartbeatResult StreamsGroupHeartbeat(StreamsGroup* group, bool grou
                 fmt::format("Streams group {} not found.", group_id));
   }
   const StreamsGroupMember* existing = group->FindMember(req.member_id);
-  if (joining && existing == nullptr &&
+  const StreamsGroupMember* static_member = nullptr;
+  if (req.instance_id) {
+    std::optional<std::string> id = group->StaticMemberId(*req.instance_id);
+    if (id) static_member = group->FindMember(*id);
+  }
+  if (joining && existing == nullptr && static_member == nullptr &&
       static_cast<int64_t>(group->members().size()) >= config.max_size) {
     return fail(kafka_error::kGroupMaxSizeReached,
                 fmt::format("The streams group has reached its maximum capacity of {} members.",
                             config.max_size));
   }
   StreamsGroupMember member;
-  if (existing != nullptr) {
+  bool is_new = false;
+  if (req.instance_id && !joining) {
+    // getOrMaybeCreateStaticStreamsGroupMember, not joining: the instance id's member.
+    if (auto e = CheckStaticMember(static_member, req)) return fail(e->code, e->message);
+    member = *static_member;
+  } else if (req.instance_id && static_member != nullptr &&
+             static_member->member_id != req.member_id) {
+    // A static member rejoins with a new member id: it takes over the old member's tasks
+    // once the old one has left temporarily (epoch -2).
+    if (static_member->member_epoch != -2) {
+      return fail(kafka_error::kUnreleasedInstanceId,
+                  fmt::format("Static member {} with instance id {} cannot join the group because "
+                              "the instance id is owned by {} member.",
+                              req.member_id, *req.instance_id, static_member->member_id));
+    }
+    const StreamsGroupMember old = *static_member;
+    StreamsGroupMember replacement = old;
+    replacement.member_id = req.member_id;
+    replacement.member_epoch = 0;
+    replacement.previous_member_epoch = 0;
+    const StreamsTasks target = group->TargetOf(old.member_id);
+    result.records.push_back(StreamsGroupCurrentMemberAssignmentTombstone(group_id, old.member_id));
+    result.records.push_back(StreamsGroupTargetAssignmentMemberTombstone(group_id, old.member_id));
+    result.records.push_back(StreamsGroupMemberMetadataTombstone(group_id, old.member_id));
+    result.records.push_back(StreamsGroupMemberMetadataRecord(group_id, replacement));
+    result.records.push_back(
+        StreamsGroupTargetAssignmentMemberRecord(group_id, replacement.member_id, target));
+    result.records.push_back(StreamsGroupCurrentMemberAssignmentRecord(group_id, replacement));
+    group->RemoveMember(old.member_id);
+    group->RemoveTarget(old.member_id);
+    group->SetTarget(replacement.member_id, target);
+    group->UpdateMember(replacement);
+    member = std::move(replacement);
+  } else if (existing != nullptr) {
     member = *existing;
   } else if (joining) {
     member.member_id = req.member_id;
+    is_new = true;
   } else {
     return fail(kafka_error::kUnknownMemberId,
                 fmt::format("Member {} is not a member of group {}.", req.member_id, group_id));
@@ -385,7 +446,6 @@ StreamsGroupHeartbeatResult StreamsGroupHeartbeat(StreamsGroup* group, bool grou
   if (!joining) {
     if (auto e = CheckMemberEpoch(member, req)) return fail(e->code, e->message);
   }
-  const bool is_new = existing == nullptr;
 
   // 1. The member's metadata.
   StreamsGroupMember updated = member;

@@ -23,8 +23,12 @@
 // applies the call to a copy of the group and keeps it once the records are written; it
 // creates `internal_topics_to_create` (outside the shard mutex) and runs the session timer.
 //
-// Not done: static member replacement (a new member id for a known instance id: Kafka's
-// UNRELEASED_INSTANCE_ID / FENCED_INSTANCE_ID), the initial rebalance delay and assignment
+// A static member (InstanceId) that left with -2 and rejoins with a new member id takes over
+// the old member's tasks and target (tombstones of the old member, records of the new one);
+// while the old one has not left, UNRELEASED_INSTANCE_ID; a heartbeat whose member id is not
+// the instance id's, FENCED_INSTANCE_ID.
+//
+// Not done: the initial rebalance delay and assignment
 // interval (ASSIGNMENT_DELAYED: every target is computed at once), rack-aware standbys
 // (MISSING_CLIENT_TAGS), PartitionsByUserEndpoint, task offsets (warm-ups), KIP-1331's
 // topology descriptions.

@@ -311,6 +311,49 @@ TEST_F(StreamsGroupHeartbeatTest, MaxSizeAndTombstones) {
   for (const auto& t : StreamsGroupTombstones(group_)) EXPECT_FALSE(t.value.has_value());
 }
 
+TEST_F(StreamsGroupHeartbeatTest, StaticMemberRejoinsWithANewMemberId) {
+  topics_["app-store-changelog"] = 2;
+  Request j = Join("a", "p1");
+  j.instance_id = "i";
+  auto r = Run(j);
+  ASSERT_EQ(r.response.error_code, 0);
+  EXPECT_EQ(Active(r.response), (StreamsTaskSet{{"0", {0, 1}}}));
+
+  // Not left yet: the instance id is taken.
+  Request again = Join("b", "p1");
+  again.instance_id = "i";
+  r = Run(again);
+  EXPECT_EQ(r.response.error_code, kafka_error::kUnreleasedInstanceId);
+  EXPECT_EQ(r.response.error_message,
+            "Static member b with instance id i cannot join the group because the instance id "
+            "is owned by a member.");
+
+  // Another member id heartbeating for the instance id is fenced.
+  Request wrong = Beat("z", 1);
+  wrong.instance_id = "i";
+  r = Run(wrong);
+  EXPECT_EQ(r.response.error_code, kafka_error::kFencedInstanceId);
+  EXPECT_EQ(r.response.error_message, "Static member z with instance id i was fenced by member a.");
+  Request unknown = Beat("z", 1);
+  unknown.instance_id = "nope";
+  r = Run(unknown);
+  EXPECT_EQ(r.response.error_code, kafka_error::kUnknownMemberId);
+  EXPECT_EQ(r.response.error_message, "Instance id nope is unknown.");
+
+  // Temporary leave, then the restarted instance takes over its tasks without a rebalance.
+  Request leave = Beat("a", -2);
+  leave.instance_id = "i";
+  ASSERT_EQ(Run(leave).response.error_code, 0);
+  const int32_t epoch = group_.group_epoch();
+  r = Run(again);
+  ASSERT_EQ(r.response.error_code, 0) << r.response.error_message.value_or("");
+  EXPECT_EQ(Active(r.response), (StreamsTaskSet{{"0", {0, 1}}}));
+  EXPECT_EQ(group_.group_epoch(), epoch);
+  EXPECT_EQ(group_.FindMember("a"), nullptr);
+  EXPECT_EQ(group_.StaticMemberId("i"), "b");
+  EXPECT_EQ(Types(r.records), (std::vector<int16_t>{22, 21, 19, 19, 21, 22, 22}));
+}
+
 TEST_F(StreamsGroupHeartbeatTest, RecoveryLagByVersion) {
   topics_["app-store-changelog"] = 2;
   auto r = Run(Join("m1", "p1"), 0);
