@@ -182,14 +182,12 @@ class Sticky {
       Process* process = LeastLoaded(std::nullopt);
       if (process == nullptr) {
         return Status::FailedPrecondition(fmt::format(
-            "No process available to assign active task TaskId[subtopologyId={}, partition={}].",
-            t.subtopology, t.partition));
+            "No process available to assign active task {}_{}.", t.subtopology, t.partition));
       }
       const int count = process->AddTaskToLeastLoadedMember(t, true);
       if (count == -1) {
         return Status::FailedPrecondition(fmt::format(
-            "No member available to assign active task TaskId[subtopologyId={}, partition={}].",
-            t.subtopology, t.partition));
+            "No member available to assign active task {}_{}.", t.subtopology, t.partition));
       }
       ActiveAdded(count);
     }
