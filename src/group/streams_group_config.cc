@@ -92,35 +92,37 @@ std::optional<Status> StreamsGroupConfig::Set(const std::string& key, const std:
   return SetConfigKey(Setters(), this, key, value);
 }
 
+// Kafka's checks (GroupCoordinatorConfig's constructor), in its order; Kafka stops at the
+// first, seglog reports them all.
 void StreamsGroupConfig::Validate(std::vector<std::string>* errors) const {
-  AtLeast(errors, "group.streams.max.session.timeout.ms", max_session_timeout_ms,
-          "group.streams.min.session.timeout.ms", min_session_timeout_ms);
-  AtLeast(errors, "group.streams.session.timeout.ms", session_timeout_ms,
-          "group.streams.min.session.timeout.ms", min_session_timeout_ms);
-  AtMost(errors, "group.streams.session.timeout.ms", session_timeout_ms,
-         "group.streams.max.session.timeout.ms", max_session_timeout_ms);
   AtLeast(errors, "group.streams.max.heartbeat.interval.ms", max_heartbeat_interval_ms,
           "group.streams.min.heartbeat.interval.ms", min_heartbeat_interval_ms);
   AtLeast(errors, "group.streams.heartbeat.interval.ms", heartbeat_interval_ms,
           "group.streams.min.heartbeat.interval.ms", min_heartbeat_interval_ms);
   AtMost(errors, "group.streams.heartbeat.interval.ms", heartbeat_interval_ms,
          "group.streams.max.heartbeat.interval.ms", max_heartbeat_interval_ms);
+  AtLeast(errors, "group.streams.max.session.timeout.ms", max_session_timeout_ms,
+          "group.streams.min.session.timeout.ms", min_session_timeout_ms);
+  AtLeast(errors, "group.streams.session.timeout.ms", session_timeout_ms,
+          "group.streams.min.session.timeout.ms", min_session_timeout_ms);
+  AtMost(errors, "group.streams.session.timeout.ms", session_timeout_ms,
+         "group.streams.max.session.timeout.ms", max_session_timeout_ms);
   if (heartbeat_interval_ms >= session_timeout_ms) {
     errors->push_back(
         "group.streams.heartbeat.interval.ms must be less than group.streams.session.timeout.ms");
   }
-  AtMost(errors, "group.streams.num.standby.replicas", num_standby_replicas,
-         "group.streams.max.standby.replicas", max_standby_replicas);
-  AtMost(errors, "group.streams.num.warmup.replicas", num_warmup_replicas,
-         "group.streams.max.warmup.replicas", max_warmup_replicas);
   AtLeast(errors, "group.streams.max.assignment.interval.ms", max_assignment_interval_ms,
           "group.streams.min.assignment.interval.ms", min_assignment_interval_ms);
   AtLeast(errors, "group.streams.assignment.interval.ms", assignment_interval_ms,
           "group.streams.min.assignment.interval.ms", min_assignment_interval_ms);
   AtMost(errors, "group.streams.assignment.interval.ms", assignment_interval_ms,
          "group.streams.max.assignment.interval.ms", max_assignment_interval_ms);
+  AtMost(errors, "group.streams.num.standby.replicas", num_standby_replicas,
+         "group.streams.max.standby.replicas", max_standby_replicas);
   AtLeast(errors, "group.streams.task.offset.interval.ms", task_offset_interval_ms,
           "group.streams.min.task.offset.interval.ms", min_task_offset_interval_ms);
+  AtMost(errors, "group.streams.num.warmup.replicas", num_warmup_replicas,
+         "group.streams.max.warmup.replicas", max_warmup_replicas);
 }
 
 }  // namespace seglog
