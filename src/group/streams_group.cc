@@ -338,8 +338,19 @@ void StreamsGroup::RemoveMember(const std::string& member_id) {
     if (s != static_members_.end() && s->second == member_id) static_members_.erase(s);
   }
   members_.erase(it);
+  task_offsets_.erase(member_id);
   // As Kafka's maybeUpdateGroupState: an empty group forgets the shutdown request.
   if (members_.empty()) shutdown_request_member_id_.reset();
+}
+
+const StreamsMemberTaskOffsets& StreamsGroup::TaskOffsetsOf(const std::string& member_id) const {
+  static const StreamsMemberTaskOffsets kNone;
+  auto it = task_offsets_.find(member_id);
+  return it == task_offsets_.end() ? kNone : it->second;
+}
+
+void StreamsGroup::SetTaskOffsets(const std::string& member_id, StreamsMemberTaskOffsets offsets) {
+  task_offsets_[member_id] = std::move(offsets);
 }
 
 const StreamsTasks& StreamsGroup::TargetOf(const std::string& member_id) const {

@@ -104,6 +104,15 @@ enum class StreamsGroupState { kEmpty, kNotReady, kAssigning, kReconciling, kSta
 // Kafka's names: "Empty", "NotReady", "Assigning", "Reconciling", "Stable", "Dead".
 std::string_view StreamsGroupStateName(StreamsGroupState state);
 
+// The offsets a member last reported for its tasks' state (TaskOffsets: the changelog offset
+// sums it has locally; TaskEndOffsets: the end offsets of its active tasks), by subtopology
+// and partition. Kept in memory only, as Kafka's MemberTaskOffsets.
+struct StreamsMemberTaskOffsets {
+  std::map<std::string, std::map<int32_t, int64_t>> task_offsets;
+  std::map<std::string, std::map<int32_t, int64_t>> task_end_offsets;
+  bool operator==(const StreamsMemberTaskOffsets&) const = default;
+};
+
 // Who holds a task now (assigned or pending revocation), for the reconciliation: Kafka's
 // currentActiveTaskProcessId / currentStandbyTaskProcessIds / currentWarmupTaskProcessIds.
 struct StreamsTaskOwners {
@@ -185,6 +194,10 @@ class StreamsGroup {
   // Removes the member if it exists. Its target stays: the caller removes it with RemoveTarget.
   void RemoveMember(const std::string& member_id);
 
+  // The task offsets a member last reported (empty if none); forgotten with the member.
+  const StreamsMemberTaskOffsets& TaskOffsetsOf(const std::string& member_id) const;
+  void SetTaskOffsets(const std::string& member_id, StreamsMemberTaskOffsets offsets);
+
   const std::map<std::string, StreamsTasks>& target_assignment() const { return targets_; }
   const StreamsTasks& TargetOf(const std::string& member_id) const;  // empty if none
   void SetTarget(const std::string& member_id, StreamsTasks target);
@@ -212,6 +225,7 @@ class StreamsGroup {
   std::optional<ConfiguredStreamsTopology> configured_topology_;
   std::map<std::string, StreamsGroupMember> members_;
   std::map<std::string, StreamsTasks> targets_;
+  std::map<std::string, StreamsMemberTaskOffsets> task_offsets_;
   std::map<std::string, std::string> static_members_;  // instance id -> member id
   // (subtopology, partition) -> the process of the active owner.
   std::map<std::pair<std::string, int32_t>, std::string> active_owner_;

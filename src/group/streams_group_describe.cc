@@ -134,6 +134,20 @@ StreamsDescribedGroup DescribeStreamsGroup(const StreamsGroup& group,
       kv.key = k;
       kv.value = v;
     }
+    const StreamsMemberTaskOffsets& offsets = group.TaskOffsetsOf(id);
+    auto fill = [](const std::map<std::string, std::map<int32_t, int64_t>>& in,
+                   std::vector<d::TaskOffset>* into) {
+      for (const auto& [sub, parts] : in) {
+        for (const auto& [p, offset] : parts) {
+          auto& t = into->emplace_back();
+          t.subtopology_id = sub;
+          t.partition = p;
+          t.offset = offset;
+        }
+      }
+    };
+    fill(offsets.task_offsets, &dm.task_offsets);
+    fill(offsets.task_end_offsets, &dm.task_end_offsets);
     dm.assignment = AssignmentOf(m.assigned_tasks.Tasks());
     dm.target_assignment = AssignmentOf(group.TargetOf(id));
   }

@@ -1,10 +1,10 @@
 // StreamsGroupDescribe (KIP-1071, API 89) for one group, as Kafka 4.4.0's
 // StreamsGroup.asDescribedGroup builds it: the state by Kafka's name, the epochs, the assignor,
 // the topology (the validated one with its decided partition counts when the topology is
-// ready, else the one the members sent), and every member with its current and target tasks.
+// ready, else the one the members sent), and every member with its current and target tasks
+// and the task offsets it last reported.
 //
-// Not done: task offsets (members' TaskOffsets / TaskEndOffsets are not kept yet), KIP-1331's
-// topology descriptions, authorized operations (the caller sets them).
+// Not done: KIP-1331's topology descriptions, authorized operations (the caller sets them).
 //
 // Thread safety: functions; the group passed is the caller's (under its shard's mutex).
 #ifndef SEGLOG_GROUP_STREAMS_GROUP_DESCRIBE_H_

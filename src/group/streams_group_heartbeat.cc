@@ -246,6 +246,7 @@ Status UpdateTargetAssignment(StreamsGroup* group, int32_t epoch, const StreamsG
     a.process_id = m.process_id;
     a.tasks = group->TargetOf(m.member_id);
     a.tasks.warmup.clear();
+    a.task_offsets = group->TaskOffsetsOf(m.member_id).task_offsets;
     spec.members[m.member_id] = std::move(a);
   };
   for (const auto& [id, m] : group->members()) {
@@ -520,6 +521,20 @@ StreamsGroupHeartbeatResult StreamsGroupHeartbeat(StreamsGroup* group, bool grou
   if (validated_epoch != group->validated_topology_epoch()) bump = true;
   const std::map<std::string, std::string> configs = StreamsAssignmentConfigs(*ctx.config);
   if (!bump && configs != group->last_assignment_configs()) bump = true;
+
+  // The task offsets the member reports (every group.streams.task.offset.interval.ms): they
+  // rank standby candidates in the next assignment.
+  if (req.task_offsets || req.task_end_offsets) {
+    StreamsMemberTaskOffsets offsets = group->TaskOffsetsOf(updated.member_id);
+    auto fill = [](const std::vector<Request::TaskOffset>& in,
+                   std::map<std::string, std::map<int32_t, int64_t>>* out) {
+      out->clear();
+      for (const auto& t : in) (*out)[t.subtopology_id][t.partition] = t.offset;
+    };
+    if (req.task_offsets) fill(*req.task_offsets, &offsets.task_offsets);
+    if (req.task_end_offsets) fill(*req.task_end_offsets, &offsets.task_end_offsets);
+    group->SetTaskOffsets(updated.member_id, std::move(offsets));
+  }
 
   // 4. The group epoch and the target assignment.
   if (bump) {

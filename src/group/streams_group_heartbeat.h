@@ -30,8 +30,9 @@
 //
 // Not done: the initial rebalance delay and assignment
 // interval (ASSIGNMENT_DELAYED: every target is computed at once), rack-aware standbys
-// (MISSING_CLIENT_TAGS), PartitionsByUserEndpoint, task offsets (warm-ups), KIP-1331's
-// topology descriptions.
+// (MISSING_CLIENT_TAGS), PartitionsByUserEndpoint, warm-up tasks (4.4.0's sticky assigns
+// none; the reported task offsets only rank standby candidates), KIP-1331's topology
+// descriptions.
 //
 // Thread safety: functions; the group passed is the caller's (under its shard's mutex).
 #ifndef SEGLOG_GROUP_STREAMS_GROUP_HEARTBEAT_H_

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "base/coding.h"
+#include "group/streams_group_describe.h"
 #include "group/streams_group_records.h"
 #include "protocol/kafka_error.h"
 #include "protocol/protocol_writer.h"
@@ -352,6 +353,29 @@ TEST_F(StreamsGroupHeartbeatTest, StaticMemberRejoinsWithANewMemberId) {
   EXPECT_EQ(group_.FindMember("a"), nullptr);
   EXPECT_EQ(group_.StaticMemberId("i"), "b");
   EXPECT_EQ(Types(r.records), (std::vector<int16_t>{22, 21, 19, 19, 21, 22, 22}));
+}
+
+TEST_F(StreamsGroupHeartbeatTest, TaskOffsetsAreKeptAndDescribed) {
+  topics_["app-store-changelog"] = 2;
+  Run(Join("m1", "p1"));
+  Request b = Beat("m1", 1, {{"0", {0, 1}}});
+  b.task_offsets.emplace();
+  auto& t = b.task_offsets->emplace_back();
+  t.subtopology_id = "0";
+  t.partition = 1;
+  t.offset = 42;
+  b.task_end_offsets.emplace();
+  ASSERT_EQ(Run(b).response.error_code, 0);
+  EXPECT_EQ(group_.TaskOffsetsOf("m1").task_offsets.at("0").at(1), 42);
+  const StreamsDescribedGroup d = DescribeStreamsGroup(group_, "sticky");
+  ASSERT_EQ(d.members.size(), 1u);
+  ASSERT_EQ(d.members[0].task_offsets.size(), 1u);
+  EXPECT_EQ(d.members[0].task_offsets[0].offset, 42);
+  EXPECT_TRUE(d.members[0].task_end_offsets.empty());
+  Run(Beat("m1", 1, {{"0", {0, 1}}}));  // no offsets this time: the last ones stay
+  EXPECT_EQ(group_.TaskOffsetsOf("m1").task_offsets.at("0").at(1), 42);
+  Run(Beat("m1", -1));
+  EXPECT_TRUE(group_.TaskOffsetsOf("m1").task_offsets.empty());
 }
 
 TEST_F(StreamsGroupHeartbeatTest, RecoveryLagByVersion) {

@@ -125,6 +125,19 @@ TEST(StreamsTaskAssignorTest, APreviousStandbyTakesOverAnActiveTask) {
   EXPECT_EQ(r->at("b").standby.at("0"), (std::set<int32_t>{0, 1}));
 }
 
+TEST(StreamsTaskAssignorTest, ReportedTaskOffsetsBringStateBack) {
+  // b restarted under a new member id: no previous tasks, but it reported the offsets of the
+  // state of task 0_0 it has on disk, so it gets that task back.
+  StreamsAssignmentSpec s = Spec({{"0", 2}}, {"0"}, 0);
+  AddMember(&s, "a", "p1");
+  AddMember(&s, "b", "p2");
+  s.members["b"].task_offsets["0"][0] = 500;
+  auto r = AssignStreamsTasksSticky(s);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->at("b").active.at("0"), (std::set<int32_t>{0}));
+  EXPECT_EQ(r->at("a").active.at("0"), (std::set<int32_t>{1}));
+}
+
 TEST(StreamsTaskAssignorTest, TooFewProcessesForTheStandbys) {
   StreamsAssignmentSpec s = Spec({{"0", 3}}, {"0"}, 2);
   AddMember(&s, "a", "p1");
