@@ -160,6 +160,7 @@ const ConfigSetters<C>& Setters() {
 
 std::optional<Status> GroupCoordinatorConfig::Set(const std::string& key,
                                                   const std::string& value) {
+  if (auto s = streams.Set(key, value)) return s;
   return SetConfigKey(Setters(), this, key, value);
 }
 
@@ -201,6 +202,7 @@ void GroupCoordinatorConfig::Validate(std::vector<std::string>* errors) const {
         "group.share.assignment.interval.ms", "group.share.min.assignment.interval.ms");
   check(group_share_assignment_interval_ms <= group_share_max_assignment_interval_ms, kAtMost,
         "group.share.assignment.interval.ms", "group.share.max.assignment.interval.ms");
+  streams.Validate(errors);
 }
 
 }  // namespace seglog

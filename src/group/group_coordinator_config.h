@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "group/streams_group_config.h"
 #include "seglog/status.h"
 
 namespace seglog {
@@ -64,6 +65,9 @@ struct GroupCoordinatorConfig {
   bool group_share_assignor_offload_enable = true;  // group.share.assignor.offload.enable
   // group.share.initialize.retry.interval.ms
   int32_t group_share_initialize_retry_interval_ms = 30000;
+
+  // KIP-1071's streams groups: the group.streams.* settings.
+  StreamsGroupConfig streams;
 
   // Sets `key` when it is one of the settings above (the outcome of parsing `value`, in
   // Kafka's words); nullopt for any other key.
