@@ -65,6 +65,33 @@ std::vector<uint8_t> PrefixedRecordBytes(int16_t prefix, const Message& m, int16
 // A record of __consumer_offsets (every coordinator's record has this shape).
 using OffsetsRecord = CoordinatorRecord;
 
+// Building blocks of the group records (consumer, share and streams groups): keys that name a
+// group, or a group and a member, and records of a key alone (a tombstone) or a key and a value
+// at version 0.
+namespace offsets_record {
+template <typename Key>
+Key GroupKey(const std::string& group) {
+  Key k;
+  k.group_id = group;
+  return k;
+}
+template <typename Key>
+Key MemberKey(const std::string& group, const std::string& member_id) {
+  Key k;
+  k.group_id = group;
+  k.member_id = member_id;
+  return k;
+}
+template <typename Key>
+OffsetsRecord KeyOnly(int16_t type, const Key& key) {
+  return {PrefixedRecordBytes(type, key, 0), std::nullopt};
+}
+template <typename Key, typename Value>
+OffsetsRecord KeyValue(int16_t type, const Key& key, const Value& value) {
+  return {PrefixedRecordBytes(type, key, 0), PrefixedRecordBytes(0, value, 0)};
+}
+}  // namespace offsets_record
+
 OffsetsRecord OffsetCommitRecord(const std::string& group, const std::string& topic,
                                  int32_t partition, const CommittedOffset& offset);
 OffsetsRecord OffsetCommitTombstone(const std::string& group, const std::string& topic,

@@ -21,30 +21,10 @@ namespace seglog {
 
 namespace {
 
-template <typename Key>
-Key GroupKey(const std::string& group) {
-  Key k;
-  k.group_id = group;
-  return k;
-}
-
-template <typename Key>
-Key MemberKey(const std::string& group, const std::string& member_id) {
-  Key k;
-  k.group_id = group;
-  k.member_id = member_id;
-  return k;
-}
-
-template <typename Key>
-OffsetsRecord KeyOnly(int16_t type, const Key& key) {
-  return {PrefixedRecordBytes(type, key, 0), std::nullopt};
-}
-
-template <typename Key, typename Value>
-OffsetsRecord KeyValue(int16_t type, const Key& key, const Value& value) {
-  return {PrefixedRecordBytes(type, key, 0), PrefixedRecordBytes(0, value, 0)};
-}
+using offsets_record::GroupKey;
+using offsets_record::KeyOnly;
+using offsets_record::KeyValue;
+using offsets_record::MemberKey;
 
 using TargetValue = protocol::StreamsGroupTargetAssignmentMemberValue;
 using CurrentValue = protocol::StreamsGroupCurrentMemberAssignmentValue;

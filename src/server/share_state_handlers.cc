@@ -60,6 +60,26 @@ bool Malformed(const Request& req) {
   return false;
 }
 
+// Kafka's answers before any share-partition is looked at: CLUSTER_AUTHORIZATION_FAILED on
+// every partition without CLUSTER_ACTION; then, in `order`, the empty answer to a malformed
+// request (Malformed) and COORDINATOR_NOT_AVAILABLE without a coordinator (ShareCoordinatorService
+// checks the two in a different order per RPC). Nothing: serve the request.
+enum class CheckOrder { kMalformedFirst, kAvailableFirst };
+template <typename Response, typename Request>
+std::optional<Response> Refused(const BrokerContext& ctx, const RequestContext& rc,
+                                const Request& req, CheckOrder order, bool malformed) {
+  if (!ClusterAuthorized(ctx, rc, AclOperation::kClusterAction)) {
+    return AllFailed<Response>(req, ke::kClusterAuthorizationFailed,
+                               AuthorizationErrorMessage(ke::kClusterAuthorizationFailed));
+  }
+  if (order == CheckOrder::kMalformedFirst && malformed) return Response{};
+  if (ctx.share_state == nullptr) {
+    return AllFailed<Response>(req, ke::kCoordinatorNotAvailable, kNotAvailable);
+  }
+  if (malformed) return Response{};
+  return std::nullopt;
+}
+
 template <typename PartitionResult>
 void SetOutcome(PartitionResult& r, const ShareCoordinator::Outcome& o) {
   r.error_code = o.error_code;
@@ -76,13 +96,10 @@ p::InitializeShareGroupStateResponseData HandleInitializeShareGroupState(
     const BrokerContext& ctx, const RequestContext& rc,
     const p::InitializeShareGroupStateRequestData& req, int16_t /*version*/) {
   using R = p::InitializeShareGroupStateResponseData;
-  if (!ClusterAuthorized(ctx, rc, AclOperation::kClusterAction)) {
-    return AllFailed<R>(req, ke::kClusterAuthorizationFailed,
-                        AuthorizationErrorMessage(ke::kClusterAuthorizationFailed));
+  if (auto r = Refused<R>(ctx, rc, req, CheckOrder::kAvailableFirst,
+                          req.group_id.empty() || req.topics.empty())) {
+    return *r;
   }
-  if (ctx.share_state == nullptr)
-    return AllFailed<R>(req, ke::kCoordinatorNotAvailable, kNotAvailable);
-  if (req.group_id.empty() || req.topics.empty()) return R{};
   return ForEachPartition<R>(req, [&](const Uuid& topic, const auto& part) {
     R::PartitionResult r;
     r.partition = part.partition;
@@ -96,11 +113,7 @@ p::ReadShareGroupStateResponseData HandleReadShareGroupState(
     const BrokerContext& ctx, const RequestContext& rc,
     const p::ReadShareGroupStateRequestData& req, int16_t /*version*/) {
   using R = p::ReadShareGroupStateResponseData;
-  if (!ClusterAuthorized(ctx, rc, AclOperation::kClusterAction)) {
-    return AllFailed<R>(req, ke::kClusterAuthorizationFailed,
-                        AuthorizationErrorMessage(ke::kClusterAuthorizationFailed));
-  }
-  if (Malformed(req)) return R{};
+  if (auto r = Refused<R>(ctx, rc, req, CheckOrder::kMalformedFirst, Malformed(req))) return *r;
   if (ctx.share_state == nullptr)
     return AllFailed<R>(req, ke::kCoordinatorNotAvailable, kNotAvailable);
   return ForEachPartition<R>(req, [&](const Uuid& topic, const auto& part) {
@@ -127,11 +140,7 @@ p::WriteShareGroupStateResponseData HandleWriteShareGroupState(
     const BrokerContext& ctx, const RequestContext& rc,
     const p::WriteShareGroupStateRequestData& req, int16_t /*version*/) {
   using R = p::WriteShareGroupStateResponseData;
-  if (!ClusterAuthorized(ctx, rc, AclOperation::kClusterAction)) {
-    return AllFailed<R>(req, ke::kClusterAuthorizationFailed,
-                        AuthorizationErrorMessage(ke::kClusterAuthorizationFailed));
-  }
-  if (Malformed(req)) return R{};
+  if (auto r = Refused<R>(ctx, rc, req, CheckOrder::kMalformedFirst, Malformed(req))) return *r;
   if (ctx.share_state == nullptr)
     return AllFailed<R>(req, ke::kCoordinatorNotAvailable, kNotAvailable);
   return ForEachPartition<R>(req, [&](const Uuid& topic, const auto& part) {
@@ -157,13 +166,7 @@ p::DeleteShareGroupStateResponseData HandleDeleteShareGroupState(
     const BrokerContext& ctx, const RequestContext& rc,
     const p::DeleteShareGroupStateRequestData& req, int16_t /*version*/) {
   using R = p::DeleteShareGroupStateResponseData;
-  if (!ClusterAuthorized(ctx, rc, AclOperation::kClusterAction)) {
-    return AllFailed<R>(req, ke::kClusterAuthorizationFailed,
-                        AuthorizationErrorMessage(ke::kClusterAuthorizationFailed));
-  }
-  if (ctx.share_state == nullptr)
-    return AllFailed<R>(req, ke::kCoordinatorNotAvailable, kNotAvailable);
-  if (Malformed(req)) return R{};
+  if (auto r = Refused<R>(ctx, rc, req, CheckOrder::kAvailableFirst, Malformed(req))) return *r;
   return ForEachPartition<R>(req, [&](const Uuid& topic, const auto& part) {
     R::PartitionResult r;
     r.partition = part.partition;
@@ -176,13 +179,7 @@ p::ReadShareGroupStateSummaryResponseData HandleReadShareGroupStateSummary(
     const BrokerContext& ctx, const RequestContext& rc,
     const p::ReadShareGroupStateSummaryRequestData& req, int16_t /*version*/) {
   using R = p::ReadShareGroupStateSummaryResponseData;
-  if (!ClusterAuthorized(ctx, rc, AclOperation::kClusterAction)) {
-    return AllFailed<R>(req, ke::kClusterAuthorizationFailed,
-                        AuthorizationErrorMessage(ke::kClusterAuthorizationFailed));
-  }
-  if (ctx.share_state == nullptr)
-    return AllFailed<R>(req, ke::kCoordinatorNotAvailable, kNotAvailable);
-  if (Malformed(req)) return R{};
+  if (auto r = Refused<R>(ctx, rc, req, CheckOrder::kAvailableFirst, Malformed(req))) return *r;
   return ForEachPartition<R>(req, [&](const Uuid& topic, const auto& part) {
     R::PartitionResult r;
     r.partition = part.partition;
