@@ -69,6 +69,34 @@ struct GroupCoordinatorConfig {
   // KIP-1071's streams groups: the group.streams.* settings.
   StreamsGroupConfig streams;
 
+  // The bounds a group's own consumer.* configs (GroupConfig) are validated against and
+  // clamped to (GroupConfig.validate and evaluate), its assignment interval, and whether its
+  // assignor runs on a background thread (accepted, ignored: seglog assigns in the heartbeat).
+  int32_t group_consumer_min_session_timeout_ms = 45000;     // group.consumer.min.session..
+  int32_t group_consumer_max_session_timeout_ms = 60000;     // group.consumer.max.session..
+  int32_t group_consumer_min_heartbeat_interval_ms = 5000;   // group.consumer.min.heartbeat..
+  int32_t group_consumer_max_heartbeat_interval_ms = 15000;  // group.consumer.max.heartbeat..
+  int32_t group_consumer_assignment_interval_ms = 1000;   // group.consumer.assignment.interval.ms
+  int32_t group_consumer_min_assignment_interval_ms = 0;  // group.consumer.min.assignment..
+  int32_t group_consumer_max_assignment_interval_ms = 15000;  // group.consumer.max.assignment..
+  bool group_consumer_assignor_offload_enable = true;  // group.consumer.assignor.offload.enable
+  // Share groups' record locks (Kafka's ShareGroupConfig): how long a delivered record stays
+  // acquired, how often a record is delivered before it is archived, and how many records of
+  // one share-partition may be in flight; each with the bounds a group's own
+  // share.record.lock.duration.ms, share.delivery.count.limit and
+  // share.partition.max.record.locks must keep (and are clamped to).
+  int32_t group_share_record_lock_duration_ms = 30000;      // group.share.record.lock.duration.ms
+  int32_t group_share_min_record_lock_duration_ms = 15000;  // group.share.min.record.lock..
+  int32_t group_share_max_record_lock_duration_ms = 60000;  // group.share.max.record.lock..
+  int32_t group_share_delivery_count_limit = 5;             // group.share.delivery.count.limit
+  int32_t group_share_min_delivery_count_limit = 2;         // group.share.min.delivery.count.limit
+  int32_t group_share_max_delivery_count_limit = 10;        // group.share.max.delivery.count.limit
+  int32_t group_share_partition_max_record_locks = 2000;  // group.share.partition.max.record.locks
+  int32_t group_share_min_partition_max_record_locks = 100;   // group.share.min.partition.max..
+  int32_t group_share_max_partition_max_record_locks = 4000;  // group.share.max.partition.max..
+  // group.streams.assignor.offload.enable (accepted, ignored).
+  bool group_streams_assignor_offload_enable = true;
+
   // Sets `key` when it is one of the settings above (the outcome of parsing `value`, in
   // Kafka's words); nullopt for any other key.
   std::optional<Status> Set(const std::string& key, const std::string& value);

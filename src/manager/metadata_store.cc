@@ -323,6 +323,30 @@ std::map<std::string, std::map<std::string, std::string>> MetadataStore::ClientM
   return out;
 }
 
+Status MetadataStore::AlterGroupConfig(const std::string& name,
+                                       const std::map<std::string, std::string>& next) {
+  MutexLock l(&mu_);
+  if (log_ == nullptr) return Status::FailedPrecondition("the metadata store is closed");
+  return AlterConfigsLocked(kConfigResourceGroup, name, next);
+}
+
+std::map<std::string, std::string> MetadataStore::GroupConfigs(const std::string& name) const {
+  MutexLock l(&mu_);
+  if (log_ == nullptr) return {};
+  const auto* found = log_->image().Configs(kConfigResourceGroup, name);
+  return found != nullptr ? *found : std::map<std::string, std::string>{};
+}
+
+std::map<std::string, std::map<std::string, std::string>> MetadataStore::AllGroupConfigs() const {
+  MutexLock l(&mu_);
+  std::map<std::string, std::map<std::string, std::string>> out;
+  if (log_ == nullptr) return out;
+  for (const auto& [key, configs] : log_->image().configs()) {
+    if (key.first == kConfigResourceGroup && !configs.empty()) out[key.second] = configs;
+  }
+  return out;
+}
+
 Status MetadataStore::AlterConfigsLocked(int8_t type, const std::string& name,
                                          const std::map<std::string, std::string>& next) {
   static const std::map<std::string, std::string> kNone;

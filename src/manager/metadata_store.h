@@ -17,6 +17,7 @@
 //   AlterBrokerConfig the same for a BROKER resource: "" the cluster-wide defaults, else a node
 //   AlterClientMetricsConfig the same for a CLIENT_METRICS resource (16), a client metrics
 //                    subscription
+//   AlterGroupConfig the same for a GROUP resource (32), a group's own configs
 //   producer ids     ProducerIdsRecord{node, -1, end of the new block}, once a block of 1000
 //   CreateAcls       an AccessControlEntryRecord per new ACL (a fresh id), none for one that
 //                    exists already
@@ -125,6 +126,13 @@ class MetadataStore {
                                   const std::map<std::string, std::string>& next) EXCLUDES(mu_);
   std::map<std::string, std::map<std::string, std::string>> ClientMetricsConfigs() const
       EXCLUDES(mu_);
+  // The same for a GROUP resource (32, Kafka's GroupConfig: a group's own consumer.*, share.*,
+  // streams.* settings; empty `next`: none left), one group's configs (none: empty), and every
+  // group's that has any, by group id. Callers validate first (group/group_config.h).
+  Status AlterGroupConfig(const std::string& name, const std::map<std::string, std::string>& next)
+      EXCLUDES(mu_);
+  std::map<std::string, std::string> GroupConfigs(const std::string& name) const EXCLUDES(mu_);
+  std::map<std::string, std::map<std::string, std::string>> AllGroupConfigs() const EXCLUDES(mu_);
   // ACLs (Kafka's AclControlManager). Every ACL, by id.
   std::map<Uuid, AclBinding> Acls() const EXCLUDES(mu_);
   // A status per ACL, in order: InvalidArgument in Kafka's words for a resource type, pattern,

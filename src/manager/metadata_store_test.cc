@@ -328,6 +328,33 @@ TEST_F(MetadataStoreTest, ClientQuotasAreRecordsThatSurviveARestart) {
   EXPECT_EQ(m->metadata()->DescribeClientQuotas({}).entries.size(), 1u);
 }
 
+// A group's own configs are GROUP (32) ConfigRecords, as Kafka's controller keeps them: kept
+// across a restart, a removed key written as a null value, a group with none left not listed.
+TEST_F(MetadataStoreTest, GroupConfigsAreConfigRecordsOfType32) {
+  {
+    auto m = Open();
+    ASSERT_NE(m->metadata(), nullptr);
+    ASSERT_TRUE(m->metadata()
+                    ->AlterGroupConfig("g", {{"share.auto.offset.reset", "earliest"},
+                                             {"consumer.session.timeout.ms", "50000"}})
+                    .ok());
+    ASSERT_TRUE(
+        m->metadata()->AlterGroupConfig("g", {{"share.auto.offset.reset", "earliest"}}).ok());
+    ASSERT_TRUE(
+        m->metadata()->AlterGroupConfig("gone", {{"share.delivery.count.limit", "3"}}).ok());
+    ASSERT_TRUE(m->metadata()->AlterGroupConfig("gone", {}).ok());
+    EXPECT_TRUE(m->metadata()->ClientMetricsConfigs().empty());  // not CLIENT_METRICS
+    ASSERT_TRUE(m->Shutdown().ok());
+  }
+  auto m = Open();
+  EXPECT_EQ(m->metadata()->GroupConfigs("g"),
+            (std::map<std::string, std::string>{{"share.auto.offset.reset", "earliest"}}));
+  EXPECT_TRUE(m->metadata()->GroupConfigs("gone").empty());
+  const auto all = m->metadata()->AllGroupConfigs();
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all.begin()->first, "g");
+}
+
 }  // namespace
 }  // namespace seglog
 

@@ -360,7 +360,7 @@ protocol::ListConfigResourcesResponseData HandleListConfigResources(
       return resp;
     }
   }
-  // Kafka's order: groups with configs (seglog has none yet), client metrics subscriptions,
+  // Kafka's order: groups with configs, client metrics subscriptions,
   // this node's loggers, this node, then every topic.
   auto add = [&](int8_t type, const std::string& name) {
     if (!wanted.count(type)) return;
@@ -369,6 +369,9 @@ protocol::ListConfigResourcesResponseData HandleListConfigResources(
     r.resource_type = type;
   };
   if (ctx.logs->metadata() != nullptr) {
+    for (const auto& [name, configs] : ctx.logs->metadata()->AllGroupConfigs()) {
+      add(kGroup, name);
+    }
     for (const auto& [name, configs] : ctx.logs->metadata()->ClientMetricsConfigs()) {
       add(kClientMetrics, name);
     }

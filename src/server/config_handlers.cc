@@ -1,6 +1,9 @@
 // DescribeConfigs, AlterConfigs and IncrementalAlterConfigs: the topic configs (Kafka's
 // TopicConfig names, types and defaults, the broker's log.* synonyms, the topic's overrides)
 // and the broker's own settings, which are static: seglog changes no broker config at runtime.
+// A GROUP resource (32) is a group's own configs (group/group_config.h: Kafka's GroupConfig),
+// kept in the metadata log, checked as Kafka's controller checks them and described as Kafka's
+// ConfigHelper describes them.
 //
 // ACLs (Kafka's ConfigHelper, ConfigAdminManager and ControllerApis), per resource, with the
 // error's Errors.message(): DESCRIBE_CONFIGS (to describe) or ALTER_CONFIGS (to alter) on the
@@ -16,6 +19,7 @@
 #include <type_traits>
 
 #include "base/logger_registry.h"
+#include "group/group_config.h"
 #include "log/topic_config_defs.h"
 #include "protocol/kafka_error.h"
 #include "server/authorization.h"
@@ -40,6 +44,7 @@ constexpr int8_t kDynamicBrokerConfig = 2;
 constexpr int8_t kDynamicDefaultBrokerConfig = 3;
 constexpr int8_t kStaticBrokerConfig = 4;
 constexpr int8_t kDefaultConfig = 5;
+constexpr int8_t kGroupConfigSource = 8;  // GROUP_CONFIG
 
 // DescribeConfigsResponse.ConfigType ids.
 enum ConfigType : int8_t {
@@ -317,6 +322,96 @@ void DescribeBroker(const BrokerContext& ctx, const protocol::DescribeConfigsReq
   }
 }
 
+// A GROUP resource's configs as the metadata log holds them (none: empty).
+std::map<std::string, std::string> GroupConfigsOf(const BrokerContext& ctx,
+                                                  const std::string& name) {
+  if (ctx.logs->metadata() == nullptr) return {};
+  return ctx.logs->metadata()->GroupConfigs(name);
+}
+
+// A broker config's synonyms as Kafka's ConfigHelper.configSynonyms lists them for one name:
+// set dynamically for this node, for the cluster, statically, then its default.
+std::vector<Resp::DescribeConfigsSynonym> BrokerConfigSynonyms(const BrokerContext& ctx,
+                                                               const std::string& name) {
+  std::vector<Resp::DescribeConfigsSynonym> out;
+  auto add = [&out, &name](const std::map<std::string, std::string>& layer, int8_t source) {
+    if (auto it = layer.find(name); it != layer.end()) {
+      auto& syn = out.emplace_back();
+      syn.name = name;
+      syn.value = it->second;
+      syn.source = source;
+    }
+  };
+  add(ctx.logs->DynamicBrokerConfigs(std::to_string(ctx.node_id)), kDynamicBrokerConfig);
+  add(ctx.logs->DynamicBrokerConfigs(""), kDynamicDefaultBrokerConfig);
+  add(StaticBrokerConfigs(ctx), kStaticBrokerConfig);
+  const BrokerConfigDef* def = FindBrokerConfigDef(name);
+  if (def != nullptr && def->default_value != nullptr) {
+    add({{name, def->default_value}}, kDefaultConfig);
+  }
+  return out;
+}
+
+// A group's configs as Kafka's ConfigHelper describes them (createGroupConfigEntry): every key
+// of GroupConfig that is not internal (an internal one when the group or the broker sets it),
+// by name; the group's own value with source GROUP_CONFIG, else the broker's setting it maps
+// to (extractGroupConfigMap; streams.assignor.name: the first of group.streams.assignors) with
+// that setting's source, else GroupConfig's default (DEFAULT_CONFIG). The synonyms: the group's
+// value, then the broker setting's layers (or GroupConfig's default for a key without one).
+void DescribeGroup(const BrokerContext& ctx, const protocol::DescribeConfigsRequestData& req,
+                   const protocol::DescribeConfigsRequestData::DescribeConfigsResource& resource,
+                   int16_t version, Resp::DescribeConfigsResult* out) {
+  const std::map<std::string, std::string> stored = GroupConfigsOf(ctx, resource.resource_name);
+  const std::map<std::string, std::string> statics = StaticBrokerConfigs(ctx);
+  std::map<std::string, Resp::DescribeConfigsResourceResult> entries;  // by name, as kafka-configs
+  for (const GroupConfigDef& def : GroupConfigDefs()) {
+    if (!Wanted(resource.configuration_keys, def.name)) continue;
+    auto own = stored.find(def.name);
+    if (def.internal && own == stored.end() &&
+        (def.broker_synonym == nullptr || !statics.count(def.broker_synonym))) {
+      continue;
+    }
+    std::vector<Resp::DescribeConfigsSynonym> synonyms;
+    if (own != stored.end()) {
+      auto& syn = synonyms.emplace_back();
+      syn.name = def.name;
+      syn.value = own->second;
+      syn.source = kGroupConfigSource;
+    }
+    std::optional<std::string> broker_value;
+    if (def.broker_synonym != nullptr) {
+      for (auto& syn : BrokerConfigSynonyms(ctx, def.broker_synonym)) {
+        if (!broker_value.has_value()) broker_value = syn.value;
+        synonyms.push_back(std::move(syn));
+      }
+    } else if (def.default_value != nullptr) {
+      auto& syn = synonyms.emplace_back();
+      syn.name = def.name;
+      syn.value = def.default_value;
+      syn.source = kDefaultConfig;
+    }
+    std::optional<std::string> value;
+    if (own != stored.end()) {
+      value = own->second;
+    } else if (def.broker_synonym != nullptr && broker_value.has_value()) {
+      value = *broker_value;
+      if (std::string_view(def.name) == "streams.assignor.name") {
+        const std::vector<std::string> names = SplitConfigList(*broker_value);
+        value = names.empty() ? std::string() : names.front();
+      }
+    } else if (def.default_value != nullptr) {
+      value = def.default_value;
+    }
+    const int8_t source = synonyms.empty() ? kDefaultConfig : synonyms.front().source;
+    auto e = Entry(def.name, value, source, static_cast<ConfigType>(def.type),
+                   /*read_only=*/false, version);
+    if (version >= 3 && req.include_documentation) e.documentation = def.documentation;
+    if (req.include_synonyms) e.synonyms = std::move(synonyms);
+    entries.emplace(def.name, std::move(e));
+  }
+  for (auto& [name, e] : entries) out->configs.push_back(std::move(e));
+}
+
 // A BROKER_LOGGER resource names this node (Kafka's ConfigHelper words).
 ApiError CheckBrokerLogger(const BrokerContext& ctx, const std::string& name) {
   if (name.empty()) return Error(kafka_error::kInvalidRequest, "Broker id must not be empty");
@@ -518,6 +613,38 @@ ApiError ApplyClientMetricsConfigs(const BrokerContext& ctx, const std::string& 
   return {};
 }
 
+// The broker's group.* settings a group's configs are checked against and default to
+// (Kafka's KafkaConfig.groupCoordinatorConfig and shareGroupConfig): the broker's settings as
+// given, Kafka's defaults for the rest.
+GroupCoordinatorConfig BrokerGroupConfig(const BrokerContext& ctx) {
+  GroupCoordinatorConfig c;
+  for (const auto& [key, value] : StaticBrokerConfigs(ctx)) {
+    if (key.starts_with("group.")) (void)c.Set(key, value);
+  }
+  return c;
+}
+
+// Validates a group's new configs as Kafka's controller does (ControllerConfigurationValidator:
+// no default resource, GroupConfig.validate; INVALID_CONFIG in its words) and, unless
+// `validate_only`, records them (none left: the group has no configs of its own).
+ApiError ApplyGroupConfigs(const BrokerContext& ctx, const std::string& name,
+                           const std::map<std::string, std::string>& next, bool validate_only) {
+  if (name.empty()) {
+    return Error(kafka_error::kInvalidRequest, "Default group resources are not allowed.");
+  }
+  if (Status s = ValidateGroupConfig(next, BrokerGroupConfig(ctx)); !s.ok()) {
+    return Error(kafka_error::kInvalidConfig, std::string(s.message()));
+  }
+  if (validate_only) return {};
+  if (ctx.logs->metadata() == nullptr) {
+    return Error(kafka_error::kInvalidRequest, "There is no metadata log to keep group configs");
+  }
+  Status s = ctx.logs->metadata()->AlterGroupConfig(name, next);
+  if (!s.ok()) return Error(kafka_error::FromStatus(s), kafka_error::MessageOf(s));
+  ctx.logger.Info(fmt::format("Altered the configs of group {}", name));
+  return {};
+}
+
 // Validates the topic's new overrides and, unless `validate_only`, stores them.
 ApiError ApplyTopicConfigs(const BrokerContext& ctx, const std::string& topic,
                            const std::map<std::string, std::string>& current,
@@ -629,6 +756,12 @@ protocol::DescribeConfigsResponseData HandleDescribeConfigs(
     } else if (resource.resource_type == kBrokerLoggerResource) {
       e = CheckBrokerLogger(ctx, resource.resource_name);
       if (e.ok()) DescribeBrokerLoggers(ctx, req, resource, version, &r);
+    } else if (resource.resource_type == kGroupResource) {
+      if (resource.resource_name.empty()) {
+        e = Error(kafka_error::kInvalidRequest, "Group name must not be empty");
+      } else {
+        DescribeGroup(ctx, req, resource, version, &r);
+      }
     } else if (resource.resource_type == kClientMetricsResource) {
       // Kafka's ConfigHelper: every stored value (whatever keys were asked for),
       // CLIENT_METRICS_CONFIG (7), no type.
@@ -720,6 +853,10 @@ Response AlterResources(const BrokerContext& ctx, const RequestContext& rc, cons
       if (e.ok()) {
         e = ApplyClientMetricsConfigs(ctx, resource.resource_name, next, req.validate_only);
       }
+    } else if (resource.resource_type == kGroupResource) {
+      std::map<std::string, std::string> next;
+      e = next_configs(resource, GroupConfigsOf(ctx, resource.resource_name), &next);
+      if (e.ok()) e = ApplyGroupConfigs(ctx, resource.resource_name, next, req.validate_only);
     } else if (resource.resource_type == kBrokerLoggerResource && incremental) {
       if constexpr (std::is_same_v<Request, protocol::IncrementalAlterConfigsRequestData>) {
         e = AlterBrokerLoggers(ctx, resource, req.validate_only);
@@ -793,6 +930,27 @@ protocol::IncrementalAlterConfigsResponseData HandleIncrementalAlterConfigs(
             case kAppend:
             case kSubtract: {
               const char* op = c.config_operation == kAppend ? "APPEND" : "SUBTRACT";
+              if (resource.resource_type == kGroupResource) {
+                // streams.rack.aware.assignment.tags is GroupConfig's one LIST; a group
+                // without it starts from its default, "" (ConfigurationControlManager).
+                const GroupConfigDef* group_def = FindGroupConfigDef(c.name);
+                if (group_def == nullptr || group_def->type != GroupConfigType::kList) {
+                  e = Error(
+                      kafka_error::kInvalidConfig,
+                      fmt::format("Can't {} to key {} because its type is not LIST.", op, c.name));
+                  break;
+                }
+                auto at_key = next.find(c.name);
+                std::vector<std::string> items =
+                    SplitConfigList(at_key != next.end() ? at_key->second : "");
+                for (const std::string& v : SplitConfigList(c.value.value_or(""))) {
+                  auto at = std::find(items.begin(), items.end(), v);
+                  if (c.config_operation == kAppend && at == items.end()) items.push_back(v);
+                  if (c.config_operation == kSubtract && at != items.end()) items.erase(at);
+                }
+                next[c.name] = Join(items);
+                break;
+              }
               if (resource.resource_type == kClientMetricsResource) {
                 // metrics and match are LISTs (Kafka's ClientMetricsConfigs).
                 if (c.name != "metrics" && c.name != "match") {

@@ -417,6 +417,157 @@ TEST_F(ConfigHandlersTest, IncrementalAlterConfigsRefusesBadOperations) {
   testing::ExpectEncodes(resp, p::ApiKey::kIncrementalAlterConfigs);
 }
 
+// ---- GROUP
+
+// A group's own configs (GroupConfig): set, described as Kafka's ConfigHelper describes them,
+// appended to (the one LIST), deleted, and kept in the metadata log.
+TEST_F(ConfigHandlersTest, GroupConfigsAreAlteredAndDescribed) {
+  Open({{"group.share.delivery.count.limit", "7"}});
+  auto resp = HandleIncrementalAlterConfigs(
+      ctx_, rc_,
+      IncrementalRequest(32, "g",
+                         {{"share.auto.offset.reset", 0, "earliest"},
+                          {"consumer.session.timeout.ms", 0, "50000"},
+                          {"streams.rack.aware.assignment.tags", 2, "zone"}}),
+      1);
+  ASSERT_EQ(resp.responses.size(), 1u);
+  EXPECT_EQ(resp.responses[0].error_code, ke::kNone);
+  EXPECT_EQ(resp.responses[0].error_message, std::nullopt);
+  testing::ExpectEncodes(resp, p::ApiKey::kIncrementalAlterConfigs);
+  std::map<std::string, std::string> want = {{"consumer.session.timeout.ms", "50000"},
+                                             {"share.auto.offset.reset", "earliest"},
+                                             {"streams.rack.aware.assignment.tags", "zone"}};
+  EXPECT_EQ(logs_->metadata()->GroupConfigs("g"), want);
+  resp = HandleIncrementalAlterConfigs(
+      ctx_, rc_, IncrementalRequest(32, "g", {{"streams.rack.aware.assignment.tags", 2, "rack"}}),
+      1);
+  EXPECT_EQ(resp.responses[0].error_code, ke::kNone);
+  EXPECT_EQ(logs_->metadata()->GroupConfigs("g").at("streams.rack.aware.assignment.tags"),
+            "zone,rack");
+
+  for (int16_t v = 1; v <= 4; ++v) {
+    auto req = DescribeConfigsRequest(32, "g", std::nullopt, true);
+    req.include_documentation = true;
+    auto d = HandleDescribeConfigs(ctx_, rc_, req, v);
+    ASSERT_EQ(d.results.size(), 1u);
+    const auto& r = d.results[0];
+    EXPECT_EQ(r.error_code, ke::kNone);
+    // GroupConfig's 27 keys less its 6 internal ones, by name.
+    ASSERT_EQ(r.configs.size(), 21u);
+    EXPECT_TRUE(std::is_sorted(r.configs.begin(), r.configs.end(),
+                               [](const auto& a, const auto& b) { return a.name < b.name; }));
+    EXPECT_EQ(FindConfig(r, "streams.num.warmup.replicas"), nullptr);
+    const auto* reset = FindConfig(r, "share.auto.offset.reset");
+    ASSERT_NE(reset, nullptr);
+    EXPECT_EQ(reset->value, "earliest");
+    EXPECT_EQ(reset->config_source, 8);  // GROUP_CONFIG
+    ASSERT_EQ(reset->synonyms.size(), 2u);
+    EXPECT_EQ(reset->synonyms[1].source, 5);
+    EXPECT_EQ(reset->synonyms[1].value, "latest");
+    const auto* session = FindConfig(r, "consumer.session.timeout.ms");
+    ASSERT_EQ(session->synonyms.size(), 2u);
+    EXPECT_EQ(session->synonyms[1].name, "group.consumer.session.timeout.ms");
+    EXPECT_EQ(session->synonyms[1].value, "45000");
+    const auto* limit = FindConfig(r, "share.delivery.count.limit");
+    EXPECT_EQ(limit->value, "7");
+    EXPECT_EQ(limit->config_source, 4);  // STATIC_BROKER_CONFIG
+    EXPECT_EQ(limit->synonyms[0].name, "group.share.delivery.count.limit");
+    const auto* locks = FindConfig(r, "share.record.lock.duration.ms");
+    EXPECT_EQ(locks->value, "30000");
+    EXPECT_EQ(locks->config_source, 5);
+    EXPECT_EQ(FindConfig(r, "streams.assignor.name")->value, "sticky");
+    EXPECT_EQ(FindConfig(r, "errors.deadletterqueue.topic.name")->value, "");
+    if (v >= 3) {
+      EXPECT_EQ(locks->config_type, 3);
+      EXPECT_EQ(FindConfig(r, "share.renew.acknowledge.enable")->config_type, 1);
+      EXPECT_EQ(FindConfig(r, "streams.rack.aware.assignment.tags")->config_type, 7);
+      EXPECT_EQ(locks->documentation,
+                "The record acquisition lock duration in milliseconds for share groups.");
+    }
+    testing::ExpectEncodes(d, p::ApiKey::kDescribeConfigs);
+  }
+  auto keyed = HandleDescribeConfigs(
+      ctx_, rc_, DescribeConfigsRequest(32, "g", std::vector<std::string>{"share.isolation.level"}),
+      4);
+  ASSERT_EQ(keyed.results[0].configs.size(), 1u);
+  EXPECT_EQ(keyed.results[0].configs[0].value, "read_uncommitted");
+  EXPECT_TRUE(keyed.results[0].configs[0].synonyms.empty());
+
+  // ListConfigResources lists a group with configs of its own.
+  auto listed = HandleListConfigResources(ctx_, rc_, {}, 1);
+  ASSERT_FALSE(listed.config_resources.empty());
+  EXPECT_EQ(listed.config_resources[0].resource_type, 32);
+  EXPECT_EQ(listed.config_resources[0].resource_name, "g");
+
+  // The legacy API replaces them all; a DELETE of each leaves none.
+  auto legacy = HandleAlterConfigs(
+      ctx_, rc_, AlterRequest(32, "g", {{"share.isolation.level", "read_committed"}}), 1);
+  EXPECT_EQ(legacy.responses[0].error_code, ke::kNone);
+  EXPECT_EQ(logs_->metadata()->GroupConfigs("g"),
+            (std::map<std::string, std::string>{{"share.isolation.level", "read_committed"}}));
+  resp = HandleIncrementalAlterConfigs(
+      ctx_, rc_, IncrementalRequest(32, "g", {{"share.isolation.level", 1, std::nullopt}}), 1);
+  EXPECT_EQ(resp.responses[0].error_code, ke::kNone);
+  EXPECT_TRUE(logs_->metadata()->AllGroupConfigs().empty());
+  auto empty = HandleDescribeConfigs(ctx_, rc_, DescribeConfigsRequest(32, "g"), 4);
+  EXPECT_EQ(FindConfig(empty.results[0], "share.isolation.level")->config_source, 5);
+}
+
+TEST_F(ConfigHandlersTest, GroupConfigChangesAreCheckedAsKafkaChecksThem) {
+  auto refusal = [&](std::vector<Op> ops, bool validate_only = false) {
+    auto resp = HandleIncrementalAlterConfigs(ctx_, rc_,
+                                              IncrementalRequest(32, "g", ops, validate_only), 1);
+    testing::ExpectEncodes(resp, p::ApiKey::kIncrementalAlterConfigs);
+    return std::make_pair(resp.responses[0].error_code,
+                          resp.responses[0].error_message.value_or(""));
+  };
+  EXPECT_EQ(refusal({{"no.such", 0, "1"}}),
+            std::make_pair(ke::kInvalidConfig, std::string("Unknown group config name: no.such")));
+  EXPECT_EQ(refusal({{"share.delivery.count.limit", 0, "11"}}),
+            std::make_pair(ke::kInvalidConfig,
+                           std::string("share.delivery.count.limit must be in the range 2 to 10 "
+                                       "inclusive.")));
+  EXPECT_EQ(refusal({{"share.auto.offset.reset", 0, "none"}}).first, ke::kInvalidConfig);
+  EXPECT_EQ(refusal({{"share.isolation.level", 2, "read_committed"}}),
+            std::make_pair(ke::kInvalidConfig,
+                           std::string("Can't APPEND to key share.isolation.level because its "
+                                       "type is not LIST.")));
+  EXPECT_EQ(refusal({{"share.isolation.level", 3, "x"}}).second,
+            "Can't SUBTRACT to key share.isolation.level because its type is not LIST.");
+  EXPECT_EQ(refusal({{"streams.rack.aware.assignment.tags", 0, "a,a"}}).second,
+            "streams.rack.aware.assignment.tags must not contain duplicate tag keys.");
+  auto resp = HandleIncrementalAlterConfigs(
+      ctx_, rc_, IncrementalRequest(32, "", {{"share.delivery.count.limit", 0, "3"}}), 1);
+  EXPECT_EQ(resp.responses[0].error_code, ke::kInvalidRequest);
+  EXPECT_EQ(resp.responses[0].error_message, "Default group resources are not allowed.");
+  // validate_only checks and keeps nothing.
+  EXPECT_EQ(refusal({{"share.delivery.count.limit", 0, "3"}}, true).first, ke::kNone);
+  // A change is checked with the group's other configs: the session must stay above the
+  // heartbeat the broker's bounds allow.
+  Open({{"group.consumer.max.heartbeat.interval.ms", "50000"}});
+  EXPECT_EQ(refusal({{"consumer.heartbeat.interval.ms", 0, "46000"}}).second,
+            "consumer.session.timeout.ms must be greater than consumer.heartbeat.interval.ms");
+  EXPECT_EQ(refusal({{"consumer.session.timeout.ms", 0, "50000"},
+                     {"consumer.heartbeat.interval.ms", 0, "46000"}})
+                .first,
+            ke::kNone);
+  EXPECT_EQ(refusal({{"consumer.session.timeout.ms", 1, std::nullopt}}).second,
+            "consumer.session.timeout.ms must be greater than consumer.heartbeat.interval.ms");
+  auto legacy =
+      HandleAlterConfigs(ctx_, rc_, AlterRequest(32, "g", {{"share.isolation.level", "x"}}), 1);
+  EXPECT_EQ(legacy.responses[0].error_code, ke::kInvalidConfig);
+  EXPECT_EQ(legacy.responses[0].error_message,
+            "Invalid value x for configuration share.isolation.level: String must be one of: "
+            "read_committed, read_uncommitted");
+  EXPECT_EQ(logs_->metadata()->GroupConfigs("g"),
+            (std::map<std::string, std::string>{{"consumer.heartbeat.interval.ms", "46000"},
+                                                {"consumer.session.timeout.ms", "50000"}}));
+  auto d = HandleDescribeConfigs(ctx_, rc_, DescribeConfigsRequest(32, ""), 4);
+  EXPECT_EQ(d.results[0].error_code, ke::kInvalidRequest);
+  EXPECT_EQ(d.results[0].error_message, "Group name must not be empty");
+  EXPECT_TRUE(d.results[0].configs.empty());
+}
+
 // ---- BROKER_LOGGER
 
 TEST_F(ConfigHandlersTest, BrokerLoggersAreDescribedAndChangedAtRunTime) {

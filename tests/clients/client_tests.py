@@ -2974,6 +2974,7 @@ def tiered_storage_faults(ctx):
 import acl_matrix  # noqa: E402
 import quota_cases  # noqa: E402
 import log_level_cases  # noqa: E402
+import group_config_cases  # noqa: E402
 import metrics_cases  # noqa: E402
 import console_cases  # noqa: E402
 import quota_throttle_cases  # noqa: E402
@@ -2981,7 +2982,7 @@ import security_cases  # noqa: E402
 import telemetry_cases  # noqa: E402
 for _fn in (security_cases.CASES + acl_matrix.CASES + quota_cases.CASES +
             quota_throttle_cases.CASES + metrics_cases.CASES + telemetry_cases.CASES +
-            console_cases.CASES + log_level_cases.CASES):
+            console_cases.CASES + log_level_cases.CASES + group_config_cases.CASES):
     case(_fn)
 
 

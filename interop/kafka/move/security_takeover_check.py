@@ -27,6 +27,10 @@ and Kafka's own response order depends on how its metadata image was built. Kafk
 prints one entity's "producer_byte_rate=1000.0, request_percentage=20.0" while running after two
 alterations and "request_percentage=20.0, producer_byte_rate=1000.0" after a restart.
 
+A group's own configs (the GROUP config resource) ride along the same way: set and one deleted
+with kafka-configs --entity-type groups in S1, described alike by Kafka in K, which adds and
+deletes one, and described alike by seglog in S2.
+
 Every check reads what the clients got back (records, Kafka's exception names), not exit codes
 alone. Free 127.0.0.1 ports; the work directory is kept when the check fails (or with --keep).
 """
@@ -231,6 +235,26 @@ def subscriptions(c):
                   if line.strip())
 
 
+# A group's own configs (the GROUP config resource, 32) ride along as well, made and described
+# with kafka-configs --entity-type groups: ConfigRecords of type 32 that Kafka must describe as
+# seglog stored them, and seglog as Kafka changed them.
+GROUP = "g-share"
+
+
+def group_configs(c, *args):
+    p = tool("org.apache.kafka.tools.ConfigCommand", "--bootstrap-server", c.bootstrap,
+             "--command-config", c.admin(), "--entity-type", "groups", "--entity-name", GROUP,
+             *args)
+    check(p.returncode == 0, f"kafka-configs groups {args}: {p.stdout[-1500:]}{p.stderr[-1500:]}")
+    return p.stdout
+
+
+def group_config_lines(c):
+    """The group's own configs as kafka-configs --describe prints them, lines sorted."""
+    return sorted(line.strip() for line in group_configs(c, "--describe").splitlines()
+                  if line.strip())
+
+
 def describe_lines(text):
     """kafka-configs --describe output as one list per call (its "$ kafka-configs" header, then
     its lines sorted), each line's "key=value, ..." list sorted too. The order kafka-configs prints is Java HashMap iteration order: of the admin
@@ -345,6 +369,14 @@ def main():
         check(any("producers" in l for l in subs_seglog) and
               not any("everything" in l for l in subs_seglog),
               f"seglog's subscriptions: {subs_seglog}")
+        group_configs(c, "--alter", "--add-config",
+                      "share.auto.offset.reset=earliest,share.record.lock.duration.ms=20000,"
+                      "consumer.session.timeout.ms=50000")
+        group_configs(c, "--alter", "--delete-config", "consumer.session.timeout.ms")
+        groups_seglog = group_config_lines(c)
+        check(any("share.auto.offset.reset=earliest" in l for l in groups_seglog) and
+              not any("consumer.session.timeout.ms" in l for l in groups_seglog),
+              f"seglog's group configs: {groups_seglog}")
         log(f"S1: {len(QUOTAS_S1)} quota entities set, one deleted, one key removed; "
             f"kafka-configs describes {quotas_seglog.count('Quota configs')} entities")
         seglog.stop()
@@ -370,6 +402,13 @@ def main():
         subs_kafka = subscriptions(c)
         check(subs_kafka == subs_seglog,
               f"kafka-client-metrics describes differ:\nseglog: {subs_seglog}\nKafka: {subs_kafka}")
+        groups_kafka = group_config_lines(c)
+        check(groups_kafka == groups_seglog,
+              f"group configs differ:\nseglog: {groups_seglog}\nKafka: {groups_kafka}")
+        group_configs(c, "--alter", "--add-config", "share.delivery.count.limit=3")
+        group_configs(c, "--alter", "--delete-config", "share.record.lock.duration.ms")
+        groups_kafka = group_config_lines(c)
+        log(f"K: Kafka describes seglog's group configs, then adds one and deletes one")
         client_metrics(c, "--alter", "--name", "consumers", "--metrics",
                        "org.apache.kafka.consumer.", "--interval", "5000")
         client_metrics(c, "--alter", "--name", "producers", "--interval", "3000")
@@ -403,6 +442,10 @@ def main():
         check(subs_again == subs_kafka,
               f"subscriptions after Kafka:\nKafka: {subs_kafka}\nseglog: {subs_again}")
         log(f"S2: seglog describes Kafka's subscriptions: {subs_again}")
+        groups_again = group_config_lines(c)
+        check(groups_again == groups_kafka,
+              f"group configs after Kafka:\nKafka: {groups_kafka}\nseglog: {groups_again}")
+        log(f"S2: seglog describes Kafka's group configs: {groups_again}")
         seglog.stop()
         ok = True
         print("security_takeover_check: passed")
