@@ -117,12 +117,14 @@ class ShareOffsetsCoordinatorTest : public CoordinatorTestBase {
     req.group_id = group;
     req.topics = std::nullopt;
     if (topics) {
-      req.topics.emplace();
+      std::vector<p::DescribeShareGroupOffsetsRequestData::DescribeShareGroupOffsetsRequestTopic>
+          named;
       for (auto& [name, partitions] : *topics) {
-        auto& t = req.topics->emplace_back();
+        auto& t = named.emplace_back();
         t.topic_name = name;
         t.partitions = partitions;
       }
+      req.topics = std::move(named);
     }
     return coordinator_->DescribeShareGroupOffsets(req);
   }

@@ -80,11 +80,12 @@ p::DescribeShareGroupOffsetsResponseData HandleDescribeShareGroupOffsets(
     }
     p::DescribeShareGroupOffsetsRequestData::DescribeShareGroupOffsetsRequestGroup authorized;
     authorized.group_id = g.group_id;
-    authorized.topics.emplace();
+    std::vector<p::DescribeShareGroupOffsetsRequestData::DescribeShareGroupOffsetsRequestTopic>
+        allowed;
     std::vector<Topic> refused;
     for (const auto& t : *g.topics) {
       if (may_describe(t.topic_name)) {
-        authorized.topics->push_back(t);
+        allowed.push_back(t);
         continue;
       }
       Topic& r = refused.emplace_back();
@@ -98,6 +99,7 @@ p::DescribeShareGroupOffsetsResponseData HandleDescribeShareGroupOffsets(
         part.error_message = AuthMessage(ke::kTopicAuthorizationFailed);
       }
     }
+    authorized.topics = std::move(allowed);
     out = ctx.groups->DescribeShareGroupOffsets(authorized);
     if (out.error_code != ke::kNone) continue;
     for (Topic& r : refused) out.topics.push_back(std::move(r));

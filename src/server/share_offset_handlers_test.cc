@@ -42,12 +42,14 @@ class ShareOffsetHandlersTest : public AuthorizationHandlersTest {
     g.group_id = "sg";
     g.topics = std::nullopt;
     if (topics) {
-      g.topics.emplace();
+      std::vector<p::DescribeShareGroupOffsetsRequestData::DescribeShareGroupOffsetsRequestTopic>
+          named;
       for (const auto& name : *topics) {
-        auto& t = g.topics->emplace_back();
+        auto& t = named.emplace_back();
         t.topic_name = name;
         t.partitions = {0};
       }
+      g.topics = std::move(named);
     }
     return req;
   }
@@ -109,13 +111,17 @@ TEST_F(ShareOffsetHandlersTest, TopicAclsAndUnknownTopics) {
   EXPECT_EQ(a.responses[2].partitions.at(0).error_code, ke::kNone);
   ExpectEncodesAt(a, 0);
 
-  // Describe all: "orders" is initialized, but alice may READ it, not DESCRIBE it: left out.
-  auto hidden = HandleDescribeShareGroupOffsets(ctx_, alice_, Describe(std::nullopt), 1);
+  // Describe all: "orders" is initialized; bob may describe the group but not the topic: left
+  // out. Alice's READ implies DESCRIBE.
+  Grant({Allow(kGroup, "sg", "User:bob", AclOperation::kDescribe)});
+  auto hidden = HandleDescribeShareGroupOffsets(ctx_, bob_, Describe(std::nullopt), 1);
   ASSERT_EQ(hidden.groups.at(0).error_code, ke::kNone);
   EXPECT_TRUE(hidden.groups[0].topics.empty());
-  auto all = HandleDescribeShareGroupOffsets(ctx_, admin_, Describe(std::nullopt), 1);
+  auto all = HandleDescribeShareGroupOffsets(ctx_, alice_, Describe(std::nullopt), 1);
   ASSERT_EQ(all.groups.at(0).topics.size(), 1u);
   EXPECT_EQ(all.groups[0].topics[0].topic_name, "orders");
+  EXPECT_EQ(all.groups[0].topics[0].topic_id, TopicId("orders"));
+  EXPECT_EQ(all.groups[0].topics[0].partitions.at(0).start_offset, -1);  // no share coordinator
   // Named: the refused come last, with start offset -1 and the error.
   auto named = HandleDescribeShareGroupOffsets(ctx_, alice_, Describe({{"secret"}}), 1);
   ASSERT_EQ(named.groups.at(0).topics.size(), 1u);
