@@ -356,6 +356,20 @@ protocol::ShareGroupDescribeResponseData::DescribedGroup GroupCoordinator::Descr
     const std::string& group_id) {
   return core_->DescribeShareGroup(group_id);
 }
+auto GroupCoordinator::DescribeShareGroupOffsets(
+    const protocol::DescribeShareGroupOffsetsRequestData::DescribeShareGroupOffsetsRequestGroup&
+        req)
+    -> protocol::DescribeShareGroupOffsetsResponseData::DescribeShareGroupOffsetsResponseGroup {
+  return core_->DescribeShareGroupOffsets(req);
+}
+protocol::AlterShareGroupOffsetsResponseData GroupCoordinator::AlterShareGroupOffsets(
+    const protocol::AlterShareGroupOffsetsRequestData& req) {
+  return core_->AlterShareGroupOffsets(req);
+}
+protocol::DeleteShareGroupOffsetsResponseData GroupCoordinator::DeleteShareGroupOffsets(
+    const protocol::DeleteShareGroupOffsetsRequestData& req) {
+  return core_->DeleteShareGroupOffsets(req);
+}
 void GroupCoordinator::SetShareStateAdmin(std::shared_ptr<ShareStateAdmin> admin) {
   core_->SetShareStateAdmin(std::move(admin));
 }

@@ -53,6 +53,12 @@
 #include "protocol/generated/join_group_response.h"
 #include "protocol/generated/leave_group_request.h"
 #include "protocol/generated/leave_group_response.h"
+#include "protocol/generated/alter_share_group_offsets_request.h"
+#include "protocol/generated/alter_share_group_offsets_response.h"
+#include "protocol/generated/delete_share_group_offsets_request.h"
+#include "protocol/generated/delete_share_group_offsets_response.h"
+#include "protocol/generated/describe_share_group_offsets_request.h"
+#include "protocol/generated/describe_share_group_offsets_response.h"
 #include "protocol/generated/share_group_describe_response.h"
 #include "protocol/generated/share_group_heartbeat_request.h"
 #include "protocol/generated/share_group_heartbeat_response.h"
@@ -140,6 +146,31 @@ class GroupCoordinator {
   // a share group."; INVALID_GROUP_ID for an empty id).
   protocol::ShareGroupDescribeResponseData::DescribedGroup DescribeShareGroup(
       const std::string& group_id);
+  // KIP-932's share group offset admin APIs (group_coordinator_share_offsets.cc), as Kafka
+  // 4.4.0's GroupCoordinatorService answers them; the broker checks authorization and
+  // share.version before calling.
+  //
+  // DescribeShareGroupOffsets of one group: `topics` null: every initialized share-partition of
+  // the group; else the named ones (an unknown topic: start offset -1, no id). Start offset and
+  // leader epoch from the share state summary, lag = high watermark - start offset - delivery
+  // complete count, -1 when any of them is unknown.
+  protocol::DescribeShareGroupOffsetsResponseData::DescribeShareGroupOffsetsResponseGroup
+  DescribeShareGroupOffsets(
+      const protocol::DescribeShareGroupOffsetsRequestData::DescribeShareGroupOffsetsRequestGroup&
+          req);
+  // AlterShareGroupOffsets: the share group (created if absent) must have no members
+  // (NON_EMPTY_GROUP, nothing changed); the partitions become initializing (type 15), their
+  // share state is initialized at the given start offsets with the group epoch as state epoch,
+  // then they are initialized. Per-partition UNKNOWN_TOPIC_OR_PARTITION for unknown topics and
+  // partitions, and the share coordinator's error for partitions it failed.
+  protocol::AlterShareGroupOffsetsResponseData AlterShareGroupOffsets(
+      const protocol::AlterShareGroupOffsetsRequestData& req);
+  // DeleteShareGroupOffsets: the share group must exist (GROUP_ID_NOT_FOUND) and be empty
+  // (NON_EMPTY_GROUP); each named topic's share state is deleted (initialized -> deleting,
+  // deleted, then forgotten). Topics without share state: UNKNOWN_TOPIC_OR_PARTITION "There is
+  // no offset information to delete.".
+  protocol::DeleteShareGroupOffsetsResponseData DeleteShareGroupOffsets(
+      const protocol::DeleteShareGroupOffsetsRequestData& req);
   // Who creates and deletes share state (the share coordinator) and who hears of members
   // leaving (the broker's share sessions); see share_state_admin.h. Either may be null (the
   // default): share state then needs nothing done, and nobody is told.

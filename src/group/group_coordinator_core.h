@@ -10,6 +10,7 @@
 //                                 members inside them, conversions, regular expressions)
 //   group_coordinator_share.cc    KIP-932's share groups (ShareGroupHeartbeat,
 //                                 ShareGroupDescribe, share-partition initialization)
+//   group_coordinator_share_offsets.cc  KIP-932's Describe/Alter/DeleteShareGroupOffsets
 //   group_coordinator_offsets.cc  OffsetCommit, TxnOffsetCommit and its markers, OffsetFetch
 //   group_coordinator_admin.cc    ListGroups, DescribeGroups, DeleteGroups, OffsetDelete
 //
@@ -576,6 +577,23 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
 
   protocol::ShareGroupDescribeResponseData::DescribedGroup DescribeShareGroup(
       const std::string& group_id);
+
+  // ---- KIP-932 share group offsets (group_coordinator_share_offsets.cc) ----
+  // Each takes the shard's mutex only around its reads and appends, never around the
+  // ShareStateAdmin or the partition logs.
+  protocol::DescribeShareGroupOffsetsResponseData::DescribeShareGroupOffsetsResponseGroup
+  DescribeShareGroupOffsets(
+      const protocol::DescribeShareGroupOffsetsRequestData::DescribeShareGroupOffsetsRequestGroup&
+          req);
+  protocol::AlterShareGroupOffsetsResponseData AlterShareGroupOffsets(
+      const protocol::AlterShareGroupOffsetsRequestData& req);
+  protocol::DeleteShareGroupOffsetsResponseData DeleteShareGroupOffsets(
+      const protocol::DeleteShareGroupOffsetsRequestData& req);
+  // The summary of `topics` with their lag computed (DescribeShareGroupOffsets' last step).
+  protocol::DescribeShareGroupOffsetsResponseData::DescribeShareGroupOffsetsResponseGroup
+  ShareOffsetsFromSummary(const std::string& group_id,
+                          const std::vector<ShareStateAdmin::TopicPartitions>& topics,
+                          const std::map<Uuid, std::string, UuidLess>& names);
 
   // DeleteGroups of a share group (the shard's mutex is released around the share-state
   // deletion, so the group is looked up again).

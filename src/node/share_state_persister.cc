@@ -42,4 +42,26 @@ Status SharePersister::DeleteShareState(const std::string& group_id,
   return Status::OK();
 }
 
+Result<std::vector<ShareStateAdmin::TopicSummary>> SharePersister::ReadShareStateSummary(
+    const std::string& group_id, const std::vector<TopicPartitions>& topics) {
+  std::vector<TopicSummary> out;
+  for (const TopicPartitions& t : topics) {
+    TopicSummary& summary = out.emplace_back();
+    summary.topic_id = t.topic_id;
+    for (int32_t p : t.partitions) {
+      const SharePartitionKey key{.group_id = group_id, .topic_id = t.topic_id, .partition = p};
+      ShareCoordinator::SummaryOutcome o = coordinator_->ReadSummary(key);
+      summary.partitions.push_back(
+          PartitionSummary{.partition = p,
+                           .error_code = o.error_code,
+                           .error_message = o.error_message,
+                           .start_offset = o.start_offset,
+                           .leader_epoch = o.leader_epoch,
+                           .state_epoch = o.state_epoch,
+                           .delivery_complete_count = o.delivery_complete_count});
+    }
+  }
+  return out;
+}
+
 }  // namespace seglog

@@ -1,6 +1,7 @@
 // SharePersister: the group coordinator's ShareStateAdmin over the node's own ShareCoordinator
-// (Kafka's DefaultStatePersister, which sends InitializeShareGroupState and
-// DeleteShareGroupState to the share coordinator; on one node the call is direct). Each
+// (Kafka's DefaultStatePersister, which sends InitializeShareGroupState,
+// ReadShareGroupStateSummary and DeleteShareGroupState to the share coordinator; on one node the
+// call is direct). Each
 // share-partition is initialized or deleted in turn; the first failure is the call's error,
 // in Kafka's words, and the group coordinator asks again later.
 //
@@ -24,6 +25,8 @@ class SharePersister : public ShareStateAdmin {
                               const std::vector<InitializeTopic>& topics) override;
   Status DeleteShareState(const std::string& group_id,
                           const std::vector<TopicPartitions>& topics) override;
+  Result<std::vector<TopicSummary>> ReadShareStateSummary(
+      const std::string& group_id, const std::vector<TopicPartitions>& topics) override;
 
  private:
   ShareCoordinator* const coordinator_;

@@ -283,6 +283,12 @@ const std::vector<ServedApi> kTable = {
     {{Key(ApiKey::kDeleteShareGroupState), 0, 0, 0}, kHandler, SEGLOG_UNARY(DeleteShareGroupState)},
     {{Key(ApiKey::kReadShareGroupStateSummary), 0, 1, 0}, kHandler,
      SEGLOG_UNARY(ReadShareGroupStateSummary)},
+    {{Key(ApiKey::kDescribeShareGroupOffsets), 0, 1, 0}, kHandler,
+     SEGLOG_UNARY(DescribeShareGroupOffsets)},
+    {{Key(ApiKey::kAlterShareGroupOffsets), 0, 0, 0}, kHandler,
+     SEGLOG_UNARY(AlterShareGroupOffsets)},
+    {{Key(ApiKey::kDeleteShareGroupOffsets), 0, 0, 0}, kHandler,
+     SEGLOG_UNARY(DeleteShareGroupOffsets)},
     // clang-format on
 };
 

@@ -48,6 +48,12 @@
 #include "protocol/generated/delete_groups_response.h"
 #include "protocol/generated/delete_records_request.h"
 #include "protocol/generated/delete_records_response.h"
+#include "protocol/generated/alter_share_group_offsets_request.h"
+#include "protocol/generated/alter_share_group_offsets_response.h"
+#include "protocol/generated/delete_share_group_offsets_request.h"
+#include "protocol/generated/delete_share_group_offsets_response.h"
+#include "protocol/generated/describe_share_group_offsets_request.h"
+#include "protocol/generated/describe_share_group_offsets_response.h"
 #include "protocol/generated/delete_share_group_state_request.h"
 #include "protocol/generated/delete_share_group_state_response.h"
 #include "protocol/generated/delete_topics_request.h"
@@ -421,6 +427,16 @@ protocol::ShareGroupHeartbeatResponseData HandleShareGroupHeartbeat(
 protocol::ShareGroupDescribeResponseData HandleShareGroupDescribe(
     const BrokerContext& ctx, const RequestContext& rc,
     const protocol::ShareGroupDescribeRequestData& req, int16_t version);
+// KIP-932 share group offsets (share_offset_handlers.cc).
+protocol::DescribeShareGroupOffsetsResponseData HandleDescribeShareGroupOffsets(
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::DescribeShareGroupOffsetsRequestData& req, int16_t version);
+protocol::AlterShareGroupOffsetsResponseData HandleAlterShareGroupOffsets(
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::AlterShareGroupOffsetsRequestData& req, int16_t version);
+protocol::DeleteShareGroupOffsetsResponseData HandleDeleteShareGroupOffsets(
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::DeleteShareGroupOffsetsRequestData& req, int16_t version);
 // The share coordinator's RPCs (share_state_handlers.cc): CLUSTER_ACTION on the cluster.
 protocol::InitializeShareGroupStateResponseData HandleInitializeShareGroupState(
     const BrokerContext& ctx, const RequestContext& rc,
