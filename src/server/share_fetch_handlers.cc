@@ -143,6 +143,7 @@ ShareFetchPlan PrepareShareFetch(const BrokerContext& ctx, const RequestContext&
     return fail(sc.error.code());
   }
   plan.is_new = sc.is_new;
+  plan.added.insert(sc.added.begin(), sc.added.end());
   plan.is_final = sc.is_final;
   plan.fetch = !sc.is_final && !renew;
 

@@ -28,6 +28,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -60,6 +61,7 @@ struct ShareFetchPlan {
   std::vector<std::pair<TopicIdPartition, int16_t>> partitions;
   std::map<TopicIdPartition, std::string> topic_names;  // of the partitions to fetch
   std::map<TopicIdPartition, ShareError> acknowledged;  // acknowledgement outcomes
+  std::set<TopicIdPartition> added;                     // new to the session
   std::vector<TopicPartition> watched;
 };
 
