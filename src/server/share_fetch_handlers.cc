@@ -62,7 +62,7 @@ bool PartitionExists(const BrokerContext& ctx, const std::string& topic, int32_t
 template <typename Batch>
 ShareError AcknowledgeOne(const BrokerContext& ctx, const RequestContext& rc,
                           const std::string& group_id, const std::string& member_id,
-                          const TopicIdPartition& tip, const std::optional<std::string>& topic,
+                          const ShareTopicIdPartition& tip, const std::optional<std::string>& topic,
                           const std::vector<Batch>& batches, bool supports_renew,
                           bool is_renew_ack) {
   if (!topic) return ShareError(ke::kUnknownTopicId, "");
@@ -124,16 +124,16 @@ ShareFetchPlan PrepareShareFetch(const BrokerContext& ctx, const RequestContext&
   plan.group_id = *req.group_id;
   plan.member_id = member_id;
   bool has_acks = false;
-  std::vector<TopicIdPartition> to_fetch;
+  std::vector<ShareTopicIdPartition> to_fetch;
   for (const auto& t : req.topics) {
     for (const auto& part : t.partitions) {
-      to_fetch.push_back(TopicIdPartition{t.topic_id, part.partition_index});
+      to_fetch.push_back(ShareTopicIdPartition{t.topic_id, part.partition_index});
       has_acks = has_acks || !part.acknowledgement_batches.empty();
     }
   }
-  std::vector<TopicIdPartition> forgotten;
+  std::vector<ShareTopicIdPartition> forgotten;
   for (const auto& t : req.forgotten_topics_data) {
-    for (int32_t part : t.partitions) forgotten.push_back(TopicIdPartition{t.topic_id, part});
+    for (int32_t part : t.partitions) forgotten.push_back(ShareTopicIdPartition{t.topic_id, part});
   }
   ShareFetchContext sc =
       ctx.share_sessions->NewContext(plan.group_id, member_id, req.share_session_epoch, to_fetch,
@@ -152,7 +152,7 @@ ShareFetchPlan PrepareShareFetch(const BrokerContext& ctx, const RequestContext&
     for (const auto& t : req.topics) {
       const std::optional<std::string> name = TopicNameForId(ctx, t.topic_id);
       for (const auto& part : t.partitions) {
-        const TopicIdPartition tip{t.topic_id, part.partition_index};
+        const ShareTopicIdPartition tip{t.topic_id, part.partition_index};
         plan.acknowledged[tip] =
             AcknowledgeOne(ctx, rc, plan.group_id, member_id, tip, name,
                            part.acknowledgement_batches, version == 2, req.is_renew_ack);
@@ -164,7 +164,7 @@ ShareFetchPlan PrepareShareFetch(const BrokerContext& ctx, const RequestContext&
   // handleFetchFromShareFetchRequest: the session's partitions.
   std::map<Uuid, std::optional<std::string>> names;
   std::map<std::string, bool> readable;
-  for (const TopicIdPartition& tip : sc.partitions) {
+  for (const ShareTopicIdPartition& tip : sc.partitions) {
     auto [it, added] = names.try_emplace(tip.topic_id);
     if (added) it->second = TopicNameForId(ctx, tip.topic_id);
     if (!it->second) {
@@ -192,7 +192,7 @@ ShareFetchPlan PrepareShareFetch(const BrokerContext& ctx, const RequestContext&
 
 bool ReadShareFetch(const BrokerContext& ctx, const ShareFetchPlan& plan,
                     const p::ShareFetchRequestData& req,
-                    std::map<TopicIdPartition, FetchPartitionData>* fetched) {
+                    std::map<ShareTopicIdPartition, FetchPartitionData>* fetched) {
   bool any = false;
   int64_t budget = std::min<int64_t>(req.max_bytes, ctx.fetch_max_bytes);
   SharePartitionManager::FetchParams params;
@@ -227,11 +227,12 @@ bool ReadShareFetch(const BrokerContext& ctx, const ShareFetchPlan& plan,
   return any;
 }
 
-p::ShareFetchResponseData FinishShareFetch(const BrokerContext& ctx, const ShareFetchPlan& plan,
-                                           std::map<TopicIdPartition, FetchPartitionData> fetched) {
+p::ShareFetchResponseData FinishShareFetch(
+    const BrokerContext& ctx, const ShareFetchPlan& plan,
+    std::map<ShareTopicIdPartition, FetchPartitionData> fetched) {
   p::ShareFetchResponseData resp;
   resp.acquisition_lock_timeout_ms = ctx.share_partitions->RecordLockDurationMs(plan.group_id);
-  std::map<TopicIdPartition, ShareError> acks = plan.acknowledged;
+  std::map<ShareTopicIdPartition, ShareError> acks = plan.acknowledged;
   auto topic_of = [&](const Uuid& id) -> p::ShareFetchResponseData::ShareFetchableTopicResponse& {
     for (auto& t : resp.responses) {
       if (t.topic_id == id) return t;
@@ -279,7 +280,7 @@ p::ShareFetchResponseData HandleShareFetch(const BrokerContext& ctx, const Reque
                                            const p::ShareFetchRequestData& req, int16_t version) {
   ShareFetchPlan plan = PrepareShareFetch(ctx, rc, req, version);
   if (plan.done) return plan.response;
-  std::map<TopicIdPartition, FetchPartitionData> fetched;
+  std::map<ShareTopicIdPartition, FetchPartitionData> fetched;
   if (plan.fetch) ReadShareFetch(ctx, plan, req, &fetched);
   return FinishShareFetch(ctx, plan, std::move(fetched));
 }
@@ -315,7 +316,7 @@ p::ShareAcknowledgeResponseData HandleShareAcknowledge(const BrokerContext& ctx,
     auto& tr = resp.responses.emplace_back();
     tr.topic_id = t.topic_id;
     for (const auto& part : t.partitions) {
-      const TopicIdPartition tip{t.topic_id, part.partition_index};
+      const ShareTopicIdPartition tip{t.topic_id, part.partition_index};
       ShareError e = AcknowledgeOne(ctx, rc, group_id, member_id, tip, name,
                                     part.acknowledgement_batches, version == 2, req.is_renew_ack);
       auto& pr = tr.partitions.emplace_back();
@@ -343,7 +344,7 @@ void Broker::ServeShareFetch(ApiCall& call) {
   const uint64_t sequence = purgatory_.append_sequence();
   auto plan = std::make_shared<ShareFetchPlan>(PrepareShareFetch(ctx_, call.rc, *request, version));
   if (plan->done) return call.Reply(std::move(plan->response));
-  std::map<TopicIdPartition, FetchPartitionData> fetched;
+  std::map<ShareTopicIdPartition, FetchPartitionData> fetched;
   const bool any = plan->fetch && ReadShareFetch(ctx_, *plan, *request, &fetched);
   // DelayedShareFetch: nothing acquired and MaxWaitMs > 0 waits for records.
   if (any || !plan->fetch || request->max_wait_ms <= 0 || plan->topic_names.empty()) {
@@ -354,7 +355,7 @@ void Broker::ServeShareFetch(ApiCall& call) {
   purgatory_.Park(
       call.rc.connection_id, plan->watched, request->max_wait_ms, sequence,
       [this, request, plan, version, correlation_id, shared_respond, throttle](bool passed) {
-        std::map<TopicIdPartition, FetchPartitionData> again;
+        std::map<ShareTopicIdPartition, FetchPartitionData> again;
         const bool got = ReadShareFetch(ctx_, *plan, *request, &again);
         if (!got && !passed) return false;
         p::ShareFetchResponseData resp = FinishShareFetch(ctx_, *plan, std::move(again));

@@ -58,10 +58,10 @@ struct ShareFetchPlan {
   bool is_final = false;
   bool fetch = true;  // false for a final request and IsRenewAck
   // The response's partitions in order, with their fetch errors found before fetching.
-  std::vector<std::pair<TopicIdPartition, int16_t>> partitions;
-  std::map<TopicIdPartition, std::string> topic_names;  // of the partitions to fetch
-  std::map<TopicIdPartition, ShareError> acknowledged;  // acknowledgement outcomes
-  std::set<TopicIdPartition> added;                     // new to the session
+  std::vector<std::pair<ShareTopicIdPartition, int16_t>> partitions;
+  std::map<ShareTopicIdPartition, std::string> topic_names;  // of the partitions to fetch
+  std::map<ShareTopicIdPartition, ShareError> acknowledged;  // acknowledgement outcomes
+  std::set<ShareTopicIdPartition> added;                     // new to the session
   std::vector<TopicPartition> watched;
 };
 
@@ -72,12 +72,12 @@ ShareFetchPlan PrepareShareFetch(const BrokerContext& ctx, const RequestContext&
 bool ReadShareFetch(
     const BrokerContext& ctx, const ShareFetchPlan& plan,
     const protocol::ShareFetchRequestData& req,
-    std::map<TopicIdPartition, protocol::ShareFetchResponseData::PartitionData>* fetched);
+    std::map<ShareTopicIdPartition, protocol::ShareFetchResponseData::PartitionData>* fetched);
 // The response of a plan with what was fetched; a final request's session is removed and its
 // records released.
 protocol::ShareFetchResponseData FinishShareFetch(
     const BrokerContext& ctx, const ShareFetchPlan& plan,
-    std::map<TopicIdPartition, protocol::ShareFetchResponseData::PartitionData> fetched);
+    std::map<ShareTopicIdPartition, protocol::ShareFetchResponseData::PartitionData> fetched);
 
 // One ShareFetch answered without waiting (tests; Broker::ServeShareFetch waits).
 protocol::ShareFetchResponseData HandleShareFetch(const BrokerContext& ctx,

@@ -224,7 +224,7 @@ ShareError SharePartitionManager::Persist(Entry& entry) {
 }
 
 SharePartitionManager::PartitionFetch SharePartitionManager::Fetch(
-    const FetchParams& params, const TopicIdPartition& partition, const std::string& topic,
+    const FetchParams& params, const ShareTopicIdPartition& partition, const std::string& topic,
     int32_t max_bytes) {
   PartitionFetch out;
   const SharePartitionKey key{params.group_id, partition.topic_id, partition.partition};
@@ -310,7 +310,7 @@ SharePartitionManager::PartitionFetch SharePartitionManager::Fetch(
 
 ShareError SharePartitionManager::Acknowledge(const std::string& group_id,
                                               const std::string& member_id,
-                                              const TopicIdPartition& partition,
+                                              const ShareTopicIdPartition& partition,
                                               const std::string& topic,
                                               std::span<const AcknowledgementBatch> batches) {
   const SharePartitionKey key{group_id, partition.topic_id, partition.partition};
@@ -368,7 +368,7 @@ bool SharePartitionManager::ReleaseOn(const std::shared_ptr<Entry>& entry,
 
 void SharePartitionManager::ReleaseSession(const ReleasedShareSession& session) {
   bool available = false;
-  for (const TopicIdPartition& p : session.partitions) {
+  for (const ShareTopicIdPartition& p : session.partitions) {
     std::shared_ptr<Entry> entry;
     {
       MutexLock lock(&mu_);

@@ -117,14 +117,14 @@ class SharePartitionManager : public ShareGroupListener {
 
   // Reads `topic`'s partition from the share partition's next fetch offset (at most
   // `max_bytes`, at least one batch) and acquires its AVAILABLE records for the member.
-  PartitionFetch Fetch(const FetchParams& params, const TopicIdPartition& partition,
+  PartitionFetch Fetch(const FetchParams& params, const ShareTopicIdPartition& partition,
                        const std::string& topic, int32_t max_bytes);
 
   // Applies the member's acknowledgements to one partition and writes the new state to the
   // share coordinator before returning; a refused acknowledgement or a failed write changes
   // nothing.
   ShareError Acknowledge(const std::string& group_id, const std::string& member_id,
-                         const TopicIdPartition& partition, const std::string& topic,
+                         const ShareTopicIdPartition& partition, const std::string& topic,
                          std::span<const AcknowledgementBatch> batches);
 
   // A share session ended: the member's records on its partitions go back to AVAILABLE.

@@ -90,7 +90,7 @@ class SharePartitionManagerTest : public ::testing::Test {
     ASSERT_TRUE((*log)->AppendAsLeader(testing::ProducerBatch(0, count, 3, kT0)).ok());
   }
   SharePartitionKey Key() const { return {"g", topic_id_, 0}; }
-  TopicIdPartition Tip() const { return {topic_id_, 0}; }
+  ShareTopicIdPartition Tip() const { return {topic_id_, 0}; }
   SharePartitionManager::PartitionFetch Fetch(const std::string& member) {
     SharePartitionManager::FetchParams p;
     p.group_id = "g";
