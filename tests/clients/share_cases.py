@@ -39,7 +39,7 @@ class ShareMember:
             with self.lock:
                 self.lines.append(line.rstrip("\n"))
                 if f and f[0] == "ack":
-                    self.acks.append((int(f[2]), f[3], f[4], int(f[5])))
+                    self.acks.append((int(f[2]), f[3], f[4].upper(), int(f[5])))
 
     def has(self, word):
         with self.lock:
@@ -112,6 +112,7 @@ def share_consumer_java(ctx):
         by_offset.setdefault(offset, []).append((name, value, typ, count))
     check(sorted(by_offset) == list(range(n)), f"offsets delivered: {sorted(by_offset)}")
     for offset, deliveries in by_offset.items():
+        deliveries.sort(key=lambda d: d[3])  # by delivery count: the members' lines interleave
         value = values[offset]
         check(all(v == value for (_, v, _, _) in deliveries),
               f"offset {offset}: values {deliveries}, produced {value}")

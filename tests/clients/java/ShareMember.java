@@ -23,7 +23,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * flushed at once:
  *
  *   polling                                   after the first poll returned
- *   ack <name> <offset> <value> <TYPE> <delivery count>   every record, with what it was given
+ *   ack <name> <offset> <value> <type> <delivery count>   every record, with what it was given
  *   committed <n>                             after each commitSync of n acknowledgements
  *   error <message>                           a poll or commit that failed
  *
