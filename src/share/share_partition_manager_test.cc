@@ -43,7 +43,9 @@ class SharePartitionManagerTest : public ::testing::Test {
     auto m = LogManager::Open(config_, scheduler_.get(), {});
     ASSERT_TRUE(m.ok()) << m.status().ToString();
     logs_ = std::move(m).value();
-    if (!logs_->FindTopic("data").ok()) ASSERT_TRUE(logs_->CreateTopic("data", 1).ok());
+    if (!logs_->FindTopic("data").ok()) {
+      ASSERT_TRUE(logs_->CreateTopic("data", 1).ok());
+    }
     auto id = Uuid::Parse(logs_->FindTopicIdentity("data")->topic_id);
     ASSERT_TRUE(id.ok());
     topic_id_ = *id;
@@ -72,7 +74,9 @@ class SharePartitionManagerTest : public ::testing::Test {
     manager_.reset();
     if (coordinator_) coordinator_->Shutdown();
     coordinator_.reset();
-    if (logs_) EXPECT_TRUE(logs_->Shutdown().ok());
+    if (logs_) {
+      EXPECT_TRUE(logs_->Shutdown().ok());
+    }
     logs_.reset();
     if (scheduler_) now_ = scheduler_->NowMs();
     scheduler_.reset();
