@@ -7,6 +7,8 @@
 #include <array>
 #include <chrono>
 #include <cstdlib>
+#include <set>
+#include <utility>
 
 #include "base/coding.h"
 #include "manager/log_manager.h"
@@ -66,27 +68,87 @@ struct SliceBatch {
   int64_t last_offset;
   int64_t position;  // in the file
   int64_t size;
+  int64_t producer_id;  // -1: none (or not a v2 batch)
+  bool transactional;
+  bool control;
 };
+// The v2 batch header: up to the record count (61 bytes).
+constexpr size_t kBatchHeaderSize = 61;
+
 std::vector<SliceBatch> ReadBatchHeaders(const FileSlice& slice) {
   std::vector<SliceBatch> out;
   if (slice.file == nullptr) return out;
-  constexpr size_t kNeeded = batch_layout::kLastOffsetDeltaOffset + 4;
+  constexpr size_t kMinimum = batch_layout::kLastOffsetDeltaOffset + 4;
   int64_t pos = slice.position;
   const int64_t end = slice.position + slice.length;
-  std::array<uint8_t, kNeeded> header{};
-  while (end - pos >= static_cast<int64_t>(kNeeded)) {
-    if (!slice.file->ReadAt(pos, header).ok()) break;
+  std::array<uint8_t, kBatchHeaderSize> header{};
+  while (end - pos >= static_cast<int64_t>(kMinimum)) {
+    const size_t want =
+        static_cast<size_t>(std::min<int64_t>(end - pos, static_cast<int64_t>(kBatchHeaderSize)));
+    if (!slice.file->ReadAt(pos, std::span<uint8_t>(header.data(), want)).ok()) break;
     const int64_t base = LoadBEInt64(header.data() + batch_layout::kBaseOffsetOffset);
     const int64_t size =
         static_cast<int64_t>(LoadBEInt32(header.data() + batch_layout::kLengthOffset)) +
         static_cast<int64_t>(batch_layout::kLogOverhead);
     if (size <= 0 || pos + size > end) break;
-    int64_t last = base;
-    if (header[batch_layout::kMagicOffset] >= kMagicV2) {
-      last = base + LoadBEInt32(header.data() + batch_layout::kLastOffsetDeltaOffset);
+    SliceBatch b{base, base, pos, size, -1, false, false};
+    if (header[batch_layout::kMagicOffset] >= kMagicV2 && want == kBatchHeaderSize) {
+      b.last_offset = base + LoadBEInt32(header.data() + batch_layout::kLastOffsetDeltaOffset);
+      const int16_t attributes = LoadBEInt16(header.data() + batch_layout::kAttributesOffset);
+      b.producer_id = LoadBEInt64(header.data() + batch_layout::kProducerIdOffset);
+      b.transactional = (attributes & batch_layout::kTransactionalFlagMask) != 0;
+      b.control = (attributes & batch_layout::kControlFlagMask) != 0;
     }
-    out.push_back(SliceBatch{base, last, pos, size});
+    out.push_back(b);
     pos += size;
+  }
+  return out;
+}
+
+// The transactional batches of aborted transactions among `batches` (Kafka's
+// SharePartition.fetchAbortedTransactionRecordBatches): a producer is in an aborted
+// transaction from the transaction's first offset until its (abort) control batch.
+std::vector<std::pair<int64_t, int64_t>> AbortedBatches(const std::vector<SliceBatch>& batches,
+                                                        std::vector<AbortedTransaction> aborted) {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  std::sort(aborted.begin(), aborted.end(),
+            [](const auto& a, const auto& b) { return a.first_offset < b.first_offset; });
+  size_t next = 0;
+  std::set<int64_t> ongoing;
+  for (const SliceBatch& b : batches) {
+    if (b.producer_id < 0) continue;
+    while (next < aborted.size() && aborted[next].first_offset <= b.last_offset) {
+      ongoing.insert(aborted[next++].producer_id);
+    }
+    if (ongoing.count(b.producer_id) == 0) continue;
+    if (b.control) {
+      ongoing.erase(b.producer_id);  // the abort marker ends the transaction
+    } else if (b.transactional) {
+      out.emplace_back(b.base_offset, b.last_offset);
+    }
+  }
+  return out;
+}
+
+// `acquired` without the offsets of `removed`.
+std::vector<AcquiredRecords> Subtract(const std::vector<AcquiredRecords>& acquired,
+                                      const std::vector<std::pair<int64_t, int64_t>>& removed) {
+  std::vector<AcquiredRecords> out;
+  for (const AcquiredRecords& a : acquired) {
+    std::vector<AcquiredRecords> pieces{a};
+    for (const auto& [first, last] : removed) {
+      std::vector<AcquiredRecords> next;
+      for (const AcquiredRecords& p : pieces) {
+        if (last < p.first_offset || first > p.last_offset) {
+          next.push_back(p);
+          continue;
+        }
+        if (p.first_offset < first) next.push_back({p.first_offset, first - 1, p.delivery_count});
+        if (p.last_offset > last) next.push_back({last + 1, p.last_offset, p.delivery_count});
+      }
+      pieces = std::move(next);
+    }
+    out.insert(out.end(), pieces.begin(), pieces.end());
   }
   return out;
 }
@@ -253,6 +315,7 @@ SharePartitionManager::PartitionFetch SharePartitionManager::Fetch(
   // The log is read with no lock held.
   const int64_t bound = read_committed ? (*log)->last_stable_offset() : (*log)->high_watermark();
   std::vector<SliceBatch> batches;
+  std::vector<std::pair<int64_t, int64_t>> aborted;  // read_committed: to archive
   FileSlice slice;
   Status read_status;
   if (fetch_offset < bound) {
@@ -261,6 +324,15 @@ SharePartitionManager::PartitionFetch SharePartitionManager::Fetch(
     if (data.ok()) {
       slice = data->slice;
       batches = ReadBatchHeaders(slice);
+      if (read_committed && !batches.empty()) {
+        Result<std::vector<AbortedTransaction>> txns =
+            (*log)->CollectAbortedTransactions(fetch_offset, batches.back().last_offset + 1);
+        if (txns.ok()) {
+          aborted = AbortedBatches(batches, std::move(txns).value());
+        } else {
+          read_status = txns.status();
+        }
+      }
     } else {
       read_status = data.status();
     }
@@ -289,7 +361,30 @@ SharePartitionManager::PartitionFetch SharePartitionManager::Fetch(
       request.max_fetch_records = params.max_records;
       request.fetch_offset = fetch_offset;
       request.batches = fetched;
-      acquired = entry->partition->Acquire(request, NowMs());
+      const int64_t now = NowMs();
+      acquired = entry->partition->Acquire(request, now);
+      // read_committed: records of aborted transactions are archived, never delivered
+      // (SharePartition.maybeFilterAbortedTransactionalAcquiredRecords).
+      if (!aborted.empty() && !acquired.records.empty()) {
+        std::vector<AcquiredRecords> kept = Subtract(acquired.records, aborted);
+        std::vector<std::pair<int64_t, int64_t>> gone;
+        for (const AcquiredRecords& a : acquired.records) {
+          for (const auto& [first, last] : aborted) {
+            const int64_t lo = std::max(first, a.first_offset);
+            const int64_t hi = std::min(last, a.last_offset);
+            if (lo <= hi) gone.emplace_back(lo, hi);
+          }
+        }
+        std::vector<AcknowledgementBatch> gaps;
+        for (const auto& [lo, hi] : gone) {
+          gaps.push_back(
+              AcknowledgementBatch{lo, hi, {static_cast<int8_t>(AcknowledgeType::kGap)}});
+        }
+        std::sort(gaps.begin(), gaps.end(),
+                  [](const auto& x, const auto& y) { return x.first_offset < y.first_offset; });
+        ShareError archived = entry->partition->Acknowledge(params.member_id, gaps, now);
+        if (archived.ok()) acquired.records = std::move(kept);
+      }
     }
   }
   if (acquired.records.empty()) return out;

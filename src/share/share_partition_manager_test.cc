@@ -14,6 +14,7 @@
 #include "base/scheduler.h"
 #include "manager/log_manager.h"
 #include "seglog/log.h"
+#include "seglog/record_batch.h"
 #include "sharestate/share_coordinator.h"
 #include "tests/support/batches.h"
 #include "tests/support/files.h"
@@ -92,6 +93,34 @@ class SharePartitionManagerTest : public ::testing::Test {
     auto log = logs_->GetLog({"data", 0});
     ASSERT_TRUE(log.ok());
     ASSERT_TRUE((*log)->AppendAsLeader(testing::ProducerBatch(0, count, 3, kT0)).ok());
+  }
+  // `count` records of a transaction of `pid`, or its COMMIT/ABORT marker.
+  void TxnData(int64_t pid, int32_t seq, int count) {
+    BatchOptions o;
+    o.producer_id = pid;
+    o.producer_epoch = 0;
+    o.base_sequence = seq;
+    o.is_transactional = true;
+    RecordBatchBuilder b(o);
+    const std::string v = "v";
+    for (int i = 0; i < count; ++i) {
+      ASSERT_TRUE(
+          b.Append(kT0, std::nullopt, Bytes(reinterpret_cast<const uint8_t*>(v.data()), v.size()))
+              .ok());
+    }
+    ASSERT_TRUE((*logs_->GetLog({"data", 0}))->AppendAsLeader(*b.Build()).ok());
+  }
+  void TxnMarker(int64_t pid, ControlRecordType type) {
+    BatchOptions o;
+    o.producer_id = pid;
+    o.producer_epoch = 0;
+    o.is_transactional = true;
+    o.is_control = true;
+    RecordBatchBuilder b(o);
+    ASSERT_TRUE(b.AppendEndTxnMarker(type, 0, kT0).ok());
+    ASSERT_TRUE((*logs_->GetLog({"data", 0}))
+                    ->AppendAsLeader(*b.Build(), 0, AppendOrigin::kCoordinator)
+                    .ok());
   }
   SharePartitionKey Key() const { return {"g", topic_id_, 0}; }
   ShareTopicIdPartition Tip() const { return {topic_id_, 0}; }
@@ -197,6 +226,27 @@ TEST_F(SharePartitionManagerTest, LockExpiryByTheTimerAndMemberRelease) {
   manager_->OnShareGroupMemberLeft("g", "m2");
   EXPECT_EQ(StateAt(1), RecordState::kAvailable);
   EXPECT_EQ(available_.size(), 2u);
+}
+
+TEST_F(SharePartitionManagerTest, ReadCommittedArchivesAbortedTransactions) {
+  settings_.auto_offset_reset = "earliest";
+  settings_.read_committed = true;
+  TxnData(4000, 0, 3);                          // 0-2: aborted
+  TxnMarker(4000, ControlRecordType::kAbort);   // 3
+  TxnData(4001, 0, 2);                          // 4-5: committed
+  TxnMarker(4001, ControlRecordType::kCommit);  // 6
+  TxnData(4002, 0, 2);                          // 7-8: open, past the LSO
+  Initialize();
+  auto f = Fetch("m1");
+  ASSERT_FALSE(f.acquired.empty());
+  for (const AcquiredRecords& a : f.acquired) {
+    EXPECT_GT(a.first_offset, 2) << "an aborted record was delivered";
+    EXPECT_LT(a.last_offset, 7) << "a record past the last stable offset was delivered";
+  }
+  EXPECT_EQ(f.acquired.front().first_offset, 3);
+  EXPECT_EQ(f.acquired.back().last_offset, 6);
+  // The aborted records are finished: the start offset moved past them.
+  EXPECT_FALSE(manager_->StateOf(Key(), 0).has_value());
 }
 
 }  // namespace
