@@ -13,7 +13,8 @@
 //     there is none).
 //   - One fetch at a time per share partition (Kafka's fetchLock): a second fetch of a
 //     partition being fetched gets nothing from it this time.
-//   - read_committed groups read up to the last stable offset.
+//   - read_committed groups read up to the last stable offset, and the acquired records of
+//     aborted transactions are archived, never delivered.
 //   - A write to the share coordinator that fails rolls the acknowledgement back (the answer
 //     carries the coordinator's error); FENCED_LEADER_EPOCH / FENCED_STATE_EPOCH also drop the
 //     SharePartition, so its next use loads it again.
@@ -25,8 +26,6 @@
 //     partition whose NextLockDeadline() has passed; Kafka runs one timer task per acquisition.
 //   - A moved log start (retention, DeleteRecords) is applied (UpdateLogStart) when the
 //     partition is next fetched, not when the log moves.
-//   - read_committed: aborted transactional batches are not yet archived (bounded by the LSO
-//     only).
 //
 // Thread safety: thread-safe. mu_ guards the map of partitions; each partition has its own
 // mutex guarding its SharePartition; the log is read with no lock held; listeners (records
