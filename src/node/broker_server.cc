@@ -17,6 +17,9 @@
 #include "server/broker_context.h"
 #include "server/handlers.h"
 #include "server/socket_server.h"
+#include "server/share_fetch_handlers.h"
+#include "share/share_partition_manager.h"
+#include "share/share_session_cache.h"
 #include "sharestate/share_coordinator.h"
 #include "txn/transaction_coordinator.h"
 
@@ -114,6 +117,42 @@ Status BrokerServer::StartAll() {
   }
   // Share groups initialize and delete their share-partitions' state through it.
   groups_->SetShareStateAdmin(std::make_shared<SharePersister>(share_state_.get()));
+  // The share partitions this node leads, and the share sessions of ShareFetch and
+  // ShareAcknowledge; members leaving the group release their records.
+  {
+    auto int_setting = [this](const std::string& name, int64_t fallback) {
+      auto it = config_.properties.find(name);
+      if (it == config_.properties.end()) return fallback;
+      try {
+        return static_cast<int64_t>(std::stoll(it->second));
+      } catch (...) {
+        return fallback;
+      }
+    };
+    share_sessions_ = std::make_unique<ShareSessionCache>(static_cast<int32_t>(int_setting(
+        "group.share.max.share.sessions", ShareSessionCache::kDefaultMaxSessions)));
+    ShareGroupSettings defaults;
+    defaults.partition.record_lock_duration_ms =
+        int_setting("group.share.record.lock.duration.ms", 30000);
+    defaults.partition.delivery_count_limit =
+        static_cast<int32_t>(int_setting("group.share.delivery.count.limit", 5));
+    defaults.partition.max_record_locks =
+        static_cast<int32_t>(int_setting("group.share.partition.max.record.locks", 2000));
+    SharePartitionManager::Options so;
+    so.coordinator = share_state_.get();
+    so.logs = logs_.get();
+    so.scheduler = scheduler_.get();
+    so.sessions = share_sessions_.get();
+    // Group configs (share.auto.offset.reset, share.isolation.level, ...) plug in here; until
+    // then every group has the broker's group.share.* defaults.
+    so.settings = [defaults](const std::string&) { return defaults; };
+    so.on_available = [this](const std::string& group_id) {
+      if (broker_) broker_->NotifyAppended({ShareAvailabilityKey(group_id)});
+    };
+    so.logger = logger.Named("kafka.server.share.SharePartitionManager");
+    share_partitions_ = std::make_shared<SharePartitionManager>(std::move(so));
+    groups_->SetShareGroupListener(share_partitions_);
+  }
   // Tiered storage (remote.log.storage.system.enable): the S3 store, __remote_log_metadata,
   // the index cache and the remote log manager's passes.
   if (config_.remote_storage_system_enable) {
@@ -131,6 +170,10 @@ Status BrokerServer::StartAll() {
   ctx.groups = groups_.get();
   ctx.txns = txns_.get();
   ctx.share_state = share_state_.get();
+  ctx.share_sessions = share_sessions_.get();
+  ctx.share_partitions = share_partitions_.get();
+  // Kafka 4.4.0's default share.version for a new cluster.
+  ctx.share_version = 2;
   ctx.remote = tiered_ ? tiered_->manager() : nullptr;
   ctx.static_configs = config_.properties;
   // authorizer.class.name: Kafka's StandardAuthorizer over the metadata log's ACLs, which every
@@ -217,6 +260,7 @@ Status BrokerServer::StartAll() {
   // Transactions the last run left prepared get their markers now, before clients connect.
   txns_->Start(broker_->MarkerWriter());
   share_state_->Start();
+  share_partitions_->Start();
 
   SocketServerOptions so = config_.SocketServer();
   so.logger = logger.Named("kafka.network.SocketServer");

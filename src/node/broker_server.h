@@ -36,6 +36,8 @@ class Broker;
 class GroupCoordinator;
 class LogManager;
 class ShareCoordinator;
+class ShareSessionCache;
+class SharePartitionManager;
 class SocketServer;
 class ThreadScheduler;
 class TieredStorage;
@@ -79,6 +81,8 @@ class BrokerServer {
   std::unique_ptr<GroupCoordinator> groups_;
   std::unique_ptr<TransactionCoordinator> txns_;
   std::unique_ptr<ShareCoordinator> share_state_;
+  std::unique_ptr<ShareSessionCache> share_sessions_;
+  std::shared_ptr<SharePartitionManager> share_partitions_;
   std::unique_ptr<TieredStorage> tiered_;
   std::unique_ptr<BrokerContext> context_;
   std::unique_ptr<Broker> broker_;

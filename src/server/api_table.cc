@@ -5,6 +5,7 @@
 
 #include "protocol/request_body.h"
 #include "server/features.h"
+#include "server/share_fetch_handlers.h"
 
 namespace seglog {
 
@@ -94,6 +95,13 @@ void Produce(ApiCall& c) {
 }
 
 void Fetch(ApiCall& c) { c.broker.ServeFetch(c); }
+void ShareFetch(ApiCall& c) { c.broker.ServeShareFetch(c); }
+
+void ShareGroupHeartbeat(ApiCall& c) {
+  auto req = c.Parse<protocol::ShareGroupHeartbeatRequestData>();
+  if (!req.ok()) return c.ParseFailed(req.status());
+  c.Reply(HandleShareGroupHeartbeat(c.ctx(), c.rc, ClientOf(c), *req, c.version));
+}
 
 void DescribeAcls(ApiCall& c) {
   auto req = c.Parse<protocol::DescribeAclsRequestData>();
@@ -283,6 +291,10 @@ const std::vector<ServedApi> kTable = {
     {{Key(ApiKey::kDeleteShareGroupState), 0, 0, 0}, kHandler, SEGLOG_UNARY(DeleteShareGroupState)},
     {{Key(ApiKey::kReadShareGroupStateSummary), 0, 1, 0}, kHandler,
      SEGLOG_UNARY(ReadShareGroupStateSummary)},
+    {{Key(ApiKey::kShareGroupHeartbeat), 1, 1, 1}, kHandler, &ShareGroupHeartbeat},
+    {{Key(ApiKey::kShareGroupDescribe), 1, 1, 1}, kHandler, SEGLOG_UNARY(ShareGroupDescribe)},
+    {{Key(ApiKey::kShareFetch), 1, 2, 1}, kHandler, &ShareFetch},
+    {{Key(ApiKey::kShareAcknowledge), 1, 2, 1}, kHandler, SEGLOG_UNARY(ShareAcknowledge)},
     {{Key(ApiKey::kDescribeShareGroupOffsets), 0, 1, 0}, kHandler,
      SEGLOG_UNARY(DescribeShareGroupOffsets)},
     {{Key(ApiKey::kAlterShareGroupOffsets), 0, 0, 0}, kHandler,

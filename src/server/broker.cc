@@ -15,6 +15,8 @@
 #include "server/features.h"
 #include "server/fetch_handler.h"
 #include "server/handlers.h"
+#include "share/share_partition_manager.h"
+#include "share/share_session_cache.h"
 
 namespace seglog {
 
@@ -36,6 +38,13 @@ TransactionCoordinator::MarkerWriter Broker::MarkerWriter() {
 
 void Broker::OnConnectionClosed(uint64_t connection_id) {
   purgatory_.DropConnection(connection_id);
+  // The connection's share sessions end: their members' records are released.
+  if (ctx_.share_sessions != nullptr && ctx_.share_partitions != nullptr) {
+    for (const ReleasedShareSession& s :
+         ctx_.share_sessions->RemoveConnection(std::to_string(connection_id))) {
+      ctx_.share_partitions->ReleaseSession(s);
+    }
+  }
   if (ctx_.telemetry != nullptr) ctx_.telemetry->ConnectionClosed(connection_id);
 }
 

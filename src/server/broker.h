@@ -52,6 +52,9 @@ class Broker : public RequestHandler {
   void NotifyAppended(const std::vector<TopicPartition>& partitions);
   // A Fetch: answered now, or parked in the purgatory until enough data or its max wait.
   void ServeFetch(ApiCall& call);
+  // A ShareFetch: answered now, or parked until records are acquired or its max wait
+  // (share_fetch_handlers.cc).
+  void ServeShareFetch(ApiCall& call);
   size_t parked_fetches() const { return purgatory_.parked(); }
 
   // The response frame's content (header then body) as the socket server sends it: the

@@ -30,6 +30,8 @@ namespace seglog {
 class GroupCoordinator;
 class RemoteLogManager;
 class ShareCoordinator;
+class SharePartitionManager;
+class ShareSessionCache;
 class TransactionCoordinator;
 
 struct BrokerContext {
@@ -40,6 +42,10 @@ struct BrokerContext {
   TransactionCoordinator* txns = nullptr;
   // The share coordinator (__share_group_state); null: its RPCs answer COORDINATOR_NOT_AVAILABLE.
   ShareCoordinator* share_state = nullptr;
+  // Share sessions and the share partitions this node leads (ShareFetch, ShareAcknowledge);
+  // null: those APIs answer COORDINATOR_NOT_AVAILABLE.
+  ShareSessionCache* share_sessions = nullptr;
+  SharePartitionManager* share_partitions = nullptr;
   // Tiered storage (remote.log.storage.system.enable): fetches below a log's local start and
   // timestamp lookups in remote segments go through it. Null: nothing is tiered.
   RemoteLogManager* remote = nullptr;

@@ -22,7 +22,7 @@ std::vector<FeatureLevel> NodeFeatures(const BrokerContext& ctx) {
       {"group.version", 0, 1, 1},
       {"kraft.version", 0, 1, ctx.logs != nullptr ? ctx.logs->KRaftVersion() : int16_t{0}},
       {"metadata.version", kMetadataVersion, kMetadataVersion, kMetadataVersion},
-      {"share.version", 0, 0, 0},
+      {"share.version", 0, 2, ctx.share_version},
       {"streams.version", 0, 0, 0},
       {"transaction.version", 0, 2, ctx.transaction_version},
       {"eligible.leader.replicas.version", 0, 1, 1},

@@ -11,7 +11,7 @@
 //   transaction.version               0-2           0-2      transaction.version setting (2)
 //   group.version                     0-1           0-1      1 (KIP-848's consumer groups)
 //   eligible.leader.replicas.version  0-1           0-1      1 (one replica: nothing to elect)
-//   share.version                     0-2           0-0      0 (no share groups yet)
+//   share.version                     0-2           0-2      BrokerContext::share_version (2)
 //   streams.version                   0-1           0-0      0 (no streams groups yet)
 //
 // A feature whose supported maximum is 0 is left out of SupportedFeatures, and one finalized

@@ -42,9 +42,9 @@ TEST_F(FeaturesTest, FeaturesAsKafkaListsThem) {
   AddFeatures(ctx_, 3, &v3);
   std::vector<std::string> supported;
   for (const auto& f : v4.supported_features) supported.push_back(f.name);
-  EXPECT_THAT(supported,
-              ::testing::ElementsAre("group.version", "kraft.version", "metadata.version",
-                                     "transaction.version", "eligible.leader.replicas.version"));
+  EXPECT_THAT(supported, ::testing::ElementsAre(
+                             "group.version", "kraft.version", "metadata.version", "share.version",
+                             "transaction.version", "eligible.leader.replicas.version"));
   // v3 clients get only features whose minimum is above 0.
   ASSERT_EQ(v3.supported_features.size(), 1u);
   EXPECT_EQ(v3.supported_features[0].name, "metadata.version");
@@ -78,9 +78,9 @@ TEST_F(FeaturesTest, UpdateFeaturesChecksInKafkasOrder) {
             prefix +
                 "Invalid update version 1 for feature nope. Local controller 1 does not "
                 "support this feature.");
-  EXPECT_EQ(update("share.version", 1, 1).error_message,
+  EXPECT_EQ(update("streams.version", 1, 1).error_message,
             prefix +
-                "Invalid update version 1 for feature share.version. Local controller 1 "
+                "Invalid update version 1 for feature streams.version. Local controller 1 "
                 "does not support this feature.");
   EXPECT_EQ(update("transaction.version", 3, 1).error_message,
             prefix +

@@ -28,8 +28,8 @@ int32_t NextShareSessionEpoch(int32_t epoch) {
 
 ShareFetchContext ShareSessionCache::NewContext(const std::string& group_id,
                                                 const std::string& member_id, int32_t epoch,
-                                                std::span<const TopicIdPartition> to_fetch,
-                                                std::span<const TopicIdPartition> forgotten,
+                                                std::span<const ShareTopicIdPartition> to_fetch,
+                                                std::span<const ShareTopicIdPartition> forgotten,
                                                 bool has_acknowledgements,
                                                 const std::string& connection_id) {
   MutexLock lock(&mu_);
@@ -69,10 +69,10 @@ ShareFetchContext ShareSessionCache::NewContext(const std::string& group_id,
   if (session.epoch != epoch) return FailedContext(share_error::kInvalidShareSessionEpoch);
   ShareFetchContext context;
   // ShareSession.update: Topics add (or update), then ForgottenTopicsData remove.
-  for (const TopicIdPartition& partition : to_fetch) {
+  for (const ShareTopicIdPartition& partition : to_fetch) {
     if (session.partitions.insert(partition).second) context.added.push_back(partition);
   }
-  for (const TopicIdPartition& partition : forgotten) {
+  for (const ShareTopicIdPartition& partition : forgotten) {
     if (session.partitions.erase(partition) > 0) context.removed.push_back(partition);
   }
   session.epoch = NextShareSessionEpoch(epoch);
@@ -130,7 +130,7 @@ std::optional<int32_t> ShareSessionCache::SessionEpoch(const std::string& group_
   return it->second.epoch;
 }
 
-std::vector<TopicIdPartition> ShareSessionCache::SessionPartitions(
+std::vector<ShareTopicIdPartition> ShareSessionCache::SessionPartitions(
     const std::string& group_id, const std::string& member_id) const {
   MutexLock lock(&mu_);
   auto it = sessions_.find(SessionKey{group_id, member_id});

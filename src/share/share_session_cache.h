@@ -43,12 +43,13 @@
 
 namespace seglog {
 
-// Kafka's TopicIdPartition as the share requests name partitions.
-struct TopicIdPartition {
+// Kafka's TopicIdPartition as the share requests name partitions: a topic id and a partition
+// index (remote/'s TopicIdPartition also carries the topic name).
+struct ShareTopicIdPartition {
   Uuid topic_id;
   int32_t partition = 0;
-  bool operator==(const TopicIdPartition&) const = default;
-  auto operator<=>(const TopicIdPartition&) const = default;
+  bool operator==(const ShareTopicIdPartition&) const = default;
+  auto operator<=>(const ShareTopicIdPartition&) const = default;
 };
 
 // KafkaApis.isMemberIdValid (4.4.0): a share request's member id must be 1 to 36 characters
@@ -67,16 +68,16 @@ struct ShareFetchContext {
   bool is_new = false;     // epoch 0: a new session (every partition is in the response)
   bool is_final = false;   // epoch -1: acknowledge, answer, then RemoveSession
   int32_t next_epoch = 0;  // the session's epoch after this request (-1 when final)
-  std::vector<TopicIdPartition> partitions;  // the session's partitions, in order
-  std::vector<TopicIdPartition> added;       // not in the session before this request
-  std::vector<TopicIdPartition> removed;     // forgotten by this request
+  std::vector<ShareTopicIdPartition> partitions;  // the session's partitions, in order
+  std::vector<ShareTopicIdPartition> added;       // not in the session before this request
+  std::vector<ShareTopicIdPartition> removed;     // forgotten by this request
 };
 
 // A session gone: whose records to release, on which partitions.
 struct ReleasedShareSession {
   std::string group_id;
   std::string member_id;
-  std::vector<TopicIdPartition> partitions;
+  std::vector<ShareTopicIdPartition> partitions;
   bool operator==(const ReleasedShareSession&) const = default;
 };
 
@@ -95,8 +96,8 @@ class ShareSessionCache {
   // whether any partition carries AcknowledgementBatches, `connection_id` the connection the
   // request came on (a new session belongs to it).
   ShareFetchContext NewContext(const std::string& group_id, const std::string& member_id,
-                               int32_t epoch, std::span<const TopicIdPartition> to_fetch,
-                               std::span<const TopicIdPartition> forgotten,
+                               int32_t epoch, std::span<const ShareTopicIdPartition> to_fetch,
+                               std::span<const ShareTopicIdPartition> forgotten,
                                bool has_acknowledgements, const std::string& connection_id)
       EXCLUDES(mu_);
 
@@ -118,8 +119,9 @@ class ShareSessionCache {
   // The epoch the member's next request must carry; none without a session.
   std::optional<int32_t> SessionEpoch(const std::string& group_id,
                                       const std::string& member_id) const EXCLUDES(mu_);
-  std::vector<TopicIdPartition> SessionPartitions(const std::string& group_id,
-                                                  const std::string& member_id) const EXCLUDES(mu_);
+  std::vector<ShareTopicIdPartition> SessionPartitions(const std::string& group_id,
+                                                       const std::string& member_id) const
+      EXCLUDES(mu_);
   size_t size() const EXCLUDES(mu_);
   // Partitions over all sessions (Kafka's SharePartitionsCount).
   size_t TotalPartitions() const EXCLUDES(mu_);
@@ -132,7 +134,7 @@ class ShareSessionCache {
   };
   struct Session {
     int32_t epoch = 0;
-    std::set<TopicIdPartition> partitions;
+    std::set<ShareTopicIdPartition> partitions;
     std::string connection_id;
   };
 

@@ -12,11 +12,11 @@ namespace {
 
 const Uuid kTopic = Uuid::FromHalves(0x1111, 0x2222);
 const Uuid kOther = Uuid::FromHalves(0x3333, 0x4444);
-const TopicIdPartition kP0{kTopic, 0};
-const TopicIdPartition kP1{kTopic, 1};
-const TopicIdPartition kQ0{kOther, 0};
+const ShareTopicIdPartition kP0{kTopic, 0};
+const ShareTopicIdPartition kP1{kTopic, 1};
+const ShareTopicIdPartition kQ0{kOther, 0};
 
-using Partitions = std::vector<TopicIdPartition>;
+using Partitions = std::vector<ShareTopicIdPartition>;
 
 std::string Name(const char* prefix, int i) {
   std::string name(prefix);
