@@ -69,8 +69,9 @@ void AssignPool(const std::vector<std::string>& members, const std::vector<Parti
           if (static_cast<int64_t>(held[y].size()) >= desired[y]) continue;
           for (size_t x = 0; x < members.size() && best < 0; ++x) {
             if (x == y || held[x].count(tp)) continue;
-            for (const Partition& q : held[x]) {
-              if (held[y].count(q)) continue;
+            for (const Partition& in_x : held[x]) {
+              if (held[y].count(in_x)) continue;
+              const Partition q = in_x;  // a copy: erasing it from held[x] frees `in_x`
               held[x].erase(q);
               held[y].insert(q);
               best = static_cast<int64_t>(x);
