@@ -7,8 +7,10 @@
 #include "base/logger_registry.h"
 #include "base/scheduler.h"
 #include "console/web_console.h"
+#include "group/group_config.h"
 #include "group/group_coordinator.h"
 #include "manager/log_manager.h"
+#include "manager/metadata_store.h"
 #include "metrics/process_metrics.h"
 #include "node/node_metrics.h"
 #include "node/share_state_persister.h"
@@ -16,8 +18,8 @@
 #include "server/broker.h"
 #include "server/broker_context.h"
 #include "server/handlers.h"
-#include "server/socket_server.h"
 #include "server/share_fetch_handlers.h"
+#include "server/socket_server.h"
 #include "share/share_partition_manager.h"
 #include "share/share_session_cache.h"
 #include "sharestate/share_coordinator.h"
@@ -129,23 +131,30 @@ Status BrokerServer::StartAll() {
         return fallback;
       }
     };
-    share_sessions_ = std::make_unique<ShareSessionCache>(static_cast<int32_t>(int_setting(
-        "group.share.max.share.sessions", ShareSessionCache::kDefaultMaxSessions)));
-    ShareGroupSettings defaults;
-    defaults.partition.record_lock_duration_ms =
-        int_setting("group.share.record.lock.duration.ms", 30000);
-    defaults.partition.delivery_count_limit =
-        static_cast<int32_t>(int_setting("group.share.delivery.count.limit", 5));
-    defaults.partition.max_record_locks =
-        static_cast<int32_t>(int_setting("group.share.partition.max.record.locks", 2000));
+    share_sessions_ = std::make_unique<ShareSessionCache>(static_cast<int32_t>(
+        int_setting("group.share.max.share.sessions", ShareSessionCache::kDefaultMaxSessions)));
     SharePartitionManager::Options so;
     so.coordinator = share_state_.get();
     so.logs = logs_.get();
     so.scheduler = scheduler_.get();
     so.sessions = share_sessions_.get();
-    // Group configs (share.auto.offset.reset, share.isolation.level, ...) plug in here; until
-    // then every group has the broker's group.share.* defaults.
-    so.settings = [defaults](const std::string&) { return defaults; };
+    // A group's own configs (IncrementalAlterConfigs on the GROUP resource) over the broker's
+    // group.share.* settings, clamped to the broker's bounds (GroupConfig.evaluate).
+    so.settings = [logs = logs_.get(), broker = config_.group](const std::string& group_id) {
+      const std::map<std::string, std::string> stored = logs->metadata()->GroupConfigs(group_id);
+      const GroupConfig g = EffectiveGroupConfig(broker, stored);
+      ShareGroupSettings s;
+      s.partition.record_lock_duration_ms = g.share_record_lock_duration_ms;
+      s.partition.delivery_count_limit = g.share_delivery_count_limit;
+      s.partition.max_record_locks = g.share_partition_max_record_locks;
+      s.partition.renew_acknowledge_enabled = g.share_renew_acknowledge_enable;
+      if (auto it = stored.find("share.auto.offset.reset");
+          it != stored.end() && ParseShareAutoOffsetReset(it->second)) {
+        s.auto_offset_reset = it->second;
+      }
+      s.read_committed = g.share_isolation_level == ShareIsolationLevel::kReadCommitted;
+      return s;
+    };
     so.on_available = [this](const std::string& group_id) {
       if (broker_) broker_->NotifyAppended({ShareAvailabilityKey(group_id)});
     };
