@@ -165,6 +165,12 @@ void ConsumerGroupHeartbeat(ApiCall& c) {
   c.Reply(HandleConsumerGroupHeartbeat(c.ctx(), c.rc, ClientOf(c), *req, c.version));
 }
 
+void StreamsGroupHeartbeat(ApiCall& c) {
+  auto req = c.Parse<protocol::StreamsGroupHeartbeatRequestData>();
+  if (!req.ok()) return c.ParseFailed(req.status());
+  c.Reply(HandleStreamsGroupHeartbeat(c.ctx(), c.rc, ClientOf(c), *req, c.version));
+}
+
 // KIP-714: served only with a telemetry manager, as Kafka enables the two APIs only with a
 // telemetry exporter; otherwise refused as any API that is not enabled.
 template <typename Request, auto Handler>
@@ -283,6 +289,10 @@ const std::vector<ServedApi> kTable = {
     {{Key(ApiKey::kDeleteShareGroupState), 0, 0, 0}, kHandler, SEGLOG_UNARY(DeleteShareGroupState)},
     {{Key(ApiKey::kReadShareGroupStateSummary), 0, 1, 0}, kHandler,
      SEGLOG_UNARY(ReadShareGroupStateSummary)},
+    {{Key(ApiKey::kStreamsGroupHeartbeat), 0, 1, 0}, kHandler, &StreamsGroupHeartbeat},
+    {{Key(ApiKey::kStreamsGroupDescribe), 0, 1, 0}, kHandler, SEGLOG_UNARY(StreamsGroupDescribe)},
+    {{Key(ApiKey::kStreamsGroupTopologyDescriptionUpdate), 0, 0, 0}, kHandler,
+     SEGLOG_UNARY(StreamsGroupTopologyDescriptionUpdate)},
     // clang-format on
 };
 
