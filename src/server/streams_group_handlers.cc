@@ -24,8 +24,9 @@ namespace ke = kafka_error;
 
 namespace {
 
-constexpr int16_t kStreamsInvalidTopology = 130;  // Errors.STREAMS_INVALID_TOPOLOGY
-constexpr int8_t kMissingInternalTopics = 1;      // StreamsGroupHeartbeatResponse.Status
+constexpr int16_t kStreamsInvalidTopology = kStreamsInvalidTopologyCode;
+constexpr int8_t kMissingInternalTopics =
+    static_cast<int8_t>(StreamsGroupStatus::kMissingInternalTopics);
 
 std::string Join(const std::vector<std::string>& names, const char* sep) {
   std::string out;
