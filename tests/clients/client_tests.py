@@ -2979,9 +2979,10 @@ import console_cases  # noqa: E402
 import quota_throttle_cases  # noqa: E402
 import security_cases  # noqa: E402
 import telemetry_cases  # noqa: E402
+import streams_cases  # noqa: E402
 for _fn in (security_cases.CASES + acl_matrix.CASES + quota_cases.CASES +
             quota_throttle_cases.CASES + metrics_cases.CASES + telemetry_cases.CASES +
-            console_cases.CASES + log_level_cases.CASES):
+            console_cases.CASES + log_level_cases.CASES + streams_cases.CASES):
     case(_fn)
 
 
