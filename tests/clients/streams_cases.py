@@ -95,6 +95,10 @@ def streams_group_word_count(ctx):
             a.ensure_gone()
     got, rows = latest()
     check(got == totals(lines), f"final counts differ: {len(rows)} records")
+    # The group was a streams group (not a classic one): the coordinator said so.
+    log = b.log()
+    check(log.count("joins the streams group") >= 2,
+          f"no streams group members in the broker log:\n{log[-2000:]}")
     ctx.expect_records = None
 
 
