@@ -230,7 +230,17 @@ auto GroupCoordinator::Core::DeleteOffsets(const std::string& group_id,
   auto it = s.groups.find(group_id);
   auto cg = s.consumer_groups.find(group_id);
   std::optional<std::set<std::string>> subscribed = std::set<std::string>{};
-  if (cg != s.consumer_groups.end()) {
+  if (auto sg = s.streams_groups.find(group_id); sg != s.streams_groups.end()) {
+    // StreamsGroup.validateOffsetDelete allows it; isSubscribedToTopic: the topology's source
+    // and repartition source topics, unless the group is empty.
+    const StreamsGroup& g = *sg->second;
+    if (g.state() != StreamsGroupState::kEmpty && g.topology()) {
+      for (const auto& [id, st] : g.topology()->subtopologies) {
+        subscribed->insert(st.source_topics.begin(), st.source_topics.end());
+        for (const auto& t : st.repartition_source_topics) subscribed->insert(t.name);
+      }
+    }
+  } else if (cg != s.consumer_groups.end()) {
     subscribed = cg->second->SubscribedTopics();
   } else if (it == s.groups.end() || it->second->Is(ClassicGroupState::kDead)) {
     out.error_code = ke::kGroupIdNotFound;

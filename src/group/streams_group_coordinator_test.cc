@@ -230,6 +230,15 @@ TEST_F(StreamsGroupCoordinatorTest, OffsetsOfStreamsMembersAreChecked) {
       ke::kStaleMemberEpoch);
   EXPECT_EQ(coordinator_->FetchOffsets("app", std::nullopt, std::string("x"), epoch).error_code,
             ke::kUnknownMemberId);
+  // OffsetDelete: refused for the topology's source topics while the group has members.
+  auto deleted = coordinator_->DeleteOffsets("app", {TopicPartition{"in", 0}});
+  EXPECT_EQ(deleted.error_code, ke::kNone);
+  ASSERT_EQ(deleted.partitions.size(), 1u);
+  EXPECT_EQ(deleted.partitions[0].second, ke::kGroupSubscribedToTopic);
+  ASSERT_EQ(Heartbeat(Beat("m1", -1)).response.error_code, ke::kNone);
+  deleted = coordinator_->DeleteOffsets("app", {TopicPartition{"in", 0}});
+  ASSERT_EQ(deleted.partitions.size(), 1u);
+  EXPECT_EQ(deleted.partitions[0].second, ke::kNone);
 }
 
 }  // namespace
