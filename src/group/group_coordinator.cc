@@ -71,6 +71,7 @@ void GroupCoordinator::Core::StartTimer(Shard& s, const std::string& key, int64_
 Status GroupCoordinator::Core::Fire(Shard& s, const Timer& t, Completions* done) {
   if (IsConsumerTimer(t.kind)) return FireConsumer(s, t, done);
   if (t.kind == Timer::Kind::kShareSession) return FireShare(s, t, done);
+  if (t.kind == Timer::Kind::kStreamsSession) return FireStreams(s, t);
   auto it = s.groups.find(t.group);
   if (it == s.groups.end()) return Status::OK();
   ClassicGroup& g = *it->second;
@@ -80,6 +81,7 @@ Status GroupCoordinator::Core::Fire(Shard& s, const Timer& t, Completions* done)
     case Timer::Kind::kConsumerClassicJoin:
     case Timer::Kind::kConsumerClassicSync:
     case Timer::Kind::kShareSession:
+    case Timer::Kind::kStreamsSession:
       break;  // handled above
     case Timer::Kind::kInitialJoin:
       if (!g.Is(ClassicGroupState::kPreparingRebalance)) break;
@@ -369,6 +371,22 @@ protocol::AlterShareGroupOffsetsResponseData GroupCoordinator::AlterShareGroupOf
 protocol::DeleteShareGroupOffsetsResponseData GroupCoordinator::DeleteShareGroupOffsets(
     const protocol::DeleteShareGroupOffsetsRequestData& req) {
   return core_->DeleteShareGroupOffsets(req);
+}
+StreamsGroupHeartbeatResult GroupCoordinator::StreamsGroupHeartbeat(
+    int16_t version, const Client& client, const protocol::StreamsGroupHeartbeatRequestData& req) {
+  return core_->StreamsGroupHeartbeat(version, client, req);
+}
+std::map<std::string, std::string> GroupCoordinator::CreateStreamsInternalTopics(
+    const std::map<std::string, StreamsInternalTopic>& topics) {
+  return core_->CreateStreamsInternalTopics(topics);
+}
+StreamsDescribedGroup GroupCoordinator::DescribeStreamsGroup(const std::string& group_id) {
+  return core_->DescribeStreams(group_id);
+}
+protocol::StreamsGroupTopologyDescriptionUpdateResponseData
+GroupCoordinator::StreamsGroupTopologyDescriptionUpdate(
+    const protocol::StreamsGroupTopologyDescriptionUpdateRequestData& req) {
+  return core_->StreamsTopologyDescriptionUpdate(req);
 }
 void GroupCoordinator::SetShareStateAdmin(std::shared_ptr<ShareStateAdmin> admin) {
   core_->SetShareStateAdmin(std::move(admin));

@@ -45,6 +45,8 @@
 #include "base/uuid.h"
 #include "group/group_coordinator_config.h"
 #include "group/share_state_admin.h"
+#include "group/streams_group_describe.h"
+#include "group/streams_group_heartbeat.h"
 #include "protocol/generated/consumer_group_describe_response.h"
 #include "protocol/generated/consumer_group_heartbeat_request.h"
 #include "protocol/generated/consumer_group_heartbeat_response.h"
@@ -62,6 +64,8 @@
 #include "protocol/generated/share_group_describe_response.h"
 #include "protocol/generated/share_group_heartbeat_request.h"
 #include "protocol/generated/share_group_heartbeat_response.h"
+#include "protocol/generated/streams_group_topology_description_update_request.h"
+#include "protocol/generated/streams_group_topology_description_update_response.h"
 #include "protocol/generated/sync_group_request.h"
 #include "protocol/generated/sync_group_response.h"
 #include "seglog/logger.h"
@@ -177,6 +181,26 @@ class GroupCoordinator {
   void SetShareStateAdmin(std::shared_ptr<ShareStateAdmin> admin);
   void SetShareGroupListener(std::shared_ptr<ShareGroupListener> listener);
 
+  // StreamsGroupHeartbeat (KIP-1071, v0-1) at `version` (streams_group_heartbeat.h): the
+  // answer, and the internal topics the broker then creates (CreateStreamsInternalTopics)
+  // once it checked CREATE. GROUP_ID_NOT_FOUND "Group X is not a streams group." for another
+  // type. The broker checks authorization and streams.version before calling.
+  StreamsGroupHeartbeatResult StreamsGroupHeartbeat(
+      int16_t version, const Client& client, const protocol::StreamsGroupHeartbeatRequestData& req);
+  // Creates the internal topics a heartbeat asked for, with their partition counts and
+  // configs (the replication factor is ignored on one node); the next heartbeat sees them.
+  // Returns topic -> error message for those that failed (an existing topic is no failure).
+  std::map<std::string, std::string> CreateStreamsInternalTopics(
+      const std::map<std::string, StreamsInternalTopic>& topics);
+  // StreamsGroupDescribe of one group (GROUP_ID_NOT_FOUND "Group X not found." / "Group X is
+  // not a streams group."; INVALID_GROUP_ID for an empty id).
+  StreamsDescribedGroup DescribeStreamsGroup(const std::string& group_id);
+  // StreamsGroupTopologyDescriptionUpdate (API 93), as far as seglog goes: the request and
+  // the member are checked as Kafka's validateStreamsGroupTopologyDescriptionUpdate does; the
+  // description itself is not stored (KIP-1331's plugin is not there).
+  protocol::StreamsGroupTopologyDescriptionUpdateResponseData StreamsGroupTopologyDescriptionUpdate(
+      const protocol::StreamsGroupTopologyDescriptionUpdateRequestData& req);
+
   // OffsetCommit of partitions whose topics the broker has checked exist. Each partition's
   // error_code is filled in (the group's error, OFFSET_METADATA_TOO_LARGE, or 0: committed).
   struct CommitPartition {
@@ -257,7 +281,7 @@ class GroupCoordinator {
     std::string group_id;
     std::string protocol_type;
     std::string state;
-    std::string type;  // "classic", "consumer" or "share"
+    std::string type;  // "classic", "consumer", "share" or "streams"
   };
   std::vector<ListedGroup> ListGroups(const std::vector<std::string>& states_filter,
                                       const std::vector<std::string>& types_filter);

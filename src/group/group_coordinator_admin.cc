@@ -18,6 +18,7 @@ auto GroupCoordinator::Core::ListGroups(const std::vector<std::string>& states_f
   const bool classic = types.empty() || types.count("classic");
   const bool consumer = types.empty() || types.count("consumer");
   const bool share = types.empty() || types.count("share");
+  const bool streams = types.empty() || types.count("streams");
   for (auto& sp : shards_) {
     MutexLock l(&sp->mu);
     if (Unavailable(*sp) != ke::kNone) continue;
@@ -38,6 +39,12 @@ auto GroupCoordinator::Core::ListGroups(const std::vector<std::string>& states_f
       const std::string state(ShareGroupStateName(g->state()));
       if (!states.empty() && !states.count(Lower(state))) continue;
       out.push_back({id, "share", state, "share"});
+    }
+    for (const auto& [id, g] : sp->streams_groups) {
+      if (!streams) break;
+      const std::string state(StreamsGroupStateName(g->state()));
+      if (!states.empty() && !states.count(Lower(state))) continue;
+      out.push_back({id, "streams", state, "streams"});
     }
   }
   return out;
@@ -65,7 +72,8 @@ auto GroupCoordinator::Core::DescribeGroup(const std::string& group_id, int16_t*
     *error = e;
     return std::nullopt;
   }
-  if (s.consumer_groups.count(group_id) || s.share_groups.count(group_id)) {
+  if (s.consumer_groups.count(group_id) || s.share_groups.count(group_id) ||
+      s.streams_groups.count(group_id)) {
     // DescribeGroups v6+ says so; the broker leaves the error out below v6 (a Dead row).
     protocol::DescribeGroupsResponseData::DescribedGroup d;
     d.group_id = group_id;
@@ -112,6 +120,20 @@ int16_t GroupCoordinator::Core::DeleteGroup(const std::string& group_id) {
   MutexLock l(&s.mu);
   if (int16_t e = Unavailable(s); e != ke::kNone) return e;
   if (FindShareGroup(s, group_id) != nullptr) return ke::kNonEmptyGroup;  // created meanwhile
+  if (auto sg = s.streams_groups.find(group_id); sg != s.streams_groups.end()) {
+    // StreamsGroup.validateDeleteGroup: only an empty group; its tombstones in Kafka's order
+    // (StreamsGroup.createGroupTombstoneRecords) after the offsets'.
+    if (sg->second->state() != StreamsGroupState::kEmpty) return ke::kNonEmptyGroup;
+    size_t offsets = 0;
+    std::vector<OffsetsRecord> records = GroupOffsetTombstones(s, group_id, &offsets);
+    for (OffsetsRecord& r : StreamsGroupTombstones(*sg->second)) records.push_back(std::move(r));
+    if (Status w = Append(s, records); !w.ok()) return AppendErrorToClient(w);
+    DropGroupOffsets(s, group_id);
+    s.streams_groups.erase(sg);
+    Info(fmt::format("The following groups were deleted: {}. A total of {} offsets were removed.",
+                     group_id, offsets));
+    return ke::kNone;
+  }
   auto cg = s.consumer_groups.find(group_id);
   auto it = s.groups.find(group_id);
   if (cg != s.consumer_groups.end()) {
@@ -208,7 +230,17 @@ auto GroupCoordinator::Core::DeleteOffsets(const std::string& group_id,
   auto it = s.groups.find(group_id);
   auto cg = s.consumer_groups.find(group_id);
   std::optional<std::set<std::string>> subscribed = std::set<std::string>{};
-  if (cg != s.consumer_groups.end()) {
+  if (auto sg = s.streams_groups.find(group_id); sg != s.streams_groups.end()) {
+    // StreamsGroup.validateOffsetDelete allows it; isSubscribedToTopic: the topology's source
+    // and repartition source topics, unless the group is empty.
+    const StreamsGroup& g = *sg->second;
+    if (g.state() != StreamsGroupState::kEmpty && g.topology()) {
+      for (const auto& [id, st] : g.topology()->subtopologies) {
+        subscribed->insert(st.source_topics.begin(), st.source_topics.end());
+        for (const auto& t : st.repartition_source_topics) subscribed->insert(t.name);
+      }
+    }
+  } else if (cg != s.consumer_groups.end()) {
     subscribed = cg->second->SubscribedTopics();
   } else if (it == s.groups.end() || it->second->Is(ClassicGroupState::kDead)) {
     out.error_code = ke::kGroupIdNotFound;

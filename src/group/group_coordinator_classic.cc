@@ -297,8 +297,8 @@ void GroupCoordinator::Core::JoinLocked(Shard& s, int16_t version, const Client&
                                         const std::function<void(JoinGroupResponseData)>& reply,
                                         Completions* done) {
   if (int16_t e = Unavailable(s); e != ke::kNone) return reply(JoinError(e, req.member_id));
-  if (s.share_groups.count(req.group_id)) {
-    // GroupMetadataManager.classicGroupJoin: a share group is of another protocol.
+  if (s.share_groups.count(req.group_id) || s.streams_groups.count(req.group_id)) {
+    // GroupMetadataManager.classicGroupJoin: a share or streams group is of another protocol.
     return reply(JoinError(ke::kInconsistentGroupProtocol, ""));
   }
   const int32_t rebalance_timeout = version == 0 || req.rebalance_timeout_ms < 0

@@ -313,8 +313,9 @@ auto GroupCoordinator::Core::HeartbeatLocked(Shard& s, int16_t version, const Cl
     return r;
   };
   if (int16_t e = Unavailable(s); e != ke::kNone) return error(e);
-  if (s.share_groups.count(req.group_id)) {
-    // GroupMetadataManager.getOrMaybeCreateConsumerGroup: no conversion from a share group.
+  if (s.share_groups.count(req.group_id) || s.streams_groups.count(req.group_id)) {
+    // GroupMetadataManager.getOrMaybeCreateConsumerGroup: no conversion from a share or
+    // streams group.
     return error(ke::kGroupIdNotFound,
                  fmt::format("Group {} is not a consumer group.", req.group_id));
   }
@@ -449,7 +450,8 @@ auto GroupCoordinator::Core::DescribeConsumerGroup(const std::string& group_id)
   auto it = s.consumer_groups.find(group_id);
   if (it == s.consumer_groups.end()) {
     d.error_code = ke::kGroupIdNotFound;
-    d.error_message = s.groups.count(group_id) || s.share_groups.count(group_id)
+    d.error_message = s.groups.count(group_id) || s.share_groups.count(group_id) ||
+                              s.streams_groups.count(group_id)
                           ? fmt::format("Group {} is not a consumer group.", group_id)
                           : fmt::format("Group {} not found.", group_id);
     return d;

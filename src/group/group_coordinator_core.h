@@ -11,6 +11,8 @@
 //   group_coordinator_share.cc    KIP-932's share groups (ShareGroupHeartbeat,
 //                                 ShareGroupDescribe, share-partition initialization)
 //   group_coordinator_share_offsets.cc  KIP-932's Describe/Alter/DeleteShareGroupOffsets
+//   group_coordinator_streams.cc  KIP-1071's streams groups (StreamsGroupHeartbeat,
+//                                 StreamsGroupDescribe, internal topics, offset checks)
 //   group_coordinator_offsets.cc  OffsetCommit, TxnOffsetCommit and its markers, OffsetFetch
 //   group_coordinator_admin.cc    ListGroups, DescribeGroups, DeleteGroups, OffsetDelete
 //
@@ -53,6 +55,11 @@
 #include "group/share_group_heartbeat.h"
 #include "group/share_group_records.h"
 #include "group/share_state_admin.h"
+#include "group/streams_group.h"
+#include "group/streams_group_describe.h"
+#include "group/streams_group_heartbeat.h"
+#include "group/streams_group_load.h"
+#include "group/streams_group_records.h"
 #include "group/transactional_offsets.h"
 #include "manager/log_manager.h"
 #include "protocol/generated/consumer_protocol_subscription.h"
@@ -130,7 +137,8 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
       kConsumerRevocation,
       kConsumerClassicJoin,
       kConsumerClassicSync,
-      kShareSession  // a share group member's session timeout
+      kShareSession,   // a share group member's session timeout
+      kStreamsSession  // a streams group member's session timeout
     };
     Kind kind;
     std::string group;
@@ -154,6 +162,9 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
     // KIP-932's share groups. Invariant: a group id is in at most one of `groups`,
     // `consumer_groups` and `share_groups`.
     std::map<std::string, std::unique_ptr<ShareGroup>> share_groups GUARDED_BY(mu);
+    // KIP-1071's streams groups. Invariant: a group id is in at most one of `groups`,
+    // `consumer_groups`, `share_groups` and `streams_groups`.
+    std::map<std::string, std::unique_ptr<StreamsGroup>> streams_groups GUARDED_BY(mu);
     // group -> (topic, partition) -> committed offset
     OffsetsByGroup offsets GUARDED_BY(mu);
     // TxnOffsetCommit's offsets until their transaction's marker (transactional_offsets.h).
@@ -271,7 +282,8 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
   }
   // Timers whose failed write is tried again (the member stays until its removal is written).
   static bool IsRetriedTimer(Timer::Kind kind) {
-    return IsConsumerTimer(kind) || kind == Timer::Kind::kShareSession;
+    return IsConsumerTimer(kind) || kind == Timer::Kind::kShareSession ||
+           kind == Timer::Kind::kStreamsSession;
   }
 
   // Schedules `t` on the shard's timer under `key`, replacing the key's timer. A consumer
@@ -598,6 +610,46 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
   // DeleteGroups of a share group (the shard's mutex is released around the share-state
   // deletion, so the group is looked up again).
   int16_t DeleteShareGroup(Shard& s, const std::string& group_id) EXCLUDES(s.mu);
+
+  // ---- KIP-1071 streams groups (group_coordinator_streams.cc) ----
+
+  static std::string StreamsSessionKey(const std::string& group, const std::string& member) {
+    return fmt::format("streams-session-{}-{}", group, member);
+  }
+  void StartStreamsSession(Shard& s, const std::string& group, const std::string& member)
+      REQUIRES(s.mu);
+  StreamsGroup* FindStreamsGroup(Shard& s, const std::string& id) REQUIRES(s.mu) {
+    auto it = s.streams_groups.find(id);
+    return it == s.streams_groups.end() ? nullptr : it->second.get();
+  }
+  // Whether `id` names a group of a type other than streams.
+  static bool OtherThanStreams(Shard& s, const std::string& id) REQUIRES(s.mu) {
+    return s.groups.count(id) || s.consumer_groups.count(id) || s.share_groups.count(id);
+  }
+  // A streams group record at load (types 17-23; 18 is ignored).
+  void ReplayStreamsGroup(Shard& s, const LoadedStreamsGroupRecord& rec, const std::string& tp,
+                          int64_t offset) REQUIRES(s.mu);
+  // Every topic with its partition count (the heartbeat's metadata snapshot).
+  TopicPartitionCounts TopicCounts() const;
+  StreamsGroupHeartbeatResult StreamsGroupHeartbeat(
+      int16_t version, const Client& client, const protocol::StreamsGroupHeartbeatRequestData& req);
+  StreamsGroupHeartbeatResult StreamsHeartbeatLocked(
+      Shard& s, int16_t version, const Client& client,
+      const protocol::StreamsGroupHeartbeatRequestData& req, const TopicPartitionCounts& topics)
+      REQUIRES(s.mu);
+  std::map<std::string, std::string> CreateStreamsInternalTopics(
+      const std::map<std::string, StreamsInternalTopic>& topics);
+  Status FireStreams(Shard& s, const Timer& t) REQUIRES(s.mu);
+  StreamsDescribedGroup DescribeStreams(const std::string& group_id);
+  protocol::StreamsGroupTopologyDescriptionUpdateResponseData StreamsTopologyDescriptionUpdate(
+      const protocol::StreamsGroupTopologyDescriptionUpdateRequestData& req);
+  // OffsetCommit / TxnOffsetCommit's check for a streams group (Kafka's StreamsGroup
+  // .validateOffsetCommit): 0, or the error of every partition; the assignment-epoch check of
+  // an older epoch fills per-partition errors.
+  int16_t ValidateStreamsCommit(const StreamsGroup& g, int16_t version, bool transactional,
+                                int32_t epoch, const std::string& member_id,
+                                const std::optional<std::string>& instance_id,
+                                std::vector<CommitPartition>* partitions);
 
   // ---- Listing, describing, deleting ----
 

@@ -39,6 +39,16 @@ void GroupCoordinator::Core::LoadShard(Shard& s) {
       ReplayShareGroup(s, *sg);
       return;
     }
+    if (r.key->size() >= 2 && IsStreamsGroupRecordType(LoadBEInt16(r.key->data()))) {
+      Result<LoadedStreamsGroupRecord> sg = DecodeStreamsGroupRecord(*r.key, value);
+      if (!sg.ok()) {
+        Warn(fmt::format("Skipping the corrupt record at offset {} of {}: {}", r.offset, tp,
+                         sg.status().ToString()));
+        return;
+      }
+      ReplayStreamsGroup(s, *sg, tp, r.offset);
+      return;
+    }
     if (r.key->size() >= 2 && IsConsumerGroupRecordType(LoadBEInt16(r.key->data()))) {
       Result<LoadedConsumerGroupRecord> cg = DecodeConsumerGroupRecord(*r.key, value);
       if (!cg.ok()) {
@@ -71,7 +81,8 @@ void GroupCoordinator::Core::LoadShard(Shard& s) {
   std::vector<std::string> offset_groups = s.pending.Groups();
   for (const auto& [group, offsets] : s.offsets) offset_groups.push_back(group);
   for (const std::string& group : offset_groups) {
-    if (!s.groups.count(group) && !s.consumer_groups.count(group) && !s.share_groups.count(group)) {
+    if (!s.groups.count(group) && !s.consumer_groups.count(group) && !s.share_groups.count(group) &&
+        !s.streams_groups.count(group)) {
       s.groups[group] = std::make_unique<ClassicGroup>(group, scheduler_->NowMs());
     }
   }
@@ -89,11 +100,16 @@ void GroupCoordinator::Core::LoadShard(Shard& s) {
   for (auto& [id, g] : s.share_groups) {
     for (const auto& [member_id, m] : g->members()) StartShareSession(s, id, member_id);
   }
+  for (auto& [id, g] : s.streams_groups) {
+    for (const auto& [member_id, m] : g->members()) StartStreamsSession(s, id, member_id);
+  }
   Info(fmt::format("Finished loading of metadata from {} in {} ms: {} records, {} groups", tp,
                    std::chrono::duration_cast<std::chrono::milliseconds>(
                        std::chrono::steady_clock::now() - start)
                        .count(),
-                   records, s.groups.size() + s.consumer_groups.size() + s.share_groups.size()));
+                   records,
+                   s.groups.size() + s.consumer_groups.size() + s.share_groups.size() +
+                       s.streams_groups.size()));
 }
 
 auto GroupCoordinator::Core::LoadedConsumerGroup(Shard& s, const std::string& id)
@@ -102,6 +118,7 @@ auto GroupCoordinator::Core::LoadedConsumerGroup(Shard& s, const std::string& id
   if (g == nullptr) g = std::make_unique<ConsumerGroup>(id);
   s.groups.erase(id);
   s.share_groups.erase(id);
+  s.streams_groups.erase(id);
   return *g;
 }
 
@@ -244,6 +261,7 @@ void GroupCoordinator::Core::Replay(Shard& s, const LoadedOffsetsRecord& rec, co
     const auto& v = *g->value;
     s.consumer_groups.erase(g->group);  // a downgraded group
     s.share_groups.erase(g->group);
+    s.streams_groups.erase(g->group);
     group->RestoreFromRecord(
         v.generation,
         v.protocol_type.empty() ? std::nullopt : std::optional<std::string>(v.protocol_type),

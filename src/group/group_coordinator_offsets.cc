@@ -26,7 +26,13 @@ void GroupCoordinator::Core::CommitOffsets(int16_t version, const std::string& g
   if (s.share_groups.count(group_id)) return fail_all(ke::kGroupIdNotFound);
   auto it = s.groups.find(group_id);
   ClassicGroup* g = nullptr;
-  if (auto cg = s.consumer_groups.find(group_id); cg != s.consumer_groups.end()) {
+  if (auto sg = s.streams_groups.find(group_id); sg != s.streams_groups.end()) {
+    if (int16_t e = ValidateStreamsCommit(*sg->second, version, /*transactional=*/false, generation,
+                                          member_id, instance_id, partitions);
+        e != ke::kNone) {
+      return fail_all(e);
+    }
+  } else if (auto cg = s.consumer_groups.find(group_id); cg != s.consumer_groups.end()) {
     if (int16_t e = ValidateConsumerCommit(*cg->second, version, generation, member_id, partitions);
         e != ke::kNone) {
       return fail_all(e);
@@ -99,6 +105,19 @@ int16_t GroupCoordinator::Core::ValidateTransactionalCommit(
     const std::string& member_id, const std::optional<std::string>& instance_id,
     const std::vector<CommitPartition>& partitions) {
   if (s.share_groups.count(group_id)) return ke::kGroupIdNotFound;
+  if (auto sg = s.streams_groups.find(group_id); sg != s.streams_groups.end()) {
+    std::vector<CommitPartition> checked = partitions;
+    if (int16_t e = ValidateStreamsCommit(*sg->second, version, /*transactional=*/true, generation,
+                                          member_id, instance_id, &checked);
+        e != ke::kNone) {
+      return e;
+    }
+    // As for consumer groups: STALE_MEMBER_EPOCH from v6 on, ILLEGAL_GENERATION before.
+    for (const CommitPartition& p : checked) {
+      if (p.error_code != ke::kNone) return version >= 6 ? p.error_code : ke::kIllegalGeneration;
+    }
+    return ke::kNone;
+  }
   if (auto cg = s.consumer_groups.find(group_id); cg != s.consumer_groups.end()) {
     const ConsumerGroup& g = *cg->second;
     if (generation < 0 && g.members().empty()) return ke::kNone;  // an admin's commit
@@ -269,6 +288,19 @@ auto GroupCoordinator::Core::FetchOffsets(const std::string& group_id,
   if (s.share_groups.count(group_id)) {
     out.error_code = ke::kGroupIdNotFound;  // ShareGroup.validateOffsetFetch
     return out;
+  }
+  if (auto sg = s.streams_groups.find(group_id);
+      sg != s.streams_groups.end() && (member_id || member_epoch >= 0)) {
+    // Kafka's StreamsGroup.validateOffsetFetch.
+    const StreamsGroupMember* m = sg->second->FindMember(member_id.value_or(""));
+    if (m == nullptr) {
+      out.error_code = ke::kUnknownMemberId;
+      return out;
+    }
+    if (member_epoch != m->member_epoch) {
+      out.error_code = ke::kStaleMemberEpoch;
+      return out;
+    }
   }
   if (auto cg = s.consumer_groups.find(group_id);
       cg != s.consumer_groups.end() && (member_id || member_epoch >= 0)) {

@@ -38,6 +38,7 @@ ShareGroup& GroupCoordinator::Core::LoadedShareGroup(Shard& s, const std::string
   if (g == nullptr) g = std::make_unique<ShareGroup>(id);
   s.groups.erase(id);
   s.consumer_groups.erase(id);
+  s.streams_groups.erase(id);
   return *g;
 }
 
@@ -142,7 +143,8 @@ Resp GroupCoordinator::Core::ShareHeartbeatLocked(
   };
   if (int16_t e = Unavailable(s); e != ke::kNone) return error(e);
   // Group types are exclusive (GroupMetadataManager.getOrMaybeCreateShareGroup, shareGroup).
-  if (s.groups.count(req.group_id) || s.consumer_groups.count(req.group_id)) {
+  if (s.groups.count(req.group_id) || s.consumer_groups.count(req.group_id) ||
+      s.streams_groups.count(req.group_id)) {
     return error(ke::kGroupIdNotFound, fmt::format("Group {} is not a share group.", req.group_id));
   }
   auto it = s.share_groups.find(req.group_id);
@@ -242,7 +244,8 @@ auto GroupCoordinator::Core::DescribeShareGroup(const std::string& group_id)
   ShareGroup* g = FindShareGroup(s, group_id);
   if (g == nullptr || g->dead()) {
     d.error_code = ke::kGroupIdNotFound;
-    d.error_message = s.groups.count(group_id) || s.consumer_groups.count(group_id)
+    d.error_message = s.groups.count(group_id) || s.consumer_groups.count(group_id) ||
+                              s.streams_groups.count(group_id)
                           ? fmt::format("Group {} is not a share group.", group_id)
                           : fmt::format("Group {} not found.", group_id);
     return d;

@@ -198,6 +198,7 @@ Status BrokerServer::StartAll() {
   }
   ctx.transaction_partition_verification = config_.txn.transaction_partition_verification_enable;
   ctx.transaction_version = config_.txn.transaction_version;
+  ctx.streams_version = 1;  // Kafka 4.4.0's level for a new cluster
   ctx.node_id = config_.node_id;
   ctx.cluster_id = logs_->cluster_id();
   ctx.auto_create_topics = config_.auto_create_topics_enable;

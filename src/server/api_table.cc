@@ -173,6 +173,12 @@ void ConsumerGroupHeartbeat(ApiCall& c) {
   c.Reply(HandleConsumerGroupHeartbeat(c.ctx(), c.rc, ClientOf(c), *req, c.version));
 }
 
+void StreamsGroupHeartbeat(ApiCall& c) {
+  auto req = c.Parse<protocol::StreamsGroupHeartbeatRequestData>();
+  if (!req.ok()) return c.ParseFailed(req.status());
+  c.Reply(HandleStreamsGroupHeartbeat(c.ctx(), c.rc, ClientOf(c), *req, c.version));
+}
+
 // KIP-714: served only with a telemetry manager, as Kafka enables the two APIs only with a
 // telemetry exporter; otherwise refused as any API that is not enabled.
 template <typename Request, auto Handler>
@@ -301,6 +307,10 @@ const std::vector<ServedApi> kTable = {
      SEGLOG_UNARY(AlterShareGroupOffsets)},
     {{Key(ApiKey::kDeleteShareGroupOffsets), 0, 0, 0}, kHandler,
      SEGLOG_UNARY(DeleteShareGroupOffsets)},
+    {{Key(ApiKey::kStreamsGroupHeartbeat), 0, 1, 0}, kHandler, &StreamsGroupHeartbeat},
+    {{Key(ApiKey::kStreamsGroupDescribe), 0, 1, 0}, kHandler, SEGLOG_UNARY(StreamsGroupDescribe)},
+    {{Key(ApiKey::kStreamsGroupTopologyDescriptionUpdate), 0, 0, 0}, kHandler,
+     SEGLOG_UNARY(StreamsGroupTopologyDescriptionUpdate)},
     // clang-format on
 };
 

@@ -63,6 +63,9 @@ struct BrokerContext {
   // The finalized share.version (KIP-932): 0 refuses the share group APIs with
   // UNSUPPORTED_VERSION, as Kafka does; 1 and 2 serve them.
   int16_t share_version = 0;
+  // The finalized streams.version (KIP-1071): 0 refuses the streams group APIs with
+  // UNSUPPORTED_VERSION, as Kafka does; 1 serves them.
+  int16_t streams_version = 0;
   int32_t node_id = 1;
   std::string cluster_id;
   // What Metadata and DescribeCluster tell clients to connect to.

@@ -23,7 +23,8 @@ std::vector<FeatureLevel> NodeFeatures(const BrokerContext& ctx) {
       {"kraft.version", 0, 1, ctx.logs != nullptr ? ctx.logs->KRaftVersion() : int16_t{0}},
       {"metadata.version", kMetadataVersion, kMetadataVersion, kMetadataVersion},
       {"share.version", 0, 2, ctx.share_version},
-      {"streams.version", 0, 0, 0},
+      // Kafka 4.4.0 finalizes streams.version 1 on a new cluster (KIP-1071's streams groups).
+      {"streams.version", 0, 1, ctx.streams_version},
       {"transaction.version", 0, 2, ctx.transaction_version},
       {"eligible.leader.replicas.version", 0, 1, 1},
   };

@@ -42,9 +42,10 @@ TEST_F(FeaturesTest, FeaturesAsKafkaListsThem) {
   AddFeatures(ctx_, 3, &v3);
   std::vector<std::string> supported;
   for (const auto& f : v4.supported_features) supported.push_back(f.name);
-  EXPECT_THAT(supported, ::testing::ElementsAre(
-                             "group.version", "kraft.version", "metadata.version", "share.version",
-                             "transaction.version", "eligible.leader.replicas.version"));
+  EXPECT_THAT(supported,
+              ::testing::ElementsAre("group.version", "kraft.version", "metadata.version",
+                                     "share.version", "streams.version", "transaction.version",
+                                     "eligible.leader.replicas.version"));
   // v3 clients get only features whose minimum is above 0.
   ASSERT_EQ(v3.supported_features.size(), 1u);
   EXPECT_EQ(v3.supported_features[0].name, "metadata.version");

@@ -134,6 +134,12 @@
 #include "protocol/generated/share_group_describe_response.h"
 #include "protocol/generated/share_group_heartbeat_request.h"
 #include "protocol/generated/share_group_heartbeat_response.h"
+#include "protocol/generated/streams_group_describe_request.h"
+#include "protocol/generated/streams_group_describe_response.h"
+#include "protocol/generated/streams_group_heartbeat_request.h"
+#include "protocol/generated/streams_group_heartbeat_response.h"
+#include "protocol/generated/streams_group_topology_description_update_request.h"
+#include "protocol/generated/streams_group_topology_description_update_response.h"
 #include "protocol/generated/sync_group_request.h"
 #include "protocol/generated/sync_group_response.h"
 #include "protocol/generated/txn_offset_commit_request.h"
@@ -437,6 +443,17 @@ protocol::AlterShareGroupOffsetsResponseData HandleAlterShareGroupOffsets(
 protocol::DeleteShareGroupOffsetsResponseData HandleDeleteShareGroupOffsets(
     const BrokerContext& ctx, const RequestContext& rc,
     const protocol::DeleteShareGroupOffsetsRequestData& req, int16_t version);
+// KIP-1071 streams groups (streams_group_handlers.cc).
+protocol::StreamsGroupHeartbeatResponseData HandleStreamsGroupHeartbeat(
+    const BrokerContext& ctx, const RequestContext& rc, const GroupClient& client,
+    const protocol::StreamsGroupHeartbeatRequestData& req, int16_t version);
+protocol::StreamsGroupDescribeResponseData HandleStreamsGroupDescribe(
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::StreamsGroupDescribeRequestData& req, int16_t version);
+protocol::StreamsGroupTopologyDescriptionUpdateResponseData
+HandleStreamsGroupTopologyDescriptionUpdate(
+    const BrokerContext& ctx, const RequestContext& rc,
+    const protocol::StreamsGroupTopologyDescriptionUpdateRequestData& req, int16_t version);
 // The share coordinator's RPCs (share_state_handlers.cc): CLUSTER_ACTION on the cluster.
 protocol::InitializeShareGroupStateResponseData HandleInitializeShareGroupState(
     const BrokerContext& ctx, const RequestContext& rc,
