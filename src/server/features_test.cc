@@ -79,10 +79,12 @@ TEST_F(FeaturesTest, UpdateFeaturesChecksInKafkasOrder) {
             prefix +
                 "Invalid update version 1 for feature nope. Local controller 1 does not "
                 "support this feature.");
+  // A supported feature at another level than the one the node runs at (ctx_ finalizes
+  // streams.version 0): seglog's own refusal.
   EXPECT_EQ(update("streams.version", 1, 1).error_message,
             prefix +
-                "Invalid update version 1 for feature streams.version. Local controller 1 "
-                "does not support this feature.");
+                "Invalid update version 1 for feature streams.version. seglog runs at "
+                "streams.version 0 and cannot change it while it runs.");
   EXPECT_EQ(update("transaction.version", 3, 1).error_message,
             prefix +
                 "Invalid update version 3 for feature transaction.version. Local "
