@@ -52,11 +52,11 @@ TEST(ShareStateRecordsTest, UpdateCarriesNoStateEpochOrTimestamps) {
       {.first_offset = 4, .last_offset = 5, .delivery_state = 4, .delivery_count = 3}};
   const CoordinatorRecord r = ShareUpdateRecord(kKey, v);
   EXPECT_EQ(r.key[1], 1);  // type 1
-  const std::vector<uint8_t> value = {0, 0, 0, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0,
-                                      0, 4, 2, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0,
-                                      0, 0, 5, 4, 0, 3, 0, 1, 0, 4, 0, 0, 0, 2};  // tag 0:
-                                                                                  // DeliveryCompleteCount
-                                                                                  // 2
+  const std::vector<uint8_t> value = {
+      0, 0, 0, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 4, 2, 0, 0, 0, 0,
+      0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 5, 4, 0, 3, 0, 1, 0, 4, 0, 0, 0, 2};  // tag 0:
+                                                                             // DeliveryCompleteCount
+                                                                             // 2
   EXPECT_EQ(*r.value, value);
   auto back = DecodeShareStateRecord(r.key, std::span<const uint8_t>(*r.value));
   ASSERT_TRUE(back.ok()) << back.status().ToString();
