@@ -1,6 +1,7 @@
 // libFuzzer target for the records of __consumer_offsets read back at load: every key and value
 // decoder Kafka's group coordinator records go through (offsets_records.h for types 0-2,
-// consumer_group_records.h for KIP-848's 3-8 and 16). The input is used three ways: as a whole
+// consumer_group_records.h for KIP-848's 3-8 and 16, share_group_records.h for KIP-932's 10-15,
+// streams_group_records.h for KIP-1071's 17-23). The input is used three ways: as a whole
 // key with no value (a tombstone), as a key followed by a value (split at its first byte), and
 // as the value of a well-formed key of every record type, so the value decoders are reached
 // without the fuzzer having to find a key first. The same input is also a classic member's
@@ -22,6 +23,8 @@
 #include "group/consumer_protocol.h"
 #include "group/group_conversion.h"
 #include "group/offsets_records.h"
+#include "group/share_group_records.h"
+#include "group/streams_group_records.h"
 #include "group/transactional_offsets.h"
 #include "seglog/record_batch.h"
 
@@ -34,6 +37,14 @@ void Decode(std::span<const uint8_t> key, std::optional<std::span<const uint8_t>
     const int16_t type = static_cast<int16_t>(key[0] << 8 | key[1]);
     if (IsConsumerGroupRecordType(type)) {
       (void)DecodeConsumerGroupRecord(key, value);
+      return;
+    }
+    if (IsShareGroupRecordType(type)) {
+      (void)DecodeShareGroupRecord(key, value);
+      return;
+    }
+    if (IsStreamsGroupRecordType(type)) {
+      (void)DecodeStreamsGroupRecord(key, value);
       return;
     }
   }
@@ -50,6 +61,18 @@ std::vector<std::vector<uint8_t>> Keys() {
   keys.push_back(ConsumerGroupTargetAssignmentMetadataTombstone("g").key);
   keys.push_back(ConsumerGroupTargetAssignmentMemberTombstone("g", "m").key);
   keys.push_back(ConsumerGroupCurrentMemberAssignmentTombstone("g", "m").key);
+  keys.push_back(ShareGroupMemberMetadataTombstone("g", "m").key);
+  keys.push_back(ShareGroupMetadataTombstone("g").key);
+  keys.push_back(ShareGroupTargetAssignmentMetadataTombstone("g").key);
+  keys.push_back(ShareGroupTargetAssignmentMemberTombstone("g", "m").key);
+  keys.push_back(ShareGroupCurrentMemberAssignmentTombstone("g", "m").key);
+  keys.push_back(ShareGroupStatePartitionMetadataTombstone("g").key);
+  keys.push_back(StreamsGroupMetadataTombstone("g").key);
+  keys.push_back(StreamsGroupMemberMetadataTombstone("g", "m").key);
+  keys.push_back(StreamsGroupTargetAssignmentMetadataTombstone("g").key);
+  keys.push_back(StreamsGroupTargetAssignmentMemberTombstone("g", "m").key);
+  keys.push_back(StreamsGroupCurrentMemberAssignmentTombstone("g", "m").key);
+  keys.push_back(StreamsGroupTopologyTombstone("g").key);
   std::vector<uint8_t> legacy = OffsetCommitTombstone("g", "t", 0).key;
   legacy[1] = 0;  // type 0 has the same key layout as type 1
   keys.push_back(legacy);

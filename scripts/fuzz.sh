@@ -87,7 +87,7 @@ cp -n tests/data/fuzz_seeds/sasl_exchange/* build/fuzz/corpus/sasl_exchange/ 2>/
 
 # KIP-714 telemetry payloads (otlp_metrics_fuzzer): seeded with OTLP MetricsData as a Java
 # 4.4.0 producer pushes it (first byte 0: uncompressed) and a small hand-made one.
-mkdir -p build/fuzz/corpus/otlp_metrics
+mkdir -p build/fuzz/corpus/otlp_metrics build/fuzz/corpus/share_state
 cp -n tests/data/fuzz_seeds/otlp_metrics/* build/fuzz/corpus/otlp_metrics/ 2>/dev/null || true
 
 failed=0
