@@ -32,6 +32,9 @@ std::map<std::string, int16_t> DefaultBootstrapFeatures() {
       {kMetadataVersionFeature, kLatestMetadataVersion},
       {"eligible.leader.replicas.version", 1},
       {"group.version", 1},
+      // KIP-932's share groups and KIP-1071's streams groups, finalized on a new 4.4.0 cluster.
+      {"share.version", 2},
+      {"streams.version", 1},
       {"transaction.version", 2},
   };
 }

@@ -67,9 +67,11 @@ TEST_F(MetadataLogTest, FirstLeaderAppendsLeaderChangeAndTheBootstrapRecords) {
   EXPECT_EQ(ml->end_offset(), 0);
   ASSERT_TRUE(ml->BecomeLeader().ok());
   EXPECT_EQ(ml->epoch(), 1);
-  // Offset 0: LeaderChange; 1..: Begin, the 4 features, the cluster's min.insync.replicas, End.
-  EXPECT_EQ(ml->end_offset(), 1 + 1 + 4 + 1 + 1);
+  // Offset 0: LeaderChange; 1..: Begin, the 6 features, the cluster's min.insync.replicas, End.
+  EXPECT_EQ(ml->end_offset(), 1 + 1 + 6 + 1 + 1);
   EXPECT_EQ(ml->image().FeatureLevel("metadata.version"), 33);
+  EXPECT_EQ(ml->image().FeatureLevel("share.version"), 2);
+  EXPECT_EQ(ml->image().FeatureLevel("streams.version"), 1);
   const auto* cluster = ml->image().Configs(kConfigResourceBroker, "");
   ASSERT_NE(cluster, nullptr);
   EXPECT_EQ(cluster->at("min.insync.replicas"), "1");
@@ -150,7 +152,7 @@ TEST_F(MetadataLogTest, ARecordThatCannotBeReplayedStopsTheOpenNamingItsOffset) 
   }
   auto ml = MetadataLog::Open(tmp_.path(), {});
   ASSERT_FALSE(ml.ok());
-  EXPECT_NE(ml.status().message().find("at offset 8"), std::string::npos) << ml.status().ToString();
+  EXPECT_NE(ml.status().message().find("at offset 10"), std::string::npos) << ml.status().ToString();
 }
 
 TEST_F(MetadataLogTest, SnapshotsAreTakenByBytesAndUsedAtOpenAndACorruptOneIsPassedOver) {

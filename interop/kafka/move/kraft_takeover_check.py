@@ -261,11 +261,9 @@ SEGLOG_ACL_OPS = [
 # checked on Kafka's side instead (Kafka's state keeps them across seglog's phases, and the
 # metadata records stay byte-for-byte, see kept_records):
 UNSERVED = {
-    # Finalized features: Kafka's StorageTool finalizes share.version=2 and streams.version=1
-    # by default; seglog keeps their FeatureLevelRecords but serves neither share nor streams
-    # groups, so its ApiVersions (DescribeFeatures) lists neither (docs/compatibility.md,
-    # "Features": "kraft, share and streams not supported (so not listed)").
-    "finalized_features": ["share.version", "streams.version"],
+    # Finalized features seglog keeps but does not list. None since issue 31: share.version 2
+    # and streams.version 1 are served and finalized as Kafka's StorageTool finalizes them.
+    "finalized_features": [],
 }
 # WARN lines Kafka 4.4.0 prints at every start of a single-node combined server.
 KAFKA_WARN_OK = ["Performing controller activation",
