@@ -8,6 +8,7 @@ The group's share.auto.offset.reset is Kafka's default, latest (no group configs
 yet): the records are produced only after the broker loaded the share partition (its log line),
 so none is skipped."""
 import os
+import signal
 import subprocess
 import threading
 import time
@@ -18,16 +19,20 @@ T = "org.apache.kafka.tools."
 
 
 class ShareMember:
-    def __init__(self, ctx, name, group, topic, seconds=150):
+    def __init__(self, ctx, name, group, topic, seconds=150, mode="normal"):
         self.name = name
         self.out = open(os.path.join(ctx.ws.dir, f"share-{name}.out"), "w")
         self.err = open(os.path.join(ctx.ws.dir, f"share-{name}.err"), "w")
         self.proc = subprocess.Popen(
-            java_helper("ShareMember", ctx.broker.bootstrap, group, topic, name, str(seconds)),
+            java_helper("ShareMember", ctx.broker.bootstrap, group, topic, name, str(seconds),
+                        mode),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err, text=True)
         self.lock = threading.Lock()
         self.acks = []  # (offset, value, type, delivery count)
+        self.ack_times = []  # when each of acks was read
+        self.got = []  # (offset, value, delivery count): held unacknowledged
         self.lines = []
+        self.line_times = []
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
 
@@ -38,12 +43,34 @@ class ShareMember:
             f = line.split()
             with self.lock:
                 self.lines.append(line.rstrip("\n"))
+                self.line_times.append(time.time())
                 if f and f[0] == "ack":
                     self.acks.append((int(f[2]), f[3], f[4].upper(), int(f[5])))
+                    self.ack_times.append(time.time())
+                elif f and f[0] == "got":
+                    self.got.append((int(f[2]), f[3], int(f[4])))
 
     def has(self, word):
         with self.lock:
             return any(line.split()[:1] == [word] for line in self.lines)
+
+    def line_time(self, word):
+        """When the first line starting with `word` was read, or None."""
+        with self.lock:
+            for (line, t) in zip(self.lines, self.line_times):
+                if line.split()[:1] == [word]:
+                    return t
+        return None
+
+    def pause(self):
+        """SIGSTOP: the member neither fetches nor heartbeats, its connections stay open."""
+        os.kill(self.proc.pid, signal.SIGSTOP)
+
+    def kill(self):
+        """SIGKILL: the member's connections close, its records stay as it left them."""
+        self.proc.kill()
+        self.proc.wait(timeout=30)
+        self.reader.join(timeout=10)
 
     def stop(self):
         try:

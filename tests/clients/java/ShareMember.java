@@ -14,17 +14,22 @@ import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
- * ShareMember <bootstrap> <group> <topic> <name> <seconds>
+ * ShareMember <bootstrap> <group> <topic> <name> <seconds> [mode]
  *
  * One KafkaShareConsumer (KIP-932) in share group <group> with explicit acknowledgement, for
- * the real-client share tests (tests/clients/share_cases.py). Each record is acknowledged by
- * its value: "reject-*" REJECT; "release-*" RELEASE on its first delivery, ACCEPT after;
- * anything else ACCEPT. Acknowledgements are committed (commitSync) after every poll. It prints,
- * flushed at once:
+ * the real-client share tests (tests/clients/share_cases.py). In mode "normal" (the default)
+ * each record is acknowledged by its value: "reject-*" REJECT; "release-*" RELEASE on its first
+ * delivery, ACCEPT after; "poison-*" RELEASE on every delivery; anything else ACCEPT.
+ * Acknowledgements are committed (commitSync) after every poll. Mode "hang" takes the first
+ * poll that returns records and then holds them, acquired and unacknowledged, without polling
+ * again. Mode "partial" accepts the "accept-*" records of that first poll, commits those
+ * acknowledgements, and then holds the others the same way. It prints, flushed at once:
  *
  *   polling                                   after the first poll returned
  *   ack <name> <offset> <value> <type> <delivery count>   every record, with what it was given
+ *   got <name> <offset> <value> <delivery count>          a record held unacknowledged
  *   committed <n>                             after each commitSync of n acknowledgements
+ *   holding                                   once "hang" or "partial" holds its records
  *   error <message>                           a poll or commit that failed
  *
  * It stops at <seconds> or when its stdin closes or has a line.
@@ -36,6 +41,8 @@ public class ShareMember {
     String topic = args[2];
     String name = args[3];
     long deadline = System.currentTimeMillis() + Long.parseLong(args[4]) * 1000L;
+    String mode = args.length > 5 ? args[5] : "normal";
+    boolean holds = !mode.equals("normal");
     Properties props = new Properties();
     props.put("bootstrap.servers", bootstrap);
     props.put("group.id", group);
@@ -79,10 +86,16 @@ public class ShareMember {
         for (ConsumerRecord<String, String> rec : records) {
           int count = rec.deliveryCount().map(Short::intValue).orElse(-1);
           String value = rec.value();
+          if (mode.equals("hang") || (mode.equals("partial") && !value.startsWith("accept-"))) {
+            System.out.println("got " + name + " " + rec.offset() + " " + value + " " + count);
+            continue;
+          }
           AcknowledgeType type = AcknowledgeType.ACCEPT;
           if (value.startsWith("reject-")) {
             type = AcknowledgeType.REJECT;
           } else if (value.startsWith("release-") && count == 1) {
+            type = AcknowledgeType.RELEASE;
+          } else if (value.startsWith("poison-")) {
             type = AcknowledgeType.RELEASE;
           }
           consumer.acknowledge(rec, type);
@@ -101,6 +114,13 @@ public class ShareMember {
             System.out.println("error commit " + e);
           }
           System.out.flush();
+        }
+        if (holds && !records.isEmpty()) {
+          System.out.println("holding");
+          System.out.flush();
+          while (!stop.get() && System.currentTimeMillis() < deadline) {
+            Thread.sleep(100);
+          }
         }
       }
     }
