@@ -10,9 +10,16 @@ import time
 from harness import ORACLE, check, kafka_tool
 from share_admin_cases import offsets, share_groups
 from share_cases import wait_for
-from share_delivery_cases import produce, set_group_configs
+from share_delivery_cases import set_group_configs
 
 T = "org.apache.kafka.tools."
+
+
+def produce_keyed(b, topic, values):
+    """Each value with a key of its own, so that both partitions get records."""
+    kafka_tool(T + "ConsoleProducer", "--bootstrap-server", b.bootstrap, "--topic", topic,
+               "--property", "parse.key=true", "--property", "key.separator=|",
+               input="".join(f"key-{v}|{v}\n" for v in values))
 
 
 def console_share_consumer(ctx):
@@ -30,7 +37,7 @@ def console_share_consumer(ctx):
     set_group_configs(b, group, {"share.auto.offset.reset": "earliest"})
     first = [f"first value {i}" for i in range(30)]
     second = [f"second value {i}" for i in range(20)]
-    produce(b, topic, first)
+    produce_keyed(b, topic, first)
     out_path = os.path.join(ctx.ws.dir, "console-share.out")
     err = open(os.path.join(ctx.ws.dir, "console-share.err"), "w")
     proc = subprocess.Popen(
@@ -58,7 +65,7 @@ def console_share_consumer(ctx):
 
     try:
         wait_for("the first values printed", lambda: len(got()) >= len(first), 60)
-        produce(b, topic, second)
+        produce_keyed(b, topic, second)
         wait_for("the second values printed", lambda: len(got()) >= len(first) + len(second), 30)
         p = share_groups(b, "--list")
         check(group in p.stdout.split(), f"--list:\n{p.stdout}")
