@@ -108,9 +108,10 @@ def console_share_consumer(ctx):
             proc.wait(timeout=30)
         reader.join(timeout=10)
     printed = [l for l in got() if not l.startswith("Processed a total of")]
-    check(sorted(printed) == sorted(first + second),
-          f"printed {len(printed)} values; missing {sorted(set(first + second) - set(printed))}, "
-          f"extra or repeated {[v for v in printed if printed.count(v) > 1 or v not in first + second]}")
+    produced = first + second
+    check(sorted(printed) == sorted(produced),
+          f"printed {len(printed)} values; missing {sorted(set(produced) - set(printed))}, "
+          f"extra or repeated {[v for v in printed if printed.count(v) > 1 or v not in produced]}")
     p = share_groups(b, "--describe", "--state", "--group", group)
     check(re.search(rf"^{group}\s+.*\s+Empty\s+0\s*$", p.stdout, re.M),
           f"--describe --state after the consumer left:\n{p.stdout}")

@@ -23,7 +23,7 @@ def partial_round(ctx, name, group, topic, first, values):
     wait_for(f"{name} polling", lambda: m.has("polling"), 60)
     produce(ctx.broker, topic, values)
     wait_for(f"{name} holding", lambda: m.has("holding"), 30)
-    accepted = {o for (o, _, t, c) in m.acks if t == "ACCEPT"}
+    accepted = {o for (o, _, t, _) in m.acks if t == "ACCEPT"}
     held = {o for (o, _, _) in m.got}
     check(m.has("committed") and all(v == values[o - first] for (o, v, _, _) in m.acks)
           and all(c == 1 for (_, _, _, c) in m.acks),
@@ -49,7 +49,7 @@ def drain(ctx, name, group, topic, want, values, first):
     return {o: c for (o, _, _, c) in m.acks}
 
 
-def share_state_dump(ctx, group, topic):
+def share_state_dump(ctx, group):
     """Kafka's DumpLogSegments --share-group-state-decoder over __share_group_state: the
     records of the group's share-partition, decoded."""
     files = []
@@ -70,12 +70,13 @@ def share_state_after_restart(ctx):
     """N records; a member accepts a known set of them (commitSync returned) and holds the rest.
     (1) The member stops (its session's records are released), the broker stops cleanly
     (SIGTERM) and restarts on the same directory: a new member is delivered exactly the records
-    not accepted, none of the accepted ones, those released with delivery count 2. (2) More records; a member accepts some, its
-    commitSync returns, and, while it holds the others acquired, the broker is SIGKILLed (the
-    member too): after the restart the acknowledgements survived (read back from
-    __share_group_state) and exactly the records held at the kill are delivered again (with
-    delivery count 1: acquisitions are not persisted, as in Kafka). DumpLogSegments --share-group-state-decoder shows the group's state
-    records with the start offset past everything."""
+    not accepted, none of the accepted ones, the released ones with delivery count 2.
+    (2) More records; a member accepts some, its commitSync returns, and, while it holds the
+    others acquired, the broker is SIGKILLed (the member too): after the restart the
+    acknowledgements survived (read back from __share_group_state) and exactly the records held
+    at the kill are delivered again (with delivery count 1: acquisitions are not persisted, as
+    in Kafka). DumpLogSegments --share-group-state-decoder shows the acknowledgements committed
+    before the kill and, last, the start offset past everything."""
     b = ctx.broker
     topic, group, n = "kept", "rg", 30
     kafka_tool(T + "TopicCommand", "--bootstrap-server", b.bootstrap, "--create", "--topic", topic,
@@ -114,10 +115,11 @@ def share_state_after_restart(ctx):
     print(f"after SIGKILL: {len(accepted2)} accepted before kept, {len(held2)} held at the kill "
           f"delivered again, {len(counts2) - len(held2)} never delivered before")
 
-    rows = share_state_dump(ctx, group, topic)
+    rows = share_state_dump(ctx, group)
     starts = [int(x) for x in re.findall(r'"startOffset":(\d+)', rows[-1] if rows else "")]
     check(rows and starts and starts[-1] == 2 * n,
-          f"{STATE_TOPIC} records of {group} (last start offset {starts}):\n" + "\n".join(rows[-5:]))
+          f"{STATE_TOPIC} records of {group} (last start offset {starts}):\n" +
+          "\n".join(rows[-5:]))
     # The acknowledgements s3 committed before the kill are in them as ACKNOWLEDGED (2).
     acked = set()
     for r in rows:
