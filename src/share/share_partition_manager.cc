@@ -7,6 +7,7 @@
 #include <array>
 #include <cassert>
 #include <chrono>
+#include <climits>
 #include <cstdlib>
 #include <set>
 #include <utility>
@@ -409,6 +410,7 @@ SharePartitionManager::PartitionFetch SharePartitionManager::Fetch(
   fetched.reserve(batches.size());
   for (const SliceBatch& b : batches) fetched.push_back(FetchedBatch{b.base_offset, b.last_offset});
   ShareAcquiredRecords acquired;
+  std::optional<int64_t> lock_deadline;
   {
     MutexLock lock(&entry->mu);
     entry->fetch_in_progress = false;
@@ -455,9 +457,11 @@ SharePartitionManager::PartitionFetch SharePartitionManager::Fetch(
         ShareError archived = entry->partition->Acknowledge(params.member_id, gaps, now);
         if (archived.ok()) acquired.records = std::move(kept);
       }
+      lock_deadline = entry->partition->NextLockDeadline();
     }
   }
   if (acquired.records.empty()) return out;
+  if (lock_deadline) ArmLockTimer(*lock_deadline);
   out.acquired = std::move(acquired.records);
   // Only the log batches that hold acquired records go back (Kafka's maybeSliceFetchRecords).
   const int64_t first = out.acquired.front().first_offset;
@@ -552,17 +556,44 @@ void SharePartitionManager::ReleaseSession(const ReleasedShareSession& session) 
   if (available) NotifyAvailable(session.group_id);
 }
 
+void SharePartitionManager::ArmLockTimer(int64_t deadline_ms) {
+  if (options_.scheduler == nullptr) return;
+  {
+    MutexLock lock(&timer_mu_);
+    if (next_timer_ms_ <= deadline_ms) return;
+    next_timer_ms_ = deadline_ms;
+  }
+  std::weak_ptr<int> alive = alive_;
+  const int64_t delay = std::max<int64_t>(0, deadline_ms - NowMs());
+  options_.scheduler->Schedule(
+      "share-acquisition-lock-expiry",
+      [this, alive, deadline_ms] {
+        if (alive.expired()) return;
+        {
+          MutexLock lock(&timer_mu_);
+          // A later-armed earlier deadline leaves this one stale; it passes harmlessly.
+          if (next_timer_ms_ == deadline_ms) next_timer_ms_ = INT64_MAX;
+        }
+        ExpireLocks();
+      },
+      delay);
+}
+
 void SharePartitionManager::ExpireLocks() {
   const int64_t now = NowMs();
   std::vector<std::string> groups;
+  std::optional<int64_t> earliest_left;
   for (const std::shared_ptr<Entry>& entry : Entries(nullptr)) {
     WriteOutcome written;
     {
       MutexLock lock(&entry->mu);
       if (!entry->partition || entry->loading) continue;
-      // A write in flight: the next pass (the timer thread does not wait for it).
+      // A write in flight: the next periodic pass (the timer thread does not wait for it).
       if (entry->write_in_flight) continue;
       std::optional<int64_t> deadline = entry->partition->NextLockDeadline();
+      if (deadline && *deadline > now) {
+        earliest_left = std::min(earliest_left.value_or(INT64_MAX), *deadline);
+      }
       if (!deadline || *deadline > now) continue;
       written = WriteChange(
           *entry,
@@ -574,6 +605,8 @@ void SharePartitionManager::ExpireLocks() {
             return c;
           },
           /*apply_on_failure=*/true);
+      std::optional<int64_t> left = entry->partition->NextLockDeadline();
+      if (left) earliest_left = std::min(earliest_left.value_or(INT64_MAX), *left);
     }
     if (!written.error.ok()) {
       options_.logger.Warn(fmt::format("Failed to write the share state of {}: {}",
@@ -582,6 +615,7 @@ void SharePartitionManager::ExpireLocks() {
     if (written.fenced) Drop(entry);
     if (written.became_available) groups.push_back(entry->key.group_id);
   }
+  if (earliest_left) ArmLockTimer(*earliest_left);
   std::sort(groups.begin(), groups.end());
   groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
   for (const std::string& g : groups) NotifyAvailable(g);

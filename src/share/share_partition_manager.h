@@ -45,10 +45,19 @@
 // Differences, on purpose:
 //   - The coordinator is called synchronously by the request's thread; Kafka's persister is
 //     asynchronous.
-//   - One periodic scheduler task (every kLockTimerPeriodMs) expires acquisition locks of every
-//     partition whose NextLockDeadline() has passed; Kafka runs one timer task per acquisition.
-//   - A moved log start (retention, DeleteRecords) is applied (UpdateLogStart) when the
-//     partition is next fetched, not when the log moves.
+//   - Acquisition locks expire by one timer for all partitions: a one-shot scheduler task at
+//     the earliest lock deadline (armed when an acquisition sets a deadline earlier than the
+//     one armed, re-armed by each pass for the deadlines left) plus a periodic pass every
+//     kLockTimerPeriodMs as a backstop. A lock expires when the scheduler runs the task due at
+//     its deadline (ms, as Kafka's 1 ms-tick timer), or at the next periodic pass (at most
+//     kLockTimerPeriodMs late) when its partition had a write in flight at that moment.
+//     Kafka runs one timer task per acquired batch (SharePartition.scheduleAcquisitionLockTimeout).
+//   - A moved log start (retention, DeleteRecords) is applied (UpdateLogStart) at the
+//     partition's next fetch. Kafka 4.4.0 applies it no sooner: only when a share fetch's log
+//     read answers OFFSET_OUT_OF_RANGE (ShareFetchUtils.processFetchResponse calls
+//     SharePartition.updateCacheAndOffsets with the log's earliest offset); nothing there
+//     reacts to the log start moving by itself. Until then the offsets below it stay in the
+//     cache and at the coordinator, and none of them is delivered (the log has none).
 //
 // Thread safety: thread-safe. mu_ guards the map of partitions; each partition has its own
 // mutex guarding its SharePartition and flags, dropped around the share coordinator's calls
@@ -160,7 +169,8 @@ class SharePartitionManager : public ShareGroupListener {
   // A share session ended: the member's records on its partitions go back to AVAILABLE.
   void ReleaseSession(const ReleasedShareSession& session);
 
-  // The lock timer's pass: releases every acquisition whose lock has passed.
+  // The lock timer's pass: releases every acquisition whose lock has passed, and arms the
+  // one-shot timer for the earliest lock left.
   void ExpireLocks();
 
   // share.record.lock.duration.ms of the group (the responses' AcquisitionLockTimeoutMs).
@@ -228,7 +238,15 @@ class SharePartitionManager : public ShareGroupListener {
   bool ReleaseOn(const std::shared_ptr<Entry>& entry, const std::string& member_id);
   void NotifyAvailable(const std::string& group_id) const;
 
+  // Arms the one-shot lock timer for `deadline_ms` unless one fires at or before it.
+  void ArmLockTimer(int64_t deadline_ms) EXCLUDES(timer_mu_);
+
   Options options_;
+  // Expires with the manager; the one-shot timer tasks do nothing after that.
+  std::shared_ptr<int> alive_ = std::make_shared<int>(0);
+  Mutex timer_mu_;
+  // When the armed one-shot lock timer fires; INT64_MAX: none armed.
+  int64_t next_timer_ms_ GUARDED_BY(timer_mu_) = INT64_MAX;
   mutable Mutex mu_;
   std::map<SharePartitionKey, std::shared_ptr<Entry>> partitions_ GUARDED_BY(mu_);
 };

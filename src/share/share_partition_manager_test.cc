@@ -284,6 +284,29 @@ TEST_F(SharePartitionManagerTest, ReadCommittedArchivesAbortedTransactions) {
   EXPECT_FALSE(manager_->StateOf(Key(), 0).has_value());
 }
 
+// A lock expires at its deadline, not at the next 100 ms pass: the one-shot timer is armed by
+// the acquisition.
+TEST_F(SharePartitionManagerTest, LockExpiresAtItsDeadline) {
+  settings_.auto_offset_reset = "earliest";
+  settings_.partition.record_lock_duration_ms = 1000;
+  Produce(2);
+  Initialize();
+  scheduler_->Advance(30);  // off the periodic pass's phase (it runs at +100, +200, ...)
+  ASSERT_EQ(Fetch("m1").acquired.size(), 1u);  // deadline: +1030
+  scheduler_->Advance(999);
+  EXPECT_EQ(StateAt(0), RecordState::kAcquired);
+  scheduler_->Advance(1);
+  EXPECT_EQ(StateAt(0), RecordState::kAvailable);
+  EXPECT_EQ(StateAt(1), RecordState::kAvailable);
+  EXPECT_EQ(available_, std::vector<std::string>{"g"});
+  // A second acquisition arms the timer again.
+  Produce(1);
+  scheduler_->Advance(15);
+  ASSERT_FALSE(Fetch("m2").acquired.empty());  // deadline: +2045
+  scheduler_->Advance(1000);
+  EXPECT_EQ(StateAt(2), RecordState::kAvailable);
+}
+
 // The share coordinator's write is file I/O: it runs with the partition's mutex dropped, so a
 // fetch of the same partition proceeds while an acknowledgement's write is blocked, and the
 // acknowledgement applies only once its write is done.
