@@ -27,8 +27,10 @@ inline constexpr int16_t kLatestMetadataVersion = 33;
 inline constexpr int16_t kMinimumMetadataVersion = 7;  // 3.3-IV3, KRaft's first
 
 // The levels a new cluster starts at: Kafka 4.4.0's defaults for the features seglog has
-// (metadata.version, eligible.leader.replicas.version, group.version, transaction.version).
-// share.version and streams.version stay 0 until seglog serves those groups.
+// (metadata.version, eligible.leader.replicas.version, group.version, share.version,
+// streams.version, transaction.version). Only a new directory gets them: a directory formatted
+// before seglog finalized share.version and streams.version keeps them unfinalized when opened,
+// as Kafka's controller appends bootstrap records only to an empty metadata log.
 std::map<std::string, int16_t> DefaultBootstrapFeatures();
 
 // The metadata.version of a --release-version ("4.4", "4.4-IV2", "3.9-IV0", ...): InvalidArgument

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "metadata/bootstrap.h"
 #include "protocol/generated/partition_record.h"
@@ -82,6 +83,37 @@ TEST_F(MetadataLogTest, FirstLeaderAppendsLeaderChangeAndTheBootstrapRecords) {
   EXPECT_TRUE(std::filesystem::exists(Dir() + "/partition.metadata"));
 }
 
+// A directory formatted before seglog finalized share.version and streams.version has no
+// FeatureLevelRecords for them, and opening it does not add any: Kafka 4.4.0's controller
+// appends the bootstrap records only to an empty metadata log and, to a non-empty one, at most
+// an AbortTransactionRecord (ActivationRecordsGenerator.recordsForNonEmptyLog); upgrading a
+// feature is the operator's (kafka-features.sh upgrade).
+TEST_F(MetadataLogTest, AnOldDirectoryIsNotUpgradedToShareAndStreamsGroupsAtOpen) {
+  TempDir old;
+  std::map<std::string, int16_t> features = DefaultBootstrapFeatures();
+  ASSERT_EQ(features.erase("share.version"), 1u);
+  ASSERT_EQ(features.erase("streams.version"), 1u);
+  ASSERT_TRUE(WriteBootstrapSnapshot(Env::Default(), old.path(), features, 1000).ok());
+  MetadataLogOptions o;
+  o.clock = [this] { return now_; };
+  int64_t end = 0;
+  {
+    auto ml = MetadataLog::Open(old.path(), o);
+    ASSERT_TRUE(ml.ok()) << ml.status().message();
+    ASSERT_TRUE((*ml)->BecomeLeader().ok());
+    end = (*ml)->end_offset();
+    EXPECT_EQ((*ml)->image().FeatureLevel("metadata.version"), kLatestMetadataVersion);
+    ASSERT_TRUE((*ml)->Close().ok());
+  }
+  auto ml = MetadataLog::Open(old.path(), o);
+  ASSERT_TRUE(ml.ok()) << ml.status().message();
+  ASSERT_TRUE((*ml)->BecomeLeader().ok());
+  EXPECT_EQ((*ml)->end_offset(), end + 1);  // the new leader's LeaderChange, nothing else
+  EXPECT_EQ((*ml)->image().features().count("share.version"), 0u);
+  EXPECT_EQ((*ml)->image().features().count("streams.version"), 0u);
+  EXPECT_EQ((*ml)->image().FeatureLevel("group.version"), 1);
+}
+
 TEST_F(MetadataLogTest, RecordsSurviveReopenAndEachLeaderTakesANewEpoch) {
   const Uuid id = Uuid::Random();
   {
@@ -152,7 +184,8 @@ TEST_F(MetadataLogTest, ARecordThatCannotBeReplayedStopsTheOpenNamingItsOffset) 
   }
   auto ml = MetadataLog::Open(tmp_.path(), {});
   ASSERT_FALSE(ml.ok());
-  EXPECT_NE(ml.status().message().find("at offset 10"), std::string::npos) << ml.status().ToString();
+  EXPECT_NE(ml.status().message().find("at offset 10"), std::string::npos)
+      << ml.status().ToString();
 }
 
 TEST_F(MetadataLogTest, SnapshotsAreTakenByBytesAndUsedAtOpenAndACorruptOneIsPassedOver) {

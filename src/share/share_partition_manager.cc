@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <chrono>
+#include <climits>
 #include <cstdlib>
 #include <set>
 #include <utility>
@@ -214,64 +216,79 @@ void SharePartitionManager::NotifyAvailable(const std::string& group_id) const {
 }
 
 ShareError SharePartitionManager::EnsureLoaded(Entry& entry, const std::string& topic) {
+  while (entry.loading) entry.changed.Wait(&entry.mu);
   if (entry.partition) return ShareError::None();
   if (options_.coordinator == nullptr || options_.logs == nullptr) {
     return ShareError(kafka_error::kCoordinatorNotAvailable, "Share coordinator is not available.");
   }
-  Result<std::shared_ptr<Log>> log = options_.logs->GetLog({topic, entry.key.partition});
-  if (!log.ok()) {
-    return ShareError(kafka_error::kUnknownTopicOrPartition,
-                      "This server does not host this topic-partition.");
-  }
-  const int32_t leader_epoch = (*log)->leader_epoch();
-  ShareCoordinator::ReadOutcome read = options_.coordinator->Read(entry.key, leader_epoch);
-  if (read.error_code != 0) {
-    return ShareError(read.error_code, read.error_message.value_or(""));
-  }
-  const ShareGroupSettings settings = SettingsOf(entry.key.group_id);
-  int64_t start = read.start_offset;
-  if (start < 0) {
-    // SharePartition.startOffsetDuringInitialization: share.auto.offset.reset.
-    const std::string& reset = settings.auto_offset_reset;
-    const int64_t latest =
-        settings.read_committed ? (*log)->last_stable_offset() : (*log)->high_watermark();
-    start = latest;
-    if (reset == "earliest") {
-      start = (*log)->log_start_offset();
-    } else if (reset.starts_with("by_duration:")) {
-      std::optional<int64_t> ms = ParseIsoDurationMs(reset.substr(12));
-      if (ms) {
-        Result<std::optional<TimestampAndOffset>> found =
-            (*log)->FetchOffsetByTimestamp(NowMs() - *ms);
-        if (found.ok() && found->has_value() && (*found)->offset >= 0) start = (*found)->offset;
+  const SharePartitionKey key = entry.key;
+  entry.loading = true;
+  entry.mu.Unlock();
+  // No lock held: the coordinator's Read appends a record (the new leader epoch).
+  int32_t leader_epoch = 0;
+  const ShareGroupSettings settings = SettingsOf(key.group_id);
+  Result<SharePartition> created = Status::NotFound("not loaded");
+  ShareError error = [&]() -> ShareError {
+    Result<std::shared_ptr<Log>> log = options_.logs->GetLog({topic, key.partition});
+    if (!log.ok()) {
+      return ShareError(kafka_error::kUnknownTopicOrPartition,
+                        "This server does not host this topic-partition.");
+    }
+    leader_epoch = (*log)->leader_epoch();
+    ShareCoordinator::ReadOutcome read = options_.coordinator->Read(key, leader_epoch);
+    if (read.error_code != 0) {
+      return ShareError(read.error_code, read.error_message.value_or(""));
+    }
+    int64_t start = read.start_offset;
+    if (start < 0) {
+      // SharePartition.startOffsetDuringInitialization: share.auto.offset.reset.
+      const std::string& reset = settings.auto_offset_reset;
+      const int64_t latest =
+          settings.read_committed ? (*log)->last_stable_offset() : (*log)->high_watermark();
+      start = latest;
+      if (reset == "earliest") {
+        start = (*log)->log_start_offset();
+      } else if (reset.starts_with("by_duration:")) {
+        std::optional<int64_t> ms = ParseIsoDurationMs(reset.substr(12));
+        if (ms) {
+          Result<std::optional<TimestampAndOffset>> found =
+              (*log)->FetchOffsetByTimestamp(NowMs() - *ms);
+          if (found.ok() && found->has_value() && (*found)->offset >= 0) start = (*found)->offset;
+        }
       }
     }
-  }
-  PersistedShareState state;
-  state.state_epoch = read.state_epoch;
-  state.start_offset = start;
-  for (const PersisterStateBatch& b : read.state_batches) {
-    state.batches.push_back(PersistedStateBatch{b.first_offset, b.last_offset,
-                                                static_cast<RecordState>(b.delivery_state),
-                                                b.delivery_count});
-  }
-  Result<SharePartition> created = SharePartition::Create(settings.partition, state);
-  if (!created.ok()) {
-    return ShareError(kafka_error::kUnknownServerError, created.status().ToString());
-  }
+    PersistedShareState state;
+    state.state_epoch = read.state_epoch;
+    state.start_offset = start;
+    for (const PersisterStateBatch& b : read.state_batches) {
+      state.batches.push_back(PersistedStateBatch{b.first_offset, b.last_offset,
+                                                  static_cast<RecordState>(b.delivery_state),
+                                                  b.delivery_count});
+    }
+    created = SharePartition::Create(settings.partition, state);
+    if (!created.ok()) {
+      return ShareError(kafka_error::kUnknownServerError, created.status().ToString());
+    }
+    options_.logger.Info(
+        fmt::format("Share partition {} loaded at start offset {}", key.CoordinatorKey(), start));
+    return ShareError::None();
+  }();
+  entry.mu.Lock();
+  entry.loading = false;
+  entry.changed.SignalAll();
+  if (!error.ok()) return error;
   entry.partition.emplace(std::move(created).value());
   entry.leader_epoch = leader_epoch;
   entry.read_committed = settings.read_committed;
-  options_.logger.Info(fmt::format("Share partition {} loaded at start offset {}",
-                                   entry.key.CoordinatorKey(), start));
   return ShareError::None();
 }
 
-ShareError SharePartitionManager::Persist(Entry& entry) {
-  PersistedShareState state = entry.partition->PersistableState();
+ShareCoordinatorWriteData SharePartitionManager::WriteDataOf(const SharePartition& partition,
+                                                             int32_t leader_epoch) const {
+  PersistedShareState state = partition.PersistableState();
   ShareCoordinator::WriteData data;
   data.state_epoch = state.state_epoch;
-  data.leader_epoch = entry.leader_epoch;
+  data.leader_epoch = leader_epoch;
   data.start_offset = state.start_offset;
   int64_t complete = 0;
   for (const PersistedStateBatch& b : state.batches) {
@@ -280,9 +297,60 @@ ShareError SharePartitionManager::Persist(Entry& entry) {
         b.first_offset, b.last_offset, static_cast<int8_t>(b.state), b.delivery_count});
   }
   data.delivery_complete_count = static_cast<int32_t>(std::min<int64_t>(complete, INT32_MAX));
-  ShareCoordinator::Outcome out = options_.coordinator->Write(entry.key, data);
-  if (out.error_code != 0) return ShareError(out.error_code, out.error_message.value_or(""));
-  return ShareError::None();
+  return data;
+}
+
+SharePartitionManager::WriteOutcome SharePartitionManager::WriteChange(Entry& entry,
+                                                                       const ChangeFn& change,
+                                                                       bool apply_on_failure) {
+  WriteOutcome out;
+  while (entry.write_in_flight) entry.changed.Wait(&entry.mu);
+  // Invariant: loaded partitions are never unloaded (a fenced one is dropped from the map).
+  assert(entry.partition.has_value());
+  SharePartition next = *entry.partition;
+  const Change planned = change(next);
+  if (!planned.error.ok()) {
+    out.error = planned.error;
+    return out;
+  }
+  if (!planned.write) {
+    entry.partition = std::move(next);
+    out.applied = true;
+    out.became_available = planned.became_available;
+    return out;
+  }
+  const ShareCoordinatorWriteData data = WriteDataOf(next, entry.leader_epoch);
+  const SharePartitionKey key = entry.key;
+  entry.write_in_flight = true;
+  entry.mu.Unlock();
+  // No lock held: the write appends to __share_group_state. Fetches of this partition go on.
+  ShareCoordinator::Outcome written;
+  if (options_.write_state) {
+    written = options_.write_state(key, data);
+  } else if (options_.coordinator != nullptr) {
+    written = options_.coordinator->Write(key, data);
+  } else {
+    written.error_code = kafka_error::kCoordinatorNotAvailable;
+    written.error_message = "Share coordinator is not available.";
+  }
+  entry.mu.Lock();
+  entry.write_in_flight = false;
+  entry.changed.SignalAll();
+  if (written.error_code != 0) {
+    out.error = ShareError(written.error_code, written.error_message.value_or(""));
+    out.fenced = IsFenced(written.error_code);
+    if (!apply_on_failure) return out;
+  }
+  // The live partition changed meanwhile only by acquisitions of AVAILABLE records (the
+  // invariant of write_in_flight), which the change does not touch: it applies as planned.
+  const Change applied = change(*entry.partition);
+  if (!applied.error.ok()) {
+    options_.logger.Warn(fmt::format("Share partition {}: a written change no longer applies: {}",
+                                     key.CoordinatorKey(), applied.error.message()));
+  }
+  out.applied = applied.error.ok();
+  out.became_available = applied.became_available;
+  return out;
 }
 
 SharePartitionManager::PartitionFetch SharePartitionManager::Fetch(
@@ -307,7 +375,8 @@ SharePartitionManager::PartitionFetch SharePartitionManager::Fetch(
       return out;
     }
     if (entry->fetch_in_progress) return out;  // Kafka's fetchLock: another fetch has it
-    entry->partition->UpdateLogStart((*log)->log_start_offset());
+    // A moved log start waits for a write in flight (which may change the records below it).
+    if (!entry->write_in_flight) entry->partition->UpdateLogStart((*log)->log_start_offset());
     fetch_offset = entry->partition->NextFetchOffset();
     read_committed = entry->read_committed;
     entry->fetch_in_progress = true;
@@ -341,13 +410,16 @@ SharePartitionManager::PartitionFetch SharePartitionManager::Fetch(
   fetched.reserve(batches.size());
   for (const SliceBatch& b : batches) fetched.push_back(FetchedBatch{b.base_offset, b.last_offset});
   ShareAcquiredRecords acquired;
+  std::optional<int64_t> lock_deadline;
   {
     MutexLock lock(&entry->mu);
     entry->fetch_in_progress = false;
     if (!read_status.ok()) {
       if (read_status.IsOutOfRange()) {
         // The log start moved past the fetch offset meanwhile: the next fetch starts there.
-        entry->partition->UpdateLogStart((*log)->log_start_offset());
+        if (entry->partition && !entry->write_in_flight) {
+          entry->partition->UpdateLogStart((*log)->log_start_offset());
+        }
         return out;
       }
       out.error_code = kafka_error::FromStatus(read_status);
@@ -385,9 +457,11 @@ SharePartitionManager::PartitionFetch SharePartitionManager::Fetch(
         ShareError archived = entry->partition->Acknowledge(params.member_id, gaps, now);
         if (archived.ok()) acquired.records = std::move(kept);
       }
+      lock_deadline = entry->partition->NextLockDeadline();
     }
   }
   if (acquired.records.empty()) return out;
+  if (lock_deadline) ArmLockTimer(*lock_deadline);
   out.acquired = std::move(acquired.records);
   // Only the log batches that hold acquired records go back (Kafka's maybeSliceFetchRecords).
   const int64_t first = out.acquired.front().first_offset;
@@ -411,54 +485,60 @@ ShareError SharePartitionManager::Acknowledge(const std::string& group_id,
   const SharePartitionKey key{group_id, partition.topic_id, partition.partition};
   std::shared_ptr<Entry> entry = EntryFor(key);
   bool released = false;
-  bool fenced = false;
-  ShareError result;
+  for (const AcknowledgementBatch& b : batches) {
+    for (int8_t t : b.acknowledge_types) {
+      released = released || t == static_cast<int8_t>(AcknowledgeType::kRelease);
+    }
+  }
+  const int64_t now = NowMs();
+  WriteOutcome written;
   {
     MutexLock lock(&entry->mu);
     ShareError loaded = EnsureLoaded(*entry, topic);
     if (!loaded.ok()) return loaded;
-    SharePartition before = *entry->partition;
-    ShareError applied = entry->partition->Acknowledge(member_id, batches, NowMs());
-    if (!applied.ok()) return applied;
-    // The new state is durable before the acknowledgement is answered.
-    ShareError written = Persist(*entry);
-    if (!written.ok()) {
-      entry->partition = std::move(before);
-      fenced = IsFenced(written.code());
-      result = written;
-    } else {
-      for (const AcknowledgementBatch& b : batches) {
-        for (int8_t t : b.acknowledge_types) {
-          released = released || t == static_cast<int8_t>(AcknowledgeType::kRelease);
-        }
-      }
-    }
+    // The new state is durable before the acknowledgement is answered; a failed write
+    // applies nothing.
+    written = WriteChange(
+        *entry,
+        [&](SharePartition& p) {
+          Change c;
+          c.error = p.Acknowledge(member_id, batches, now);
+          c.write = c.error.ok();
+          return c;
+        },
+        /*apply_on_failure=*/false);
   }
-  if (fenced) Drop(entry);
-  if (released) NotifyAvailable(group_id);
-  return result;
+  if (written.fenced) Drop(entry);
+  if (written.error.ok() && released) NotifyAvailable(group_id);
+  return written.error;
 }
 
 bool SharePartitionManager::ReleaseOn(const std::shared_ptr<Entry>& entry,
                                       const std::string& member_id) {
-  ReleaseResult r;
-  bool fenced = false;
+  WriteOutcome written;
   {
     MutexLock lock(&entry->mu);
+    while (entry->loading) entry->changed.Wait(&entry->mu);
     if (!entry->partition) return false;
-    r = entry->partition->ReleaseMember(member_id);
-    if (r.released > 0) {
-      ShareError written = Persist(*entry);
-      if (!written.ok()) {
-        // The records stay released in memory (the safe side: they are delivered again).
-        options_.logger.Warn(fmt::format("Failed to write the share state of {}: {}",
-                                         entry->key.CoordinatorKey(), written.message()));
-        fenced = IsFenced(written.code());
-      }
-    }
+    // A failed write keeps the records released in memory (the safe side: they are
+    // delivered again).
+    written = WriteChange(
+        *entry,
+        [&](SharePartition& p) {
+          ReleaseResult r = p.ReleaseMember(member_id);
+          Change c;
+          c.write = r.released > 0;
+          c.became_available = r.became_available;
+          return c;
+        },
+        /*apply_on_failure=*/true);
   }
-  if (fenced) Drop(entry);
-  return r.became_available;
+  if (!written.error.ok()) {
+    options_.logger.Warn(fmt::format("Failed to write the share state of {}: {}",
+                                     entry->key.CoordinatorKey(), written.error.message()));
+  }
+  if (written.fenced) Drop(entry);
+  return written.became_available;
 }
 
 void SharePartitionManager::ReleaseSession(const ReleasedShareSession& session) {
@@ -476,30 +556,66 @@ void SharePartitionManager::ReleaseSession(const ReleasedShareSession& session) 
   if (available) NotifyAvailable(session.group_id);
 }
 
+void SharePartitionManager::ArmLockTimer(int64_t deadline_ms) {
+  if (options_.scheduler == nullptr) return;
+  {
+    MutexLock lock(&timer_mu_);
+    if (next_timer_ms_ <= deadline_ms) return;
+    next_timer_ms_ = deadline_ms;
+  }
+  std::weak_ptr<int> alive = alive_;
+  const int64_t delay = std::max<int64_t>(0, deadline_ms - NowMs());
+  options_.scheduler->Schedule(
+      "share-acquisition-lock-expiry",
+      [this, alive, deadline_ms] {
+        if (alive.expired()) return;
+        {
+          MutexLock lock(&timer_mu_);
+          // A later-armed earlier deadline leaves this one stale; it passes harmlessly.
+          if (next_timer_ms_ == deadline_ms) next_timer_ms_ = INT64_MAX;
+        }
+        ExpireLocks();
+      },
+      delay);
+}
+
 void SharePartitionManager::ExpireLocks() {
   const int64_t now = NowMs();
   std::vector<std::string> groups;
+  std::optional<int64_t> earliest_left;
   for (const std::shared_ptr<Entry>& entry : Entries(nullptr)) {
-    ReleaseResult r;
-    bool fenced = false;
+    WriteOutcome written;
     {
       MutexLock lock(&entry->mu);
-      if (!entry->partition) continue;
+      if (!entry->partition || entry->loading) continue;
+      // A write in flight: the next periodic pass (the timer thread does not wait for it).
+      if (entry->write_in_flight) continue;
       std::optional<int64_t> deadline = entry->partition->NextLockDeadline();
-      if (!deadline || *deadline > now) continue;
-      r = entry->partition->ExpireLocks(now);
-      if (r.released > 0) {
-        ShareError written = Persist(*entry);
-        if (!written.ok()) {
-          options_.logger.Warn(fmt::format("Failed to write the share state of {}: {}",
-                                           entry->key.CoordinatorKey(), written.message()));
-          fenced = IsFenced(written.code());
-        }
+      if (deadline && *deadline > now) {
+        earliest_left = std::min(earliest_left.value_or(INT64_MAX), *deadline);
       }
+      if (!deadline || *deadline > now) continue;
+      written = WriteChange(
+          *entry,
+          [&](SharePartition& p) {
+            ReleaseResult r = p.ExpireLocks(now);
+            Change c;
+            c.write = r.released > 0;
+            c.became_available = r.became_available;
+            return c;
+          },
+          /*apply_on_failure=*/true);
+      std::optional<int64_t> left = entry->partition->NextLockDeadline();
+      if (left) earliest_left = std::min(earliest_left.value_or(INT64_MAX), *left);
     }
-    if (fenced) Drop(entry);
-    if (r.became_available) groups.push_back(entry->key.group_id);
+    if (!written.error.ok()) {
+      options_.logger.Warn(fmt::format("Failed to write the share state of {}: {}",
+                                       entry->key.CoordinatorKey(), written.error.message()));
+    }
+    if (written.fenced) Drop(entry);
+    if (written.became_available) groups.push_back(entry->key.group_id);
   }
+  if (earliest_left) ArmLockTimer(*earliest_left);
   std::sort(groups.begin(), groups.end());
   groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
   for (const std::string& g : groups) NotifyAvailable(g);
