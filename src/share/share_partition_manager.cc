@@ -77,7 +77,10 @@ struct SliceBatch {
 // The v2 batch header: up to the record count (61 bytes).
 constexpr size_t kBatchHeaderSize = 61;
 
-std::vector<SliceBatch> ReadBatchHeaders(const FileSlice& slice) {
+// Reads the batch headers of `slice` up to and including the first batch that reaches
+// `last_needed` (Acquire never takes an offset past it; a fetch slice may hold tens of MiB of
+// batches, one header read each, where a fetch acquires max_records of them).
+std::vector<SliceBatch> ReadBatchHeaders(const FileSlice& slice, int64_t last_needed) {
   std::vector<SliceBatch> out;
   if (slice.file == nullptr) return out;
   constexpr size_t kMinimum = batch_layout::kLastOffsetDeltaOffset + 4;
@@ -103,6 +106,7 @@ std::vector<SliceBatch> ReadBatchHeaders(const FileSlice& slice) {
     }
     out.push_back(b);
     pos += size;
+    if (b.last_offset >= last_needed) break;
   }
   return out;
 }
@@ -365,6 +369,7 @@ SharePartitionManager::PartitionFetch SharePartitionManager::Fetch(
     return out;
   }
   int64_t fetch_offset = 0;
+  int64_t last_needed = 0;
   bool read_committed = false;
   {
     MutexLock lock(&entry->mu);
@@ -378,6 +383,12 @@ SharePartitionManager::PartitionFetch SharePartitionManager::Fetch(
     // A moved log start waits for a write in flight (which may change the records below it).
     if (!entry->write_in_flight) entry->partition->UpdateLogStart((*log)->log_start_offset());
     fetch_offset = entry->partition->NextFetchOffset();
+    // Acquire takes in-flight offsets up to EndOffset() and at most max_records new ones after
+    // it (the whole batch holding the last); an acknowledgement meanwhile moves EndOffset() by
+    // at most one (everything finished: the end becomes the next offset). Batches past that
+    // bound are not read.
+    last_needed = std::max(entry->partition->EndOffset() + 1, fetch_offset) +
+                  std::max<int64_t>(params.max_records, 1);
     read_committed = entry->read_committed;
     entry->fetch_in_progress = true;
   }
@@ -392,7 +403,7 @@ SharePartitionManager::PartitionFetch SharePartitionManager::Fetch(
                                               /*min_one_message=*/true, bound);
     if (data.ok()) {
       slice = data->slice;
-      batches = ReadBatchHeaders(slice);
+      batches = ReadBatchHeaders(slice, last_needed);
       if (read_committed && !batches.empty()) {
         Result<std::vector<AbortedTransaction>> txns =
             (*log)->CollectAbortedTransactions(fetch_offset, batches.back().last_offset + 1);

@@ -221,6 +221,52 @@ TEST_F(SharePartitionManagerTest, EarliestAndAcknowledgementPersistedBeforeAnswe
   EXPECT_EQ(StateAt(2), RecordState::kAcquired);
 }
 
+// A fetch reads the headers only of the batches it can acquire from, and the answer is what it
+// was with every batch read: whole batches up to max_records, the next fetch going on from there,
+// the in-flight records before EndOffset() still acquirable.
+TEST_F(SharePartitionManagerTest, FetchStopsAtTheBatchesItCanAcquire) {
+  settings_.auto_offset_reset = "earliest";
+  for (int i = 0; i < 40; ++i) Produce(10);  // 40 batches of 10 records, offsets 0-399
+  Initialize();
+  auto log = logs_->GetLog({"data", 0});
+  ASSERT_TRUE(log.ok());
+  SharePartitionManager::FetchParams p;
+  p.group_id = "g";
+  p.member_id = "m1";
+  p.max_records = 25;
+  p.batch_size = 25;
+  auto f = manager_->Fetch(p, Tip(), "data", 1 << 20);
+  ASSERT_FALSE(f.acquired.empty());
+  EXPECT_EQ(f.acquired.front().first_offset, 0);
+  EXPECT_EQ(f.acquired.back().last_offset, 29);  // the whole batch that holds offset 24
+  const int64_t all = (*log)->log_end_offset();
+  ASSERT_EQ(all, 400);
+  // The slice is the three batches that hold offsets 0-29.
+  Result<FetchDataInfo> three = (*log)->Read(0, 1 << 20, true, 30);
+  ASSERT_TRUE(three.ok());
+  EXPECT_EQ(f.records.position, three->slice.position);
+  EXPECT_EQ(f.records.length, three->slice.length);
+  // Released records inside the in-flight range come back first, then new ones after them.
+  ASSERT_TRUE(Ack("m1", 10, 19, 2).ok());  // RELEASE
+  p.member_id = "m2";
+  auto g = manager_->Fetch(p, Tip(), "data", 1 << 20);
+  ASSERT_FALSE(g.acquired.empty());
+  EXPECT_EQ(g.acquired.front().first_offset, 10);
+  int64_t taken = 0;
+  for (const AcquiredRecords& a : g.acquired) taken += a.last_offset - a.first_offset + 1;
+  EXPECT_EQ(g.acquired.back().last_offset, 49);  // 10-19 again, then 30-49 (two whole batches)
+  EXPECT_EQ(taken, 30);
+  // Everything acknowledged: the end moves on, and the next fetch starts after 49.
+  ASSERT_TRUE(Ack("m1", 0, 9, 1).ok());
+  ASSERT_TRUE(Ack("m1", 20, 29, 1).ok());
+  ASSERT_TRUE(Ack("m2", 10, 19, 1).ok());
+  ASSERT_TRUE(Ack("m2", 30, 49, 1).ok());
+  auto h = Fetch("m3");  // max_records 500: the rest of the log
+  ASSERT_FALSE(h.acquired.empty());
+  EXPECT_EQ(h.acquired.front().first_offset, 50);
+  EXPECT_EQ(h.acquired.back().last_offset, 399);
+}
+
 TEST_F(SharePartitionManagerTest, RestartMidAcquireMakesRecordsAvailable) {
   settings_.auto_offset_reset = "earliest";
   Produce(3);
