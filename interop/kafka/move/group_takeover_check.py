@@ -46,6 +46,8 @@ naming the share state topic, __consumer_offsets or the groups. Prints
 """
 
 import argparse
+import glob
+import json
 import os
 import random
 import re
@@ -284,6 +286,45 @@ class Check:
         return [re.sub(r"TopicInfo\(partitions=\d+", "TopicInfo(partitions=?", l) for l in out] \
             + state.splitlines()
 
+    def dump_internal_topics(self, who):
+        """Kafka's DumpLogSegments decodes every record of __consumer_offsets
+        (--offsets-decoder) and __share_group_state (--share-group-state-decoder) in D; the
+        groups' records are there with the record types of their kinds."""
+        types = {}
+        for topic, decoder in (("__consumer_offsets", "--offsets-decoder"),
+                               ("__share_group_state", "--share-group-state-decoder")):
+            files = sorted(f for f in glob.glob(os.path.join(self.data, f"{topic}-*", "*.log"))
+                           if os.path.getsize(f) > 0)
+            check(files, f"{who}: no {topic} records in D")
+            p = subprocess.run([ORACLE, "kafka-class", "org.apache.kafka.tools.DumpLogSegments",
+                                decoder, "--files", ",".join(files)], capture_output=True,
+                               text=True, timeout=180)
+            check(p.returncode == 0 and "Exception" not in p.stdout + p.stderr,
+                  f"{who}: DumpLogSegments {decoder}:\n{p.stdout[-1500:]}{p.stderr[-1500:]}")
+            n = 0
+            for line in p.stdout.splitlines():
+                if not line.startswith("| offset: ") or " endTxnMarker: " in line:
+                    continue  # (markers: the streams app's transactional offset commits)
+                m = re.search(r" key: (\{.*\}) payload: (.*)$", line)
+                check(m, f"{who}: a {topic} record Kafka does not decode: {line[:400]}")
+                key = json.loads(m[1])
+                if m[2] != "<DELETE>":
+                    json.loads(m[2])
+                group = key["data"].get("groupId", key["data"].get("group"))
+                types.setdefault((topic, group), set()).add(int(key["type"]))
+                n += 1
+            check(n > 0, f"{who}: DumpLogSegments printed no {topic} record")
+        share = types.get(("__consumer_offsets", SHARE_GROUP), set())
+        streams = types.get(("__consumer_offsets", STREAMS_APP), set())
+        check({11, 15} <= share <= set(range(10, 16)),
+              f"{who}: share group record types in __consumer_offsets: {sorted(share)}")
+        check(17 in streams and streams <= {1, 17, 18, 19, 20, 21, 22, 23},
+              f"{who}: streams group record types in __consumer_offsets: {sorted(streams)}")
+        check(types.get(("__share_group_state", SHARE_GROUP)) == {0, 1},
+              f"{who}: __share_group_state record types: {types}")
+        log(f"{who}: DumpLogSegments decodes __consumer_offsets and __share_group_state "
+            f"(share group types {sorted(share)}, streams group types {sorted(streams)})")
+
     # -- logs ------------------------------------------------------------------------------
     def check_log(self, who, text, kafka):
         names = ("__share_group_state", "__consumer_offsets", SHARE_GROUP, SHARE_TOPIC,
@@ -348,6 +389,7 @@ class Check:
             else:
                 self.seglog.stop()
             self.check_log(f"{name} ({program}), its whole run", node.log(), kafka)
+            self.dump_internal_topics(f"{name} ({program}) after its stop")
 
 
 class StreamsApp:
