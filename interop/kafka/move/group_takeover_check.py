@@ -23,10 +23,13 @@ finished (accepted or rejected by an earlier phase, or any program). The checks:
     back, none unfinished is missing), and a record released in an earlier phase comes back
     with a delivery count above the one it had then (the counts were kept);
   * kafka-share-groups --describe --offsets (Kafka's ShareGroupCommand) prints, for each
-    partition, the start offset the model predicts (the offset of the lowest unfinished record,
-    else the end) and a lag of the unfinished records at or above it, and the program that
+    partition, the lag the model predicts (the unfinished records) and a start offset at or
+    below the model's (the offset of the lowest unfinished record, else the end) with every
+    record in between finished (Kafka 4.4.0 persists the start offset it had before the
+    acknowledgements of the same write, so the persisted one may trail), and the program that
     takes over prints the same table as the one before it printed last;
-  * kafka-configs --describe of the group prints the same configs on each program.
+  * kafka-share-groups --describe --state --verbose (state, group epoch, assignment epoch) and
+    kafka-configs --describe of the group (with synonyms) print the same on each program.
 The last phase ends with one more member that accepts everything: then nothing is left and both
 partitions' start offsets are their ends.
 
@@ -36,8 +39,16 @@ starts an instance, produces its share of random lines to `wc-in`, waits until e
 latest count in `wc-out` (read_committed) equals its count in all lines produced so far, and
 closes the instance: counts that survive the switch exactly mean the group's committed offsets
 and its changelog did (a lost offset recounts from the start, a lost store restarts at 1).
-kafka-streams-groups --describe (StreamsGroupCommand) prints the group on each program, and
-its --offsets table after a switch is the one the program before printed last.
+kafka-streams-groups --describe --state (StreamsGroupCommand) shows the group Stable with the
+instance while it runs. After a switch, the admin client's DescribeStreamsGroups (epochs,
+subtopologies) and ListStreamsGroupOffsets, and kafka-streams-groups --describe --state
+--verbose, give what the program before gave last, but for the internal topics' partition
+counts in the topology: Kafka describes the topology as configured at the last heartbeat (2)
+and, before any heartbeat since its load, as the client sent it (0), and so must seglog.
+
+After each stop, Kafka's DumpLogSegments decodes every record of __consumer_offsets
+(--offsets-decoder) and __share_group_state (--share-group-state-decoder), the share group's
+record types 10-15 and the streams group's 17, 19-23 among them.
 
 After each start, and over its whole run at the stop: no ERROR in the program's log (Kafka:
 but its own controller-registration race, kraft_takeover_check.kafka_race), and no Kafka WARN
@@ -198,6 +209,17 @@ class Check:
                   f"below it from {start} finished) and lag {want_lag}:\n{p.stdout}")
         return sorted(rows)
 
+    def share_state(self, who):
+        """kafka-share-groups --describe --state --verbose: the group's line (coordinator,
+        state, group epoch, assignment epoch, members), compared between programs."""
+        p = tool(SG, "--bootstrap-server", self.bootstrap, "--describe", "--state", "--verbose",
+                 "--group", SHARE_GROUP)
+        rows = re.findall(rf"^{SHARE_GROUP}\s+127\.0\.0\.1:\d+\s+\(1\)\s+Empty\s+\d+\s+\d+\s+0\s*$",
+                          p.stdout, re.M)
+        check(len(rows) == 1, f"{who}: kafka-share-groups --describe --state --verbose:\n"
+              f"{p.stdout}{p.stderr[-1500:]}")
+        return rows[0].split()
+
     def group_configs(self, who):
         p = tool("org.apache.kafka.tools.ConfigCommand", "--bootstrap-server", self.bootstrap,
                  "--entity-type", "groups", "--entity-name", SHARE_GROUP, "--describe")
@@ -341,7 +363,7 @@ class Check:
 
     # -- the run ---------------------------------------------------------------------------
     def run(self):
-        share_table = streams_table = configs = None
+        share_table = streams_table = configs = share_group = None
         for n, (name, program, fresh, upto, end) in enumerate(PHASES):
             kafka = program == "kafka"
             node = self.kafka if kafka else self.seglog
@@ -366,6 +388,9 @@ class Check:
                 got = self.share_offsets(f"{name} at its start")
                 check(got == share_table, f"{name}: kafka-share-groups --describe --offsets "
                       f"prints {got}, the program before printed {share_table}")
+                got = self.share_state(f"{name} at its start")
+                check(got == share_group, f"{name}: the share group is {got}, the program "
+                      f"before showed {share_group}")
                 got = self.group_configs(f"{name} at its start")
                 check(got == configs, f"{name}: group configs {got}, before {configs}")
                 got = self.streams_offsets(f"{name} at its start", True)
@@ -381,6 +406,7 @@ class Check:
                 check(not self.unfinished(), f"left unfinished: {self.unfinished()}")
             share_table = self.share_offsets(f"{name} before its stop")
             configs = self.group_configs(f"{name} before its stop")
+            share_group = self.share_state(f"{name} before its stop")
             self.streams_phase(name, n)
             streams_table = self.streams_offsets(f"{name} before its stop", False)
             log(f"{name}: share offsets {share_table}; streams offsets {len(streams_table)} rows")
