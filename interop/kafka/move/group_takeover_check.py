@@ -191,6 +191,9 @@ class Check:
                  SHARE_GROUP)
         rows = re.findall(rf"^{SHARE_GROUP}\s+{SHARE_TOPIC}\s+(\d+)\s+(\S+)\s+(\S+)\s*$",
                           p.stdout, re.M)
+        check(all(start.isdigit() and lag.isdigit() for _, start, lag in rows),
+              f"{who}: kafka-share-groups --describe --offsets has a partition without a start "
+              f"offset or lag:\n{p.stdout}{p.stderr[-1500:]}")
         got = {int(part): (int(start), int(lag)) for part, start, lag in rows}
         model = self.model_offsets()
         check(sorted(got) == sorted(model), f"{who}: kafka-share-groups --describe --offsets "
@@ -491,6 +494,9 @@ def main():
     except Failure as e:
         print(f"group_takeover_check: FAILED: {e}")
         return 1
+    except Exception as e:  # noqa: BLE001 - a broken tool output or client: still a failure
+        print(f"group_takeover_check: FAILED: {type(e).__name__}: {e}")
+        raise
     finally:
         timer.cancel()
         kill_all()
