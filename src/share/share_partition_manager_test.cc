@@ -132,7 +132,7 @@ class SharePartitionManagerTest : public ::testing::Test {
   }
   ShareError Ack(const std::string& member, int64_t first, int64_t last, int8_t type) {
     std::vector<AcknowledgementBatch> b{{first, last, {type}}};
-    return manager_->Acknowledge("g", member, Tip(), "data", b);
+    return manager_->Acknowledge("g", member, Tip(), b);
   }
   RecordState StateAt(int64_t offset) {
     auto s = manager_->StateOf(Key(), offset);
