@@ -393,6 +393,88 @@ TEST_F(GroupTypeBadInputTest, StreamsJoinReplacesAnEmptyClassicGroup) {
   EXPECT_EQ(classic->error_code, ke::kGroupIdNotFound);
 }
 
+// Issue 31, bad input: topologies Kafka 4.4.0 refuses. A refused heartbeat writes nothing and
+// creates no topic; missing or mis-partitioned topics are statuses, not errors (the member
+// joins without tasks and nothing is created for a topology whose sources are missing).
+TEST_F(GroupTypeBadInputTest, RefusedTopologiesChangeNothing) {
+  SetUpGroups();
+  const Snapshot before = Take();
+  auto expect_refused = [&](const Request& r, int16_t code,
+                            const std::optional<std::string>& message) {
+    StreamsGroupHeartbeatResult out = Heartbeat(r);
+    EXPECT_EQ(out.response.error_code, code);
+    EXPECT_EQ(out.response.error_message, message);
+    EXPECT_TRUE(out.internal_topics_to_create.empty());
+    EXPECT_EQ(Take(), before);
+    EXPECT_EQ(coordinator_->DescribeStreamsGroup(r.group_id).error_code,
+              r.group_id == "app" ? ke::kNone : ke::kGroupIdNotFound);
+  };
+  // A subtopology id twice: StreamsTopology.fromHeartbeatRequest's Collectors.toMap throws,
+  // UNKNOWN_SERVER_ERROR without a message - for a new group and for the existing one.
+  for (const char* group : {"dup", "app"}) {
+    SCOPED_TRACE(group);
+    Request dup = Join("d1", group);
+    dup.topology->subtopologies.push_back(dup.topology->subtopologies[0]);
+    expect_refused(dup, int16_t{-1}, std::nullopt);
+  }
+  // A changelog topic with a partition count (GroupCoordinatorService.throwIfInvalidTopology).
+  Request counted = Join("d1", "bad");
+  counted.topology->subtopologies[0].state_changelog_topics[0].partitions = 3;
+  expect_refused(counted, kStreamsInvalidTopologyCode,
+                 "Changelog topic bad-store-changelog must have an undefined partition count, but "
+                 "it is set to 3.");
+  // A repartition source topic no subtopology writes to (RepartitionTopics.setup).
+  Request orphan = Join("d1", "bad");
+  auto& rp = orphan.topology->subtopologies[0].repartition_source_topics.emplace_back();
+  rp.name = "bad-orphan-repartition";
+  expect_refused(orphan, kStreamsInvalidTopologyCode,
+                 "Failed to compute number of partitions for all repartition topics, because a "
+                 "repartition source topic is never used as a sink topic.");
+  EXPECT_FALSE(logs_->FindTopicIdentity("bad-orphan-repartition").has_value());
+  // A regular expression for the sources (not supported in 4.4.0).
+  Request regex = Join("d1", "bad");
+  regex.topology->subtopologies[0].source_topic_regex = {"in.*"};
+  expect_refused(regex, ke::kInvalidRequest,
+                 "Regular expressions for source topics are not supported yet.");
+  // A topology epoch change without a new topology: another epoch of the same subtopologies
+  // on a join, and any topology past the join.
+  Request bumped = Join("s2", "app");
+  bumped.topology->epoch = 2;
+  expect_refused(bumped, ke::kInvalidRequest, "Topology updates are not supported yet.");
+  Request later = Beat("s1", 1, "app");
+  later.topology = Join("s1", "app").topology;
+  expect_refused(later, ke::kInvalidRequest, "Topology can only be provided when (re-)joining.");
+}
+
+TEST_F(GroupTypeBadInputTest, MissingTopicsAreStatuses) {
+  // Source topics that do not exist: MISSING_SOURCE_TOPICS (1); no internal topic is asked
+  // for, and the member gets no tasks.
+  Request missing = Join("m1", "lost");
+  missing.topology->subtopologies[0].source_topics = {"absent-b", "absent-a"};
+  StreamsGroupHeartbeatResult r = Heartbeat(missing);
+  ASSERT_EQ(r.response.error_code, ke::kNone);
+  ASSERT_TRUE(r.response.status.has_value());
+  ASSERT_EQ(r.response.status->size(), 1u);
+  EXPECT_EQ((*r.response.status)[0].status_code, 1);
+  EXPECT_EQ((*r.response.status)[0].status_detail, "Source topics absent-a, absent-b are missing.");
+  EXPECT_TRUE(r.internal_topics_to_create.empty());
+  EXPECT_TRUE(!r.response.active_tasks || r.response.active_tasks->empty());
+  EXPECT_FALSE(logs_->FindTopicIdentity("lost-store-changelog").has_value());
+  // An internal topic that exists with another partition count: INCORRECTLY_PARTITIONED_TOPICS
+  // (2), nothing created, no tasks.
+  ASSERT_TRUE(logs_->CreateTopic("odd-store-changelog", 3, {}).ok());
+  r = Heartbeat(Join("m1", "odd"));
+  ASSERT_EQ(r.response.error_code, ke::kNone);
+  ASSERT_TRUE(r.response.status.has_value());
+  ASSERT_EQ(r.response.status->size(), 1u);
+  EXPECT_EQ((*r.response.status)[0].status_code, 2);
+  EXPECT_EQ((*r.response.status)[0].status_detail,
+            "Existing topic odd-store-changelog has different number of partitions: expected 2, "
+            "found 3");
+  EXPECT_TRUE(r.internal_topics_to_create.empty());
+  EXPECT_TRUE(!r.response.active_tasks || r.response.active_tasks->empty());
+}
+
 TEST_F(StreamsGroupCoordinatorTest, DeleteOnlyAnEmptyGroup) {
   const int32_t epoch = JoinWithTasks("m1");
   EXPECT_EQ(coordinator_->DeleteGroup("app"), ke::kNonEmptyGroup);
