@@ -81,9 +81,17 @@ StreamsGroupHeartbeatResult GroupCoordinator::Core::StreamsHeartbeatLocked(
     return std::move(r);
   };
   if (int16_t e = Unavailable(s); e != ke::kNone) return error(e);
-  // Group types are exclusive (GroupMetadataManager.getOrMaybeCreateStreamsGroup).
+  // Group types are exclusive (GroupMetadataManager.getOrCreateStreamsGroup), except that a
+  // join replaces an empty classic group (maybeDeleteEmptyClassicGroup: its metadata is
+  // tombstoned, its committed offsets stay).
+  bool replaces_classic = false;
   if (OtherThanStreams(s, req.group_id)) {
-    return error(ke::kGroupIdNotFound, NotAStreamsGroupMessage(req.group_id));
+    auto c = s.groups.find(req.group_id);
+    replaces_classic =
+        req.member_epoch == 0 && c != s.groups.end() && c->second->Is(ClassicGroupState::kEmpty);
+    if (!replaces_classic) {
+      return error(ke::kGroupIdNotFound, NotAStreamsGroupMessage(req.group_id));
+    }
   }
   auto it = s.streams_groups.find(req.group_id);
   const bool exists = it != s.streams_groups.end() && !it->second->dead();
@@ -100,8 +108,18 @@ StreamsGroupHeartbeatResult GroupCoordinator::Core::StreamsHeartbeatLocked(
     out.internal_topics_to_create.clear();
     return out;
   }
+  if (replaces_classic)
+    out.records.insert(out.records.begin(), GroupMetadataTombstone(req.group_id));
   if (Status w = Append(s, out.records); !w.ok()) return error(AppendErrorToClient(w));
   out.records.clear();
+  if (replaces_classic) {
+    ClassicGroup& old = *s.groups.find(req.group_id)->second;  // found above, still there
+    CancelTimer(s, JoinKey(old));
+    CancelTimer(s, SyncKey(old));
+    s.groups.erase(req.group_id);
+    Info(fmt::format("[GroupId {}] Converted the empty classic group to a streams group.",
+                     req.group_id));
+  }
   if (it == s.streams_groups.end()) {
     s.streams_groups.emplace(req.group_id, std::make_unique<StreamsGroup>(std::move(next)));
   } else {

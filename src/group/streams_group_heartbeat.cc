@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <climits>
 #include <optional>
+#include <set>
+#include <string>
 #include <utility>
 
 #include "group/streams_group_records.h"
@@ -339,6 +341,9 @@ StreamsGroupHeartbeatResult StreamsGroupHeartbeat(StreamsGroup* group, bool grou
   StreamsGroupHeartbeatResult result;
   auto fail = [&](int16_t code, std::string message) {
     result.response = ErrorResponse(code, std::move(message));
+    // CoordinatorOperationExceptionHelper answers an unexpected exception (Kafka's
+    // IllegalStateException and the like) as UNKNOWN_SERVER_ERROR without its message.
+    if (code == kUnknownServerErrorCode) result.response.error_message.reset();
     result.records.clear();
     result.internal_topics_to_create.clear();
     result.member_id.clear();
@@ -473,6 +478,15 @@ StreamsGroupHeartbeatResult StreamsGroupHeartbeat(StreamsGroup* group, bool grou
   // 2. The topology.
   std::vector<Response::Status> statuses;
   if (req.topology) {
+    // StreamsTopology.fromHeartbeatRequest collects the subtopologies by id with
+    // Collectors.toMap: a repeated id throws IllegalStateException (UNKNOWN_SERVER_ERROR), for
+    // a new group's first topology as for any later one.
+    std::set<std::string> ids;
+    for (const auto& sub : req.topology->subtopologies) {
+      if (!ids.insert(sub.subtopology_id).second) {
+        return fail(kUnknownServerErrorCode, "Duplicate key " + sub.subtopology_id);
+      }
+    }
     StreamsTopology requested = StreamsTopology::FromHeartbeat(*req.topology);
     if (!group->topology()) {
       result.records.push_back(StreamsGroupTopologyRecord(group_id, requested));

@@ -77,7 +77,7 @@ ShareError AcknowledgeOne(const BrokerContext& ctx, const RequestContext& rc,
   }
   if (batches.empty()) return ShareError::None();
   std::vector<AcknowledgementBatch> converted = ToBatches(batches);
-  return ctx.share_partitions->Acknowledge(group_id, member_id, tip, *topic, converted);
+  return ctx.share_partitions->Acknowledge(group_id, member_id, tip, converted);
 }
 
 std::optional<std::string> OptionalMessage(const ShareError& e) {
@@ -94,29 +94,27 @@ TopicPartition ShareAvailabilityKey(const std::string& group_id) {
 ShareFetchPlan PrepareShareFetch(const BrokerContext& ctx, const RequestContext& rc,
                                  const p::ShareFetchRequestData& req, int16_t version) {
   ShareFetchPlan plan;
-  auto fail = [&](int16_t code, std::optional<std::string> message = std::nullopt) {
+  // Kafka answers every top-level error with ShareFetchRequest.getErrorResponse: the code,
+  // never the exception's message (ErrorMessage stays null).
+  auto fail = [&](int16_t code) {
     plan.done = true;
     plan.response.error_code = code;
-    plan.response.error_message = std::move(message);
     return plan;
   };
   if (ctx.share_version < 1) return fail(ke::kUnsupportedVersion);
-  if (!req.group_id) return fail(ke::kInvalidRequest, "Invalid group id in the request.");
+  if (!req.group_id) return fail(ke::kInvalidRequest);  // "Invalid group id in the request."
   if (!Authorized(ctx, rc, AclOperation::kRead, ResourceType::kGroup, *req.group_id)) {
     return fail(ke::kGroupAuthorizationFailed);
   }
   const std::string member_id = req.member_id.value_or("");
   if (!req.member_id || !IsValidShareMemberId(member_id)) {
-    return fail(ke::kInvalidRequest, "Invalid member id in the request.");
+    return fail(ke::kInvalidRequest);  // "Invalid member id in the request." (logged only)
   }
   const bool renew = version >= 2 && req.is_renew_ack;
-  if (renew) {
-    std::string message;
-    if (req.max_bytes != 0) message += "maxBytes must be set to 0, ";
-    if (req.min_bytes != 0) message += "minBytes must be set to 0, ";
-    if (req.max_records != 0) message += "maxRecords must be set to 0, ";
-    if (req.max_wait_ms != 0) message += "maxWaitMs must be set to 0, ";
-    if (!message.empty()) return fail(ke::kInvalidRequest, message + "if isRenewAck is true.");
+  // IsRenewAck with any of the sizes or the wait set: INVALID_REQUEST (Kafka logs which).
+  if (renew &&
+      (req.max_bytes != 0 || req.min_bytes != 0 || req.max_records != 0 || req.max_wait_ms != 0)) {
+    return fail(ke::kInvalidRequest);
   }
   if (ctx.share_sessions == nullptr || ctx.share_partitions == nullptr) {
     return fail(ke::kCoordinatorNotAvailable);
@@ -138,10 +136,7 @@ ShareFetchPlan PrepareShareFetch(const BrokerContext& ctx, const RequestContext&
   ShareFetchContext sc =
       ctx.share_sessions->NewContext(plan.group_id, member_id, req.share_session_epoch, to_fetch,
                                      forgotten, has_acks, std::to_string(rc.connection_id));
-  if (!sc.error.ok()) {
-    // Kafka's getErrorResponse: the code only.
-    return fail(sc.error.code());
-  }
+  if (!sc.error.ok()) return fail(sc.error.code());
   plan.is_new = sc.is_new;
   plan.added.insert(sc.added.begin(), sc.added.end());
   plan.is_final = sc.is_final;
@@ -290,21 +285,19 @@ p::ShareAcknowledgeResponseData HandleShareAcknowledge(const BrokerContext& ctx,
                                                        const p::ShareAcknowledgeRequestData& req,
                                                        int16_t version) {
   p::ShareAcknowledgeResponseData resp;
-  auto fail = [&](int16_t code, std::optional<std::string> message = std::nullopt) {
+  // ShareAcknowledgeRequest.getErrorResponse: the code only.
+  auto fail = [&](int16_t code) {
     resp.error_code = code;
-    resp.error_message = std::move(message);
     return resp;
   };
   if (ctx.share_version < 1) return fail(ke::kUnsupportedVersion);
-  if (!req.group_id) return fail(ke::kInvalidRequest, "Invalid group id in the request.");
+  if (!req.group_id) return fail(ke::kInvalidRequest);
   const std::string& group_id = *req.group_id;
   if (!Authorized(ctx, rc, AclOperation::kRead, ResourceType::kGroup, group_id)) {
     return fail(ke::kGroupAuthorizationFailed);
   }
   const std::string member_id = req.member_id.value_or("");
-  if (!req.member_id || !IsValidShareMemberId(member_id)) {
-    return fail(ke::kInvalidRequest, "Invalid member id in the request.");
-  }
+  if (!req.member_id || !IsValidShareMemberId(member_id)) return fail(ke::kInvalidRequest);
   if (ctx.share_sessions == nullptr || ctx.share_partitions == nullptr) {
     return fail(ke::kCoordinatorNotAvailable);
   }

@@ -162,9 +162,11 @@ class SharePartition {
   // bad types or offsets past the in-flight records; INVALID_RECORD_STATE (121) for records not
   // acquired by the member or not in the cache. Acknowledgements of offsets below StartOffset()
   // are ignored. Accept/Reject/Gap finish records; Release makes them AVAILABLE (ARCHIVED at the
-  // delivery limit); Renew restarts their lock at now_ms.
+  // delivery limit); Renew restarts their lock at now_ms. `transitioned`, when given, says
+  // whether a record changed state (Kafka writes the share state only then: not for batches
+  // wholly below the start offset, nor for Renew alone).
   ShareError Acknowledge(std::string_view member_id, std::span<const AcknowledgementBatch> batches,
-                         int64_t now_ms);
+                         int64_t now_ms, bool* transitioned = nullptr);
 
   // The member's share session ended: every record it holds goes back to AVAILABLE (ARCHIVED at
   // the delivery limit), its delivery count unchanged.
@@ -276,6 +278,8 @@ class SharePartition {
   int64_t start_offset_ = 0;
   int64_t end_offset_ = 0;
   Cache cache_;
+  // State transitions made by the Acknowledge in progress.
+  int64_t acknowledge_transitions_ = 0;
 };
 
 }  // namespace seglog

@@ -50,13 +50,17 @@ std::string TypesToString(const std::vector<int8_t>& types) {
 
 ShareError SharePartition::Acknowledge(std::string_view member_id,
                                        std::span<const AcknowledgementBatch> batches,
-                                       int64_t now_ms) {
+                                       int64_t now_ms, bool* transitioned) {
+  if (transitioned != nullptr) *transitioned = false;
+  acknowledge_transitions_ = 0;
   if (batches.empty()) return ShareError::None();
-  // The shape of each batch (KafkaApis validates it before the share partition sees it).
+  // The shape of each batch (KafkaApis validates it before the share partition sees it). A
+  // negative first offset is not refused: KafkaApis lets -1 through, and offsets below the
+  // start offset are finished already.
   int64_t low = batches.front().first_offset;
   int64_t high = batches.front().last_offset;
   for (const AcknowledgementBatch& batch : batches) {
-    if (batch.first_offset < 0 || batch.last_offset < batch.first_offset) {
+    if (batch.last_offset < batch.first_offset) {
       return InvalidRequest("Acknowledgement batch [" + std::to_string(batch.first_offset) + ", " +
                             std::to_string(batch.last_offset) + "] is not a range");
     }
@@ -113,6 +117,7 @@ ShareError SharePartition::Acknowledge(std::string_view member_id,
     }
   }
   MaybeAdvanceStartOffset();
+  if (transitioned != nullptr) *transitioned = acknowledge_transitions_ > 0;
   return ShareError::None();
 }
 
@@ -204,6 +209,7 @@ ShareError SharePartition::ApplyType(int8_t type, InFlightState& state, int64_t 
   }
   state.member_id.clear();
   state.lock_deadline_ms = -1;
+  ++acknowledge_transitions_;
   return ShareError::None();
 }
 

@@ -24,6 +24,12 @@ namespace {
 
 constexpr int16_t kFencedStateEpoch = 124;  // Errors.FENCED_STATE_EPOCH
 
+// Errors.UNKNOWN_TOPIC_OR_PARTITION with its exception's default message.
+ShareError NotHosted() {
+  return ShareError(kafka_error::kUnknownTopicOrPartition,
+                    "This server does not host this topic-partition.");
+}
+
 // An ISO-8601 duration as Java's Duration.parse reads it (PnDTnHnMn.nS), in ms; none when it
 // does not parse.
 std::optional<int64_t> ParseIsoDurationMs(std::string_view text) {
@@ -197,6 +203,13 @@ std::shared_ptr<SharePartitionManager::Entry> SharePartitionManager::EntryFor(
   auto [it, added] = partitions_.try_emplace(key);
   if (added) it->second = std::make_shared<Entry>(key);
   return it->second;
+}
+
+std::shared_ptr<SharePartitionManager::Entry> SharePartitionManager::Find(
+    const SharePartitionKey& key) {
+  MutexLock lock(&mu_);
+  auto it = partitions_.find(key);
+  return it == partitions_.end() ? nullptr : it->second;
 }
 
 std::vector<std::shared_ptr<SharePartitionManager::Entry>> SharePartitionManager::Entries(
@@ -491,10 +504,12 @@ SharePartitionManager::PartitionFetch SharePartitionManager::Fetch(
 ShareError SharePartitionManager::Acknowledge(const std::string& group_id,
                                               const std::string& member_id,
                                               const ShareTopicIdPartition& partition,
-                                              const std::string& topic,
                                               std::span<const AcknowledgementBatch> batches) {
   const SharePartitionKey key{group_id, partition.topic_id, partition.partition};
-  std::shared_ptr<Entry> entry = EntryFor(key);
+  // Kafka's SharePartitionManager.acknowledge: only a share partition a ShareFetch has
+  // already created takes acknowledgements; nothing is created or read for one that is not.
+  std::shared_ptr<Entry> entry = Find(key);
+  if (entry == nullptr) return NotHosted();
   bool released = false;
   for (const AcknowledgementBatch& b : batches) {
     for (int8_t t : b.acknowledge_types) {
@@ -505,16 +520,18 @@ ShareError SharePartitionManager::Acknowledge(const std::string& group_id,
   WriteOutcome written;
   {
     MutexLock lock(&entry->mu);
-    ShareError loaded = EnsureLoaded(*entry, topic);
-    if (!loaded.ok()) return loaded;
+    while (entry->loading) entry->changed.Wait(&entry->mu);
+    if (!entry->partition) return NotHosted();
     // The new state is durable before the acknowledgement is answered; a failed write
-    // applies nothing.
+    // applies nothing. A change of no record's state (batches below the start offset, Renew
+    // alone) is not written, as in Kafka.
     written = WriteChange(
         *entry,
         [&](SharePartition& p) {
           Change c;
-          c.error = p.Acknowledge(member_id, batches, now);
-          c.write = c.error.ok();
+          bool transitioned = false;
+          c.error = p.Acknowledge(member_id, batches, now, &transitioned);
+          c.write = c.error.ok() && transitioned;
           return c;
         },
         /*apply_on_failure=*/false);
@@ -659,6 +676,15 @@ std::optional<OffsetSnapshot> SharePartitionManager::StateOf(const SharePartitio
   MutexLock lock(&entry->mu);
   if (!entry->partition) return std::nullopt;
   return entry->partition->StateOf(offset);
+}
+
+std::optional<std::pair<int64_t, int64_t>> SharePartitionManager::StartAndEndOffsets(
+    const SharePartitionKey& key) {
+  std::shared_ptr<Entry> entry = Find(key);
+  if (entry == nullptr) return std::nullopt;
+  MutexLock lock(&entry->mu);
+  if (!entry->partition) return std::nullopt;
+  return std::make_pair(entry->partition->StartOffset(), entry->partition->EndOffset());
 }
 
 bool SharePartitionManager::IsLoaded(const SharePartitionKey& key) {

@@ -73,6 +73,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/mutex.h"
@@ -161,9 +162,10 @@ class SharePartitionManager : public ShareGroupListener {
 
   // Applies the member's acknowledgements to one partition and writes the new state to the
   // share coordinator before returning; a refused acknowledgement or a failed write changes
-  // nothing.
+  // nothing. A share partition no fetch has loaded is UNKNOWN_TOPIC_OR_PARTITION and is
+  // neither created nor read.
   ShareError Acknowledge(const std::string& group_id, const std::string& member_id,
-                         const ShareTopicIdPartition& partition, const std::string& topic,
+                         const ShareTopicIdPartition& partition,
                          std::span<const AcknowledgementBatch> batches);
 
   // A share session ended: the member's records on its partitions go back to AVAILABLE.
@@ -184,6 +186,8 @@ class SharePartitionManager : public ShareGroupListener {
   // For tests: the state of one offset of a loaded share partition.
   std::optional<OffsetSnapshot> StateOf(const SharePartitionKey& key, int64_t offset);
   bool IsLoaded(const SharePartitionKey& key);
+  // For tests: a loaded share partition's start and end offsets (SPSO, SPEO).
+  std::optional<std::pair<int64_t, int64_t>> StartAndEndOffsets(const SharePartitionKey& key);
 
  private:
   struct Entry {
@@ -219,6 +223,8 @@ class SharePartitionManager : public ShareGroupListener {
   int64_t NowMs() const;
   ShareGroupSettings SettingsOf(const std::string& group_id) const;
   std::shared_ptr<Entry> EntryFor(const SharePartitionKey& key) EXCLUDES(mu_);
+  // The entry of `key` if there is one; never creates it.
+  std::shared_ptr<Entry> Find(const SharePartitionKey& key) EXCLUDES(mu_);
   std::vector<std::shared_ptr<Entry>> Entries(const std::string* group_id) EXCLUDES(mu_);
   void Drop(const std::shared_ptr<Entry>& entry) EXCLUDES(mu_);
   // Loads the SharePartition if it is not; an error when it cannot be. Drops entry.mu around

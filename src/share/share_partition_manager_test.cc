@@ -146,7 +146,7 @@ class SharePartitionManagerTest : public ::testing::Test {
   }
   ShareError Ack(const std::string& member, int64_t first, int64_t last, int8_t type) {
     std::vector<AcknowledgementBatch> b{{first, last, {type}}};
-    return manager_->Acknowledge("g", member, Tip(), "data", b);
+    return manager_->Acknowledge("g", member, Tip(), b);
   }
   RecordState StateAt(int64_t offset) {
     auto s = manager_->StateOf(Key(), offset);
@@ -368,7 +368,7 @@ TEST_F(SharePartitionManagerTest, FetchProceedsWhileAWriteIsBlocked) {
   std::future<ShareError> ack = std::async(std::launch::async, [this] {
     std::vector<AcknowledgementBatch> b{{0, 0, {static_cast<int8_t>(AcknowledgeType::kRelease)}},
                                         {1, 1, {static_cast<int8_t>(AcknowledgeType::kAccept)}}};
-    return manager_->Acknowledge("g", "m1", Tip(), "data", b);
+    return manager_->Acknowledge("g", "m1", Tip(), b);
   });
   ASSERT_TRUE(WaitForWrites(before + 1)) << "the acknowledgement never wrote";
   // A fetch of the same partition while the write is blocked.

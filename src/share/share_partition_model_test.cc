@@ -81,8 +81,7 @@ class Model {
                       int64_t now) {
     for (const AcknowledgementBatch& batch : batches) {
       size_t size = static_cast<size_t>(batch.last_offset - batch.first_offset + 1);
-      if (batch.first_offset < 0 || batch.last_offset < batch.first_offset ||
-          batch.acknowledge_types.empty() ||
+      if (batch.last_offset < batch.first_offset || batch.acknowledge_types.empty() ||
           (batch.acknowledge_types.size() != 1 && batch.acknowledge_types.size() != size)) {
         return share_error::kInvalidRequest;
       }

@@ -513,13 +513,28 @@ TEST_F(SharePartitionErrorTest, InvalidAcknowledgeType) {
 
 TEST_F(SharePartitionErrorTest, BadRanges) {
   EXPECT_EQ(Acknowledge(sp_, kM1, {{4, 3, {1}}}).code(), share_error::kInvalidRequest);
-  EXPECT_EQ(Acknowledge(sp_, kM1, {{-1, 3, {1}}}).code(), share_error::kInvalidRequest);
   EXPECT_EQ(Acknowledge(sp_, kM1, {{0, 4, {}}}).code(), share_error::kInvalidRequest);
   EXPECT_EQ(Acknowledge(sp_, kM1, {{0, 4, {1, 1}}}).code(), share_error::kInvalidRequest);
   // A bad batch anywhere in the request: nothing of it is applied.
   EXPECT_EQ(Acknowledge(sp_, kM1, {Ack(0, 4, kAccept), {9, 8, {1}}}).code(),
             share_error::kInvalidRequest);
   ExpectUnchanged();
+}
+
+// Below the start offset is finished already: Kafka skips such a batch (no error, no change),
+// and a first offset of -1 (KafkaApis lets it through) acknowledges from the start offset on.
+TEST_F(SharePartitionErrorTest, BelowTheStartOffset) {
+  SharePartition sp = Fresh(5);
+  ASSERT_EQ(Acquire(sp, kM1, {{5, 9}}).count, 5);
+  const PersistedShareState before = sp.PersistableState();
+  EXPECT_TRUE(Acknowledge(sp, kM1, {Ack(0, 4, kAccept)}).ok());
+  EXPECT_TRUE(Acknowledge(sp, kM2, {Ack(-1, 4, kReject)}).ok());
+  EXPECT_EQ(sp.PersistableState(), before);
+  ExpectStates(sp, 5, 9, RecordState::kAcquired, 1, kM1);
+  EXPECT_EQ(sp.StartOffset(), 5);
+  ASSERT_TRUE(Acknowledge(sp, kM1, {Ack(-1, 6, kAccept)}).ok());
+  EXPECT_EQ(sp.StartOffset(), 7);
+  ExpectStates(sp, 7, 9, RecordState::kAcquired, 1, kM1);
 }
 
 TEST_F(SharePartitionErrorTest, LaterBatchFailsEarlierRolledBack) {
