@@ -67,6 +67,12 @@ int main(int argc, char** argv) {
   dump->add_flag("--print-data-log", dump_options.print_data_log, "Print keys and values");
   dump->add_flag("--cluster-metadata-decoder", dump_options.cluster_metadata_decoder,
                  "Print values as KRaft metadata records (JSON), as __cluster_metadata holds them");
+  dump->add_flag("--offsets-decoder", dump_options.offsets_decoder,
+                 "Print keys and values as __consumer_offsets' group coordinator records (JSON)");
+  dump->add_flag("--share-group-state-decoder", dump_options.share_group_state_decoder,
+                 "Print keys and values as __share_group_state's share coordinator records (JSON)");
+  dump->add_flag("--transaction-log-decoder", dump_options.transaction_log_decoder,
+                 "Print keys and values as __transaction_state's transaction records (JSON)");
   dump->add_flag("--verify-index-only", dump_options.verify_index_only,
                  "Check index entries against the log, printing only the mismatches");
   dump->add_flag("--index-sanity-check", dump_options.index_sanity_check,

@@ -4,19 +4,27 @@
 # share coordinator writes for them to __share_group_state (--share-group-state-decoder): every
 # record decodes, every share group record type appears, the deleted group "sa" ends in
 # tombstones of every type it had, and every share-partition of "orders" was initialized for
-# both groups.
-# Usage: check_share_group_records.sh WRITER
+# both groups. seglog dump-log with the same decoders prints the same bytes as Kafka's tool.
+# Usage: check_share_group_records.sh WRITER SEGLOG
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 writer=$1
+seglog=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mapfile -t dirs < <("$writer" "$tmp/data")
 [ "${#dirs[@]}" = 2 ] || { echo "the writer printed ${#dirs[@]} directories"; exit 1; }
-"$here/kafka/oracle.sh" kafka-class org.apache.kafka.tools.DumpLogSegments --offsets-decoder \
-  --files "${dirs[0]}/00000000000000000000.log" >"$tmp/offsets.txt"
-"$here/kafka/oracle.sh" kafka-class org.apache.kafka.tools.DumpLogSegments \
-  --share-group-state-decoder --files "${dirs[1]}/00000000000000000000.log" >"$tmp/state.txt"
+dump_both() {  # DECODER FILE OUT: Kafka's dump to OUT, and seglog's, which must be the same
+  "$here/kafka/oracle.sh" kafka-class org.apache.kafka.tools.DumpLogSegments --deep-iteration \
+    --print-data-log "$1" --files "$2" >"$3"
+  "$seglog" dump-log --deep-iteration --print-data-log "$1" --files "$2" >"$tmp/ours.txt"
+  if ! diff "$3" "$tmp/ours.txt"; then
+    echo "seglog dump-log $1 differs from Kafka's on $2 (< Kafka, > seglog)"
+    exit 1
+  fi
+}
+dump_both --offsets-decoder "${dirs[0]}/00000000000000000000.log" "$tmp/offsets.txt"
+dump_both --share-group-state-decoder "${dirs[1]}/00000000000000000000.log" "$tmp/state.txt"
 python3 - "$tmp/offsets.txt" "$tmp/state.txt" <<'PY'
 import json, re, sys
 def records(path):
@@ -70,4 +78,4 @@ if deleted != {("sa", 0), ("sa", 1), ("sa", 2)}:
     sys.exit(f"share state deleted for {sorted(deleted)}, want sa's three partitions")
 print(f"{len(offsets)} __consumer_offsets records and {len(state)} __share_group_state records decoded")
 PY
-echo "Kafka DumpLogSegments decodes the share group records seglog wrote"
+echo "Kafka DumpLogSegments decodes the share group records seglog wrote, as seglog dump-log does"

@@ -3,11 +3,13 @@
 # seglog's ShareCoordinator wrote: every record decodes (no decode error, the count the writer
 # reports), and replaying what Kafka decoded with the share coordinator's rules (a snapshot
 # replaces a key's state, an update merges its batches, a tombstone deletes it) gives the state
-# seglog's coordinator holds for every share-partition.
-# Usage: check_share_group_state.sh WRITER
+# seglog's coordinator holds for every share-partition. seglog dump-log with the same decoder
+# prints the same bytes as Kafka's tool.
+# Usage: check_share_group_state.sh WRITER SEGLOG
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 writer=$1
+seglog=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$writer" "$tmp/data" >"$tmp/written.txt"
@@ -15,7 +17,14 @@ trap 'rm -rf "$tmp"' EXIT
 while read -r kind dir count; do
   [ "$kind" = dir ] || continue
   "$here/kafka/oracle.sh" kafka-class org.apache.kafka.tools.DumpLogSegments \
-    --share-group-state-decoder --files "$dir/00000000000000000000.log" >"$tmp/one.txt"
+    --deep-iteration --print-data-log --share-group-state-decoder \
+    --files "$dir/00000000000000000000.log" >"$tmp/one.txt"
+  "$seglog" dump-log --deep-iteration --print-data-log --share-group-state-decoder \
+    --files "$dir/00000000000000000000.log" >"$tmp/ours.txt"
+  if ! diff "$tmp/one.txt" "$tmp/ours.txt"; then
+    echo "$dir: seglog dump-log --share-group-state-decoder differs from Kafka's (< Kafka, > seglog)"
+    exit 1
+  fi
   got=$(grep -c '^| offset: ' "$tmp/one.txt" || true)
   if [ "$got" != "$count" ]; then
     echo "$dir: DumpLogSegments shows $got records, seglog wrote $count"; cat "$tmp/one.txt"; exit 1
@@ -89,4 +98,4 @@ if checked != 6:
     sys.exit(f"checked {checked} share-partitions, want 6")
 print(f"{checked} share-partitions agree")
 PY
-echo "Kafka DumpLogSegments --share-group-state-decoder: decode every record seglog's share coordinator wrote"
+echo "Kafka DumpLogSegments --share-group-state-decoder: decode every record seglog's share coordinator wrote, as seglog dump-log does"

@@ -23,6 +23,7 @@
 #include "record/batch_walker.h"
 #include "record/legacy_record_batch.h"
 #include "seglog/record_batch.h"
+#include "tools/coordinator_record_text.h"
 #include "tools/metadata_record_text.h"
 
 namespace seglog {
@@ -312,15 +313,27 @@ std::string RecordPrefix(const RecordLine& r) {
 
 // DumpLogSegments.shouldPrintDataLog: --print-data-log or a decoder; deep iteration follows.
 bool PrintsData(const DumpLogOptions& options) {
-  return options.print_data_log || options.cluster_metadata_decoder;
+  return options.print_data_log || options.cluster_metadata_decoder || options.offsets_decoder ||
+         options.share_group_state_decoder || options.transaction_log_decoder;
 }
 
-// printRecordContents with the options' MessageParser: key and value as strings (Kafka's
-// StringDecoder), or with --cluster-metadata-decoder the value as a KRaft metadata record and
-// no key (ClusterMetadataLogMessageParser; metadata_record_text.h).
-std::string RecordContents(const RecordLine& r, const DumpLogOptions& options) {
+// printRecordContents with the options' MessageParser, chosen in Kafka's order of precedence
+// (DumpLogSegmentsOptions.messageParser): a coordinator's records as JSON
+// (coordinator_record_text.h), the value as a KRaft metadata record and no key
+// (ClusterMetadataLogMessageParser; metadata_record_text.h), or key and value as strings (Kafka's
+// StringDecoder). An error (Kafka's exception) for a record a coordinator decoder cannot take.
+Result<std::string> RecordContents(const RecordLine& r, const DumpLogOptions& options) {
+  if (options.offsets_decoder) {
+    return CoordinatorRecordContents(protocol::Coordinator::kGroup, r.offset, r.key, r.value);
+  }
+  if (options.transaction_log_decoder) {
+    return CoordinatorRecordContents(protocol::Coordinator::kTransaction, r.offset, r.key, r.value);
+  }
   if (options.cluster_metadata_decoder) {
     return " payload: " + ClusterMetadataPayload(r.offset, r.value);
+  }
+  if (options.share_group_state_decoder) {
+    return CoordinatorRecordContents(protocol::Coordinator::kShare, r.offset, r.key, r.value);
   }
   std::string s;
   if (r.key) s += " key: " + JavaUtf8(*r.key);
@@ -381,7 +394,11 @@ Status DumpLegacyBatch(const JavaFile& file, const LogBatchWalker& walker, bool 
     out << RecordPrefix(line)
         << fmt::format(" isValid: {} crc: {}", it.inner_entry().IsValid(),
                        it.inner_entry().stored_crc());
-    if (PrintsData(options)) out << RecordContents(line, options);
+    if (PrintsData(options)) {
+      auto contents = RecordContents(line, options);
+      if (!contents.ok()) return contents.status();  // Kafka's exception message, as it is
+      out << *contents;
+    }
     out << "\n";
   }
   return it.status().WithContext(file.path());
@@ -443,7 +460,12 @@ Status DumpV2Batch(const JavaFile& file, const LogBatchWalker& walker, bool deep
                                                  ControlRecordTypeName(key->type()), key->type_id);
       }
     } else if (PrintsData(options)) {
-      line += RecordContents(record_line, options);
+      auto contents = RecordContents(record_line, options);
+      if (!contents.ok()) {
+        out << line;
+        return contents.status();  // Kafka's exception message, as it is
+      }
+      line += *contents;
     }
     out << line << "\n";
   }

@@ -6,7 +6,9 @@
 // .checkpoint (a KRaft snapshot of __cluster_metadata, dumped as a .log after a "Snapshot end
 // offset" line); any other suffix prints "Ignoring unknown file <f>" on stderr. KRaft's control
 // records (leader change, snapshot header and footer, kraft.version, voters) print their message
-// as JSON, and --cluster-metadata-decoder prints the metadata records' values so too. The problems
+// as JSON, and --cluster-metadata-decoder prints the metadata records' values so too, as
+// --offsets-decoder, --share-group-state-decoder and --transaction-log-decoder print the keys and
+// values of __consumer_offsets, __share_group_state and __transaction_state. The problems
 // Kafka reports at the end of a run (index mismatches, time index errors, non-consecutive offsets)
 // go to `err` after all files, grouped per file in the order of Java's HashMap over the files'
 // absolute paths (tests/data/dump/README.md lists the verified outputs). Where Kafka dies with an
@@ -34,6 +36,14 @@ struct DumpLogOptions {
   // Values as KRaft metadata records, printed as JSON (implies print_data_log; Kafka's
   // --cluster-metadata-decoder; tools/metadata_record_text.h).
   bool cluster_metadata_decoder = false;
+  // Keys and values as the records of a coordinator's topic, printed as JSON (each implies
+  // print_data_log; tools/coordinator_record_text.h): __consumer_offsets (Kafka's
+  // --offsets-decoder), __share_group_state (--share-group-state-decoder) and __transaction_state
+  // (--transaction-log-decoder). With several decoders Kafka's precedence applies: offsets,
+  // transaction log, cluster metadata, share group state.
+  bool offsets_decoder = false;
+  bool share_group_state_decoder = false;
+  bool transaction_log_decoder = false;
   bool verify_index_only = false;   // indexes: report mismatches without printing the entries
   bool index_sanity_check = false;  // indexes: only run Kafka's sanityCheck
   // Indexes: bytes of the .log read at each offset-index entry (Kafka's --max-message-size).

@@ -325,7 +325,10 @@ KRAFT_SCHEMA_DIR = "common/metadata/"
 # JsonConverters, so they get WriteJson as the KRaft metadata records do; no other schema does (a
 # JSON writer in every message would only cost compile time).
 JSON_DATA_SCHEMAS = {"LeaderChangeMessage", "SnapshotHeaderRecord", "SnapshotFooterRecord",
-                     "KRaftVersionRecord", "VotersRecord"}
+                     "KRaftVersionRecord", "VotersRecord",
+                     # DumpLogSegments --offsets-decoder prints a consumer group member's
+                     # subscription and assignment bytes of GroupMetadataValue through these.
+                     "ConsumerProtocolSubscription", "ConsumerProtocolAssignment"}
 # Schemas of the storage jar deliberately not generated, with the reason. Any other schema there
 # that is not a "metadata" record is an error, so nothing new is skipped silently.
 STORAGE_SKIPPED = {
@@ -404,8 +407,11 @@ class Message:
         return self.kraft
 
     def has_json(self):
-        """Whether the message gets WriteJson: the KRaft metadata records and control records."""
-        return self.is_kraft() or (self.kind == "data" and self.name in JSON_DATA_SCHEMAS)
+        """Whether the message gets WriteJson: the KRaft metadata records and control records, and
+        the coordinators' records (DumpLogSegments' --offsets-decoder, --share-group-state-decoder
+        and --transaction-log-decoder print them through their JsonConverters)."""
+        return (self.is_kraft() or self.is_record()
+                or (self.kind == "data" and self.name in JSON_DATA_SCHEMAS))
 
     def record_name(self):
         """The record type's name: OffsetCommit for OffsetCommitKey and OffsetCommitValue."""
@@ -1299,9 +1305,11 @@ def coordinator_table(msgs, jars):
     h()
     h("#include <cstdint>")
     h("#include <span>")
+    h("#include <string>")
     h("#include <string_view>")
     h("#include <vector>")
     h()
+    h("#include \"seglog/result.h\"")
     h("#include \"seglog/status.h\"")
     h()
     h("namespace seglog::protocol {")
@@ -1341,6 +1349,17 @@ def coordinator_table(msgs, jars):
     h("                                  int16_t version, std::span<const uint8_t> body,")
     h("                                  std::vector<uint8_t>* encoded);")
     h()
+    h("// Decodes a key (is_key) or value of `record_type` at `read_version` from the front of `body`")
+    h("// as Kafka's CoordinatorRecordSerde reads it (what follows is ignored; Kafka reads a key at")
+    h("// its record type) and writes it as JSON at `json_version`: Kafka's <Schema>JsonConverter.write,")
+    h("// the \"data\" that DumpLogSegments' coordinator decoders print (protocol/json_writer.h).")
+    h("// NotFound when `coordinator` has no `record_type`; Corruption (the decoder's message) when the")
+    h("// bytes do not decode; InvalidArgument (Kafka's message) when the converter refuses it.")
+    h("Result<std::string> CoordinatorRecordToJson(Coordinator coordinator, int16_t record_type,")
+    h("                                            bool is_key, int16_t read_version,")
+    h("                                            int16_t json_version,")
+    h("                                            std::span<const uint8_t> body);")
+    h()
     h("}  // namespace seglog::protocol")
     h()
     h(f"#endif  // {g}")
@@ -1352,6 +1371,7 @@ def coordinator_table(msgs, jars):
     c()
     c("#include <string>")
     c()
+    c("#include \"protocol/json_writer.h\"")
     for by_type in types.values():
         for k, v in by_type.values():
             c(f"#include \"protocol/generated/{file_stem(k.name)}.h\"")
@@ -1377,6 +1397,17 @@ def coordinator_table(msgs, jars):
     c("  ProtocolWriter writer;")
     c("  SEGLOG_RETURN_IF_ERROR(parsed.value().Encode(&writer, version));")
     c("  return writer.Flatten(encoded);")
+    c("}")
+    c()
+    c("template <typename T>")
+    c("Result<std::string> CoordinatorToJson(int16_t read_version, int16_t json_version,")
+    c("                                      std::span<const uint8_t> body) {")
+    c("  T record;")
+    c("  ProtocolReader reader(body);")
+    c("  if (Status s = record.Decode(&reader, read_version); !s.ok()) return Status::Corruption(s.message());")
+    c("  JsonWriter writer;")
+    c("  SEGLOG_RETURN_IF_ERROR(record.WriteJson(&writer, json_version));")
+    c("  return writer.Release();")
     c("}")
     c("}  // namespace")
     c()
@@ -1415,6 +1446,26 @@ def coordinator_table(msgs, jars):
         c("      break;")
     c("  }")
     c("  return Status::InvalidArgument(\"unknown coordinator record type\");")
+    c("}")
+    c()
+    c("Result<std::string> CoordinatorRecordToJson(Coordinator coordinator, int16_t record_type,")
+    c("                                            bool is_key, int16_t read_version,")
+    c("                                            int16_t json_version,")
+    c("                                            std::span<const uint8_t> body) {")
+    c("  switch (coordinator) {")
+    for coord, by_type in types.items():
+        c(f"    case Coordinator::{coordinator_enum(coord)}:")
+        c("      switch (record_type) {")
+        for t, (k, v) in by_type.items():
+            c(f"        case {t}:")
+            c(f"          return is_key ? CoordinatorToJson<{k.class_name()}>(read_version, json_version, body)")
+            c(f"                        : CoordinatorToJson<{v.class_name()}>(read_version, json_version, body);")
+        c("        default:")
+        c("          break;")
+        c("      }")
+        c("      break;")
+    c("  }")
+    c("  return Status::NotFound(\"unknown coordinator record type \" + std::to_string(record_type));")
     c("}")
     c()
     c("}  // namespace seglog::protocol")

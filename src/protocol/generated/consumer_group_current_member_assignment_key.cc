@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status ConsumerGroupCurrentMemberAssignmentKey::Decode(ProtocolReader* reader, int16_t version) {
@@ -26,6 +28,17 @@ namespace seglog::protocol {
   writer->WriteString("GroupId", flexible, group_id);
   writer->WriteString("MemberId", flexible, member_id);
   return writer->status();
+}
+
+::seglog::Status ConsumerGroupCurrentMemberAssignmentKey::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("groupId");
+  out->String(group_id);
+  out->Key("memberId");
+  out->String(member_id);
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<ConsumerGroupCurrentMemberAssignmentKey> ConsumerGroupCurrentMemberAssignmentKey::Parse(std::span<const uint8_t> bytes, int16_t version) {

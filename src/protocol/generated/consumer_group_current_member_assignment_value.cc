@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status consumer_group_current_member_assignment_value::TopicPartitions::Decode(ProtocolReader* reader, int16_t version) {
@@ -126,6 +128,34 @@ namespace seglog::protocol {
   return writer->status();
 }
 
+::seglog::Status consumer_group_current_member_assignment_value::TopicPartitions::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("topicId");
+  out->Uuid(topic_id);
+  out->Key("partitions");
+  out->BeginArray();
+  for (const auto& elem_ : partitions) {
+    out->Int(elem_);
+  }
+  out->EndArray();
+  if (!(assignment_epochs == std::vector<int32_t>{})) {
+    out->Key("assignmentEpochs");
+    if (!assignment_epochs.has_value()) {
+      out->Null();
+    }
+    else {
+      out->BeginArray();
+      for (const auto& elem_ : (*assignment_epochs)) {
+        out->Int(elem_);
+      }
+      out->EndArray();
+    }
+  }
+  out->EndObject();
+  return ::seglog::Status::OK();
+}
+
 ::seglog::Status ConsumerGroupCurrentMemberAssignmentValue::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
@@ -201,6 +231,31 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status ConsumerGroupCurrentMemberAssignmentValue::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("memberEpoch");
+  out->Int(member_epoch);
+  out->Key("previousMemberEpoch");
+  out->Int(previous_member_epoch);
+  out->Key("state");
+  out->Int(state);
+  out->Key("assignedPartitions");
+  out->BeginArray();
+  for (const auto& elem_ : assigned_partitions) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->Key("partitionsPendingRevocation");
+  out->BeginArray();
+  for (const auto& elem_ : partitions_pending_revocation) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<ConsumerGroupCurrentMemberAssignmentValue> ConsumerGroupCurrentMemberAssignmentValue::Parse(std::span<const uint8_t> bytes, int16_t version) {

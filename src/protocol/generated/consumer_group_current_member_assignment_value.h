@@ -25,6 +25,8 @@
 
 namespace seglog::protocol {
 
+class JsonWriter;  // protocol/json_writer.h
+
 // The structures nested in ConsumerGroupCurrentMemberAssignmentValue.
 namespace consumer_group_current_member_assignment_value {
 
@@ -41,6 +43,7 @@ struct TopicPartitions {
 
   ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
   ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  ::seglog::Status WriteJson(JsonWriter* out, int16_t json_version) const;
   bool operator==(const TopicPartitions&) const = default;
 };
 
@@ -79,6 +82,12 @@ struct ConsumerGroupCurrentMemberAssignmentValue {
   // the version cannot carry: a non-default non-ignorable field the version lacks, a
   // null where the version has none, a non-compact string over 32767 bytes.
   ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  // Writes this message at `json_version` as Kafka's ConsumerGroupCurrentMemberAssignmentValueJsonConverter.write
+  // does: every field the version has (tagged ones only when not default), named as the
+  // schema's field with a lower-case first letter, in schema order. Like Kafka's, it
+  // checks no version range. InvalidArgument with Kafka's message for a non-default
+  // field the version lacks.
+  ::seglog::Status WriteJson(JsonWriter* out, int16_t json_version) const;
   // Decodes all of `bytes`: Corruption when bytes are left over.
   static ::seglog::Result<ConsumerGroupCurrentMemberAssignmentValue> Parse(std::span<const uint8_t> bytes, int16_t version);
   bool operator==(const ConsumerGroupCurrentMemberAssignmentValue&) const = default;

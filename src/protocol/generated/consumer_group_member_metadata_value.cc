@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status consumer_group_member_metadata_value::ClassicProtocol::Decode(ProtocolReader* reader, int16_t version) {
@@ -44,6 +46,17 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status consumer_group_member_metadata_value::ClassicProtocol::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("name");
+  out->String(name);
+  out->Key("metadata");
+  out->Bytes(metadata);
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Status consumer_group_member_metadata_value::ClassicMemberMetadata::Decode(ProtocolReader* reader, int16_t version) {
@@ -98,6 +111,21 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status consumer_group_member_metadata_value::ClassicMemberMetadata::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("sessionTimeoutMs");
+  out->Int(session_timeout_ms);
+  out->Key("supportedProtocols");
+  out->BeginArray();
+  for (const auto& elem_ : supported_protocols) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Status ConsumerGroupMemberMetadataValue::Decode(ProtocolReader* reader, int16_t version) {
@@ -264,6 +292,62 @@ namespace seglog::protocol {
     return FailEncode(writer, "Attempted to write a non-default ClassicMemberMetadata at version ", version);
   }
   return writer->status();
+}
+
+::seglog::Status ConsumerGroupMemberMetadataValue::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("instanceId");
+  if (!instance_id.has_value()) {
+    out->Null();
+  }
+  else {
+    out->String((*instance_id));
+  }
+  out->Key("rackId");
+  if (!rack_id.has_value()) {
+    out->Null();
+  }
+  else {
+    out->String((*rack_id));
+  }
+  out->Key("clientId");
+  out->String(client_id);
+  out->Key("clientHost");
+  out->String(client_host);
+  out->Key("subscribedTopicNames");
+  out->BeginArray();
+  for (const auto& elem_ : subscribed_topic_names) {
+    out->String(elem_);
+  }
+  out->EndArray();
+  out->Key("subscribedTopicRegex");
+  if (!subscribed_topic_regex.has_value()) {
+    out->Null();
+  }
+  else {
+    out->String((*subscribed_topic_regex));
+  }
+  out->Key("rebalanceTimeoutMs");
+  out->Int(rebalance_timeout_ms);
+  out->Key("serverAssignor");
+  if (!server_assignor.has_value()) {
+    out->Null();
+  }
+  else {
+    out->String((*server_assignor));
+  }
+  if (!(classic_member_metadata == ClassicMemberMetadata{})) {
+    out->Key("classicMemberMetadata");
+    if (!classic_member_metadata.has_value()) {
+      out->Null();
+    }
+    else {
+      SEGLOG_RETURN_IF_ERROR((*classic_member_metadata).WriteJson(out, json_version));
+    }
+  }
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<ConsumerGroupMemberMetadataValue> ConsumerGroupMemberMetadataValue::Parse(std::span<const uint8_t> bytes, int16_t version) {

@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status ConsumerGroupMetadataValue::Decode(ProtocolReader* reader, int16_t version) {
@@ -78,6 +80,19 @@ namespace seglog::protocol {
     return FailEncode(writer, "Attempted to write a non-default MetadataHash at version ", version);
   }
   return writer->status();
+}
+
+::seglog::Status ConsumerGroupMetadataValue::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("epoch");
+  out->Int(epoch);
+  if (!(metadata_hash == 0)) {
+    out->Key("metadataHash");
+    out->Int(metadata_hash);
+  }
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<ConsumerGroupMetadataValue> ConsumerGroupMetadataValue::Parse(std::span<const uint8_t> bytes, int16_t version) {

@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status consumer_group_partition_metadata_value::PartitionMetadata::Decode(ProtocolReader* reader, int16_t version) {
@@ -61,6 +63,21 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status consumer_group_partition_metadata_value::PartitionMetadata::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("partition");
+  out->Int(partition);
+  out->Key("racks");
+  out->BeginArray();
+  for (const auto& elem_ : racks) {
+    out->String(elem_);
+  }
+  out->EndArray();
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Status consumer_group_partition_metadata_value::TopicMetadata::Decode(ProtocolReader* reader, int16_t version) {
@@ -121,6 +138,25 @@ namespace seglog::protocol {
   return writer->status();
 }
 
+::seglog::Status consumer_group_partition_metadata_value::TopicMetadata::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("topicId");
+  out->Uuid(topic_id);
+  out->Key("topicName");
+  out->String(topic_name);
+  out->Key("numPartitions");
+  out->Int(num_partitions);
+  out->Key("partitionMetadata");
+  out->BeginArray();
+  for (const auto& elem_ : partition_metadata) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->EndObject();
+  return ::seglog::Status::OK();
+}
+
 ::seglog::Status ConsumerGroupPartitionMetadataValue::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
@@ -171,6 +207,19 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status ConsumerGroupPartitionMetadataValue::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("topics");
+  out->BeginArray();
+  for (const auto& elem_ : topics) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<ConsumerGroupPartitionMetadataValue> ConsumerGroupPartitionMetadataValue::Parse(std::span<const uint8_t> bytes, int16_t version) {

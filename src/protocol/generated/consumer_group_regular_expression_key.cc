@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status ConsumerGroupRegularExpressionKey::Decode(ProtocolReader* reader, int16_t version) {
@@ -26,6 +28,17 @@ namespace seglog::protocol {
   writer->WriteString("GroupId", flexible, group_id);
   writer->WriteString("RegularExpression", flexible, regular_expression);
   return writer->status();
+}
+
+::seglog::Status ConsumerGroupRegularExpressionKey::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("groupId");
+  out->String(group_id);
+  out->Key("regularExpression");
+  out->String(regular_expression);
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<ConsumerGroupRegularExpressionKey> ConsumerGroupRegularExpressionKey::Parse(std::span<const uint8_t> bytes, int16_t version) {

@@ -25,6 +25,8 @@
 
 namespace seglog::protocol {
 
+class JsonWriter;  // protocol/json_writer.h
+
 struct ConsumerGroupRegularExpressionKey {
   // The group coordinator's record type (the schema's apiKey).
   static constexpr int16_t kRecordType = 16;
@@ -47,6 +49,12 @@ struct ConsumerGroupRegularExpressionKey {
   // the version cannot carry: a non-default non-ignorable field the version lacks, a
   // null where the version has none, a non-compact string over 32767 bytes.
   ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  // Writes this message at `json_version` as Kafka's ConsumerGroupRegularExpressionKeyJsonConverter.write
+  // does: every field the version has (tagged ones only when not default), named as the
+  // schema's field with a lower-case first letter, in schema order. Like Kafka's, it
+  // checks no version range. InvalidArgument with Kafka's message for a non-default
+  // field the version lacks.
+  ::seglog::Status WriteJson(JsonWriter* out, int16_t json_version) const;
   // Decodes all of `bytes`: Corruption when bytes are left over.
   static ::seglog::Result<ConsumerGroupRegularExpressionKey> Parse(std::span<const uint8_t> bytes, int16_t version);
   bool operator==(const ConsumerGroupRegularExpressionKey&) const = default;

@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status ConsumerGroupRegularExpressionValue::Decode(ProtocolReader* reader, int16_t message_version) {
@@ -63,6 +65,23 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status ConsumerGroupRegularExpressionValue::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("topics");
+  out->BeginArray();
+  for (const auto& elem_ : topics) {
+    out->String(elem_);
+  }
+  out->EndArray();
+  out->Key("version");
+  out->Int(version);
+  out->Key("timestamp");
+  out->Int(timestamp);
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<ConsumerGroupRegularExpressionValue> ConsumerGroupRegularExpressionValue::Parse(std::span<const uint8_t> bytes, int16_t version) {

@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status consumer_protocol_assignment::TopicPartition::Decode(ProtocolReader* reader, int16_t version) {
@@ -42,6 +44,21 @@ namespace seglog::protocol {
     writer->WriteInt32(elem_);
   }
   return writer->status();
+}
+
+::seglog::Status consumer_protocol_assignment::TopicPartition::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("topic");
+  out->String(topic);
+  out->Key("partitions");
+  out->BeginArray();
+  for (const auto& elem_ : partitions) {
+    out->Int(elem_);
+  }
+  out->EndArray();
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Status ConsumerProtocolAssignment::Decode(ProtocolReader* reader, int16_t version) {
@@ -89,6 +106,26 @@ namespace seglog::protocol {
     writer->WriteBytes(flexible, (*user_data));
   }
   return writer->status();
+}
+
+::seglog::Status ConsumerProtocolAssignment::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("assignedPartitions");
+  out->BeginArray();
+  for (const auto& elem_ : assigned_partitions) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->Key("userData");
+  if (!user_data.has_value()) {
+    out->Null();
+  }
+  else {
+    out->Bytes((*user_data));
+  }
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<ConsumerProtocolAssignment> ConsumerProtocolAssignment::Parse(std::span<const uint8_t> bytes, int16_t version) {

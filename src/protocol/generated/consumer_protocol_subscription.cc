@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status consumer_protocol_subscription::TopicPartition::Decode(ProtocolReader* reader, int16_t version) {
@@ -56,6 +58,35 @@ namespace seglog::protocol {
     return FailEncode(writer, "Attempted to write a non-default Partitions at version ", version);
   }
   return writer->status();
+}
+
+::seglog::Status consumer_protocol_subscription::TopicPartition::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  if (json_version >= 1) {
+    out->Key("topic");
+    out->String(topic);
+  }
+  else {
+    if (!topic.empty()) {
+      return ::seglog::Status::InvalidArgument("Attempted to write a non-default topic at version " + std::to_string(json_version));
+    }
+  }
+  if (json_version >= 1) {
+    out->Key("partitions");
+    out->BeginArray();
+    for (const auto& elem_ : partitions) {
+      out->Int(elem_);
+    }
+    out->EndArray();
+  }
+  else {
+    if (!partitions.empty()) {
+      return ::seglog::Status::InvalidArgument("Attempted to write a non-default partitions at version " + std::to_string(json_version));
+    }
+  }
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Status ConsumerProtocolSubscription::Decode(ProtocolReader* reader, int16_t version) {
@@ -158,6 +189,47 @@ namespace seglog::protocol {
     // Ignorable: dropped at versions without it.
   }
   return writer->status();
+}
+
+::seglog::Status ConsumerProtocolSubscription::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("topics");
+  out->BeginArray();
+  for (const auto& elem_ : topics) {
+    out->String(elem_);
+  }
+  out->EndArray();
+  out->Key("userData");
+  if (!user_data.has_value()) {
+    out->Null();
+  }
+  else {
+    out->Bytes((*user_data));
+  }
+  if (json_version >= 1) {
+    out->Key("ownedPartitions");
+    out->BeginArray();
+    for (const auto& elem_ : owned_partitions) {
+      SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+    }
+    out->EndArray();
+  }
+  if (json_version >= 2) {
+    out->Key("generationId");
+    out->Int(generation_id);
+  }
+  if (json_version >= 3) {
+    out->Key("rackId");
+    if (!rack_id.has_value()) {
+      out->Null();
+    }
+    else {
+      out->String((*rack_id));
+    }
+  }
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<ConsumerProtocolSubscription> ConsumerProtocolSubscription::Parse(std::span<const uint8_t> bytes, int16_t version) {

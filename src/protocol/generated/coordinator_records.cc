@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "protocol/json_writer.h"
 #include "protocol/generated/legacy_offset_commit_key.h"
 #include "protocol/generated/legacy_offset_commit_value.h"
 #include "protocol/generated/offset_commit_key.h"
@@ -119,6 +120,17 @@ Status RoundTripRecord(int16_t version, std::span<const uint8_t> body, std::vect
   ProtocolWriter writer;
   SEGLOG_RETURN_IF_ERROR(parsed.value().Encode(&writer, version));
   return writer.Flatten(encoded);
+}
+
+template <typename T>
+Result<std::string> CoordinatorToJson(int16_t read_version, int16_t json_version,
+                                      std::span<const uint8_t> body) {
+  T record;
+  ProtocolReader reader(body);
+  if (Status s = record.Decode(&reader, read_version); !s.ok()) return Status::Corruption(s.message());
+  JsonWriter writer;
+  SEGLOG_RETURN_IF_ERROR(record.WriteJson(&writer, json_version));
+  return writer.Release();
 }
 }  // namespace
 
@@ -239,6 +251,108 @@ Status RoundTripCoordinatorRecord(Coordinator coordinator, int16_t record_type, 
       break;
   }
   return Status::InvalidArgument("unknown coordinator record type");
+}
+
+Result<std::string> CoordinatorRecordToJson(Coordinator coordinator, int16_t record_type,
+                                            bool is_key, int16_t read_version,
+                                            int16_t json_version,
+                                            std::span<const uint8_t> body) {
+  switch (coordinator) {
+    case Coordinator::kGroup:
+      switch (record_type) {
+        case 0:
+          return is_key ? CoordinatorToJson<LegacyOffsetCommitKey>(read_version, json_version, body)
+                        : CoordinatorToJson<LegacyOffsetCommitValue>(read_version, json_version, body);
+        case 1:
+          return is_key ? CoordinatorToJson<OffsetCommitKey>(read_version, json_version, body)
+                        : CoordinatorToJson<OffsetCommitValue>(read_version, json_version, body);
+        case 2:
+          return is_key ? CoordinatorToJson<GroupMetadataKey>(read_version, json_version, body)
+                        : CoordinatorToJson<GroupMetadataValue>(read_version, json_version, body);
+        case 3:
+          return is_key ? CoordinatorToJson<ConsumerGroupMetadataKey>(read_version, json_version, body)
+                        : CoordinatorToJson<ConsumerGroupMetadataValue>(read_version, json_version, body);
+        case 4:
+          return is_key ? CoordinatorToJson<ConsumerGroupPartitionMetadataKey>(read_version, json_version, body)
+                        : CoordinatorToJson<ConsumerGroupPartitionMetadataValue>(read_version, json_version, body);
+        case 5:
+          return is_key ? CoordinatorToJson<ConsumerGroupMemberMetadataKey>(read_version, json_version, body)
+                        : CoordinatorToJson<ConsumerGroupMemberMetadataValue>(read_version, json_version, body);
+        case 6:
+          return is_key ? CoordinatorToJson<ConsumerGroupTargetAssignmentMetadataKey>(read_version, json_version, body)
+                        : CoordinatorToJson<ConsumerGroupTargetAssignmentMetadataValue>(read_version, json_version, body);
+        case 7:
+          return is_key ? CoordinatorToJson<ConsumerGroupTargetAssignmentMemberKey>(read_version, json_version, body)
+                        : CoordinatorToJson<ConsumerGroupTargetAssignmentMemberValue>(read_version, json_version, body);
+        case 8:
+          return is_key ? CoordinatorToJson<ConsumerGroupCurrentMemberAssignmentKey>(read_version, json_version, body)
+                        : CoordinatorToJson<ConsumerGroupCurrentMemberAssignmentValue>(read_version, json_version, body);
+        case 10:
+          return is_key ? CoordinatorToJson<ShareGroupMemberMetadataKey>(read_version, json_version, body)
+                        : CoordinatorToJson<ShareGroupMemberMetadataValue>(read_version, json_version, body);
+        case 11:
+          return is_key ? CoordinatorToJson<ShareGroupMetadataKey>(read_version, json_version, body)
+                        : CoordinatorToJson<ShareGroupMetadataValue>(read_version, json_version, body);
+        case 12:
+          return is_key ? CoordinatorToJson<ShareGroupTargetAssignmentMetadataKey>(read_version, json_version, body)
+                        : CoordinatorToJson<ShareGroupTargetAssignmentMetadataValue>(read_version, json_version, body);
+        case 13:
+          return is_key ? CoordinatorToJson<ShareGroupTargetAssignmentMemberKey>(read_version, json_version, body)
+                        : CoordinatorToJson<ShareGroupTargetAssignmentMemberValue>(read_version, json_version, body);
+        case 14:
+          return is_key ? CoordinatorToJson<ShareGroupCurrentMemberAssignmentKey>(read_version, json_version, body)
+                        : CoordinatorToJson<ShareGroupCurrentMemberAssignmentValue>(read_version, json_version, body);
+        case 15:
+          return is_key ? CoordinatorToJson<ShareGroupStatePartitionMetadataKey>(read_version, json_version, body)
+                        : CoordinatorToJson<ShareGroupStatePartitionMetadataValue>(read_version, json_version, body);
+        case 16:
+          return is_key ? CoordinatorToJson<ConsumerGroupRegularExpressionKey>(read_version, json_version, body)
+                        : CoordinatorToJson<ConsumerGroupRegularExpressionValue>(read_version, json_version, body);
+        case 17:
+          return is_key ? CoordinatorToJson<StreamsGroupMetadataKey>(read_version, json_version, body)
+                        : CoordinatorToJson<StreamsGroupMetadataValue>(read_version, json_version, body);
+        case 19:
+          return is_key ? CoordinatorToJson<StreamsGroupMemberMetadataKey>(read_version, json_version, body)
+                        : CoordinatorToJson<StreamsGroupMemberMetadataValue>(read_version, json_version, body);
+        case 20:
+          return is_key ? CoordinatorToJson<StreamsGroupTargetAssignmentMetadataKey>(read_version, json_version, body)
+                        : CoordinatorToJson<StreamsGroupTargetAssignmentMetadataValue>(read_version, json_version, body);
+        case 21:
+          return is_key ? CoordinatorToJson<StreamsGroupTargetAssignmentMemberKey>(read_version, json_version, body)
+                        : CoordinatorToJson<StreamsGroupTargetAssignmentMemberValue>(read_version, json_version, body);
+        case 22:
+          return is_key ? CoordinatorToJson<StreamsGroupCurrentMemberAssignmentKey>(read_version, json_version, body)
+                        : CoordinatorToJson<StreamsGroupCurrentMemberAssignmentValue>(read_version, json_version, body);
+        case 23:
+          return is_key ? CoordinatorToJson<StreamsGroupTopologyKey>(read_version, json_version, body)
+                        : CoordinatorToJson<StreamsGroupTopologyValue>(read_version, json_version, body);
+        default:
+          break;
+      }
+      break;
+    case Coordinator::kShare:
+      switch (record_type) {
+        case 0:
+          return is_key ? CoordinatorToJson<ShareSnapshotKey>(read_version, json_version, body)
+                        : CoordinatorToJson<ShareSnapshotValue>(read_version, json_version, body);
+        case 1:
+          return is_key ? CoordinatorToJson<ShareUpdateKey>(read_version, json_version, body)
+                        : CoordinatorToJson<ShareUpdateValue>(read_version, json_version, body);
+        default:
+          break;
+      }
+      break;
+    case Coordinator::kTransaction:
+      switch (record_type) {
+        case 0:
+          return is_key ? CoordinatorToJson<TransactionLogKey>(read_version, json_version, body)
+                        : CoordinatorToJson<TransactionLogValue>(read_version, json_version, body);
+        default:
+          break;
+      }
+      break;
+  }
+  return Status::NotFound("unknown coordinator record type " + std::to_string(record_type));
 }
 
 }  // namespace seglog::protocol

@@ -15,9 +15,11 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "seglog/result.h"
 #include "seglog/status.h"
 
 namespace seglog::protocol {
@@ -87,6 +89,17 @@ const CoordinatorRecordInfo* FindCoordinatorRecord(Coordinator coordinator, int1
 Status RoundTripCoordinatorRecord(Coordinator coordinator, int16_t record_type, bool is_key,
                                   int16_t version, std::span<const uint8_t> body,
                                   std::vector<uint8_t>* encoded);
+
+// Decodes a key (is_key) or value of `record_type` at `read_version` from the front of `body`
+// as Kafka's CoordinatorRecordSerde reads it (what follows is ignored; Kafka reads a key at
+// its record type) and writes it as JSON at `json_version`: Kafka's <Schema>JsonConverter.write,
+// the "data" that DumpLogSegments' coordinator decoders print (protocol/json_writer.h).
+// NotFound when `coordinator` has no `record_type`; Corruption (the decoder's message) when the
+// bytes do not decode; InvalidArgument (Kafka's message) when the converter refuses it.
+Result<std::string> CoordinatorRecordToJson(Coordinator coordinator, int16_t record_type,
+                                            bool is_key, int16_t read_version,
+                                            int16_t json_version,
+                                            std::span<const uint8_t> body);
 
 }  // namespace seglog::protocol
 

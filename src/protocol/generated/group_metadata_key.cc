@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status GroupMetadataKey::Decode(ProtocolReader* reader, int16_t version) {
@@ -24,6 +26,15 @@ namespace seglog::protocol {
   [[maybe_unused]] constexpr bool flexible = false;
   writer->WriteString("group", flexible, group);
   return writer->status();
+}
+
+::seglog::Status GroupMetadataKey::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("group");
+  out->String(group);
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<GroupMetadataKey> GroupMetadataKey::Parse(std::span<const uint8_t> bytes, int16_t version) {

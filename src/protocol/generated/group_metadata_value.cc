@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status group_metadata_value::MemberMetadata::Decode(ProtocolReader* reader, int16_t version) {
@@ -81,6 +83,38 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status group_metadata_value::MemberMetadata::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("memberId");
+  out->String(member_id);
+  if (json_version >= 3) {
+    out->Key("groupInstanceId");
+    if (!group_instance_id.has_value()) {
+      out->Null();
+    }
+    else {
+      out->String((*group_instance_id));
+    }
+  }
+  out->Key("clientId");
+  out->String(client_id);
+  out->Key("clientHost");
+  out->String(client_host);
+  if (json_version >= 1) {
+    out->Key("rebalanceTimeout");
+    out->Int(rebalance_timeout);
+  }
+  out->Key("sessionTimeout");
+  out->Int(session_timeout);
+  out->Key("subscription");
+  out->Bytes(subscription);
+  out->Key("assignment");
+  out->Bytes(assignment);
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Status GroupMetadataValue::Decode(ProtocolReader* reader, int16_t version) {
@@ -172,6 +206,41 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status GroupMetadataValue::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("protocolType");
+  out->String(protocol_type);
+  out->Key("generation");
+  out->Int(generation);
+  out->Key("protocol");
+  if (!protocol.has_value()) {
+    out->Null();
+  }
+  else {
+    out->String((*protocol));
+  }
+  out->Key("leader");
+  if (!leader.has_value()) {
+    out->Null();
+  }
+  else {
+    out->String((*leader));
+  }
+  if (json_version >= 2) {
+    out->Key("currentStateTimestamp");
+    out->Int(current_state_timestamp);
+  }
+  out->Key("members");
+  out->BeginArray();
+  for (const auto& elem_ : members) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<GroupMetadataValue> GroupMetadataValue::Parse(std::span<const uint8_t> bytes, int16_t version) {

@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status LegacyOffsetCommitValue::Decode(ProtocolReader* reader, int16_t version) {
@@ -28,6 +30,19 @@ namespace seglog::protocol {
   writer->WriteString("metadata", flexible, metadata);
   writer->WriteInt64(commit_timestamp);
   return writer->status();
+}
+
+::seglog::Status LegacyOffsetCommitValue::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("offset");
+  out->Int(offset);
+  out->Key("metadata");
+  out->String(metadata);
+  out->Key("commitTimestamp");
+  out->Int(commit_timestamp);
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<LegacyOffsetCommitValue> LegacyOffsetCommitValue::Parse(std::span<const uint8_t> bytes, int16_t version) {

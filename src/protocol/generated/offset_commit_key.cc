@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status OffsetCommitKey::Decode(ProtocolReader* reader, int16_t version) {
@@ -28,6 +30,19 @@ namespace seglog::protocol {
   writer->WriteString("topic", flexible, topic);
   writer->WriteInt32(partition);
   return writer->status();
+}
+
+::seglog::Status OffsetCommitKey::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("group");
+  out->String(group);
+  out->Key("topic");
+  out->String(topic);
+  out->Key("partition");
+  out->Int(partition);
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<OffsetCommitKey> OffsetCommitKey::Parse(std::span<const uint8_t> bytes, int16_t version) {

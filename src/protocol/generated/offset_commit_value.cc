@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status OffsetCommitValue::Decode(ProtocolReader* reader, int16_t version) {
@@ -100,6 +102,33 @@ namespace seglog::protocol {
     // Ignorable: dropped at versions without it.
   }
   return writer->status();
+}
+
+::seglog::Status OffsetCommitValue::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("offset");
+  out->Int(offset);
+  if (json_version >= 3) {
+    out->Key("leaderEpoch");
+    out->Int(leader_epoch);
+  }
+  out->Key("metadata");
+  out->String(metadata);
+  out->Key("commitTimestamp");
+  out->Int(commit_timestamp);
+  if (json_version >= 1 && json_version <= 1) {
+    out->Key("expireTimestamp");
+    out->Int(expire_timestamp);
+  }
+  if (json_version >= 4) {
+    if (!topic_id.IsZero()) {
+      out->Key("topicId");
+      out->Uuid(topic_id);
+    }
+  }
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<OffsetCommitValue> OffsetCommitValue::Parse(std::span<const uint8_t> bytes, int16_t version) {

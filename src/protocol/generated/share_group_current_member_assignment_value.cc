@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status share_group_current_member_assignment_value::TopicPartitions::Decode(ProtocolReader* reader, int16_t version) {
@@ -61,6 +63,21 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status share_group_current_member_assignment_value::TopicPartitions::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("topicId");
+  out->Uuid(topic_id);
+  out->Key("partitions");
+  out->BeginArray();
+  for (const auto& elem_ : partitions) {
+    out->Int(elem_);
+  }
+  out->EndArray();
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Status ShareGroupCurrentMemberAssignmentValue::Decode(ProtocolReader* reader, int16_t version) {
@@ -119,6 +136,25 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status ShareGroupCurrentMemberAssignmentValue::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("memberEpoch");
+  out->Int(member_epoch);
+  out->Key("previousMemberEpoch");
+  out->Int(previous_member_epoch);
+  out->Key("state");
+  out->Int(state);
+  out->Key("assignedPartitions");
+  out->BeginArray();
+  for (const auto& elem_ : assigned_partitions) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<ShareGroupCurrentMemberAssignmentValue> ShareGroupCurrentMemberAssignmentValue::Parse(std::span<const uint8_t> bytes, int16_t version) {

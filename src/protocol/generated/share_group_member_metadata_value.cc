@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status ShareGroupMemberMetadataValue::Decode(ProtocolReader* reader, int16_t version) {
@@ -76,6 +78,30 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status ShareGroupMemberMetadataValue::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("rackId");
+  if (!rack_id.has_value()) {
+    out->Null();
+  }
+  else {
+    out->String((*rack_id));
+  }
+  out->Key("clientId");
+  out->String(client_id);
+  out->Key("clientHost");
+  out->String(client_host);
+  out->Key("subscribedTopicNames");
+  out->BeginArray();
+  for (const auto& elem_ : subscribed_topic_names) {
+    out->String(elem_);
+  }
+  out->EndArray();
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<ShareGroupMemberMetadataValue> ShareGroupMemberMetadataValue::Parse(std::span<const uint8_t> bytes, int16_t version) {

@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status ShareGroupMetadataValue::Decode(ProtocolReader* reader, int16_t version) {
@@ -44,6 +46,17 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status ShareGroupMetadataValue::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("epoch");
+  out->Int(epoch);
+  out->Key("metadataHash");
+  out->Int(metadata_hash);
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<ShareGroupMetadataValue> ShareGroupMetadataValue::Parse(std::span<const uint8_t> bytes, int16_t version) {

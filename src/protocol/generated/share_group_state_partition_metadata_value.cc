@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status share_group_state_partition_metadata_value::TopicPartitionsInfo::Decode(ProtocolReader* reader, int16_t version) {
@@ -65,6 +67,23 @@ namespace seglog::protocol {
   return writer->status();
 }
 
+::seglog::Status share_group_state_partition_metadata_value::TopicPartitionsInfo::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("topicId");
+  out->Uuid(topic_id);
+  out->Key("topicName");
+  out->String(topic_name);
+  out->Key("partitions");
+  out->BeginArray();
+  for (const auto& elem_ : partitions) {
+    out->Int(elem_);
+  }
+  out->EndArray();
+  out->EndObject();
+  return ::seglog::Status::OK();
+}
+
 ::seglog::Status share_group_state_partition_metadata_value::TopicInfo::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
@@ -100,6 +119,17 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status share_group_state_partition_metadata_value::TopicInfo::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("topicId");
+  out->Uuid(topic_id);
+  out->Key("topicName");
+  out->String(topic_name);
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Status ShareGroupStatePartitionMetadataValue::Decode(ProtocolReader* reader, int16_t version) {
@@ -190,6 +220,31 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status ShareGroupStatePartitionMetadataValue::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("initializingTopics");
+  out->BeginArray();
+  for (const auto& elem_ : initializing_topics) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->Key("initializedTopics");
+  out->BeginArray();
+  for (const auto& elem_ : initialized_topics) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->Key("deletingTopics");
+  out->BeginArray();
+  for (const auto& elem_ : deleting_topics) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<ShareGroupStatePartitionMetadataValue> ShareGroupStatePartitionMetadataValue::Parse(std::span<const uint8_t> bytes, int16_t version) {

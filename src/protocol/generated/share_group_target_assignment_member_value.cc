@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status share_group_target_assignment_member_value::TopicPartition::Decode(ProtocolReader* reader, int16_t version) {
@@ -63,6 +65,21 @@ namespace seglog::protocol {
   return writer->status();
 }
 
+::seglog::Status share_group_target_assignment_member_value::TopicPartition::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("topicId");
+  out->Uuid(topic_id);
+  out->Key("partitions");
+  out->BeginArray();
+  for (const auto& elem_ : partitions) {
+    out->Int(elem_);
+  }
+  out->EndArray();
+  out->EndObject();
+  return ::seglog::Status::OK();
+}
+
 ::seglog::Status ShareGroupTargetAssignmentMemberValue::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
@@ -113,6 +130,19 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status ShareGroupTargetAssignmentMemberValue::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("topicPartitions");
+  out->BeginArray();
+  for (const auto& elem_ : topic_partitions) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<ShareGroupTargetAssignmentMemberValue> ShareGroupTargetAssignmentMemberValue::Parse(std::span<const uint8_t> bytes, int16_t version) {

@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status ShareGroupTargetAssignmentMetadataValue::Decode(ProtocolReader* reader, int16_t version) {
@@ -78,6 +80,19 @@ namespace seglog::protocol {
     // Ignorable: dropped at versions without it.
   }
   return writer->status();
+}
+
+::seglog::Status ShareGroupTargetAssignmentMetadataValue::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("assignmentEpoch");
+  out->Int(assignment_epoch);
+  if (!(assignment_timestamp == 0)) {
+    out->Key("assignmentTimestamp");
+    out->Int(assignment_timestamp);
+  }
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<ShareGroupTargetAssignmentMetadataValue> ShareGroupTargetAssignmentMetadataValue::Parse(std::span<const uint8_t> bytes, int16_t version) {

@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status share_snapshot_value::StateBatch::Decode(ProtocolReader* reader, int16_t version) {
@@ -48,6 +50,21 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status share_snapshot_value::StateBatch::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("firstOffset");
+  out->Int(first_offset);
+  out->Key("lastOffset");
+  out->Int(last_offset);
+  out->Key("deliveryState");
+  out->Int(delivery_state);
+  out->Key("deliveryCount");
+  out->Int(delivery_count);
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Status ShareSnapshotValue::Decode(ProtocolReader* reader, int16_t version) {
@@ -148,6 +165,35 @@ namespace seglog::protocol {
     return FailEncode(writer, "Attempted to write a non-default DeliveryCompleteCount at version ", version);
   }
   return writer->status();
+}
+
+::seglog::Status ShareSnapshotValue::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("snapshotEpoch");
+  out->Int(snapshot_epoch);
+  out->Key("stateEpoch");
+  out->Int(state_epoch);
+  out->Key("leaderEpoch");
+  out->Int(leader_epoch);
+  out->Key("startOffset");
+  out->Int(start_offset);
+  if (!(delivery_complete_count == -1)) {
+    out->Key("deliveryCompleteCount");
+    out->Int(delivery_complete_count);
+  }
+  out->Key("createTimestamp");
+  out->Int(create_timestamp);
+  out->Key("writeTimestamp");
+  out->Int(write_timestamp);
+  out->Key("stateBatches");
+  out->BeginArray();
+  for (const auto& elem_ : state_batches) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<ShareSnapshotValue> ShareSnapshotValue::Parse(std::span<const uint8_t> bytes, int16_t version) {

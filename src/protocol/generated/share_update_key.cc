@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status ShareUpdateKey::Decode(ProtocolReader* reader, int16_t version) {
@@ -28,6 +30,19 @@ namespace seglog::protocol {
   writer->WriteUuid(topic_id);
   writer->WriteInt32(partition);
   return writer->status();
+}
+
+::seglog::Status ShareUpdateKey::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("groupId");
+  out->String(group_id);
+  out->Key("topicId");
+  out->Uuid(topic_id);
+  out->Key("partition");
+  out->Int(partition);
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<ShareUpdateKey> ShareUpdateKey::Parse(std::span<const uint8_t> bytes, int16_t version) {

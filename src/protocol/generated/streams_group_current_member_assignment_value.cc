@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status streams_group_current_member_assignment_value::TaskIds::Decode(ProtocolReader* reader, int16_t version) {
@@ -124,6 +126,34 @@ namespace seglog::protocol {
     return FailEncode(writer, "Attempted to write a non-default AssignmentEpochs at version ", version);
   }
   return writer->status();
+}
+
+::seglog::Status streams_group_current_member_assignment_value::TaskIds::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("subtopologyId");
+  out->String(subtopology_id);
+  out->Key("partitions");
+  out->BeginArray();
+  for (const auto& elem_ : partitions) {
+    out->Int(elem_);
+  }
+  out->EndArray();
+  if (!(assignment_epochs == std::vector<int32_t>{})) {
+    out->Key("assignmentEpochs");
+    if (!assignment_epochs.has_value()) {
+      out->Null();
+    }
+    else {
+      out->BeginArray();
+      for (const auto& elem_ : (*assignment_epochs)) {
+        out->Int(elem_);
+      }
+      out->EndArray();
+    }
+  }
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Status StreamsGroupCurrentMemberAssignmentValue::Decode(ProtocolReader* reader, int16_t version) {
@@ -277,6 +307,55 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status StreamsGroupCurrentMemberAssignmentValue::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("memberEpoch");
+  out->Int(member_epoch);
+  out->Key("previousMemberEpoch");
+  out->Int(previous_member_epoch);
+  out->Key("state");
+  out->Int(state);
+  out->Key("activeTasks");
+  out->BeginArray();
+  for (const auto& elem_ : active_tasks) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->Key("standbyTasks");
+  out->BeginArray();
+  for (const auto& elem_ : standby_tasks) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->Key("warmupTasks");
+  out->BeginArray();
+  for (const auto& elem_ : warmup_tasks) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->Key("activeTasksPendingRevocation");
+  out->BeginArray();
+  for (const auto& elem_ : active_tasks_pending_revocation) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->Key("standbyTasksPendingRevocation");
+  out->BeginArray();
+  for (const auto& elem_ : standby_tasks_pending_revocation) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->Key("warmupTasksPendingRevocation");
+  out->BeginArray();
+  for (const auto& elem_ : warmup_tasks_pending_revocation) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<StreamsGroupCurrentMemberAssignmentValue> StreamsGroupCurrentMemberAssignmentValue::Parse(std::span<const uint8_t> bytes, int16_t version) {

@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status streams_group_member_metadata_value::Endpoint::Decode(ProtocolReader* reader, int16_t version) {
@@ -46,6 +48,17 @@ namespace seglog::protocol {
   return writer->status();
 }
 
+::seglog::Status streams_group_member_metadata_value::Endpoint::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("host");
+  out->String(host);
+  out->Key("port");
+  out->Int(port);
+  out->EndObject();
+  return ::seglog::Status::OK();
+}
+
 ::seglog::Status streams_group_member_metadata_value::KeyValue::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
@@ -81,6 +94,17 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status streams_group_member_metadata_value::KeyValue::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("key");
+  out->String(key);
+  out->Key("value");
+  out->String(value);
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Status StreamsGroupMemberMetadataValue::Decode(ProtocolReader* reader, int16_t version) {
@@ -191,6 +215,50 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status StreamsGroupMemberMetadataValue::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("instanceId");
+  if (!instance_id.has_value()) {
+    out->Null();
+  }
+  else {
+    out->String((*instance_id));
+  }
+  out->Key("rackId");
+  if (!rack_id.has_value()) {
+    out->Null();
+  }
+  else {
+    out->String((*rack_id));
+  }
+  out->Key("clientId");
+  out->String(client_id);
+  out->Key("clientHost");
+  out->String(client_host);
+  out->Key("rebalanceTimeoutMs");
+  out->Int(rebalance_timeout_ms);
+  out->Key("topologyEpoch");
+  out->Int(topology_epoch);
+  out->Key("processId");
+  out->String(process_id);
+  out->Key("userEndpoint");
+  if (!user_endpoint.has_value()) {
+    out->Null();
+  }
+  else {
+    SEGLOG_RETURN_IF_ERROR((*user_endpoint).WriteJson(out, json_version));
+  }
+  out->Key("clientTags");
+  out->BeginArray();
+  for (const auto& elem_ : client_tags) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<StreamsGroupMemberMetadataValue> StreamsGroupMemberMetadataValue::Parse(std::span<const uint8_t> bytes, int16_t version) {

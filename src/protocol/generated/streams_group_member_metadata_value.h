@@ -25,6 +25,8 @@
 
 namespace seglog::protocol {
 
+class JsonWriter;  // protocol/json_writer.h
+
 // The structures nested in StreamsGroupMemberMetadataValue.
 namespace streams_group_member_metadata_value {
 
@@ -38,6 +40,7 @@ struct Endpoint {
 
   ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
   ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  ::seglog::Status WriteJson(JsonWriter* out, int16_t json_version) const;
   bool operator==(const Endpoint&) const = default;
 };
 
@@ -51,6 +54,7 @@ struct KeyValue {
 
   ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
   ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  ::seglog::Status WriteJson(JsonWriter* out, int16_t json_version) const;
   bool operator==(const KeyValue&) const = default;
 };
 
@@ -97,6 +101,12 @@ struct StreamsGroupMemberMetadataValue {
   // the version cannot carry: a non-default non-ignorable field the version lacks, a
   // null where the version has none, a non-compact string over 32767 bytes.
   ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  // Writes this message at `json_version` as Kafka's StreamsGroupMemberMetadataValueJsonConverter.write
+  // does: every field the version has (tagged ones only when not default), named as the
+  // schema's field with a lower-case first letter, in schema order. Like Kafka's, it
+  // checks no version range. InvalidArgument with Kafka's message for a non-default
+  // field the version lacks.
+  ::seglog::Status WriteJson(JsonWriter* out, int16_t json_version) const;
   // Decodes all of `bytes`: Corruption when bytes are left over.
   static ::seglog::Result<StreamsGroupMemberMetadataValue> Parse(std::span<const uint8_t> bytes, int16_t version);
   bool operator==(const StreamsGroupMemberMetadataValue&) const = default;

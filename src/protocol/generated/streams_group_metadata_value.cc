@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status streams_group_metadata_value::LastAssignmentConfig::Decode(ProtocolReader* reader, int16_t version) {
@@ -44,6 +46,17 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status streams_group_metadata_value::LastAssignmentConfig::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("key");
+  out->String(key);
+  out->Key("value");
+  out->String(value);
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Status StreamsGroupMetadataValue::Decode(ProtocolReader* reader, int16_t version) {
@@ -231,6 +244,42 @@ namespace seglog::protocol {
     return FailEncode(writer, "Attempted to write a non-default FailedDescriptionTopologyEpoch at version ", version);
   }
   return writer->status();
+}
+
+::seglog::Status StreamsGroupMetadataValue::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("epoch");
+  out->Int(epoch);
+  out->Key("metadataHash");
+  out->Int(metadata_hash);
+  if (!(validated_topology_epoch == -1)) {
+    out->Key("validatedTopologyEpoch");
+    out->Int(validated_topology_epoch);
+  }
+  if (!(last_assignment_configs == std::vector<LastAssignmentConfig>{})) {
+    out->Key("lastAssignmentConfigs");
+    if (!last_assignment_configs.has_value()) {
+      out->Null();
+    }
+    else {
+      out->BeginArray();
+      for (const auto& elem_ : (*last_assignment_configs)) {
+        SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+      }
+      out->EndArray();
+    }
+  }
+  if (!(stored_description_topology_epoch == -1)) {
+    out->Key("storedDescriptionTopologyEpoch");
+    out->Int(stored_description_topology_epoch);
+  }
+  if (!(failed_description_topology_epoch == -1)) {
+    out->Key("failedDescriptionTopologyEpoch");
+    out->Int(failed_description_topology_epoch);
+  }
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<StreamsGroupMetadataValue> StreamsGroupMetadataValue::Parse(std::span<const uint8_t> bytes, int16_t version) {

@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status streams_group_target_assignment_member_value::TaskIds::Decode(ProtocolReader* reader, int16_t version) {
@@ -61,6 +63,21 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status streams_group_target_assignment_member_value::TaskIds::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("subtopologyId");
+  out->String(subtopology_id);
+  out->Key("partitions");
+  out->BeginArray();
+  for (const auto& elem_ : partitions) {
+    out->Int(elem_);
+  }
+  out->EndArray();
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Status StreamsGroupTargetAssignmentMemberValue::Decode(ProtocolReader* reader, int16_t version) {
@@ -151,6 +168,31 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status StreamsGroupTargetAssignmentMemberValue::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("activeTasks");
+  out->BeginArray();
+  for (const auto& elem_ : active_tasks) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->Key("standbyTasks");
+  out->BeginArray();
+  for (const auto& elem_ : standby_tasks) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->Key("warmupTasks");
+  out->BeginArray();
+  for (const auto& elem_ : warmup_tasks) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<StreamsGroupTargetAssignmentMemberValue> StreamsGroupTargetAssignmentMemberValue::Parse(std::span<const uint8_t> bytes, int16_t version) {

@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status StreamsGroupTopologyKey::Decode(ProtocolReader* reader, int16_t version) {
@@ -24,6 +26,15 @@ namespace seglog::protocol {
   [[maybe_unused]] constexpr bool flexible = false;
   writer->WriteString("GroupId", flexible, group_id);
   return writer->status();
+}
+
+::seglog::Status StreamsGroupTopologyKey::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("groupId");
+  out->String(group_id);
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<StreamsGroupTopologyKey> StreamsGroupTopologyKey::Parse(std::span<const uint8_t> bytes, int16_t version) {

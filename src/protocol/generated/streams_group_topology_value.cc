@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status streams_group_topology_value::TopicConfig::Decode(ProtocolReader* reader, int16_t version) {
@@ -44,6 +46,17 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status streams_group_topology_value::TopicConfig::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("key");
+  out->String(key);
+  out->Key("value");
+  out->String(value);
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Status streams_group_topology_value::TopicInfo::Decode(ProtocolReader* reader, int16_t version) {
@@ -102,6 +115,25 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status streams_group_topology_value::TopicInfo::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("name");
+  out->String(name);
+  out->Key("partitions");
+  out->Int(partitions);
+  out->Key("replicationFactor");
+  out->Int(replication_factor);
+  out->Key("topicConfigs");
+  out->BeginArray();
+  for (const auto& elem_ : topic_configs) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Status streams_group_topology_value::CopartitionGroup::Decode(ProtocolReader* reader, int16_t version) {
@@ -192,6 +224,31 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status streams_group_topology_value::CopartitionGroup::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("sourceTopics");
+  out->BeginArray();
+  for (const auto& elem_ : source_topics) {
+    out->Int(elem_);
+  }
+  out->EndArray();
+  out->Key("sourceTopicRegex");
+  out->BeginArray();
+  for (const auto& elem_ : source_topic_regex) {
+    out->Int(elem_);
+  }
+  out->EndArray();
+  out->Key("repartitionSourceTopics");
+  out->BeginArray();
+  for (const auto& elem_ : repartition_source_topics) {
+    out->Int(elem_);
+  }
+  out->EndArray();
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Status streams_group_topology_value::Subtopology::Decode(ProtocolReader* reader, int16_t version) {
@@ -343,6 +400,51 @@ namespace seglog::protocol {
   return writer->status();
 }
 
+::seglog::Status streams_group_topology_value::Subtopology::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("subtopologyId");
+  out->String(subtopology_id);
+  out->Key("sourceTopics");
+  out->BeginArray();
+  for (const auto& elem_ : source_topics) {
+    out->String(elem_);
+  }
+  out->EndArray();
+  out->Key("sourceTopicRegex");
+  out->BeginArray();
+  for (const auto& elem_ : source_topic_regex) {
+    out->String(elem_);
+  }
+  out->EndArray();
+  out->Key("stateChangelogTopics");
+  out->BeginArray();
+  for (const auto& elem_ : state_changelog_topics) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->Key("repartitionSinkTopics");
+  out->BeginArray();
+  for (const auto& elem_ : repartition_sink_topics) {
+    out->String(elem_);
+  }
+  out->EndArray();
+  out->Key("repartitionSourceTopics");
+  out->BeginArray();
+  for (const auto& elem_ : repartition_source_topics) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->Key("copartitionGroups");
+  out->BeginArray();
+  for (const auto& elem_ : copartition_groups) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->EndObject();
+  return ::seglog::Status::OK();
+}
+
 ::seglog::Status StreamsGroupTopologyValue::Decode(ProtocolReader* reader, int16_t version) {
   (void)version;
   (void)reader;
@@ -395,6 +497,21 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status StreamsGroupTopologyValue::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("epoch");
+  out->Int(epoch);
+  out->Key("subtopologies");
+  out->BeginArray();
+  for (const auto& elem_ : subtopologies) {
+    SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+  }
+  out->EndArray();
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<StreamsGroupTopologyValue> StreamsGroupTopologyValue::Parse(std::span<const uint8_t> bytes, int16_t version) {

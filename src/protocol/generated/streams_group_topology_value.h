@@ -25,6 +25,8 @@
 
 namespace seglog::protocol {
 
+class JsonWriter;  // protocol/json_writer.h
+
 // The structures nested in StreamsGroupTopologyValue.
 namespace streams_group_topology_value {
 
@@ -38,6 +40,7 @@ struct TopicConfig {
 
   ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
   ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  ::seglog::Status WriteJson(JsonWriter* out, int16_t json_version) const;
   bool operator==(const TopicConfig&) const = default;
 };
 
@@ -57,6 +60,7 @@ struct TopicInfo {
 
   ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
   ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  ::seglog::Status WriteJson(JsonWriter* out, int16_t json_version) const;
   bool operator==(const TopicInfo&) const = default;
 };
 
@@ -74,6 +78,7 @@ struct CopartitionGroup {
 
   ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
   ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  ::seglog::Status WriteJson(JsonWriter* out, int16_t json_version) const;
   bool operator==(const CopartitionGroup&) const = default;
 };
 
@@ -97,6 +102,7 @@ struct Subtopology {
 
   ::seglog::Status Decode(ProtocolReader* reader, int16_t version);
   ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  ::seglog::Status WriteJson(JsonWriter* out, int16_t json_version) const;
   bool operator==(const Subtopology&) const = default;
 };
 
@@ -131,6 +137,12 @@ struct StreamsGroupTopologyValue {
   // the version cannot carry: a non-default non-ignorable field the version lacks, a
   // null where the version has none, a non-compact string over 32767 bytes.
   ::seglog::Status Encode(ProtocolWriter* writer, int16_t version) const;
+  // Writes this message at `json_version` as Kafka's StreamsGroupTopologyValueJsonConverter.write
+  // does: every field the version has (tagged ones only when not default), named as the
+  // schema's field with a lower-case first letter, in schema order. Like Kafka's, it
+  // checks no version range. InvalidArgument with Kafka's message for a non-default
+  // field the version lacks.
+  ::seglog::Status WriteJson(JsonWriter* out, int16_t json_version) const;
   // Decodes all of `bytes`: Corruption when bytes are left over.
   static ::seglog::Result<StreamsGroupTopologyValue> Parse(std::span<const uint8_t> bytes, int16_t version);
   bool operator==(const StreamsGroupTopologyValue&) const = default;

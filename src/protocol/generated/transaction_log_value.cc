@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "protocol/json_writer.h"
+
 namespace seglog::protocol {
 
 ::seglog::Status transaction_log_value::PartitionsSchema::Decode(ProtocolReader* reader, int16_t version) {
@@ -61,6 +63,21 @@ namespace seglog::protocol {
     WriteUnknownTaggedFields(writer, unknown_tagged_fields);
   }
   return writer->status();
+}
+
+::seglog::Status transaction_log_value::PartitionsSchema::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("topic");
+  out->String(topic);
+  out->Key("partitionIds");
+  out->BeginArray();
+  for (const auto& elem_ : partition_ids) {
+    out->Int(elem_);
+  }
+  out->EndArray();
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Status TransactionLogValue::Decode(ProtocolReader* reader, int16_t version) {
@@ -258,6 +275,80 @@ namespace seglog::protocol {
     return FailEncode(writer, "Attempted to write a non-default NextProducerEpoch at version ", version);
   }
   return writer->status();
+}
+
+::seglog::Status TransactionLogValue::WriteJson(JsonWriter* out, int16_t json_version) const {
+  (void)json_version;
+  out->BeginObject();
+  out->Key("producerId");
+  out->Int(producer_id);
+  if (json_version >= 1) {
+    if (!(previous_producer_id == -1)) {
+      out->Key("previousProducerId");
+      out->Int(previous_producer_id);
+    }
+  }
+  else {
+    if (!(previous_producer_id == -1)) {
+      return ::seglog::Status::InvalidArgument("Attempted to write a non-default previousProducerId at version " + std::to_string(json_version));
+    }
+  }
+  if (json_version >= 1) {
+    if (!(next_producer_id == -1)) {
+      out->Key("nextProducerId");
+      out->Int(next_producer_id);
+    }
+  }
+  else {
+    if (!(next_producer_id == -1)) {
+      return ::seglog::Status::InvalidArgument("Attempted to write a non-default nextProducerId at version " + std::to_string(json_version));
+    }
+  }
+  out->Key("producerEpoch");
+  out->Int(producer_epoch);
+  if (json_version >= 1) {
+    if (!(next_producer_epoch == -1)) {
+      out->Key("nextProducerEpoch");
+      out->Int(next_producer_epoch);
+    }
+  }
+  else {
+    if (!(next_producer_epoch == -1)) {
+      return ::seglog::Status::InvalidArgument("Attempted to write a non-default nextProducerEpoch at version " + std::to_string(json_version));
+    }
+  }
+  out->Key("transactionTimeoutMs");
+  out->Int(transaction_timeout_ms);
+  out->Key("transactionStatus");
+  out->Int(transaction_status);
+  out->Key("transactionPartitions");
+  if (!transaction_partitions.has_value()) {
+    out->Null();
+  }
+  else {
+    out->BeginArray();
+    for (const auto& elem_ : (*transaction_partitions)) {
+      SEGLOG_RETURN_IF_ERROR(elem_.WriteJson(out, json_version));
+    }
+    out->EndArray();
+  }
+  out->Key("transactionLastUpdateTimestampMs");
+  out->Int(transaction_last_update_timestamp_ms);
+  out->Key("transactionStartTimestampMs");
+  out->Int(transaction_start_timestamp_ms);
+  if (json_version >= 1) {
+    if (!(client_transaction_version == 0)) {
+      out->Key("clientTransactionVersion");
+      out->Int(client_transaction_version);
+    }
+  }
+  else {
+    if (!(client_transaction_version == 0)) {
+      return ::seglog::Status::InvalidArgument("Attempted to write a non-default clientTransactionVersion at version " + std::to_string(json_version));
+    }
+  }
+  out->EndObject();
+  return ::seglog::Status::OK();
 }
 
 ::seglog::Result<TransactionLogValue> TransactionLogValue::Parse(std::span<const uint8_t> bytes, int16_t version) {
