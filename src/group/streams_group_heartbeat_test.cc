@@ -25,6 +25,9 @@ class StreamsGroupHeartbeatTest : public ::testing::Test {
     ctx_.client_host = "/127.0.0.1";
     ctx_.topics = &topics_;
     topics_["in"] = 2;
+    // Every target at once (streams_group_assignment_delay_test covers the waits).
+    config_.streams.initial_rebalance_delay_ms = 0;
+    config_.streams.assignment_interval_ms = 0;
   }
 
   static Request::Topology Topology(int32_t epoch = 1) {

@@ -105,6 +105,8 @@ void ExpectSameGroup(const StreamsGroup& a, const StreamsGroup& b) {
 
 TEST(StreamsGroupLoadTest, RecordsOfHeartbeatsReplayToTheSameGroup) {
   GroupCoordinatorConfig config;
+  config.streams.initial_rebalance_delay_ms = 0;  // every target at once
+  config.streams.assignment_interval_ms = 0;
   config.streams.num_standby_replicas = 1;
   TopicPartitionCounts topics{{"in", 4}, {"app-store-changelog", 4}};
   StreamsGroupHeartbeatContext ctx;
