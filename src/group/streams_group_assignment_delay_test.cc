@@ -1,8 +1,8 @@
 // Tests for the two waits of a streams group's target assignment (Kafka 4.4.0's
 // GroupMetadataManager.maybeUpdateStreamsTargetAssignment): group.streams.initial.rebalance
 // .delay.ms, which holds back the first target of a group that was empty (ASSIGNMENT_DELAYED,
-// members at epoch 0 without tasks) until the coordinator's timer computes it, and
-// group.streams.assignment.interval.ms, which spaces the later targets. Both as functions
+// members at the initial assignment epoch 1 without tasks) until the coordinator's timer computes
+// it, and group.streams.assignment.interval.ms, which spaces the later targets. Both as functions
 // (StreamsGroupHeartbeat, StreamsDelayedTargetAssignment) and in the GroupCoordinator on the
 // manual clock, across a restart.
 #include <gtest/gtest.h>
@@ -111,27 +111,29 @@ TEST_F(StreamsAssignmentDelayTest, InitialDelayHoldsTheFirstTargetUntilItEnds) {
   ASSERT_EQ(config_.streams.initial_rebalance_delay_ms, 3000);  // Kafka's default
   auto r = Run(Join("m1"));
   ASSERT_EQ(r.response.error_code, 0) << r.response.error_message.value_or("");
-  // The group was empty: the caller starts the delay; no target, the member stays at epoch 0
-  // with no tasks and no current-assignment record (Kafka's maybeReconcile leaves it as is).
+  // The group was empty: the caller starts the delay; no target, the member reconciles to the
+  // group's initial assignment epoch (1) with no tasks. The records Kafka 4.4.0 writes for
+  // such a join: 19, 23, 17 (epoch 2), 22 (member epoch 1).
   EXPECT_EQ(r.start_initial_delay_ms, 3000);
-  EXPECT_EQ(Types(r.records), (std::vector<int16_t>{19, 23, 17}));
-  EXPECT_EQ(r.response.member_epoch, 0);
+  EXPECT_EQ(Types(r.records), (std::vector<int16_t>{19, 23, 17, 22}));
+  EXPECT_EQ(r.response.member_epoch, 1);
   EXPECT_EQ(ActiveCount(r.response.active_tasks), 0u);
   EXPECT_EQ(Delayed(r.response), std::vector<std::string>{kInitialDelay});
-  EXPECT_EQ(group_.group_epoch(), 1);
-  EXPECT_EQ(group_.assignment_epoch(), 0);
+  EXPECT_EQ(group_.group_epoch(), 2);
+  EXPECT_EQ(group_.assignment_epoch(), 1);
 
   // A second member while the delay runs: the group is not empty, nothing more to start.
   ctx_.initial_delay_active = true;
   r = Run(Join("m2"));
   ASSERT_EQ(r.response.error_code, 0) << r.response.error_message.value_or("");
   EXPECT_EQ(r.start_initial_delay_ms, 0);
-  EXPECT_EQ(Types(r.records), (std::vector<int16_t>{19, 17}));
-  EXPECT_EQ(r.response.member_epoch, 0);
+  EXPECT_EQ(Types(r.records), (std::vector<int16_t>{19, 17, 22}));
+  EXPECT_EQ(r.response.member_epoch, 1);
   EXPECT_EQ(Delayed(r.response), std::vector<std::string>{kInitialDelay});
-  // m1 heartbeats on at epoch 0 (a join again, with its topology): still delayed.
-  r = Run(Join("m1"));
-  EXPECT_EQ(r.response.member_epoch, 0);
+  // m1 heartbeats on at epoch 1: still delayed, nothing changes.
+  r = Run(Beat("m1", 1));
+  ASSERT_EQ(r.response.error_code, 0) << r.response.error_message.value_or("");
+  EXPECT_EQ(r.response.member_epoch, 1);
   EXPECT_TRUE(r.records.empty());
   EXPECT_EQ(Delayed(r.response), std::vector<std::string>{kInitialDelay});
 
@@ -141,7 +143,7 @@ TEST_F(StreamsAssignmentDelayTest, InitialDelayHoldsTheFirstTargetUntilItEnds) {
   auto delayed = StreamsDelayedTargetAssignment(&group_, ctx_);
   ASSERT_TRUE(delayed.ok()) << delayed.status().ToString();
   EXPECT_EQ(Types(*delayed), (std::vector<int16_t>{21, 21, 20}));
-  EXPECT_EQ(group_.assignment_epoch(), 2);
+  EXPECT_EQ(group_.assignment_epoch(), 3);
   EXPECT_EQ(group_.assignment_timestamp_ms(), 13000);
   EXPECT_EQ(
       group_.TargetOf("m1").active.at("0").size() + group_.TargetOf("m2").active.at("0").size(),
@@ -153,9 +155,9 @@ TEST_F(StreamsAssignmentDelayTest, InitialDelayHoldsTheFirstTargetUntilItEnds) {
 
   // The members' next heartbeats take their tasks, with no status.
   for (const std::string m : {"m1", "m2"}) {
-    r = Run(Join(m));
+    r = Run(Beat(m, 1));
     ASSERT_EQ(r.response.error_code, 0) << r.response.error_message.value_or("");
-    EXPECT_EQ(r.response.member_epoch, 2) << m;
+    EXPECT_EQ(r.response.member_epoch, 3) << m;
     EXPECT_EQ(ActiveCount(r.response.active_tasks), 1u) << m;
     EXPECT_TRUE(Delayed(r.response).empty()) << m;
   }
@@ -169,7 +171,7 @@ TEST_F(StreamsAssignmentDelayTest, DelayedAssignmentSkipsAnEmptyGroup) {
   auto delayed = StreamsDelayedTargetAssignment(&group_, ctx_);
   ASSERT_TRUE(delayed.ok());
   EXPECT_TRUE(delayed->empty());
-  EXPECT_EQ(group_.assignment_epoch(), 0);
+  EXPECT_EQ(group_.assignment_epoch(), 1);
   // The group is empty again: the next join starts a new delay.
   r = Run(Join("m2"));
   EXPECT_EQ(r.start_initial_delay_ms, 3000);
@@ -182,7 +184,7 @@ TEST_F(StreamsAssignmentDelayTest, NoInitialDelayWhenZero) {
   ASSERT_EQ(r.response.error_code, 0) << r.response.error_message.value_or("");
   EXPECT_EQ(r.start_initial_delay_ms, 0);
   EXPECT_EQ(Types(r.records), (std::vector<int16_t>{19, 23, 17, 21, 20, 22}));
-  EXPECT_EQ(r.response.member_epoch, 1);
+  EXPECT_EQ(r.response.member_epoch, 2);
   EXPECT_EQ(ActiveCount(r.response.active_tasks), 2u);
   EXPECT_TRUE(Delayed(r.response).empty());
 }
@@ -191,25 +193,25 @@ TEST_F(StreamsAssignmentDelayTest, AssignmentIntervalSpacesTheTargets) {
   config_.streams.initial_rebalance_delay_ms = 0;
   ASSERT_EQ(config_.streams.assignment_interval_ms, 1000);  // Kafka's default
   auto r = Run(Join("m1"));
-  ASSERT_EQ(r.response.member_epoch, 1);
+  ASSERT_EQ(r.response.member_epoch, 2);
   ASSERT_EQ(group_.assignment_timestamp_ms(), 10000);
   // 999 ms later a second member bumps the group epoch, but the target waits: the new member
-  // reconciles to the old target (epoch 1, no tasks of its own).
+  // reconciles to the old target (epoch 2, no tasks of its own).
   ctx_.now_ms = 10999;
   r = Run(Join("m2"));
   ASSERT_EQ(r.response.error_code, 0) << r.response.error_message.value_or("");
   EXPECT_EQ(Types(r.records), (std::vector<int16_t>{19, 17, 22}));
-  EXPECT_EQ(group_.group_epoch(), 2);
-  EXPECT_EQ(group_.assignment_epoch(), 1);
-  EXPECT_EQ(r.response.member_epoch, 1);
+  EXPECT_EQ(group_.group_epoch(), 3);
+  EXPECT_EQ(group_.assignment_epoch(), 2);
+  EXPECT_EQ(r.response.member_epoch, 2);
   EXPECT_EQ(ActiveCount(r.response.active_tasks), 0u);
   EXPECT_EQ(Delayed(r.response), std::vector<std::string>{kInterval});
   // At the interval's end the next heartbeat computes it.
   ctx_.now_ms = 11000;
-  r = Run(Beat("m2", 1));
+  r = Run(Beat("m2", 2));
   ASSERT_EQ(r.response.error_code, 0) << r.response.error_message.value_or("");
   EXPECT_TRUE(Delayed(r.response).empty());
-  EXPECT_EQ(group_.assignment_epoch(), 2);
+  EXPECT_EQ(group_.assignment_epoch(), 3);
   EXPECT_EQ(group_.assignment_timestamp_ms(), 11000);
   EXPECT_EQ(group_.TargetOf("m2").active.at("0").size(), 1u);
 }
@@ -230,31 +232,31 @@ class StreamsAssignmentDelayCoordinatorTest : public CoordinatorTestBase {
 TEST_F(StreamsAssignmentDelayCoordinatorTest, TimerComputesTheTargetAfterTheDelay) {
   auto r = Heartbeat(Join("m1"));
   ASSERT_EQ(r.response.error_code, kafka_error::kNone) << r.response.error_message.value_or("");
-  EXPECT_EQ(r.response.member_epoch, 0);
+  EXPECT_EQ(r.response.member_epoch, 1);
   EXPECT_EQ(Delayed(r.response), std::vector<std::string>{kInitialDelay});
   scheduler_->Advance(1000);
   r = Heartbeat(Join("m2"));
-  EXPECT_EQ(r.response.member_epoch, 0);
+  EXPECT_EQ(r.response.member_epoch, 1);
   EXPECT_EQ(Delayed(r.response), std::vector<std::string>{kInitialDelay});
   // The delay counts from the first join, not the second.
   scheduler_->Advance(1999);
   auto d = coordinator_->DescribeStreamsGroup("app");
-  EXPECT_EQ(d.group_epoch, 2);
-  EXPECT_EQ(d.assignment_epoch, 0);
-  r = Heartbeat(Join("m1"));
+  EXPECT_EQ(d.group_epoch, 3);
+  EXPECT_EQ(d.assignment_epoch, 1);
+  r = Heartbeat(Beat("m1", 1));
   EXPECT_EQ(Delayed(r.response), std::vector<std::string>{kInitialDelay});
   scheduler_->Advance(1);
   d = coordinator_->DescribeStreamsGroup("app");
-  EXPECT_EQ(d.assignment_epoch, 2);
+  EXPECT_EQ(d.assignment_epoch, 3);
   ASSERT_EQ(d.members.size(), 2u);
   for (const auto& m : d.members) {
-    EXPECT_EQ(m.member_epoch, 0) << m.member_id;  // they learn at their next heartbeat
+    EXPECT_EQ(m.member_epoch, 1) << m.member_id;  // they learn at their next heartbeat
     size_t n = 0;
     for (const auto& t : m.target_assignment.active_tasks) n += t.partitions.size();
     EXPECT_EQ(n, 1u) << m.member_id;
   }
-  r = Heartbeat(Join("m1"));
-  EXPECT_EQ(r.response.member_epoch, 2);
+  r = Heartbeat(Beat("m1", 1));
+  EXPECT_EQ(r.response.member_epoch, 3);
   EXPECT_EQ(ActiveCount(r.response.active_tasks), 1u);
   EXPECT_TRUE(Delayed(r.response).empty());
 
@@ -263,10 +265,10 @@ TEST_F(StreamsAssignmentDelayCoordinatorTest, TimerComputesTheTargetAfterTheDela
   Close();
   Open({{"group.streams.assignment.interval.ms", "0"}});
   d = coordinator_->DescribeStreamsGroup("app");
-  EXPECT_EQ(d.assignment_epoch, 2);
-  r = Heartbeat(Join("m2"));
+  EXPECT_EQ(d.assignment_epoch, 3);
+  r = Heartbeat(Beat("m2", 1));
   ASSERT_EQ(r.response.error_code, kafka_error::kNone) << r.response.error_message.value_or("");
-  EXPECT_EQ(r.response.member_epoch, 2);
+  EXPECT_EQ(r.response.member_epoch, 3);
   EXPECT_EQ(ActiveCount(r.response.active_tasks), 1u);
   EXPECT_TRUE(Delayed(r.response).empty());
 }
