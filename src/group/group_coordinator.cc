@@ -72,6 +72,7 @@ Status GroupCoordinator::Core::Fire(Shard& s, const Timer& t, Completions* done)
   if (IsConsumerTimer(t.kind)) return FireConsumer(s, t, done);
   if (t.kind == Timer::Kind::kShareSession) return FireShare(s, t, done);
   if (t.kind == Timer::Kind::kStreamsSession) return FireStreams(s, t);
+  if (t.kind == Timer::Kind::kStreamsInitialDelay) return FireStreamsInitialDelay(s, t);
   auto it = s.groups.find(t.group);
   if (it == s.groups.end()) return Status::OK();
   ClassicGroup& g = *it->second;
@@ -82,6 +83,7 @@ Status GroupCoordinator::Core::Fire(Shard& s, const Timer& t, Completions* done)
     case Timer::Kind::kConsumerClassicSync:
     case Timer::Kind::kShareSession:
     case Timer::Kind::kStreamsSession:
+    case Timer::Kind::kStreamsInitialDelay:
       break;  // handled above
     case Timer::Kind::kInitialJoin:
       if (!g.Is(ClassicGroupState::kPreparingRebalance)) break;

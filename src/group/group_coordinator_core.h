@@ -137,8 +137,9 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
       kConsumerRevocation,
       kConsumerClassicJoin,
       kConsumerClassicSync,
-      kShareSession,   // a share group member's session timeout
-      kStreamsSession  // a streams group member's session timeout
+      kShareSession,        // a share group member's session timeout
+      kStreamsSession,      // a streams group member's session timeout
+      kStreamsInitialDelay  // a streams group's initial rebalance delay ended
     };
     Kind kind;
     std::string group;
@@ -618,6 +619,11 @@ class GroupCoordinator::Core : public std::enable_shared_from_this<Core> {
   }
   void StartStreamsSession(Shard& s, const std::string& group, const std::string& member)
       REQUIRES(s.mu);
+  static std::string StreamsInitialDelayKey(const std::string& group) {
+    return fmt::format("streams-initial-rebalance-{}", group);
+  }
+  // The initial rebalance delay ended: the group's first target assignment.
+  Status FireStreamsInitialDelay(Shard& s, const Timer& t) REQUIRES(s.mu);
   StreamsGroup* FindStreamsGroup(Shard& s, const std::string& id) REQUIRES(s.mu) {
     auto it = s.streams_groups.find(id);
     return it == s.streams_groups.end() ? nullptr : it->second.get();

@@ -103,6 +103,8 @@ StreamsGroupHeartbeatResult GroupCoordinator::Core::StreamsHeartbeatLocked(
   ctx.client_id = client.client_id;
   ctx.client_host = client.client_host;
   ctx.topics = &topics;
+  const std::string delay_key = StreamsInitialDelayKey(req.group_id);
+  ctx.initial_delay_active = s.timer.IsScheduled(&s.mu, delay_key);
   StreamsGroupHeartbeatResult out = seglog::StreamsGroupHeartbeat(&next, exists, version, req, ctx);
   if (out.response.error_code != ke::kNone) {
     out.internal_topics_to_create.clear();
@@ -124,6 +126,11 @@ StreamsGroupHeartbeatResult GroupCoordinator::Core::StreamsHeartbeatLocked(
     s.streams_groups.emplace(req.group_id, std::make_unique<StreamsGroup>(std::move(next)));
   } else {
     *it->second = std::move(next);
+  }
+  if (out.start_initial_delay_ms > 0 && !ctx.initial_delay_active) {
+    // scheduleIfAbsent; not retried: a failed write leaves the target to the next heartbeat.
+    StartTimer(s, delay_key, out.start_initial_delay_ms,
+               Timer{Timer::Kind::kStreamsInitialDelay, req.group_id, "", 0, 0, 0});
   }
   if (out.member_removed) {
     CancelTimer(s, StreamsSessionKey(req.group_id, out.member_id));
@@ -178,6 +185,28 @@ Status GroupCoordinator::Core::FireStreams(Shard& s, const Timer& t) {
       fmt::format("[GroupId {}] Streams member {} fenced from the group because its session "
                   "expired.",
                   t.group, t.member));
+  return Status::OK();
+}
+
+Status GroupCoordinator::Core::FireStreamsInitialDelay(Shard& s, const Timer& t) {
+  StreamsGroup* g = FindStreamsGroup(s, t.group);
+  if (g == nullptr || g->dead()) return Status::OK();
+  StreamsGroup next = *g;
+  StreamsGroupHeartbeatContext ctx;
+  ctx.now_ms = scheduler_->NowMs();
+  ctx.config = &config_;
+  Result<std::vector<OffsetsRecord>> records = StreamsDelayedTargetAssignment(&next, ctx);
+  if (!records.ok()) {
+    Warn(fmt::format("[GroupId {}] {}", t.group, records.status().message()));
+    return Status::OK();
+  }
+  if (records->empty()) return Status::OK();
+  SEGLOG_RETURN_IF_ERROR(Append(s, *records));
+  *g = std::move(next);
+  Info(
+      fmt::format("[GroupId {}] Computed the target assignment for epoch {} after the initial "
+                  "rebalance delay.",
+                  t.group, g->assignment_epoch()));
   return Status::OK();
 }
 

@@ -212,8 +212,12 @@ class StreamsGroup {
   void RemoveOwners(const StreamsGroupMember& m);
 
   std::string group_id_;
-  int32_t group_epoch_ = 0;
-  int32_t assignment_epoch_ = 0;
+  // Kafka 4.4.0's StreamsGroup starts at group epoch 1 and target assignment epoch 1
+  // (TargetAssignmentMetadata.INITIAL): the first join bumps the group to 2, and a member held
+  // back by the initial rebalance delay reconciles to epoch 1, not 0 (which a client would
+  // take as "join again").
+  int32_t group_epoch_ = 1;
+  int32_t assignment_epoch_ = 1;
   int64_t assignment_timestamp_ms_ = 0;
   int64_t metadata_hash_ = 0;
   int32_t validated_topology_epoch_ = -1;

@@ -24,14 +24,19 @@ using Request = p::StreamsGroupHeartbeatRequestData;
 
 class StreamsGroupCoordinatorTest : public CoordinatorTestBase {
  protected:
+  // Every target at once (streams_group_assignment_delay_test covers the waits).
+  static std::map<std::string, std::string> NoDelays() {
+    return {{"group.streams.initial.rebalance.delay.ms", "0"},
+            {"group.streams.assignment.interval.ms", "0"}};
+  }
   void SetUp() override {
-    Open();
+    Open(NoDelays());
     ASSERT_TRUE(logs_->CreateTopic("in", 2, {}).ok());
   }
   void Reopen() {
     Close();
     lines_.clear();
-    Open();
+    Open(NoDelays());
   }
 
   static Request Join(const std::string& member, const std::string& group = "app") {

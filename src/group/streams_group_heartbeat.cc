@@ -232,10 +232,10 @@ StreamsGroupMetadata GroupMetadata(const StreamsGroup& g) {
   return m;
 }
 
-// Kafka's updateStreamsTargetAssignment: `sticky` over every member (with `updated` as it is
-// now), each member's previous target as its tasks; records for the targets that changed,
-// then the target metadata.
-Status UpdateTargetAssignment(StreamsGroup* group, int32_t epoch, const StreamsGroupMember& updated,
+// Kafka's updateStreamsTargetAssignment: `sticky` over every member (with `updated`, when
+// given, as it is now), each member's previous target as its tasks; records for the targets
+// that changed, then the target metadata.
+Status UpdateTargetAssignment(StreamsGroup* group, int32_t epoch, const StreamsGroupMember* updated,
                               const StreamsGroupHeartbeatContext& ctx,
                               std::vector<OffsetsRecord>* records) {
   StreamsAssignmentSpec spec;
@@ -252,9 +252,9 @@ Status UpdateTargetAssignment(StreamsGroup* group, int32_t epoch, const StreamsG
     spec.members[m.member_id] = std::move(a);
   };
   for (const auto& [id, m] : group->members()) {
-    if (id != updated.member_id) add(m);
+    if (updated == nullptr || id != updated->member_id) add(m);
   }
-  add(updated);
+  if (updated != nullptr) add(*updated);
   auto assignment = AssignStreamsTasksSticky(spec);
   if (!assignment.ok()) {
     return Status::FailedPrecondition(
@@ -271,6 +271,11 @@ Status UpdateTargetAssignment(StreamsGroup* group, int32_t epoch, const StreamsG
   group->set_assignment_epoch(epoch);
   group->set_assignment_timestamp_ms(ctx.now_ms);
   return Status::OK();
+}
+
+// GroupMetadataManager.canComputeNextTargetAssignment.
+bool CanComputeTargetAssignment(int64_t last_ms, int32_t interval_ms, int64_t now_ms) {
+  return last_ms == 0 || interval_ms == 0 || now_ms >= last_ms + interval_ms;
 }
 
 Response ErrorResponse(int16_t code, std::string message) {
@@ -298,6 +303,20 @@ std::map<std::string, std::string> StreamsAssignmentConfigs(const GroupCoordinat
     out["rack.aware.assignment.tags"] = tags;
   }
   return out;
+}
+
+Result<std::vector<OffsetsRecord>> StreamsDelayedTargetAssignment(
+    StreamsGroup* group, const StreamsGroupHeartbeatContext& ctx) {
+  std::vector<OffsetsRecord> records;
+  // Kafka skips an empty group and one without a configured topology, and fails on a group
+  // whose epoch has a target already (which cannot be while the delay holds the target back).
+  if (group->members().empty() || group->group_epoch() <= group->assignment_epoch() ||
+      !group->configured_topology()) {
+    return records;
+  }
+  SEGLOG_RETURN_IF_ERROR(
+      UpdateTargetAssignment(group, group->group_epoch(), nullptr, ctx, &records));
+  return records;
 }
 
 std::vector<OffsetsRecord> FenceStreamsGroupMember(StreamsGroup* group,
@@ -388,7 +407,9 @@ StreamsGroupHeartbeatResult StreamsGroupHeartbeat(StreamsGroup* group, bool grou
     return result;
   }
 
-  // The group and the member.
+  // The group and the member. A group without members (Kafka's isEmpty) starts its initial
+  // rebalance delay.
+  const bool was_empty = group->members().empty();
   const bool joining = req.member_epoch == 0;
   if (!joining && !group_exists) {
     return fail(kafka_error::kGroupIdNotFound,
@@ -558,9 +579,28 @@ StreamsGroupHeartbeatResult StreamsGroupHeartbeat(StreamsGroup* group, bool grou
     group->set_last_assignment_configs(configs);
     result.records.push_back(StreamsGroupMetadataRecord(group_id, GroupMetadata(*group)));
   }
-  if (group->group_epoch() > group->assignment_epoch()) {
-    Status s = UpdateTargetAssignment(group, group->group_epoch(), updated, ctx, &result.records);
-    if (!s.ok()) return fail(kUnknownServerErrorCode, std::string(s.message()));
+  // maybeUpdateStreamsTargetAssignment: while the initial delay runs, no target (the member
+  // stays at the assignment epoch, with no tasks); after it, at most one new target per
+  // assignment interval.
+  const bool delay_starts = was_empty && config.initial_rebalance_delay_ms > 0;
+  if (delay_starts) result.start_initial_delay_ms = config.initial_rebalance_delay_ms;
+  const bool delayed = ctx.initial_delay_active || delay_starts;
+  auto assignment_delayed = [&statuses](const char* why) {
+    auto& s = statuses.emplace_back();
+    s.status_code = static_cast<int8_t>(StreamsGroupStatus::kAssignmentDelayed);
+    s.status_detail = fmt::format("Assignment delayed due to the configured {}.", why);
+  };
+  if (delayed) {
+    assignment_delayed("initial rebalance delay");
+  } else if (group->group_epoch() > group->assignment_epoch()) {
+    if (CanComputeTargetAssignment(group->assignment_timestamp_ms(), config.assignment_interval_ms,
+                                   ctx.now_ms)) {
+      Status s =
+          UpdateTargetAssignment(group, group->group_epoch(), &updated, ctx, &result.records);
+      if (!s.ok()) return fail(kUnknownServerErrorCode, std::string(s.message()));
+    } else {
+      assignment_delayed("assignment interval");
+    }
   }
 
   // 5. Reconciliation.
@@ -569,9 +609,9 @@ StreamsGroupHeartbeatResult StreamsGroupHeartbeat(StreamsGroup* group, bool grou
     owned = StreamsTasks{TaskSetOf(*req.active_tasks), TaskSetOf(*req.standby_tasks),
                          TaskSetOf(*req.warmup_tasks)};
   }
-  auto reconciled =
-      ReconcileStreamsMember(updated, group->assignment_epoch(), group->TargetOf(updated.member_id),
-                             owned, group->Owners());
+  auto reconciled = ReconcileStreamsMember(
+      updated, group->assignment_epoch(),
+      delayed ? StreamsTasks{} : group->TargetOf(updated.member_id), owned, group->Owners());
   if (!reconciled.ok()) {
     std::string m(reconciled.status().message());
     const std::string prefix = "FENCED_MEMBER_EPOCH: ";
@@ -580,7 +620,9 @@ StreamsGroupHeartbeatResult StreamsGroupHeartbeat(StreamsGroup* group, bool grou
     return fail(kUnknownServerErrorCode, m);
   }
   const bool tasks_changed = !(reconciled->assigned_tasks == member.assigned_tasks);
-  if (!(*reconciled == updated) || is_new) {
+  // A new member kept at epoch 0 by the initial delay is unchanged (Kafka's maybeReconcile
+  // writes no assignment for it).
+  if (!(*reconciled == updated) || (is_new && !delayed)) {
     result.records.push_back(StreamsGroupCurrentMemberAssignmentRecord(group_id, *reconciled));
   }
   group->UpdateMember(*reconciled);

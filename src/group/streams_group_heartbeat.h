@@ -28,8 +28,16 @@
 // while the old one has not left, UNRELEASED_INSTANCE_ID; a heartbeat whose member id is not
 // the instance id's, FENCED_INSTANCE_ID.
 //
-// Not done: the initial rebalance delay and assignment
-// interval (ASSIGNMENT_DELAYED: every target is computed at once), rack-aware standbys
+// A group that was empty when a member joins waits group.streams.initial.rebalance.delay.ms
+// before its first target assignment: the call asks the caller to start the delay
+// (`start_initial_delay_ms`), every heartbeat while it runs (`initial_delay_active`) gets
+// ASSIGNMENT_DELAYED and keeps the member at the old assignment epoch, and the caller computes
+// the target when the delay ends (StreamsDelayedTargetAssignment). After that, a new target is
+// computed at most once per group.streams.assignment.interval.ms (ASSIGNMENT_DELAYED until a
+// heartbeat comes after it).
+//
+// Not done: the group-level streams.* configs (the broker's group.streams.* apply), rack-aware
+// standbys
 // (MISSING_CLIENT_TAGS), PartitionsByUserEndpoint, warm-up tasks (4.4.0's sticky assigns
 // none; the reported task offsets only rank standby candidates), KIP-1331's topology
 // descriptions.
@@ -59,6 +67,8 @@ struct StreamsGroupHeartbeatContext {
   std::string client_host;  // "/127.0.0.1"
   // The topics that exist: name -> partition count.
   const TopicPartitionCounts* topics = nullptr;
+  // The group's initial rebalance delay is running (the caller's timer).
+  bool initial_delay_active = false;
 };
 
 struct StreamsGroupHeartbeatResult {
@@ -70,7 +80,17 @@ struct StreamsGroupHeartbeatResult {
   // For the timers, once the records are written:
   std::string member_id;        // the member it was for (empty on an error)
   bool member_removed = false;  // it left (-1): stop its session timer
+  // > 0: the group was empty; unless its initial rebalance delay runs already, the caller
+  // starts it for this long and then calls StreamsDelayedTargetAssignment.
+  int32_t start_initial_delay_ms = 0;
 };
+
+// The end of a group's initial rebalance delay (GroupMetadataManager
+// .computeDelayedTargetAssignment): the target assignment of the group's epoch, with its
+// records (21 for each changed member, then 20); none when the group is empty, has a target
+// for its epoch already or no configured topology. FailedPrecondition when the assignor fails.
+Result<std::vector<OffsetsRecord>> StreamsDelayedTargetAssignment(
+    StreamsGroup* group, const StreamsGroupHeartbeatContext& ctx);
 
 // Kafka's message for a StreamsGroupHeartbeat (or StreamsGroupDescribe) naming a group of
 // another type: GROUP_ID_NOT_FOUND "Group <id> is not a streams group.".

@@ -25,6 +25,9 @@ class StreamsGroupHeartbeatTest : public ::testing::Test {
     ctx_.client_host = "/127.0.0.1";
     ctx_.topics = &topics_;
     topics_["in"] = 2;
+    // Every target at once (streams_group_assignment_delay_test covers the waits).
+    config_.streams.initial_rebalance_delay_ms = 0;
+    config_.streams.assignment_interval_ms = 0;
   }
 
   static Request::Topology Topology(int32_t epoch = 1) {
@@ -101,7 +104,7 @@ TEST_F(StreamsGroupHeartbeatTest, JoinWaitsForInternalTopicsThenGetsTasks) {
   auto r = Run(Join("m1", "p1"));
   ASSERT_EQ(r.response.error_code, 0) << r.response.error_message.value_or("");
   EXPECT_EQ(r.member_id, "m1");
-  EXPECT_EQ(r.response.member_epoch, 1);
+  EXPECT_EQ(r.response.member_epoch, 2);  // Kafka's groups start at 1
   EXPECT_EQ(r.response.heartbeat_interval_ms, 5000);
   EXPECT_EQ(r.response.acceptable_recovery_lag, 10000);
   EXPECT_EQ(r.response.task_offset_interval_ms, 60000);
@@ -118,7 +121,7 @@ TEST_F(StreamsGroupHeartbeatTest, JoinWaitsForInternalTopicsThenGetsTasks) {
   EXPECT_EQ(group_.state(), StreamsGroupState::kNotReady);
 
   // Still missing: nothing changes, the status stays.
-  r = Run(Beat("m1", 1));
+  r = Run(Beat("m1", 2));
   ASSERT_EQ(r.response.error_code, 0);
   EXPECT_TRUE(r.records.empty());
   EXPECT_EQ(r.response.status->size(), 1u);
@@ -126,9 +129,9 @@ TEST_F(StreamsGroupHeartbeatTest, JoinWaitsForInternalTopicsThenGetsTasks) {
 
   // The coordinator created it: the topology is ready, the epoch moves, the tasks come.
   topics_["app-store-changelog"] = 2;
-  r = Run(Beat("m1", 1));
+  r = Run(Beat("m1", 2));
   ASSERT_EQ(r.response.error_code, 0) << r.response.error_message.value_or("");
-  EXPECT_EQ(r.response.member_epoch, 2);
+  EXPECT_EQ(r.response.member_epoch, 3);
   EXPECT_TRUE(r.response.status->empty());
   EXPECT_TRUE(r.internal_topics_to_create.empty());
   EXPECT_EQ(Active(r.response), (StreamsTaskSet{{"0", {0, 1}}}));
@@ -139,23 +142,23 @@ TEST_F(StreamsGroupHeartbeatTest, JoinWaitsForInternalTopicsThenGetsTasks) {
 
 TEST_F(StreamsGroupHeartbeatTest, SecondMemberTakesATaskAfterTheFirstRevokesIt) {
   topics_["app-store-changelog"] = 2;
-  ASSERT_EQ(Run(Join("m1", "p1")).response.member_epoch, 1);
+  ASSERT_EQ(Run(Join("m1", "p1")).response.member_epoch, 2);
   auto r = Run(Join("m2", "p2"));
   ASSERT_EQ(r.response.error_code, 0);
-  EXPECT_EQ(r.response.member_epoch, 2);
+  EXPECT_EQ(r.response.member_epoch, 3);
   EXPECT_TRUE(Active(r.response).empty());  // its task is still m1's
   EXPECT_EQ(group_.FindMember("m2")->state, StreamsMemberState::kUnreleasedTasks);
 
-  // m1 is asked to give one up: it stays at epoch 1 with one task.
-  r = Run(Beat("m1", 1, {{"0", {0, 1}}}));
+  // m1 is asked to give one up: it stays at epoch 2 with one task.
+  r = Run(Beat("m1", 2, {{"0", {0, 1}}}));
   ASSERT_EQ(r.response.error_code, 0);
-  EXPECT_EQ(r.response.member_epoch, 1);
-  EXPECT_EQ(Active(r.response), (StreamsTaskSet{{"0", {0}}}));
-  // It let go: epoch 2.
-  r = Run(Beat("m1", 1, {{"0", {0}}}));
   EXPECT_EQ(r.response.member_epoch, 2);
+  EXPECT_EQ(Active(r.response), (StreamsTaskSet{{"0", {0}}}));
+  // It let go: epoch 3.
+  r = Run(Beat("m1", 2, {{"0", {0}}}));
+  EXPECT_EQ(r.response.member_epoch, 3);
   // m2 gets it.
-  r = Run(Beat("m2", 2));
+  r = Run(Beat("m2", 3));
   EXPECT_EQ(Active(r.response), (StreamsTaskSet{{"0", {1}}}));
   EXPECT_EQ(group_.state(), StreamsGroupState::kStable);
 }
@@ -169,7 +172,7 @@ TEST_F(StreamsGroupHeartbeatTest, LeavingAndStaticLeave) {
   EXPECT_TRUE(r.member_removed);
   EXPECT_EQ(Types(r.records), (std::vector<int16_t>{22, 21, 19, 17}));
   EXPECT_EQ(group_.state(), StreamsGroupState::kEmpty);
-  EXPECT_EQ(group_.group_epoch(), 2);
+  EXPECT_EQ(group_.group_epoch(), 3);
 
   Request j = Join("m2", "p2");
   j.instance_id = "i";
@@ -249,14 +252,14 @@ TEST_F(StreamsGroupHeartbeatTest, FencingAndUnknownMembers) {
   EXPECT_EQ(r.response.error_code, kafka_error::kFencedMemberEpoch);
   EXPECT_EQ(r.response.error_message,
             "The streams group member has a greater member epoch (5) than the one known by the "
-            "group coordinator (1). The member must abandon all its partitions and rejoin.");
+            "group coordinator (2). The member must abandon all its partitions and rejoin.");
   r = Run(Beat("m9", 1));
   EXPECT_EQ(r.response.error_code, kafka_error::kUnknownMemberId);
   // Owned tasks are checked against the validated topology.
-  r = Run(Beat("m1", 1, {{"7", {0}}}));
+  r = Run(Beat("m1", 2, {{"7", {0}}}));
   EXPECT_EQ(r.response.error_code, kafka_error::kInvalidRequest);
   EXPECT_EQ(r.response.error_message, "Subtopology 7 does not exist in the topology.");
-  r = Run(Beat("m1", 1, {{"0", {2}}}));
+  r = Run(Beat("m1", 2, {{"0", {2}}}));
   EXPECT_EQ(r.response.error_message,
             "Task 2 for subtopology 0 is invalid. Number of tasks for this subtopology: 2");
 }
@@ -290,7 +293,7 @@ TEST_F(StreamsGroupHeartbeatTest, MissingSourceTopicsAndShutdown) {
   ASSERT_EQ(r.response.status->size(), 1u);
   EXPECT_EQ((*r.response.status)[0].status_code, 1);  // MISSING_SOURCE_TOPICS
   EXPECT_EQ((*r.response.status)[0].status_detail, "Source topics in are missing.");
-  Request bye = Beat("m1", 1);
+  Request bye = Beat("m1", 2);
   bye.shutdown_application = true;
   r = Run(bye);
   ASSERT_EQ(r.response.status->size(), 2u);
@@ -358,7 +361,7 @@ TEST_F(StreamsGroupHeartbeatTest, StaticMemberRejoinsWithANewMemberId) {
 TEST_F(StreamsGroupHeartbeatTest, TaskOffsetsAreKeptAndDescribed) {
   topics_["app-store-changelog"] = 2;
   Run(Join("m1", "p1"));
-  Request b = Beat("m1", 1, {{"0", {0, 1}}});
+  Request b = Beat("m1", 2, {{"0", {0, 1}}});
   b.task_offsets.emplace();
   auto& t = b.task_offsets->emplace_back();
   t.subtopology_id = "0";
@@ -372,7 +375,7 @@ TEST_F(StreamsGroupHeartbeatTest, TaskOffsetsAreKeptAndDescribed) {
   ASSERT_EQ(d.members[0].task_offsets.size(), 1u);
   EXPECT_EQ(d.members[0].task_offsets[0].offset, 42);
   EXPECT_TRUE(d.members[0].task_end_offsets.empty());
-  Run(Beat("m1", 1, {{"0", {0, 1}}}));  // no offsets this time: the last ones stay
+  Run(Beat("m1", 2, {{"0", {0, 1}}}));  // no offsets this time: the last ones stay
   EXPECT_EQ(group_.TaskOffsetsOf("m1").task_offsets.at("0").at(1), 42);
   Run(Beat("m1", -1));
   EXPECT_TRUE(group_.TaskOffsetsOf("m1").task_offsets.empty());
@@ -383,7 +386,7 @@ TEST_F(StreamsGroupHeartbeatTest, RecoveryLagByVersion) {
   auto r = Run(Join("m1", "p1"), 0);
   EXPECT_EQ(r.response.acceptable_recovery_lag_legacy, 10000);
   EXPECT_EQ(r.response.acceptable_recovery_lag, -1);
-  r = Run(Beat("m1", 1), 1);
+  r = Run(Beat("m1", 2), 1);
   EXPECT_EQ(r.response.acceptable_recovery_lag_legacy, 0);
   EXPECT_EQ(r.response.acceptable_recovery_lag, 10000);
 }

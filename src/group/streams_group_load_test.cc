@@ -105,6 +105,8 @@ void ExpectSameGroup(const StreamsGroup& a, const StreamsGroup& b) {
 
 TEST(StreamsGroupLoadTest, RecordsOfHeartbeatsReplayToTheSameGroup) {
   GroupCoordinatorConfig config;
+  config.streams.initial_rebalance_delay_ms = 0;  // every target at once
+  config.streams.assignment_interval_ms = 0;
   config.streams.num_standby_replicas = 1;
   TopicPartitionCounts topics{{"in", 4}, {"app-store-changelog", 4}};
   StreamsGroupHeartbeatContext ctx;
@@ -127,10 +129,10 @@ TEST(StreamsGroupLoadTest, RecordsOfHeartbeatsReplayToTheSameGroup) {
   };
   run(Join("m1", "p1"));
   run(Join("m2", "p2"));
-  auto r = run(Beat("m1", 1, {0, 1, 2, 3}));  // told to revoke some
+  auto r = run(Beat("m1", 2, {0, 1, 2, 3}));  // told to revoke some
   std::vector<int32_t> kept;
   for (const auto& t : *r.active_tasks) kept = t.partitions;
-  run(Beat("m1", 1, kept));
+  run(Beat("m1", 2, kept));
   // A few rounds more, each member reporting what it has, until everything is released.
   for (int round = 0; round < 3; ++round) {
     for (const char* id : {"m1", "m2"}) {

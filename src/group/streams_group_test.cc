@@ -53,11 +53,13 @@ TEST(StreamsGroupTest, GroupStates) {
   EXPECT_EQ(g.state(), StreamsGroupState::kNotReady);  // an older epoch was
   g.set_validated_topology_epoch(2);
   g.SetConfiguredTopology(Ready());
-  g.set_group_epoch(1);
+  EXPECT_EQ(g.group_epoch(), 1);       // Kafka's StreamsGroup starts at 1 ...
+  EXPECT_EQ(g.assignment_epoch(), 1);  // ... and TargetAssignmentMetadata.INITIAL
+  g.set_group_epoch(2);
   EXPECT_EQ(g.state(), StreamsGroupState::kAssigning);
-  g.set_assignment_epoch(1);
+  g.set_assignment_epoch(2);
   EXPECT_EQ(g.state(), StreamsGroupState::kReconciling);  // the member is at epoch 0
-  g.UpdateMember(Member("m", "p", 1));
+  g.UpdateMember(Member("m", "p", 2));
   EXPECT_EQ(g.state(), StreamsGroupState::kStable);
   g.set_shutdown_request_member_id("m");
   g.RemoveMember("m");
