@@ -129,4 +129,36 @@ def features_kafka_features(ctx):
     console_share_consumer(ctx)
 
 
-CASES = [features_kafka_features]
+def features_old_directory_upgrade(ctx):
+    """A directory whose metadata log finalizes neither share.version nor streams.version (as
+    one made before them: formatted with both at 0) serves no share groups until
+    kafka-features.sh upgrade enables them, as a Kafka broker on it would."""
+    b = ctx.broker
+    before = describe_live(b.bootstrap)
+    print("--- describe\n" + "\n".join(before))
+    check(level(before, "share.version") == "0" and level(before, "streams.version") == "0",
+          before)
+    kafka_tool(T + "TopicCommand", "--bootstrap-server", b.bootstrap, "--create", "--topic", "t")
+    refused = share_consumer(b.bootstrap)
+    check(any("UnsupportedVersionException: The cluster does not support the share group "
+              "protocol." in l for l in refused), refused)
+    up = features(b.bootstrap, "upgrade", "--feature", "share.version=2", "--feature",
+                  "streams.version=1")
+    check(up[1:] == ["share.version was upgraded to 2.", "streams.version was upgraded to 1."],
+          up)
+    console_share_consumer(ctx)
+
+
+def _format_old_directory(ctx):
+    """`seglog format` with share.version and streams.version at 0: no FeatureLevelRecord
+    for either, as in a directory made before seglog finalized them."""
+    props = os.path.join(ctx.ws.dir, "format.properties")
+    with open(props, "w") as f:
+        f.write(f"log.dirs={ctx.broker.data_dir}\nnode.id=1\nprocess.roles=broker,controller\n")
+    run([ctx.broker.seglog, "format", "-c", props, "-t", "MkU3OEVBNTcwNTJENDM2Qg",
+         "-f", "share.version=0", "-f", "streams.version=0"], timeout=60)
+
+
+features_old_directory_upgrade.setup = _format_old_directory
+
+CASES = [features_kafka_features, features_old_directory_upgrade]
