@@ -14,6 +14,7 @@
 #include "server/features.h"
 #include "server/handlers.h"
 #include "server/handlers_test_base.h"
+#include "share/share_session_cache.h"
 #include "tests/support/batches.h"
 #include "tests/support/files.h"
 #include "txn/transaction_marker.h"
@@ -188,6 +189,33 @@ TEST_F(FeaturesTest, ShareAndStreamsVersionsChangeThroughTheMetadataLog) {
   // The same level again: Kafka records it anyway.
   EXPECT_EQ(update({{"share.version", 2}}, 1).error_code, 0);
   EXPECT_EQ(ctx_.share_version(), 2);
+}
+
+// share.version below 1 forgets the share sessions, as Kafka's onShareVersionToggle does; an
+// upgrade keeps them.
+TEST_F(FeaturesTest, ShareVersionZeroForgetsTheShareSessions) {
+  ShareSessionCache sessions;
+  ctx_.share_sessions = &sessions;
+  ctx_.features->share_version = 2;
+  const ShareTopicIdPartition p0{Uuid::FromHalves(1, 2), 0};
+  const std::vector<ShareTopicIdPartition> to_fetch = {p0};
+  sessions.NewContext("g", "m1", 0, to_fetch, {}, false, "conn-1");
+  ASSERT_EQ(sessions.size(), 1u);
+  auto update = [&](int16_t level, int8_t type) {
+    p::UpdateFeaturesRequestData req;
+    auto& u = req.feature_updates.emplace_back();
+    u.feature = "share.version";
+    u.max_version_level = level;
+    u.upgrade_type = type;
+    return HandleUpdateFeatures(ctx_, rc_, req, 1);
+  };
+  EXPECT_EQ(update(1, 2).error_code, 0);  // still serving share groups
+  EXPECT_EQ(sessions.size(), 1u);
+  EXPECT_EQ(update(0, 3).error_code, 0);  // an unsafe downgrade is accepted as well
+  EXPECT_EQ(sessions.size(), 0u);
+  EXPECT_EQ(ctx_.share_version(), 0);
+  EXPECT_EQ(logs_->metadata()->FeatureLevel("share.version"), 0);
+  ctx_.share_sessions = nullptr;
 }
 
 }  // namespace
