@@ -13,6 +13,7 @@
 #include "protocol/generated/broker_registration_change_record.h"
 #include "protocol/generated/client_quota_record.h"
 #include "protocol/generated/config_record.h"
+#include "protocol/generated/feature_level_record.h"
 #include "protocol/generated/partition_change_record.h"
 #include "protocol/generated/partition_record.h"
 #include "protocol/generated/producer_ids_record.h"
@@ -830,6 +831,19 @@ std::map<std::string, std::vector<int32_t>> MetadataStore::LeaderEpochs() const 
 int16_t MetadataStore::FeatureLevel(const std::string& feature) const {
   MutexLock l(&mu_);
   return log_ == nullptr ? 0 : log_->image().FeatureLevel(feature);
+}
+
+Status MetadataStore::SetFeatureLevels(const std::vector<std::pair<std::string, int16_t>>& levels) {
+  std::vector<MetadataRecordValue> records;
+  for (const auto& [name, level] : levels) {
+    protocol::FeatureLevelRecord r;
+    r.name = name;
+    r.feature_level = level;
+    SEGLOG_RETURN_IF_ERROR(Add(&records, r));
+  }
+  if (records.empty()) return Status::OK();
+  MutexLock l(&mu_);
+  return AppendLocked(records);
 }
 
 int16_t MetadataStore::KRaftVersion() const {

@@ -210,6 +210,9 @@ class MetadataStore {
   // Every partition's leader epoch, by topic then partition.
   std::map<std::string, std::vector<int32_t>> LeaderEpochs() const EXCLUDES(mu_);
   int16_t FeatureLevel(const std::string& feature) const EXCLUDES(mu_);
+  // Finalizes each feature at its level, as Kafka's controller records UpdateFeatures: one
+  // FeatureLevelRecord each, in one append (all or none); level 0 removes the feature.
+  Status SetFeatureLevels(const std::vector<std::pair<std::string, int16_t>>& levels) EXCLUDES(mu_);
   // kraft.version: 1 for a dynamic quorum (formatted --standalone), else 0.
   int16_t KRaftVersion() const EXCLUDES(mu_);
   int64_t end_offset() const EXCLUDES(mu_);

@@ -328,6 +328,33 @@ TEST_F(MetadataStoreTest, ClientQuotasAreRecordsThatSurviveARestart) {
   EXPECT_EQ(m->metadata()->DescribeClientQuotas({}).entries.size(), 1u);
 }
 
+// UpdateFeatures' levels are FeatureLevelRecords in one batch: a removal (level 0) and a new
+// level both survive a restart.
+TEST_F(MetadataStoreTest, FeatureLevelsAreRecordsThatSurviveARestart) {
+  auto m = Open();
+  ASSERT_NE(m, nullptr);
+  MetadataStore* store = m->metadata();
+  EXPECT_EQ(store->FeatureLevel("share.version"), 2);  // the bootstrap's
+  EXPECT_EQ(store->FeatureLevel("streams.version"), 1);
+  const int64_t end = store->end_offset();
+  ASSERT_TRUE(store->SetFeatureLevels({{"share.version", 0}, {"streams.version", 0}}).ok());
+  EXPECT_EQ(store->end_offset(), end + 2);
+  EXPECT_EQ(store->FeatureLevel("share.version"), 0);
+  EXPECT_EQ(store->FeatureLevel("streams.version"), 0);
+  ASSERT_TRUE(m->Shutdown().ok());
+  m = Open();
+  ASSERT_NE(m, nullptr);
+  store = m->metadata();
+  EXPECT_EQ(store->FeatureLevel("share.version"), 0);
+  EXPECT_EQ(store->FeatureLevel("streams.version"), 0);
+  ASSERT_TRUE(store->SetFeatureLevels({{"share.version", 1}}).ok());
+  ASSERT_TRUE(m->Shutdown().ok());
+  m = Open();
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->metadata()->FeatureLevel("share.version"), 1);
+  EXPECT_EQ(m->metadata()->FeatureLevel("streams.version"), 0);
+}
+
 // A group's own configs are GROUP (32) ConfigRecords, as Kafka's controller keeps them: kept
 // across a restart, a removed key written as a null value, a group with none left not listed.
 TEST_F(MetadataStoreTest, GroupConfigsAreConfigRecordsOfType32) {

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "base/logger_registry.h"
 #include "base/scheduler.h"
 #include "console/web_console.h"
@@ -181,8 +183,14 @@ Status BrokerServer::StartAll() {
   ctx.share_state = share_state_.get();
   ctx.share_sessions = share_sessions_.get();
   ctx.share_partitions = share_partitions_.get();
-  // Kafka 4.4.0's default share.version for a new cluster.
-  ctx.share_version = 2;
+  // share.version and streams.version as the metadata log finalizes them (a new directory's
+  // bootstrap has Kafka 4.4.0's 2 and 1; an older one neither until `kafka-features.sh
+  // upgrade`); UpdateFeatures changes them while the node runs.
+  if (MetadataStore* metadata = logs_->metadata(); metadata != nullptr) {
+    ctx.features->share_version = metadata->FeatureLevel("share.version");
+    ctx.features->streams_version = metadata->FeatureLevel("streams.version");
+    ctx.features->epoch = std::max<int64_t>(1, metadata->end_offset() - 1);
+  }
   ctx.remote = tiered_ ? tiered_->manager() : nullptr;
   ctx.static_configs = config_.properties;
   // authorizer.class.name: Kafka's StandardAuthorizer over the metadata log's ACLs, which every
@@ -198,7 +206,6 @@ Status BrokerServer::StartAll() {
   }
   ctx.transaction_partition_verification = config_.txn.transaction_partition_verification_enable;
   ctx.transaction_version = config_.txn.transaction_version;
-  ctx.streams_version = 1;  // Kafka 4.4.0's level for a new cluster
   ctx.node_id = config_.node_id;
   ctx.cluster_id = logs_->cluster_id();
   ctx.auto_create_topics = config_.auto_create_topics_enable;

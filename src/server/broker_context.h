@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 
+#include "base/mutex.h"
 #include "manager/log_manager.h"
 #include "metrics/broker_metrics.h"
 #include "security/standard_authorizer.h"
@@ -33,6 +34,19 @@ class ShareCoordinator;
 class SharePartitionManager;
 class ShareSessionCache;
 class TransactionCoordinator;
+
+// The finalized levels of the features UpdateFeatures changes at run time, as the metadata log
+// has them. Thread safety: the levels are atomics any thread reads; `update_mu` serializes
+// UpdateFeatures' append-then-publish so the levels follow the log's order.
+struct LiveFeatures {
+  std::atomic<int16_t> share_version{0};
+  std::atomic<int16_t> streams_version{0};
+  // ApiVersions' FinalizedFeaturesEpoch: the metadata log offset of the last feature change
+  // seen (at start, the log's last offset), so that clients, which keep the finalized
+  // features of the highest epoch, take a change.
+  std::atomic<int64_t> epoch{1};
+  Mutex update_mu;
+};
 
 struct BrokerContext {
   LogManager* logs = nullptr;
@@ -60,12 +74,15 @@ struct BrokerContext {
   bool transaction_partition_verification = true;
   // The finalized level of the transaction.version feature ApiVersions advertises (0: none).
   int16_t transaction_version = 0;
+  // The finalized levels that change while the node runs (UpdateFeatures); shared by copies of
+  // the context, read per request.
+  std::shared_ptr<LiveFeatures> features = std::make_shared<LiveFeatures>();
   // The finalized share.version (KIP-932): 0 refuses the share group APIs with
   // UNSUPPORTED_VERSION, as Kafka does; 1 and 2 serve them.
-  int16_t share_version = 0;
+  int16_t share_version() const { return features->share_version.load(); }
   // The finalized streams.version (KIP-1071): 0 refuses the streams group APIs with
   // UNSUPPORTED_VERSION, as Kafka does; 1 serves them.
-  int16_t streams_version = 0;
+  int16_t streams_version() const { return features->streams_version.load(); }
   int32_t node_id = 1;
   std::string cluster_id;
   // What Metadata and DescribeCluster tell clients to connect to.

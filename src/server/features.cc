@@ -3,8 +3,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "manager/metadata_store.h"
 #include "protocol/kafka_error.h"
 #include "server/authorization.h"
+#include "share/share_partition_manager.h"
+#include "share/share_session_cache.h"
 
 namespace seglog {
 
@@ -22,9 +27,8 @@ std::vector<FeatureLevel> NodeFeatures(const BrokerContext& ctx) {
       {"group.version", 0, 1, 1},
       {"kraft.version", 0, 1, ctx.logs != nullptr ? ctx.logs->KRaftVersion() : int16_t{0}},
       {"metadata.version", kMetadataVersion, kMetadataVersion, kMetadataVersion},
-      {"share.version", 0, 2, ctx.share_version},
-      // Kafka 4.4.0 finalizes streams.version 1 on a new cluster (KIP-1071's streams groups).
-      {"streams.version", 0, 1, ctx.streams_version},
+      {"share.version", 0, 2, ctx.share_version()},
+      {"streams.version", 0, 1, ctx.streams_version()},
       {"transaction.version", 0, 2, ctx.transaction_version},
       {"eligible.leader.replicas.version", 0, 1, 1},
   };
@@ -41,7 +45,7 @@ void AddFeatures(const BrokerContext& ctx, int16_t version,
     sf.min_version = f.min_supported;
     sf.max_version = f.max_supported;
   }
-  resp->finalized_features_epoch = 1;
+  resp->finalized_features_epoch = ctx.features->epoch.load();
   for (const FeatureLevel& f : NodeFeatures(ctx)) {
     if (f.finalized == 0) continue;
     auto& ff = resp->finalized_features.emplace_back();
@@ -52,6 +56,11 @@ void AddFeatures(const BrokerContext& ctx, int16_t version,
 }
 
 namespace {
+
+// The features whose level the metadata log records and the node follows at run time.
+bool IsLive(const std::string& name) {
+  return name == "share.version" || name == "streams.version";
+}
 
 // Why `update` cannot be applied (Kafka's reason after "Invalid update version N for feature
 // F. "), or empty.
@@ -77,6 +86,9 @@ std::string Refusal(const BrokerContext& ctx, const std::vector<FeatureLevel>& f
            "either safe or unsafe downgrade.";
   }
   if (level > f->finalized && type != kUpgrade) return "Can't downgrade to a newer version.";
+  // Kafka's Feature.validateVersion: a level above 0 needs metadata.version 7 (seglog runs at
+  // 33), and neither share.version nor streams.version depends on another feature.
+  if (IsLive(name)) return "";
   if (level != f->finalized) {
     // seglog's own refusal: the level is fixed for the life of the process.
     if (name == "transaction.version") {
@@ -104,7 +116,11 @@ protocol::UpdateFeaturesResponseData HandleUpdateFeatures(
     resp.error_code = kafka_error::kClusterAuthorizationFailed;
     return resp;
   }
+  // One UpdateFeatures at a time from the check to the published level, as Kafka's controller
+  // runs them: the levels checked are the ones the append follows.
+  MutexLock serialized(&ctx.features->update_mu);
   const std::vector<FeatureLevel> features = NodeFeatures(ctx);
+  std::vector<std::pair<std::string, int16_t>> records;
   for (const auto& u : req.feature_updates) {
     // v0's AllowDowngrade is not read (Kafka 4.4.0 ignores it): v0 updates are upgrades.
     const int8_t type = version >= 1 ? u.upgrade_type : kUpgrade;
@@ -118,11 +134,35 @@ protocol::UpdateFeaturesResponseData HandleUpdateFeatures(
       resp.results.clear();
       return resp;
     }
+    if (IsLive(u.feature)) records.emplace_back(u.feature, u.max_version_level);
     if (version < 2) {
       auto& r = resp.results.emplace_back();
       r.feature = u.feature;
       r.error_message = "NONE";  // Errors.NONE.message()
     }
+  }
+  if (req.validate_only || records.empty()) return resp;
+  // Kafka's controller records a FeatureLevelRecord for every live update, one atomic batch.
+  MetadataStore* metadata = ctx.logs != nullptr ? ctx.logs->metadata() : nullptr;
+  Status appended = metadata != nullptr ? metadata->SetFeatureLevels(records)
+                                        : Status::FailedPrecondition("there is no metadata log");
+  if (!appended.ok()) {
+    resp.error_code = kafka_error::kUnknownServerError;
+    resp.error_message = appended.ToString();
+    resp.results.clear();
+    return resp;
+  }
+  ctx.features->epoch = std::max<int64_t>(ctx.features->epoch.load(), metadata->end_offset() - 1);
+  for (const auto& [name, level] : records) {
+    (name == "share.version" ? ctx.features->share_version : ctx.features->streams_version)
+        .store(level);
+    ctx.logger.Info(fmt::format("Feature {} has been updated to version {}", name, level));
+  }
+  // share.version below 1: the share sessions and partitions are forgotten, as Kafka's
+  // SharePartitionManager.onShareVersionToggle does.
+  if (ctx.share_version() < 1) {
+    if (ctx.share_sessions != nullptr) ctx.share_sessions->RemoveAll();
+    if (ctx.share_partitions != nullptr) ctx.share_partitions->ForgetAll();
   }
   return resp;
 }

@@ -11,16 +11,22 @@
 //   transaction.version               0-2           0-2      transaction.version setting (2)
 //   group.version                     0-1           0-1      1 (KIP-848's consumer groups)
 //   eligible.leader.replicas.version  0-1           0-1      1 (one replica: nothing to elect)
-//   share.version                     0-2           0-2      BrokerContext::share_version (2)
-//   streams.version                   0-1           0-0      0 (no streams groups yet)
+//   share.version                     0-2           0-2      the metadata log's (new: 2)
+//   streams.version                   0-1           0-1      the metadata log's (new: 1)
 //
 // A feature whose supported maximum is 0 is left out of SupportedFeatures, and one finalized
-// at 0 out of FinalizedFeatures, as Kafka does. A level is fixed while the node runs (there is
-// no metadata log to record a change in yet), so UpdateFeatures accepts an update only to the
-// level the node runs at; any other level it could run at is refused with Kafka's
-// INVALID_UPDATE_VERSION naming how to run at it.
+// at 0 out of FinalizedFeatures, as Kafka does. share.version and streams.version follow the
+// metadata log (BrokerContext::features, read from it at start): UpdateFeatures moves them
+// within their ranges as Kafka's controller does, appending a FeatureLevelRecord per update in
+// one batch (none for validateOnly), and the node serves at the new level from the next
+// request. Kafka 4.4.0 checks nothing else for them (no dependency, and share or streams groups
+// that exist do not block a downgrade: their APIs answer UNSUPPORTED_VERSION until an upgrade).
+// The other features' levels are fixed while the node runs, so UpdateFeatures accepts an
+// update of one only to the level the node runs at; any other level it could run at is
+// refused with Kafka's INVALID_UPDATE_VERSION naming how to run at it.
 //
-// Thread safety: pure functions of their arguments.
+// Thread safety: NodeFeatures and AddFeatures read the context's atomics; HandleUpdateFeatures
+// runs one at a time (LiveFeatures::update_mu).
 #ifndef SEGLOG_SERVER_FEATURES_H_
 #define SEGLOG_SERVER_FEATURES_H_
 

@@ -101,7 +101,7 @@ ShareFetchPlan PrepareShareFetch(const BrokerContext& ctx, const RequestContext&
     plan.response.error_code = code;
     return plan;
   };
-  if (ctx.share_version < 1) return fail(ke::kUnsupportedVersion);
+  if (ctx.share_version() < 1) return fail(ke::kUnsupportedVersion);
   if (!req.group_id) return fail(ke::kInvalidRequest);  // "Invalid group id in the request."
   if (!Authorized(ctx, rc, AclOperation::kRead, ResourceType::kGroup, *req.group_id)) {
     return fail(ke::kGroupAuthorizationFailed);
@@ -290,7 +290,7 @@ p::ShareAcknowledgeResponseData HandleShareAcknowledge(const BrokerContext& ctx,
     resp.error_code = code;
     return resp;
   };
-  if (ctx.share_version < 1) return fail(ke::kUnsupportedVersion);
+  if (ctx.share_version() < 1) return fail(ke::kUnsupportedVersion);
   if (!req.group_id) return fail(ke::kInvalidRequest);
   const std::string& group_id = *req.group_id;
   if (!Authorized(ctx, rc, AclOperation::kRead, ResourceType::kGroup, group_id)) {

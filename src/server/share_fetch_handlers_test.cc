@@ -52,7 +52,7 @@ class ShareFetchHandlersTest : public HandlersTest {
       return s;
     };
     manager_ = std::make_unique<SharePartitionManager>(std::move(o));
-    ctx_.share_version = 2;
+    ctx_.features->share_version = 2;
     ctx_.share_sessions = &sessions_;
     ctx_.share_partitions = manager_.get();
     Append("t", 0, 5);
@@ -144,9 +144,9 @@ TEST_F(ShareFetchHandlersTest, TopLevelChecks) {
   EXPECT_EQ(resp.error_code, ke::kInvalidRequest);
   // The top-level answer carries the code only (Kafka's getErrorResponse).
   EXPECT_FALSE(resp.error_message.has_value());
-  ctx_.share_version = 0;
+  ctx_.features->share_version = 0;
   EXPECT_EQ(HandleShareFetch(ctx_, rc_, Fetch("m1", 0), 2).error_code, ke::kUnsupportedVersion);
-  ctx_.share_version = 2;
+  ctx_.features->share_version = 2;
   // A session that does not exist.
   resp = HandleShareFetch(ctx_, rc_, Fetch("m1", 3), 2);
   EXPECT_EQ(resp.error_code, share_error::kShareSessionNotFound);

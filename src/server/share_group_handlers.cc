@@ -32,7 +32,7 @@ p::ShareGroupHeartbeatResponseData HandleShareGroupHeartbeat(
     r.error_code = code;
     return r;
   };
-  if (ctx.share_version < 1) return fail(ke::kUnsupportedVersion);
+  if (ctx.share_version() < 1) return fail(ke::kUnsupportedVersion);
   if (!Authorized(ctx, rc, AclOperation::kRead, ResourceType::kGroup, req.group_id)) {
     return fail(ke::kGroupAuthorizationFailed);
   }
@@ -55,7 +55,7 @@ p::ShareGroupDescribeResponseData HandleShareGroupDescribe(
     int16_t /*version*/) {
   using DescribedGroup = p::ShareGroupDescribeResponseData::DescribedGroup;
   p::ShareGroupDescribeResponseData resp;
-  if (ctx.share_version < 1) {
+  if (ctx.share_version() < 1) {
     for (const std::string& id : req.group_ids) {
       auto& d = resp.groups.emplace_back();
       d.group_id = id;

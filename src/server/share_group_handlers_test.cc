@@ -19,7 +19,7 @@ class ShareGroupHandlersTest : public AuthorizationHandlersTest {
   void SetUp() override {
     AuthorizationHandlersTest::SetUp();
     CreateTopic("orders", 2);
-    ctx_.share_version = 2;
+    ctx_.features->share_version = 2;
   }
   static p::ShareGroupHeartbeatRequestData Join(const std::string& member) {
     p::ShareGroupHeartbeatRequestData req;
@@ -33,7 +33,7 @@ class ShareGroupHandlersTest : public AuthorizationHandlersTest {
 };
 
 TEST_F(ShareGroupHandlersTest, RefusedBelowShareVersionOne) {
-  ctx_.share_version = 0;
+  ctx_.features->share_version = 0;
   auto hb = HandleShareGroupHeartbeat(ctx_, admin_, client_, Join("m-1"), 1);
   EXPECT_EQ(hb.error_code, ke::kUnsupportedVersion);
   EXPECT_EQ(hb.error_message, std::nullopt);

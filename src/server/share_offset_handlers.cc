@@ -51,7 +51,7 @@ p::DescribeShareGroupOffsetsResponseData HandleDescribeShareGroupOffsets(
   for (const auto& g : req.groups) {
     Group& out = resp.groups.emplace_back();
     out.group_id = g.group_id;
-    if (ctx.share_version < 1) {
+    if (ctx.share_version() < 1) {
       out.error_code = ke::kUnsupportedVersion;
       continue;
     }
@@ -117,7 +117,7 @@ p::AlterShareGroupOffsetsResponseData HandleAlterShareGroupOffsets(
     r.error_message = std::move(message);
     return r;
   };
-  if (ctx.share_version < 1) return fail(ke::kUnsupportedVersion, kUnsupportedVersionMessage);
+  if (ctx.share_version() < 1) return fail(ke::kUnsupportedVersion, kUnsupportedVersionMessage);
   if (!Authorized(ctx, rc, AclOperation::kRead, ResourceType::kGroup, req.group_id)) {
     return fail(ke::kGroupAuthorizationFailed, AuthMessage(ke::kGroupAuthorizationFailed));
   }
@@ -179,7 +179,7 @@ p::DeleteShareGroupOffsetsResponseData HandleDeleteShareGroupOffsets(
     r.error_message = std::move(message);
     return r;
   };
-  if (ctx.share_version < 1) return fail(ke::kUnsupportedVersion, kUnsupportedVersionMessage);
+  if (ctx.share_version() < 1) return fail(ke::kUnsupportedVersion, kUnsupportedVersionMessage);
   if (!Authorized(ctx, rc, AclOperation::kDelete, ResourceType::kGroup, req.group_id)) {
     return fail(ke::kGroupAuthorizationFailed, AuthMessage(ke::kGroupAuthorizationFailed));
   }

@@ -21,7 +21,7 @@ class ShareOffsetHandlersTest : public AuthorizationHandlersTest {
     AuthorizationHandlersTest::SetUp();
     CreateTopic("orders", 2);
     CreateTopic("secret", 1);
-    ctx_.share_version = 2;
+    ctx_.features->share_version = 2;
   }
   static p::AlterShareGroupOffsetsRequestData Alter(const std::vector<std::string>& topics) {
     p::AlterShareGroupOffsetsRequestData req;
@@ -62,7 +62,7 @@ class ShareOffsetHandlersTest : public AuthorizationHandlersTest {
 };
 
 TEST_F(ShareOffsetHandlersTest, RefusedBelowShareVersionOne) {
-  ctx_.share_version = 0;
+  ctx_.features->share_version = 0;
   auto d = HandleDescribeShareGroupOffsets(ctx_, admin_, Describe(std::nullopt), 1);
   ASSERT_EQ(d.groups.size(), 1u);
   EXPECT_EQ(d.groups[0].error_code, ke::kUnsupportedVersion);

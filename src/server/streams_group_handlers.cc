@@ -65,7 +65,7 @@ p::StreamsGroupHeartbeatResponseData HandleStreamsGroupHeartbeat(
     r.error_message = std::move(message);
     return r;
   };
-  if (ctx.streams_version < 1) return fail(ke::kUnsupportedVersion);
+  if (ctx.streams_version() < 1) return fail(ke::kUnsupportedVersion);
   if (!Authorized(ctx, rc, AclOperation::kRead, ResourceType::kGroup, req.group_id)) {
     return fail(ke::kGroupAuthorizationFailed);
   }
@@ -141,7 +141,7 @@ p::StreamsGroupDescribeResponseData HandleStreamsGroupDescribe(
     const p::StreamsGroupDescribeRequestData& req, int16_t /*version*/) {
   using DescribedGroup = p::StreamsGroupDescribeResponseData::DescribedGroup;
   p::StreamsGroupDescribeResponseData resp;
-  if (ctx.streams_version < 1) {
+  if (ctx.streams_version() < 1) {
     for (const std::string& id : req.group_ids) {
       auto& d = resp.groups.emplace_back();
       d.group_id = id;
@@ -200,7 +200,7 @@ p::StreamsGroupTopologyDescriptionUpdateResponseData HandleStreamsGroupTopologyD
     r.error_code = code;
     return r;
   };
-  if (ctx.streams_version < 1) return fail(ke::kUnsupportedVersion);
+  if (ctx.streams_version() < 1) return fail(ke::kUnsupportedVersion);
   if (!Authorized(ctx, rc, AclOperation::kRead, ResourceType::kGroup, req.group_id)) {
     return fail(ke::kGroupAuthorizationFailed);
   }

@@ -24,7 +24,7 @@ class StreamsGroupHandlersTest : public AuthorizationHandlersTest {
   void SetUp() override {
     AuthorizationHandlersTest::SetUp();
     CreateTopic("in", 2);
-    ctx_.streams_version = 1;
+    ctx_.features->streams_version = 1;
   }
   static p::StreamsGroupHeartbeatRequestData Join(const std::string& member,
                                                   const std::string& source = "in") {
@@ -57,7 +57,7 @@ class StreamsGroupHandlersTest : public AuthorizationHandlersTest {
 };
 
 TEST_F(StreamsGroupHandlersTest, RefusedBelowStreamsVersionOne) {
-  ctx_.streams_version = 0;
+  ctx_.features->streams_version = 0;
   auto hb = HandleStreamsGroupHeartbeat(ctx_, admin_, client_, Join("m-1"), 1);
   EXPECT_EQ(hb.error_code, ke::kUnsupportedVersion);
   EXPECT_EQ(hb.error_message, std::nullopt);

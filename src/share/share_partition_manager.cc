@@ -664,6 +664,11 @@ void SharePartitionManager::OnShareGroupDeleted(const std::string& group_id) {
   std::erase_if(partitions_, [&](const auto& kv) { return kv.first.group_id == group_id; });
 }
 
+void SharePartitionManager::ForgetAll() {
+  MutexLock lock(&mu_);
+  partitions_.clear();
+}
+
 std::optional<OffsetSnapshot> SharePartitionManager::StateOf(const SharePartitionKey& key,
                                                              int64_t offset) {
   std::shared_ptr<Entry> entry;

@@ -183,6 +183,11 @@ class SharePartitionManager : public ShareGroupListener {
   void OnShareGroupMemberLeft(const std::string& group_id, const std::string& member_id) override;
   void OnShareGroupDeleted(const std::string& group_id) override;
 
+  // share.version finalized below 1: every share partition is forgotten, as Kafka's
+  // onShareVersionToggle drops its cache; one used again after an upgrade loads anew from the
+  // share coordinator.
+  void ForgetAll() EXCLUDES(mu_);
+
   // For tests: the state of one offset of a loaded share partition.
   std::optional<OffsetSnapshot> StateOf(const SharePartitionKey& key, int64_t offset);
   bool IsLoaded(const SharePartitionKey& key);

@@ -105,6 +105,11 @@ std::optional<ReleasedShareSession> ShareSessionCache::RemoveSession(const std::
   return released;
 }
 
+void ShareSessionCache::RemoveAll() {
+  MutexLock lock(&mu_);
+  sessions_.clear();
+}
+
 std::vector<ReleasedShareSession> ShareSessionCache::RemoveConnection(
     const std::string& connection_id) {
   MutexLock lock(&mu_);

@@ -111,6 +111,11 @@ class ShareSessionCache {
   std::optional<ReleasedShareSession> RemoveSession(const std::string& group_id,
                                                     const std::string& member_id) EXCLUDES(mu_);
 
+  // share.version finalized below 1: every session is forgotten, as Kafka's
+  // SharePartitionManager.onShareVersionToggle removes them (their records are not released
+  // one by one: the share partitions holding them are forgotten too).
+  void RemoveAll() EXCLUDES(mu_);
+
   // The connection closed: removes the sessions it opened (a session reopened since on another
   // connection is not its any more) and returns them, so their records are released.
   std::vector<ReleasedShareSession> RemoveConnection(const std::string& connection_id)
