@@ -1146,8 +1146,10 @@ def wait_assignments(members, partitions, after_generation, what, incremental=Fa
 
 
 class BackgroundProducer:
-    """confluent-kafka producing r0, r1, ... round-robin over the partitions of a topic, a
-    record every `interval` seconds, until stopped; remembers where each was acknowledged."""
+    """confluent-kafka producing r0, r1, ... (or what `value(i)` of a subclass says)
+    round-robin over the partitions of a topic, a record every `interval` seconds, idempotent
+    with acks=all, until stopped; remembers where each was acknowledged. It keeps producing
+    while the broker is down (librdkafka queues and retries)."""
 
     def __init__(self, bootstrap, topic, partitions, interval=0.02):
         from confluent_kafka import Producer
@@ -1170,15 +1172,18 @@ class BackgroundProducer:
     def _run(self):
         while not self.stop_event.is_set():
             i = self.sent
-            self.producer.produce(self.topic, value=f"r{i}".encode(), partition=i % self.partitions,
-                                  on_delivery=self._on_delivery)
+            self.producer.produce(self.topic, value=self.value(i).encode(),
+                                  partition=i % self.partitions, on_delivery=self._on_delivery)
             self.sent += 1
             self.producer.poll(self.interval)
+
+    def value(self, i):
+        return f"r{i}"
 
     def stop(self):
         self.stop_event.set()
         self.thread.join(30)
-        check(self.producer.flush(30) == 0, "the producer did not flush")
+        check(self.producer.flush(60) == 0, "the producer did not flush")
         check(not self.errors and len(self.acked) == self.sent,
               f"{len(self.acked)} of {self.sent} acknowledged: {self.errors[:3]}")
         return self.acked

@@ -14,7 +14,6 @@ import random
 import re
 import struct
 import sys
-import threading
 import time
 
 from harness import check, java_streams_helper, kafka_tool
@@ -109,49 +108,15 @@ def streams_group_word_count(ctx):
     ctx.expect_records = None
 
 
-class LineProducer:
-    """confluent-kafka producing lines of words (a seeded random sequence) round-robin over the
-    partitions of a topic, one every `interval` seconds, idempotent with acks=all, until
-    stopped: it keeps producing while the broker is down (librdkafka queues and retries)."""
+def _line_producer(bootstrap, topic, partitions, vocabulary, seed, interval=0.05):
+    """The harness's background producer (client_tests.py) producing lines of words, a seeded
+    random sequence."""
+    class LineProducer(_main().BackgroundProducer):
+        def value(self, i):
+            return " ".join(rng.choice(vocabulary) for _ in range(rng.randrange(1, 6)))
 
-    def __init__(self, bootstrap, topic, partitions, vocabulary, seed, interval=0.05):
-        from confluent_kafka import Producer
-        self.rng = random.Random(seed)
-        self.vocabulary = vocabulary
-        self.acked = {}  # (partition, offset) -> line
-        self.errors = []
-        self.sent = 0
-        self.stop_event = threading.Event()
-        self.producer = Producer({"bootstrap.servers": bootstrap, "acks": "all",
-                                  "enable.idempotence": True, "linger.ms": 5})
-        self.topic, self.partitions, self.interval = topic, partitions, interval
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _on_delivery(self, err, msg):
-        if err:
-            self.errors.append(err)
-        else:
-            self.acked[(msg.partition(), msg.offset())] = msg.value().decode()
-
-    def _run(self):
-        while not self.stop_event.is_set():
-            line = " ".join(self.rng.choice(self.vocabulary)
-                            for _ in range(self.rng.randrange(1, 6)))
-            self.producer.produce(self.topic, value=line.encode(),
-                                  partition=self.sent % self.partitions,
-                                  on_delivery=self._on_delivery)
-            self.sent += 1
-            self.producer.poll(0)
-            time.sleep(self.interval)
-
-    def stop(self):
-        self.stop_event.set()
-        self.thread.join(30)
-        check(self.producer.flush(60) == 0, "the producer did not flush")
-        check(not self.errors and len(self.acked) == self.sent,
-              f"{len(self.acked)} of {self.sent} acknowledged: {self.errors[:3]}")
-        return self.acked
+    rng = random.Random(seed)
+    return LineProducer(bootstrap, topic, partitions, interval=interval)
 
 
 def _tasks(text):
@@ -279,7 +244,7 @@ def streams_group_broker_restart(ctx):
         check(not dead, f"{what}: instance(s) {dead} exited:"
                         + "".join(f"\n{apps[n].output()[-5:]}" for n in dead))
 
-    producer = LineProducer(b.bootstrap, "sr-in", partitions, vocabulary, seed=23)
+    producer = _line_producer(b.bootstrap, "sr-in", partitions, vocabulary, seed=23)
     try:
         start(1)
         wait_settled(b.bootstrap, app_id, 1, all_tasks, 120, "instance 1 alone")
