@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "base/logger_registry.h"
 #include "base/scheduler.h"
@@ -22,6 +23,7 @@
 #include "server/handlers.h"
 #include "server/share_fetch_handlers.h"
 #include "server/socket_server.h"
+#include "share/share_dlq_writer.h"
 #include "share/share_partition_manager.h"
 #include "share/share_session_cache.h"
 #include "sharestate/share_coordinator.h"
@@ -135,7 +137,44 @@ Status BrokerServer::StartAll() {
     };
     share_sessions_ = std::make_unique<ShareSessionCache>(static_cast<int32_t>(
         int_setting("group.share.max.share.sessions", ShareSessionCache::kDefaultMaxSessions)));
+    // Share groups' dead-letter queues (KIP-1191): archived records written to the group's
+    // errors.deadletterqueue.topic.name by the writer's own thread, as a produce appends.
+    {
+      ShareDlqWriter::Options wo;
+      wo.logs = logs_.get();
+      wo.group_config = [this, logs = logs_.get(),
+                         broker = config_.group](const std::string& group_id) {
+        ShareDlqGroupConfig c;
+        // Kafka's isDLQEnabledForGroup: share.version 2 (supportsShareGroupDLQ) and a topic.
+        if (context_ == nullptr || context_->share_version() < 2) return c;
+        const GroupConfig g =
+            EffectiveGroupConfig(broker, logs->metadata()->GroupConfigs(group_id));
+        c.topic_name = g.errors_deadletterqueue_topic_name;
+        c.copy_record = g.errors_deadletterqueue_copy_record_enable;
+        c.enabled = !c.topic_name.empty();
+        return c;
+      };
+      auto prop = [this](const std::string& name, const std::string& fallback) {
+        auto it = config_.properties.find(name);
+        return it == config_.properties.end() ? fallback : it->second;
+      };
+      wo.topic_prefix = prop("errors.deadletterqueue.topic.name.prefix", "dlq.");
+      std::string auto_create = prop("errors.deadletterqueue.auto.create.topics.enable", "false");
+      std::transform(auto_create.begin(), auto_create.end(), auto_create.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      wo.auto_create_topics = auto_create == "true";
+      wo.default_partitions = config_.num_partitions;
+      wo.on_appended = [this](const TopicPartition& tp) {
+        if (broker_) broker_->NotifyAppended({tp});
+      };
+      wo.logger = logger.Named("org.apache.kafka.server.share.dlq.ShareGroupDLQStateManager");
+      share_dlq_ = std::make_unique<ShareDlqWriter>(std::move(wo));
+    }
     SharePartitionManager::Options so;
+    so.on_dlq_archived = [dlq = share_dlq_.get()](const SharePartitionKey& key,
+                                                  std::vector<DlqArchive> archived) {
+      dlq->Enqueue(key, std::move(archived));
+    };
     so.coordinator = share_state_.get();
     so.logs = logs_.get();
     so.scheduler = scheduler_.get();
@@ -278,6 +317,7 @@ Status BrokerServer::StartAll() {
   txns_->Start(broker_->MarkerWriter());
   share_state_->Start();
   share_partitions_->Start();
+  share_dlq_->Start();
 
   SocketServerOptions so = config_.SocketServer();
   so.logger = logger.Named("kafka.network.SocketServer");
@@ -335,11 +375,12 @@ Status BrokerServer::Shutdown() {
     options_.logger.Info(fmt::format("[KafkaServer id={}] shutting down", config_.node_id));
   if (txns_) txns_->Shutdown();  // no more markers,
   if (share_state_) share_state_->Shutdown();
-  if (broker_) broker_->Shutdown();  // parked fetches are answered first,
-  if (groups_) groups_->Shutdown();  // and joins waiting for a rebalance ...
-  if (server_) server_->Shutdown();  // ... then in-flight requests finish, connections close
-  if (http_) http_->Stop();          // no scrape reads the logs once they close
-  if (tiered_) tiered_->Shutdown();  // a copy in progress finishes; no new pass starts
+  if (broker_) broker_->Shutdown();    // parked fetches are answered first,
+  if (groups_) groups_->Shutdown();    // and joins waiting for a rebalance ...
+  if (server_) server_->Shutdown();    // ... then in-flight requests finish, connections close
+  if (http_) http_->Stop();            // no scrape reads the logs once they close
+  if (tiered_) tiered_->Shutdown();    // a copy in progress finishes; no new pass starts
+  if (share_dlq_) share_dlq_->Stop();  // queued DLQ records are written before the logs close
   if (logs_) shutdown_status_ = logs_->Shutdown();
   if (scheduler_) scheduler_->Shutdown();
   if (started_)

@@ -13,8 +13,10 @@
 namespace seglog {
 
 // Transitions: AVAILABLE -> ACQUIRED; ACQUIRED -> AVAILABLE, ACKNOWLEDGED or ARCHIVED.
-// ACKNOWLEDGED and ARCHIVED are final. ARCHIVING (the dead-letter-queue hand-off of 4.4) is
-// never entered by seglog and never persisted.
+// ACKNOWLEDGED and ARCHIVED are final. ARCHIVING (Kafka 4.4's dead-letter-queue hand-off,
+// which Kafka persists until the DLQ write ends) is never entered by seglog: its records go
+// straight to ARCHIVED and to the DLQ writer; an ARCHIVING batch of a Kafka-written state loads
+// as ARCHIVED (SharePartition::Create).
 enum class RecordState : int8_t {
   kAvailable = 0,
   kAcquired = 1,

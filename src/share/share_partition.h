@@ -132,6 +132,23 @@ struct ReleaseResult {
   bool became_available = false;
 };
 
+// Why a record was archived toward the share group's dead-letter queue (KIP-1191; Kafka 4.4.0's
+// ShareGroupDLQManager.CLIENT_REJECT and DELIVERY_COUNT_EXCEEDED).
+enum class DlqCause : int8_t {
+  kClientReject = 0,           // acknowledged with Reject
+  kDeliveryCountExceeded = 1,  // released, or its lock expired, at the delivery count limit
+};
+
+// Offsets [first, last] archived for one cause with one delivery count: what the share
+// partition hands to the dead-letter-queue writer (Kafka's ShareGroupDLQRecordParameter).
+struct DlqArchive {
+  int64_t first_offset = 0;
+  int64_t last_offset = 0;
+  int16_t delivery_count = 0;
+  DlqCause cause = DlqCause::kClientReject;
+  bool operator==(const DlqArchive&) const = default;
+};
+
 // One offset's state, for tests and describe.
 struct OffsetSnapshot {
   RecordState state = RecordState::kAvailable;
@@ -145,7 +162,9 @@ class SharePartition {
  public:
   // The share partition as the share coordinator has it. REQUIRES nothing of the batches beyond
   // what the coordinator writes; refuses (InvalidArgument) a negative start offset, a batch
-  // with first > last, overlapping or unsorted batches, and states other than 0, 2 and 4.
+  // with first > last, overlapping or unsorted batches, and states other than 0, 2, 3 and 4.
+  // ARCHIVING (3, Kafka's pending dead-letter-queue write) loads as ARCHIVED and is listed by
+  // TakeDlqArchives.
   // Batches below the start offset are dropped; records the state calls ACQUIRED cannot be
   // (Kafka never writes acquisitions).
   static Result<SharePartition> Create(const SharePartitionConfig& config,
@@ -196,6 +215,13 @@ class SharePartition {
   // after a restart they come back AVAILABLE with that count). AVAILABLE records never
   // delivered (count 0) are left out, as Kafka leaves them out.
   PersistedShareState PersistableState() const;
+
+  // The records archived since the last call by a Reject or at the delivery count limit (a
+  // release, a lock expiry, a member's release), in the order they were archived, adjacent
+  // ones with the same cause and count merged; the list is emptied. A refused acknowledgement
+  // adds nothing. Gap acknowledgements, aborted transactions and offsets that left the log are
+  // not listed (Kafka never sends those to the dead-letter queue).
+  std::vector<DlqArchive> TakeDlqArchives();
 
   // The state of one offset; none when it is not in the cache.
   std::optional<OffsetSnapshot> StateOf(int64_t offset) const;
@@ -257,11 +283,15 @@ class SharePartition {
                             int64_t now_ms);
   ShareError AcknowledgeOffsets(std::string_view member_id, const AcknowledgementBatch& ack,
                                 InFlightBatch& batch, int64_t now_ms);
-  // REQUIRES: `state` is ACQUIRED by the acknowledging member; `type` is 0-4.
-  ShareError ApplyType(int8_t type, InFlightState& state, int64_t now_ms);
+  // REQUIRES: `state` (offsets [first, last]) is ACQUIRED by the acknowledging member; `type`
+  // is 0-4.
+  ShareError ApplyType(int8_t type, InFlightState& state, int64_t first, int64_t last,
+                       int64_t now_ms);
 
-  // ACQUIRED -> AVAILABLE, or ARCHIVED at the delivery limit; count unchanged.
-  void Release(InFlightState& state, ReleaseResult& result) const;
+  // ACQUIRED -> AVAILABLE, or ARCHIVED at the delivery limit (listed for the dead-letter
+  // queue); count unchanged. `state` holds offsets [first, last].
+  void Release(InFlightState& state, int64_t first, int64_t last, ReleaseResult& result);
+  void AddDlqArchive(int64_t first, int64_t last, int32_t delivery_count, DlqCause cause);
   template <typename Pred>
   ReleaseResult ReleaseIf(Pred pred);
 
@@ -280,6 +310,8 @@ class SharePartition {
   Cache cache_;
   // State transitions made by the Acknowledge in progress.
   int64_t acknowledge_transitions_ = 0;
+  // Archived records not yet taken by TakeDlqArchives.
+  std::vector<DlqArchive> dlq_archives_;
 };
 
 }  // namespace seglog

@@ -295,9 +295,17 @@ ShareError SharePartitionManager::EnsureLoaded(Entry& entry, const std::string& 
   entry.changed.SignalAll();
   if (!error.ok()) return error;
   entry.partition.emplace(std::move(created).value());
+  HandOffDlq(entry);
   entry.leader_epoch = leader_epoch;
   entry.read_committed = settings.read_committed;
   return ShareError::None();
+}
+
+void SharePartitionManager::HandOffDlq(Entry& entry) {
+  std::vector<DlqArchive> archived = entry.partition->TakeDlqArchives();
+  if (!archived.empty() && options_.on_dlq_archived) {
+    options_.on_dlq_archived(entry.key, std::move(archived));
+  }
 }
 
 ShareCoordinatorWriteData SharePartitionManager::WriteDataOf(const SharePartition& partition,
@@ -332,6 +340,7 @@ SharePartitionManager::WriteOutcome SharePartitionManager::WriteChange(Entry& en
   }
   if (!planned.write) {
     entry.partition = std::move(next);
+    HandOffDlq(entry);
     out.applied = true;
     out.became_available = planned.became_available;
     return out;
@@ -361,6 +370,7 @@ SharePartitionManager::WriteOutcome SharePartitionManager::WriteChange(Entry& en
   // The live partition changed meanwhile only by acquisitions of AVAILABLE records (the
   // invariant of write_in_flight), which the change does not touch: it applies as planned.
   const Change applied = change(*entry.partition);
+  HandOffDlq(entry);
   if (!applied.error.ok()) {
     options_.logger.Warn(fmt::format("Share partition {}: a written change no longer applies: {}",
                                      key.CoordinatorKey(), applied.error.message()));

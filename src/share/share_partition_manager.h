@@ -126,6 +126,10 @@ class SharePartitionManager : public ShareGroupListener {
     // Unset: ShareGroupSettings{} for every group (the broker's defaults).
     SettingsLookup settings;
     AvailableListener on_available;
+    // Records a change archived by a Reject or at the delivery count limit, once the change is
+    // applied (after its state write): the dead-letter-queue writer's queue (ShareDlqWriter::
+    // Enqueue). Called with the partition's mutex held; must not block. May be unset.
+    std::function<void(const SharePartitionKey&, std::vector<DlqArchive>)> on_dlq_archived;
     // ms since the epoch; unset: the scheduler's clock, else the system clock.
     std::function<int64_t()> clock;
     Logger logger;
@@ -242,6 +246,8 @@ class SharePartitionManager : public ShareGroupListener {
   // REQUIRES: the partition is loaded.
   WriteOutcome WriteChange(Entry& entry, const ChangeFn& change, bool apply_on_failure)
       REQUIRES(entry.mu);
+  // Hands what the partition archived for the dead-letter queue to on_dlq_archived.
+  void HandOffDlq(Entry& entry) REQUIRES(entry.mu);
   // The state to write for `partition`.
   ShareCoordinatorWriteData WriteDataOf(const SharePartition& partition,
                                         int32_t leader_epoch) const;

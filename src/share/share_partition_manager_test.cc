@@ -17,6 +17,7 @@
 
 #include "base/scheduler.h"
 #include "manager/log_manager.h"
+#include "protocol/kafka_error.h"
 #include "seglog/log.h"
 #include "seglog/record_batch.h"
 #include "sharestate/share_coordinator.h"
@@ -79,7 +80,16 @@ class SharePartitionManagerTest : public ::testing::Test {
         // Bounded: a test that forgets to open the gate fails instead of hanging.
         gate_cv_.wait_for(lock, std::chrono::seconds(20), [this] { return gate_open_; });
       }
+      if (fail_writes_) {
+        ShareCoordinator::Outcome failed;
+        failed.error_code = kafka_error::kCoordinatorNotAvailable;
+        return failed;
+      }
       return coordinator_->Write(key, data);
+    };
+    o.on_dlq_archived = [this](const SharePartitionKey& key, std::vector<DlqArchive> archived) {
+      EXPECT_EQ(key, Key());
+      dlq_.insert(dlq_.end(), archived.begin(), archived.end());
     };
     o.on_available = [this](const std::string& g) { available_.push_back(g); };
     manager_ = std::make_unique<SharePartitionManager>(std::move(o));
@@ -173,6 +183,9 @@ class SharePartitionManagerTest : public ::testing::Test {
   std::condition_variable gate_cv_;
   bool gate_open_ = true;
   int writes_started_ = 0;
+  bool fail_writes_ = false;
+  // What on_dlq_archived was given.
+  std::vector<DlqArchive> dlq_;
 
   void CloseGate() {
     std::lock_guard<std::mutex> lock(gate_mu_);
@@ -464,6 +477,36 @@ TEST_F(SharePartitionManagerTest, FailedWriteAppliesNothingAndAFetchSawNothing) 
   EXPECT_EQ(StateAt(0), RecordState::kAcquired);
   EXPECT_EQ(StateAt(1), RecordState::kAcquired);
   EXPECT_TRUE(available_.empty());
+}
+
+}  // namespace
+}  // namespace seglog
+
+namespace seglog {
+namespace {
+
+// The dead-letter-queue hand-off: a Reject, or a release at the delivery count limit, reaches
+// on_dlq_archived once its state write succeeded; a failed write hands nothing over.
+TEST_F(SharePartitionManagerTest, ArchivedRecordsHandedToTheDlqAfterTheirWrite) {
+  settings_.auto_offset_reset = "earliest";
+  settings_.partition.delivery_count_limit = 2;
+  Produce(4);
+  Initialize();
+  ASSERT_EQ(Fetch("m1").acquired.size(), 1u);
+  fail_writes_ = true;
+  EXPECT_FALSE(Ack("m1", 0, 0, static_cast<int8_t>(AcknowledgeType::kReject)).ok());
+  EXPECT_TRUE(dlq_.empty());
+  EXPECT_EQ(StateAt(0), RecordState::kAcquired);
+  fail_writes_ = false;
+  ASSERT_TRUE(Ack("m1", 0, 1, static_cast<int8_t>(AcknowledgeType::kReject)).ok());
+  EXPECT_EQ(dlq_, (std::vector<DlqArchive>{{0, 1, 1, DlqCause::kClientReject}}));
+  ASSERT_TRUE(Ack("m1", 2, 3, static_cast<int8_t>(AcknowledgeType::kRelease)).ok());
+  ASSERT_EQ(Fetch("m1").acquired.size(), 1u);  // 2-3 for the second time
+  dlq_.clear();
+  ASSERT_TRUE(Ack("m1", 2, 3, static_cast<int8_t>(AcknowledgeType::kRelease)).ok());
+  EXPECT_EQ(dlq_, (std::vector<DlqArchive>{{2, 3, 2, DlqCause::kDeliveryCountExceeded}}));
+  auto summary = coordinator_->ReadSummary(Key());
+  EXPECT_EQ(summary.start_offset, 4);
 }
 
 }  // namespace

@@ -802,7 +802,6 @@ TEST(SharePartitionTest, RefusesBadPersistedState) {
   EXPECT_EQ(create({0, 0, {{5, 6, RecordState::kAvailable, 1}, {0, 1, RecordState::kArchived, 1}}}),
             Status::Code::kInvalidArgument);
   EXPECT_EQ(create({0, 0, {{0, 4, RecordState::kAcquired, 1}}}), Status::Code::kInvalidArgument);
-  EXPECT_EQ(create({0, 0, {{0, 4, RecordState::kArchiving, 1}}}), Status::Code::kInvalidArgument);
   EXPECT_EQ(create({0, 0, {{0, 4, RecordState::kAvailable, -1}}}), Status::Code::kInvalidArgument);
 }
 
@@ -834,6 +833,98 @@ TEST(SharePartitionTest, PersistableStateMergesRuns) {
   ASSERT_TRUE(Acknowledge(sp, kM1, {Ack(1, 7, kAccept)}).ok());
   EXPECT_EQ(sp.PersistableState(),
             (PersistedShareState{0, 0, {{1, 7, RecordState::kAcknowledged, 1}}}));
+}
+
+// --- dead-letter queue hand-off (KIP-1191) ---------------------------------------------------
+
+std::vector<DlqArchive> Take(SharePartition& sp) { return sp.TakeDlqArchives(); }
+
+TEST(SharePartitionDlqTest, RejectListsClientRejectWithTheDeliveryCount) {
+  SharePartition sp = Fresh();
+  ASSERT_EQ(Acquire(sp, kM1, {{0, 9}}).count, 10);
+  EXPECT_TRUE(Take(sp).empty());
+  ASSERT_TRUE(Acknowledge(sp, kM1, {Ack(2, 4, kReject), Ack(5, 6, kAccept)}).ok());
+  EXPECT_EQ(Take(sp), (std::vector<DlqArchive>{{2, 4, 1, DlqCause::kClientReject}}));
+  EXPECT_TRUE(Take(sp).empty());  // taken once
+  ExpectStates(sp, 2, 4, RecordState::kArchived, 1);
+}
+
+TEST(SharePartitionDlqTest, PerOffsetTypesListOnlyRejectedOffsetsMerged) {
+  SharePartition sp = Fresh();
+  ASSERT_EQ(Acquire(sp, kM1, {{0, 5}}).count, 6);
+  const auto R = static_cast<int8_t>(kReject);
+  const auto A = static_cast<int8_t>(kAccept);
+  const auto G = static_cast<int8_t>(kGap);
+  std::vector<AcknowledgementBatch> acks{{0, 5, {R, R, A, G, R, R}}};
+  ASSERT_TRUE(sp.Acknowledge(kM1, acks, 0).ok());
+  EXPECT_EQ(Take(sp), (std::vector<DlqArchive>{{0, 1, 1, DlqCause::kClientReject},
+                                               {4, 5, 1, DlqCause::kClientReject}}));
+}
+
+TEST(SharePartitionDlqTest, GapAndRefusedAcknowledgementsListNothing) {
+  SharePartition sp = Fresh();
+  ASSERT_EQ(Acquire(sp, kM1, {{0, 9}}).count, 10);
+  ASSERT_TRUE(Acknowledge(sp, kM1, {Ack(0, 1, kGap)}).ok());
+  EXPECT_TRUE(Take(sp).empty());
+  // The second batch is not the member's: the whole request is refused, the Reject undone.
+  ShareError refused = Acknowledge(sp, kM2, {Ack(2, 3, kReject)});
+  EXPECT_FALSE(refused.ok());
+  refused = Acknowledge(sp, kM1, {Ack(2, 3, kReject), Ack(20, 21, kReject)});
+  EXPECT_FALSE(refused.ok());
+  EXPECT_TRUE(Take(sp).empty());
+  ExpectStates(sp, 2, 3, RecordState::kAcquired, 1, kM1);
+}
+
+TEST(SharePartitionDlqTest, ReleaseAtTheLimitListsDeliveryCountExceeded) {
+  SharePartition sp = Fresh(0, Config(/*delivery_limit=*/2));
+  ASSERT_EQ(Acquire(sp, kM1, {{0, 3}}).count, 4);
+  ASSERT_TRUE(Acknowledge(sp, kM1, {Ack(0, 3, kRelease)}).ok());
+  EXPECT_TRUE(Take(sp).empty());  // count 1 < 2: AVAILABLE again
+  ASSERT_EQ(Acquire(sp, kM1, {{0, 3}}).count, 4);
+  ASSERT_TRUE(Acknowledge(sp, kM1, {Ack(0, 3, kRelease)}).ok());
+  EXPECT_EQ(Take(sp), (std::vector<DlqArchive>{{0, 3, 2, DlqCause::kDeliveryCountExceeded}}));
+  EXPECT_EQ(sp.StartOffset(), 4);  // finished
+}
+
+TEST(SharePartitionDlqTest, RejectAtTheLimitIsStillAClientReject) {
+  SharePartition sp = Fresh(0, Config(/*delivery_limit=*/2));
+  ASSERT_EQ(Acquire(sp, kM1, {{0, 0}}).count, 1);
+  ASSERT_TRUE(Acknowledge(sp, kM1, {Ack(0, 0, kRelease)}).ok());
+  ASSERT_EQ(Acquire(sp, kM1, {{0, 0}}).count, 1);
+  ASSERT_TRUE(Acknowledge(sp, kM1, {Ack(0, 0, kReject)}).ok());
+  EXPECT_EQ(Take(sp), (std::vector<DlqArchive>{{0, 0, 2, DlqCause::kClientReject}}));
+}
+
+TEST(SharePartitionDlqTest, LockExpiryAndMemberReleaseAtTheLimit) {
+  SharePartition sp = Fresh(0, Config(/*delivery_limit=*/2));
+  ASSERT_EQ(Acquire(sp, kM1, {{0, 1}}, 0).count, 2);
+  EXPECT_EQ(sp.ExpireLocks(kLock).released, 2);
+  EXPECT_TRUE(Take(sp).empty());
+  ASSERT_EQ(Acquire(sp, kM1, {{0, 1}}, kLock).count, 2);
+  EXPECT_EQ(sp.ExpireLocks(2 * kLock).released, 2);
+  EXPECT_EQ(Take(sp), (std::vector<DlqArchive>{{0, 1, 2, DlqCause::kDeliveryCountExceeded}}));
+  // A member's release at the limit, for a split batch: offset by offset, merged.
+  ASSERT_EQ(Acquire(sp, kM2, {{2, 5}}, 0).count, 4);
+  ASSERT_TRUE(Acknowledge(sp, kM2, {Ack(2, 5, kRelease)}).ok());
+  ASSERT_EQ(Acquire(sp, kM2, {{2, 5}}, 0).count, 4);
+  ASSERT_TRUE(Acknowledge(sp, kM2, {Ack(3, 3, kAccept)}).ok());
+  sp.ReleaseMember(kM2);
+  EXPECT_EQ(Take(sp), (std::vector<DlqArchive>{{2, 2, 2, DlqCause::kDeliveryCountExceeded},
+                                               {4, 5, 2, DlqCause::kDeliveryCountExceeded}}));
+}
+
+TEST(SharePartitionDlqTest, KafkasArchivingStateLoadsArchivedAndListed) {
+  SharePartitionConfig config = Config(/*delivery_limit=*/3);
+  SharePartition sp = Load({0,
+                            0,
+                            {{0, 1, RecordState::kArchiving, 3},
+                             {2, 2, RecordState::kArchiving, 1},
+                             {3, 4, RecordState::kAvailable, 1}}},
+                           config);
+  ExpectStates(sp, 3, 4, RecordState::kAvailable, 1);
+  EXPECT_EQ(sp.StartOffset(), 3);  // 0-2 finished
+  EXPECT_EQ(Take(sp), (std::vector<DlqArchive>{{0, 1, 3, DlqCause::kDeliveryCountExceeded},
+                                               {2, 2, 1, DlqCause::kClientReject}}));
 }
 
 }  // namespace

@@ -1,0 +1,142 @@
+"""Share groups' dead-letter queue (KIP-1191) with Kafka 4.4.0's clients: a KafkaShareConsumer
+(tests/clients/java/ShareMember.java) REJECTs the "reject-*" records and RELEASEs the "poison-*"
+ones on every delivery (share.delivery.count.limit=2 archives them on the second), then Kafka's
+console consumer reads the group's DLQ topic (errors.deadletterqueue.topic.name, copy.record
+on) and every DLQ record is checked: one per archived offset, the source key and value copied,
+and exactly Kafka 4.4.0's headers (__dlq.errors.topic/partition/offset/group/delivery.count/
+message). The same steps against a Kafka 4.4.0 broker give the same DLQ records."""
+import os
+import types
+
+from harness import check, kafka_tool
+from share_cases import ShareMember, wait_for
+from share_delivery_cases import set_group_configs
+
+T = "org.apache.kafka.tools."
+CONSOLE_CONSUMER = "org.apache.kafka.tools.consumer.ConsoleConsumer"
+
+TOPIC, DLQ, GROUP, LIMIT = "dlqsrc", "dlq.sg", "sg", 2
+VALUES = [("reject-" if i % 4 == 1 else "poison-" if i % 4 == 2 else "ok-") + str(i)
+          for i in range(12)]
+
+
+def expected():
+    """The DLQ records Kafka 4.4.0 writes for VALUES, by source offset: key, value, headers."""
+    out = {}
+    for o, v in enumerate(VALUES):
+        if v.startswith("ok-"):
+            continue
+        reject = v.startswith("reject-")
+        out[o] = (f"k{o}", v, [
+            ("__dlq.errors.topic", TOPIC), ("__dlq.errors.partition", "0"),
+            ("__dlq.errors.offset", str(o)), ("__dlq.errors.group", GROUP),
+            ("__dlq.errors.delivery.count", "1" if reject else str(LIMIT)),
+            ("__dlq.errors.message", "Offset rejected by client." if reject
+             else "Offset delivery count exceeded the threshold.")])
+    return out
+
+
+def read_dlq(bootstrap, count):
+    """The DLQ topic's records through the console consumer: (headers, key, value) each."""
+    p = kafka_tool(CONSOLE_CONSUMER, "--bootstrap-server", bootstrap, "--topic", DLQ,
+                   "--from-beginning", "--max-messages", str(count), "--timeout-ms", "20000",
+                   "--property", "print.headers=true", "--property", "print.key=true",
+                   "--property", "print.timestamp=true", ok=False, timeout=120)
+    rows = []
+    for line in p.stdout.splitlines():
+        f = line.split("\t")
+        if len(f) != 4 or not f[0].startswith("CreateTime:"):
+            continue
+        headers = [tuple(h.split(":", 1)) for h in f[1].split(",")] if f[1] != "NO_HEADERS" else []
+        rows.append((int(f[0].split(":", 1)[1]), headers, f[2], f[3]))
+    return rows, p.stdout + p.stderr
+
+
+def run_steps(ctx, b, tag):
+    """Creates the topics and the group's configs on broker `b`, runs one ShareMember until
+    every record is accepted or archived, and returns the DLQ records by source offset."""
+    kafka_tool(T + "TopicCommand", "--bootstrap-server", b.bootstrap, "--create", "--topic", TOPIC,
+               "--partitions", "1")
+    kafka_tool(T + "TopicCommand", "--bootstrap-server", b.bootstrap, "--create", "--topic", DLQ,
+               "--partitions", "1", "--config", "errors.deadletterqueue.group.enable=true")
+    set_group_configs(b, GROUP, {"share.auto.offset.reset": "earliest",
+                                 "share.delivery.count.limit": LIMIT,
+                                 "errors.deadletterqueue.topic.name": DLQ,
+                                 "errors.deadletterqueue.copy.record.enable": "true"})
+    kafka_tool(T + "ConsoleProducer", "--bootstrap-server", b.bootstrap, "--topic", TOPIC,
+               "--property", "parse.key=true", "--property", "key.separator=:",
+               input="".join(f"k{i}:{v}\n" for i, v in enumerate(VALUES)))
+    want = expected()
+    m = ShareMember(types.SimpleNamespace(ws=ctx.ws, broker=b), f"{tag}-d1", GROUP, TOPIC,
+                    seconds=90)
+    try:
+        def done():
+            with m.lock:
+                acks = list(m.acks)
+            seen = {(o, t, c) for (o, v, t, c) in acks}
+            return all((o, "ACCEPT", 1) in seen for o, v in enumerate(VALUES)
+                       if v.startswith("ok-")) and \
+                all((o, "REJECT", 1) in seen for o, v in enumerate(VALUES)
+                    if v.startswith("reject-")) and \
+                all((o, "RELEASE", LIMIT) in seen for o, v in enumerate(VALUES)
+                    if v.startswith("poison-"))
+
+        wait_for(f"{tag}: every record accepted, rejected or released to the limit", done, 75)
+        rows, out = [], ""
+        for _ in range(6):  # the DLQ writes follow the acknowledgements
+            rows, out = read_dlq(b.bootstrap, len(want))
+            if len(rows) >= len(want):
+                break
+    finally:
+        m.stop()
+    got = {}
+    for ts, headers, key, value in rows:
+        offset = dict(headers).get("__dlq.errors.offset", "?")
+        check(offset.isdigit() and int(offset) not in got,
+              f"{tag}: DLQ record with offset header {offset!r}:\n{out}")
+        got[int(offset)] = (key, value, headers)
+    check(len(rows) == len(want), f"{tag}: {len(rows)} DLQ records, want {len(want)}:\n{out}")
+    # No offset is written twice: a read for one record more finds none.
+    more, _ = read_dlq(b.bootstrap, len(want) + 1)
+    check(len(more) == len(want), f"{tag}: {len(more)} DLQ records on a second read")
+    return got, want, m
+
+
+def share_dlq_reject_and_delivery_limit(ctx):
+    """The DLQ records seglog writes are those Kafka 4.4.0 writes: checked against the expected
+    records, then compared with a Kafka 4.4.0 broker's after the same steps."""
+    got, want, m = run_steps(ctx, ctx.broker, "seglog")
+    for o in sorted(want):
+        check(got.get(o) == want[o], f"seglog DLQ record of offset {o}: {got.get(o)}, "
+                                     f"want {want[o]}")
+    # Every delivery as ShareMember printed it: ok-* accepted once, reject-* rejected once,
+    # poison-* released at counts 1..LIMIT and never delivered again.
+    by_offset = {}
+    for o, v, t, c in m.acks:
+        by_offset.setdefault(o, []).append((t, c))
+    for o, v in enumerate(VALUES):
+        want_acks = ([("ACCEPT", 1)] if v.startswith("ok-") else [("REJECT", 1)]
+                     if v.startswith("reject-") else
+                     [("RELEASE", k) for k in range(1, LIMIT + 1)])
+        check(by_offset.get(o) == want_acks, f"offset {o} ({v}): {by_offset.get(o)}")
+    ctx.expect_records = len(VALUES) + len(want)
+    print(f"share_dlq_reject_and_delivery_limit: seglog wrote {len(got)} DLQ records as "
+          "expected")
+
+    # The same on Kafka 4.4.0 (share.version 2 finalized at format).
+    import acl_matrix
+    kafka = acl_matrix.broker_compare.KafkaBroker(acl_matrix.subprocess_classpath(),
+                                                  os.path.join(ctx.ws.dir, "kafka"))
+    kafka.start(format_args=("--feature", "share.version=2"))
+    try:
+        k_got, _, _ = run_steps(ctx, kafka, "kafka")
+    finally:
+        kafka.stop()
+    diffs = [f"offset {o}:\n  seglog {got.get(o)}\n  Kafka  {k_got.get(o)}"
+             for o in sorted(set(got) | set(k_got)) if got.get(o) != k_got.get(o)]
+    check(not diffs, "seglog and Kafka 4.4.0 wrote different DLQ records:\n" + "\n".join(diffs))
+    print(f"share_dlq_reject_and_delivery_limit: Kafka 4.4.0 wrote the same {len(k_got)} DLQ "
+          "records (keys, values, headers)")
+
+
+CASES = [share_dlq_reject_and_delivery_limit]
