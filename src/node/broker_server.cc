@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 
 #include "base/logger_registry.h"
 #include "base/scheduler.h"
@@ -154,15 +153,8 @@ Status BrokerServer::StartAll() {
         c.enabled = !c.topic_name.empty();
         return c;
       };
-      auto prop = [this](const std::string& name, const std::string& fallback) {
-        auto it = config_.properties.find(name);
-        return it == config_.properties.end() ? fallback : it->second;
-      };
-      wo.topic_prefix = prop("errors.deadletterqueue.topic.name.prefix", "dlq.");
-      std::string auto_create = prop("errors.deadletterqueue.auto.create.topics.enable", "false");
-      std::transform(auto_create.begin(), auto_create.end(), auto_create.begin(),
-                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-      wo.auto_create_topics = auto_create == "true";
+      wo.topic_prefix = config_.dlq_topic_name_prefix;
+      wo.auto_create_topics = config_.dlq_auto_create_topics_enable;
       wo.default_partitions = config_.num_partitions;
       wo.on_appended = [this](const TopicPartition& tp) {
         if (broker_) broker_->NotifyAppended({tp});

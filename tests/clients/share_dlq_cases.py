@@ -16,18 +16,20 @@ T = "org.apache.kafka.tools."
 CONSOLE_CONSUMER = "org.apache.kafka.tools.consumer.ConsoleConsumer"
 
 TOPIC, DLQ, GROUP, LIMIT = "dlqsrc", "dlq.sg", "sg", 2
+AUTO_DLQ = "dlq.auto"
 VALUES = [("reject-" if i % 4 == 1 else "poison-" if i % 4 == 2 else "ok-") + str(i)
           for i in range(12)]
 
 
-def expected():
-    """The DLQ records Kafka 4.4.0 writes for VALUES, by source offset: key, value, headers."""
+def expected(copy=True):
+    """The DLQ records Kafka 4.4.0 writes for VALUES, by source offset: key, value, headers
+    (key and value "null", as the console consumer prints them, when not copied)."""
     out = {}
     for o, v in enumerate(VALUES):
         if v.startswith("ok-"):
             continue
         reject = v.startswith("reject-")
-        out[o] = (f"k{o}", v, [
+        out[o] = (f"k{o}" if copy else "null", v if copy else "null", [
             ("__dlq.errors.topic", TOPIC), ("__dlq.errors.partition", "0"),
             ("__dlq.errors.offset", str(o)), ("__dlq.errors.group", GROUP),
             ("__dlq.errors.delivery.count", "1" if reject else str(LIMIT)),
@@ -36,9 +38,9 @@ def expected():
     return out
 
 
-def read_dlq(bootstrap, count):
+def read_dlq(bootstrap, count, dlq=DLQ):
     """The DLQ topic's records through the console consumer: (headers, key, value) each."""
-    p = kafka_tool(CONSOLE_CONSUMER, "--bootstrap-server", bootstrap, "--topic", DLQ,
+    p = kafka_tool(CONSOLE_CONSUMER, "--bootstrap-server", bootstrap, "--topic", dlq,
                    "--from-beginning", "--max-messages", str(count), "--timeout-ms", "20000",
                    "--property", "print.headers=true", "--property", "print.key=true",
                    "--property", "print.timestamp=true", ok=False, timeout=120)
@@ -52,21 +54,25 @@ def read_dlq(bootstrap, count):
     return rows, p.stdout + p.stderr
 
 
-def run_steps(ctx, b, tag):
-    """Creates the topics and the group's configs on broker `b`, runs one ShareMember until
-    every record is accepted or archived, and returns the DLQ records by source offset."""
+def run_steps(ctx, b, tag, dlq=DLQ, copy=True, create_dlq=True):
+    """Creates the topics (the DLQ topic when `create_dlq`) and the group's configs on broker
+    `b`, runs one ShareMember until every record is accepted or archived, and returns the DLQ
+    records by source offset."""
     kafka_tool(T + "TopicCommand", "--bootstrap-server", b.bootstrap, "--create", "--topic", TOPIC,
                "--partitions", "1")
-    kafka_tool(T + "TopicCommand", "--bootstrap-server", b.bootstrap, "--create", "--topic", DLQ,
-               "--partitions", "1", "--config", "errors.deadletterqueue.group.enable=true")
+    if create_dlq:
+        kafka_tool(T + "TopicCommand", "--bootstrap-server", b.bootstrap, "--create", "--topic",
+                   dlq, "--partitions", "1", "--config",
+                   "errors.deadletterqueue.group.enable=true")
     set_group_configs(b, GROUP, {"share.auto.offset.reset": "earliest",
                                  "share.delivery.count.limit": LIMIT,
-                                 "errors.deadletterqueue.topic.name": DLQ,
-                                 "errors.deadletterqueue.copy.record.enable": "true"})
+                                 "errors.deadletterqueue.topic.name": dlq,
+                                 "errors.deadletterqueue.copy.record.enable":
+                                 "true" if copy else "false"})
     kafka_tool(T + "ConsoleProducer", "--bootstrap-server", b.bootstrap, "--topic", TOPIC,
                "--property", "parse.key=true", "--property", "key.separator=:",
                input="".join(f"k{i}:{v}\n" for i, v in enumerate(VALUES)))
-    want = expected()
+    want = expected(copy)
     m = ShareMember(types.SimpleNamespace(ws=ctx.ws, broker=b), f"{tag}-d1", GROUP, TOPIC,
                     seconds=90)
     try:
@@ -84,7 +90,7 @@ def run_steps(ctx, b, tag):
         wait_for(f"{tag}: every record accepted, rejected or released to the limit", done, 75)
         rows, out = [], ""
         for _ in range(6):  # the DLQ writes follow the acknowledgements
-            rows, out = read_dlq(b.bootstrap, len(want))
+            rows, out = read_dlq(b.bootstrap, len(want), dlq)
             if len(rows) >= len(want):
                 break
     finally:
@@ -97,7 +103,7 @@ def run_steps(ctx, b, tag):
         got[int(offset)] = (key, value, headers)
     check(len(rows) == len(want), f"{tag}: {len(rows)} DLQ records, want {len(want)}:\n{out}")
     # No offset is written twice: a read for one record more finds none.
-    more, _ = read_dlq(b.bootstrap, len(want) + 1)
+    more, _ = read_dlq(b.bootstrap, len(want) + 1, dlq)
     check(len(more) == len(want), f"{tag}: {len(more)} DLQ records on a second read")
     return got, want, m
 
@@ -139,4 +145,70 @@ def share_dlq_reject_and_delivery_limit(ctx):
           "records (keys, values, headers)")
 
 
-CASES = [share_dlq_reject_and_delivery_limit]
+class KafkaWithDlqAutoCreate:
+    """A Kafka 4.4.0 broker (bench/compare's KafkaBroker) with
+    errors.deadletterqueue.auto.create.topics.enable=true."""
+
+    def __new__(cls, classpath, workdir):
+        import acl_matrix
+
+        class Broker(acl_matrix.broker_compare.KafkaBroker):
+            def _write_config(self):
+                super()._write_config()
+                with open(os.path.join(self.workdir, "server.properties"), "a") as f:
+                    f.write("errors.deadletterqueue.auto.create.topics.enable=true\n")
+
+        return Broker(classpath, workdir)
+
+
+def dlq_topic_facts(b, dlq):
+    """The auto-created DLQ topic as kafka-topics.sh --describe shows it: partition count and
+    the configs set at creation."""
+    p = kafka_tool(T + "TopicCommand", "--bootstrap-server", b.bootstrap, "--describe",
+                   "--topic", dlq)
+    first = next((line for line in p.stdout.splitlines() if line.startswith("Topic:")), "")
+    fields = dict(f.split(":", 1) for f in first.split("\t") if ":" in f)
+    configs = sorted(c for c in fields.get("Configs", "").strip().split(",") if c)
+    return fields.get("PartitionCount", "").strip(), configs, p.stdout
+
+
+def share_dlq_auto_created_headers_only(ctx):
+    """errors.deadletterqueue.auto.create.topics.enable=true and no DLQ topic: the first archive
+    creates it (the broker's num.partitions, errors.deadletterqueue.group.enable=true,
+    message.timestamp.type=CreateTime); copy.record off: every DLQ record has a null key and
+    value and Kafka's six headers. Compared with Kafka 4.4.0 doing the same."""
+    got, want, _ = run_steps(ctx, ctx.broker, "seglog", dlq=AUTO_DLQ, copy=False,
+                             create_dlq=False)
+    for o in sorted(want):
+        check(got.get(o) == want[o], f"seglog DLQ record of offset {o}: {got.get(o)}, "
+                                     f"want {want[o]}")
+    parts, configs, out = dlq_topic_facts(ctx.broker, AUTO_DLQ)
+    check(parts == "1" and "errors.deadletterqueue.group.enable=true" in configs and
+          "message.timestamp.type=CreateTime" in configs,
+          f"seglog's auto-created DLQ topic:\n{out}")
+    ctx.expect_records = len(VALUES) + len(want)
+    print(f"share_dlq_auto_created_headers_only: seglog created {AUTO_DLQ} ({parts} partition, "
+          f"{configs}) and wrote {len(got)} header-only DLQ records")
+
+    import acl_matrix
+    kafka = KafkaWithDlqAutoCreate(acl_matrix.subprocess_classpath(),
+                                   os.path.join(ctx.ws.dir, "kafka"))
+    kafka.start(format_args=("--feature", "share.version=2"))
+    try:
+        k_got, _, _ = run_steps(ctx, kafka, "kafka", dlq=AUTO_DLQ, copy=False, create_dlq=False)
+        k_parts, k_configs, k_out = dlq_topic_facts(kafka, AUTO_DLQ)
+    finally:
+        kafka.stop()
+    diffs = [f"offset {o}:\n  seglog {got.get(o)}\n  Kafka  {k_got.get(o)}"
+             for o in sorted(set(got) | set(k_got)) if got.get(o) != k_got.get(o)]
+    check(not diffs, "seglog and Kafka 4.4.0 wrote different DLQ records:\n" + "\n".join(diffs))
+    check((parts, configs) == (k_parts, k_configs),
+          f"auto-created DLQ topics differ:\nseglog:\n{out}\nKafka:\n{k_out}")
+    print(f"share_dlq_auto_created_headers_only: Kafka 4.4.0 created the same topic and wrote "
+          f"the same {len(k_got)} DLQ records")
+
+
+share_dlq_auto_created_headers_only.setup = lambda ctx: ctx.broker.overrides.append(
+    "errors.deadletterqueue.auto.create.topics.enable=true")
+
+CASES = [share_dlq_reject_and_delivery_limit, share_dlq_auto_created_headers_only]
