@@ -1,13 +1,16 @@
 #include "share/share_dlq_writer.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cctype>
 #include <chrono>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "fmt/format.h"
 #include "manager/log_manager.h"
 #include "record/batch_walker.h"
 #include "seglog/log.h"

@@ -39,6 +39,7 @@
 #ifndef SEGLOG_SHARE_SHARE_DLQ_WRITER_H_
 #define SEGLOG_SHARE_SHARE_DLQ_WRITER_H_
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
