@@ -509,5 +509,29 @@ TEST_F(SharePartitionManagerTest, ArchivedRecordsHandedToTheDlqAfterTheirWrite) 
   EXPECT_EQ(summary.start_offset, 4);
 }
 
+// Kafka 4.4.0 persists ARCHIVING (3) while its DLQ write is pending; a share partition loaded
+// from such a state (a Kafka -> seglog takeover) archives those records and hands them to the
+// DLQ once, with the cause Kafka would resume them with.
+TEST_F(SharePartitionManagerTest, KafkasArchivingStateHandedToTheDlqAtLoad) {
+  settings_.partition.delivery_count_limit = 3;
+  Produce(6);
+  Initialize(0);
+  ShareCoordinator::WriteData data;
+  data.state_epoch = 1;
+  data.start_offset = 0;
+  data.state_batches = {PersisterStateBatch{0, 1, 3, 3}, PersisterStateBatch{2, 2, 3, 1},
+                        PersisterStateBatch{3, 3, 0, 1}};
+  ASSERT_EQ(coordinator_->Write(Key(), data).error_code, 0);
+  auto f = Fetch("m1");
+  ASSERT_FALSE(f.acquired.empty());
+  EXPECT_EQ(f.acquired.front().first_offset, 3);  // 0-2 finished
+  EXPECT_EQ(f.acquired.back().last_offset, 5);
+  EXPECT_EQ(dlq_, (std::vector<DlqArchive>{{0, 1, 3, DlqCause::kDeliveryCountExceeded},
+                                           {2, 2, 1, DlqCause::kClientReject}}));
+  dlq_.clear();
+  ASSERT_TRUE(Ack("m1", 3, 5, static_cast<int8_t>(AcknowledgeType::kAccept)).ok());
+  EXPECT_TRUE(dlq_.empty());  // listed once
+}
+
 }  // namespace
 }  // namespace seglog
