@@ -159,10 +159,18 @@ Status BrokerServer::StartAll() {
       wo.on_appended = [this](const TopicPartition& tp) {
         if (broker_) broker_->NotifyAppended({tp});
       };
+      // The write ended: the records become ARCHIVED (Kafka's initiateDLQAndArchive).
+      wo.on_done = [this](const SharePartitionKey& key, const DlqArchive& a) {
+        if (share_partitions_)
+          share_partitions_->CompleteArchiving(key, a.first_offset, a.last_offset);
+      };
       wo.logger = logger.Named("org.apache.kafka.server.share.dlq.ShareGroupDLQStateManager");
       share_dlq_ = std::make_unique<ShareDlqWriter>(std::move(wo));
     }
     SharePartitionManager::Options so;
+    so.dlq_enabled = [dlq = share_dlq_.get()](const std::string& group_id) {
+      return dlq->EnabledFor(group_id);
+    };
     so.on_dlq_archived = [dlq = share_dlq_.get()](const SharePartitionKey& key,
                                                   std::vector<DlqArchive> archived) {
       dlq->Enqueue(key, std::move(archived));

@@ -148,6 +148,7 @@ void ShareDlqWriter::Run() {
     // No lock held: the writes read the source log and append to the DLQ topic.
     for (const Item& item : batch) {
       Status s = Write(item.key, item.archive);
+      if (options_.on_done) options_.on_done(item.key, item.archive);
       if (!s.ok()) {
         options_.logger.Error(fmt::format(
             "Failed to write to DLQ, proceeding to ARCHIVED regardless. Share partition {}, "
@@ -167,8 +168,15 @@ void ShareDlqWriter::Drain() {
   }
   for (const Item& item : batch) {
     Status s = Write(item.key, item.archive);
+    if (options_.on_done) options_.on_done(item.key, item.archive);
     if (!s.ok()) options_.logger.Error(fmt::format("Failed to write to DLQ: {}", s.message()));
   }
+}
+
+bool ShareDlqWriter::EnabledFor(const std::string& group_id) const {
+  if (!options_.group_config) return false;
+  const ShareDlqGroupConfig c = options_.group_config(group_id);
+  return c.enabled && !c.topic_name.empty();
 }
 
 int64_t ShareDlqWriter::NowMs() const {

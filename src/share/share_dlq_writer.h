@@ -24,11 +24,9 @@
 //   - Appended as a client's produce is (the produce path's AppendAsLeader, origin client).
 //
 // Differences, on purpose:
-//   - Kafka keeps the records ARCHIVING (state 3, written to __share_group_state) until the DLQ
-//     write ends, and resumes the write after a restart; seglog archives them at once (the
-//     share partition moves on) and writes the DLQ records after the state write, from a queue
-//     in memory: a crash between the two loses those DLQ records. Kafka's ARCHIVING batches
-//     loaded from a Kafka-written state are written here once (SharePartition::Create).
+//   - As Kafka, the records stay ARCHIVING (3, written to __share_group_state) until the write
+//     ends (on_done: SharePartitionManager::CompleteArchiving writes ARCHIVED), and a load that
+//     finds ARCHIVING records queues them again; the queue itself is in memory.
 //   - One worker thread appends to the local log; Kafka sends Produce and CreateTopics requests
 //     from an inter-broker send thread, with retries (5 attempts, backoff 1 s to 30 s).
 //   - Source records of magic 0/1 batches are not copied (headers only).
@@ -92,6 +90,9 @@ class ShareDlqWriter {
     int32_t default_partitions = 1;     // num.partitions, for a created DLQ topic
     // Called after an append to a DLQ partition (wakes fetches waiting on it); may be unset.
     std::function<void(const TopicPartition&)> on_appended;
+    // Called when the write of a queued item ended, written or not (the share partition
+    // manager's CompleteArchiving); may be unset.
+    std::function<void(const SharePartitionKey&, const DlqArchive&)> on_done;
     // ms since the epoch (the records' timestamps); unset: the system clock.
     std::function<int64_t()> clock;
     Logger logger;
@@ -116,6 +117,9 @@ class ShareDlqWriter {
   // Writes one partition's archived records to the group's DLQ topic now: nothing (OK) when
   // the group has no DLQ; the refusal in Kafka's words when the topic may not be used.
   Status Write(const SharePartitionKey& key, const DlqArchive& archive);
+
+  // Whether the group has a DLQ now (group_config's answer).
+  bool EnabledFor(const std::string& group_id) const;
 
   // DLQ records appended so far (tests, metrics).
   int64_t records_written() const { return records_written_.load(); }

@@ -86,6 +86,7 @@ class ShareDlqWriterTest : public ::testing::Test {
     o.auto_create_topics = auto_create;
     o.default_partitions = 2;
     o.on_appended = [this](const TopicPartition& tp) { appended_.push_back(tp); };
+    o.on_done = [this](const SharePartitionKey&, const DlqArchive& a) { done_.push_back(a); };
     o.clock = [] { return kNow; };
     writer_ = std::make_unique<ShareDlqWriter>(std::move(o));
   }
@@ -136,6 +137,7 @@ class ShareDlqWriterTest : public ::testing::Test {
   ShareDlqGroupConfig group_{true, "dlq.g1", false};
   std::unique_ptr<ShareDlqWriter> writer_;
   std::vector<TopicPartition> appended_;
+  std::vector<DlqArchive> done_;
 };
 
 TEST_F(ShareDlqWriterTest, HeadersOnlyRecordsInAnExistingEnabledTopic) {
@@ -206,6 +208,18 @@ TEST_F(ShareDlqWriterTest, TopicChecksInKafkasOrderAndWords) {
   EXPECT_EQ(writer_->records_written(), 0);
 }
 
+// A refused topic writes nothing, and the end of the write is reported all the same (Kafka
+// archives the records regardless).
+TEST_F(ShareDlqWriterTest, RefusedWriteIsReportedDone) {
+  MakeWriter();
+  writer_->Enqueue(Key(), {{0, 0, 1, DlqCause::kClientReject}});
+  writer_->Drain();
+  EXPECT_EQ(done_, (std::vector<DlqArchive>{{0, 0, 1, DlqCause::kClientReject}}));
+  EXPECT_EQ(writer_->records_written(), 0);
+  EXPECT_TRUE(writer_->EnabledFor("g1"));
+  EXPECT_FALSE(writer_->EnabledFor("g2"));
+}
+
 TEST_F(ShareDlqWriterTest, NoDlqForTheGroupWritesNothing) {
   ASSERT_TRUE(
       logs_->CreateTopic("dlq.g1", 1, {{"errors.deadletterqueue.group.enable", "true"}}).ok());
@@ -256,6 +270,9 @@ TEST_F(ShareDlqWriterTest, WorkerThreadWritesWhatIsQueued) {
   writer_->Stop();  // writes the queue first
   std::vector<ReadRecord> got = ReadAll("dlq.g1", 0);
   ASSERT_EQ(got.size(), 3u);
+  // Each write's end is reported (the records then become ARCHIVED).
+  EXPECT_EQ(done_, (std::vector<DlqArchive>{{0, 1, 1, DlqCause::kClientReject},
+                                            {3, 3, 5, DlqCause::kDeliveryCountExceeded}}));
   EXPECT_EQ(got[2].headers, Expected(3, 5, "Offset delivery count exceeded the threshold."));
 }
 

@@ -50,10 +50,9 @@ Result<SharePartition> SharePartition::Create(const SharePartitionConfig& config
     loaded.state = batch.state;
     loaded.delivery_count = batch.delivery_count;
     if (batch.state == RecordState::kArchiving) {
-      // Kafka 4.4.0 writes ARCHIVING (3) while a dead-letter-queue write is pending, and
-      // resumes that write when it loads the state (SharePartition.maybeResumeDlqArchiving,
-      // the cause from the count). seglog archives the records and lists them for its writer.
-      loaded.state = RecordState::kArchived;
+      // ARCHIVING (3) is written while a dead-letter-queue write is pending; the write is
+      // resumed at load (Kafka's SharePartition.maybeResumeDlqArchiving, the cause from the
+      // count).
       partition.AddDlqArchive(first, batch.last_offset, batch.delivery_count,
                               batch.delivery_count >= config.delivery_count_limit
                                   ? DlqCause::kDeliveryCountExceeded
@@ -101,14 +100,51 @@ int64_t SharePartition::NextFetchOffset() const {
 void SharePartition::Release(InFlightState& state, int64_t first, int64_t last,
                              ReleaseResult& result) {
   if (state.delivery_count >= config_.delivery_count_limit) {
-    state.state = RecordState::kArchived;
-    AddDlqArchive(first, last, state.delivery_count, DlqCause::kDeliveryCountExceeded);
+    Archive(state, first, last, DlqCause::kDeliveryCountExceeded);
   } else {
     state.state = RecordState::kAvailable;
     result.became_available = true;
   }
   state.member_id.clear();
   state.lock_deadline_ms = -1;
+}
+
+void SharePartition::Archive(InFlightState& state, int64_t first, int64_t last, DlqCause cause) {
+  if (!dlq_enabled_) {
+    state.state = RecordState::kArchived;
+    return;
+  }
+  state.state = RecordState::kArchiving;
+  AddDlqArchive(first, last, state.delivery_count, cause);
+}
+
+bool SharePartition::CompleteArchiving(int64_t first, int64_t last) {
+  bool changed = false;
+  auto it = FloorEntry(first);
+  if (it == cache_.end() || it->second.last_offset < first) it = cache_.lower_bound(first);
+  for (; it != cache_.end() && it->first <= last; ++it) {
+    InFlightBatch& batch = it->second;
+    const bool covered = batch.first_offset >= first && batch.last_offset <= last;
+    if (!batch.split()) {
+      if (batch.whole.state != RecordState::kArchiving) continue;
+      if (covered) {
+        batch.whole.state = RecordState::kArchived;
+        changed = true;
+        continue;
+      }
+      batch.Split();
+    }
+    const int64_t from = std::max(batch.first_offset, first);
+    const int64_t to = std::min(batch.last_offset, last);
+    for (int64_t offset = from; offset <= to; ++offset) {
+      InFlightState& state = batch.At(offset);
+      if (state.state != RecordState::kArchiving) continue;
+      state.state = RecordState::kArchived;
+      changed = true;
+    }
+  }
+  if (changed) MaybeAdvanceStartOffset();
+  return changed;
 }
 
 void SharePartition::AddDlqArchive(int64_t first, int64_t last, int32_t delivery_count,
@@ -321,9 +357,6 @@ Status SharePartition::CheckInvariants() const {
       return "offset " + std::to_string(offset) + " in state " +
              std::string(RecordStateName(state.state)) + " has member '" + state.member_id +
              "' and lock deadline " + std::to_string(state.lock_deadline_ms);
-    }
-    if (state.state == RecordState::kArchiving) {
-      return "offset " + std::to_string(offset) + " is ARCHIVING";
     }
     return "";
   };

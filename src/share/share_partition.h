@@ -163,8 +163,8 @@ class SharePartition {
   // The share partition as the share coordinator has it. REQUIRES nothing of the batches beyond
   // what the coordinator writes; refuses (InvalidArgument) a negative start offset, a batch
   // with first > last, overlapping or unsorted batches, and states other than 0, 2, 3 and 4.
-  // ARCHIVING (3, Kafka's pending dead-letter-queue write) loads as ARCHIVED and is listed by
-  // TakeDlqArchives.
+  // ARCHIVING (3, a pending dead-letter-queue write) loads as ARCHIVING and is listed by
+  // TakeDlqArchives, so that the write is resumed (Kafka's maybeResumeDlqArchiving).
   // Batches below the start offset are dropped; records the state calls ACQUIRED cannot be
   // (Kafka never writes acquisitions).
   static Result<SharePartition> Create(const SharePartitionConfig& config,
@@ -216,12 +216,23 @@ class SharePartition {
   // delivered (count 0) are left out, as Kafka leaves them out.
   PersistedShareState PersistableState() const;
 
-  // The records archived since the last call by a Reject or at the delivery count limit (a
-  // release, a lock expiry, a member's release), in the order they were archived, adjacent
-  // ones with the same cause and count merged; the list is emptied. A refused acknowledgement
-  // adds nothing. Gap acknowledgements, aborted transactions and offsets that left the log are
-  // not listed (Kafka never sends those to the dead-letter queue).
+  // Whether the group has a dead-letter queue now (Kafka's isDLQEnabledForGroup: share.version
+  // 2 and a DLQ topic named); the owner sets it before each change, as Kafka reads it at each
+  // transition. Off (the default): a Reject, or a record at the delivery count limit, is
+  // ARCHIVED. On: it is ARCHIVING (3; persisted, neither delivered nor finished, the start
+  // offset stops at it) and listed by TakeDlqArchives until CompleteArchiving.
+  void SetDeadLetterQueue(bool enabled) { dlq_enabled_ = enabled; }
+
+  // The records that entered ARCHIVING since the last call (a Reject, or a release, lock expiry
+  // or member's release at the delivery count limit; and, at Create, the ARCHIVING batches of
+  // the state), in order, adjacent ones with the same cause and count merged; the list is
+  // emptied. A refused acknowledgement adds nothing. Gap acknowledgements, aborted
+  // transactions and offsets that left the log never enter ARCHIVING.
   std::vector<DlqArchive> TakeDlqArchives();
+
+  // The DLQ write of [first, last] ended (written or not): its ARCHIVING records become
+  // ARCHIVED and the start offset moves past them if it can. True when a record changed.
+  bool CompleteArchiving(int64_t first, int64_t last);
 
   // The state of one offset; none when it is not in the cache.
   std::optional<OffsetSnapshot> StateOf(int64_t offset) const;
@@ -230,7 +241,8 @@ class SharePartition {
 
   // For tests: FailedPrecondition naming the first broken invariant of the cache (batches sorted
   // and apart, the first at StartOffset(), none past EndOffset(), per-offset states sized to
-  // their batch, a member and a lock exactly on ACQUIRED records).
+  // their batch, a member and a lock exactly on ACQUIRED records, ARCHIVING only with a dead-
+  // letter queue or from a loaded state).
   Status CheckInvariants() const;
 
  private:
@@ -288,9 +300,11 @@ class SharePartition {
   ShareError ApplyType(int8_t type, InFlightState& state, int64_t first, int64_t last,
                        int64_t now_ms);
 
-  // ACQUIRED -> AVAILABLE, or ARCHIVED at the delivery limit (listed for the dead-letter
+  // ACQUIRED -> AVAILABLE, or at the delivery limit ARCHIVED (ARCHIVING with a dead-letter
   // queue); count unchanged. `state` holds offsets [first, last].
   void Release(InFlightState& state, int64_t first, int64_t last, ReleaseResult& result);
+  // A Reject or a record at the limit: ARCHIVED, or ARCHIVING and listed with a DLQ.
+  void Archive(InFlightState& state, int64_t first, int64_t last, DlqCause cause);
   void AddDlqArchive(int64_t first, int64_t last, int32_t delivery_count, DlqCause cause);
   template <typename Pred>
   ReleaseResult ReleaseIf(Pred pred);
@@ -310,8 +324,9 @@ class SharePartition {
   Cache cache_;
   // State transitions made by the Acknowledge in progress.
   int64_t acknowledge_transitions_ = 0;
-  // Archived records not yet taken by TakeDlqArchives.
+  // Records that entered ARCHIVING, not yet taken by TakeDlqArchives.
   std::vector<DlqArchive> dlq_archives_;
+  bool dlq_enabled_ = false;
 };
 
 }  // namespace seglog

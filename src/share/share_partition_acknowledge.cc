@@ -203,16 +203,14 @@ ShareError SharePartition::ApplyType(int8_t type, InFlightState& state, int64_t 
       state.state = RecordState::kArchived;
       break;
     case AcknowledgeType::kReject:
-      state.state = RecordState::kArchived;
-      AddDlqArchive(first, last, state.delivery_count, DlqCause::kClientReject);
+      Archive(state, first, last, DlqCause::kClientReject);
       break;
     case AcknowledgeType::kAccept:
       state.state = RecordState::kAcknowledged;
       break;
     case AcknowledgeType::kRelease:
       if (state.delivery_count >= config_.delivery_count_limit) {
-        state.state = RecordState::kArchived;
-        AddDlqArchive(first, last, state.delivery_count, DlqCause::kDeliveryCountExceeded);
+        Archive(state, first, last, DlqCause::kDeliveryCountExceeded);
       } else {
         state.state = RecordState::kAvailable;
       }

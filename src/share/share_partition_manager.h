@@ -126,9 +126,13 @@ class SharePartitionManager : public ShareGroupListener {
     // Unset: ShareGroupSettings{} for every group (the broker's defaults).
     SettingsLookup settings;
     AvailableListener on_available;
-    // Records a change archived by a Reject or at the delivery count limit, once the change is
-    // applied (after its state write): the dead-letter-queue writer's queue (ShareDlqWriter::
-    // Enqueue). Called with the partition's mutex held; must not block. May be unset.
+    // Whether a group has a dead-letter queue now (share.version 2 and a DLQ topic named);
+    // asked before each change. Unset, or on_dlq_archived unset: no group has one.
+    std::function<bool(const std::string& group_id)> dlq_enabled;
+    // Records a change made ARCHIVING (a Reject, or the delivery count limit), once the change
+    // is applied (after its state write), and those a load found ARCHIVING: the dead-letter-
+    // queue writer's queue (ShareDlqWriter::Enqueue), which calls CompleteArchiving when each
+    // write ends. Called with the partition's mutex held; must not block. May be unset.
     std::function<void(const SharePartitionKey&, std::vector<DlqArchive>)> on_dlq_archived;
     // ms since the epoch; unset: the scheduler's clock, else the system clock.
     std::function<int64_t()> clock;
@@ -171,6 +175,11 @@ class SharePartitionManager : public ShareGroupListener {
   ShareError Acknowledge(const std::string& group_id, const std::string& member_id,
                          const ShareTopicIdPartition& partition,
                          std::span<const AcknowledgementBatch> batches);
+
+  // The DLQ write of [first, last] of a share partition ended (written or not): its ARCHIVING
+  // records become ARCHIVED, written to the share coordinator (kept in memory when that write
+  // fails), as Kafka's initiateDLQAndArchive does. Nothing when the partition is not loaded.
+  void CompleteArchiving(const SharePartitionKey& key, int64_t first, int64_t last);
 
   // A share session ended: the member's records on its partitions go back to AVAILABLE.
   void ReleaseSession(const ReleasedShareSession& session);

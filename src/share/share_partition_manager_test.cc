@@ -87,6 +87,7 @@ class SharePartitionManagerTest : public ::testing::Test {
       }
       return coordinator_->Write(key, data);
     };
+    o.dlq_enabled = [this](const std::string&) { return dlq_on_; };
     o.on_dlq_archived = [this](const SharePartitionKey& key, std::vector<DlqArchive> archived) {
       EXPECT_EQ(key, Key());
       dlq_.insert(dlq_.end(), archived.begin(), archived.end());
@@ -184,6 +185,7 @@ class SharePartitionManagerTest : public ::testing::Test {
   bool gate_open_ = true;
   int writes_started_ = 0;
   bool fail_writes_ = false;
+  bool dlq_on_ = false;
   // What on_dlq_archived was given.
   std::vector<DlqArchive> dlq_;
 
@@ -485,12 +487,25 @@ TEST_F(SharePartitionManagerTest, FailedWriteAppliesNothingAndAFetchSawNothing) 
 namespace seglog {
 namespace {
 
-// The dead-letter-queue hand-off: a Reject, or a release at the delivery count limit, reaches
-// on_dlq_archived once its state write succeeded; a failed write hands nothing over.
+// The state byte of `offset` at the share coordinator; -1 when no batch holds it.
+int StoredState(ShareCoordinator& coordinator, const SharePartitionKey& key, int64_t offset) {
+  std::optional<ShareGroupOffset> stored = coordinator.StateOf(key);
+  if (!stored) return -1;
+  for (const PersisterStateBatch& b : stored->state_batches) {
+    if (b.first_offset <= offset && offset <= b.last_offset) return b.delivery_state;
+  }
+  return -1;
+}
+
+// The dead-letter-queue hand-off (Kafka's initiateDLQAndArchive): a Reject, or a release at the
+// delivery count limit, is written ARCHIVING (3) and reaches on_dlq_archived after that write;
+// a failed write hands nothing over; CompleteArchiving writes ARCHIVED (4) and the start offset
+// moves. Without a DLQ the records are ARCHIVED at once and nothing is handed over.
 TEST_F(SharePartitionManagerTest, ArchivedRecordsHandedToTheDlqAfterTheirWrite) {
   settings_.auto_offset_reset = "earliest";
   settings_.partition.delivery_count_limit = 2;
-  Produce(4);
+  dlq_on_ = true;
+  Produce(6);
   Initialize();
   ASSERT_EQ(Fetch("m1").acquired.size(), 1u);
   fail_writes_ = true;
@@ -500,19 +515,33 @@ TEST_F(SharePartitionManagerTest, ArchivedRecordsHandedToTheDlqAfterTheirWrite) 
   fail_writes_ = false;
   ASSERT_TRUE(Ack("m1", 0, 1, static_cast<int8_t>(AcknowledgeType::kReject)).ok());
   EXPECT_EQ(dlq_, (std::vector<DlqArchive>{{0, 1, 1, DlqCause::kClientReject}}));
+  EXPECT_EQ(StateAt(0), RecordState::kArchiving);
+  EXPECT_EQ(StoredState(*coordinator_, Key(), 1), 3);
   ASSERT_TRUE(Ack("m1", 2, 3, static_cast<int8_t>(AcknowledgeType::kRelease)).ok());
-  ASSERT_EQ(Fetch("m1").acquired.size(), 1u);  // 2-3 for the second time
+  ASSERT_TRUE(Ack("m1", 4, 4, static_cast<int8_t>(AcknowledgeType::kAccept)).ok());
+  ASSERT_TRUE(Ack("m1", 5, 5, static_cast<int8_t>(AcknowledgeType::kRelease)).ok());
+  ASSERT_EQ(Fetch("m1").acquired.size(), 2u);  // 2-3 and 5 for the second time
   dlq_.clear();
   ASSERT_TRUE(Ack("m1", 2, 3, static_cast<int8_t>(AcknowledgeType::kRelease)).ok());
   EXPECT_EQ(dlq_, (std::vector<DlqArchive>{{2, 3, 2, DlqCause::kDeliveryCountExceeded}}));
-  auto summary = coordinator_->ReadSummary(Key());
-  EXPECT_EQ(summary.start_offset, 4);
+  EXPECT_EQ(manager_->StartAndEndOffsets(Key())->first, 0);  // 0-3 ARCHIVING
+  manager_->CompleteArchiving(Key(), 0, 1);
+  EXPECT_EQ(StoredState(*coordinator_, Key(), 0), -1);  // below the start offset now
+  EXPECT_EQ(manager_->StartAndEndOffsets(Key())->first, 2);
+  EXPECT_EQ(coordinator_->ReadSummary(Key()).start_offset, 2);
+  manager_->CompleteArchiving(Key(), 2, 3);
+  EXPECT_EQ(coordinator_->ReadSummary(Key()).start_offset, 5);
+  // The group's DLQ turned off: the last record is archived at once at the limit.
+  dlq_on_ = false;
+  dlq_.clear();
+  ASSERT_TRUE(Ack("m1", 5, 5, static_cast<int8_t>(AcknowledgeType::kRelease)).ok());
+  EXPECT_TRUE(dlq_.empty());
+  EXPECT_EQ(coordinator_->ReadSummary(Key()).start_offset, 6);
 }
 
-// Kafka 4.4.0 persists ARCHIVING (3) while its DLQ write is pending; a share partition loaded
-// from such a state (a Kafka -> seglog takeover) archives those records and hands them to the
-// DLQ once, with the cause Kafka would resume them with.
-TEST_F(SharePartitionManagerTest, KafkasArchivingStateHandedToTheDlqAtLoad) {
+// A state with ARCHIVING batches (a pending DLQ write, e.g. from Kafka 4.4.0) loads with them
+// ARCHIVING and hands them to the DLQ once, with the cause Kafka resumes them with.
+TEST_F(SharePartitionManagerTest, ArchivingStateHandedToTheDlqAtLoad) {
   settings_.partition.delivery_count_limit = 3;
   Produce(6);
   Initialize(0);
@@ -524,13 +553,18 @@ TEST_F(SharePartitionManagerTest, KafkasArchivingStateHandedToTheDlqAtLoad) {
   ASSERT_EQ(coordinator_->Write(Key(), data).error_code, 0);
   auto f = Fetch("m1");
   ASSERT_FALSE(f.acquired.empty());
-  EXPECT_EQ(f.acquired.front().first_offset, 3);  // 0-2 finished
+  EXPECT_EQ(f.acquired.front().first_offset, 3);
   EXPECT_EQ(f.acquired.back().last_offset, 5);
   EXPECT_EQ(dlq_, (std::vector<DlqArchive>{{0, 1, 3, DlqCause::kDeliveryCountExceeded},
                                            {2, 2, 1, DlqCause::kClientReject}}));
+  EXPECT_EQ(StateAt(0), RecordState::kArchiving);
   dlq_.clear();
   ASSERT_TRUE(Ack("m1", 3, 5, static_cast<int8_t>(AcknowledgeType::kAccept)).ok());
   EXPECT_TRUE(dlq_.empty());  // listed once
+  EXPECT_EQ(coordinator_->ReadSummary(Key()).start_offset, 0);
+  manager_->CompleteArchiving(Key(), 0, 1);
+  manager_->CompleteArchiving(Key(), 2, 2);
+  EXPECT_EQ(coordinator_->ReadSummary(Key()).start_offset, 6);
 }
 
 }  // namespace
