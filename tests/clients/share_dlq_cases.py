@@ -8,7 +8,10 @@ message). The same steps against a Kafka 4.4.0 broker give the same DLQ records.
 import os
 import types
 
+import time
+
 from harness import check, kafka_tool
+from share_admin_cases import offsets
 from share_cases import ShareMember, wait_for
 from share_delivery_cases import set_group_configs
 
@@ -105,6 +108,18 @@ def run_steps(ctx, b, tag, dlq=DLQ, copy=True, create_dlq=True):
     # No offset is written twice: a read for one record more finds none.
     more, _ = read_dlq(b.bootstrap, len(want) + 1, dlq)
     check(len(more) == len(want), f"{tag}: {len(more)} DLQ records on a second read")
+    # Every DLQ write ended and its records became ARCHIVED: lag 0 (ARCHIVING records are not
+    # complete). Bounded: 30 s.
+    start, lag, out = "?", "?", ""
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        got_offsets, out = offsets(b, GROUP)
+        start, lag = got_offsets.get((TOPIC, 0), ("?", "?"))
+        if lag == "0":
+            break
+        time.sleep(1)
+    check(lag == "0", f"{tag}: share group lag after the DLQ writes:\n{out}")
+    m.start_offset = start
     return got, want, m
 
 
@@ -125,9 +140,11 @@ def share_dlq_reject_and_delivery_limit(ctx):
                      if v.startswith("reject-") else
                      [("RELEASE", k) for k in range(1, LIMIT + 1)])
         check(by_offset.get(o) == want_acks, f"offset {o} ({v}): {by_offset.get(o)}")
+    check(m.start_offset == str(len(VALUES)),
+          f"seglog's share-partition start offset {m.start_offset}, want {len(VALUES)}")
     ctx.expect_records = len(VALUES) + len(want)
     print(f"share_dlq_reject_and_delivery_limit: seglog wrote {len(got)} DLQ records as "
-          "expected")
+          f"expected; start offset {m.start_offset}, lag 0")
 
     # The same on Kafka 4.4.0 (share.version 2 finalized at format).
     import acl_matrix
@@ -135,14 +152,14 @@ def share_dlq_reject_and_delivery_limit(ctx):
                                                   os.path.join(ctx.ws.dir, "kafka"))
     kafka.start(format_args=("--feature", "share.version=2"))
     try:
-        k_got, _, _ = run_steps(ctx, kafka, "kafka")
+        k_got, _, k_m = run_steps(ctx, kafka, "kafka")
     finally:
         kafka.stop()
     diffs = [f"offset {o}:\n  seglog {got.get(o)}\n  Kafka  {k_got.get(o)}"
              for o in sorted(set(got) | set(k_got)) if got.get(o) != k_got.get(o)]
     check(not diffs, "seglog and Kafka 4.4.0 wrote different DLQ records:\n" + "\n".join(diffs))
     print(f"share_dlq_reject_and_delivery_limit: Kafka 4.4.0 wrote the same {len(k_got)} DLQ "
-          "records (keys, values, headers)")
+          f"records (keys, values, headers); its start offset {k_m.start_offset}, lag 0")
 
 
 class KafkaWithDlqAutoCreate:
