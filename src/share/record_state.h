@@ -13,10 +13,9 @@
 namespace seglog {
 
 // Transitions: AVAILABLE -> ACQUIRED; ACQUIRED -> AVAILABLE, ACKNOWLEDGED or ARCHIVED.
-// ACKNOWLEDGED and ARCHIVED are final. ARCHIVING (Kafka 4.4's dead-letter-queue hand-off,
-// which Kafka persists until the DLQ write ends) is never entered by seglog: its records go
-// straight to ARCHIVED and to the DLQ writer; an ARCHIVING batch of a Kafka-written state loads
-// as ARCHIVED (SharePartition::Create).
+// ACKNOWLEDGED and ARCHIVED are final. With a share group's dead-letter queue (KIP-1191) a
+// Reject, or a record at the delivery count limit, goes ACQUIRED -> ARCHIVING (persisted as 3,
+// neither delivered nor finished) until its DLQ write ends, then ARCHIVING -> ARCHIVED.
 enum class RecordState : int8_t {
   kAvailable = 0,
   kAcquired = 1,

@@ -25,6 +25,8 @@
 //     smaller pieces, and a record on its last attempt is delivered alone.
 //   - Acknowledgement errors are Kafka's INVALID_RECORD_STATE / INVALID_REQUEST with Kafka's
 //     messages; an acknowledgement that fails changes nothing (Kafka rolls the request back).
+//   - With a dead-letter queue (SetDeadLetterQueue) a Reject or a record at the limit is
+//     ARCHIVING until CompleteArchiving (Kafka's recordStateWithDlq, InFlightState).
 //
 // Differences, on purpose:
 //   - NextFetchOffset() scans for the first AVAILABLE offset each time; Kafka keeps a flag that

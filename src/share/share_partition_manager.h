@@ -15,6 +15,9 @@
 //     partition being fetched gets nothing from it this time.
 //   - read_committed groups read up to the last stable offset, and the acquired records of
 //     aborted transactions are archived, never delivered.
+//   - A group's dead-letter queue (KIP-1191): records a change made ARCHIVING go to
+//     on_dlq_archived after the change's write; CompleteArchiving (the DLQ writer's report)
+//     makes them ARCHIVED with a second write (SharePartition.initiateDLQAndArchive).
 //   - A write to the share coordinator that fails rolls the acknowledgement back (the answer
 //     carries the coordinator's error); FENCED_LEADER_EPOCH / FENCED_STATE_EPOCH also drop the
 //     SharePartition, so its next use loads it again.
