@@ -82,6 +82,9 @@ struct LogConfig {
   // remote.log.delete.on.disable: remote.storage.enable=false may only be set with this true
   // (the remote data is then deleted).
   bool remote_log_delete_on_disable = false;
+  // errors.deadletterqueue.group.enable (KIP-1191): share groups may write their dead-letter
+  // records to this topic.
+  bool errors_deadletterqueue_group_enable = false;
   // remote.copy.lag.ms / remote.copy.lag.bytes (KIP-1241): a rolled segment waits to be copied
   // until it is this old (by its largest timestamp) or this many bytes follow it, whichever
   // comes first. 0 = no wait (the .ms default); -1 (the .bytes default) = the effective

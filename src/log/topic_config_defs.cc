@@ -191,6 +191,14 @@ const std::vector<Setter>& Setters() {
          return ParseConfigInt<int64_t>("remote.copy.lag.ms", v, -1, &c->remote_copy_lag_ms);
        },
        [](const LogConfig& c) { return std::to_string(c.remote_copy_lag_ms); }},
+      {"errors.deadletterqueue.group.enable",
+       [](LogConfig* c, const std::string& v) {
+         return ParseConfigBool("errors.deadletterqueue.group.enable", v,
+                                &c->errors_deadletterqueue_group_enable);
+       },
+       [](const LogConfig& c) {
+         return std::string(c.errors_deadletterqueue_group_enable ? "true" : "false");
+       }},
       {"remote.log.copy.disable",
        [](LogConfig* c, const std::string& v) {
          return ParseConfigBool("remote.log.copy.disable", v, &c->remote_log_copy_disable);

@@ -25,6 +25,13 @@ const ConfigSetters<C>& NodeSetters() {
   static const ConfigSetters<C> setters = {
       {"auto.create.topics.enable", SetConfigBool<C, &C::auto_create_topics_enable>},
       {"delete.topic.enable", SetConfigBool<C, &C::delete_topic_enable>},
+      {"errors.deadletterqueue.auto.create.topics.enable",
+       SetConfigBool<C, &C::dlq_auto_create_topics_enable>},
+      {"errors.deadletterqueue.topic.name.prefix",
+       [](C* c, const std::string&, const std::string& v) {
+         c->dlq_topic_name_prefix = v;
+         return Status::OK();
+       }},
       {"fetch.max.bytes", SetConfigInt<C, int32_t, &C::fetch_max_bytes, 1024>},
       {"telemetry.max.bytes", SetConfigInt<C, int32_t, &C::telemetry_max_bytes, 1>},
       {"http.listener",

@@ -34,6 +34,11 @@ struct BrokerConfig : LogManagerConfig {
   int32_t controller_quota_window_num = 11;          // controller.quota.window.num
   int32_t controller_quota_window_size_seconds = 1;  // controller.quota.window.size.seconds
   int16_t default_replication_factor = 1;            // must be 1: one node holds every replica
+  // errors.deadletterqueue.auto.create.topics.enable / errors.deadletterqueue.topic.name.prefix
+  // (KIP-1191): a share group's missing DLQ topic is created; DLQ topic names must start with
+  // the prefix ("": any name). Read at start, as Kafka's GroupCoordinatorConfig.
+  bool dlq_auto_create_topics_enable = false;
+  std::string dlq_topic_name_prefix = "dlq.";
   // telemetry.max.bytes: the most a KIP-714 push's metrics may be, compressed or inflated.
   int32_t telemetry_max_bytes = 1024 * 1024;
   // http.listener=HOST:PORT (seglog's own): /metrics and the console; port -1: off.

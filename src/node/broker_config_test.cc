@@ -181,6 +181,28 @@ TEST(BrokerConfigTest, EachLayerParsesItsOwnKeysAndEveryProblemIsReportedAtOnce)
   }
 }
 
+// KIP-1191's broker configs (Kafka 4.4.0's defaults false and "dlq."), the node's own keys.
+TEST(BrokerConfigTest, ShareGroupDlqSettings) {
+  auto defaults = BrokerConfig::FromProperties({{"node.id", "1"}, {"log.dirs", "/a"}});
+  ASSERT_TRUE(defaults.ok()) << defaults.status().ToString();
+  EXPECT_FALSE(defaults->dlq_auto_create_topics_enable);
+  EXPECT_EQ(defaults->dlq_topic_name_prefix, "dlq.");
+  auto set =
+      BrokerConfig::FromProperties({{"node.id", "1"},
+                                    {"log.dirs", "/a"},
+                                    {"errors.deadletterqueue.auto.create.topics.enable", "true"},
+                                    {"errors.deadletterqueue.topic.name.prefix", ""}});
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  EXPECT_TRUE(set->dlq_auto_create_topics_enable);
+  EXPECT_EQ(set->dlq_topic_name_prefix, "");
+  EXPECT_TRUE(set->ignored.empty());
+  auto bad =
+      BrokerConfig::FromProperties({{"node.id", "1"},
+                                    {"log.dirs", "/a"},
+                                    {"errors.deadletterqueue.auto.create.topics.enable", "yes"}});
+  EXPECT_FALSE(bad.ok());
+}
+
 TEST(BrokerConfigTest, TheSocketServersOptionsCarryTheListenersAndTheNodeId) {
   auto c = BrokerConfig::FromProperties({{"listeners", "PLAINTEXT://127.0.0.1:0"},
                                          {"node.id", "3"},

@@ -22,6 +22,7 @@
 #include "server/handlers.h"
 #include "server/share_fetch_handlers.h"
 #include "server/socket_server.h"
+#include "share/share_dlq_writer.h"
 #include "share/share_partition_manager.h"
 #include "share/share_session_cache.h"
 #include "sharestate/share_coordinator.h"
@@ -135,7 +136,45 @@ Status BrokerServer::StartAll() {
     };
     share_sessions_ = std::make_unique<ShareSessionCache>(static_cast<int32_t>(
         int_setting("group.share.max.share.sessions", ShareSessionCache::kDefaultMaxSessions)));
+    // Share groups' dead-letter queues (KIP-1191): archived records written to the group's
+    // errors.deadletterqueue.topic.name by the writer's own thread, as a produce appends.
+    {
+      ShareDlqWriter::Options wo;
+      wo.logs = logs_.get();
+      wo.group_config = [this, logs = logs_.get(),
+                         broker = config_.group](const std::string& group_id) {
+        ShareDlqGroupConfig c;
+        // Kafka's isDLQEnabledForGroup: share.version 2 (supportsShareGroupDLQ) and a topic.
+        if (context_ == nullptr || context_->share_version() < 2) return c;
+        const GroupConfig g =
+            EffectiveGroupConfig(broker, logs->metadata()->GroupConfigs(group_id));
+        c.topic_name = g.errors_deadletterqueue_topic_name;
+        c.copy_record = g.errors_deadletterqueue_copy_record_enable;
+        c.enabled = !c.topic_name.empty();
+        return c;
+      };
+      wo.topic_prefix = config_.dlq_topic_name_prefix;
+      wo.auto_create_topics = config_.dlq_auto_create_topics_enable;
+      wo.default_partitions = config_.num_partitions;
+      wo.on_appended = [this](const TopicPartition& tp) {
+        if (broker_) broker_->NotifyAppended({tp});
+      };
+      // The write ended: the records become ARCHIVED (Kafka's initiateDLQAndArchive).
+      wo.on_done = [this](const SharePartitionKey& key, const DlqArchive& a) {
+        if (share_partitions_)
+          share_partitions_->CompleteArchiving(key, a.first_offset, a.last_offset);
+      };
+      wo.logger = logger.Named("org.apache.kafka.server.share.dlq.ShareGroupDLQStateManager");
+      share_dlq_ = std::make_unique<ShareDlqWriter>(std::move(wo));
+    }
     SharePartitionManager::Options so;
+    so.dlq_enabled = [dlq = share_dlq_.get()](const std::string& group_id) {
+      return dlq->EnabledFor(group_id);
+    };
+    so.on_dlq_archived = [dlq = share_dlq_.get()](const SharePartitionKey& key,
+                                                  std::vector<DlqArchive> archived) {
+      dlq->Enqueue(key, std::move(archived));
+    };
     so.coordinator = share_state_.get();
     so.logs = logs_.get();
     so.scheduler = scheduler_.get();
@@ -278,6 +317,7 @@ Status BrokerServer::StartAll() {
   txns_->Start(broker_->MarkerWriter());
   share_state_->Start();
   share_partitions_->Start();
+  share_dlq_->Start();
 
   SocketServerOptions so = config_.SocketServer();
   so.logger = logger.Named("kafka.network.SocketServer");
@@ -335,11 +375,12 @@ Status BrokerServer::Shutdown() {
     options_.logger.Info(fmt::format("[KafkaServer id={}] shutting down", config_.node_id));
   if (txns_) txns_->Shutdown();  // no more markers,
   if (share_state_) share_state_->Shutdown();
-  if (broker_) broker_->Shutdown();  // parked fetches are answered first,
-  if (groups_) groups_->Shutdown();  // and joins waiting for a rebalance ...
-  if (server_) server_->Shutdown();  // ... then in-flight requests finish, connections close
-  if (http_) http_->Stop();          // no scrape reads the logs once they close
-  if (tiered_) tiered_->Shutdown();  // a copy in progress finishes; no new pass starts
+  if (broker_) broker_->Shutdown();    // parked fetches are answered first,
+  if (groups_) groups_->Shutdown();    // and joins waiting for a rebalance ...
+  if (server_) server_->Shutdown();    // ... then in-flight requests finish, connections close
+  if (http_) http_->Stop();            // no scrape reads the logs once they close
+  if (tiered_) tiered_->Shutdown();    // a copy in progress finishes; no new pass starts
+  if (share_dlq_) share_dlq_->Stop();  // queued DLQ records are written before the logs close
   if (logs_) shutdown_status_ = logs_->Shutdown();
   if (scheduler_) scheduler_->Shutdown();
   if (started_)

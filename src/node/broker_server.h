@@ -36,6 +36,7 @@ class Broker;
 class GroupCoordinator;
 class LogManager;
 class ShareCoordinator;
+class ShareDlqWriter;
 class ShareSessionCache;
 class SharePartitionManager;
 class SocketServer;
@@ -82,6 +83,8 @@ class BrokerServer {
   std::unique_ptr<TransactionCoordinator> txns_;
   std::unique_ptr<ShareCoordinator> share_state_;
   std::unique_ptr<ShareSessionCache> share_sessions_;
+  // Writes share groups' dead-letter-queue records (KIP-1191); stopped before the logs close.
+  std::unique_ptr<ShareDlqWriter> share_dlq_;
   std::shared_ptr<SharePartitionManager> share_partitions_;
   std::unique_ptr<TieredStorage> tiered_;
   std::unique_ptr<BrokerContext> context_;

@@ -13,8 +13,9 @@
 namespace seglog {
 
 // Transitions: AVAILABLE -> ACQUIRED; ACQUIRED -> AVAILABLE, ACKNOWLEDGED or ARCHIVED.
-// ACKNOWLEDGED and ARCHIVED are final. ARCHIVING (the dead-letter-queue hand-off of 4.4) is
-// never entered by seglog and never persisted.
+// ACKNOWLEDGED and ARCHIVED are final. With a share group's dead-letter queue (KIP-1191) a
+// Reject, or a record at the delivery count limit, goes ACQUIRED -> ARCHIVING (persisted as 3,
+// neither delivered nor finished) until its DLQ write ends, then ARCHIVING -> ARCHIVED.
 enum class RecordState : int8_t {
   kAvailable = 0,
   kAcquired = 1,

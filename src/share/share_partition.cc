@@ -30,10 +30,10 @@ Result<SharePartition> SharePartition::Create(const SharePartitionConfig& config
                                      std::to_string(previous_last));
     }
     if (batch.state != RecordState::kAvailable && batch.state != RecordState::kAcknowledged &&
-        batch.state != RecordState::kArchived) {
+        batch.state != RecordState::kArchiving && batch.state != RecordState::kArchived) {
       return Status::InvalidArgument("state batch at " + std::to_string(batch.first_offset) +
                                      " has state " + std::to_string(static_cast<int>(batch.state)) +
-                                     ", expected 0, 2 or 4");
+                                     ", expected 0, 2, 3 or 4");
     }
     if (batch.delivery_count < 0) {
       return Status::InvalidArgument("state batch at " + std::to_string(batch.first_offset) +
@@ -49,6 +49,15 @@ Result<SharePartition> SharePartition::Create(const SharePartitionConfig& config
     InFlightState loaded;
     loaded.state = batch.state;
     loaded.delivery_count = batch.delivery_count;
+    if (batch.state == RecordState::kArchiving) {
+      // ARCHIVING (3) is written while a dead-letter-queue write is pending; the write is
+      // resumed at load (Kafka's SharePartition.maybeResumeDlqArchiving, the cause from the
+      // count).
+      partition.AddDlqArchive(first, batch.last_offset, batch.delivery_count,
+                              batch.delivery_count >= config.delivery_count_limit
+                                  ? DlqCause::kDeliveryCountExceeded
+                                  : DlqCause::kClientReject);
+    }
     partition.AddBatch(first, batch.last_offset, loaded);
     partition.end_offset_ = batch.last_offset;
   }
@@ -88,9 +97,10 @@ int64_t SharePartition::NextFetchOffset() const {
   return end_offset_ + 1;
 }
 
-void SharePartition::Release(InFlightState& state, ReleaseResult& result) const {
+void SharePartition::Release(InFlightState& state, int64_t first, int64_t last,
+                             ReleaseResult& result) {
   if (state.delivery_count >= config_.delivery_count_limit) {
-    state.state = RecordState::kArchived;
+    Archive(state, first, last, DlqCause::kDeliveryCountExceeded);
   } else {
     state.state = RecordState::kAvailable;
     result.became_available = true;
@@ -99,20 +109,78 @@ void SharePartition::Release(InFlightState& state, ReleaseResult& result) const 
   state.lock_deadline_ms = -1;
 }
 
+void SharePartition::Archive(InFlightState& state, int64_t first, int64_t last, DlqCause cause) {
+  if (!dlq_enabled_) {
+    state.state = RecordState::kArchived;
+    return;
+  }
+  state.state = RecordState::kArchiving;
+  AddDlqArchive(first, last, state.delivery_count, cause);
+}
+
+bool SharePartition::CompleteArchiving(int64_t first, int64_t last) {
+  bool changed = false;
+  auto it = FloorEntry(first);
+  if (it == cache_.end() || it->second.last_offset < first) it = cache_.lower_bound(first);
+  for (; it != cache_.end() && it->first <= last; ++it) {
+    InFlightBatch& batch = it->second;
+    const bool covered = batch.first_offset >= first && batch.last_offset <= last;
+    if (!batch.split()) {
+      if (batch.whole.state != RecordState::kArchiving) continue;
+      if (covered) {
+        batch.whole.state = RecordState::kArchived;
+        changed = true;
+        continue;
+      }
+      batch.Split();
+    }
+    const int64_t from = std::max(batch.first_offset, first);
+    const int64_t to = std::min(batch.last_offset, last);
+    for (int64_t offset = from; offset <= to; ++offset) {
+      InFlightState& state = batch.At(offset);
+      if (state.state != RecordState::kArchiving) continue;
+      state.state = RecordState::kArchived;
+      changed = true;
+    }
+  }
+  if (changed) MaybeAdvanceStartOffset();
+  return changed;
+}
+
+void SharePartition::AddDlqArchive(int64_t first, int64_t last, int32_t delivery_count,
+                                   DlqCause cause) {
+  const auto count = static_cast<int16_t>(std::min<int32_t>(delivery_count, INT16_MAX));
+  if (!dlq_archives_.empty()) {
+    DlqArchive& back = dlq_archives_.back();
+    if (back.last_offset + 1 == first && back.delivery_count == count && back.cause == cause) {
+      back.last_offset = last;
+      return;
+    }
+  }
+  dlq_archives_.push_back(DlqArchive{first, last, count, cause});
+}
+
+std::vector<DlqArchive> SharePartition::TakeDlqArchives() {
+  std::vector<DlqArchive> out;
+  out.swap(dlq_archives_);
+  return out;
+}
+
 template <typename Pred>
 ReleaseResult SharePartition::ReleaseIf(Pred pred) {
   ReleaseResult result;
   for (auto& [first, batch] : cache_) {
     if (!batch.split()) {
       if (batch.whole.state == RecordState::kAcquired && pred(batch.whole)) {
-        Release(batch.whole, result);
+        Release(batch.whole, batch.first_offset, batch.last_offset, result);
         result.released += static_cast<int32_t>(batch.size());
       }
       continue;
     }
-    for (InFlightState& state : batch.offsets) {
+    for (int64_t offset = batch.first_offset; offset <= batch.last_offset; ++offset) {
+      InFlightState& state = batch.At(offset);
       if (state.state == RecordState::kAcquired && pred(state)) {
-        Release(state, result);
+        Release(state, offset, offset, result);
         result.released++;
       }
     }
@@ -289,9 +357,6 @@ Status SharePartition::CheckInvariants() const {
       return "offset " + std::to_string(offset) + " in state " +
              std::string(RecordStateName(state.state)) + " has member '" + state.member_id +
              "' and lock deadline " + std::to_string(state.lock_deadline_ms);
-    }
-    if (state.state == RecordState::kArchiving) {
-      return "offset " + std::to_string(offset) + " is ARCHIVING";
     }
     return "";
   };

@@ -25,6 +25,8 @@
 //     smaller pieces, and a record on its last attempt is delivered alone.
 //   - Acknowledgement errors are Kafka's INVALID_RECORD_STATE / INVALID_REQUEST with Kafka's
 //     messages; an acknowledgement that fails changes nothing (Kafka rolls the request back).
+//   - With a dead-letter queue (SetDeadLetterQueue) a Reject or a record at the limit is
+//     ARCHIVING until CompleteArchiving (Kafka's recordStateWithDlq, InFlightState).
 //
 // Differences, on purpose:
 //   - NextFetchOffset() scans for the first AVAILABLE offset each time; Kafka keeps a flag that
@@ -132,6 +134,23 @@ struct ReleaseResult {
   bool became_available = false;
 };
 
+// Why a record was archived toward the share group's dead-letter queue (KIP-1191; Kafka 4.4.0's
+// ShareGroupDLQManager.CLIENT_REJECT and DELIVERY_COUNT_EXCEEDED).
+enum class DlqCause : int8_t {
+  kClientReject = 0,           // acknowledged with Reject
+  kDeliveryCountExceeded = 1,  // released, or its lock expired, at the delivery count limit
+};
+
+// Offsets [first, last] archived for one cause with one delivery count: what the share
+// partition hands to the dead-letter-queue writer (Kafka's ShareGroupDLQRecordParameter).
+struct DlqArchive {
+  int64_t first_offset = 0;
+  int64_t last_offset = 0;
+  int16_t delivery_count = 0;
+  DlqCause cause = DlqCause::kClientReject;
+  bool operator==(const DlqArchive&) const = default;
+};
+
 // One offset's state, for tests and describe.
 struct OffsetSnapshot {
   RecordState state = RecordState::kAvailable;
@@ -145,7 +164,9 @@ class SharePartition {
  public:
   // The share partition as the share coordinator has it. REQUIRES nothing of the batches beyond
   // what the coordinator writes; refuses (InvalidArgument) a negative start offset, a batch
-  // with first > last, overlapping or unsorted batches, and states other than 0, 2 and 4.
+  // with first > last, overlapping or unsorted batches, and states other than 0, 2, 3 and 4.
+  // ARCHIVING (3, a pending dead-letter-queue write) loads as ARCHIVING and is listed by
+  // TakeDlqArchives, so that the write is resumed (Kafka's maybeResumeDlqArchiving).
   // Batches below the start offset are dropped; records the state calls ACQUIRED cannot be
   // (Kafka never writes acquisitions).
   static Result<SharePartition> Create(const SharePartitionConfig& config,
@@ -197,6 +218,24 @@ class SharePartition {
   // delivered (count 0) are left out, as Kafka leaves them out.
   PersistedShareState PersistableState() const;
 
+  // Whether the group has a dead-letter queue now (Kafka's isDLQEnabledForGroup: share.version
+  // 2 and a DLQ topic named); the owner sets it before each change, as Kafka reads it at each
+  // transition. Off (the default): a Reject, or a record at the delivery count limit, is
+  // ARCHIVED. On: it is ARCHIVING (3; persisted, neither delivered nor finished, the start
+  // offset stops at it) and listed by TakeDlqArchives until CompleteArchiving.
+  void SetDeadLetterQueue(bool enabled) { dlq_enabled_ = enabled; }
+
+  // The records that entered ARCHIVING since the last call (a Reject, or a release, lock expiry
+  // or member's release at the delivery count limit; and, at Create, the ARCHIVING batches of
+  // the state), in order, adjacent ones with the same cause and count merged; the list is
+  // emptied. A refused acknowledgement adds nothing. Gap acknowledgements, aborted
+  // transactions and offsets that left the log never enter ARCHIVING.
+  std::vector<DlqArchive> TakeDlqArchives();
+
+  // The DLQ write of [first, last] ended (written or not): its ARCHIVING records become
+  // ARCHIVED and the start offset moves past them if it can. True when a record changed.
+  bool CompleteArchiving(int64_t first, int64_t last);
+
   // The state of one offset; none when it is not in the cache.
   std::optional<OffsetSnapshot> StateOf(int64_t offset) const;
   // Number of cached in-flight batches (Kafka's cachedState size).
@@ -204,7 +243,8 @@ class SharePartition {
 
   // For tests: FailedPrecondition naming the first broken invariant of the cache (batches sorted
   // and apart, the first at StartOffset(), none past EndOffset(), per-offset states sized to
-  // their batch, a member and a lock exactly on ACQUIRED records).
+  // their batch, a member and a lock exactly on ACQUIRED records, ARCHIVING only with a dead-
+  // letter queue or from a loaded state).
   Status CheckInvariants() const;
 
  private:
@@ -257,11 +297,17 @@ class SharePartition {
                             int64_t now_ms);
   ShareError AcknowledgeOffsets(std::string_view member_id, const AcknowledgementBatch& ack,
                                 InFlightBatch& batch, int64_t now_ms);
-  // REQUIRES: `state` is ACQUIRED by the acknowledging member; `type` is 0-4.
-  ShareError ApplyType(int8_t type, InFlightState& state, int64_t now_ms);
+  // REQUIRES: `state` (offsets [first, last]) is ACQUIRED by the acknowledging member; `type`
+  // is 0-4.
+  ShareError ApplyType(int8_t type, InFlightState& state, int64_t first, int64_t last,
+                       int64_t now_ms);
 
-  // ACQUIRED -> AVAILABLE, or ARCHIVED at the delivery limit; count unchanged.
-  void Release(InFlightState& state, ReleaseResult& result) const;
+  // ACQUIRED -> AVAILABLE, or at the delivery limit ARCHIVED (ARCHIVING with a dead-letter
+  // queue); count unchanged. `state` holds offsets [first, last].
+  void Release(InFlightState& state, int64_t first, int64_t last, ReleaseResult& result);
+  // A Reject or a record at the limit: ARCHIVED, or ARCHIVING and listed with a DLQ.
+  void Archive(InFlightState& state, int64_t first, int64_t last, DlqCause cause);
+  void AddDlqArchive(int64_t first, int64_t last, int32_t delivery_count, DlqCause cause);
   template <typename Pred>
   ReleaseResult ReleaseIf(Pred pred);
 
@@ -280,6 +326,9 @@ class SharePartition {
   Cache cache_;
   // State transitions made by the Acknowledge in progress.
   int64_t acknowledge_transitions_ = 0;
+  // Records that entered ARCHIVING, not yet taken by TakeDlqArchives.
+  std::vector<DlqArchive> dlq_archives_;
+  bool dlq_enabled_ = false;
 };
 
 }  // namespace seglog

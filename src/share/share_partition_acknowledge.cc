@@ -54,6 +54,7 @@ ShareError SharePartition::Acknowledge(std::string_view member_id,
   if (transitioned != nullptr) *transitioned = false;
   acknowledge_transitions_ = 0;
   if (batches.empty()) return ShareError::None();
+  const size_t dlq_mark = dlq_archives_.size();
   // The shape of each batch (KafkaApis validates it before the share partition sees it). A
   // negative first offset is not refused: KafkaApis lets -1 through, and offsets below the
   // start offset are finished already.
@@ -113,6 +114,7 @@ ShareError SharePartition::Acknowledge(std::string_view member_id,
         std::move(entry.offsets.begin(), entry.offsets.end(),
                   restored.offsets.begin() + (entry.from - restored.first_offset));
       }
+      dlq_archives_.resize(dlq_mark);
       return error;
     }
   }
@@ -156,7 +158,8 @@ ShareError SharePartition::AcknowledgeOne(std::string_view member_id,
         if (batch.whole.state != RecordState::kAcquired) {
           return InvalidRecordState(kBatchNotAcquired);
         }
-        ShareError error = ApplyType(ack.acknowledge_types[0], batch.whole, now_ms);
+        ShareError error = ApplyType(ack.acknowledge_types[0], batch.whole, batch.first_offset,
+                                     batch.last_offset, now_ms);
         if (!error.ok()) return error;
         continue;
       }
@@ -183,28 +186,34 @@ ShareError SharePartition::AcknowledgeOffsets(std::string_view member_id,
     int8_t type = ack.acknowledge_types.size() > 1
                       ? ack.acknowledge_types[static_cast<size_t>(offset - ack.first_offset)]
                       : ack.acknowledge_types[0];
-    ShareError error = ApplyType(type, state, now_ms);
+    ShareError error = ApplyType(type, state, offset, offset, now_ms);
     if (!error.ok()) return error;
   }
   return ShareError::None();
 }
 
-ShareError SharePartition::ApplyType(int8_t type, InFlightState& state, int64_t now_ms) {
+ShareError SharePartition::ApplyType(int8_t type, InFlightState& state, int64_t first, int64_t last,
+                                     int64_t now_ms) {
   switch (static_cast<AcknowledgeType>(type)) {
     case AcknowledgeType::kRenew:
       if (!config_.renew_acknowledge_enabled) return InvalidRecordState(kRenewNotEnabled);
       state.lock_deadline_ms = now_ms + config_.record_lock_duration_ms;
       return ShareError::None();
     case AcknowledgeType::kGap:
-    case AcknowledgeType::kReject:
       state.state = RecordState::kArchived;
+      break;
+    case AcknowledgeType::kReject:
+      Archive(state, first, last, DlqCause::kClientReject);
       break;
     case AcknowledgeType::kAccept:
       state.state = RecordState::kAcknowledged;
       break;
     case AcknowledgeType::kRelease:
-      state.state = state.delivery_count >= config_.delivery_count_limit ? RecordState::kArchived
-                                                                         : RecordState::kAvailable;
+      if (state.delivery_count >= config_.delivery_count_limit) {
+        Archive(state, first, last, DlqCause::kDeliveryCountExceeded);
+      } else {
+        state.state = RecordState::kAvailable;
+      }
       break;
   }
   state.member_id.clear();

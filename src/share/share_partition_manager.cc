@@ -295,9 +295,23 @@ ShareError SharePartitionManager::EnsureLoaded(Entry& entry, const std::string& 
   entry.changed.SignalAll();
   if (!error.ok()) return error;
   entry.partition.emplace(std::move(created).value());
+  HandOffDlq(entry);
   entry.leader_epoch = leader_epoch;
   entry.read_committed = settings.read_committed;
   return ShareError::None();
+}
+
+void SharePartitionManager::HandOffDlq(Entry& entry) {
+  std::vector<DlqArchive> archived = entry.partition->TakeDlqArchives();
+  if (archived.empty()) return;
+  if (options_.on_dlq_archived) {
+    options_.on_dlq_archived(entry.key, std::move(archived));
+    return;
+  }
+  // No writer (a loaded state's ARCHIVING records): archived at once, written with the next
+  // change.
+  for (const DlqArchive& a : archived)
+    entry.partition->CompleteArchiving(a.first_offset, a.last_offset);
 }
 
 ShareCoordinatorWriteData SharePartitionManager::WriteDataOf(const SharePartition& partition,
@@ -324,6 +338,9 @@ SharePartitionManager::WriteOutcome SharePartitionManager::WriteChange(Entry& en
   while (entry.write_in_flight) entry.changed.Wait(&entry.mu);
   // Invariant: loaded partitions are never unloaded (a fenced one is dropped from the map).
   assert(entry.partition.has_value());
+  // Kafka reads isDLQEnabledForGroup at each transition.
+  entry.partition->SetDeadLetterQueue(options_.on_dlq_archived && options_.dlq_enabled &&
+                                      options_.dlq_enabled(entry.key.group_id));
   SharePartition next = *entry.partition;
   const Change planned = change(next);
   if (!planned.error.ok()) {
@@ -332,6 +349,7 @@ SharePartitionManager::WriteOutcome SharePartitionManager::WriteChange(Entry& en
   }
   if (!planned.write) {
     entry.partition = std::move(next);
+    HandOffDlq(entry);
     out.applied = true;
     out.became_available = planned.became_available;
     return out;
@@ -361,6 +379,7 @@ SharePartitionManager::WriteOutcome SharePartitionManager::WriteChange(Entry& en
   // The live partition changed meanwhile only by acquisitions of AVAILABLE records (the
   // invariant of write_in_flight), which the change does not touch: it applies as planned.
   const Change applied = change(*entry.partition);
+  HandOffDlq(entry);
   if (!applied.error.ok()) {
     options_.logger.Warn(fmt::format("Share partition {}: a written change no longer applies: {}",
                                      key.CoordinatorKey(), applied.error.message()));
@@ -539,6 +558,35 @@ ShareError SharePartitionManager::Acknowledge(const std::string& group_id,
   if (written.fenced) Drop(entry);
   if (written.error.ok() && released) NotifyAvailable(group_id);
   return written.error;
+}
+
+void SharePartitionManager::CompleteArchiving(const SharePartitionKey& key, int64_t first,
+                                              int64_t last) {
+  std::shared_ptr<Entry> entry = Find(key);
+  if (entry == nullptr) return;
+  WriteOutcome written;
+  {
+    MutexLock lock(&entry->mu);
+    while (entry->loading) entry->changed.Wait(&entry->mu);
+    if (!entry->partition) return;
+    // A failed write keeps the records ARCHIVED in memory, as Kafka does ("Could not persist
+    // ARCHIVED state").
+    written = WriteChange(
+        *entry,
+        [first, last](SharePartition& p) {
+          Change c;
+          c.write = p.CompleteArchiving(first, last);
+          return c;
+        },
+        /*apply_on_failure=*/true);
+  }
+  if (!written.error.ok()) {
+    options_.logger.Warn(fmt::format("Could not persist ARCHIVED state of {} [{}, {}]: {}",
+                                     key.CoordinatorKey(), first, last, written.error.message()));
+  }
+  if (written.fenced) Drop(entry);
+  // The start offset may have moved: fetches waiting at the in-flight limit may go on.
+  if (written.applied) NotifyAvailable(key.group_id);
 }
 
 bool SharePartitionManager::ReleaseOn(const std::shared_ptr<Entry>& entry,

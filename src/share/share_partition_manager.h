@@ -15,6 +15,9 @@
 //     partition being fetched gets nothing from it this time.
 //   - read_committed groups read up to the last stable offset, and the acquired records of
 //     aborted transactions are archived, never delivered.
+//   - A group's dead-letter queue (KIP-1191): records a change made ARCHIVING go to
+//     on_dlq_archived after the change's write; CompleteArchiving (the DLQ writer's report)
+//     makes them ARCHIVED with a second write (SharePartition.initiateDLQAndArchive).
 //   - A write to the share coordinator that fails rolls the acknowledgement back (the answer
 //     carries the coordinator's error); FENCED_LEADER_EPOCH / FENCED_STATE_EPOCH also drop the
 //     SharePartition, so its next use loads it again.
@@ -126,6 +129,14 @@ class SharePartitionManager : public ShareGroupListener {
     // Unset: ShareGroupSettings{} for every group (the broker's defaults).
     SettingsLookup settings;
     AvailableListener on_available;
+    // Whether a group has a dead-letter queue now (share.version 2 and a DLQ topic named);
+    // asked before each change. Unset, or on_dlq_archived unset: no group has one.
+    std::function<bool(const std::string& group_id)> dlq_enabled;
+    // Records a change made ARCHIVING (a Reject, or the delivery count limit), once the change
+    // is applied (after its state write), and those a load found ARCHIVING: the dead-letter-
+    // queue writer's queue (ShareDlqWriter::Enqueue), which calls CompleteArchiving when each
+    // write ends. Called with the partition's mutex held; must not block. May be unset.
+    std::function<void(const SharePartitionKey&, std::vector<DlqArchive>)> on_dlq_archived;
     // ms since the epoch; unset: the scheduler's clock, else the system clock.
     std::function<int64_t()> clock;
     Logger logger;
@@ -167,6 +178,11 @@ class SharePartitionManager : public ShareGroupListener {
   ShareError Acknowledge(const std::string& group_id, const std::string& member_id,
                          const ShareTopicIdPartition& partition,
                          std::span<const AcknowledgementBatch> batches);
+
+  // The DLQ write of [first, last] of a share partition ended (written or not): its ARCHIVING
+  // records become ARCHIVED, written to the share coordinator (kept in memory when that write
+  // fails), as Kafka's initiateDLQAndArchive does. Nothing when the partition is not loaded.
+  void CompleteArchiving(const SharePartitionKey& key, int64_t first, int64_t last);
 
   // A share session ended: the member's records on its partitions go back to AVAILABLE.
   void ReleaseSession(const ReleasedShareSession& session);
@@ -242,6 +258,8 @@ class SharePartitionManager : public ShareGroupListener {
   // REQUIRES: the partition is loaded.
   WriteOutcome WriteChange(Entry& entry, const ChangeFn& change, bool apply_on_failure)
       REQUIRES(entry.mu);
+  // Hands what the partition archived for the dead-letter queue to on_dlq_archived.
+  void HandOffDlq(Entry& entry) REQUIRES(entry.mu);
   // The state to write for `partition`.
   ShareCoordinatorWriteData WriteDataOf(const SharePartition& partition,
                                         int32_t leader_epoch) const;

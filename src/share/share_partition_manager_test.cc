@@ -17,6 +17,7 @@
 
 #include "base/scheduler.h"
 #include "manager/log_manager.h"
+#include "protocol/kafka_error.h"
 #include "seglog/log.h"
 #include "seglog/record_batch.h"
 #include "sharestate/share_coordinator.h"
@@ -79,7 +80,17 @@ class SharePartitionManagerTest : public ::testing::Test {
         // Bounded: a test that forgets to open the gate fails instead of hanging.
         gate_cv_.wait_for(lock, std::chrono::seconds(20), [this] { return gate_open_; });
       }
+      if (fail_writes_) {
+        ShareCoordinator::Outcome failed;
+        failed.error_code = kafka_error::kCoordinatorNotAvailable;
+        return failed;
+      }
       return coordinator_->Write(key, data);
+    };
+    o.dlq_enabled = [this](const std::string&) { return dlq_on_; };
+    o.on_dlq_archived = [this](const SharePartitionKey& key, std::vector<DlqArchive> archived) {
+      EXPECT_EQ(key, Key());
+      dlq_.insert(dlq_.end(), archived.begin(), archived.end());
     };
     o.on_available = [this](const std::string& g) { available_.push_back(g); };
     manager_ = std::make_unique<SharePartitionManager>(std::move(o));
@@ -173,6 +184,10 @@ class SharePartitionManagerTest : public ::testing::Test {
   std::condition_variable gate_cv_;
   bool gate_open_ = true;
   int writes_started_ = 0;
+  bool fail_writes_ = false;
+  bool dlq_on_ = false;
+  // What on_dlq_archived was given.
+  std::vector<DlqArchive> dlq_;
 
   void CloseGate() {
     std::lock_guard<std::mutex> lock(gate_mu_);
@@ -464,6 +479,92 @@ TEST_F(SharePartitionManagerTest, FailedWriteAppliesNothingAndAFetchSawNothing) 
   EXPECT_EQ(StateAt(0), RecordState::kAcquired);
   EXPECT_EQ(StateAt(1), RecordState::kAcquired);
   EXPECT_TRUE(available_.empty());
+}
+
+}  // namespace
+}  // namespace seglog
+
+namespace seglog {
+namespace {
+
+// The state byte of `offset` at the share coordinator; -1 when no batch holds it.
+int StoredState(ShareCoordinator& coordinator, const SharePartitionKey& key, int64_t offset) {
+  std::optional<ShareGroupOffset> stored = coordinator.StateOf(key);
+  if (!stored) return -1;
+  for (const PersisterStateBatch& b : stored->state_batches) {
+    if (b.first_offset <= offset && offset <= b.last_offset) return b.delivery_state;
+  }
+  return -1;
+}
+
+// The dead-letter-queue hand-off (Kafka's initiateDLQAndArchive): a Reject, or a release at the
+// delivery count limit, is written ARCHIVING (3) and reaches on_dlq_archived after that write;
+// a failed write hands nothing over; CompleteArchiving writes ARCHIVED (4) and the start offset
+// moves. Without a DLQ the records are ARCHIVED at once and nothing is handed over.
+TEST_F(SharePartitionManagerTest, ArchivedRecordsHandedToTheDlqAfterTheirWrite) {
+  settings_.auto_offset_reset = "earliest";
+  settings_.partition.delivery_count_limit = 2;
+  dlq_on_ = true;
+  Produce(6);
+  Initialize();
+  ASSERT_EQ(Fetch("m1").acquired.size(), 1u);
+  fail_writes_ = true;
+  EXPECT_FALSE(Ack("m1", 0, 0, static_cast<int8_t>(AcknowledgeType::kReject)).ok());
+  EXPECT_TRUE(dlq_.empty());
+  EXPECT_EQ(StateAt(0), RecordState::kAcquired);
+  fail_writes_ = false;
+  ASSERT_TRUE(Ack("m1", 0, 1, static_cast<int8_t>(AcknowledgeType::kReject)).ok());
+  EXPECT_EQ(dlq_, (std::vector<DlqArchive>{{0, 1, 1, DlqCause::kClientReject}}));
+  EXPECT_EQ(StateAt(0), RecordState::kArchiving);
+  EXPECT_EQ(StoredState(*coordinator_, Key(), 1), 3);
+  ASSERT_TRUE(Ack("m1", 2, 3, static_cast<int8_t>(AcknowledgeType::kRelease)).ok());
+  ASSERT_TRUE(Ack("m1", 4, 4, static_cast<int8_t>(AcknowledgeType::kAccept)).ok());
+  ASSERT_TRUE(Ack("m1", 5, 5, static_cast<int8_t>(AcknowledgeType::kRelease)).ok());
+  ASSERT_EQ(Fetch("m1").acquired.size(), 2u);  // 2-3 and 5 for the second time
+  dlq_.clear();
+  ASSERT_TRUE(Ack("m1", 2, 3, static_cast<int8_t>(AcknowledgeType::kRelease)).ok());
+  EXPECT_EQ(dlq_, (std::vector<DlqArchive>{{2, 3, 2, DlqCause::kDeliveryCountExceeded}}));
+  EXPECT_EQ(manager_->StartAndEndOffsets(Key())->first, 0);  // 0-3 ARCHIVING
+  manager_->CompleteArchiving(Key(), 0, 1);
+  EXPECT_EQ(StoredState(*coordinator_, Key(), 0), -1);  // below the start offset now
+  EXPECT_EQ(manager_->StartAndEndOffsets(Key())->first, 2);
+  EXPECT_EQ(coordinator_->ReadSummary(Key()).start_offset, 2);
+  manager_->CompleteArchiving(Key(), 2, 3);
+  EXPECT_EQ(coordinator_->ReadSummary(Key()).start_offset, 5);
+  // The group's DLQ turned off: the last record is archived at once at the limit.
+  dlq_on_ = false;
+  dlq_.clear();
+  ASSERT_TRUE(Ack("m1", 5, 5, static_cast<int8_t>(AcknowledgeType::kRelease)).ok());
+  EXPECT_TRUE(dlq_.empty());
+  EXPECT_EQ(coordinator_->ReadSummary(Key()).start_offset, 6);
+}
+
+// A state with ARCHIVING batches (a pending DLQ write, e.g. from Kafka 4.4.0) loads with them
+// ARCHIVING and hands them to the DLQ once, with the cause Kafka resumes them with.
+TEST_F(SharePartitionManagerTest, ArchivingStateHandedToTheDlqAtLoad) {
+  settings_.partition.delivery_count_limit = 3;
+  Produce(6);
+  Initialize(0);
+  ShareCoordinator::WriteData data;
+  data.state_epoch = 1;
+  data.start_offset = 0;
+  data.state_batches = {PersisterStateBatch{0, 1, 3, 3}, PersisterStateBatch{2, 2, 3, 1},
+                        PersisterStateBatch{3, 3, 0, 1}};
+  ASSERT_EQ(coordinator_->Write(Key(), data).error_code, 0);
+  auto f = Fetch("m1");
+  ASSERT_FALSE(f.acquired.empty());
+  EXPECT_EQ(f.acquired.front().first_offset, 3);
+  EXPECT_EQ(f.acquired.back().last_offset, 5);
+  EXPECT_EQ(dlq_, (std::vector<DlqArchive>{{0, 1, 3, DlqCause::kDeliveryCountExceeded},
+                                           {2, 2, 1, DlqCause::kClientReject}}));
+  EXPECT_EQ(StateAt(0), RecordState::kArchiving);
+  dlq_.clear();
+  ASSERT_TRUE(Ack("m1", 3, 5, static_cast<int8_t>(AcknowledgeType::kAccept)).ok());
+  EXPECT_TRUE(dlq_.empty());  // listed once
+  EXPECT_EQ(coordinator_->ReadSummary(Key()).start_offset, 0);
+  manager_->CompleteArchiving(Key(), 0, 1);
+  manager_->CompleteArchiving(Key(), 2, 2);
+  EXPECT_EQ(coordinator_->ReadSummary(Key()).start_offset, 6);
 }
 
 }  // namespace

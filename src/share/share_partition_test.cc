@@ -802,7 +802,6 @@ TEST(SharePartitionTest, RefusesBadPersistedState) {
   EXPECT_EQ(create({0, 0, {{5, 6, RecordState::kAvailable, 1}, {0, 1, RecordState::kArchived, 1}}}),
             Status::Code::kInvalidArgument);
   EXPECT_EQ(create({0, 0, {{0, 4, RecordState::kAcquired, 1}}}), Status::Code::kInvalidArgument);
-  EXPECT_EQ(create({0, 0, {{0, 4, RecordState::kArchiving, 1}}}), Status::Code::kInvalidArgument);
   EXPECT_EQ(create({0, 0, {{0, 4, RecordState::kAvailable, -1}}}), Status::Code::kInvalidArgument);
 }
 
@@ -834,6 +833,136 @@ TEST(SharePartitionTest, PersistableStateMergesRuns) {
   ASSERT_TRUE(Acknowledge(sp, kM1, {Ack(1, 7, kAccept)}).ok());
   EXPECT_EQ(sp.PersistableState(),
             (PersistedShareState{0, 0, {{1, 7, RecordState::kAcknowledged, 1}}}));
+}
+
+// --- dead-letter queue hand-off (KIP-1191) ---------------------------------------------------
+
+std::vector<DlqArchive> Take(SharePartition& sp) { return sp.TakeDlqArchives(); }
+
+SharePartition WithDlq(const SharePartitionConfig& config = Config()) {
+  SharePartition sp = Fresh(0, config);
+  sp.SetDeadLetterQueue(true);
+  return sp;
+}
+
+TEST(SharePartitionDlqTest, WithoutADlqRejectAndLimitArchiveAtOnce) {
+  SharePartition sp = Fresh(0, Config(/*delivery_limit=*/2));
+  ASSERT_EQ(Acquire(sp, kM1, {{0, 3}}).count, 4);
+  ASSERT_TRUE(Acknowledge(sp, kM1, {Ack(0, 1, kReject), Ack(2, 3, kRelease)}).ok());
+  ASSERT_EQ(Acquire(sp, kM1, {{2, 3}}).count, 2);
+  ASSERT_TRUE(Acknowledge(sp, kM1, {Ack(2, 3, kRelease)}).ok());
+  EXPECT_TRUE(Take(sp).empty());
+  EXPECT_EQ(sp.StartOffset(), 4);  // all ARCHIVED
+}
+
+TEST(SharePartitionDlqTest, RejectGoesArchivingUntilItsWriteEnds) {
+  SharePartition sp = WithDlq();
+  ASSERT_EQ(Acquire(sp, kM1, {{0, 9}}).count, 10);
+  EXPECT_TRUE(Take(sp).empty());
+  ASSERT_TRUE(Acknowledge(sp, kM1, {Ack(0, 2, kReject), Ack(3, 4, kAccept)}).ok());
+  EXPECT_EQ(Take(sp), (std::vector<DlqArchive>{{0, 2, 1, DlqCause::kClientReject}}));
+  EXPECT_TRUE(Take(sp).empty());  // taken once
+  ExpectStates(sp, 0, 2, RecordState::kArchiving, 1);
+  EXPECT_EQ(sp.StartOffset(), 0);  // ARCHIVING is not finished
+  // Persisted as 3, not counted as complete.
+  PersistedShareState persisted = sp.PersistableState();
+  ASSERT_FALSE(persisted.batches.empty());
+  EXPECT_EQ(persisted.batches[0], (PersistedStateBatch{0, 2, RecordState::kArchiving, 1}));
+  // Neither acknowledged again nor acquired again.
+  EXPECT_FALSE(Acknowledge(sp, kM1, {Ack(1, 1, kAccept)}).ok());
+  EXPECT_EQ(sp.NextFetchOffset(), 10);
+  EXPECT_TRUE(sp.CompleteArchiving(0, 2));
+  EXPECT_FALSE(sp.CompleteArchiving(0, 2));
+  EXPECT_EQ(sp.StartOffset(), 5);
+  EXPECT_TRUE(sp.CheckInvariants().ok());
+}
+
+TEST(SharePartitionDlqTest, PerOffsetTypesListOnlyRejectedOffsetsMerged) {
+  SharePartition sp = WithDlq();
+  ASSERT_EQ(Acquire(sp, kM1, {{0, 5}}).count, 6);
+  const auto R = static_cast<int8_t>(kReject);
+  const auto A = static_cast<int8_t>(kAccept);
+  const auto G = static_cast<int8_t>(kGap);
+  std::vector<AcknowledgementBatch> acks{{0, 5, {R, R, A, G, R, R}}};
+  ASSERT_TRUE(sp.Acknowledge(kM1, acks, 0).ok());
+  EXPECT_EQ(Take(sp), (std::vector<DlqArchive>{{0, 1, 1, DlqCause::kClientReject},
+                                               {4, 5, 1, DlqCause::kClientReject}}));
+  // A completion of part of a range: offset 0 finished, 1 still ARCHIVING.
+  EXPECT_TRUE(sp.CompleteArchiving(0, 0));
+  EXPECT_EQ(sp.StartOffset(), 1);
+  EXPECT_TRUE(sp.CompleteArchiving(1, 5));
+  EXPECT_EQ(sp.StartOffset(), 6);
+}
+
+TEST(SharePartitionDlqTest, GapAndRefusedAcknowledgementsListNothing) {
+  SharePartition sp = WithDlq();
+  ASSERT_EQ(Acquire(sp, kM1, {{0, 9}}).count, 10);
+  ASSERT_TRUE(Acknowledge(sp, kM1, {Ack(0, 1, kGap)}).ok());
+  EXPECT_TRUE(Take(sp).empty());
+  // Another member's records, or a later batch past the cache: refused, the Reject undone.
+  EXPECT_FALSE(Acknowledge(sp, kM2, {Ack(2, 3, kReject)}).ok());
+  EXPECT_FALSE(Acknowledge(sp, kM1, {Ack(2, 3, kReject), Ack(20, 21, kReject)}).ok());
+  EXPECT_TRUE(Take(sp).empty());
+  ExpectStates(sp, 2, 3, RecordState::kAcquired, 1, kM1);
+}
+
+TEST(SharePartitionDlqTest, ReleaseAtTheLimitListsDeliveryCountExceeded) {
+  SharePartition sp = WithDlq(Config(/*delivery_limit=*/2));
+  ASSERT_EQ(Acquire(sp, kM1, {{0, 3}}).count, 4);
+  ASSERT_TRUE(Acknowledge(sp, kM1, {Ack(0, 3, kRelease)}).ok());
+  EXPECT_TRUE(Take(sp).empty());  // count 1 < 2: AVAILABLE again
+  ASSERT_EQ(Acquire(sp, kM1, {{0, 3}}).count, 4);
+  ASSERT_TRUE(Acknowledge(sp, kM1, {Ack(0, 3, kRelease)}).ok());
+  EXPECT_EQ(Take(sp), (std::vector<DlqArchive>{{0, 3, 2, DlqCause::kDeliveryCountExceeded}}));
+  ExpectStates(sp, 0, 3, RecordState::kArchiving, 2);
+  EXPECT_TRUE(sp.CompleteArchiving(0, 3));
+  EXPECT_EQ(sp.StartOffset(), 4);
+}
+
+TEST(SharePartitionDlqTest, RejectAtTheLimitIsStillAClientReject) {
+  SharePartition sp = WithDlq(Config(/*delivery_limit=*/2));
+  ASSERT_EQ(Acquire(sp, kM1, {{0, 0}}).count, 1);
+  ASSERT_TRUE(Acknowledge(sp, kM1, {Ack(0, 0, kRelease)}).ok());
+  ASSERT_EQ(Acquire(sp, kM1, {{0, 0}}).count, 1);
+  ASSERT_TRUE(Acknowledge(sp, kM1, {Ack(0, 0, kReject)}).ok());
+  EXPECT_EQ(Take(sp), (std::vector<DlqArchive>{{0, 0, 2, DlqCause::kClientReject}}));
+}
+
+TEST(SharePartitionDlqTest, LockExpiryAndMemberReleaseAtTheLimit) {
+  SharePartition sp = WithDlq(Config(/*delivery_limit=*/2));
+  ASSERT_EQ(Acquire(sp, kM1, {{0, 1}}, 0).count, 2);
+  EXPECT_EQ(sp.ExpireLocks(kLock).released, 2);
+  EXPECT_TRUE(Take(sp).empty());
+  ASSERT_EQ(Acquire(sp, kM1, {{0, 1}}, kLock).count, 2);
+  EXPECT_EQ(sp.ExpireLocks(2 * kLock).released, 2);
+  EXPECT_EQ(Take(sp), (std::vector<DlqArchive>{{0, 1, 2, DlqCause::kDeliveryCountExceeded}}));
+  // A member's release at the limit, for a split batch: offset by offset, merged.
+  ASSERT_EQ(Acquire(sp, kM2, {{2, 5}}, 0).count, 4);
+  ASSERT_TRUE(Acknowledge(sp, kM2, {Ack(2, 5, kRelease)}).ok());
+  ASSERT_EQ(Acquire(sp, kM2, {{2, 5}}, 0).count, 4);
+  ASSERT_TRUE(Acknowledge(sp, kM2, {Ack(3, 3, kAccept)}).ok());
+  sp.ReleaseMember(kM2);
+  EXPECT_EQ(Take(sp), (std::vector<DlqArchive>{{2, 2, 2, DlqCause::kDeliveryCountExceeded},
+                                               {4, 5, 2, DlqCause::kDeliveryCountExceeded}}));
+  EXPECT_TRUE(sp.CheckInvariants().ok());
+}
+
+TEST(SharePartitionDlqTest, ArchivingStateLoadsArchivingAndListed) {
+  SharePartitionConfig config = Config(/*delivery_limit=*/3);
+  SharePartition sp = Load({0,
+                            0,
+                            {{0, 1, RecordState::kArchiving, 3},
+                             {2, 2, RecordState::kArchiving, 1},
+                             {3, 4, RecordState::kAvailable, 1}}},
+                           config);
+  ExpectStates(sp, 0, 1, RecordState::kArchiving, 3);
+  ExpectStates(sp, 3, 4, RecordState::kAvailable, 1);
+  EXPECT_EQ(sp.StartOffset(), 0);
+  EXPECT_EQ(sp.NextFetchOffset(), 3);
+  EXPECT_EQ(Take(sp), (std::vector<DlqArchive>{{0, 1, 3, DlqCause::kDeliveryCountExceeded},
+                                               {2, 2, 1, DlqCause::kClientReject}}));
+  EXPECT_TRUE(sp.CompleteArchiving(0, 2));
+  EXPECT_EQ(sp.StartOffset(), 3);
 }
 
 }  // namespace

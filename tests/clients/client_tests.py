@@ -2992,12 +2992,13 @@ import share_console_cases  # noqa: E402
 import share_restart_cases  # noqa: E402
 import streams_cases  # noqa: E402
 import features_cases  # noqa: E402
+import share_dlq_cases  # noqa: E402
 for _fn in (security_cases.CASES + acl_matrix.CASES + quota_cases.CASES +
             quota_throttle_cases.CASES + metrics_cases.CASES + telemetry_cases.CASES +
             console_cases.CASES + log_level_cases.CASES + group_config_cases.CASES +
             share_admin_cases.CASES + share_cases.CASES + share_delivery_cases.CASES +
             share_console_cases.CASES + share_restart_cases.CASES + streams_cases.CASES +
-            features_cases.CASES):
+            features_cases.CASES + share_dlq_cases.CASES):
     case(_fn)
 
 
