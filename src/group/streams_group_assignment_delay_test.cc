@@ -11,6 +11,7 @@
 #include "group/coordinator_test_base.h"
 #include "group/group_coordinator.h"
 #include "group/streams_group_heartbeat.h"
+#include "group/streams_join_request_test_util.h"
 #include "manager/log_manager.h"
 #include "protocol/kafka_error.h"
 
@@ -21,24 +22,7 @@ using Request = protocol::StreamsGroupHeartbeatRequestData;
 using Response = protocol::StreamsGroupHeartbeatResponseData;
 
 Request Join(const std::string& member, const std::string& group = "app") {
-  Request r;
-  r.group_id = group;
-  r.member_id = member;
-  r.member_epoch = 0;
-  r.rebalance_timeout_ms = 30000;
-  r.process_id = "process-" + member;
-  Request::Topology t;
-  t.epoch = 1;
-  auto& s = t.subtopologies.emplace_back();
-  s.subtopology_id = "0";
-  s.source_topics = {"in"};
-  auto& cl = s.state_changelog_topics.emplace_back();
-  cl.name = group + "-store-changelog";
-  r.topology = std::move(t);
-  r.active_tasks.emplace();
-  r.standby_tasks.emplace();
-  r.warmup_tasks.emplace();
-  return r;
+  return StreamsJoinRequest(member, group);
 }
 
 Request Beat(const std::string& member, int32_t epoch) {
